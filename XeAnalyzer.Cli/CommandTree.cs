@@ -1,0 +1,13 @@
+using System.CommandLine;
+
+namespace XeAnalyzer.Cli;
+
+/// <summary>Builds the command tree: one line per command; each command lives in its own file under Commands/.</summary>
+internal static class CommandTree
+{
+    public static RootCommand Build()
+    {
+        var root = new RootCommand("xeanalyze: read SQL Server Extended Events captures, resolve callstacks on any OS, and analyse latches, memory, waits and stack buckets.");
+        return root;
+    }
+}
