@@ -50,10 +50,17 @@ internal sealed class MsvcDemangler
 
     /// <summary>
     /// Removes x86 C decorations the way DIA shows public C names: <c>_f@12</c> (stdcall), <c>@f@4</c>
-    /// (fastcall), <c>f@@8</c> (vectorcall) and <c>_f</c> (cdecl) all become <c>f</c>. Other text is returned as is.
+    /// (fastcall), <c>f@@8</c> (vectorcall) and <c>_f</c> (cdecl) all become <c>f</c>. Other text is returned as is;
+    /// a name holding <c>?</c> (not an identifier, e.g. <c>_CT??_R0PEAX@88</c>) is refused.
     /// </summary>
     internal static string? UndecorateCName(string name)
     {
+        if (name.Contains('?', StringComparison.Ordinal))
+        {
+            // Not a C identifier (e.g. _CT??_R0PEAX@88, a catchable-type record): no decoration rule applies.
+            return null;
+        }
+
         int end = name.Length;
         int at = name.LastIndexOf('@');
         bool hasSize = false;
