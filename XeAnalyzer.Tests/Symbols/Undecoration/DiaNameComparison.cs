@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text;
+using XeAnalyzer.Symbols.Pdb;
 using XeAnalyzer.Symbols.Undecoration;
 
 namespace XeAnalyzer.Tests.Symbols.Undecoration;
@@ -28,7 +29,8 @@ namespace XeAnalyzer.Tests.Symbols.Undecoration;
 /// <see cref="Canonical"/>) to the normalised DIA text: DIA printed one name for identical-code-folded ties
 /// (breakpad marks them <c>PUBLIC m</c>), and the tie DIA picked is not ours to predict here. Lines whose RVA has no
 /// public (e.g. <c>&lt;unknown&gt;</c>) are counted as <i>unpaired</i> and excluded from the ratio; publics with no
-/// DIA line (data, and code breakpad covered with a FUNC record) are counted separately and not compared.</para>
+/// DIA line (data, and code breakpad covered with a FUNC record) are counted separately and not compared;
+/// publics that map to no RVA (segment 0, absolute symbols) are left out by <see cref="PdbFile.GetPublics"/>.</para>
 /// </remarks>
 internal static class DiaNameComparison
 {
@@ -128,36 +130,23 @@ internal static class DiaNameComparison
         return Canonical(s);
     }
 
-    /// <summary>Reads a publics file written by tools/undname/record-publics.sh: RVA to decorated names, in file order.</summary>
-    public static (Dictionary<uint, List<string>> ByRva, int Count) ReadPublics(string path)
+    /// <summary>Reads the publics of a PDB with <see cref="PdbFile.GetPublics"/>: RVA to decorated names, in stream order.</summary>
+    public static (Dictionary<uint, List<string>> ByRva, int Count) ReadPublics(string pdbPath)
     {
+        using PdbFile pdb = PdbFile.Open(pdbPath);
         var byRva = new Dictionary<uint, List<string>>();
-        int count = 0;
-        foreach (string line in File.ReadLines(path))
+        IReadOnlyList<PdbPublicSymbol> publics = pdb.GetPublics();
+        foreach (PdbPublicSymbol p in publics)
         {
-            if (line.Length == 0 || line[0] == '#')
+            if (!byRva.TryGetValue(p.Rva, out List<string>? list))
             {
-                continue;
+                byRva[p.Rva] = list = [];
             }
 
-            string[] parts = line.Split('\t');
-            Assert.That(parts, Has.Length.EqualTo(3), "publics line: " + line);
-            count++;
-            if (parts[0] == "-")
-            {
-                continue;
-            }
-
-            uint rva = uint.Parse(parts[0], NumberStyles.HexNumber, CultureInfo.InvariantCulture);
-            if (!byRva.TryGetValue(rva, out List<string>? list))
-            {
-                byRva[rva] = list = [];
-            }
-
-            list.Add(parts[2]);
+            list.Add(p.Name);
         }
 
-        return (byRva, count);
+        return (byRva, publics.Count);
     }
 
     /// <summary>Reads breakpad <c>PUBLIC [m] rva psize name</c> and (optionally) <c>FUNC [m] rva size psize name</c> lines.</summary>
@@ -205,9 +194,9 @@ internal static class DiaNameComparison
     }
 
     /// <summary>Runs the comparison of one PDB's publics with one <c>.sym</c> file.</summary>
-    public static Summary Compare(string publicsPath, string symPath, bool includeFunc)
+    public static Summary Compare(string pdbPath, string symPath, bool includeFunc)
     {
-        (Dictionary<uint, List<string>> byRva, int publicCount) = ReadPublics(publicsPath);
+        (Dictionary<uint, List<string>> byRva, _) = ReadPublics(pdbPath);
         List<(string Kind, uint Rva, string Name)> lines = ReadSym(symPath, includeFunc);
         var rvasWithLine = new HashSet<uint>();
         var differences = new List<LineResult>();
@@ -255,7 +244,6 @@ internal static class DiaNameComparison
             }
         }
 
-        publicsWithoutLine += publicCount - byRva.Values.Sum(l => l.Count); // segment-0 publics
         return new Summary(lines.Count, unpaired, lines.Count - unpaired, identical, tied, identicalUntied, publicsWithoutLine, differences);
     }
 

@@ -2,9 +2,8 @@ namespace XeAnalyzer.Tests.Symbols.Undecoration;
 
 /// <summary>
 /// The acceptance measurement: <see cref="XeAnalyzer.Symbols.Undecoration.MsvcNameUndecorator"/> against names DIA
-/// printed for real MSVC PDBs (shared vectors, PDB-AND-SYMBOLS.md §8). Decorated names come from
-/// <c>TestData/undname/*.publics.tsv</c>, recorded from the same PDBs by <c>tools/undname/record-publics.sh</c> with
-/// llvm-pdbutil-14 (an independent reader). Pairing, counting and the normaliser are documented on
+/// printed for real MSVC PDBs (shared vectors, PDB-AND-SYMBOLS.md §8). Decorated names and RVAs come from the same
+/// PDBs through the project's reader (<see cref="XeAnalyzer.Symbols.Pdb.PdbFile.GetPublics"/>). Pairing, counting and the normaliser are documented on
 /// <see cref="DiaNameComparison"/>. Every remaining difference is listed below with its reason; a new difference or a
 /// listed one that disappears fails the test.
 /// </summary>
@@ -29,7 +28,7 @@ public sealed class MsvcNameUndecoratorDiaTests
     public void Basic32Min_AtLeast99PercentIdentical_AgainstDiaPublics()
     {
         string sym = TestPaths.RequireVector("pdb", "basic32-min.old.sym");
-        DiaNameComparison.Summary summary = DiaNameComparison.Compare(Publics("basic32-min"), sym, includeFunc: false);
+        DiaNameComparison.Summary summary = DiaNameComparison.Compare(TestPaths.RequireVector("pdb", "basic32-min.pdb"), sym, includeFunc: false);
         TestContext.Out.WriteLine("basic32-min.pdb PUBLIC lines: " + summary);
         Assert.That(summary.Ratio, Is.GreaterThanOrEqualTo(0.99), DiaNameComparison.Describe(summary.Differences));
         AssertDifferences(summary, s_basic32Differences);
@@ -39,7 +38,7 @@ public sealed class MsvcNameUndecoratorDiaTests
     public void DumpSymsRegtest64_DifferencesAreTheListedOnes_AgainstDiaFuncAndPublics()
     {
         string sym = TestPaths.RequireVector("pdb", "dump_syms_regtest64.old.sym");
-        DiaNameComparison.Summary summary = DiaNameComparison.Compare(Publics("dump_syms_regtest64"), sym, includeFunc: true);
+        DiaNameComparison.Summary summary = DiaNameComparison.Compare(TestPaths.RequireVector("pdb", "dump_syms_regtest64.pdb"), sym, includeFunc: true);
         TestContext.Out.WriteLine("dump_syms_regtest64.pdb FUNC+PUBLIC lines: " + summary);
         AssertDifferences(summary, s_regtest64Differences);
     }
@@ -48,12 +47,40 @@ public sealed class MsvcNameUndecoratorDiaTests
     public void CrashWithException_DifferencesAreTheListedOnes_AgainstDiaFuncAndPublics()
     {
         string sym = TestPaths.RequireVector("pdb", "CrashWithException.pdb.sym");
-        DiaNameComparison.Summary summary = DiaNameComparison.Compare(Publics("CrashWithException"), sym, includeFunc: true);
+        DiaNameComparison.Summary summary = DiaNameComparison.Compare(TestPaths.RequireVector("pdb", "CrashWithException.pdb"), sym, includeFunc: true);
         TestContext.Out.WriteLine("CrashWithException.pdb FUNC+PUBLIC lines: " + summary);
         AssertDifferences(summary, s_crashDifferences);
     }
 
-    private static string Publics(string pdb) => Path.Combine(TestPaths.TestData, "undname", pdb + ".publics.tsv");
+    [TestCase("basic32-min.pdb")]
+    [TestCase("dump_syms_regtest64.pdb")]
+    [TestCase("CrashWithException.pdb")]
+    public void TryUndecorate_SucceedsForEveryPublic_ExceptExceptionRecordNames(string pdb)
+    {
+        (Dictionary<uint, List<string>> byRva, int count) = DiaNameComparison.ReadPublics(TestPaths.RequireVector("pdb", pdb));
+        var refused = byRva.Values.SelectMany(v => v)
+            .Where(n => !XeAnalyzer.Symbols.Undecoration.MsvcNameUndecorator.TryUndecorate(n, out _))
+            .ToList();
+        TestContext.Out.WriteLine($"{pdb}: {count} publics, {refused.Count} refused");
+
+        // _CT??_R0..., _CTA2?AV..., _TI2?AV...: the compiler's C++ exception records (catchable type, catchable type
+        // array, throw info), C-looking names wrapping a decorated one; no undecoration rule applies, callers keep the raw name.
+        Assert.That(refused.Where(n => !IsExceptionRecordName(n)), Is.Empty);
+        Assert.That(count, Is.GreaterThan(100));
+    }
+
+    private static bool IsExceptionRecordName(string name)
+    {
+        string s = name.TrimStart('_');
+        int q = s.IndexOf('?', StringComparison.Ordinal);
+        if (q <= 0)
+        {
+            return false;
+        }
+
+        string head = s[..q].TrimEnd('0', '1', '2', '3', '4', '5', '6', '7', '8', '9');
+        return head is "CT" or "CTA" or "TI";
+    }
 
     private static void AssertDifferences(DiaNameComparison.Summary summary, ExpectedDifference[] expected)
     {
