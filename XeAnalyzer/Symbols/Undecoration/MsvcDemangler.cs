@@ -1060,7 +1060,8 @@ internal sealed class MsvcDemangler
                     }
 
                 default:
-                    return (UndecoratedType?)(object?)Fail();
+                    _failed = true;
+                    return null;
             }
         }
         else if (c is 'Y' or 'Z')
@@ -1128,7 +1129,13 @@ internal sealed class MsvcDemangler
         }
 
         var f = new FunctionType(returnType, cc, parameters, thisQualifiers.Length > 0 ? thisQualifiers : string.Empty);
-        return f.Weight > MaxOutputLength ? (FunctionType?)(object?)Fail() : f;
+        if (f.Weight > MaxOutputLength)
+        {
+            _failed = true;
+            return null;
+        }
+
+        return f;
     }
 
     private string ParseCallingConvention()
