@@ -59,9 +59,10 @@ internal sealed class MsfFile
         uint numBlocks = BinaryPrimitives.ReadUInt32LittleEndian(head[40..]);
         uint numDirectoryBytes = BinaryPrimitives.ReadUInt32LittleEndian(head[44..]);
         uint blockMapAddr = BinaryPrimitives.ReadUInt32LittleEndian(head[52..]);
-        if (blockSize is not (512 or 1024 or 2048 or 4096))
+        // 512..4096 are the classic sizes; 8192..32768 are written by linkers for PDBs over 4 GB (lld /pdbpagesize, MSVC /PDBPAGESIZE).
+        if (blockSize is not (512 or 1024 or 2048 or 4096 or 8192 or 16384 or 32768))
         {
-            throw new InvalidPdbDataException(file, 32, Inv($"expected an MSF block size of 512, 1024, 2048 or 4096, found {blockSize}"));
+            throw new InvalidPdbDataException(file, 32, Inv($"expected an MSF block size of 512, 1024, 2048, 4096, 8192, 16384 or 32768, found {blockSize}"));
         }
 
         if ((long)numBlocks * blockSize > length)

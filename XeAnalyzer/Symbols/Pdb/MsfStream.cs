@@ -3,7 +3,7 @@ using XeAnalyzer.IO;
 
 namespace XeAnalyzer.Symbols.Pdb;
 
-/// <summary>One MSF stream: a byte sequence scattered over blocks of the file, read through its block list.</summary>
+/// <summary>One MSF stream: a byte sequence scattered over blocks of the file, read through its block list. Stateless, so safe for concurrent reads.</summary>
 internal sealed class MsfStream
 {
     private readonly IRandomAccessSource _source;
@@ -27,24 +27,36 @@ internal sealed class MsfStream
 
     public string Name { get; }
 
+    public string File => _file;
+
     /// <summary>Reads <paramref name="destination"/>.Length bytes at <paramref name="position"/>; throws if the range is outside the stream.</summary>
     public void Read(long position, Span<byte> destination)
     {
         if (position < 0 || position + destination.Length > Length)
         {
-            throw new InvalidPdbDataException(_file, null, string.Create(CultureInfo.InvariantCulture, $"expected {destination.Length} bytes at offset {position} of {Name}, but the stream has only {Length} bytes"));
+            throw new InvalidPdbDataException(_file, position >= 0 && position < Length ? FileOffsetOf(position) : null, string.Create(CultureInfo.InvariantCulture, $"expected {destination.Length} bytes at offset {position} of {Name}, but the stream has only {Length} bytes"));
         }
 
         while (!destination.IsEmpty)
         {
             int blockIndex = (int)(position / _blockSize);
             int inBlock = (int)(position % _blockSize);
-            int n = Math.Min(destination.Length, _blockSize - inBlock);
             uint block = _blocks[blockIndex];
-            long fileOffset = ((long)block * _blockSize) + inBlock;
-            if (block >= _numBlocks || _source.Read(fileOffset, destination[..n]) != n)
+            int n = Math.Min(destination.Length, _blockSize - inBlock);
+
+            // Coalesce runs of consecutive blocks into one read (streams written by linkers are mostly contiguous).
+            while (n < destination.Length && blockIndex + 1 < _blocks.Length && _blocks[blockIndex + 1] == _blocks[blockIndex] + 1)
             {
-                throw new InvalidPdbDataException(_file, fileOffset, string.Create(CultureInfo.InvariantCulture, $"expected {n} bytes of {Name} in block {block}, but the file ends early (truncated PDB)"));
+                blockIndex++;
+                n = Math.Min(destination.Length, n + _blockSize);
+            }
+
+            long fileOffset = ((long)block * _blockSize) + inBlock;
+            long lastBlock = (fileOffset + n - 1) / _blockSize;
+            int got = block < _numBlocks && lastBlock < _numBlocks ? _source.Read(fileOffset, destination[..n]) : 0;
+            if (got != n)
+            {
+                throw new InvalidPdbDataException(_file, fileOffset + Math.Max(got, 0), string.Create(CultureInfo.InvariantCulture, $"expected {n} bytes of {Name} starting in block {block}, but the file ends early (truncated PDB)"));
             }
 
             destination = destination[n..];
@@ -53,15 +65,38 @@ internal sealed class MsfStream
     }
 
     /// <summary>Reads the whole stream into a new array, refusing streams larger than <paramref name="maxBytes"/>.</summary>
-    public byte[] ReadAll(long maxBytes)
+    public byte[] ReadAll(long maxBytes) => ReadRange(0, Length, maxBytes, Name);
+
+    /// <summary>Reads <paramref name="count"/> bytes at <paramref name="position"/> into a new array, refusing more than <paramref name="maxBytes"/>.</summary>
+    public byte[] ReadRange(long position, long count, long maxBytes, string what)
     {
-        if (Length > maxBytes)
+        if (count > maxBytes)
         {
-            throw new InvalidPdbDataException(_file, null, string.Create(CultureInfo.InvariantCulture, $"expected {Name} to be at most {maxBytes} bytes, found {Length}"));
+            throw new InvalidPdbDataException(_file, null, string.Create(CultureInfo.InvariantCulture, $"expected {what} in {Name} to be at most {maxBytes} bytes, found {count}"));
         }
 
-        byte[] data = new byte[Length];
-        Read(0, data);
+        if (position < 0 || count < 0 || position + count > Length)
+        {
+            throw new InvalidPdbDataException(_file, position >= 0 && position < Length ? FileOffsetOf(position) : null, string.Create(CultureInfo.InvariantCulture, $"expected {count} bytes of {what} at offset {position} of {Name}, but the stream has only {Length} bytes"));
+        }
+
+        byte[] data = new byte[count];
+        Read(position, data);
         return data;
     }
+
+    /// <summary>The file offset of the stream byte at <paramref name="position"/>, or <see langword="null"/> when it is outside the stream.</summary>
+    public long? FileOffsetOf(long position)
+    {
+        if (position < 0 || position >= Length)
+        {
+            return null;
+        }
+
+        return ((long)_blocks[position / _blockSize] * _blockSize) + (position % _blockSize);
+    }
+
+    /// <summary>An <see cref="InvalidPdbDataException"/> for bad data at stream <paramref name="position"/>, located at the matching file offset.</summary>
+    public InvalidPdbDataException Error(long position, string description, string expected) =>
+        new(_file, FileOffsetOf(position), string.Create(CultureInfo.InvariantCulture, $"expected {expected} in the {description} ({Name}, stream offset {position})"));
 }

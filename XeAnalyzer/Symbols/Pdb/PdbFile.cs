@@ -40,7 +40,7 @@ public sealed partial class PdbFile : IDisposable
     /// <summary>The 32-bit signature (a timestamp or hash) from the PDB info stream.</summary>
     public uint Signature { get; }
 
-    /// <summary>The MSF block size of the file (512, 1024, 2048 or 4096).</summary>
+    /// <summary>The MSF block size of the file (512, 1024, 2048 or 4096; 8192 to 32768 for PDBs over 4 GB).</summary>
     public int BlockSize => Msf.BlockSize;
 
     internal MsfFile Msf { get; }
@@ -70,7 +70,7 @@ public sealed partial class PdbFile : IDisposable
     /// <param name="source">The bytes of the PDB.</param>
     /// <param name="ownsSource">Whether disposing the <see cref="PdbFile"/> disposes <paramref name="source"/>.</param>
     /// <param name="limits">Caps on sizes read from the file; <see cref="PdbReaderLimits.Default"/> when null.</param>
-    /// <exception cref="InvalidPdbDataException">The data is not a readable MSF 7.0 PDB.</exception>
+    /// <exception cref="InvalidPdbDataException">The data is not a readable MSF 7.0 PDB, or its DBI header or section headers are damaged.</exception>
     public static PdbFile Open(IRandomAccessSource source, bool ownsSource, PdbReaderLimits? limits = null)
     {
         ArgumentNullException.ThrowIfNull(source);
@@ -90,18 +90,18 @@ public sealed partial class PdbFile : IDisposable
         int age = BinaryPrimitives.ReadInt32LittleEndian(head[8..]);
         var guid = new Guid(head.Slice(12, 16));
 
-        MsfStream? dbi = msf.GetStream(DbiStreamIndex);
-        if (dbi is not null && dbi.Length >= 12)
+        PdbDbiHeader? dbi = ReadDbiHeader(msf, limits);
+        if (dbi is not null)
         {
-            Span<byte> dbiHead = stackalloc byte[12];
-            dbi.Read(0, dbiHead);
-            if (BinaryPrimitives.ReadInt32LittleEndian(dbiHead) == -1)
-            {
-                age = BinaryPrimitives.ReadInt32LittleEndian(dbiHead[8..]);
-            }
+            age = dbi.Age;
         }
 
-        return new PdbFile(source, ownsSource, msf, limits, version, signature, new PdbIdentity(guid, age));
+        return new PdbFile(source, ownsSource, msf, limits, version, signature, new PdbIdentity(guid, age))
+        {
+            Dbi = dbi,
+            Sections = Array.AsReadOnly(ReadSectionHeaders(msf, limits, dbi?.SectionHeaderStreamIndex, "section header")),
+            OriginalSections = Array.AsReadOnly(ReadSectionHeaders(msf, limits, dbi?.OriginalSectionHeaderStreamIndex, "original section header")),
+        };
     }
 
     /// <summary>Reads only the identity (GUID and DBI age) of the PDB at <paramref name="path"/>.</summary>
@@ -116,6 +116,11 @@ public sealed partial class PdbFile : IDisposable
     /// <inheritdoc/>
     public void Dispose()
     {
+        lock (_gate)
+        {
+            _disposed = true;
+        }
+
         if (_ownsSource)
         {
             _source.Dispose();

@@ -1,7 +1,7 @@
 using XeAnalyzer.Symbols;
 using XeAnalyzer.Symbols.Pdb;
 
-namespace XeAnalyzer.Tests.Symbols;
+namespace XeAnalyzer.Tests.Symbols.Pdb;
 
 public class PdbIdentityTests
 {

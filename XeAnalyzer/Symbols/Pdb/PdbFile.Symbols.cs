@@ -1,0 +1,374 @@
+using System.Buffers.Binary;
+using System.Globalization;
+using System.Reflection.PortableExecutable;
+using System.Text;
+
+namespace XeAnalyzer.Symbols.Pdb;
+
+/// <content>Publics, modules, procedures and the RVA → symbol index. Each is read once, on first use, under a lock (thread-safe).</content>
+public sealed partial class PdbFile
+{
+    private const ushort SPub32 = 0x110E;
+    private const int ModuleHeaderSize = 64;
+
+    private readonly Lock _gate = new();
+    private PdbAddressMap? _addressMap;
+    private PdbSymbolTable? _publics;
+    private PdbSymbolTable? _procedures;
+    private PdbModule[]? _modules;
+    private IReadOnlyList<PdbPublicSymbol>? _publicList;
+    private IReadOnlyList<PdbProcedure>? _procedureList;
+    private PdbSymbolIndex? _index;
+    private bool _disposed;
+
+    /// <summary>Whether the PDB translates addresses through OMAP (an image reordered after linking).</summary>
+    /// <exception cref="InvalidPdbDataException">The OMAP streams are damaged.</exception>
+    public bool HasOmap() => GetAddressMap().HasOmap;
+
+    /// <summary>
+    /// The public symbols (<c>S_PUB32</c>) in publics address-map order (by section, then offset), each with its image RVA.
+    /// Publics whose <c>segment:offset</c> maps to no RVA (segment 0 for absolute symbols, a segment with no section header,
+    /// an OMAP hole) are left out. Read on first call, then cached.
+    /// </summary>
+    /// <returns>The publics; empty when the PDB has no publics stream.</returns>
+    /// <exception cref="InvalidPdbDataException">The publics stream or a symbol record is damaged.</exception>
+    public IReadOnlyList<PdbPublicSymbol> GetPublics()
+    {
+        lock (_gate)
+        {
+            if (_publicList is null)
+            {
+                PdbSymbolTable t = GetPublicTable(CancellationToken.None);
+                var list = new PdbPublicSymbol[t.Items.Length];
+                for (int i = 0; i < list.Length; i++)
+                {
+                    RawSymbol s = t.Items[i];
+                    list[i] = new PdbPublicSymbol(t.Name(i), s.ImageRva, s.Segment, s.Offset, (PdbPublicAttributes)s.Flags, s.Decoration);
+                }
+
+                _publicList = Array.AsReadOnly(list);
+            }
+
+            return _publicList;
+        }
+    }
+
+    /// <summary>The module (compiland) records of the DBI stream, in order. Read on first call, then cached.</summary>
+    /// <returns>The modules; empty when the PDB has none.</returns>
+    /// <exception cref="InvalidPdbDataException">The module-info substream is damaged.</exception>
+    public IReadOnlyList<PdbModule> GetModules()
+    {
+        lock (_gate)
+        {
+            return Array.AsReadOnly(GetModuleArray());
+        }
+    }
+
+    /// <summary>
+    /// The procedures (<c>S_GPROC32</c>, <c>S_LPROC32</c>, <c>S_GPROC32_ID</c>, <c>S_LPROC32_ID</c> and the DPC forms) of every module
+    /// symbol stream, in module then record order, each with its image RVA and code size. Stripped PDBs may still hold a few.
+    /// Procedures whose address maps to no RVA are left out. Read on first call, then cached.
+    /// </summary>
+    /// <returns>The procedures; empty for a PDB without module symbol streams.</returns>
+    /// <exception cref="InvalidPdbDataException">A module stream or record is damaged.</exception>
+    public IReadOnlyList<PdbProcedure> GetProcedures()
+    {
+        lock (_gate)
+        {
+            if (_procedureList is null)
+            {
+                PdbSymbolTable t = GetProcedureTable(CancellationToken.None);
+                var list = new PdbProcedure[t.Items.Length];
+                for (int i = 0; i < list.Length; i++)
+                {
+                    RawSymbol s = t.Items[i];
+                    list[i] = new PdbProcedure(t.Name(i), s.ImageRva, s.Size, s.Segment, s.Offset, s.IsGlobal, s.Module);
+                }
+
+                _procedureList = Array.AsReadOnly(list);
+            }
+
+            return _procedureList;
+        }
+    }
+
+    /// <summary>
+    /// The sorted RVA → symbol index of this PDB, built on the first call (reading publics and module streams) and then shared.
+    /// Thread-safe; a cancelled or failed build is not cached, so a later call tries again.
+    /// </summary>
+    /// <param name="cancellationToken">Cancels building the index.</param>
+    /// <returns>The index.</returns>
+    /// <exception cref="InvalidPdbDataException">The PDB's symbol data is damaged.</exception>
+    /// <exception cref="OperationCanceledException">The token was cancelled before the index was built.</exception>
+    public PdbSymbolIndex GetSymbolIndex(CancellationToken cancellationToken = default)
+    {
+        lock (_gate)
+        {
+            return _index ??= new PdbSymbolIndex(GetAddressMap(), GetProcedureTable(cancellationToken), GetPublicTable(cancellationToken));
+        }
+    }
+
+    /// <summary>Finds the symbol for <paramref name="rva"/>; see <see cref="PdbSymbolIndex.Lookup"/>. Builds the index on first use.</summary>
+    /// <param name="rva">An image RVA (address minus module base).</param>
+    /// <returns>The match, or <see langword="null"/> when the RVA precedes every symbol (or falls in an OMAP hole).</returns>
+    /// <exception cref="InvalidPdbDataException">The PDB's symbol data is damaged.</exception>
+    public PdbSymbolMatch? Lookup(uint rva) => GetSymbolIndex().Lookup(rva);
+
+    private PdbAddressMap GetAddressMap()
+    {
+        lock (_gate)
+        {
+            if (_addressMap is null)
+            {
+                ObjectDisposedException.ThrowIf(_disposed, this);
+                PdbDbiHeader dbi = RequireDbi("translate symbol addresses");
+                if (Sections.Count == 0 && (dbi.PublicStreamIndex is not null || dbi.ModuleInfoSize > 0))
+                {
+                    throw new InvalidPdbDataException(Name, null, "expected section headers (DBI optional debug header slot 5) to turn symbol section:offset addresses into RVAs, but the PDB has none");
+                }
+
+                _addressMap = PdbAddressMap.Create(this);
+            }
+
+            return _addressMap;
+        }
+    }
+
+    private PdbDbiHeader RequireDbi(string purpose) =>
+        Dbi ?? throw new InvalidPdbDataException(Name, null, "expected a DBI stream (stream 3) to " + purpose + ", but the PDB has none (a type-only PDB?)");
+
+    private MsfStream RequireStream(int index, string what) =>
+        Msf.GetStream(index) ?? throw new InvalidPdbDataException(Name, null, string.Create(CultureInfo.InvariantCulture, $"expected the {what} stream {index} named by the DBI header, but the MSF directory has {Msf.StreamCount} streams and that one is absent"));
+
+    private bool IsX86 => Dbi?.Machine == Machine.I386;
+
+    private PdbSymbolTable GetPublicTable(CancellationToken ct)
+    {
+        if (_publics is null)
+        {
+            ObjectDisposedException.ThrowIf(_disposed, this);
+            _publics = ReadPublics(ct);
+        }
+
+        return _publics;
+    }
+
+    private PdbSymbolTable GetProcedureTable(CancellationToken ct)
+    {
+        if (_procedures is null)
+        {
+            ObjectDisposedException.ThrowIf(_disposed, this);
+            _procedures = ReadProcedures(ct);
+        }
+
+        return _procedures;
+    }
+
+    private PdbModule[] GetModuleArray()
+    {
+        if (_modules is null)
+        {
+            ObjectDisposedException.ThrowIf(_disposed, this);
+            _modules = ReadModules();
+        }
+
+        return _modules;
+    }
+
+    private PdbSymbolTable ReadPublics(CancellationToken ct)
+    {
+        PdbDbiHeader dbi = RequireDbi("read publics");
+        if (dbi.PublicStreamIndex is not int publicIndex)
+        {
+            return PdbSymbolTable.Empty;
+        }
+
+        if (dbi.SymbolRecordStreamIndex is not int recordIndex)
+        {
+            throw new InvalidPdbDataException(Name, null, "expected a symbol record stream (DBI header offset 20) for the publics, but the DBI header names none");
+        }
+
+        PdbAddressMap map = GetAddressMap();
+        MsfStream pub = RequireStream(publicIndex, "publics");
+        MsfStream sym = RequireStream(recordIndex, "symbol record");
+        const string PubDescription = "publics stream";
+        const string SymDescription = "symbol record stream";
+        if (pub.Length < 28)
+        {
+            throw pub.Error(0, PubDescription, string.Create(CultureInfo.InvariantCulture, $"a 28-byte publics header, but the stream has only {pub.Length} bytes"));
+        }
+
+        Span<byte> h = stackalloc byte[28];
+        pub.Read(0, h);
+        uint hashBytes = BinaryPrimitives.ReadUInt32LittleEndian(h);
+        uint addrMapBytes = BinaryPrimitives.ReadUInt32LittleEndian(h[4..]);
+        if (28UL + hashBytes > pub.Length)
+        {
+            throw pub.Error(0, PubDescription, string.Create(CultureInfo.InvariantCulture, $"a symbol hash of at most {pub.Length - 28} bytes, found a size of {hashBytes}"));
+        }
+
+        if (28UL + hashBytes + addrMapBytes > pub.Length || addrMapBytes % 4 != 0)
+        {
+            throw pub.Error(4, PubDescription, string.Create(CultureInfo.InvariantCulture, $"an address map that is a multiple of 4 bytes and fits in the {pub.Length - 28 - hashBytes} bytes after the hash, found a size of {addrMapBytes}"));
+        }
+
+        uint count = addrMapBytes / 4;
+        if (count > Limits.MaxPublics)
+        {
+            throw pub.Error(4, PubDescription, string.Create(CultureInfo.InvariantCulture, $"at most {Limits.MaxPublics} publics (PdbReaderLimits.MaxPublics), found {count}"));
+        }
+
+        long mapOffset = 28L + hashBytes;
+        byte[] addrMap = pub.ReadRange(mapOffset, addrMapBytes, Limits.MaxStreamBytes, "publics address map");
+        byte[] records = sym.ReadAll(Limits.MaxStreamBytes);
+        var builder = new PdbSymbolTable.Builder();
+        bool isX86 = IsX86;
+        for (int i = 0; i < count; i++)
+        {
+            if ((i & 0xFFFF) == 0)
+            {
+                ct.ThrowIfCancellationRequested();
+            }
+
+            uint at = BinaryPrimitives.ReadUInt32LittleEndian(addrMap.AsSpan(i * 4));
+            if (records.Length < 4 || at > (uint)records.Length - 4)
+            {
+                throw pub.Error(mapOffset + (i * 4L), PubDescription, string.Create(CultureInfo.InvariantCulture, $"address-map entry {i} to point inside the {records.Length}-byte symbol record stream, found offset {at}"));
+            }
+
+            var r = new PdbRecordReader(records.AsSpan((int)at), sym, at, SymDescription);
+            ushort length = r.ReadUInt16("record length");
+            ushort kind = r.ReadUInt16("record kind");
+            if (kind != SPub32)
+            {
+                throw r.Error(2, string.Create(CultureInfo.InvariantCulture, $"an S_PUB32 record (kind 0x110E) for publics address-map entry {i}, found kind 0x{kind:X4}"));
+            }
+
+            if (length < 2 + 4 + 4 + 2 + 1 || length - 2 > r.Remaining)
+            {
+                throw r.Error(0, string.Create(CultureInfo.InvariantCulture, $"an S_PUB32 record length between 13 and {r.Remaining + 2} (the bytes left in the stream), found {length}"));
+            }
+
+            uint flags = r.ReadUInt32("S_PUB32 flags");
+            uint offset = r.ReadUInt32("S_PUB32 offset");
+            ushort segment = r.ReadUInt16("S_PUB32 segment");
+            ReadOnlySpan<byte> name = r.ReadCString(length + 2 - r.Position, "S_PUB32 name");
+            if (map.TryGetSourceRva(segment, offset, out uint source) && map.TrySourceToImage(source, out uint image))
+            {
+                builder.Add(source, image, 0, offset, segment, (ushort)(flags & 0xFFFF), isGlobal: true, -1, name, PdbNames.Classify(name, isPublic: true, isX86));
+            }
+        }
+
+        return builder.Build();
+    }
+
+    private PdbModule[] ReadModules()
+    {
+        PdbDbiHeader dbi = RequireDbi("read modules");
+        if (dbi.ModuleInfoSize == 0)
+        {
+            return [];
+        }
+
+        MsfStream stream = Msf.GetStream(DbiStreamIndex)!;
+        byte[] raw = stream.ReadRange(PdbDbiHeader.Size, dbi.ModuleInfoSize, Limits.MaxStreamBytes, "module-info substream");
+        var r = new PdbRecordReader(raw, stream, PdbDbiHeader.Size, "DBI module-info substream");
+        var modules = new List<PdbModule>();
+        while (r.Remaining > 0)
+        {
+            if (modules.Count >= Limits.MaxModules)
+            {
+                throw r.Error(r.Position, string.Create(CultureInfo.InvariantCulture, $"at most {Limits.MaxModules} modules (PdbReaderLimits.MaxModules)"));
+            }
+
+            int start = r.Position;
+            r.Skip(4 + 28 + 2, "module header (unused field, section contribution, flags)");
+            ushort symStream = r.ReadUInt16("module symbol stream index");
+            uint symBytes = r.ReadUInt32("module symbol byte size");
+            r.Skip(8, "module C11/C13 line sizes");
+            ushort files = r.ReadUInt16("module source file count");
+            r.Skip(2 + 12, "module header tail");
+            string module = Encoding.UTF8.GetString(r.ReadCString(r.Remaining, "module name"));
+            string obj = Encoding.UTF8.GetString(r.ReadCString(r.Remaining, "object file name"));
+            int pad = (4 - (r.Position % 4)) % 4;
+            r.Position = Math.Min(r.Length, r.Position + pad);
+            if (symStream != 0xFFFF && symStream >= Msf.StreamCount)
+            {
+                throw r.Error(start + 34, string.Create(CultureInfo.InvariantCulture, $"a symbol stream index below {Msf.StreamCount} for module {modules.Count} ('{module}'), found {symStream}"));
+            }
+
+            modules.Add(new PdbModule(modules.Count, module, obj, symStream == 0xFFFF ? null : symStream, symBytes, files));
+        }
+
+        return [.. modules];
+    }
+
+    private PdbSymbolTable ReadProcedures(CancellationToken ct)
+    {
+        PdbModule[] modules = GetModuleArray();
+        PdbAddressMap map = GetAddressMap();
+        var builder = new PdbSymbolTable.Builder();
+        bool isX86 = IsX86;
+        foreach (PdbModule module in modules)
+        {
+            ct.ThrowIfCancellationRequested();
+            if (module.SymbolStreamIndex is not int index || module.SymbolByteSize == 0)
+            {
+                continue;
+            }
+
+            MsfStream stream = Msf.GetStream(index)
+                ?? throw new InvalidPdbDataException(Name, null, string.Create(CultureInfo.InvariantCulture, $"expected the symbol stream {index} of module {module.Index} ('{module.ModuleName}'), but that stream is absent"));
+            string description = string.Create(CultureInfo.InvariantCulture, $"symbol stream of module {module.Index} ('{module.ModuleName}')");
+            if (module.SymbolByteSize > stream.Length || module.SymbolByteSize < 4)
+            {
+                throw stream.Error(0, description, string.Create(CultureInfo.InvariantCulture, $"a symbol byte size between 4 and the stream's {stream.Length} bytes, found {module.SymbolByteSize}"));
+            }
+
+            byte[] data = stream.ReadRange(0, module.SymbolByteSize, Limits.MaxStreamBytes, "module symbols");
+            var r = new PdbRecordReader(data, stream, 0, description);
+            r.ReadUInt32("symbol signature");
+            while (r.Remaining > 0)
+            {
+                int start = r.Position;
+                ushort length = r.ReadUInt16("record length");
+                if (length < 2 || length > r.Remaining)
+                {
+                    throw r.Error(start, string.Create(CultureInfo.InvariantCulture, $"a record length between 2 and {r.Remaining} (the bytes left in the module's symbols), found {length}"));
+                }
+
+                int end = start + 2 + length;
+                ushort kind = r.ReadUInt16("record kind");
+                if (kind is 0x110F or 0x1110 or 0x1146 or 0x1147 or 0x1155 or 0x1156)
+                {
+                    if (length < 2 + 35 + 1)
+                    {
+                        throw r.Error(start, string.Create(CultureInfo.InvariantCulture, $"a procedure record (kind 0x{kind:X4}) of at least 38 bytes, found {length}"));
+                    }
+
+                    if (builder.Count >= Limits.MaxProcedures)
+                    {
+                        throw r.Error(start, string.Create(CultureInfo.InvariantCulture, $"at most {Limits.MaxProcedures} procedures (PdbReaderLimits.MaxProcedures)"));
+                    }
+
+                    r.Skip(12, "procedure parent/end/next");
+                    uint size = r.ReadUInt32("procedure code size");
+                    r.Skip(12, "procedure debug start/end and type");
+                    uint offset = r.ReadUInt32("procedure code offset");
+                    ushort segment = r.ReadUInt16("procedure segment");
+                    r.Skip(1, "procedure flags");
+                    ReadOnlySpan<byte> name = r.ReadCString(end - r.Position, "procedure name");
+                    if (map.TryGetSourceRva(segment, offset, out uint source) && map.TrySourceToImage(source, out uint image))
+                    {
+                        bool global = kind is 0x1110 or 0x1147;
+                        builder.Add(source, image, size, offset, segment, kind, global, module.Index, name, PdbNames.Classify(name, isPublic: false, isX86));
+                    }
+                }
+
+                r.Position = end;
+            }
+        }
+
+        return builder.Build();
+    }
+}
