@@ -25,6 +25,12 @@ internal sealed class ServedResponse
     /// <summary>Close the connection after this many body bytes.</summary>
     public int? CloseAfterBytes { get; init; }
 
+    /// <summary>Pause for <see cref="Pause"/> after this many body bytes (then send the rest).</summary>
+    public int? PauseAfterBytes { get; init; }
+
+    /// <summary>The pause of <see cref="PauseAfterBytes"/>.</summary>
+    public TimeSpan Pause { get; init; }
+
     /// <summary>Wait this long before sending the status line.</summary>
     public TimeSpan DelayBeforeHeaders { get; init; }
 
@@ -226,6 +232,13 @@ internal sealed class LoopbackSymbolServer : IDisposable
             {
                 await stream.WriteAsync("0\r\n\r\n"u8.ToArray(), _stop.Token);
             }
+        }
+        else if (response.PauseAfterBytes is int pause && pause < send)
+        {
+            await stream.WriteAsync(body.AsMemory(0, pause), _stop.Token);
+            await stream.FlushAsync(_stop.Token);
+            await Task.Delay(response.Pause, _stop.Token);
+            await stream.WriteAsync(body.AsMemory(pause, send - pause), _stop.Token);
         }
         else
         {

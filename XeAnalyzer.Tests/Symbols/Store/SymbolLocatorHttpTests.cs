@@ -402,6 +402,45 @@ public class SymbolLocatorHttpTests
     }
 
     [Test]
+    public async Task LocatePdbAsync_NeverExposesPartialFile_AndCleansUp_WhenDisposedMidDownload()
+    {
+        _server.Overrides[KeyPath] = new ServedResponse { Body = _pdb, PauseAfterBytes = _pdb.Length / 2, Pause = TimeSpan.FromSeconds(10) };
+        var locator = Locator();
+        Task<PdbLookupResult> lookup = locator.LocatePdbAsync(Name, _id);
+        string keyDir = Path.Combine(_cache, Name, _id.Key);
+        var watch = Stopwatch.StartNew();
+        while (!(Directory.Exists(keyDir) && Directory.GetFiles(keyDir).Length > 0) && watch.Elapsed < TimeSpan.FromSeconds(5))
+        {
+            await Task.Delay(20);
+        }
+
+        // Mid-download: only a hidden temp file exists; the final name is not there yet.
+        await Task.Delay(200);
+        string[] during = Directory.GetFiles(keyDir);
+        Assert.That(during, Is.Not.Empty);
+        Assert.That(during.Select(Path.GetFileName), Has.All.StartWith(".storea.pdb.").And.All.EndWith(".tmp"));
+        Assert.That(File.Exists(Path.Combine(keyDir, Name)), Is.False);
+
+        locator.Dispose();
+        PdbLookupResult r = await lookup;
+        Assert.That(r.IsFound, Is.False);
+        Assert.That(r.Reasons, Has.Some.Contains("canceled"));
+        Assert.That(StoreFixtures.FilesUnder(_cache), Is.Empty);
+    }
+
+    [Test]
+    public void LocatePdbAsync_Throws_WhenCallerCancels_WhileSharedLookupContinues()
+    {
+        _server.Overrides[KeyPath] = new ServedResponse { Body = _pdb, DelayBeforeHeaders = TimeSpan.FromMilliseconds(800) };
+        using var locator = Locator();
+        using var cts = new CancellationTokenSource(TimeSpan.FromMilliseconds(100));
+        Assert.CatchAsync<OperationCanceledException>(() => locator.LocatePdbAsync(Name, _id, cts.Token));
+        PdbLookupResult r = locator.LocatePdb(Name, _id);
+        Assert.That(r.IsVerified, Is.True);
+        Assert.That(_server.Requests, Has.Count.EqualTo(1));
+    }
+
+    [Test]
     public async Task FetchAsync_ReturnsResultsInRequestOrder()
     {
         _server.Files[KeyPath] = _pdb;
