@@ -12,7 +12,7 @@ public static class PdbNames
     /// <summary>The longest PDB name accepted.</summary>
     public const int MaxLength = 200;
 
-    private static readonly System.Buffers.SearchValues<char> s_forbidden = System.Buffers.SearchValues.Create("/\\:*?\"<>|");
+    private static readonly System.Buffers.SearchValues<char> s_forbidden = BuildForbidden();
 
     /// <summary>Whether <paramref name="name"/> is a safe PDB file name; when not, <paramref name="problem"/> says why.</summary>
     /// <param name="name">The candidate name (from a capture, an RSDS record or a server).</param>
@@ -73,37 +73,52 @@ public static class PdbNames
             return "the PDB name is empty";
         }
 
-        string shown = "'" + Printable(name) + "'";
         if (name.Length > MaxLength)
         {
-            return string.Create(CultureInfo.InvariantCulture, $"the PDB name {shown} is {name.Length} characters long (at most {MaxLength} accepted)");
+            return string.Create(CultureInfo.InvariantCulture, $"the PDB name {Shown(name)} is {name.Length} characters long (at most {MaxLength} accepted)");
         }
 
-        if (name.Any(char.IsControl))
+        int bad = name.AsSpan().IndexOfAny(s_forbidden);
+        if (bad >= 0)
         {
-            return "the PDB name " + shown + " contains control characters";
+            return char.IsControl(name[bad])
+                ? "the PDB name " + Shown(name) + " contains control characters"
+                : "the PDB name " + Shown(name) + " is not a single file name (it contains a path separator, drive or wildcard character)";
         }
 
-        if (name.AsSpan().IndexOfAny(s_forbidden) >= 0 || name.IndexOfAny(Path.GetInvalidFileNameChars()) >= 0)
+        if (name.Contains("..", StringComparison.Ordinal) || name[0] == '.')
         {
-            return "the PDB name " + shown + " is not a single file name (it contains a path separator, drive or wildcard character)";
+            return "the PDB name " + Shown(name) + " contains '..' or starts with '.'";
         }
 
-        if (name.Contains("..", StringComparison.Ordinal) || name.StartsWith('.'))
+        if (name[0] == ' ' || name[^1] == ' ' || Path.IsPathRooted(name))
         {
-            return "the PDB name " + shown + " contains '..' or starts with '.'";
+            return "the PDB name " + Shown(name) + " is rooted or has leading/trailing spaces";
         }
 
-        if (Path.IsPathRooted(name) || name.EndsWith(' ') || name.StartsWith(' '))
+        if (name.Length == 4 || !name.EndsWith(".pdb", StringComparison.OrdinalIgnoreCase))
         {
-            return "the PDB name " + shown + " is rooted or has leading/trailing spaces";
-        }
-
-        if (!name.EndsWith(".pdb", StringComparison.OrdinalIgnoreCase) || name.Length == 4)
-        {
-            return "the PDB name " + shown + " does not end in '.pdb'";
+            return "the PDB name " + Shown(name) + " does not end in '.pdb'";
         }
 
         return null;
+    }
+
+    private static string Shown(string name) => "'" + Printable(name) + "'";
+
+    private static System.Buffers.SearchValues<char> BuildForbidden()
+    {
+        // Path separators, drive colon and wildcards, the platform's invalid file-name characters, and every control character.
+        var set = new HashSet<char>("/\\:*?\"<>|");
+        set.UnionWith(Path.GetInvalidFileNameChars());
+        for (int c = 0; c <= char.MaxValue; c++)
+        {
+            if (char.IsControl((char)c))
+            {
+                set.Add((char)c);
+            }
+        }
+
+        return System.Buffers.SearchValues.Create(set.Order().ToArray());
     }
 }

@@ -21,7 +21,7 @@ public sealed partial class SymbolLocator : IDisposable
     private readonly List<LocalLocation> _local = [];
     private readonly List<ServerLocation> _servers = [];
     private readonly List<string> _allowedRoots = [];
-    private readonly ConcurrentDictionary<string, Lazy<Task<PdbLookupResult>>> _lookups = new(StringComparer.Ordinal);
+    private readonly ConcurrentDictionary<LookupKey, Lazy<Task<PdbLookupResult>>> _lookups = new();
     private readonly CancellationTokenSource _lifetime = new();
     private readonly string _defaultCache;
     private int _disposed;
@@ -78,9 +78,8 @@ public sealed partial class SymbolLocator : IDisposable
             return Task.FromResult(NotFound(pdbName ?? string.Empty, identity, [problem + "; rejected, nothing was searched"]));
         }
 
-        string key = pdbName.ToUpperInvariant() + "|" + (identity is PdbIdentity id ? id.Key : "*");
         Lazy<Task<PdbLookupResult>> lookup = _lookups.GetOrAdd(
-            key,
+            new LookupKey(pdbName, identity),
             _ => new Lazy<Task<PdbLookupResult>>(() => LocateCoreAsync(pdbName, identity, _lifetime.Token), LazyThreadSafetyMode.ExecutionAndPublication));
         Task<PdbLookupResult> task = lookup.Value;
         return task.IsCompleted || !cancellationToken.CanBeCanceled ? task : task.WaitAsync(cancellationToken);
@@ -565,6 +564,21 @@ public sealed partial class SymbolLocator : IDisposable
 
     private static PdbLookupResult Found(string name, PdbIdentity? requested, PdbLookupStatus status, string path, PdbIdentity actual, PdbOrigin origin, string where, bool expanded, bool pointer, List<string> reasons) =>
         new(name, requested, status, Path.GetFullPath(path), actual, origin, where, expanded, pointer, reasons.ToArray());
+
+    /// <summary>A lookup's identity for coalescing: the name in any letter case, and the GUID/age (or none).</summary>
+    private readonly struct LookupKey(string name, PdbIdentity? identity) : IEquatable<LookupKey>
+    {
+        private readonly string _name = name;
+        private readonly PdbIdentity? _identity = identity;
+
+        public bool Equals(LookupKey other) =>
+            _identity == other._identity && string.Equals(_name, other._name, StringComparison.OrdinalIgnoreCase);
+
+        public override bool Equals(object? obj) => obj is LookupKey other && Equals(other);
+
+        public override int GetHashCode() =>
+            HashCode.Combine(StringComparer.OrdinalIgnoreCase.GetHashCode(_name), _identity);
+    }
 
     /// <summary>A local folder, store or cache to probe; <paramref name="ExpansionCache"/> receives PDBs expanded from <c>.pd_</c> files found there.</summary>
     private sealed record LocalLocation(string Directory, bool IsPlainFolder, string ExpansionCache);

@@ -178,17 +178,25 @@ internal sealed class MsZipDecoder
             int from = pos - distance;
             if (distance >= length)
             {
-                Buffer.BlockCopy(buf, from, buf, pos, length);
-                pos += length;
+                buf.AsSpan(from, length).CopyTo(buf.AsSpan(pos, length));
+            }
+            else if (distance == 1)
+            {
+                buf.AsSpan(pos, length).Fill(buf[from]);
             }
             else
             {
-                // Overlapping copy: each byte may depend on one just written.
-                for (int i = 0; i < length; i++)
+                // Overlapping copy: the match repeats the last 'distance' bytes; copy whole periods at a time.
+                int done = 0;
+                while (done < length)
                 {
-                    buf[pos++] = buf[from++];
+                    int n = Math.Min(distance, length - done);
+                    buf.AsSpan(from + done, n).CopyTo(buf.AsSpan(pos + done, n));
+                    done += n;
                 }
             }
+
+            pos += length;
         }
     }
 
