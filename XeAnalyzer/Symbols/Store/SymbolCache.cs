@@ -113,7 +113,7 @@ public static class SymbolCache
             }
         }
 
-        return entries;
+        return entries.AsReadOnly();
     }
 
     private static IEnumerable<SymbolCacheEntry> EnumerateCore(string root, bool verify, CancellationToken cancellationToken)

@@ -154,7 +154,7 @@ public sealed partial class SymbolLocator : IDisposable
     }
 
     private static PdbLookupResult NotFound(string name, PdbIdentity? identity, IReadOnlyList<string> reasons) =>
-        new(name, identity, PdbLookupStatus.NotFound, null, null, PdbOrigin.None, null, false, false, reasons);
+        new(name, identity, PdbLookupStatus.NotFound, null, null, PdbOrigin.None, null, false, false, reasons.ToArray().AsReadOnly());
 
     private void BuildPlan()
     {
@@ -268,6 +268,12 @@ public sealed partial class SymbolLocator : IDisposable
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
         {
             reasons.Add("the lookup was canceled (the locator was disposed)");
+            return NotFound(name, identity, reasons);
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            // A folder vanished or became unreadable during the search: report it rather than fail the caller's resolution.
+            reasons.Add("the search stopped on an I/O error: " + ex.Message);
             return NotFound(name, identity, reasons);
         }
     }
@@ -563,7 +569,7 @@ public sealed partial class SymbolLocator : IDisposable
     }
 
     private static PdbLookupResult Found(string name, PdbIdentity? requested, PdbLookupStatus status, string path, PdbIdentity actual, PdbOrigin origin, string where, bool expanded, bool pointer, List<string> reasons) =>
-        new(name, requested, status, Path.GetFullPath(path), actual, origin, where, expanded, pointer, reasons.ToArray());
+        new(name, requested, status, Path.GetFullPath(path), actual, origin, where, expanded, pointer, reasons.ToArray().AsReadOnly());
 
     /// <summary>A lookup's identity for coalescing: the name in any letter case, and the GUID/age (or none).</summary>
     private readonly struct LookupKey(string name, PdbIdentity? identity) : IEquatable<LookupKey>

@@ -81,7 +81,7 @@ public sealed class SymbolPath
             }
         }
 
-        return new SymbolPath(text, elements, warnings);
+        return new SymbolPath(text, elements.AsReadOnly(), warnings.AsReadOnly());
     }
 
     /// <summary>The usable elements joined with <c>;</c>, as written.</summary>
@@ -197,7 +197,7 @@ public sealed class SymbolPath
             return null;
         }
 
-        return SymbolPathElement.Server(item, tiers);
+        return SymbolPathElement.Server(item, tiers.AsReadOnly());
     }
 
     private static string? ParseDirectory(string item, string dir, List<string> warnings)

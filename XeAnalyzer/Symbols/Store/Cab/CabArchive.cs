@@ -187,7 +187,7 @@ public sealed class CabArchive : IDisposable
             fpos += 16 + nul + 1;
         }
 
-        return new CabArchive(source, ownsSource, folders, files, dataReserve);
+        return new CabArchive(source, ownsSource, folders, files.AsReadOnly(), dataReserve);
     }
 
     /// <summary>
