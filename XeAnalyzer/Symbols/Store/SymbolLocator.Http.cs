@@ -1,0 +1,333 @@
+using System.Collections.Concurrent;
+using System.Globalization;
+using System.Net;
+using System.Text;
+using XeAnalyzer.Symbols.Store.Cab;
+
+namespace XeAnalyzer.Symbols.Store;
+
+/// <content>Downloads from HTTP(S) symbol servers.</content>
+public sealed partial class SymbolLocator
+{
+    private const int ServerFailureLimit = 3;
+
+    private static readonly byte[] s_msfzMagic = "Microsoft MSFZ Container"u8.ToArray();
+
+    private readonly HttpClient? _http;
+
+    // Server/name/key combinations a server answered 404 for in every spelling, remembered for the session.
+    private readonly ConcurrentDictionary<string, byte> _notOnServer = new(StringComparer.Ordinal);
+
+    // Consecutive connection failures or timeouts per server; at ServerFailureLimit the server is skipped for the session.
+    private readonly ConcurrentDictionary<string, int> _serverFailures = new(StringComparer.Ordinal);
+
+    private enum Kind
+    {
+        Pdb,
+        Cabinet,
+        Pointer,
+    }
+
+    private enum Outcome
+    {
+        Missing,
+        Failed,
+        Found,
+    }
+
+    private static HttpClient CreateHttpClient(SymbolStoreOptions options)
+    {
+        var handler = new SocketsHttpHandler
+        {
+            ConnectTimeout = options.ConnectTimeout,
+            AllowAutoRedirect = true,
+            MaxAutomaticRedirections = 10,
+            AutomaticDecompression = DecompressionMethods.None,
+            PooledConnectionLifetime = TimeSpan.FromMinutes(5),
+        };
+        var client = new HttpClient(handler, disposeHandler: true) { Timeout = System.Threading.Timeout.InfiniteTimeSpan };
+
+        // No Accept header at all: in particular never 'application/msfz0' (MSFZ needs zstd and is not supported).
+        client.DefaultRequestHeaders.TryAddWithoutValidation("User-Agent", options.UserAgent);
+        return client;
+    }
+
+    private async Task<PdbLookupResult?> TryServerAsync(ServerLocation server, string name, PdbIdentity id, List<string> reasons, CancellationToken cancellationToken)
+    {
+        string serverText = server.Server.OriginalString;
+        string negativeKey = serverText + "|" + name.ToUpperInvariant() + "|" + id.Key;
+        if (_notOnServer.ContainsKey(negativeKey))
+        {
+            reasons.Add(name + " " + id.ToString() + " is not on " + serverText + " (a 404 remembered from earlier in this session)");
+            return null;
+        }
+
+        if (_serverFailures.TryGetValue(serverText, out int failures) && failures >= ServerFailureLimit)
+        {
+            reasons.Add(serverText + " was not asked: it failed " + failures.ToString(CultureInfo.InvariantCulture) + " times in a row in this session");
+            return null;
+        }
+
+        // Symbol servers take the name as given and the upper-case key (msdl is case-insensitive); plain web servers
+        // on case-sensitive file systems may hold the lower-case spelling (Microsoft.SymbolStore writes it).
+        var spellings = new List<(string Name, string Key)> { (name, id.Key) };
+        (string, string) lower = (name.ToLowerInvariant(), SymbolStoreKey.FormatLower(id));
+        if (!spellings.Contains(lower))
+        {
+            spellings.Add(lower);
+        }
+
+        int asked = 0;
+        foreach ((string urlName, string urlKey) in spellings)
+        {
+            foreach (Kind kind in new[] { Kind.Pdb, Kind.Cabinet, Kind.Pointer })
+            {
+                string file = kind switch
+                {
+                    Kind.Pdb => urlName,
+                    Kind.Cabinet => StoreLayout.CompressedName(urlName),
+                    _ => StoreLayout.PointerFileName,
+                };
+                var url = new Uri(
+                    serverText.TrimEnd('/') + "/" + Uri.EscapeDataString(urlName) + "/" + urlKey + "/" + Uri.EscapeDataString(file),
+                    UriKind.Absolute);
+                asked++;
+                (Outcome outcome, PdbLookupResult? result) = await DownloadAsync(server, url, kind, name, id, reasons, cancellationToken).ConfigureAwait(false);
+                if (outcome == Outcome.Found)
+                {
+                    return result;
+                }
+
+                if (outcome == Outcome.Failed)
+                {
+                    return null;
+                }
+            }
+        }
+
+        _notOnServer.TryAdd(negativeKey, 0);
+        reasons.Add(string.Create(CultureInfo.InvariantCulture, $"{name} {id} is not on {serverText} (404 for all {asked} URLs: .pdb, .pd_ and file.ptr)"));
+        return null;
+    }
+
+    private async Task<(Outcome, PdbLookupResult?)> DownloadAsync(ServerLocation server, Uri url, Kind kind, string name, PdbIdentity id, List<string> reasons, CancellationToken cancellationToken)
+    {
+        string serverText = server.Server.OriginalString;
+        for (int attempt = 0; ; attempt++)
+        {
+            bool retry = attempt < Options.MaxRetries;
+            using var attemptCts = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+            attemptCts.CancelAfter(Options.Timeout);
+            try
+            {
+                using var request = new HttpRequestMessage(HttpMethod.Get, url);
+                using HttpResponseMessage response = await _http!.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, attemptCts.Token).ConfigureAwait(false);
+                _serverFailures[serverText] = 0;
+                int status = (int)response.StatusCode;
+                if (response.StatusCode is HttpStatusCode.NotFound or HttpStatusCode.Gone)
+                {
+                    return (Outcome.Missing, null);
+                }
+
+                if (status >= 500 || response.StatusCode is HttpStatusCode.RequestTimeout or HttpStatusCode.TooManyRequests)
+                {
+                    reasons.Add(string.Create(CultureInfo.InvariantCulture, $"{url} answered {status} {response.ReasonPhrase} (attempt {attempt + 1} of {Options.MaxRetries + 1})"));
+                    if (retry)
+                    {
+                        await Task.Delay(Options.RetryDelay * (attempt + 1), cancellationToken).ConfigureAwait(false);
+                        continue;
+                    }
+
+                    return (Outcome.Failed, null);
+                }
+
+                if (!response.IsSuccessStatusCode)
+                {
+                    reasons.Add(string.Create(CultureInfo.InvariantCulture, $"{url} answered {status} {response.ReasonPhrase}; server skipped"));
+                    return (Outcome.Failed, null);
+                }
+
+                return kind == Kind.Pointer
+                    ? await ReadServedPointerAsync(response, url, name, id, server, reasons, attemptCts.Token).ConfigureAwait(false)
+                    : await SaveServedFileAsync(response, url, kind, name, id, server, reasons, attemptCts.Token).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+            {
+                CountFailure(serverText);
+                reasons.Add(string.Create(CultureInfo.InvariantCulture, $"{url} timed out after {Options.Timeout.TotalSeconds:0.###} s; server skipped"));
+                return (Outcome.Failed, null);
+            }
+            catch (Exception ex) when (ex is HttpRequestException or IOException)
+            {
+                CountFailure(serverText);
+                reasons.Add(string.Create(CultureInfo.InvariantCulture, $"{url} failed: {ex.Message} (attempt {attempt + 1} of {Options.MaxRetries + 1})"));
+                if (retry)
+                {
+                    await Task.Delay(Options.RetryDelay * (attempt + 1), cancellationToken).ConfigureAwait(false);
+                    continue;
+                }
+
+                return (Outcome.Failed, null);
+            }
+        }
+    }
+
+    private void CountFailure(string server) => _serverFailures.AddOrUpdate(server, 1, (_, n) => n + 1);
+
+    /// <summary>
+    /// Streams a served <c>.pdb</c> or <c>.pd_</c> into a hidden temp file in the cache's key folder, checks size and magic,
+    /// expands a cabinet, verifies GUID and age, then renames into place. Nothing is left behind on failure.
+    /// </summary>
+    private async Task<(Outcome, PdbLookupResult?)> SaveServedFileAsync(HttpResponseMessage response, Uri url, Kind kind, string name, PdbIdentity id, ServerLocation server, List<string> reasons, CancellationToken cancellationToken)
+    {
+        long? declared = response.Content.Headers.ContentLength;
+        if (declared > Options.MaxDownloadBytes)
+        {
+            reasons.Add(string.Create(CultureInfo.InvariantCulture, $"{url} declares {declared} bytes, more than the {Options.MaxDownloadBytes}-byte download limit; refused"));
+            return (Outcome.Failed, null);
+        }
+
+        var created = new List<string>();
+        string? temp = null;
+        bool committed = false;
+        try
+        {
+            string keyDir;
+            try
+            {
+                keyDir = StoreLayout.PrepareKeyFolder(server.Cache, name, id, created);
+            }
+            catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or InvalidOperationException)
+            {
+                reasons.Add("cannot write to the cache " + server.Cache + ": " + ex.Message);
+                return (Outcome.Failed, null);
+            }
+
+            temp = StoreLayout.TempPath(keyDir, name);
+            byte[] head = new byte[32];
+            int headLength = 0;
+            long written = 0;
+            var output = new FileStream(temp, FileMode.CreateNew, FileAccess.Write, FileShare.None, 1 << 16, FileOptions.Asynchronous);
+            await using (output.ConfigureAwait(false))
+            {
+                Stream body = await response.Content.ReadAsStreamAsync(cancellationToken).ConfigureAwait(false);
+                await using (body.ConfigureAwait(false))
+                {
+                    byte[] buffer = new byte[1 << 16];
+                    while (true)
+                    {
+                        int n = await body.ReadAsync(buffer, cancellationToken).ConfigureAwait(false);
+                        if (n == 0)
+                        {
+                            break;
+                        }
+
+                        if (headLength < head.Length)
+                        {
+                            int take = Math.Min(n, head.Length - headLength);
+                            Array.Copy(buffer, 0, head, headLength, take);
+                            headLength += take;
+                            if (headLength >= s_msfzMagic.Length && head.AsSpan().StartsWith(s_msfzMagic))
+                            {
+                                reasons.Add(url + " sent an MSFZ-compressed PDB ('Microsoft MSFZ Container'), which is not supported (it was not asked for: no 'Accept: application/msfz0'); not cached");
+                                return (Outcome.Failed, null);
+                            }
+                        }
+
+                        written += n;
+                        if (written > Options.MaxDownloadBytes)
+                        {
+                            reasons.Add(string.Create(CultureInfo.InvariantCulture, $"{url} sent more than the {Options.MaxDownloadBytes}-byte download limit; aborted, not cached"));
+                            return (Outcome.Failed, null);
+                        }
+
+                        await output.WriteAsync(buffer.AsMemory(0, n), cancellationToken).ConfigureAwait(false);
+                    }
+                }
+
+                if (declared is long d && written != d)
+                {
+                    throw new IOException(string.Create(CultureInfo.InvariantCulture, $"the body ended after {written} of {d} bytes (truncated download)"));
+                }
+
+                await output.FlushAsync(cancellationToken).ConfigureAwait(false);
+                output.Flush(flushToDisk: true);
+            }
+
+            string final = Path.Join(keyDir, name);
+            bool isCabinet = CabArchive.IsCabinet(head.AsSpan(0, headLength));
+            if (isCabinet)
+            {
+                string? expanded = StoreLayout.ExpandCabinet(temp, name, id, server.Cache, Options.MaxExpandedBytes, reasons, cancellationToken);
+                if (expanded is null)
+                {
+                    reasons.Add(url + " was rejected; not cached");
+                    return (Outcome.Failed, null);
+                }
+
+                committed = true;
+                return (Outcome.Found, Found(name, id, PdbLookupStatus.Verified, expanded, id, PdbOrigin.Server, url.ToString(), true, false, reasons));
+            }
+
+            if (kind == Kind.Cabinet)
+            {
+                reasons.Add(url + " is not a cabinet file; not cached");
+                return (Outcome.Failed, null);
+            }
+
+            if (!StoreLayout.TryVerify(temp, id, reasons, out PdbIdentity actual, "the PDB from " + url))
+            {
+                reasons.Add(url + " was rejected; not cached");
+                return (Outcome.Failed, null);
+            }
+
+            StoreLayout.Commit(temp, final, id);
+            committed = true;
+            return (Outcome.Found, Found(name, id, PdbLookupStatus.Verified, final, actual, PdbOrigin.Server, url.ToString(), false, false, reasons));
+        }
+        finally
+        {
+            StoreLayout.TryDelete(temp);
+            if (!committed)
+            {
+                StoreLayout.RemoveIfEmpty(created);
+            }
+        }
+    }
+
+    private async Task<(Outcome, PdbLookupResult?)> ReadServedPointerAsync(HttpResponseMessage response, Uri url, string name, PdbIdentity id, ServerLocation server, List<string> reasons, CancellationToken cancellationToken)
+    {
+        if (response.Content.Headers.ContentLength > StoreLayout.MaxPointerBytes)
+        {
+            reasons.Add(url + " is too large for a pointer file; ignored");
+            return (Outcome.Failed, null);
+        }
+
+        Stream body = await response.Content.ReadAsStreamAsync(cancellationToken).ConfigureAwait(false);
+        await using (body.ConfigureAwait(false))
+        {
+            byte[] buffer = new byte[StoreLayout.MaxPointerBytes + 1];
+            int total = 0;
+            while (total < buffer.Length)
+            {
+                int n = await body.ReadAsync(buffer.AsMemory(total), cancellationToken).ConfigureAwait(false);
+                if (n == 0)
+                {
+                    break;
+                }
+
+                total += n;
+            }
+
+            if (total > StoreLayout.MaxPointerBytes)
+            {
+                reasons.Add(url + " is too large for a pointer file; ignored");
+                return (Outcome.Failed, null);
+            }
+
+            string text = Encoding.UTF8.GetString(buffer, 0, total);
+            PdbLookupResult? result = FollowPointer(text, url.ToString(), null, name, id, server.Cache, PdbOrigin.Server, reasons, cancellationToken);
+            return result is null ? (Outcome.Failed, null) : (Outcome.Found, result);
+        }
+    }
+}
