@@ -74,6 +74,11 @@ public sealed class XeSchema
         }
 
         PointerSize = pointerSize;
+        if (pointerSize == 4)
+        {
+            // Readers take the pointer size from package0's ptr type; without it they assume 8.
+            GetStandardType(XeBaseType.Pointer);
+        }
     }
 
     /// <summary>Pointer size (4 or 8): the size of type 13 (<c>ptr</c>) in package 0.</summary>
