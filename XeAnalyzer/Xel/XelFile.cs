@@ -72,14 +72,14 @@ public static class XelFile
         long length = source.Length;
         if (length == 0)
         {
-            return "a .xel file header (magic 0xEFAB375A), but the file is empty";
+            return "expected a .xel file header (magic 0xEFAB375A), but the file is empty";
         }
 
         Span<byte> b = stackalloc byte[8];
         int n = source.Read(0, b);
         if (n < 8)
         {
-            return string.Create(CultureInfo.InvariantCulture, $"an 8-byte .xel file header, but the file has only {n} bytes");
+            return string.Create(CultureInfo.InvariantCulture, $"expected an 8-byte .xel file header, but the file has only {n} bytes");
         }
 
         uint magic = BinaryPrimitives.ReadUInt32LittleEndian(b);
@@ -87,19 +87,19 @@ public static class XelFile
         ushort size = BinaryPrimitives.ReadUInt16LittleEndian(b[6..]);
         if (magic != Magic)
         {
-            return string.Create(CultureInfo.InvariantCulture, $"the .xel magic 0xEFAB375A, found 0x{magic:X8}: not an Extended Events file");
+            return string.Create(CultureInfo.InvariantCulture, $"expected the .xel magic 0xEFAB375A, found 0x{magic:X8}: not an Extended Events file");
         }
 
         if (version != SupportedVersion)
         {
             offset = 4;
-            return string.Create(CultureInfo.InvariantCulture, $"format version {SupportedVersion}, found {version}");
+            return string.Create(CultureInfo.InvariantCulture, $"expected format version {SupportedVersion}, found {version}");
         }
 
         if (size < 8)
         {
             offset = 6;
-            return string.Create(CultureInfo.InvariantCulture, $"a header size of at least 8 bytes, found {size}");
+            return string.Create(CultureInfo.InvariantCulture, $"expected a header size of at least 8 bytes, found {size}");
         }
 
         header = new XelFileHeader(magic, version, size);

@@ -188,6 +188,7 @@ internal static class XelMetadataReader
                         ObjectHeader th = ReadHeader(ref r, "type");
                         CheckRid(ref r, th, XeRid.TypeType, index, "type");
                         byte size = r.ReadByte("type size");
+                        CheckTypeSize(ref r, th, size);
                         schema.AddType(new XeType(package, th.Name, (XeBaseType)XeRid.ObjectIndex(th.Rid), size, th.Description)
                         {
                             HeaderVersion = th.Version,
@@ -197,6 +198,21 @@ internal static class XelMetadataReader
                         break;
                 }
             }
+        }
+    }
+
+    private static void CheckTypeSize(ref SpanReader r, ObjectHeader h, byte size)
+    {
+        var bt = (XeBaseType)XeRid.ObjectIndex(h.Rid);
+        bool ok = bt switch
+        {
+            XeBaseType.Pointer or XeBaseType.GuidPointer => size is 4 or 8,
+            XeBaseType.Callstack => size == 0,
+            _ => XeBaseTypes.GetStandardSize(bt) is int std && (std == 0 || size == std),
+        };
+        if (!ok)
+        {
+            throw r.Error(string.Create(CultureInfo.InvariantCulture, $"type '{h.Name}' (base type {(int)bt}) to have its standard size, found {size} bytes"));
         }
     }
 
