@@ -282,9 +282,16 @@ public readonly struct XeValue : IEquatable<XeValue>
         ReadOnlySpan<byte> src = b.AsSpan(_offset, n * ps);
         if (ps == 8)
         {
-            for (int i = 0; i < n; i++)
+            if (BitConverter.IsLittleEndian)
             {
-                destination[i] = BinaryPrimitives.ReadUInt64LittleEndian(src.Slice(i * 8, 8));
+                System.Runtime.InteropServices.MemoryMarshal.Cast<byte, ulong>(src).CopyTo(destination);
+            }
+            else
+            {
+                for (int i = 0; i < n; i++)
+                {
+                    destination[i] = BinaryPrimitives.ReadUInt64LittleEndian(src.Slice(i * 8, 8));
+                }
             }
         }
         else

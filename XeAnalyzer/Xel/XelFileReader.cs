@@ -119,13 +119,13 @@ internal sealed class XelFileReader
                         yield break;
                     }
 
-                    byte[] meta = new byte[dataEnd];
+                    byte[] meta = GC.AllocateUninitializedArray<byte>(dataEnd);
                     _source.Read(pos, meta);
                     ParseMetadata(meta, pos, bh);
                     break;
                 case XelBufferType.Event when !metadataOnly:
                     int readable = (int)Math.Min(dataEnd, available);
-                    byte[] buffer = new byte[readable];
+                    byte[] buffer = GC.AllocateUninitializedArray<byte>(readable);
                     int got = _source.Read(pos, buffer);
                     if (got < readable)
                     {
