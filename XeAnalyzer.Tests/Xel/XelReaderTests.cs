@@ -51,6 +51,8 @@ public sealed class XelReaderTests
         Assert.That(e.GetField("f_float64").AsDouble(), Is.EqualTo(Math.PI));
         Assert.That(e.GetField("f_filetime").ToObject(), Is.EqualTo(new DateTimeOffset(XelFixtures.Start)));
         Assert.That(e.GetField("f_ptr").ToString(), Is.EqualTo("0x00007FF612345678"));
+        Assert.That(e.GetField("f_guid_ptr").ToString(), Is.EqualTo("0x000001A2B3C4D5E6"));
+        Assert.That(e.GetField("f_cpu_cycle").ToObject(), Is.EqualTo(123456789UL));
         Assert.That(e.GetField("f_ansi").AsString(), Is.EqualTo("ansi text 0"));
         Assert.That(e.GetField("f_unicode").AsString(), Is.EqualTo("unicode \u00e9\u4e2d 0"));
         Assert.That(e.GetField("f_guid").AsGuid(), Is.EqualTo(new Guid(0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)));
@@ -73,6 +75,28 @@ public sealed class XelReaderTests
         Assert.That(e.GetField("session_id").AsUInt64(), Is.EqualTo(50UL));
         Assert.That(e.GetAction("session_id").AsUInt64(), Is.EqualTo(50UL));
         Assert.That(e.GetAction("xetest.session_id").Column!.Kind, Is.EqualTo(XeColumnKind.Action));
+    }
+
+    [Test]
+    public void ReadEvents_Throws_WhenCancelled()
+    {
+        using var cts = new CancellationTokenSource();
+        cts.Cancel();
+        Assert.That(() => XelReader.ReadEvents(XelFixtures.PathOf("latch.xel"), null, cts.Token).ToList(), Throws.InstanceOf<OperationCanceledException>());
+    }
+
+    [Test]
+    public void XelFileSummary_CountsEventsAndActions_ForAllTypes()
+    {
+        XelFileSummary s = XelFileSummary.Read(XelFixtures.PathOf("all-types.xel"));
+        Assert.That(s.EventCount, Is.EqualTo(XelFixtures.AllTypesCount + 3));
+        Assert.That(s.MetadataBufferCount, Is.EqualTo(2));
+        Assert.That(s.BufferCount, Is.GreaterThan(4));
+        Assert.That(s.HasCallstacks, Is.True);
+        XelEventTypeSummary t = s.EventTypes.Single(x => x.EventType.Name == "all_types");
+        Assert.That(t.Actions.Select(a => a.FullName), Is.EquivalentTo(new[] { "xetest.session_id", "package0.event_sequence", "package0.callstack", "package0.attach_activity_id" }));
+        Assert.That(s.FirstTimestamp, Is.EqualTo(Enumerable.Range(0, XelFixtures.AllTypesCount).Select(XelFixtures.AllTypesTime).Min()));
+        Assert.That(s.IsPartial, Is.False);
     }
 
     [Test]

@@ -20,6 +20,7 @@ internal sealed class XelFileReader
     private readonly bool _strict;
     private readonly Dictionary<int, XelPackageClock> _clocks = [];
     private readonly Dictionary<uint, string> _broken = [];
+    private readonly HashSet<uint> _warnedBroken = [];
     private readonly Dictionary<uint, EventState> _states = [];
     private readonly List<Record> _records = [];
     private uint[] _ridScratch = new uint[16];
@@ -195,6 +196,11 @@ internal sealed class XelFileReader
 
         foreach (KeyValuePair<uint, string> b in _broken)
         {
+            if (!_warnedBroken.Add(b.Key))
+            {
+                continue;
+            }
+
             _diag?.Warn(_file, pos, "objects of RID 0x" + b.Key.ToString("X8", CultureInfo.InvariantCulture) + " cannot be decoded: " + b.Value);
         }
 
