@@ -80,6 +80,21 @@ public sealed class XelVectorTests
         Assert.That(events.TrueForAll(e => e.FullName == "GatewayPackage.login_timing"), Is.True);
         Assert.That(events[0].Timestamp, Is.EqualTo(new DateTime(2012, 5, 8)).Within(TimeSpan.FromDays(1)));
         Assert.That(events[0].GetField("ClientConnectTime").ToObject(), Is.TypeOf<DateTimeOffset>());
+
+        // The package clock has frequency 0 in this 2012 file; ticks are then 100 ns units. Cross-check against an independent
+        // clock: each login_timing event is raised shortly after its ClientConnectTime (a FILETIME payload field).
+        int checkedEvents = 0;
+        foreach (XEvent e in events)
+        {
+            DateTime connect = e.GetField("ClientConnectTime").AsDateTime();
+            if (connect.Year > 1601)
+            {
+                Assert.That((e.Timestamp - connect).Duration(), Is.LessThan(TimeSpan.FromMinutes(2)));
+                checkedEvents++;
+            }
+        }
+
+        Assert.That(checkedEvents, Is.GreaterThan(0));
     }
 
     [Test]
