@@ -45,6 +45,19 @@ internal static class CaptureCommandSupport
             error.WriteLine("xeanalyze: " + ex.Message);
             return ExitCodes.Usage;
         }
+        catch (OperationCanceledException)
+        {
+            error.WriteLine("xeanalyze: cancelled");
+            return ExitCodes.InputError;
+        }
+#pragma warning disable CA1031 // The CLI promises one line on stderr, never a stack trace, even for its own bugs.
+        catch (Exception ex)
+#pragma warning restore CA1031
+        {
+            output.Flush();
+            error.WriteLine("xeanalyze: internal error (" + ex.GetType().Name + "): " + ex.Message);
+            return ExitCodes.InputError;
+        }
     }
 
     /// <summary>Writes the warnings of a read to stderr and returns the exit code (3 when the result is partial).</summary>
