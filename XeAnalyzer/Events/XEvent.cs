@@ -1,0 +1,234 @@
+using System.Buffers.Binary;
+
+namespace XeAnalyzer.Events;
+
+/// <summary>Where an event came from: the capture file and the byte offset of its record (or no location for built events).</summary>
+/// <param name="FilePath">The capture file, or <see langword="null"/>.</param>
+/// <param name="Offset">Absolute byte offset of the event record in the file, or -1.</param>
+public readonly record struct XeSourceLocation(string? FilePath, long Offset)
+{
+    /// <summary>No location (an event built in code).</summary>
+    public static XeSourceLocation None { get; } = new(null, -1);
+
+    /// <inheritdoc/>
+    public override string ToString() => FilePath is null ? "<built>" : FilePath + "@" + Offset.ToString(System.Globalization.CultureInfo.InvariantCulture);
+}
+
+/// <summary>
+/// One Extended Events event: the common currency of XeAnalyzer. Events read from a <c>.xel</c> file are lightweight objects
+/// that refer to their buffer's byte array (one array per buffer, shared by that buffer's events) and to their
+/// <see cref="XeEventType"/>; values decode on access. Events can also be built from values with <see cref="Create"/>
+/// (for target-data XML, tests and generators).
+/// </summary>
+/// <remarks>Immutable; safe to share between threads. Keeping an event alive keeps its buffer alive.</remarks>
+public sealed class XEvent
+{
+    private readonly byte[]? _buffer;
+    private readonly int _payloadOffset;
+    private readonly int _actionsOffset;
+    private readonly XeValue[]? _fieldValues;
+    private readonly XeValue[]? _actionValues;
+
+    internal XEvent(XeEventType type, DateTime timestamp, byte[] buffer, int payloadOffset, int payloadLength, int actionsOffset, XeActionSet actions, XeSourceLocation source)
+    {
+        EventType = type;
+        Timestamp = timestamp;
+        _buffer = buffer;
+        _payloadOffset = payloadOffset;
+        PayloadLength = payloadLength;
+        _actionsOffset = actionsOffset;
+        ActionSet = actions;
+        Source = source;
+    }
+
+    private XEvent(XeEventType type, DateTime timestamp, XeValue[] fields, XeValue[] actions, XeActionSet actionSet, XeSourceLocation source)
+    {
+        EventType = type;
+        Timestamp = timestamp;
+        _fieldValues = fields;
+        _actionValues = actions;
+        ActionSet = actionSet;
+        Source = source;
+    }
+
+    /// <summary>The event type (name, package, UUID, fields).</summary>
+    public XeEventType EventType { get; }
+
+    /// <summary>The short event name, for example <c>wait_info</c>.</summary>
+    public string Name => EventType.Name;
+
+    /// <summary>The package name, for example <c>sqlos</c>.</summary>
+    public string PackageName => EventType.Package.Name;
+
+    /// <summary><c>package.event</c>.</summary>
+    public string FullName => EventType.FullName;
+
+    /// <summary>The event-type GUID (XELite's <c>UUID</c>; not a per-event id).</summary>
+    public Guid Uuid => EventType.Uuid;
+
+    /// <summary>The event time: UTC, 100 ns resolution.</summary>
+    public DateTime Timestamp { get; }
+
+    /// <summary>The event time as a UTC <see cref="DateTimeOffset"/> (what XELite returns).</summary>
+    public DateTimeOffset TimestampOffset => new(Timestamp, TimeSpan.Zero);
+
+    /// <summary>The capture file and record offset, or <see cref="XeSourceLocation.None"/> for a built event.</summary>
+    public XeSourceLocation Source { get; }
+
+    /// <summary>The field columns (same as <see cref="XeEventType.Fields"/>).</summary>
+    public IReadOnlyList<XeColumn> Fields => EventType.Fields;
+
+    /// <summary>Number of fields.</summary>
+    public int FieldCount => EventType.FieldArray.Length;
+
+    /// <summary>The actions this event carries, in record order.</summary>
+    public XeActionSet ActionSet { get; }
+
+    /// <summary>The action columns, in record order.</summary>
+    public IReadOnlyList<XeColumn> Actions => ActionSet.Columns;
+
+    /// <summary>Number of actions.</summary>
+    public int ActionCount => ActionSet.Count;
+
+    /// <summary>The value of <c>package0.event_sequence</c>, when the event carries it.</summary>
+    public ulong? EventSequence => ActionSet.EventSequenceIndex >= 0 ? GetAction(ActionSet.EventSequenceIndex).AsUInt64() : null;
+
+    /// <summary>Payload length in bytes (0 for built events).</summary>
+    internal int PayloadLength { get; }
+
+    /// <summary>The field value at <paramref name="index"/> (see <see cref="XeEventType.GetFieldIndex"/>).</summary>
+    /// <param name="index">Field index.</param>
+    /// <returns>The value.</returns>
+    public XeValue GetField(int index)
+    {
+        XeColumn c = EventType.FieldArray[index];
+        if (_fieldValues is not null)
+        {
+            return _fieldValues[index];
+        }
+
+        byte[] b = _buffer!;
+        int at = _payloadOffset + c.PayloadOffset;
+        if (c.IsVariableLength)
+        {
+            ReadOnlySpan<byte> slot = b.AsSpan(at, 8);
+            int off = (int)BinaryPrimitives.ReadUInt32LittleEndian(slot);
+            int len = (int)BinaryPrimitives.ReadUInt32LittleEndian(slot[4..]);
+            return new XeValue(c, b, _payloadOffset + off, len);
+        }
+
+        return new XeValue(c, b, at, c.Size);
+    }
+
+    /// <summary>The field value named <paramref name="name"/>.</summary>
+    /// <param name="name">Short field name.</param>
+    /// <returns>The value.</returns>
+    /// <exception cref="KeyNotFoundException">The event has no such field.</exception>
+    public XeValue GetField(string name)
+    {
+        int i = EventType.GetFieldIndex(name);
+        return i >= 0 ? GetField(i) : throw new KeyNotFoundException("Event " + FullName + " has no field '" + name + "'.");
+    }
+
+    /// <summary>Looks up a field by short name.</summary>
+    /// <param name="name">Short field name.</param>
+    /// <param name="value">The value, when found.</param>
+    /// <returns>Whether the field exists.</returns>
+    public bool TryGetField(string name, out XeValue value)
+    {
+        int i = EventType.GetFieldIndex(name);
+        value = i >= 0 ? GetField(i) : default;
+        return i >= 0;
+    }
+
+    /// <summary>The action value at <paramref name="index"/> (see <see cref="XeActionSet.IndexOf"/>).</summary>
+    /// <param name="index">Position in record order.</param>
+    /// <returns>The value.</returns>
+    public XeValue GetAction(int index)
+    {
+        if (_actionValues is not null)
+        {
+            return _actionValues[index];
+        }
+
+        XeColumn c = ActionSet[index];
+        byte[] b = _buffer!;
+        int p = _actionsOffset;
+        for (int i = 0; i < index; i++)
+        {
+            p += 8 + (int)BinaryPrimitives.ReadUInt32LittleEndian(b.AsSpan(p + 4, 4));
+        }
+
+        int len = (int)BinaryPrimitives.ReadUInt32LittleEndian(b.AsSpan(p + 4, 4));
+        return new XeValue(c, b, p + 8, len);
+    }
+
+    /// <summary>The action value named <paramref name="name"/> (short name, or <c>package.name</c>).</summary>
+    /// <param name="name">The action name.</param>
+    /// <returns>The value.</returns>
+    /// <exception cref="KeyNotFoundException">The event has no such action.</exception>
+    public XeValue GetAction(string name)
+    {
+        int i = ActionSet.IndexOf(name);
+        return i >= 0 ? GetAction(i) : throw new KeyNotFoundException("Event " + FullName + " has no action '" + name + "'.");
+    }
+
+    /// <summary>Looks up an action by short name (or <c>package.name</c>).</summary>
+    /// <param name="name">The action name.</param>
+    /// <param name="value">The value, when found.</param>
+    /// <returns>Whether the event carries the action.</returns>
+    public bool TryGetAction(string name, out XeValue value)
+    {
+        int i = ActionSet.IndexOf(name);
+        value = i >= 0 ? GetAction(i) : default;
+        return i >= 0;
+    }
+
+    /// <summary>
+    /// Builds an event from values, without a binary buffer (for target-data XML, tests and generators).
+    /// </summary>
+    /// <param name="eventType">The event type.</param>
+    /// <param name="timestamp">The event time (converted to UTC if it is not already).</param>
+    /// <param name="fields">One value per field of <paramref name="eventType"/>, in field order, each built for that field's column.</param>
+    /// <param name="actions">Action values (each built for an action column), in record order.</param>
+    /// <param name="source">Where the event came from, if anywhere.</param>
+    /// <returns>The event.</returns>
+    /// <exception cref="ArgumentException">A value does not belong to the matching column.</exception>
+    public static XEvent Create(XeEventType eventType, DateTime timestamp, IReadOnlyList<XeValue> fields, IReadOnlyList<XeValue>? actions = null, XeSourceLocation? source = null)
+    {
+        ArgumentNullException.ThrowIfNull(eventType);
+        ArgumentNullException.ThrowIfNull(fields);
+        if (fields.Count != eventType.FieldArray.Length)
+        {
+            throw new ArgumentException("Event " + eventType.FullName + " has " + eventType.FieldArray.Length.ToString(System.Globalization.CultureInfo.InvariantCulture) + " fields; got " + fields.Count.ToString(System.Globalization.CultureInfo.InvariantCulture) + " values.", nameof(fields));
+        }
+
+        var f = new XeValue[fields.Count];
+        for (int i = 0; i < f.Length; i++)
+        {
+            if (!ReferenceEquals(fields[i].Column, eventType.FieldArray[i]))
+            {
+                throw new ArgumentException("Value " + i.ToString(System.Globalization.CultureInfo.InvariantCulture) + " was not built for field '" + eventType.FieldArray[i].Name + "' of " + eventType.FullName + ".", nameof(fields));
+            }
+
+            f[i] = fields[i];
+        }
+
+        XeValue[] a = actions is null ? [] : [.. actions];
+        var cols = new XeColumn[a.Length];
+        for (int i = 0; i < a.Length; i++)
+        {
+            cols[i] = a[i].Column is { Kind: XeColumnKind.Action } c ? c : throw new ArgumentException("Action value " + i.ToString(System.Globalization.CultureInfo.InvariantCulture) + " was not built for an action column.", nameof(actions));
+        }
+
+        DateTime utc = timestamp.Kind == DateTimeKind.Utc ? timestamp : (timestamp.Kind == DateTimeKind.Local ? timestamp.ToUniversalTime() : DateTime.SpecifyKind(timestamp, DateTimeKind.Utc));
+        return new XEvent(eventType, utc, f, a, a.Length == 0 ? XeActionSet.Empty : new XeActionSet(cols), source ?? XeSourceLocation.None);
+    }
+
+    /// <summary>Builds an event from values with a given action set (shared by many events).</summary>
+    internal static XEvent CreateShared(XeEventType eventType, DateTime utc, XeValue[] fields, XeValue[] actions, XeActionSet set, XeSourceLocation source) =>
+        new(eventType, utc, fields, actions, set, source);
+
+    /// <inheritdoc/>
+    public override string ToString() => FullName + " @ " + Timestamp.ToString("o", System.Globalization.CultureInfo.InvariantCulture);
+}
