@@ -92,10 +92,10 @@ public sealed class HtmlReportWriter : IReportWriter
     {
         ArgumentNullException.ThrowIfNull(report);
         var sb = new StringBuilder(65536);
-        sb.Append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
-          .Append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
-          .Append("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n")
-          .Append("<meta name=\"generator\" content=\"").Append(E(report.Generator)).Append("\">\n")
+        sb.Append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n")
+          .Append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
+          .Append("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\"/>\n")
+          .Append("<meta name=\"generator\" content=\"").Append(E(report.Generator)).Append("\"/>\n")
           .Append("<title>").Append(E(report.Title)).Append("</title>\n<style>\n").Append(Css).Append("\n</style>\n</head>\n<body>\n<div class=\"page\">\n")
           .Append("<header class=\"report-header\">\n<h1>").Append(E(report.Title)).Append("</h1>\n");
         if (report.Description is { } description)

@@ -155,7 +155,8 @@ public readonly struct TableCell : IEquatable<TableCell>
         {
             (ColumnKind.Integer, ColumnKind.Decimal) => FromDouble(_integer),
             (ColumnKind.Decimal, ColumnKind.Percentage) => FromPercentage(_number),
-            _ => null,
+            // The cast matters: a bare null would convert to an empty cell through the string conversion.
+            _ => (TableCell?)null,
         };
     }
 }
