@@ -227,7 +227,7 @@ public static class ChartSvgWriter
         AxisScale y = AxisScale.Numeric(yMin, yMax, 6);
         double left = LeftMargin(y, chart.YAxisLabel);
         double right = 24;
-        double top = chart.Series.Count > 0 ? 62 : 44;
+        double top = chart.Series.Count > 0 ? 66 : 44;
         double bottom = 52;
         double plotW = Math.Max(10, w - left - right);
         double plotH = Math.Max(20, h - top - bottom);
@@ -307,7 +307,7 @@ public static class ChartSvgWriter
             NoData(sb, left + (plotW / 2), top + (plotH / 2));
         }
 
-        Legend(sb, chart, left, 38);
+        Legend(sb, chart, left, 50);
         sb.Append("</svg>\n");
         return sb.ToString();
     }

@@ -8,7 +8,8 @@ namespace XeAnalyzer.Output;
 /// right-aligned numbers, preformatted blocks, key/value lists, and a footer naming the generator (never a wall-clock
 /// time, so the same report gives the same bytes). It has no scripts and no external URLs; a Content-Security-Policy
 /// meta tag forbids scripts and remote loads, and every string from the report is HTML-escaped (names come from
-/// untrusted captures), with lone surrogates and forbidden control characters replaced by U+FFFD.
+/// untrusted captures), with lone surrogates and forbidden control characters replaced by U+FFFD. The markup is also
+/// well-formed XML (void elements self-closed, attributes quoted), so it can be checked with an XML parser.
 /// </summary>
 public sealed class HtmlReportWriter : IReportWriter
 {
@@ -43,7 +44,7 @@ public sealed class HtmlReportWriter : IReportWriter
         ul.notes li { padding: 6px 10px; border-radius: 4px; margin-top: 4px; }
         li.note { background: #f1f8ff; border-left: 3px solid #54aeff; }
         li.warning { background: #fff8c5; border-left: 3px solid #d4a72c; }
-        .chart svg, .flame svg { display: block; max-width: 100%; height: auto; }
+        .chart svg, .flame svg { display: block; width: 100%; height: auto; }
         .chart, .flame { border: 1px solid #e1e4e8; border-radius: 6px; padding: 6px; background: #fff; }
         pre { background: #f6f8fa; border: 1px solid #e1e4e8; border-radius: 6px; padding: 10px 14px; overflow-x: auto; font: 12.5px/1.45 "DejaVu Sans Mono", Menlo, Consolas, "Liberation Mono", monospace; margin: 0; }
         dl.kv { display: grid; grid-template-columns: max-content auto; gap: 4px 18px; margin: 10px 0 14px; font-size: 13.5px; }
@@ -56,13 +57,13 @@ public sealed class HtmlReportWriter : IReportWriter
 
     /// <summary>Creates the writer.</summary>
     /// <param name="maxTableRows">Rows shown per table (1 to 1,000,000; default 10,000); a note says how many were left out.</param>
-    /// <param name="chartOptions">The size of charts; <see langword="null"/> for the defaults.</param>
+    /// <param name="chartOptions">The size of charts; <see langword="null"/> for 1160 × 380 px (the page's content width). Charts and flame graphs scale to the page width.</param>
     public HtmlReportWriter(int maxTableRows = 10_000, ChartSvgOptions? chartOptions = null)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(maxTableRows, 1);
         ArgumentOutOfRangeException.ThrowIfGreaterThan(maxTableRows, 1_000_000);
         MaxTableRows = maxTableRows;
-        ChartOptions = chartOptions ?? new ChartSvgOptions();
+        ChartOptions = chartOptions ?? new ChartSvgOptions { Width = 1160 };
     }
 
     /// <summary>Rows shown per table.</summary>

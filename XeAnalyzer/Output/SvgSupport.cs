@@ -146,8 +146,8 @@ internal static class ModulePalette
 
         uint h = Svg.StableHash(module);
         double hue = h % 360;
-        double light = 0.66 + ((h >> 12) % 5 * 0.025);
-        return Svg.Hsl(hue, 0.68, light);
+        double light = 0.70 + ((h >> 12) % 4 * 0.02);
+        return Svg.Hsl(hue, 0.62, light);
     }
 
     /// <summary>The fill of a differential frame: red for growth, blue for shrink, near-white for no change.</summary>
@@ -155,7 +155,8 @@ internal static class ModulePalette
     public static string DiffColour(double intensity)
     {
         double t = Math.Clamp(Math.Abs(intensity), 0, 1);
-        double other = (242 - (200 * t)) / 255.0;
+        // Capped so black labels stay readable on the strongest red and blue.
+        double other = (242 - (150 * t)) / 255.0;
         double base_ = (242 + (13 * t)) / 255.0;
         return intensity >= 0 ? Svg.Rgb(base_, other, other) : Svg.Rgb(other, other, base_);
     }
