@@ -51,6 +51,12 @@ internal sealed partial class HeadlessChromium : IAsyncDisposable
         _profileDirectory = profileDirectory;
     }
 
+    /// <summary>The id of the browser process.</summary>
+    public int ProcessId { get; private init; }
+
+    /// <summary>The name of the temporary profile directory (deleted on dispose).</summary>
+    public string ProfileName => Path.GetFileName(_profileDirectory);
+
     /// <summary>The tail of the browser's standard error, for failure messages.</summary>
     public string StandardErrorTail
     {
@@ -120,7 +126,7 @@ internal sealed partial class HeadlessChromium : IAsyncDisposable
             throw;
         }
 
-        var browser = new HeadlessChromium(process, profile);
+        var browser = new HeadlessChromium(process, profile) { ProcessId = process.Id };
         try
         {
             await browser.ConnectAsync(cancellationToken).ConfigureAwait(false);
@@ -549,8 +555,9 @@ internal sealed class ChromiumPage(HeadlessChromium browser, string sessionId)
     }
 
     /// <summary>Navigates to a local file and waits for its load event, then for every event sent before it.</summary>
-    public async Task NavigateAsync(string path, CancellationToken cancellationToken)
+    public async Task NavigateAsync(string path, CancellationToken cancellationToken, TimeSpan? loadTimeout = null)
     {
+        TimeSpan limit = loadTimeout ?? HeadlessChromium.DefaultTimeout;
         string url = new Uri(Path.GetFullPath(path)).AbsoluteUri;
         Task<CdpEvent> loaded = browser.WaitForEventAsync(e => e.SessionId == SessionId && e.Method == "Page.loadEventFired");
         JsonElement result = await browser.SendAsync("Page.navigate", new JsonObject { ["url"] = url }, SessionId, cancellationToken).ConfigureAwait(false);
@@ -561,11 +568,11 @@ internal sealed class ChromiumPage(HeadlessChromium browser, string sessionId)
 
         try
         {
-            await loaded.WaitAsync(HeadlessChromium.DefaultTimeout, cancellationToken).ConfigureAwait(false);
+            await loaded.WaitAsync(limit, cancellationToken).ConfigureAwait(false);
         }
         catch (TimeoutException)
         {
-            throw new TimeoutException($"{url} did not fire its load event within {HeadlessChromium.DefaultTimeout.TotalSeconds:0} s.");
+            throw new TimeoutException($"{url} did not fire its load event within {limit.TotalSeconds:0.#} s.");
         }
 
         // Replies come in order with events, so one round trip after load means every earlier event has arrived.

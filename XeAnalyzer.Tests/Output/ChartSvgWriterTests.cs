@@ -91,6 +91,17 @@ public class ChartSvgWriterTests
     }
 
     [Test]
+    public void BarChart_WritesValueLabels_OnlyWhenTheyFitTheBars()
+    {
+        XElement[] Labels(BarChart c, int width) =>
+            [.. ParseXml(ChartSvgWriter.ToSvg(c, new ChartSvgOptions { Width = width })).Descendants(SvgNs + "g").Where(g => HasClass(g, "value-labels")).Elements(SvgNs + "text")];
+
+        var few = new BarChart("few", ["a", "b", "c"], [1234.0, 0, 98765]);
+        Assert.That(Labels(few, 900).Select(t => t.Value), Is.EqualTo(new[] { "1,234", "0", "98,765" }));
+        Assert.That(Labels(SchedulerChart(), 400), Is.Empty, "24 five-digit labels do not fit 400 px");
+    }
+
+    [Test]
     public void LineChart_LabelsTimeAxisInUtc_WithNiceSteps()
     {
         var start = new DateTime(2024, 5, 1, 10, 0, 0, DateTimeKind.Utc);

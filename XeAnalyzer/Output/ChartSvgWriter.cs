@@ -134,7 +134,9 @@ public static class ChartSvgWriter
               .Append(CellFormatter.Fixed(v, chart.ValueDecimalPlaces)).Append("</title></rect>\n");
         }
 
-        sb.Append("</g>\n<g class=\"category-labels\" font-family=\"").Append(Svg.SansFont).Append("\" font-size=\"").Append(Svg.N(LabelFont))
+        sb.Append("</g>\n");
+        AppendValueLabels(sb, chart, left, band, y, y0, top, zero);
+        sb.Append("<g class=\"category-labels\" font-family=\"").Append(Svg.SansFont).Append("\" font-size=\"").Append(Svg.N(LabelFont))
           .Append("\" fill=\"").Append(TextColour).Append("\">\n");
         for (int i = 0; i < n; i += labelEvery)
         {
@@ -310,6 +312,29 @@ public static class ChartSvgWriter
         Legend(sb, chart, left, 50);
         sb.Append("</svg>\n");
         return sb.ToString();
+    }
+
+    /// <summary>Writes each bar's value above it (below for negative values) when every label fits its bar's band.</summary>
+    private static void AppendValueLabels(StringBuilder sb, BarChart chart, double left, double band, AxisScale y, double y0, double top, double zero)
+    {
+        const double font = 10;
+        string[] labels = [.. chart.Values.Select(v => CellFormatter.Fixed(v, chart.ValueDecimalPlaces))];
+        if (labels.Length == 0 || labels.Max(l => l.Length) * font * Svg.SansAdvance > band - 2)
+        {
+            return;
+        }
+
+        sb.Append("<g class=\"value-labels\" font-family=\"").Append(Svg.SansFont).Append("\" font-size=\"").Append(Svg.N(font))
+          .Append("\" fill=\"#444444\" text-anchor=\"middle\">\n");
+        for (int i = 0; i < labels.Length; i++)
+        {
+            double vy = y.Map(chart.Values[i], y0, top);
+            double ty = chart.Values[i] >= 0 ? Math.Min(vy, zero) - 3 : Math.Max(vy, zero) + font + 1;
+            sb.Append("<text x=\"").Append(Svg.N(left + ((i + 0.5) * band))).Append("\" y=\"").Append(Svg.N(ty)).Append("\">")
+              .Append(labels[i]).Append("</text>\n");
+        }
+
+        sb.Append("</g>\n");
     }
 
     private static string ReferenceLabel(BarChart chart) =>
