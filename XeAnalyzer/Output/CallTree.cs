@@ -308,7 +308,7 @@ public sealed class CallTreeBuilder
             if (!expanded)
             {
                 stack.Push((node, true));
-                foreach (MutableNode child in node.Children.Values)
+                foreach (MutableNode child in node.Children)
                 {
                     stack.Push((child, false));
                 }
@@ -316,7 +316,7 @@ public sealed class CallTreeBuilder
                 continue;
             }
 
-            MutableNode[] ordered = [.. node.Children.Values];
+            MutableNode[] ordered = [.. node.Children];
             Array.Sort(ordered, static (a, b) => string.CompareOrdinal(a.Name, b.Name));
             var children = new CallTreeNode[ordered.Length];
             for (int i = 0; i < ordered.Length; i++)
@@ -335,22 +335,60 @@ public sealed class CallTreeBuilder
 
     private sealed class MutableNode(string name)
     {
+        private const int ListLimit = 8;
+        private List<MutableNode>? _list;
+        private Dictionary<string, MutableNode>? _map;
+
         public string Name { get; } = name;
 
         public long Self { get; set; }
 
         public long SelfBaseline { get; set; }
 
-        public Dictionary<string, MutableNode> Children { get; } = new(StringComparer.Ordinal);
+        /// <summary>The children in no particular order (Build sorts them).</summary>
+        public IEnumerable<MutableNode> Children => (IEnumerable<MutableNode>?)_map?.Values ?? _list ?? [];
 
+        /// <summary>
+        /// Finds or adds a child. Most frames have a few callees, so a short list is searched first (a reference
+        /// comparison hits when the symbolizer shares frame strings); wide nodes switch to a dictionary.
+        /// </summary>
         public MutableNode Child(string childName)
         {
-            if (!Children.TryGetValue(childName, out MutableNode? child))
+            if (_map is not null)
             {
-                child = new MutableNode(childName);
-                Children.Add(childName, child);
+                if (!_map.TryGetValue(childName, out MutableNode? found))
+                {
+                    found = new MutableNode(childName);
+                    _map.Add(childName, found);
+                }
+
+                return found;
             }
 
+            _list ??= new List<MutableNode>(2);
+            foreach (MutableNode c in _list)
+            {
+                if (ReferenceEquals(c.Name, childName) || string.Equals(c.Name, childName, StringComparison.Ordinal))
+                {
+                    return c;
+                }
+            }
+
+            var child = new MutableNode(childName);
+            if (_list.Count < ListLimit)
+            {
+                _list.Add(child);
+                return child;
+            }
+
+            _map = new Dictionary<string, MutableNode>(ListLimit * 2, StringComparer.Ordinal);
+            foreach (MutableNode c in _list)
+            {
+                _map.Add(c.Name, c);
+            }
+
+            _map.Add(childName, child);
+            _list = null;
             return child;
         }
     }
