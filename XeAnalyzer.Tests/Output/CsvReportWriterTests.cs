@@ -1,0 +1,72 @@
+using XeAnalyzer.Output;
+using static XeAnalyzer.Tests.Output.OutputTestSupport;
+
+namespace XeAnalyzer.Tests.Output;
+
+public class CsvReportWriterTests
+{
+    private static readonly DateTime Noon = new(2024, 5, 1, 12, 0, 0, DateTimeKind.Utc);
+
+    private static ReportTable Table() => new TableBuilder("t")
+        .AddColumn(TableColumn.Text("Name"))
+        .AddColumn(TableColumn.Integer("Count"))
+        .AddColumn(TableColumn.Percentage("Share"))
+        .AddColumn(TableColumn.Duration("Wait"))
+        .AddColumn(TableColumn.Timestamp("When"))
+        .AddRow("plain", 1234, TableCell.FromPercentage(0.5), TimeSpan.FromTicks(15_000), Noon)
+        .AddRow("a,b", -5, TableCell.FromPercentage(0.125), TimeSpan.FromTicks(15), Noon.AddTicks(1))
+        .AddRow("say \"hi\"", 0, TableCell.Empty, TableCell.Empty, TableCell.Empty)
+        .AddRow("line1\nline2", 7, TableCell.FromPercentage(1), TimeSpan.FromSeconds(2.5), TableCell.Empty)
+        .AddRow(" padded ", long.MinValue, TableCell.FromPercentage(1.0 / 3), TableCell.Empty, TableCell.Empty)
+        .AddNote("notes are not written to CSV")
+        .Build();
+
+    [Test]
+    public void WriteTableAsync_QuotesPerRfc4180_WithLfAndInvariantNumbers()
+    {
+        string expected =
+            "Name,Count,Share,Wait (ms),When\n" +
+            "plain,1234,0.5,1.5,2024-05-01T12:00:00.0000000Z\n" +
+            "\"a,b\",-5,0.125,0.0015,2024-05-01T12:00:00.0000001Z\n" +
+            "\"say \"\"hi\"\"\",0,,,\n" +
+            "\"line1\nline2\",7,1,2500,\n" +
+            " padded ,-9223372036854775808,0.3333333333333333,,\n";
+        using var ms = new MemoryStream();
+        CsvReportWriter.WriteTableAsync(Table(), ms).AsTask().GetAwaiter().GetResult();
+        Assert.That(Utf8(ms.ToArray()), Is.EqualTo(expected));
+    }
+
+    [Test]
+    public void WriteAsync_SeparatesSeveralTables_WithEmptyLine()
+    {
+        ReportTable a = new TableBuilder("a").AddColumn(TableColumn.Text("x")).AddRow("1").Build();
+        ReportTable b = new TableBuilder("b").AddColumn(TableColumn.Text("y")).AddColumn(TableColumn.Text("z")).AddRow(string.Empty, "q").Build();
+        var doc = new ReportDocument("d", [new ReportSection("s1", a, new Paragraph("ignored")), new ReportSection("s2", b)]);
+        Assert.That(Utf8(Write(new CsvReportWriter(), doc)), Is.EqualTo("x\n1\n\ny,z\n,q\n"));
+    }
+
+    [Test]
+    public void WriteAsync_EscapesFormulas_WhenProtectionOn()
+    {
+        ReportTable t = new TableBuilder("t").AddColumn(TableColumn.Text("x")).AddRow("=HYPERLINK(\"http://x\")").AddRow("sqlmin!A").Build();
+        Assert.That(Utf8(Write(new CsvReportWriter(protectFromFormulaInjection: true), Doc(t))),
+            Is.EqualTo("x\n\"'=HYPERLINK(\"\"http://x\"\")\"\nsqlmin!A\n"));
+        Assert.That(Utf8(Write(new CsvReportWriter(), Doc(t))), Does.StartWith("x\n\"=HYPERLINK("));
+    }
+
+    [Test]
+    public void WriteAsync_WritesValidUtf8_ForHostileNames()
+    {
+        TableBuilder b = new TableBuilder("t").AddColumn(TableColumn.Text("name"));
+        foreach (string n in HostileNames)
+        {
+            b.AddRow(n);
+        }
+
+        string csv = Utf8(Write(new CsvReportWriter(), Doc(b.Build())));
+        Assert.That(csv, Does.Contain("\nsemi;colon;frame\n"));
+        Assert.That(csv, Does.Contain("lone\uFFFDsurrogate"));
+        Assert.That(csv, Does.Contain("\"\"\"double\"\" and 'single' quotes\""));
+        Assert.That(csv.Contains('\0', StringComparison.Ordinal), Is.False, "NUL is replaced");
+    }
+}

@@ -1,0 +1,246 @@
+using System.Globalization;
+using System.Text;
+
+namespace XeAnalyzer.Output;
+
+/// <summary>An SVG flame graph and what it drew.</summary>
+/// <param name="Svg">The SVG text.</param>
+/// <param name="Stats">Drawn and hidden frame counts.</param>
+public sealed record FlameGraphRendering(string Svg, FlameGraphStats Stats);
+
+/// <summary>
+/// Writes a <see cref="CallTree"/> as a self-contained SVG flame graph (or icicle graph): one <c>&lt;g&gt;</c> per frame
+/// holding a <c>&lt;title&gt;</c> tooltip (name, weight, share), a <c>&lt;rect&gt;</c> whose width is proportional to the
+/// frame's weight, and a label clipped with an ellipsis to the frame's width. Frames are coloured per module (the text
+/// before <c>!</c> or <c>.dll</c>) from a stable hash, so a module has the same colour in every graph; frames without a
+/// module are grey. A differential tree is coloured by change instead: red where a frame's share grew, blue where it
+/// shrank, near-white where it did not change; its tooltip shows both weights and the delta. Frames narrower than
+/// <see cref="FlameGraphOptions.MinWidthPixels"/> are left out and their total weight is reported in the subtitle.
+/// No scripts, ids, style sheets or external references; deterministic bytes.
+/// </summary>
+public sealed class FlameGraphSvgWriter : ICallTreeWriter
+{
+    private const double Pad = 10;
+    private const double TitleFont = 16;
+    private const double InfoFont = 12;
+
+    /// <summary>Creates the writer.</summary>
+    /// <param name="options">Drawing settings; <see langword="null"/> for the defaults.</param>
+    public FlameGraphSvgWriter(FlameGraphOptions? options = null)
+    {
+        Options = options ?? new FlameGraphOptions();
+    }
+
+    /// <summary>The drawing settings.</summary>
+    public FlameGraphOptions Options { get; }
+
+    /// <inheritdoc/>
+    public string Format => "svg";
+
+    /// <inheritdoc/>
+    public string FileExtension => ".svg";
+
+    /// <inheritdoc/>
+    public async ValueTask WriteAsync(CallTree tree, Stream output, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(tree);
+        ArgumentNullException.ThrowIfNull(output);
+        FlameGraphRendering r = Render(tree, Options, cancellationToken);
+        await OutputText.WriteUtf8Async(r.Svg, output, cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>Renders a standalone SVG document (with an XML declaration).</summary>
+    /// <param name="tree">The call tree.</param>
+    /// <param name="options">Drawing settings; <see langword="null"/> for the defaults.</param>
+    /// <param name="cancellationToken">Cancels rendering of large trees.</param>
+    /// <returns>The SVG and what was drawn.</returns>
+    public static FlameGraphRendering Render(CallTree tree, FlameGraphOptions? options = null, CancellationToken cancellationToken = default) =>
+        Render(tree, options ?? new FlameGraphOptions(), standalone: true, cancellationToken);
+
+    internal static FlameGraphRendering Render(CallTree tree, FlameGraphOptions o, bool standalone, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(tree);
+        bool diff = o.Differential ?? tree.HasBaseline;
+        bool byBaseline = diff && o.DifferentialWidth == DifferentialWidth.Baseline;
+        Func<CallTreeNode, long> basis = byBaseline ? static n => n.BaselineWeight : static n => n.Weight;
+        string countName = o.CountName ?? tree.Unit switch
+        {
+            WeightUnit.Bytes => "bytes",
+            WeightUnit.Milliseconds => "ms",
+            _ => "samples",
+        };
+        double width = o.Width;
+        double frameH = o.FrameHeight;
+        long total = basis(tree.Root);
+        double plotW = width - (2 * Pad);
+        double scale = total > 0 ? plotW / total : 0;
+
+        // Layout: which frames are drawn and where.
+        var drawn = new List<(CallTreeNode Node, double X, double W)>();
+        int hiddenFrames = 0;
+        long hiddenWeight = 0;
+        int drawnDepth = 0;
+        if (total > 0)
+        {
+            var stack = new Stack<(CallTreeNode Node, double X)>();
+            stack.Push((tree.Root, Pad));
+            while (stack.Count > 0)
+            {
+                if ((drawn.Count & 0x3FFF) == 0)
+                {
+                    cancellationToken.ThrowIfCancellationRequested();
+                }
+
+                (CallTreeNode node, double x) = stack.Pop();
+                double w = basis(node) * scale;
+                drawn.Add((node, x, w));
+                drawnDepth = Math.Max(drawnDepth, node.Depth);
+                double cx = x;
+                var next = new List<(CallTreeNode, double)>();
+                foreach (CallTreeNode child in Ordered(node, o.ChildOrder, basis))
+                {
+                    double cw = basis(child) * scale;
+                    if (cw < o.MinWidthPixels || basis(child) == 0)
+                    {
+                        hiddenFrames = checked(hiddenFrames + SubtreeSize(child));
+                        hiddenWeight = checked(hiddenWeight + basis(child));
+                    }
+                    else
+                    {
+                        next.Add((child, cx));
+                    }
+
+                    cx += cw;
+                }
+
+                for (int i = next.Count - 1; i >= 0; i--)
+                {
+                    stack.Push(next[i]);
+                }
+            }
+        }
+
+        // Differential colour scale: the largest change among drawn frames (the root excluded) is full intensity.
+        double totalW = tree.Root.Weight;
+        double totalB = tree.Root.BaselineWeight;
+        double Change(CallTreeNode n) => o.NormalizeDifferential
+            ? (totalW > 0 ? n.Weight / totalW : 0) - (totalB > 0 ? n.BaselineWeight / totalB : 0)
+            : n.Weight - (double)n.BaselineWeight;
+        double maxChange = 0;
+        if (diff)
+        {
+            foreach ((CallTreeNode n, _, _) in drawn)
+            {
+                if (n.Depth > 0)
+                {
+                    maxChange = Math.Max(maxChange, Math.Abs(Change(n)));
+                }
+            }
+        }
+
+        var info = new List<string>();
+        if (o.Subtitle is not null)
+        {
+            info.Add(o.Subtitle);
+        }
+
+        if (diff)
+        {
+            info.Add(string.Create(CultureInfo.InvariantCulture,
+                $"Differential: width = {(byBaseline ? "baseline" : "current")} {countName}; red = share grew, blue = share shrank. Total {totalB:N0} \u2192 {totalW:N0} {countName}."));
+        }
+
+        if (hiddenFrames > 0)
+        {
+            double share = total > 0 ? 100.0 * hiddenWeight / total : 0;
+            info.Add(string.Create(CultureInfo.InvariantCulture,
+                $"{hiddenFrames:N0} frames narrower than {o.MinWidthPixels:0.##} px not drawn ({hiddenWeight:N0} {countName}, {share:F2}% of the total)."));
+        }
+
+        double framesTop = 34 + (info.Count * 18) + 8;
+        int levels = total > 0 ? drawnDepth + 1 : 1;
+        double height = framesTop + (levels * frameH) + Pad;
+        var sb = new StringBuilder(4096 + (drawn.Count * 220));
+        Svg.Open(sb, width, height, standalone, o.Title);
+        sb.Append("<rect class=\"background\" x=\"0.00\" y=\"0.00\" width=\"").Append(Svg.N(width)).Append("\" height=\"").Append(Svg.N(height))
+          .Append("\" fill=\"#fbfbf8\"/>\n");
+        sb.Append("<text class=\"title\" x=\"").Append(Svg.N(width / 2)).Append("\" y=\"24.00\" text-anchor=\"middle\" font-family=\"").Append(Svg.SansFont)
+          .Append("\" font-size=\"").Append(Svg.N(TitleFont)).Append("\" font-weight=\"600\" fill=\"#1a1a1a\">")
+          .Append(TextEscaping.Xml(TextEscaping.Ellipsize(o.Title, (int)(plotW / (TitleFont * Svg.SansAdvance))))).Append("</text>\n");
+        for (int i = 0; i < info.Count; i++)
+        {
+            sb.Append("<text class=\"info\" x=\"").Append(Svg.N(Pad)).Append("\" y=\"").Append(Svg.N(46 + (i * 18)))
+              .Append("\" font-family=\"").Append(Svg.SansFont).Append("\" font-size=\"").Append(Svg.N(InfoFont)).Append("\" fill=\"#555555\">")
+              .Append(TextEscaping.Xml(TextEscaping.Ellipsize(info[i], (int)(plotW / (InfoFont * Svg.SansAdvance))))).Append("</text>\n");
+        }
+
+        if (total == 0)
+        {
+            sb.Append("<text class=\"no-data\" x=\"").Append(Svg.N(width / 2)).Append("\" y=\"").Append(Svg.N(framesTop + frameH - 4))
+              .Append("\" text-anchor=\"middle\" font-family=\"").Append(Svg.SansFont).Append("\" font-size=\"13.00\" fill=\"#888888\">no data</text>\n");
+        }
+
+        sb.Append("<g class=\"frames\" font-family=\"").Append(Svg.MonoFont).Append("\" font-size=\"").Append(Svg.N(o.FontSize)).Append("\">\n");
+        double charW = o.FontSize * Svg.MonoAdvance;
+        foreach ((CallTreeNode n, double x, double w) in drawn)
+        {
+            double y = o.Inverted ? framesTop + (n.Depth * frameH) : framesTop + ((drawnDepth - n.Depth) * frameH);
+            string name = n.Depth == 0 ? CallTree.RootName : n.Name;
+            string fill;
+            string tip;
+            if (diff)
+            {
+                fill = n.Depth == 0 ? "#e4e4e4" : ModulePalette.DiffColour(maxChange > 0 ? Change(n) / maxChange : 0);
+                double shareB = totalB > 0 ? 100.0 * n.BaselineWeight / totalB : 0;
+                double shareW = totalW > 0 ? 100.0 * n.Weight / totalW : 0;
+                tip = string.Create(CultureInfo.InvariantCulture,
+                    $"{name} (current {n.Weight:N0}, baseline {n.BaselineWeight:N0}, delta {(n.Delta > 0 ? "+" : string.Empty)}{n.Delta:N0} {countName}; share {shareB:F2}% \u2192 {shareW:F2}%)");
+            }
+            else
+            {
+                fill = n.Depth == 0 ? "#e4e4e4" : ModulePalette.ColourOf(n.Name);
+                double share = total > 0 ? 100.0 * basis(n) / total : 0;
+                tip = string.Create(CultureInfo.InvariantCulture, $"{name} ({basis(n):N0} {countName}, {share:F2}%)");
+            }
+
+            sb.Append("<g class=\"frame\"><title>").Append(TextEscaping.Xml(tip)).Append("</title><rect x=\"").Append(Svg.N(x))
+              .Append("\" y=\"").Append(Svg.N(y)).Append("\" width=\"").Append(Svg.N(w)).Append("\" height=\"").Append(Svg.N(frameH - 1))
+              .Append("\" rx=\"2.00\" fill=\"").Append(fill).Append("\"/>");
+            int chars = (int)Math.Floor((w - 6) / charW);
+            if (chars >= 3)
+            {
+                string label = TextEscaping.Ellipsize(TextEscaping.Terminal(name), chars);
+                sb.Append("<text x=\"").Append(Svg.N(x + 3)).Append("\" y=\"").Append(Svg.N(y + frameH - 5)).Append("\" fill=\"#111111\">")
+                  .Append(TextEscaping.Xml(label)).Append("</text>");
+            }
+
+            sb.Append("</g>\n");
+        }
+
+        sb.Append("</g>\n</svg>\n");
+        return new FlameGraphRendering(sb.ToString(), new FlameGraphStats(drawn.Count, hiddenFrames, hiddenWeight, drawnDepth));
+    }
+
+    private static IEnumerable<CallTreeNode> Ordered(CallTreeNode node, FlameChildOrder order, Func<CallTreeNode, long> basis) =>
+        order == FlameChildOrder.HeaviestFirst
+            ? node.Children.OrderByDescending(basis).ThenBy(c => c.Name, StringComparer.Ordinal)
+            : node.Children;
+
+    private static int SubtreeSize(CallTreeNode node)
+    {
+        int count = 0;
+        var stack = new Stack<CallTreeNode>();
+        stack.Push(node);
+        while (stack.Count > 0)
+        {
+            CallTreeNode n = stack.Pop();
+            count++;
+            foreach (CallTreeNode c in n.Children)
+            {
+                stack.Push(c);
+            }
+        }
+
+        return count;
+    }
+}

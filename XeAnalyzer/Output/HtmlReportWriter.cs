@@ -1,0 +1,268 @@
+using System.Globalization;
+using System.Text;
+
+namespace XeAnalyzer.Output;
+
+/// <summary>
+/// Writes a report as one self-contained HTML5 page: inline CSS, charts and flame graphs as inline SVG, tables with
+/// right-aligned numbers, preformatted blocks, key/value lists, and a footer naming the generator (never a wall-clock
+/// time, so the same report gives the same bytes). It has no scripts and no external URLs; a Content-Security-Policy
+/// meta tag forbids scripts and remote loads, and every string from the report is HTML-escaped (names come from
+/// untrusted captures), with lone surrogates and forbidden control characters replaced by U+FFFD. The markup is also
+/// well-formed XML (void elements self-closed, attributes quoted), so it can be checked with an XML parser.
+/// </summary>
+public sealed class HtmlReportWriter : IReportWriter
+{
+    private const string Css = """
+        :root { color-scheme: light; }
+        * { box-sizing: border-box; }
+        body { margin: 0; background: #f3f4f6; color: #1f2328; font: 14px/1.5 "Segoe UI", "DejaVu Sans", "Liberation Sans", Helvetica, Arial, sans-serif; }
+        .page { max-width: 1280px; margin: 0 auto; padding: 28px 24px 40px; }
+        header.report-header { background: #1f3a5f; color: #fff; border-radius: 8px; padding: 22px 28px; margin-bottom: 20px; }
+        header.report-header h1 { margin: 0; font-size: 26px; font-weight: 600; letter-spacing: 0.2px; }
+        header.report-header p { margin: 6px 0 0; color: #d6e2f0; white-space: pre-line; }
+        nav.toc { background: #fff; border: 1px solid #e1e4e8; border-radius: 8px; padding: 12px 22px; margin-bottom: 20px; }
+        nav.toc h2 { font-size: 13px; text-transform: uppercase; letter-spacing: 0.6px; color: #57606a; margin: 4px 0; }
+        nav.toc ol { margin: 4px 0 6px; padding-left: 22px; columns: 2; }
+        nav.toc a { color: #0b5cad; text-decoration: none; }
+        nav.toc a:hover { text-decoration: underline; }
+        section.section { background: #fff; border: 1px solid #e1e4e8; border-radius: 8px; padding: 18px 24px 22px; margin-bottom: 20px; box-shadow: 0 1px 2px rgba(0,0,0,0.04); }
+        section.section > h2 { margin: 0 0 12px; font-size: 19px; font-weight: 600; color: #1f3a5f; border-bottom: 2px solid #e8edf3; padding-bottom: 8px; }
+        p.paragraph { margin: 8px 0 12px; max-width: 95ch; white-space: pre-line; }
+        figure { margin: 14px 0 18px; }
+        figcaption { font-weight: 600; font-size: 14px; margin-bottom: 6px; color: #24292f; }
+        .table-scroll { overflow-x: auto; border: 1px solid #e1e4e8; border-radius: 6px; }
+        table { border-collapse: collapse; width: 100%; font-size: 13px; }
+        thead th { background: #f0f3f6; color: #24292f; font-weight: 600; text-align: left; padding: 7px 12px; border-bottom: 1px solid #d0d7de; white-space: nowrap; }
+        tbody td { padding: 5px 12px; border-bottom: 1px solid #eef0f2; vertical-align: top; overflow-wrap: anywhere; }
+        tbody tr:nth-child(even) td { background: #fafbfc; }
+        tbody tr:hover td { background: #eef5ff; }
+        th.num, td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+        td.text { font-family: "DejaVu Sans Mono", Menlo, Consolas, "Liberation Mono", monospace; font-size: 12.5px; }
+        td.empty-table { color: #6e7781; font-style: italic; text-align: center; }
+        ul.notes { list-style: none; margin: 8px 0 0; padding: 0; font-size: 13px; }
+        ul.notes li { padding: 6px 10px; border-radius: 4px; margin-top: 4px; }
+        li.note { background: #f1f8ff; border-left: 3px solid #54aeff; }
+        li.warning { background: #fff8c5; border-left: 3px solid #d4a72c; }
+        .chart svg, .flame svg { display: block; width: 100%; height: auto; }
+        .chart, .flame { border: 1px solid #e1e4e8; border-radius: 6px; padding: 6px; background: #fff; }
+        pre { background: #f6f8fa; border: 1px solid #e1e4e8; border-radius: 6px; padding: 10px 14px; overflow-x: auto; font: 12.5px/1.45 "DejaVu Sans Mono", Menlo, Consolas, "Liberation Mono", monospace; margin: 0; }
+        dl.kv { display: grid; grid-template-columns: max-content auto; gap: 4px 18px; margin: 10px 0 14px; font-size: 13.5px; }
+        dl.kv dt { color: #57606a; }
+        dl.kv dd { margin: 0; font-weight: 600; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
+        .kv-title { font-weight: 600; margin-top: 10px; }
+        footer { color: #6e7781; font-size: 12px; text-align: center; margin-top: 8px; }
+        @media print { body { background: #fff; } section.section, nav.toc { box-shadow: none; break-inside: avoid; } }
+        """;
+
+    /// <summary>Creates the writer.</summary>
+    /// <param name="maxTableRows">Rows shown per table (1 to 1,000,000; default 10,000); a note says how many were left out.</param>
+    /// <param name="chartOptions">The size of charts; <see langword="null"/> for 1160 × 380 px (the page's content width). Charts and flame graphs scale to the page width.</param>
+    public HtmlReportWriter(int maxTableRows = 10_000, ChartSvgOptions? chartOptions = null)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(maxTableRows, 1);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(maxTableRows, 1_000_000);
+        MaxTableRows = maxTableRows;
+        ChartOptions = chartOptions ?? new ChartSvgOptions { Width = 1160 };
+    }
+
+    /// <summary>Rows shown per table.</summary>
+    public int MaxTableRows { get; }
+
+    /// <summary>The size of charts.</summary>
+    public ChartSvgOptions ChartOptions { get; }
+
+    /// <inheritdoc/>
+    public string Format => "html";
+
+    /// <inheritdoc/>
+    public string FileExtension => ".html";
+
+    /// <inheritdoc/>
+    public async ValueTask WriteAsync(ReportDocument report, Stream output, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(output);
+        await OutputText.WriteUtf8Async(Render(report, cancellationToken), output, cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>Renders the page.</summary>
+    /// <param name="report">The report.</param>
+    /// <param name="cancellationToken">Cancels rendering between blocks.</param>
+    /// <returns>The HTML text.</returns>
+    public string Render(ReportDocument report, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(report);
+        var sb = new StringBuilder(65536);
+        sb.Append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n")
+          .Append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
+          .Append("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\"/>\n")
+          .Append("<meta name=\"generator\" content=\"").Append(E(report.Generator)).Append("\"/>\n")
+          .Append("<title>").Append(E(report.Title)).Append("</title>\n<style>\n").Append(Css).Append("\n</style>\n</head>\n<body>\n<div class=\"page\">\n")
+          .Append("<header class=\"report-header\">\n<h1>").Append(E(report.Title)).Append("</h1>\n");
+        if (report.Description is { } description)
+        {
+            sb.Append("<p>").Append(E(description)).Append("</p>\n");
+        }
+
+        sb.Append("</header>\n");
+        if (report.Sections.Count > 1)
+        {
+            sb.Append("<nav class=\"toc\">\n<h2>Contents</h2>\n<ol>\n");
+            for (int i = 0; i < report.Sections.Count; i++)
+            {
+                sb.Append("<li><a href=\"#section-").Append((i + 1).ToString(CultureInfo.InvariantCulture)).Append("\">")
+                  .Append(E(report.Sections[i].Title)).Append("</a></li>\n");
+            }
+
+            sb.Append("</ol>\n</nav>\n");
+        }
+
+        sb.Append("<main>\n");
+        for (int i = 0; i < report.Sections.Count; i++)
+        {
+            ReportSection section = report.Sections[i];
+            sb.Append("<section class=\"section\" id=\"section-").Append((i + 1).ToString(CultureInfo.InvariantCulture)).Append("\">\n<h2>")
+              .Append(E(section.Title)).Append("</h2>\n");
+            foreach (ReportBlock block in section.Blocks)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+                AppendBlock(sb, block, cancellationToken);
+            }
+
+            sb.Append("</section>\n");
+        }
+
+        sb.Append("</main>\n<footer>Generated by ").Append(E(report.Generator)).Append("</footer>\n</div>\n</body>\n</html>\n");
+        return sb.ToString();
+    }
+
+    private static string E(string text) => TextEscaping.Xml(text);
+
+    private void AppendBlock(StringBuilder sb, ReportBlock block, CancellationToken cancellationToken)
+    {
+        switch (block)
+        {
+            case Paragraph p:
+                sb.Append("<p class=\"paragraph\">").Append(E(p.Text)).Append("</p>\n");
+                break;
+            case Preformatted pre:
+                sb.Append("<figure class=\"pre\">\n");
+                if (pre.Caption is { } cap)
+                {
+                    sb.Append("<figcaption>").Append(E(cap)).Append("</figcaption>\n");
+                }
+
+                sb.Append("<pre>").Append(E(pre.Text)).Append("</pre>\n</figure>\n");
+                break;
+            case KeyValueList kv:
+                if (kv.Title is { } title)
+                {
+                    sb.Append("<div class=\"kv-title\">").Append(E(title)).Append("</div>\n");
+                }
+
+                sb.Append("<dl class=\"kv\">\n");
+                foreach (KeyValuePair<string, TableCell> item in kv.Items)
+                {
+                    TableCell v = item.Value;
+                    string value = v.IsEmpty ? string.Empty : CellFormatter.Display(v, TableColumn.DefaultFor(v.Kind!.Value));
+                    sb.Append("<dt>").Append(E(item.Key)).Append("</dt><dd>").Append(E(value)).Append("</dd>\n");
+                }
+
+                sb.Append("</dl>\n");
+                break;
+            case ReportTable t:
+                AppendTable(sb, t, cancellationToken);
+                break;
+            case BarChart bar:
+                sb.Append("<figure class=\"chart bar-chart\">\n").Append(ChartSvgWriter.RenderBar(bar, ChartOptions, standalone: false)).Append("</figure>\n");
+                break;
+            case LineChart line:
+                sb.Append("<figure class=\"chart line-chart\">\n").Append(ChartSvgWriter.RenderLine(line, ChartOptions, standalone: false, cancellationToken)).Append("</figure>\n");
+                break;
+            case FlameGraph flame:
+                sb.Append("<figure class=\"flame\">\n")
+                  .Append(FlameGraphSvgWriter.Render(flame.Tree, flame.Options, standalone: false, cancellationToken).Svg)
+                  .Append("</figure>\n");
+                break;
+            default:
+                throw new NotSupportedException("Unknown report block " + block.GetType().Name);
+        }
+    }
+
+    private void AppendTable(StringBuilder sb, ReportTable t, CancellationToken cancellationToken)
+    {
+        sb.Append("<figure class=\"table\">\n");
+        if (t.Title.Length > 0)
+        {
+            sb.Append("<figcaption>").Append(E(t.Title)).Append("</figcaption>\n");
+        }
+
+        sb.Append("<div class=\"table-scroll\">\n<table>\n<thead>\n<tr>");
+        foreach (TableColumn c in t.Columns)
+        {
+            sb.Append("<th");
+            if (c.IsRightAligned)
+            {
+                sb.Append(" class=\"num\"");
+            }
+
+            if (c.Description is { } d)
+            {
+                sb.Append(" title=\"").Append(E(d)).Append('"');
+            }
+
+            sb.Append('>').Append(E(c.Name)).Append("</th>");
+        }
+
+        sb.Append("</tr>\n</thead>\n<tbody>\n");
+        int shown = Math.Min(t.Rows.Count, MaxTableRows);
+        for (int r = 0; r < shown; r++)
+        {
+            if ((r & 0x3FF) == 0)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+            }
+
+            sb.Append("<tr>");
+            IReadOnlyList<TableCell> row = t.Rows[r];
+            for (int c = 0; c < row.Count; c++)
+            {
+                TableColumn col = t.Columns[c];
+                sb.Append(col.IsRightAligned ? "<td class=\"num\">" : "<td class=\"text\">").Append(E(CellFormatter.Display(row[c], col))).Append("</td>");
+            }
+
+            sb.Append("</tr>\n");
+        }
+
+        if (t.Rows.Count == 0)
+        {
+            sb.Append("<tr><td class=\"empty-table\" colspan=\"").Append(t.Columns.Count.ToString(CultureInfo.InvariantCulture)).Append("\">no rows</td></tr>\n");
+        }
+
+        sb.Append("</tbody>\n</table>\n</div>\n");
+        int hidden = t.Rows.Count - shown;
+        if (t.Notes.Count > 0 || t.Warnings.Count > 0 || hidden > 0)
+        {
+            sb.Append("<ul class=\"notes\">\n");
+            if (hidden > 0)
+            {
+                sb.Append("<li class=\"note\">").Append(E(string.Create(CultureInfo.InvariantCulture,
+                    $"{hidden:N0} more rows are not shown here; write the report as CSV or JSON to see all {t.Rows.Count:N0}."))).Append("</li>\n");
+            }
+
+            foreach (string note in t.Notes)
+            {
+                sb.Append("<li class=\"note\">").Append(E(note)).Append("</li>\n");
+            }
+
+            foreach (string warning in t.Warnings)
+            {
+                sb.Append("<li class=\"warning\">Warning: ").Append(E(warning)).Append("</li>\n");
+            }
+
+            sb.Append("</ul>\n");
+        }
+
+        sb.Append("</figure>\n");
+    }
+}

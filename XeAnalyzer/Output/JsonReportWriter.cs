@@ -1,0 +1,340 @@
+using System.Text.Json;
+
+namespace XeAnalyzer.Output;
+
+/// <summary>
+/// Writes a report as JSON through <see cref="Utf8JsonWriter"/>. The shape is fixed and every optional property is
+/// always present (<c>null</c> when absent), in this order:
+/// <c>{"format":"xeanalyzer-report","formatVersion":1,"title","description","generator","sections":[{"title","blocks":[…]}]}</c>.
+/// Each block has a <c>type</c> first: <c>paragraph</c> (<c>text</c>), <c>preformatted</c> (<c>caption, text</c>),
+/// <c>keyValues</c> (<c>title, items:[{key, kind, value}]</c>), <c>table</c> (<c>title, columns:[{name, kind, unit,
+/// description}], rows:[[…]], notes, warnings</c>), <c>barChart</c> (<c>title, categoryAxisLabel, valueAxisLabel,
+/// referenceLine:{label, value}, bars:[{category, value, highlighted}]</c>), <c>lineChart</c> (<c>title, xAxis, xAxisLabel,
+/// yAxisLabel, series:[{name, count, points:[[x, y]…]}]</c>, every point, x an ISO-8601 UTC string on a time axis) and
+/// <c>flameGraph</c> (<c>title, unit, differential, totalWeight, totalBaselineWeight, nodes:[{id, parent, name, weight,
+/// selfWeight, baselineWeight, selfBaselineWeight}]</c>, a flat pre-order list where <c>parent</c> is an earlier id or -1).
+/// Cell values: text as strings, integers and decimals as numbers, percentages as fractions, durations as numbers in
+/// the column's <c>unit</c> (<c>us</c>, <c>ms</c>, <c>s</c>), timestamps as ISO-8601 UTC strings, empty cells and
+/// non-finite numbers as <c>null</c>. Numbers use the shortest round-trip form; output is deterministic.
+/// </summary>
+public sealed class JsonReportWriter : IReportWriter
+{
+    private const int FlushThreshold = 1 << 20;
+
+    /// <summary>Creates the writer.</summary>
+    /// <param name="indented">Whether to indent with two spaces (default <see langword="true"/>).</param>
+    public JsonReportWriter(bool indented = true)
+    {
+        Indented = indented;
+    }
+
+    /// <summary>Whether the output is indented.</summary>
+    public bool Indented { get; }
+
+    /// <inheritdoc/>
+    public string Format => "json";
+
+    /// <inheritdoc/>
+    public string FileExtension => ".json";
+
+    /// <inheritdoc/>
+    public async ValueTask WriteAsync(ReportDocument report, Stream output, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(report);
+        ArgumentNullException.ThrowIfNull(output);
+        var options = new JsonWriterOptions { Indented = Indented, NewLine = "\n", Encoder = JsonSafeEncoder.Instance };
+        Utf8JsonWriter json = new(output, options);
+        await using (json.ConfigureAwait(false))
+        {
+            json.WriteStartObject();
+            json.WriteString("format", "xeanalyzer-report");
+            json.WriteNumber("formatVersion", 1);
+            Str(json, "title", report.Title);
+            Str(json, "description", report.Description);
+            Str(json, "generator", report.Generator);
+            json.WriteStartArray("sections");
+            foreach (ReportSection section in report.Sections)
+            {
+                json.WriteStartObject();
+                Str(json, "title", section.Title);
+                json.WriteStartArray("blocks");
+                foreach (ReportBlock block in section.Blocks)
+                {
+                    cancellationToken.ThrowIfCancellationRequested();
+                    await WriteBlockAsync(json, block, cancellationToken).ConfigureAwait(false);
+                }
+
+                json.WriteEndArray();
+                json.WriteEndObject();
+            }
+
+            json.WriteEndArray();
+            json.WriteEndObject();
+            await json.FlushAsync(cancellationToken).ConfigureAwait(false);
+            if (Indented)
+            {
+                await output.WriteAsync("\n"u8.ToArray(), cancellationToken).ConfigureAwait(false);
+            }
+        }
+
+        await output.FlushAsync(cancellationToken).ConfigureAwait(false);
+    }
+
+    private static async ValueTask WriteBlockAsync(Utf8JsonWriter json, ReportBlock block, CancellationToken cancellationToken)
+    {
+        json.WriteStartObject();
+        switch (block)
+        {
+            case Paragraph p:
+                json.WriteString("type", "paragraph");
+                Str(json, "text", p.Text);
+                break;
+            case Preformatted pre:
+                json.WriteString("type", "preformatted");
+                Str(json, "caption", pre.Caption);
+                Str(json, "text", pre.Text);
+                break;
+            case KeyValueList kv:
+                json.WriteString("type", "keyValues");
+                Str(json, "title", kv.Title);
+                json.WriteStartArray("items");
+                foreach (KeyValuePair<string, TableCell> item in kv.Items)
+                {
+                    json.WriteStartObject();
+                    Str(json, "key", item.Key);
+                    if (item.Value.Kind is { } k)
+                    {
+                        json.WriteString("kind", CellFormatter.KindName(k));
+                    }
+                    else
+                    {
+                        json.WriteNull("kind");
+                    }
+
+                    json.WritePropertyName("value");
+                    Cell(json, item.Value, item.Value.Kind is { } kk ? TableColumn.DefaultFor(kk) : TableColumn.DefaultFor(ColumnKind.Text));
+                    json.WriteEndObject();
+                }
+
+                json.WriteEndArray();
+                break;
+            case ReportTable t:
+                await TableAsync(json, t, cancellationToken).ConfigureAwait(false);
+                break;
+            case BarChart bar:
+                json.WriteString("type", "barChart");
+                Str(json, "title", bar.Title);
+                Str(json, "categoryAxisLabel", bar.CategoryAxisLabel);
+                Str(json, "valueAxisLabel", bar.ValueAxisLabel);
+                if (bar.ReferenceLine is { } rl)
+                {
+                    json.WriteStartObject("referenceLine");
+                    Str(json, "label", rl.Label);
+                    json.WriteNumber("value", rl.Value);
+                    json.WriteEndObject();
+                }
+                else
+                {
+                    json.WriteNull("referenceLine");
+                }
+
+                json.WriteStartArray("bars");
+                for (int i = 0; i < bar.Values.Count; i++)
+                {
+                    json.WriteStartObject();
+                    Str(json, "category", bar.Categories[i]);
+                    json.WriteNumber("value", bar.Values[i]);
+                    json.WriteBoolean("highlighted", bar.IsHighlighted[i]);
+                    json.WriteEndObject();
+                }
+
+                json.WriteEndArray();
+                break;
+            case LineChart line:
+                await LineAsync(json, line, cancellationToken).ConfigureAwait(false);
+                break;
+            case FlameGraph flame:
+                await FlameAsync(json, flame, cancellationToken).ConfigureAwait(false);
+                break;
+            default:
+                throw new NotSupportedException("Unknown report block " + block.GetType().Name);
+        }
+
+        json.WriteEndObject();
+    }
+
+    private static async ValueTask TableAsync(Utf8JsonWriter json, ReportTable t, CancellationToken cancellationToken)
+    {
+        json.WriteString("type", "table");
+        Str(json, "title", t.Title);
+        json.WriteStartArray("columns");
+        foreach (TableColumn c in t.Columns)
+        {
+            json.WriteStartObject();
+            Str(json, "name", c.Name);
+            json.WriteString("kind", CellFormatter.KindName(c.Kind));
+            Str(json, "unit", c.Kind == ColumnKind.Duration ? CellFormatter.UnitCode(c.DurationUnit) : null);
+            Str(json, "description", c.Description);
+            json.WriteEndObject();
+        }
+
+        json.WriteEndArray();
+        json.WriteStartArray("rows");
+        foreach (IReadOnlyList<TableCell> row in t.Rows)
+        {
+            json.WriteStartArray();
+            for (int c = 0; c < row.Count; c++)
+            {
+                Cell(json, row[c], t.Columns[c]);
+            }
+
+            json.WriteEndArray();
+            await MaybeFlushAsync(json, cancellationToken).ConfigureAwait(false);
+        }
+
+        json.WriteEndArray();
+        Strings(json, "notes", t.Notes);
+        Strings(json, "warnings", t.Warnings);
+    }
+
+    private static async ValueTask LineAsync(Utf8JsonWriter json, LineChart line, CancellationToken cancellationToken)
+    {
+        json.WriteString("type", "lineChart");
+        Str(json, "title", line.Title);
+        json.WriteString("xAxis", line.XAxis == XAxisKind.Time ? "time" : "number");
+        Str(json, "xAxisLabel", line.XAxisLabel);
+        Str(json, "yAxisLabel", line.YAxisLabel);
+        json.WriteStartArray("series");
+        foreach (LineSeries s in line.Series)
+        {
+            json.WriteStartObject();
+            Str(json, "name", s.Name);
+            json.WriteNumber("count", s.Count);
+            json.WriteStartArray("points");
+            for (int i = 0; i < s.Count; i++)
+            {
+                json.WriteStartArray();
+                double x = s.X.Span[i];
+                if (line.XAxis == XAxisKind.Time)
+                {
+                    json.WriteStringValue(CellFormatter.IsoUtc(LineSeries.FromUnixSeconds(x)));
+                }
+                else
+                {
+                    json.WriteNumberValue(x);
+                }
+
+                json.WriteNumberValue(s.Y.Span[i]);
+                json.WriteEndArray();
+                if ((i & 0x3FF) == 0x3FF)
+                {
+                    await MaybeFlushAsync(json, cancellationToken).ConfigureAwait(false);
+                }
+            }
+
+            json.WriteEndArray();
+            json.WriteEndObject();
+        }
+
+        json.WriteEndArray();
+    }
+
+    private static async ValueTask FlameAsync(Utf8JsonWriter json, FlameGraph flame, CancellationToken cancellationToken)
+    {
+        CallTree tree = flame.Tree;
+        json.WriteString("type", "flameGraph");
+        Str(json, "title", flame.Options.Title);
+        json.WriteString("unit", SpeedscopeWriter.UnitName(tree.Unit));
+        json.WriteBoolean("differential", flame.Options.Differential ?? tree.HasBaseline);
+        json.WriteNumber("totalWeight", tree.TotalWeight);
+        json.WriteNumber("totalBaselineWeight", tree.TotalBaselineWeight);
+        json.WriteStartArray("nodes");
+        var ids = new Dictionary<CallTreeNode, int>(ReferenceEqualityComparer.Instance);
+        foreach (CallTreeNode n in tree.EnumerateDepthFirst())
+        {
+            int id = ids.Count;
+            ids.Add(n, id);
+            json.WriteStartObject();
+            json.WriteNumber("id", id);
+            json.WriteNumber("parent", n.Parent is null ? -1 : ids[n.Parent]);
+            Str(json, "name", n.Name);
+            json.WriteNumber("weight", n.Weight);
+            json.WriteNumber("selfWeight", n.SelfWeight);
+            json.WriteNumber("baselineWeight", n.BaselineWeight);
+            json.WriteNumber("selfBaselineWeight", n.SelfBaselineWeight);
+            json.WriteEndObject();
+            await MaybeFlushAsync(json, cancellationToken).ConfigureAwait(false);
+        }
+
+        json.WriteEndArray();
+    }
+
+    private static void Cell(Utf8JsonWriter json, TableCell cell, TableColumn column)
+    {
+        switch (cell.Kind)
+        {
+            case null:
+                json.WriteNullValue();
+                break;
+            case ColumnKind.Text:
+                json.WriteStringValue(TextEscaping.Sanitize(cell.Text!));
+                break;
+            case ColumnKind.Integer:
+                json.WriteNumberValue(cell.Integer);
+                break;
+            case ColumnKind.Decimal or ColumnKind.Percentage:
+                Number(json, cell.Number);
+                break;
+            case ColumnKind.Duration:
+                Number(json, CellFormatter.DurationValue(cell.Duration, column.DurationUnit));
+                break;
+            default:
+                json.WriteStringValue(CellFormatter.IsoUtc(cell.Timestamp));
+                break;
+        }
+    }
+
+    private static void Number(Utf8JsonWriter json, double value)
+    {
+        if (double.IsFinite(value))
+        {
+            json.WriteNumberValue(value);
+        }
+        else
+        {
+            json.WriteNullValue();
+        }
+    }
+
+    private static void Str(Utf8JsonWriter json, string name, string? value)
+    {
+        if (value is null)
+        {
+            json.WriteNull(name);
+        }
+        else
+        {
+            json.WriteString(name, TextEscaping.Sanitize(value));
+        }
+    }
+
+    private static void Strings(Utf8JsonWriter json, string name, IReadOnlyList<string> values)
+    {
+        json.WriteStartArray(name);
+        foreach (string v in values)
+        {
+            json.WriteStringValue(TextEscaping.Sanitize(v));
+        }
+
+        json.WriteEndArray();
+    }
+
+    private static async ValueTask MaybeFlushAsync(Utf8JsonWriter json, CancellationToken cancellationToken)
+    {
+        if (json.BytesPending > FlushThreshold)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            await json.FlushAsync(cancellationToken).ConfigureAwait(false);
+        }
+    }
+}
