@@ -256,6 +256,13 @@ public sealed partial class PdbFile
             if (map.TryGetSourceRva(segment, offset, out uint source) && map.TrySourceToImage(source, out uint image))
             {
                 builder.Add(source, image, 0, offset, segment, (ushort)(flags & 0xFFFF), isGlobal: true, -1, name, PdbNames.Classify(name, isPublic: true, isX86));
+
+                // Distinct records cannot hold more name bytes than the stream: more means entries share or overlap records,
+                // which a damaged map could repeat until memory runs out.
+                if (builder.NameBytes > records.Length)
+                {
+                    throw pub.Error(mapOffset + (i * 4L), PubDescription, "address-map entries naming distinct S_PUB32 records, but they overlap (more name bytes than the symbol record stream holds)");
+                }
             }
         }
 
@@ -274,6 +281,7 @@ public sealed partial class PdbFile
         byte[] raw = stream.ReadRange(PdbDbiHeader.Size, dbi.ModuleInfoSize, Limits.MaxStreamBytes, "module-info substream");
         var r = new PdbRecordReader(raw, stream, PdbDbiHeader.Size, "DBI module-info substream");
         var modules = new List<PdbModule>();
+        var ownedStreams = new HashSet<int>();
         while (r.Remaining > 0)
         {
             if (modules.Count >= Limits.MaxModules)
@@ -295,6 +303,12 @@ public sealed partial class PdbFile
             if (symStream != 0xFFFF && symStream >= Msf.StreamCount)
             {
                 throw r.Error(start + 34, string.Create(CultureInfo.InvariantCulture, $"a symbol stream index below {Msf.StreamCount} for module {modules.Count} ('{module}'), found {symStream}"));
+            }
+
+            // Each module owns its stream; a damaged table repeating one large stream would make reading cost modules × stream size.
+            if (symStream != 0xFFFF && !ownedStreams.Add(symStream))
+            {
+                throw r.Error(start + 34, string.Create(CultureInfo.InvariantCulture, $"module {modules.Count} ('{module}') to have its own symbol stream, but stream {symStream} already belongs to another module"));
             }
 
             modules.Add(new PdbModule(modules.Count, module, obj, symStream == 0xFFFF ? null : symStream, symBytes, files));

@@ -44,6 +44,8 @@ internal sealed class PdbSymbolTable
 
         public int Count => _items.Count;
 
+        public int NameBytes => _names.WrittenCount;
+
         public void Add(uint sourceRva, uint imageRva, uint size, uint offset, ushort segment, ushort flags, bool isGlobal, int module, ReadOnlySpan<byte> name, PdbNameDecoration decoration)
         {
             int start = _names.WrittenCount;
