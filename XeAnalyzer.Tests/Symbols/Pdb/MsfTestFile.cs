@@ -63,6 +63,42 @@ internal sealed class MsfTestFile
         return new MsfTestFile(bs, streams);
     }
 
+    /// <summary>
+    /// The file ranges that hold structure: the superblock, the block map, the directory, and every block of every stream
+    /// (the targets of the never-crash sweep's byte flips; the rest of a PDB is free or unused space).
+    /// </summary>
+    public static List<(long Offset, int Length)> UsedExtents(byte[] file)
+    {
+        int bs = BinaryPrimitives.ReadInt32LittleEndian(file.AsSpan(32));
+        int dirBytes = BinaryPrimitives.ReadInt32LittleEndian(file.AsSpan(44));
+        int mapBlock = BinaryPrimitives.ReadInt32LittleEndian(file.AsSpan(52));
+        var extents = new List<(long, int)> { (0, 56), ((long)mapBlock * bs, 16) };
+        int dirBlockCount = (dirBytes + bs - 1) / bs;
+        byte[] dir = new byte[dirBlockCount * bs];
+        for (int i = 0; i < dirBlockCount; i++)
+        {
+            int b = BinaryPrimitives.ReadInt32LittleEndian(file.AsSpan((mapBlock * bs) + (i * 4)));
+            extents.Add(((long)b * bs, Math.Min(bs, dirBytes - (i * bs))));
+            file.AsSpan(b * bs, bs).CopyTo(dir.AsSpan(i * bs));
+        }
+
+        int n = BinaryPrimitives.ReadInt32LittleEndian(dir);
+        int pos = 4 + (4 * n);
+        for (int s = 0; s < n; s++)
+        {
+            uint size = BinaryPrimitives.ReadUInt32LittleEndian(dir.AsSpan(4 + (4 * s)));
+            int blocks = size == uint.MaxValue ? 0 : (int)((size + bs - 1) / bs);
+            for (int k = 0; k < blocks; k++)
+            {
+                int b = BinaryPrimitives.ReadInt32LittleEndian(dir.AsSpan(pos));
+                pos += 4;
+                extents.Add(((long)b * bs, (int)Math.Min(bs, size - (k * bs))));
+            }
+        }
+
+        return extents;
+    }
+
     /// <summary>Writes the streams as an MSF file with <paramref name="blockSize"/>-byte blocks.</summary>
     public byte[] Write(int blockSize, bool scatter)
     {

@@ -104,7 +104,7 @@ done
 
 for d in full publics; do
   { echo "# llvm-objdump-14 -p $d/tiny.dll"; llvm-objdump-14 -p "$d/tiny.dll" | sed "s#$work/##"; } > "$d.objdump-p.txt"
-  { echo "# llvm-readobj-14 --coff-exports --coff-debug-directory --sections $d/tiny.dll"; llvm-readobj-14 --coff-exports --coff-debug-directory --sections "$d/tiny.dll" | sed "s#$work/##"; } > "$d.readobj.txt"
+  { echo "# llvm-readobj-14 --file-headers --sections --coff-debug-directory --coff-exports $d/tiny.dll"; llvm-readobj-14 --file-headers --sections --coff-debug-directory --coff-exports "$d/tiny.dll" | sed "s#$work/##"; } > "$d.readobj.txt"
 done
 
 for f in full/tiny.dll full/tiny.pdb publics/tiny.dll publics/tiny.pdb stripped/tiny.pdb; do cp "$f" "$out/$f"; done

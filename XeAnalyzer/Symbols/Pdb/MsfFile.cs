@@ -108,11 +108,12 @@ internal sealed class MsfFile
 
         var directory = new MsfStream(source, file, blockSize, numDirectoryBytes, directoryBlocks, numBlocks, "stream directory");
         byte[] dir = directory.ReadAll(limits.MaxDirectoryBytes);
-        var r = new SpanReader(dir, 0, file + " (MSF stream directory)", FormatKind.Pdb);
+        const string DirectoryDescription = "MSF stream directory";
+        var r = new PdbRecordReader(dir, directory, 0, DirectoryDescription);
         uint numStreams = r.ReadUInt32("stream count");
         if (numStreams > limits.MaxStreams || numStreams > (uint)(dir.Length / 4))
         {
-            throw new InvalidPdbDataException(file + " (MSF stream directory)", 0, Inv($"expected at most {Math.Min(limits.MaxStreams, dir.Length / 4)} streams, found {numStreams}"));
+            throw r.Error(0, Inv($"at most {Math.Min(limits.MaxStreams, dir.Length / 4)} streams, found {numStreams}"));
         }
 
         uint[] sizes = new uint[numStreams];
@@ -132,7 +133,7 @@ internal sealed class MsfFile
 
             if ((long)size > (long)numBlocks * blockSize)
             {
-                throw new InvalidPdbDataException(file + " (MSF stream directory)", r.Position, Inv($"expected stream {i} to fit in the file's {numBlocks} blocks, but its size is {size} bytes"));
+                throw r.Error(4 + (i * 4), Inv($"stream {i} to fit in the file's {numBlocks} blocks, but its size is {size} bytes"));
             }
 
             int count = (int)((size + (uint)blockSize - 1) / (uint)blockSize);
@@ -142,7 +143,7 @@ internal sealed class MsfFile
                 blocks[b] = r.ReadUInt32("stream block index");
                 if (blocks[b] >= numBlocks)
                 {
-                    throw new InvalidPdbDataException(file + " (MSF stream directory)", r.Position - 4, Inv($"expected a block index below {numBlocks} for stream {i}, found {blocks[b]}"));
+                    throw r.Error(r.Position - 4, Inv($"a block index below {numBlocks} for stream {i}, found {blocks[b]}"));
                 }
             }
 

@@ -1,6 +1,7 @@
 using System.Buffers.Binary;
 using System.Globalization;
 using System.Reflection.PortableExecutable;
+using System.Runtime.CompilerServices;
 using System.Text;
 
 namespace XeAnalyzer.Symbols.Pdb;
@@ -175,6 +176,7 @@ public sealed partial class PdbFile
         return _modules;
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // hot loop over every public, run once: skip tier-0 code
     private PdbSymbolTable ReadPublics(CancellationToken ct)
     {
         PdbDbiHeader dbi = RequireDbi("read publics");
@@ -221,7 +223,7 @@ public sealed partial class PdbFile
         long mapOffset = 28L + hashBytes;
         byte[] addrMap = pub.ReadRange(mapOffset, addrMapBytes, Limits.MaxStreamBytes, "publics address map");
         byte[] records = sym.ReadAll(Limits.MaxStreamBytes);
-        var builder = new PdbSymbolTable.Builder();
+        var builder = new PdbSymbolTable.Builder(records, (int)count);
         bool isX86 = IsX86;
         for (int i = 0; i < count; i++)
         {
@@ -252,10 +254,18 @@ public sealed partial class PdbFile
             uint flags = r.ReadUInt32("S_PUB32 flags");
             uint offset = r.ReadUInt32("S_PUB32 offset");
             ushort segment = r.ReadUInt16("S_PUB32 segment");
+            int nameStart = checked((int)at + r.Position);
             ReadOnlySpan<byte> name = r.ReadCString(length + 2 - r.Position, "S_PUB32 name");
             if (map.TryGetSourceRva(segment, offset, out uint source) && map.TrySourceToImage(source, out uint image))
             {
-                builder.Add(source, image, 0, offset, segment, (ushort)(flags & 0xFFFF), isGlobal: true, -1, name, PdbNames.Classify(name, isPublic: true, isX86));
+                builder.AddPooled(source, image, 0, offset, segment, (ushort)(flags & 0xFFFF), isGlobal: true, -1, nameStart, name.Length, PdbNames.Classify(name, isPublic: true, isX86));
+
+                // Distinct records cannot hold more name bytes than the stream: more means entries share or overlap records,
+                // which a damaged map could repeat until memory runs out.
+                if (builder.NameBytes > records.Length)
+                {
+                    throw pub.Error(mapOffset + (i * 4L), PubDescription, "address-map entries naming distinct S_PUB32 records, but they overlap (more name bytes than the symbol record stream holds)");
+                }
             }
         }
 
@@ -274,6 +284,7 @@ public sealed partial class PdbFile
         byte[] raw = stream.ReadRange(PdbDbiHeader.Size, dbi.ModuleInfoSize, Limits.MaxStreamBytes, "module-info substream");
         var r = new PdbRecordReader(raw, stream, PdbDbiHeader.Size, "DBI module-info substream");
         var modules = new List<PdbModule>();
+        var ownedStreams = new HashSet<int>();
         while (r.Remaining > 0)
         {
             if (modules.Count >= Limits.MaxModules)
@@ -297,12 +308,19 @@ public sealed partial class PdbFile
                 throw r.Error(start + 34, string.Create(CultureInfo.InvariantCulture, $"a symbol stream index below {Msf.StreamCount} for module {modules.Count} ('{module}'), found {symStream}"));
             }
 
+            // Each module owns its stream; a damaged table repeating one large stream would make reading cost modules × stream size.
+            if (symStream != 0xFFFF && !ownedStreams.Add(symStream))
+            {
+                throw r.Error(start + 34, string.Create(CultureInfo.InvariantCulture, $"module {modules.Count} ('{module}') to have its own symbol stream, but stream {symStream} already belongs to another module"));
+            }
+
             modules.Add(new PdbModule(modules.Count, module, obj, symStream == 0xFFFF ? null : symStream, symBytes, files));
         }
 
         return [.. modules];
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // hot loop over every module record, run once: skip tier-0 code
     private PdbSymbolTable ReadProcedures(CancellationToken ct)
     {
         PdbModule[] modules = GetModuleArray();

@@ -68,7 +68,7 @@ public sealed partial class PdbFile : IDisposable
 
     /// <summary>Opens a PDB from an arbitrary byte source.</summary>
     /// <param name="source">The bytes of the PDB.</param>
-    /// <param name="ownsSource">Whether disposing the <see cref="PdbFile"/> disposes <paramref name="source"/>.</param>
+    /// <param name="ownsSource">Whether disposing the <see cref="PdbFile"/> disposes <paramref name="source"/>. If opening throws, the caller still owns it.</param>
     /// <param name="limits">Caps on sizes read from the file; <see cref="PdbReaderLimits.Default"/> when null.</param>
     /// <exception cref="InvalidPdbDataException">The data is not a readable MSF 7.0 PDB, or its DBI header or section headers are damaged.</exception>
     public static PdbFile Open(IRandomAccessSource source, bool ownsSource, PdbReaderLimits? limits = null)

@@ -31,6 +31,7 @@ public sealed class PdbSymbolIndex
     private readonly uint[] _pubStart;
     private readonly int[] _pubItem;
 
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveOptimization)]
     internal PdbSymbolIndex(PdbAddressMap map, PdbSymbolTable procedures, PdbSymbolTable publics)
     {
         _map = map;

@@ -36,22 +36,63 @@ internal sealed class PdbSymbolTable
 
     public string Name(int index) => Encoding.UTF8.GetString(NameBytes(index));
 
-    /// <summary>Accumulates symbols and their names.</summary>
+    /// <summary>
+    /// Accumulates symbols and their names: either copying each name into an own pool, or (for publics) pointing into an existing
+    /// buffer, the symbol record stream, which then serves as the pool without a copy.
+    /// </summary>
     public sealed class Builder
     {
-        private readonly ArrayBufferWriter<byte> _names = new();
-        private readonly List<RawSymbol> _items = [];
+        private readonly byte[]? _externalPool;
+        private readonly ArrayBufferWriter<byte>? _names;
+        private RawSymbol[] _items;
+        private int _count;
 
-        public int Count => _items.Count;
+        /// <summary>A builder that copies names into its own pool.</summary>
+        public Builder()
+        {
+            _names = new ArrayBufferWriter<byte>();
+            _items = new RawSymbol[16];
+        }
+
+        /// <summary>A builder whose names are slices of <paramref name="pool"/>; <paramref name="capacity"/> is the expected symbol count.</summary>
+        public Builder(byte[] pool, int capacity)
+        {
+            _externalPool = pool;
+            _items = new RawSymbol[Math.Max(capacity, 1)];
+        }
+
+        public int Count => _count;
+
+        /// <summary>Total bytes of the names added so far.</summary>
+        public long NameBytes { get; private set; }
 
         public void Add(uint sourceRva, uint imageRva, uint size, uint offset, ushort segment, ushort flags, bool isGlobal, int module, ReadOnlySpan<byte> name, PdbNameDecoration decoration)
         {
-            int start = _names.WrittenCount;
+            int start = _names!.WrittenCount;
             _names.Write(name);
-            _items.Add(new RawSymbol(sourceRva, imageRva, size, offset, segment, flags, isGlobal, module, start, name.Length, decoration));
+            Append(new RawSymbol(sourceRva, imageRva, size, offset, segment, flags, isGlobal, module, start, name.Length, decoration));
         }
 
-        public PdbSymbolTable Build() => new([.. _items], _names.WrittenSpan.ToArray());
+        /// <summary>Adds a symbol whose name is <paramref name="nameLength"/> bytes at <paramref name="nameStart"/> of the external pool.</summary>
+        public void AddPooled(uint sourceRva, uint imageRva, uint size, uint offset, ushort segment, ushort flags, bool isGlobal, int module, int nameStart, int nameLength, PdbNameDecoration decoration) =>
+            Append(new RawSymbol(sourceRva, imageRva, size, offset, segment, flags, isGlobal, module, nameStart, nameLength, decoration));
+
+        public PdbSymbolTable Build()
+        {
+            Array.Resize(ref _items, _count);
+            return new PdbSymbolTable(_items, _externalPool ?? _names!.WrittenSpan.ToArray());
+        }
+
+        private void Append(in RawSymbol symbol)
+        {
+            if (_count == _items.Length)
+            {
+                Array.Resize(ref _items, _items.Length * 2);
+            }
+
+            _items[_count++] = symbol;
+            NameBytes += symbol.NameLength;
+        }
     }
 }
 

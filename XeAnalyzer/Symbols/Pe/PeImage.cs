@@ -206,9 +206,16 @@ public sealed class PeImage
         }
 
         long? dirOffset = layout.TryRvaToOffset(U(dir.RelativeVirtualAddress), 1, out long o) ? o : null;
-        if (dir.Size / 28 > limits.MaxDebugEntries)
+        if (U(dir.Size) / 28 > limits.MaxDebugEntries)
         {
-            throw new InvalidPeDataException(layout.File, dirOffset, string.Create(CultureInfo.InvariantCulture, $"expected at most {limits.MaxDebugEntries} debug directory entries (PeReaderLimits.MaxDebugEntries), found a directory of {dir.Size} bytes"));
+            throw new InvalidPeDataException(layout.File, dirOffset, string.Create(CultureInfo.InvariantCulture, $"expected at most {limits.MaxDebugEntries} debug directory entries (PeReaderLimits.MaxDebugEntries), found a directory of {U(dir.Size)} bytes"));
+        }
+
+        // Check the range ourselves first, for a precise message on truncated images.
+        Span<byte> probe = stackalloc byte[1];
+        if (dirOffset is long start && dir.Size > 0 && layout.Source.Read(start + dir.Size - 1, probe) != 1)
+        {
+            throw new InvalidPeDataException(layout.File, Math.Min(start + dir.Size, layout.Source.Length), string.Create(CultureInfo.InvariantCulture, $"expected a {dir.Size}-byte debug directory at file offset 0x{start:X}, but the file ends early (truncated image)"));
         }
 
         ImmutableArray<DebugDirectoryEntry> entries;
