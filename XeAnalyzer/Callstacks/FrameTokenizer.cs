@@ -18,7 +18,7 @@ internal sealed class FrameTokenizer
     private const int MaxRvaAttributes = 32;
 
     // Lines without any of these characters are a single token: the fast path.
-    private static readonly SearchValues<char> s_slowChars = SearchValues.Create(" \t<&(\u00A0");
+    private static readonly SearchValues<char> s_slowChars = SearchValues.Create(" \t<&(");
     private static readonly SearchValues<char> s_operatorChars = SearchValues.Create("+-*/%^&|~!=<>[]");
 
     private readonly OffsetRadix _radix;
@@ -26,6 +26,9 @@ internal sealed class FrameTokenizer
     private readonly int _maxFrames;
     private readonly Dictionary<string, ModuleName> _modules = new(StringComparer.Ordinal);
     private readonly Dictionary<string, ModuleName>.AlternateLookup<ReadOnlySpan<char>> _moduleLookup;
+    private const int RecentSize = 64;
+
+    private readonly ModuleName?[] _recent = new ModuleName?[RecentSize];
     private readonly Dictionary<string, RvaBase> _rvaBases = new(StringComparer.Ordinal);
     private readonly List<Range> _pieces = [];
     private readonly List<Range> _merged = [];
@@ -64,19 +67,93 @@ internal sealed class FrameTokenizer
 
     public ModuleName GetModule(ReadOnlySpan<char> name)
     {
-        if (_moduleLookup.TryGetValue(name, out ModuleName? m))
+        // A small direct-mapped cache in front of the dictionary: stacks repeat a handful of modules.
+        int slot = name.IsEmpty ? 0 : ((name.Length * 31) + (name[0] * 7) + name[^1]) & (RecentSize - 1);
+        ModuleName? recent = _recent[slot];
+        if (recent is not null && name.SequenceEqual(recent.Name))
         {
-            return m;
+            return recent;
         }
 
-        string s = name.ToString();
-        m = ModuleName.Create(s);
-        if (_modules.Count < MaxCachedModules)
+        if (!_moduleLookup.TryGetValue(name, out ModuleName? m))
         {
-            _modules[s] = m;
+            string s = name.ToString();
+            m = ModuleName.Create(s);
+            if (_modules.Count < MaxCachedModules)
+            {
+                _modules[s] = m;
+            }
+        }
+
+        if (m.Name.Length == name.Length)
+        {
+            _recent[slot] = m;
         }
 
         return m;
+    }
+
+    /// <summary>The common shape "module+hex" (no blanks, no '!'), parsed in one pass; null when the token is anything else.</summary>
+    private ModuleOffsetFrame? TryFastModuleOffset(string line, int off, int len)
+    {
+        ReadOnlySpan<char> t = line.AsSpan(off, len);
+        int plus = t.LastIndexOf('+');
+        if (plus <= 0 || plus == t.Length - 1)
+        {
+            return null;
+        }
+
+        ReadOnlySpan<char> mod = t[..plus];
+        if (mod[0] == '.' || mod[^1] == '.' || (mod.Length > 1 && mod[0] == '0' && (mod[1] | 0x20) == 'x'))
+        {
+            return null;
+        }
+
+        foreach (char c in mod)
+        {
+            if (!(char.IsAsciiLetterOrDigit(c) || c is '_' or '.' or '-' or '$'))
+            {
+                return null;
+            }
+        }
+
+        ReadOnlySpan<char> d = t[(plus + 1)..];
+        if (d.Length > 2 && d[0] == '0' && (d[1] | 0x20) == 'x')
+        {
+            d = d[2..];
+        }
+
+        int i = 0;
+        while (i < d.Length - 1 && d[i] == '0')
+        {
+            i++;
+        }
+
+        if (d.Length - i > 16)
+        {
+            return null;
+        }
+
+        ulong v = 0;
+        for (; i < d.Length; i++)
+        {
+            int c = d[i];
+            int digit = c - '0';
+            if ((uint)digit > 9)
+            {
+                digit = (c | 0x20) - 'a';
+                if ((uint)digit > 5)
+                {
+                    return null;
+                }
+
+                digit += 10;
+            }
+
+            v = unchecked((v << 4) | (uint)digit);
+        }
+
+        return new ModuleOffsetFrame(GetModule(mod), v, Raw(line, off, len));
     }
 
     /// <summary>Parses one logical line, appending its frames to <paramref name="output"/>.</summary>
@@ -103,7 +180,9 @@ internal sealed class FrameTokenizer
         ReadOnlySpan<char> s = all[lead..end];
         if (s.IndexOfAny(s_slowChars) < 0)
         {
-            StackFrame? f = ParseToken(line, lead, end - lead, null, null, out string? why);
+            string? why = null;
+            StackFrame? f = TryFastModuleOffset(line, lead, end - lead);
+            f ??= ParseToken(line, lead, end - lead, null, null, out why);
             if (f is not null)
             {
                 output.Add(f);
@@ -1014,7 +1093,8 @@ internal sealed class FrameTokenizer
 
     private static readonly SearchValues<char> HexChars = SearchValues.Create("0123456789abcdefABCDEF");
 
-    private static bool IsSpace(char c) => c is ' ' or '\t' or '\u00A0' or '\v' or '\f';
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+    private static bool IsSpace(char c) => c <= ' ' ? c is ' ' or '\t' or '\v' or '\f' : c == '\u00A0';
 
     private static string Raw(string line, int off, int len) => off == 0 && len == line.Length ? line : line.Substring(off, len);
 }

@@ -44,7 +44,9 @@ internal sealed class StackBuilder
     /// <summary>True when no line holds anything but white space.</summary>
     public bool IsBlank => !_hasNonBlank && _pendingRva is null;
 
-    public void AddLine(string text, long lineNumber)
+    public void AddLine(string text, long lineNumber) => AddLine(text, lineNumber, mayHoldMarkup: true);
+
+    private void AddLine(string text, long lineNumber, bool mayHoldMarkup)
     {
         if (_pendingRva is not null)
         {
@@ -58,7 +60,7 @@ internal sealed class StackBuilder
             return;
         }
 
-        if (text.AsSpan().IndexOfAny('<', '&') >= 0 && FrameTokenizer.HasRvaFrame(text) && FrameTokenizer.EndsInsideRvaFrame(text))
+        if (mayHoldMarkup && text.AsSpan().IndexOfAny('<', '&') >= 0 && FrameTokenizer.HasRvaFrame(text) && FrameTokenizer.EndsInsideRvaFrame(text))
         {
             _pendingRva = text;
             _pendingRvaLine = lineNumber;
@@ -73,6 +75,7 @@ internal sealed class StackBuilder
     public void AddTextBlock(string text, long firstLine)
     {
         ReadOnlySpan<char> s = text.AsSpan();
+        bool markup = s.IndexOfAny('<', '&') >= 0;
         int pos = 0;
         long line = firstLine;
         int emittedBlank = 0;
@@ -82,7 +85,7 @@ internal sealed class StackBuilder
             int nl = s[pos..].IndexOf('\n');
             int end = nl < 0 ? s.Length : pos + nl;
             int lineEnd = end > pos && s[end - 1] == '\r' ? end - 1 : end;
-            bool blank = s[pos..lineEnd].IsWhiteSpace();
+            bool blank = lineEnd == pos || (char.IsWhiteSpace(s[pos]) && s[pos..lineEnd].IsWhiteSpace());
             if (blank)
             {
                 if (started)
@@ -95,12 +98,12 @@ internal sealed class StackBuilder
                 // Blank lines between content lines are kept; those at the ends are not.
                 for (int b = emittedBlank; b > 0; b--)
                 {
-                    AddLine(string.Empty, line - b);
+                    AddLine(string.Empty, line - b, false);
                 }
 
                 emittedBlank = 0;
                 started = true;
-                AddLine(pos == 0 && lineEnd == s.Length ? text : text[pos..lineEnd], line);
+                AddLine(pos == 0 && lineEnd == s.Length ? text : text[pos..lineEnd], line, markup);
             }
 
             if (nl < 0)

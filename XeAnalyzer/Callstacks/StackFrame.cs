@@ -16,7 +16,7 @@ public abstract class StackFrame
         Module = module;
         Raw = raw;
         Provenance = provenance;
-        FrameNumber = frameNumber;
+        _frameNumber = frameNumber is int n ? (n >= 0 ? n : throw new ArgumentOutOfRangeException(nameof(frameNumber), n, "must not be negative")) : -1;
     }
 
     /// <summary>What the frame holds.</summary>
@@ -32,7 +32,9 @@ public abstract class StackFrame
     /// The frame number the input gave: a leading <c>00 </c>/<c>0a </c> (hex) in text, or the <c>id</c> attribute (decimal) of a
     /// <c>callstack_rva</c> frame; <see langword="null"/> when the input had none.
     /// </summary>
-    public int? FrameNumber { get; }
+    public int? FrameNumber => _frameNumber >= 0 ? _frameNumber : null;
+
+    private readonly int _frameNumber;
 
     /// <summary>The module, or <see langword="null"/> when the frame names none (a raw address, a module-less symbol, an unresolvable <c>callstack_rva</c> frame).</summary>
     public ModuleName? Module { get; }

@@ -283,5 +283,6 @@ public sealed class StackTextReader : IDisposable
         string.Equals(field.TypeName, "callstack", StringComparison.OrdinalIgnoreCase);
 
     private static bool IsDumpMarker(string line) =>
-        line.Contains("BEGIN STACK DUMP", StringComparison.Ordinal) || line.Contains("Short Stack Dump", StringComparison.Ordinal);
+        line.Length >= 16 && line.AsSpan().IndexOf(' ') >= 0 &&
+        (line.Contains("BEGIN STACK DUMP", StringComparison.Ordinal) || line.Contains("Short Stack Dump", StringComparison.Ordinal));
 }

@@ -13,13 +13,13 @@ public sealed class TextInputLimits
     private readonly int _maxAttributesPerElement = 64;
     private readonly int _maxChildElementsPerValue = 65_536;
     private readonly int _maxFieldsPerEvent = 4096;
-    private readonly int _maxLinesPerStack = 100_000;
+    private readonly int _maxLinesPerStack = 2_000;
     private readonly int _maxFramesPerLine = 4096;
 
     /// <summary>
     /// The defaults: 4 Mi characters per text line, 64 Mi characters per XML element's text, XML depth 32,
     /// 64 attributes per element, 65,536 child elements in one value, 4,096 fields per event,
-    /// 100,000 lines per plain-text stack chunk and 4,096 frames per line.
+    /// 2,000 lines per plain-text stack chunk (small enough that a chunk's arrays stay off the large-object heap) and 4,096 frames per line.
     /// </summary>
     public static TextInputLimits Default { get; } = new();
 

@@ -462,6 +462,7 @@ internal sealed class TextSource : IDisposable
         private bool _lastWasCr;
         private int _pending;
         private int _phaseAfterPending;
+        private int _clean;
 
         public SegmentReader(TextSource src, string rootName)
         {
@@ -552,6 +553,15 @@ internal sealed class TextSource : IDisposable
 
                     case PhaseBody:
                     {
+                        if (_clean > 0)
+                        {
+                            // Already searched: no end tag starts in the next _clean characters.
+                            int n = Math.Min(Math.Min(dest.Length, _clean), s._len - s._pos);
+                            Copy(dest, n);
+                            _clean -= n;
+                            return n;
+                        }
+
                         ReadOnlySpan<char> avail = s._buf.AsSpan(s._pos, s._len - s._pos);
                         int j = avail.IndexOf(_closeTag, StringComparison.Ordinal);
                         if (j < 0)
@@ -576,19 +586,22 @@ internal sealed class TextSource : IDisposable
 
                             int n = Math.Min(dest.Length, safe);
                             Copy(dest, n);
+                            _clean = safe - n;
+                            return n;
+                        }
+
+                        if (j > 0)
+                        {
+                            // Copy up to the candidate end tag first (the search is not repeated for these characters).
+                            int n = Math.Min(dest.Length, j);
+                            Copy(dest, n);
+                            _clean = j - n;
                             return n;
                         }
 
                         int after = j + _closeTag.Length;
                         if (after >= avail.Length)
                         {
-                            if (j > 0)
-                            {
-                                int n = Math.Min(dest.Length, j);
-                                Copy(dest, n);
-                                return n;
-                            }
-
                             if (!s.ReadMore())
                             {
                                 int n = Math.Min(dest.Length, avail.Length);
