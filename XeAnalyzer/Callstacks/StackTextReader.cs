@@ -136,6 +136,7 @@ public sealed class StackTextReader : IDisposable
         StackHeader? runHeader = null;
         int maxLines = _options.Limits.MaxLinesPerStack;
         int lineCounter = 0;
+        ct.ThrowIfCancellationRequested();
 
         while (true)
         {
