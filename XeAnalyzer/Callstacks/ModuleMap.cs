@@ -93,15 +93,15 @@ public sealed class ModuleMap
 
             ReadOnlySpan<char> path = line[..sep].TrimEnd();
             ReadOnlySpan<char> baseText = line[(sep + 1)..];
-            if (path.Contains('\t'))
-            {
-                throw Error(filePath, number, $"one module path and one base address per line, found extra fields in \"{Shorten(line)}\"");
-            }
-
-            int lastSpace = path.LastIndexOf(' ');
+            int lastSpace = path.LastIndexOfAny(' ', '\t');
             if (lastSpace >= 0 && LooksLikeAddress(path[(lastSpace + 1)..]))
             {
                 throw Error(filePath, number, $"one base address per line, found two in \"{Shorten(line)}\"");
+            }
+
+            if (path.Contains('\t'))
+            {
+                throw Error(filePath, number, $"one module path and one base address per line, found extra fields in \"{Shorten(line)}\"");
             }
 
             if (!TryParseAddress(baseText, out ulong baseAddress, out string? why))

@@ -160,7 +160,7 @@ internal static class TargetXmlParser
                 break;
         }
 
-        long endLine = ctx.Line;
+        long endLine = ctx.LastEndLine > 0 ? ctx.LastEndLine : ctx.Line;
         ctx.FinishRoot();
         source.CloseSegment();
 
@@ -208,6 +208,9 @@ internal static class TargetXmlParser
 
         public int Depth => _xr.Depth;
 
+        /// <summary>The line of the last end tag (or self-closing element) that <see cref="NextChild"/> consumed.</summary>
+        public long LastEndLine { get; private set; }
+
         public void Dispose() => _xr.Dispose();
 
         public bool IsElement(string name) => string.Equals(_xr.LocalName, name, StringComparison.Ordinal);
@@ -252,6 +255,7 @@ internal static class TargetXmlParser
             {
                 if (_xr.IsEmptyElement)
                 {
+                    LastEndLine = Line;
                     Read();
                     return false;
                 }
@@ -268,6 +272,7 @@ internal static class TargetXmlParser
 
                 if (_xr.NodeType == XmlNodeType.EndElement && _xr.Depth <= parentDepth)
                 {
+                    LastEndLine = Line;
                     Read();
                     return false;
                 }
