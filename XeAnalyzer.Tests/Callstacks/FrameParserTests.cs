@@ -254,7 +254,10 @@ public class FrameParserTests
     [TestCase("<frame id=\"02\" pdb=\"SqlDK.pdb\" age=\"x\" guid=\"6a193443-3512-464b-8b8e-d905ad930ee6\" rva=\"0x1\"/>", "age")]
     [TestCase("<frame id=\"02\" pdb=\"SqlDK.pdb\" age=\"2\" guid=\"6a193443-3512-464b-8b8e-d905ad930ee6\" rva=\"0xZZ\"/>", "rva")]
     [TestCase("<frame id=\"02\" module=\"sqldk.dll\"/>", "neither rva nor address")]
-    [TestCase("<frame id=\"02\" pdb=\"..\\..\\evil.pdb\" age=\"2\" guid=\"6a193443-3512-464b-8b8e-d905ad930ee6\" rva=\"0x1\"/>", "path separator")]
+    [TestCase("<frame id=\"02\" pdb=\"..\\..\\evil.pdb\" age=\"2\" guid=\"6a193443-3512-464b-8b8e-d905ad930ee6\" rva=\"0x1\"/>", "not a PDB file name")]
+    [TestCase("<frame id=\"02\" module=\"..\" rva=\"0x1\"/>", "not a module file name")]
+    [TestCase("<frame id=\"02\" name=\"../../etc/passwd\" address=\"0x1\"/>", "not a module file name")]
+    [TestCase("<frame id=\"02\" module=\"a|b.dll\" rva=\"0x1\"/>", "not a module file name")]
     public void ParseLine_KeepsMalformedRvaFrameAsTextWithReason(string line, string reasonPart)
     {
         IReadOnlyList<Callstack> stacks = StackTextReader.Parse(line);
@@ -308,6 +311,22 @@ public class FrameParserTests
         Assert.That(m.Key, Is.EqualTo(key));
         Assert.That(input, Does.EndWith(m.Name));
         Assert.That(m, Is.EqualTo(ModuleName.Create(key)));
+    }
+
+    [TestCase("")]
+    [TestCase("..")]
+    [TestCase("C:\\x\\.")]
+    [TestCase("a:b.dll")]
+    [TestCase("control-character")]
+    public void ModuleName_RefusesNamesThatAreNotFileNames(string input)
+    {
+        if (input == "control-character")
+        {
+            input = "a" + (char)1 + ".dll";
+        }
+
+        Assert.That(ModuleName.TryCreate(input, out _), Is.False);
+        Assert.Throws<ArgumentException>(() => ModuleName.Create(input));
     }
 
     [Test]

@@ -225,6 +225,25 @@ public class StackTextReaderTests
     }
 
     [Test]
+    public void Parse_ReadsOldRingBufferAddresses_AndTsqlCallstackRvaField()
+    {
+        const string Text =
+            "<RingBufferTarget eventsPerSec=\"0\" processingTime=\"0\" totalEventsProcessed=\"1\" eventCount=\"1\" droppedCount=\"0\" memoryUsed=\"100\">" +
+            "<event name=\"wait_info\" package=\"sqlos\" id=\"48\" version=\"1\" timestamp=\"2010-12-24T10:00:00.000Z\">" +
+            "<action name=\"callstack\" package=\"package0\"><value>0x0000000001CD4F55\n0x000000000113A310</value><text /></action></event>" +
+            "<event name=\"query_abort\" package=\"sqlserver\" timestamp=\"2022-11-01T00:00:00Z\">" +
+            "<data name=\"tsql_callstack_rva\"><value><![CDATA[<frame id=\"00\" pdb=\"sqllang.pdb\" age=\"1\" guid=\"0123456789abcdef0123456789abcdef\" module=\"sqllang.dll\" rva=\"0x100\" />]]></value></data>" +
+            "<data name=\"task_callstack_rva\"><value><![CDATA[<frame id=\"00\" pdb=\"sqldk.pdb\" age=\"1\" guid=\"0123456789abcdef0123456789abcdef\" module=\"sqldk.dll\" rva=\"0x200\" />]]></value></data>" +
+            "</event></RingBufferTarget>";
+        IReadOnlyList<Callstack> stacks = StackTextReader.Parse(Text);
+        Assert.That(stacks, Has.Count.EqualTo(3));
+        Assert.That(stacks[0].Frames.Cast<VirtualAddressFrame>().Select(f => f.Address), Is.EqualTo(new[] { 0x1CD4F55UL, 0x113A310UL }));
+        Assert.That(stacks[0].Header!.Field!.MapText, Is.Empty);
+        Assert.That(stacks.Skip(1).Select(s => s.Header!.Field!.Name), Is.EqualTo(new[] { "tsql_callstack_rva", "task_callstack_rva" }));
+        Assert.That(stacks.Skip(1).Select(s => ((RvaFrame)s.Frames.Single()).Rva), Is.EqualTo(new ulong?[] { 0x100, 0x200 }));
+    }
+
+    [Test]
     public void Parse_ReadsEventListWithKeys()
     {
         const string Text = "<Events><event key=\"File: c:\\temp\\a_0_1.xel, UTC: 2024-01-01 00:00:00.0000000, UUID: 8b1a9953-c461-4c0b-8a8d-5b0e2a1c9f00\"><action name='callstack'><value><![CDATA[sqldk.dll+0x1\nsqldk.dll+0x2]]></value></action></event></Events>";

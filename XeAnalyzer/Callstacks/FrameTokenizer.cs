@@ -306,10 +306,21 @@ internal sealed class FrameTokenizer
         }
 
         string? moduleText = !string.IsNullOrEmpty(module) ? module : !string.IsNullOrEmpty(name) ? name : null;
-        ModuleName? moduleName = moduleText is null ? null : GetModule(moduleText);
-        if (!string.IsNullOrEmpty(pdb) && pdb.AsSpan().IndexOfAny('/', '\\') >= 0)
+        ModuleName? moduleName = null;
+        if (moduleText is not null)
         {
-            failure = $"frame pdb \"{pdb}\" contains a path separator";
+            if (moduleText.AsSpan().IndexOfAny('/', '\\') >= 0 || !ModuleName.TryCreate(moduleText, out moduleName))
+            {
+                failure = $"frame module \"{moduleText}\" is not a module file name";
+                return null;
+            }
+
+            moduleName = GetModule(moduleText);
+        }
+
+        if (!string.IsNullOrEmpty(pdb) && (pdb.AsSpan().IndexOfAny('/', '\\') >= 0 || !ModuleName.TryCreate(pdb, out _)))
+        {
+            failure = $"frame pdb \"{pdb}\" is not a PDB file name";
             return null;
         }
 

@@ -128,7 +128,12 @@ public sealed class ModuleMap
             }
 
             string pathText = path.ToString();
-            kept.Add(new LoadedModule(ModuleName.Create(pathText), pathText, baseAddress, 0, number));
+            if (!ModuleName.TryCreate(pathText, out ModuleName? moduleName))
+            {
+                throw Error(filePath, number, $"a module file path, found \"{Shorten(path)}\"");
+            }
+
+            kept.Add(new LoadedModule(moduleName, pathText, baseAddress, 0, number));
         }
 
         kept.Sort((a, b) => a.BaseAddress.CompareTo(b.BaseAddress));

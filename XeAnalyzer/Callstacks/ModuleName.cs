@@ -24,10 +24,23 @@ public sealed class ModuleName : IEquatable<ModuleName>
 
     /// <summary>Creates a module name from a name or a full path (Windows or POSIX separators).</summary>
     /// <param name="nameOrPath">A module name (<c>sqldk.dll</c>, <c>ntdll</c>) or path (<c>C:\Windows\SYSTEM32\ntdll.dll</c>).</param>
-    /// <exception cref="ArgumentException">The name is empty.</exception>
+    /// <exception cref="ArgumentException">The file name is empty, <c>.</c> or <c>..</c>, or holds control characters or one of <c>: * ? " &lt; &gt; |</c>.</exception>
     public static ModuleName Create(string nameOrPath)
     {
         ArgumentNullException.ThrowIfNull(nameOrPath);
+        return TryCreate(nameOrPath, out ModuleName? name)
+            ? name
+            : throw new ArgumentException($"\"{nameOrPath}\" is not a module file name.", nameof(nameOrPath));
+    }
+
+    /// <summary>Creates a module name from a name or a full path, refusing names that cannot be a file name (see <see cref="Create"/>).</summary>
+    /// <param name="nameOrPath">A module name or path.</param>
+    /// <param name="name">The module name, when valid.</param>
+    /// <returns><see langword="true"/> when the file name part is a valid module file name.</returns>
+    public static bool TryCreate(string nameOrPath, [System.Diagnostics.CodeAnalysis.NotNullWhen(true)] out ModuleName? name)
+    {
+        ArgumentNullException.ThrowIfNull(nameOrPath);
+        name = null;
         ReadOnlySpan<char> s = nameOrPath.AsSpan().Trim();
         int sep = s.LastIndexOfAny('\\', '/');
         if (sep >= 0)
@@ -35,14 +48,17 @@ public sealed class ModuleName : IEquatable<ModuleName>
             s = s[(sep + 1)..];
         }
 
-        if (s.IsEmpty)
+        if (s.IsEmpty || s.SequenceEqual(".") || s.SequenceEqual("..") || s.ContainsAnyInRange('\0', '\u001F') || s.IndexOfAny(s_invalid) >= 0)
         {
-            throw new ArgumentException("A module name cannot be empty.", nameof(nameOrPath));
+            return false;
         }
 
-        string name = s.Length == nameOrPath.Length ? nameOrPath : s.ToString();
-        return new ModuleName(name, KeyOf(name));
+        string text = s.Length == nameOrPath.Length ? nameOrPath : s.ToString();
+        name = new ModuleName(text, KeyOf(text));
+        return true;
     }
+
+    private static readonly System.Buffers.SearchValues<char> s_invalid = System.Buffers.SearchValues.Create(":*?\"<>|");
 
     /// <summary>Creates the module name that a PDB file name implies (<c>SqlDK.pdb</c> → key <c>sqldk</c>); the <c>.pdb</c> extension is dropped.</summary>
     /// <param name="pdbName">A PDB file name.</param>

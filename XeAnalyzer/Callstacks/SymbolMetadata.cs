@@ -110,12 +110,7 @@ public static class CsvSymbolMetadata
             return false;
         }
 
-        ModuleName name;
-        try
-        {
-            name = ModuleName.Create(module);
-        }
-        catch (ArgumentException)
+        if (!ModuleName.TryCreate(module, out ModuleName? name))
         {
             return false;
         }
