@@ -324,6 +324,22 @@ public class StackTextReaderTests
     }
 
     [Test]
+    public void FromFrames_MakesOneLinePerFrame()
+    {
+        var frames = new StackFrame[]
+        {
+            new VirtualAddressFrame(0x7FFEABD0D919, "0x00007FFEABD0D919", FrameProvenance.Binary),
+            new ModuleOffsetFrame(ModuleName.Create("sqldk.dll"), 0x40609, "sqldk.dll+0x40609"),
+        };
+        Callstack s = Callstack.FromFrames(frames, 7);
+        Assert.That(s.Index, Is.EqualTo(7));
+        Assert.That(s.Lines.Select(l => (l.Text, l.LineNumber, l.Frames.Single())), Is.EqualTo(new[] { ("0x00007FFEABD0D919", 1L, frames[0]), ("sqldk.dll+0x40609", 2L, frames[1]) }));
+        Assert.That(s.Frames, Is.EqualTo(frames));
+        Assert.Throws<ArgumentOutOfRangeException>(() => _ = s.Lines[0].Frames[1]);
+        Assert.Throws<ArgumentOutOfRangeException>(() => _ = s.Lines[0].Frames[-1]);
+    }
+
+    [Test]
     public void Parse_KeepsEmptyHistogramAndItsAnnotation()
     {
         IReadOnlyList<Callstack> stacks = StackTextReader.Parse("nothing captured\n<HistogramTarget truncated=\"0\" buckets=\"256\" />\n");

@@ -37,6 +37,27 @@ public sealed class Callstack
         IsContinuation = isContinuation;
     }
 
+    /// <summary>
+    /// Makes a stack from frames that did not come from text (for example decoded from a binary <c>.xel</c> callstack):
+    /// one line per frame, whose text is the frame's <see cref="StackFrame.Raw"/> and whose line number is its 1-based position.
+    /// </summary>
+    /// <param name="frames">The frames, leaf first.</param>
+    /// <param name="index">The stack's position among the stacks of its input.</param>
+    /// <returns>The stack, without header.</returns>
+    public static Callstack FromFrames(IEnumerable<StackFrame> frames, int index = 0)
+    {
+        ArgumentNullException.ThrowIfNull(frames);
+        StackFrame[] array = [.. frames];
+        var lines = new StackLine[array.Length];
+        for (int i = 0; i < array.Length; i++)
+        {
+            ArgumentNullException.ThrowIfNull(array[i], nameof(frames));
+            lines[i] = new StackLine(array[i].Raw, i + 1, array, i, 1, null);
+        }
+
+        return new Callstack(index, null, System.Runtime.InteropServices.ImmutableCollectionsMarshal.AsImmutableArray(lines), System.Runtime.InteropServices.ImmutableCollectionsMarshal.AsImmutableArray(array), false);
+    }
+
     /// <summary>0-based position of the stack among the stacks of the input.</summary>
     public int Index { get; }
 

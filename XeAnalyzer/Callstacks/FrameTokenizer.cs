@@ -139,10 +139,10 @@ internal sealed class FrameTokenizer
         {
             int c = d[i];
             int digit = c - '0';
-            if ((uint)digit > 9)
+            if (unchecked((uint)digit) > 9)
             {
                 digit = (c | 0x20) - 'a';
-                if ((uint)digit > 5)
+                if (unchecked((uint)digit) > 5)
                 {
                     return null;
                 }
@@ -1035,8 +1035,11 @@ internal sealed class FrameTokenizer
     /// <summary>True when the character at <paramref name="i"/> belongs to an operator name (<c>operator+</c>, <c>operator&lt;&lt;</c>, <c>operator!=</c>).</summary>
     private static bool IsOperatorSymbol(ReadOnlySpan<char> s, int i)
     {
+        // Operator names have at most 3 symbol characters (operator<<=, operator->*): look back no further, so a line full of
+        // '<' stays linear.
         int j = i;
-        while (j > 0 && s_operatorChars.Contains(s[j - 1]))
+        int limit = Math.Max(0, i - 3);
+        while (j > limit && s_operatorChars.Contains(s[j - 1]))
         {
             j--;
         }

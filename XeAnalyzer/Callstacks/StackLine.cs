@@ -73,7 +73,7 @@ public readonly struct FrameList : IReadOnlyList<StackFrame>
     /// <summary>The frame at <paramref name="index"/>.</summary>
     /// <param name="index">0-based index.</param>
     public StackFrame this[int index] =>
-        (uint)index < (uint)Count ? _array![_start + index] : throw new ArgumentOutOfRangeException(nameof(index));
+        unchecked((uint)index < (uint)Count) ? _array![_start + index] : throw new ArgumentOutOfRangeException(nameof(index));
 
     /// <summary>Returns a struct enumerator.</summary>
     public Enumerator GetEnumerator() => new(_array, _start, Count);

@@ -347,6 +347,11 @@ public sealed class SqlBuildCatalog
         {
             throw Error(filePath, number, "one JSON object per line: " + ex.Message, ex);
         }
+        catch (ArgumentException ex)
+        {
+            // Invalid UTF-16 (a lone surrogate) cannot be transcoded for the JSON reader.
+            throw Error(filePath, number, "one JSON object per line of valid text: " + ex.Message, ex);
+        }
 
         using (doc)
         {
