@@ -117,7 +117,7 @@ internal sealed class StackBuilder
     }
 
     /// <summary>Adds the content of an XML value: its text lines and any raw child <c>&lt;frame&gt;</c> elements, in document order.</summary>
-    public void AddValue(XeValue value)
+    public void AddValue(TargetValue value)
     {
         if (value.Elements.Count == 0)
         {

@@ -111,7 +111,7 @@ public sealed class HistogramSlot : TargetDataElement
     /// <param name="count">The number of events counted in the slot.</param>
     /// <param name="truncatedBytes">The optional <c>trunc</c> attribute (bytes cut from the value), when present.</param>
     /// <param name="value">The slot's value, or <see langword="null"/> when the slot has no <c>&lt;value&gt;</c>.</param>
-    public HistogramSlot(long lineNumber, int targetIndex, int slotIndex, ulong count, ulong? truncatedBytes, XeValue? value)
+    public HistogramSlot(long lineNumber, int targetIndex, int slotIndex, ulong count, ulong? truncatedBytes, TargetValue? value)
         : base(lineNumber)
     {
         TargetIndex = targetIndex;
@@ -134,7 +134,7 @@ public sealed class HistogramSlot : TargetDataElement
     public ulong? TruncatedBytes { get; }
 
     /// <summary>The slot's value, or <see langword="null"/> when the slot has no <c>&lt;value&gt;</c> element.</summary>
-    public XeValue? Value { get; }
+    public TargetValue? Value { get; }
 }
 
 /// <summary>One counter of an event_counter target.</summary>

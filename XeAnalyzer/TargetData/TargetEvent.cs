@@ -100,7 +100,7 @@ public sealed class EventField
     /// <param name="value">The <c>&lt;value&gt;</c> content, when present.</param>
     /// <param name="mapText">The <c>&lt;text&gt;</c> content (map or flag text), when present.</param>
     /// <param name="lineNumber">1-based line of the element.</param>
-    public EventField(bool isAction, string name, string? package, string? typeName, string? typePackage, XeValue? value, string? mapText, long lineNumber)
+    public EventField(bool isAction, string name, string? package, string? typeName, string? typePackage, TargetValue? value, string? mapText, long lineNumber)
     {
         IsAction = isAction;
         Name = name;
@@ -128,7 +128,7 @@ public sealed class EventField
     public string? TypePackage { get; }
 
     /// <summary>The value content, when present. For map fields this is the numeric map key.</summary>
-    public XeValue? Value { get; }
+    public TargetValue? Value { get; }
 
     /// <summary>The map or flag text (<c>SERVER</c>; <c>BUFFER, DEFAULT_NO_USER, …</c>), when present.</summary>
     public string? MapText { get; }

@@ -374,7 +374,7 @@ internal static class TargetXmlParser
             long line = Line;
             ulong count = RequiredUInt64("count");
             ulong? trunc = OptionalUInt64("trunc");
-            XeValue? value = null;
+            TargetValue? value = null;
             int depth = _xr.Depth;
             while (NextChild(depth))
             {
@@ -424,7 +424,7 @@ internal static class TargetXmlParser
             string? package = Attribute("package");
             string? typeName = null;
             string? typePackage = null;
-            XeValue? value = null;
+            TargetValue? value = null;
             string? mapText = null;
             int depth = _xr.Depth;
             while (NextChild(depth))
@@ -453,7 +453,7 @@ internal static class TargetXmlParser
         }
 
         /// <summary>Reads the content of the element the reader is on: text (bounded) and child elements' attributes; leaves the reader after the element.</summary>
-        public XeValue ReadContent()
+        public TargetValue ReadContent()
         {
             long line = Line;
             _text.Clear();
@@ -462,7 +462,7 @@ internal static class TargetXmlParser
             if (_xr.IsEmptyElement)
             {
                 Read();
-                return new XeValue(string.Empty, [], line);
+                return new TargetValue(string.Empty, [], line);
             }
 
             bool first = true;
@@ -478,7 +478,7 @@ internal static class TargetXmlParser
                 {
                     case XmlNodeType.EndElement when _xr.Depth == depth:
                         Read();
-                        return new XeValue(_text.ToString(), (IReadOnlyList<XmlChildElement>?)elements ?? [], line);
+                        return new TargetValue(_text.ToString(), (IReadOnlyList<XmlChildElement>?)elements ?? [], line);
 
                     case XmlNodeType.Text:
                     case XmlNodeType.CDATA:

@@ -4,13 +4,13 @@ namespace XeAnalyzer.TargetData;
 /// The content of a <c>&lt;value&gt;</c> (or <c>&lt;text&gt;</c>) element: its text (CDATA, text and entity-escaped text, decoded once
 /// as XML defines) and any child elements it holds, such as raw SQL Server 2022 <c>&lt;frame&gt;</c> elements.
 /// </summary>
-public sealed class XeValue
+public sealed class TargetValue
 {
     /// <summary>Creates a value.</summary>
     /// <param name="text">The concatenated text content, with line breaks normalised to LF as XML defines.</param>
     /// <param name="elements">The child elements, in document order.</param>
     /// <param name="lineNumber">1-based input line where the content starts.</param>
-    public XeValue(string text, IReadOnlyList<XmlChildElement> elements, long lineNumber)
+    public TargetValue(string text, IReadOnlyList<XmlChildElement> elements, long lineNumber)
     {
         ArgumentNullException.ThrowIfNull(text);
         ArgumentNullException.ThrowIfNull(elements);
@@ -39,7 +39,7 @@ public sealed class XmlChildElement
     /// <param name="name">The element name.</param>
     /// <param name="attributes">The attributes in document order, values decoded.</param>
     /// <param name="lineNumber">1-based input line of the start tag.</param>
-    /// <param name="textOffset">The length of the parent's <see cref="XeValue.Text"/> before this element, to restore document order.</param>
+    /// <param name="textOffset">The length of the parent's <see cref="TargetValue.Text"/> before this element, to restore document order.</param>
     public XmlChildElement(string name, IReadOnlyList<KeyValuePair<string, string>> attributes, long lineNumber, int textOffset)
     {
         Name = name;
