@@ -127,6 +127,9 @@ internal sealed class Figures(string prefix)
     /// <summary>The rows in insertion order.</summary>
     public IReadOnlyList<(string Key, string Value, string Meaning)> Rows => _rows;
 
+    /// <summary>Markdown blocks for the README (not in the TSV), by name.</summary>
+    public Dictionary<string, string> Blocks { get; } = new(StringComparer.Ordinal);
+
     /// <summary>Adds a text value.</summary>
     public void Add(string key, string value, string meaning)
     {

@@ -237,6 +237,15 @@ internal static class LatchSample
         fig.Add("peer_mean", peers.ToString("0.00", CultureInfo.InvariantCulture), "mean events per scheduler of the 7 workers other than scheduler 27");
         fig.Add("scheduler27_ratio", (perScheduler[27] / peers).ToString("0.000", CultureInfo.InvariantCulture), "scheduler 27's events / that mean (seed: about 10% fewer)");
         fig.Add("histogram_slots", bySlot.Count, "slots of both histogram files");
+        var table = new StringBuilder("| scheduler | worker_address | system_thread_id | full extents | last extent caught | events |\n|---|---|---|---|---|---|\n");
+        foreach ((uint sched, int ext, int partial, ulong worker, uint thread) in Workers)
+        {
+            table.Append("| ").Append(sched.ToString(CultureInfo.InvariantCulture)).Append(" | ").Append(Output.Hex16(worker)).Append(" | ")
+                .Append(thread.ToString(CultureInfo.InvariantCulture)).Append(" | ").Append(ext.ToString(CultureInfo.InvariantCulture)).Append(" | ")
+                .Append(partial switch { 0 => "-", 1 => "A", _ => "A, B" }).Append(" | ").Append(perScheduler[sched].ToString(CultureInfo.InvariantCulture)).Append(" |\n");
+        }
+
+        fig.Blocks.Add("workers_table", table.ToString().TrimEnd('\n'));
         return fig;
     }
 

@@ -62,6 +62,10 @@ internal static partial class Program
             }
 
             values.Add(f.Prefix + ".all", FiguresTable(f));
+            foreach ((string name, string block) in f.Blocks)
+            {
+                values.Add(f.Prefix + "." + name, block);
+            }
         }
 
         var missing = new List<string>();
