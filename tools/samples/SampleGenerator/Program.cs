@@ -12,6 +12,8 @@ namespace XeAnalyzer.SampleGenerator;
 /// </summary>
 internal static partial class Program
 {
+    private static readonly string[] StackOrder = ["D", "E", "F", "G", "H", "X1", "X2"];
+
     private static int Main(string[] args)
     {
         if (args.Length != 2)
@@ -111,6 +113,23 @@ internal static partial class Program
         }
 
         blocks.Add("latch.buckets_table", sb.ToString().TrimEnd('\n'));
+
+        // Every bucket's frames, as the TF 3656 histogram renders them.
+        var bucketFrames = new StringBuilder();
+        slot = 0;
+        foreach (Bucket b in LatchSample.Buckets(fx).Select((b, i) => (b, i)).OrderByDescending(x => x.b.Count).ThenBy(x => x.i).Select(x => x.b))
+        {
+            bucketFrames.Append("<details><summary>slot ").Append(slot++.ToString(CultureInfo.InvariantCulture)).Append(": stack ").Append(b.Id)
+                .Append(", ").Append(b.Count.ToString(CultureInfo.InvariantCulture)).Append(" events</summary>\n\n```\n");
+            foreach (Frame f in b.Frames)
+            {
+                bucketFrames.Append(f.SymbolizedText).Append('\n');
+            }
+
+            bucketFrames.Append("```\n\n</details>\n");
+        }
+
+        blocks.Add("latch.buckets_frames", bucketFrames.ToString().TrimEnd('\n'));
         blocks.Add("latch.modules_table", ModulesTable(LatchSample.Modules));
         blocks.Add("memory.modules_table", ModulesTable(MemorySample.Modules));
         blocks.Add("waits.modules_table", ModulesTable(WaitSample.Modules));
@@ -128,8 +147,10 @@ internal static partial class Program
 
         var stacks = new StringBuilder("| stack | frames | leaf | used by |\n|---|---|---|---|\n");
         string[] usedBy = ["D: PREEMPTIVE_HTTP_REQUEST before each PAGEIOLATCH_SH (scan workers)", "E: PREEMPTIVE_HTTP_REQUEST of the coordinator (LOB send)", "F: PREEMPTIVE_HTTP_REQUEST of the log writer", "G: PREEMPTIVE_HTTP_REQUEST of lease renewal", "H: PAGEIOLATCH_SH", "X1: LATCH_EX (composed: the first five frames of H)", "X2: CXPACKET (composed: H's first three frames, the producer frames of stack C, G's scheduler frames)"];
-        foreach ((string id, IReadOnlyList<Frame> frames) in WaitSample.Stacks(fx))
+        Dictionary<string, IReadOnlyList<Frame>> waitStacks = WaitSample.Stacks(fx);
+        foreach (string id in StackOrder)
         {
+            IReadOnlyList<Frame> frames = waitStacks[id];
             string use = usedBy.Single(u => u.StartsWith(id + ":", StringComparison.Ordinal));
             stacks.Append("| ").Append(id).Append(" | ").Append(frames.Count.ToString(CultureInfo.InvariantCulture)).Append(" | `")
                 .Append(frames[0].SymbolizedText).Append("` | ").Append(use[(id.Length + 2)..]).Append(" |\n");
