@@ -16,9 +16,11 @@ for p in "XeAnalyzer.$version.nupkg" "XeAnalyzer.$version.snupkg" "XeAnalyzer.Cl
   [ -f "$feed/$p" ] || { echo "packaging: missing $p"; ls "$feed"; exit 1; }
 done
 # The library package must carry its XML docs, README and licence expression.
-unzip -l "$feed/XeAnalyzer.$version.nupkg" | grep -q 'lib/net10.0/XeAnalyzer.xml' || { echo "packaging: no XML docs in the library package"; exit 1; }
-unzip -l "$feed/XeAnalyzer.$version.nupkg" | grep -q 'README.md' || { echo "packaging: no README in the library package"; exit 1; }
-unzip -p "$feed/XeAnalyzer.$version.nupkg" XeAnalyzer.nuspec | grep -q '<license type="expression">MIT</license>' || { echo "packaging: no licence in the library package"; exit 1; }
+listing="$(unzip -l "$feed/XeAnalyzer.$version.nupkg")"
+nuspec="$(unzip -p "$feed/XeAnalyzer.$version.nupkg" XeAnalyzer.nuspec)"
+grep -q 'lib/net10.0/XeAnalyzer.xml' <<<"$listing" || { echo "packaging: no XML docs in the library package"; exit 1; }
+grep -q 'README.md' <<<"$listing" || { echo "packaging: no README in the library package"; exit 1; }
+grep -q '<license type="expression">MIT</license>' <<<"$nuspec" || { echo "packaging: no licence in the library package"; exit 1; }
 
 echo "packaging: installing the tool from the local folder"
 # A private package cache, so the freshly packed version is used rather than one cached by an earlier run.
