@@ -165,14 +165,6 @@ internal sealed class ColumnChunkWriter
 
     public void AppendStringList(ReadOnlySpan<string> values)
     {
-        foreach (string v in values)
-        {
-            if (v is null)
-            {
-                throw new ArgumentException("A list element is null; list elements are required.", nameof(values));
-            }
-        }
-
         ListLevels(values.Length);
         foreach (string v in values)
         {

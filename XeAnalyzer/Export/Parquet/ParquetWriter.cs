@@ -116,7 +116,7 @@ public sealed class ParquetWriter : IDisposable
             throw new InvalidOperationException("Column '" + w.Column.Name + "' is not nullable.");
         }
 
-        w.AppendNull();
+        Mark(w).AppendNull();
     }
 
     /// <summary>Writes a boolean.</summary>
@@ -142,12 +142,10 @@ public sealed class ParquetWriter : IDisposable
         };
         if (value < min || value > max)
         {
-            w.WrittenInRow = false;
-            _columnsWrittenInRow--;
             throw new ArgumentOutOfRangeException(nameof(value), value, "Out of range for " + w.Column.Type.ToString() + " column '" + w.Column.Name + "'.");
         }
 
-        if (w.Physical == ParquetPhysicalType.Int32)
+        if (Mark(w).Physical == ParquetPhysicalType.Int32)
         {
             w.AppendInt32((int)value);
         }
@@ -175,12 +173,10 @@ public sealed class ParquetWriter : IDisposable
         };
         if (value > max)
         {
-            w.WrittenInRow = false;
-            _columnsWrittenInRow--;
             throw new ArgumentOutOfRangeException(nameof(value), value, "Out of range for " + w.Column.Type.ToString() + " column '" + w.Column.Name + "'.");
         }
 
-        if (w.Physical == ParquetPhysicalType.Int32)
+        if (Mark(w).Physical == ParquetPhysicalType.Int32)
         {
             w.AppendInt32(unchecked((int)(uint)value));
         }
@@ -198,11 +194,11 @@ public sealed class ParquetWriter : IDisposable
         ColumnChunkWriter w = Begin(column);
         if (w.Column.Type == ParquetColumnType.Float)
         {
-            w.AppendFloat((float)value);
+            Mark(w).AppendFloat((float)value);
         }
         else if (w.Column.Type == ParquetColumnType.Double)
         {
-            w.AppendDouble(value);
+            Mark(w).AppendDouble(value);
         }
         else
         {
@@ -233,7 +229,19 @@ public sealed class ParquetWriter : IDisposable
     /// <summary>Writes a list of strings (empty is an empty list, not a null) to a <c>StringList</c> column.</summary>
     /// <param name="column">Column index.</param>
     /// <param name="values">The elements (not null).</param>
-    public void WriteStringList(int column, ReadOnlySpan<string> values) => Begin(column, ParquetColumnType.StringList).AppendStringList(values);
+    /// <exception cref="ArgumentException">An element is null.</exception>
+    public void WriteStringList(int column, ReadOnlySpan<string> values)
+    {
+        foreach (string v in values)
+        {
+            if (v is null)
+            {
+                throw new ArgumentException("A list element is null; list elements are required.", nameof(values));
+            }
+        }
+
+        Begin(column, ParquetColumnType.StringList).AppendStringList(values);
+    }
 
     /// <summary>Completes the row; closes the row group when it is full.</summary>
     /// <exception cref="InvalidOperationException">A column has no value in this row.</exception>
@@ -335,6 +343,7 @@ public sealed class ParquetWriter : IDisposable
         return ticks % TimeSpan.TicksPerMicrosecond < 0 ? micros - 1 : micros;
     }
 
+    /// <summary>Validates the column index and that the column has no value yet in this row (does not mark it).</summary>
     private ColumnChunkWriter Begin(int column)
     {
         ThrowIfDone();
@@ -349,26 +358,31 @@ public sealed class ParquetWriter : IDisposable
             throw new InvalidOperationException("Column '" + w.Column.Name + "' already has a value in row " + _rowCount.ToString(CultureInfo.InvariantCulture) + ".");
         }
 
+        return w;
+    }
+
+    /// <summary>Validates the column and its type, and marks it written in this row.</summary>
+    private ColumnChunkWriter Begin(int column, ParquetColumnType type)
+    {
+        ColumnChunkWriter w = Begin(column);
+        if (w.Column.Type != type)
+        {
+            throw new InvalidOperationException("Column '" + w.Column.Name + "' is " + w.Column.Type.ToString() + ", not " + type.ToString() + ".");
+        }
+
+        return Mark(w);
+    }
+
+    /// <summary>Marks the column written in this row, once every check has passed.</summary>
+    private ColumnChunkWriter Mark(ColumnChunkWriter w)
+    {
         w.WrittenInRow = true;
         _columnsWrittenInRow++;
         return w;
     }
 
-    private ColumnChunkWriter Begin(int column, ParquetColumnType type)
+    private static InvalidOperationException TypeMismatch(ColumnChunkWriter w, string what)
     {
-        ThrowIfDone();
-        if ((uint)column < (uint)_writers.Length && _writers[column].Column.Type != type)
-        {
-            throw new InvalidOperationException("Column '" + _writers[column].Column.Name + "' is " + _writers[column].Column.Type.ToString() + ", not " + type.ToString() + ".");
-        }
-
-        return Begin(column);
-    }
-
-    private InvalidOperationException TypeMismatch(ColumnChunkWriter w, string what)
-    {
-        w.WrittenInRow = false;
-        _columnsWrittenInRow--;
         return new InvalidOperationException("Column '" + w.Column.Name + "' is " + w.Column.Type.ToString() + "; it does not take " + what + ".");
     }
 
