@@ -1,11 +1,17 @@
+using System.Buffers;
 using System.Buffers.Binary;
 
 namespace XeAnalyzer.Export.Parquet;
 
-/// <summary>A growable byte array (kept between row groups, so steady-state writing does not allocate).</summary>
+/// <summary>
+/// A growable byte array. Arrays beyond the initial one are rented from <see cref="ArrayPool{T}.Shared"/> and returned when
+/// the buffer grows or is trimmed, so row groups of one table (or of several tables) reuse the same large arrays instead of
+/// allocating new ones on the large-object heap.
+/// </summary>
 internal sealed class ByteBuffer
 {
     private byte[] _data;
+    private bool _rented;
     private int _length;
 
     public ByteBuffer(int capacity = 256)
@@ -23,13 +29,20 @@ internal sealed class ByteBuffer
 
     public void Clear() => _length = 0;
 
-    /// <summary>Drops the array if it grew beyond <paramref name="maxCapacity"/> (one outsized row group must not pin memory).</summary>
+    /// <summary>Empties the buffer and returns its array to the pool if it grew beyond <paramref name="maxCapacity"/>.</summary>
     public void ClearAndTrim(int maxCapacity)
     {
         _length = 0;
         if (_data.Length > maxCapacity)
         {
-            _data = new byte[Math.Max(16, maxCapacity)];
+            byte[] old = _data;
+            bool rented = _rented;
+            _data = new byte[Math.Max(16, Math.Min(maxCapacity, 4096))];
+            _rented = false;
+            if (rented)
+            {
+                ArrayPool<byte>.Shared.Return(old);
+            }
         }
     }
 
@@ -108,6 +121,14 @@ internal sealed class ByteBuffer
             throw new InvalidOperationException("A Parquet column chunk exceeds 2 GB; lower the row-group size.");
         }
 
-        Array.Resize(ref _data, size);
+        byte[] grown = ArrayPool<byte>.Shared.Rent(size);
+        _data.AsSpan(0, _length).CopyTo(grown);
+        if (_rented)
+        {
+            ArrayPool<byte>.Shared.Return(_data);
+        }
+
+        _data = grown;
+        _rented = true;
     }
 }

@@ -197,10 +197,10 @@ internal sealed class ColumnChunkWriter
         return (_chunk.WrittenMemory, info);
     }
 
-    /// <summary>Forgets the chunk after it was written out (keeps buffers up to a modest size for the next row group).</summary>
+    /// <summary>Forgets the chunk after it was written out; large buffers go back to the shared pool for the next row group.</summary>
     public void ResetChunk()
     {
-        const int Keep = 4 * 1024 * 1024;
+        const int Keep = 256 * 1024;
         _chunk.ClearAndTrim(Keep);
         _values.ClearAndTrim(Keep);
         _defs.ClearAndTrim(Keep);
