@@ -142,6 +142,62 @@ public sealed class XelParquetExportTests
     }
 
     [Test]
+    public void Export_AddsFramesColumns_WhenResolverGiven()
+    {
+        string[] files = [XelFixtures.PathOf("all-types.xel"), XelFixtures.PathOf("latch.xel")];
+        int calls = 0;
+        string Fake(string file, ulong address)
+        {
+            calls++;
+            return Path.GetFileNameWithoutExtension(file) + "!f_" + address.ToString("x", Ic);
+        }
+
+        XelExportResult result = XelParquetExporter.Export(files, _dir, new XelExportOptions { FrameResolver = Fake });
+        var distinct = new HashSet<(string, ulong)>();
+        int checkedStacks = 0;
+        foreach (XelExportTable t in result.Tables)
+        {
+            List<XEvent> events = [.. files.SelectMany(f => XelReader.ReadEvents(f)).Where(e => e.FullName == t.EventName).OrderBy(e => e.Source.Offset)];
+            string[] stackColumns = [.. t.Columns.Where(c => c.Type == ParquetColumnType.Int64List).Select(c => c.Name)];
+            Assert.That(t.Columns.Where(c => c.Type == ParquetColumnType.StringList).Select(c => c.Name), Is.EqualTo(stackColumns.Select(c => c + "_frames")), t.EventName);
+            if (stackColumns.Length == 0)
+            {
+                continue;
+            }
+
+            QueryResult q = DuckDbOracle.Single(t.Path, "SELECT " + string.Join(", ", stackColumns.Select(c => c + "_frames")) + " FROM t ORDER BY file_offset");
+            for (int r = 0; r < events.Count; r++)
+            {
+                XEvent e = events[r];
+                for (int c = 0; c < stackColumns.Length; c++)
+                {
+                    string name = stackColumns[c];
+                    bool found = name.StartsWith("f_", StringComparison.Ordinal) ? e.TryGetField(name, out XeValue v) : e.TryGetAction(name, out v);
+                    System.Text.Json.JsonElement actual = q.Rows[r][c];
+                    if (!found)
+                    {
+                        Assert.That(actual.ValueKind, Is.EqualTo(System.Text.Json.JsonValueKind.Null), e.Source + " " + name);
+                        continue;
+                    }
+
+                    string file = e.Source.FilePath!;
+                    string[] expected = [.. v.AsCallstack().Select(a => Path.GetFileNameWithoutExtension(file) + "!f_" + a.ToString("x", Ic))];
+                    Assert.That(actual.EnumerateArray().Select(x => x.GetString()), Is.EqualTo(expected), e.Source + " " + name);
+                    foreach (ulong a in v.AsCallstack())
+                    {
+                        distinct.Add((file, a));
+                    }
+
+                    checkedStacks++;
+                }
+            }
+        }
+
+        Assert.That(checkedStacks, Is.GreaterThan(40));
+        Assert.That(calls, Is.EqualTo(distinct.Count), "one resolver call per distinct address and file");
+    }
+
+    [Test]
     public void Export_WritesOnlyChosenEvents_WithEventFilter()
     {
         string[] files = Files(["sample-xel/blob_storage_waits"]);

@@ -5,7 +5,7 @@ using XeAnalyzer.Export.Parquet;
 namespace XeAnalyzer.Export;
 
 /// <summary>One value to copy: from field or action <see cref="Source"/> to column <see cref="Column"/> (and <see cref="KeyColumn"/> for a map).</summary>
-internal readonly record struct ValueOp(int Source, ValueConversion Conversion, int Column, int KeyColumn);
+internal readonly record struct ValueOp(int Source, ValueConversion Conversion, int Column, int KeyColumn, int FramesColumn);
 
 /// <summary>
 /// How the events of one event type with one action set become rows of a table: resolved once per (event type, action set)
@@ -35,7 +35,7 @@ internal sealed class EventRowPlan
             XeColumn f = type.Fields[i];
             if (table.Field(f.Name) is TableMember m && Claim(covered, m))
             {
-                fields.Add(new ValueOp(i, ColumnShape.ConversionOf(f), m.ValueColumn, m.KeyColumn));
+                fields.Add(new ValueOp(i, ColumnShape.ConversionOf(f), m.ValueColumn, m.KeyColumn, m.FramesColumn));
             }
         }
 
@@ -51,7 +51,7 @@ internal sealed class EventRowPlan
 
             if (table.Action(a.FullName) is TableMember m && Claim(covered, m))
             {
-                acts.Add(new ValueOp(i, ColumnShape.ConversionOf(a), m.ValueColumn, m.KeyColumn));
+                acts.Add(new ValueOp(i, ColumnShape.ConversionOf(a), m.ValueColumn, m.KeyColumn, m.FramesColumn));
             }
             else
             {
@@ -92,12 +92,12 @@ internal sealed class EventRowPlan
         w.WriteString(5, e.PackageName);
         foreach (ValueOp op in _fields)
         {
-            WriteValue(w, op, e.GetField(op.Source), scratch);
+            WriteValue(w, op, e.GetField(op.Source), captureFile, scratch);
         }
 
         foreach (ValueOp op in _actions)
         {
-            WriteValue(w, op, e.GetAction(op.Source), scratch);
+            WriteValue(w, op, e.GetAction(op.Source), captureFile, scratch);
         }
 
         foreach (int c in _nullColumns)
@@ -121,10 +121,15 @@ internal sealed class EventRowPlan
             covered[m.KeyColumn] = true;
         }
 
+        if (m.FramesColumn >= 0)
+        {
+            covered[m.FramesColumn] = true;
+        }
+
         return true;
     }
 
-    private static void WriteValue(ParquetWriter w, in ValueOp op, XeValue v, ExportScratch scratch)
+    private static void WriteValue(ParquetWriter w, in ValueOp op, XeValue v, string captureFile, ExportScratch scratch)
     {
         switch (op.Conversion)
         {
@@ -166,6 +171,11 @@ internal sealed class EventRowPlan
                 Span<ulong> frames = scratch.Frames(n);
                 n = v.CopyCallstackTo(frames);
                 w.WriteInt64List(op.Column, MemoryMarshal.Cast<ulong, long>(frames[..n]));
+                if (op.FramesColumn >= 0)
+                {
+                    w.WriteStringList(op.FramesColumn, scratch.Resolve(captureFile, frames[..n]));
+                }
+
                 break;
             case ValueConversion.MapText:
                 w.WriteString(op.Column, v.MapText);
@@ -177,10 +187,42 @@ internal sealed class EventRowPlan
     }
 }
 
-/// <summary>Reusable buffers of one export.</summary>
-internal sealed class ExportScratch
+/// <summary>Reusable buffers of one export, and the cache of resolved frames.</summary>
+internal sealed class ExportScratch(Func<string, ulong, string>? resolver)
 {
+    private const int MaxCachedFrames = 1_000_000;
+    private readonly Dictionary<ulong, string> _resolved = [];
     private ulong[] _frames = new ulong[256];
+    private string[] _texts = new string[256];
+    private string? _resolvedFile;
+
+    /// <summary>The frame texts of <paramref name="addresses"/> (valid until the next call).</summary>
+    public ReadOnlySpan<string> Resolve(string captureFile, ReadOnlySpan<ulong> addresses)
+    {
+        if (!ReferenceEquals(captureFile, _resolvedFile) || _resolved.Count > MaxCachedFrames)
+        {
+            _resolved.Clear();
+            _resolvedFile = captureFile;
+        }
+
+        if (_texts.Length < addresses.Length)
+        {
+            _texts = new string[Math.Max(addresses.Length, _texts.Length * 2)];
+        }
+
+        for (int i = 0; i < addresses.Length; i++)
+        {
+            if (!_resolved.TryGetValue(addresses[i], out string? text))
+            {
+                text = resolver!(captureFile, addresses[i]) ?? throw new InvalidOperationException("The frame resolver returned null.");
+                _resolved.Add(addresses[i], text);
+            }
+
+            _texts[i] = text;
+        }
+
+        return _texts.AsSpan(0, addresses.Length);
+    }
 
     public Span<ulong> Frames(int count)
     {

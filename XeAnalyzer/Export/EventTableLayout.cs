@@ -162,6 +162,9 @@ internal sealed class TableMember(string key, string shortName, string packageNa
     public int ValueColumn { get; set; } = -1;
 
     public int KeyColumn { get; set; } = -1;
+
+    /// <summary>For a callstack exported with a frame resolver: the <c>name_frames</c> column, else -1.</summary>
+    public int FramesColumn { get; set; } = -1;
 }
 
 /// <summary>
@@ -294,16 +297,17 @@ internal sealed class EventTable
     /// <summary>
     /// Assigns column names and indices: the common columns, then fields (<c>name</c>; a map adds <c>name_key</c>), then
     /// actions (<c>name</c>; <c>action_name</c> when a field or common column has that name; <c>action_package_name</c>
-    /// when that is taken too). A name still taken gets <c>_2</c>, <c>_3</c>…
+    /// when that is taken too). A name still taken gets <c>_2</c>, <c>_3</c>… With <paramref name="resolvedFrames"/>, each
+    /// callstack column is followed by <c>name_frames</c>.
     /// </summary>
-    public void Complete()
+    public void Complete(bool resolvedFrames)
     {
         var columns = new List<ParquetColumn>(CommonColumns);
         var used = new HashSet<string>(CommonColumns.Select(c => c.Name), StringComparer.Ordinal);
         foreach (TableMember f in _fields)
         {
             string name = Unique(used, used.Contains(f.ShortName) ? "field_" + f.ShortName : f.ShortName);
-            AddColumns(columns, used, f, name);
+            AddColumns(columns, used, f, name, resolvedFrames);
         }
 
         foreach (TableMember a in _actions)
@@ -319,17 +323,25 @@ internal sealed class EventTable
                 name = "action_" + a.PackageName + "_" + a.ShortName;
             }
 
-            AddColumns(columns, used, a, Unique(used, name));
+            AddColumns(columns, used, a, Unique(used, name), resolvedFrames);
         }
 
         Columns = [.. columns];
     }
 
-    private static void AddColumns(List<ParquetColumn> columns, HashSet<string> used, TableMember m, string name)
+    private static void AddColumns(List<ParquetColumn> columns, HashSet<string> used, TableMember m, string name, bool resolvedFrames)
     {
         used.Add(name);
         m.ValueColumn = columns.Count;
         columns.Add(new ParquetColumn(name, m.Shape.ValueType));
+        if (resolvedFrames && m.Shape.ValueType == ParquetColumnType.Int64List)
+        {
+            string framesName = Unique(used, name + "_frames");
+            used.Add(framesName);
+            m.FramesColumn = columns.Count;
+            columns.Add(new ParquetColumn(framesName, ParquetColumnType.StringList));
+        }
+
         if (m.Shape.KeyType is ParquetColumnType key)
         {
             string keyName = Unique(used, name + "_key");

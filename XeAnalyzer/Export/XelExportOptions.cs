@@ -22,6 +22,14 @@ public sealed class XelExportOptions
     public ParquetWriterOptions Parquet { get; init; } = new() { Compression = ParquetCompression.Gzip };
 
     /// <summary>
+    /// Resolves a callstack frame: (capture file, raw return address) → frame text, for example <c>sqlmin!Func+0x12</c>.
+    /// When set, each callstack column <c>name</c> is followed by <c>name_frames</c> (LIST&lt;STRING&gt;, same order: leaf
+    /// first). Results are cached per capture file (up to a million addresses), so the function is called about once per
+    /// distinct address. <see langword="null"/> (the default) writes raw addresses only.
+    /// </summary>
+    public Func<string, ulong, string>? FrameResolver { get; init; }
+
+    /// <summary>
     /// The most bytes all open tables may buffer together (default 256 MiB). When exceeded, the largest open row groups are
     /// written early, so memory stays flat however many event types a capture holds.
     /// </summary>

@@ -14,7 +14,8 @@ namespace XeAnalyzer.Export;
 /// <c>capture_file</c>, <c>file_offset</c> (INT64, the event record's byte offset), <c>event_name</c> and <c>package</c>.
 /// Then the fields in event order, then the actions (in the order the events carry them). A map-valued field or action
 /// gives two columns: <c>name</c> (the map text) and <c>name_key</c> (the key). An action named like a field (or a common
-/// column) is prefixed <c>action_</c>. Callstacks are <c>LIST&lt;INT64&gt;</c> of raw return addresses, leaf first.
+/// column) is prefixed <c>action_</c>. Callstacks are <c>LIST&lt;INT64&gt;</c> of raw return addresses, leaf first (with
+/// <see cref="XelExportOptions.FrameResolver"/>, followed by <c>name_frames</c>, LIST&lt;STRING&gt;).
 /// Integers keep their width and signedness (pointers and cpu_cycle are UINT64), float32/float64 are FLOAT/DOUBLE,
 /// filetime is a TIMESTAMP (null when out of range), text and XML are STRING, GUIDs and activity ids are STRING
 /// (<c>D</c> format; <c>{guid}:{sequence}</c>), binary data is BINARY. Every field and action column is nullable.</para>
@@ -63,7 +64,7 @@ public static class XelParquetExporter
 
         foreach (EventTable t in tables)
         {
-            t.Complete();
+            t.Complete(options.FrameResolver is not null);
         }
 
         // Pass 2: rows.
@@ -79,7 +80,7 @@ public static class XelParquetExporter
             }
 
             var plans = new Dictionary<(XeEventType, XeActionSet), EventRowPlan?>(PairComparer.Instance);
-            var scratch = new ExportScratch();
+            var scratch = new ExportScratch(options.FrameResolver);
             foreach (string file in inputs)
             {
                 Dictionary<uint, EventTable> fileTables = tableOf[file];
