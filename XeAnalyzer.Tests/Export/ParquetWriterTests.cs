@@ -71,6 +71,38 @@ public sealed class ParquetWriterTests
     }
 
     [Test]
+    public void Footer_ChunksTileTheFile_BetweenMagicAndFooter([Values(ParquetCompression.None, ParquetCompression.Gzip)] ParquetCompression compression)
+    {
+        // The footer's chunk offsets and compressed sizes (as DuckDB reads them) must cover the bytes between the leading
+        // magic and the footer exactly, in order: a size that is off would make readers that fetch chunks by size fail.
+        string path = WriteFile("tile.parquet", [new("id", ParquetColumnType.Int64, false), new("s", ParquetColumnType.String), new("l", ParquetColumnType.Int64List), new("b", ParquetColumnType.Boolean)], 1000, (w, i) =>
+        {
+            w.WriteInt64(0, i);
+            w.WriteString(1, new string('x', i % 50));
+            w.WriteInt64List(2, [.. Enumerable.Range(0, i % 7).Select(x => (long)x)]);
+            w.WriteBoolean(3, i % 3 == 0);
+        }, new ParquetWriterOptions { RowGroupRows = 300, PageBytes = 1000, Compression = compression });
+        byte[] bytes = File.ReadAllBytes(path);
+        int footer = BinaryPrimitives.ReadInt32LittleEndian(bytes.AsSpan(bytes.Length - 8));
+        QueryResult q = DuckDbOracle.Single(null, "SELECT row_group_id, column_id, CAST(data_page_offset AS VARCHAR), CAST(total_compressed_size AS VARCHAR), CAST(num_values AS VARCHAR) FROM parquet_metadata(" + DuckDbOracle.Literal(path) + ") ORDER BY row_group_id, column_id");
+        long expectedOffset = 4;
+        long values = 0;
+        foreach (System.Text.Json.JsonElement[] row in q.Rows)
+        {
+            Assert.That(long.Parse(row[2].GetString()!, Ic), Is.EqualTo(expectedOffset), "chunk " + row[0] + "/" + row[1]);
+            expectedOffset += long.Parse(row[3].GetString()!, Ic);
+            if (row[1].GetString() == "2")
+            {
+                values += long.Parse(row[4].GetString()!, Ic);
+            }
+        }
+
+        Assert.That(q.Rows, Has.Length.EqualTo(4 * 4));
+        Assert.That(expectedOffset, Is.EqualTo(bytes.Length - 8 - footer), "the last chunk ends where the footer starts");
+        Assert.That(values, Is.EqualTo(Enumerable.Range(0, 1000).Sum(i => Math.Max(1, i % 7))), "list column: one level per element, one for each empty list");
+    }
+
+    [Test]
     public void Write_ReadsBackEveryScalarType_WithDuckDb()
     {
         ParquetColumn[] cols =
