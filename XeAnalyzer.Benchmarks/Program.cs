@@ -22,6 +22,11 @@ internal static class Program
             return ReadChild(args[1], args.Length > 2 && args[2] == "scan");
         }
 
+        if (args.Length >= 1 && args[0] is "export" or "export-child")
+        {
+            return ExportBenchmark.Run(args);
+        }
+
         if (args.Length == 0 || args[0] != "xel")
         {
             Console.Error.WriteLine("usage: XeAnalyzer.Benchmarks xel [--size-gb 1] [--small-gb 0.25] [--dir /tmp/xebench]");
@@ -146,7 +151,7 @@ internal static class Program
         return 0;
     }
 
-    private static long Generate(string path, long targetBytes)
+    internal static long Generate(string path, long targetBytes)
     {
         var s = new XeSchema();
         XePackage p0 = s.Package0;
