@@ -1,0 +1,196 @@
+using System.Globalization;
+
+namespace XeAnalyzer.Analysis;
+
+/// <summary>
+/// Settings of the bounded reorder window that puts events back in time order: records of a <c>.xel</c> file are not
+/// time-ordered (per-CPU buffers are written as they fill), so analyses that pair events or keep running totals sort them
+/// by (timestamp, <c>package0.event_sequence</c>, arrival) within a window instead of buffering the whole capture.
+/// </summary>
+/// <remarks>Immutable.</remarks>
+public sealed class ReorderOptions
+{
+    /// <summary>The defaults: a 30-second window (SQL Server's default <c>MAX_DISPATCH_LATENCY</c>) and at most 1,000,000 pending events.</summary>
+    public static ReorderOptions Default { get; } = new();
+
+    /// <summary>
+    /// How far behind the newest timestamp seen an event may arrive and still be put in order. An event is released once it
+    /// is older than the newest seen minus this window. Default 30 seconds; zero releases events in arrival order.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">The value is negative.</exception>
+    public TimeSpan Window
+    {
+        get;
+        init => field = value >= TimeSpan.Zero ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "The reorder window cannot be negative.");
+    }
+
+    = TimeSpan.FromSeconds(30);
+
+    /// <summary>
+    /// The most events held at once (1 to 50,000,000; default 1,000,000). When more are pending, the oldest is released even
+    /// if it is inside the window, so memory stays bounded whatever the capture size.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">The value is outside 1..50,000,000.</exception>
+    public int MaxPending
+    {
+        get;
+        init => field = value is >= 1 and <= 50_000_000 ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "MaxPending must be 1..50,000,000.");
+    }
+
+    = 1_000_000;
+}
+
+/// <summary>What the reorder window saw: how disordered the input was and whether every event could be put in order.</summary>
+/// <param name="Events">Events that went through the window.</param>
+/// <param name="ArrivedOutOfOrder">Events that arrived earlier in (timestamp, event_sequence) order than the event before them (inversions in the input, all of which the window corrects unless they are also late).</param>
+/// <param name="LateEvents">Events that arrived after a later event had already been released (farther out of order than the window allows); they are processed at once, out of order.</param>
+/// <param name="MaxPending">The most events held at once.</param>
+/// <param name="EventsWithoutSequence">Events without <c>package0.event_sequence</c> (ties on timestamp are then broken by arrival order).</param>
+/// <param name="Window">The window used.</param>
+/// <param name="MaxPendingLimit">The cap on pending events used.</param>
+public sealed record OrderingStatistics(long Events, long ArrivedOutOfOrder, long LateEvents, int MaxPending, long EventsWithoutSequence, TimeSpan Window, int MaxPendingLimit)
+{
+    /// <summary>A one-line description for reports.</summary>
+    /// <returns>The text.</returns>
+    public string Describe() => string.Create(CultureInfo.InvariantCulture,
+        $"{ArrivedOutOfOrder:N0} of {Events:N0} events arrived out of time order and were re-ordered by (timestamp, event_sequence) within a {Window.TotalSeconds:0.###}-second window (at most {MaxPendingLimit:N0} events held; {MaxPending:N0} at most were held); {LateEvents:N0} arrived later than the window allows and were processed out of order.");
+}
+
+/// <summary>The sort key of the reorder window: timestamp ticks, then event_sequence (absent sorts last), then arrival.</summary>
+internal readonly struct OrderKey(long ticks, ulong sequence, long arrival) : IComparable<OrderKey>
+{
+    public long Ticks { get; } = ticks;
+
+    public ulong Sequence { get; } = sequence;
+
+    public long Arrival { get; } = arrival;
+
+    public int CompareTo(OrderKey other)
+    {
+        int c = Ticks.CompareTo(other.Ticks);
+        if (c != 0)
+        {
+            return c;
+        }
+
+        c = Sequence.CompareTo(other.Sequence);
+        return c != 0 ? c : Arrival.CompareTo(other.Arrival);
+    }
+}
+
+/// <summary>
+/// A bounded reorder window over compact records: add records as they arrive, take them back in (timestamp,
+/// event_sequence, arrival) order. A record is released once it is older than the newest timestamp seen minus
+/// <see cref="ReorderOptions.Window"/>, or when more than <see cref="ReorderOptions.MaxPending"/> are held; after the input ends,
+/// <see cref="Complete"/> releases the rest. Records arriving after a later one was released are counted as late and
+/// released next (out of order). Memory is bounded by <see cref="ReorderOptions.MaxPending"/>.
+/// </summary>
+/// <typeparam name="T">The record type (keep it small: it is held, not the event).</typeparam>
+/// <remarks>Not thread-safe.</remarks>
+public sealed class ReorderBuffer<T>
+{
+    private readonly PriorityQueue<T, OrderKey> _queue = new();
+    private readonly long _windowTicks;
+    private readonly int _maxPending;
+    private readonly TimeSpan _window;
+    private long _arrival;
+    private long _newestTicks = long.MinValue;
+    private OrderKey _lastReleased;
+    private bool _released;
+    private OrderKey _lastArrived;
+    private bool _arrived;
+    private bool _completed;
+    private long _outOfOrder;
+    private long _late;
+    private long _withoutSequence;
+    private int _maxHeld;
+
+    /// <summary>Creates a window.</summary>
+    /// <param name="options">The window and cap; <see langword="null"/> for <see cref="ReorderOptions.Default"/>.</param>
+    public ReorderBuffer(ReorderOptions? options = null)
+    {
+        options ??= ReorderOptions.Default;
+        _window = options.Window;
+        _windowTicks = options.Window.Ticks;
+        _maxPending = options.MaxPending;
+    }
+
+    /// <summary>Records held now.</summary>
+    public int Count => _queue.Count;
+
+    /// <summary>Adds a record.</summary>
+    /// <param name="timestamp">The event time.</param>
+    /// <param name="sequence">The event's <c>package0.event_sequence</c>, or <see langword="null"/>.</param>
+    /// <param name="item">The record.</param>
+    /// <exception cref="InvalidOperationException"><see cref="Complete"/> was called.</exception>
+    public void Add(DateTime timestamp, ulong? sequence, T item)
+    {
+        if (_completed)
+        {
+            throw new InvalidOperationException("The reorder buffer is complete.");
+        }
+
+        long ticks = timestamp.Ticks;
+        if (sequence is null)
+        {
+            _withoutSequence++;
+        }
+
+        var key = new OrderKey(ticks, sequence ?? ulong.MaxValue, _arrival++);
+        if (_arrived && key.CompareTo(_lastArrived) < 0)
+        {
+            _outOfOrder++;
+        }
+
+        _arrived = true;
+        _lastArrived = key;
+        if (_released && key.CompareTo(_lastReleased) < 0)
+        {
+            _late++;
+        }
+
+        if (ticks > _newestTicks)
+        {
+            _newestTicks = ticks;
+        }
+
+        _queue.Enqueue(item, key);
+        if (_queue.Count > _maxHeld)
+        {
+            _maxHeld = _queue.Count;
+        }
+    }
+
+    /// <summary>Takes the oldest record if it may be released now (outside the window, over the cap, or after <see cref="Complete"/>).</summary>
+    /// <param name="item">The record.</param>
+    /// <param name="timestamp">Its time (UTC).</param>
+    /// <returns>Whether a record was taken.</returns>
+    public bool TryTake(out T item, out DateTime timestamp)
+    {
+        if (_queue.TryPeek(out _, out OrderKey key)
+            && (_completed || _queue.Count > _maxPending || key.Ticks < _newestTicks - _windowTicks || (_released && key.CompareTo(_lastReleased) < 0)))
+        {
+            _queue.TryDequeue(out T? taken, out _);
+            item = taken!;
+            if (!_released || key.CompareTo(_lastReleased) > 0)
+            {
+                _lastReleased = key;
+            }
+
+            _released = true;
+            timestamp = new DateTime(key.Ticks, DateTimeKind.Utc);
+            return true;
+        }
+
+        item = default!;
+        timestamp = default;
+        return false;
+    }
+
+    /// <summary>Marks the end of the input: every held record may now be taken.</summary>
+    public void Complete() => _completed = true;
+
+    /// <summary>The statistics so far.</summary>
+    /// <returns>The statistics.</returns>
+    public OrderingStatistics GetStatistics() => new(_arrival, _outOfOrder, _late, _maxHeld, _withoutSequence, _window, _maxPending);
+}
