@@ -35,7 +35,7 @@ internal static class AnalysisSupport
         double.IsFinite(fraction) ? (fraction * 100).ToString("F" + decimals.ToString(CultureInfo.InvariantCulture), CultureInfo.InvariantCulture) + " %" : "n/a";
 
     public static string SignedPercent(double fraction, int decimals = 1) =>
-        double.IsFinite(fraction) ? (fraction >= 0 ? "+" : "−") + Math.Abs(fraction * 100).ToString("F" + decimals.ToString(CultureInfo.InvariantCulture), CultureInfo.InvariantCulture) + " %" : "n/a";
+        double.IsFinite(fraction) ? (fraction >= 0 ? "+" : "-") + Math.Abs(fraction * 100).ToString("F" + decimals.ToString(CultureInfo.InvariantCulture), CultureInfo.InvariantCulture) + " %" : "n/a";
 
     public static TableCell PercentCell(double fraction) => double.IsFinite(fraction) ? TableCell.FromPercentage(fraction) : TableCell.Empty;
 
