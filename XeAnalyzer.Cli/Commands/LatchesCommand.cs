@@ -18,7 +18,7 @@ internal static class LatchesCommand
         AnalysisCommandOptions common = AnalysisCommandOptions.AddTo(command);
         var by = new Option<string?>("--by") { Description = "Also group acquires by worker (sqlos.worker_address) or session (sqlserver.session_id)." };
         by.AcceptOnlyFromAmong("worker", "session");
-        var threshold = new Option<double?>("--outlier-threshold") { Description = "Flag a scheduler whose count deviates from the mean of its peers by at least this many percent (default 5)." };
+        var threshold = new Option<double?>("--outlier-threshold") { Description = "Flag a scheduler (or worker, session) whose count deviates from the median of all of them by at least this many percent (default 5)." };
         command.Options.Add(by);
         command.Options.Add(threshold);
         command.SetAction(parse => CaptureCommandSupport.Run(parse, (output, error) =>

@@ -12,15 +12,20 @@ public sealed record CategoryTally(string Name, long Count, double Share);
 
 /// <summary>
 /// A count per group (a scheduler, a worker, a session) compared with the other groups: its share, its deviation from the
-/// mean of all groups and from the mean of its peers (all groups but itself), and whether it is an outlier.
+/// mean of all groups, from the mean of its peers (all groups but itself) and from the median of all groups, and whether it
+/// is an outlier.
 /// </summary>
 /// <param name="Key">The group: a scheduler id or session id in decimal, a worker address as <c>0x</c> + 16 hex digits.</param>
 /// <param name="Count">How many events.</param>
 /// <param name="Share">Count / total of all groups, as a fraction.</param>
 /// <param name="DeviationFromMean">(Count − mean of all groups) / that mean, as a fraction (−0.1 = 10 % below).</param>
 /// <param name="DeviationFromPeerMean">(Count − mean of the other groups) / that mean, or NaN when there is no other group.</param>
-/// <param name="IsOutlier">Whether |<paramref name="DeviationFromPeerMean"/>| is at least the analysis's outlier threshold.</param>
-public sealed record GroupTally(string Key, long Count, double Share, double DeviationFromMean, double DeviationFromPeerMean, bool IsOutlier);
+/// <param name="DeviationFromMedian">(Count − median of all groups) / that median, or NaN when the median is 0.</param>
+/// <param name="IsOutlier">
+/// Whether there are at least two groups and |<paramref name="DeviationFromMedian"/>| is at least the analysis's outlier threshold.
+/// The median (not the mean) is the reference so that one low group does not make all its peers look high.
+/// </param>
+public sealed record GroupTally(string Key, long Count, double Share, double DeviationFromMean, double DeviationFromPeerMean, double DeviationFromMedian, bool IsOutlier);
 
 /// <summary>Small shared helpers of the analyses.</summary>
 internal static class AnalysisSupport
@@ -62,6 +67,8 @@ internal static class AnalysisSupport
         long total = list.Sum(c => c.Count);
         int n = list.Length;
         double mean = n == 0 ? 0 : (double)total / n;
+        long[] sorted = [.. list.Select(c => c.Count).Order()];
+        double median = n == 0 ? 0 : n % 2 == 1 ? sorted[n / 2] : (sorted[(n / 2) - 1] + (double)sorted[n / 2]) / 2;
         var result = new GroupTally[n];
         for (int i = 0; i < n; i++)
         {
@@ -70,8 +77,9 @@ internal static class AnalysisSupport
             double devMean = mean > 0 ? (c - mean) / mean : double.NaN;
             double peerMean = n >= 2 ? (double)(total - c) / (n - 1) : double.NaN;
             double devPeers = peerMean > 0 ? (c - peerMean) / peerMean : double.NaN;
-            bool outlier = double.IsFinite(devPeers) && Math.Abs(devPeers) >= threshold;
-            result[i] = new GroupTally(list[i].Key, c, share, devMean, devPeers, outlier);
+            double devMedian = median > 0 ? (c - median) / median : double.NaN;
+            bool outlier = n >= 2 && double.IsFinite(devMedian) && Math.Abs(devMedian) >= threshold;
+            result[i] = new GroupTally(list[i].Key, c, share, devMean, devPeers, devMedian, outlier);
         }
 
         return Array.AsReadOnly(result);
@@ -99,13 +107,14 @@ internal static class AnalysisSupport
             .AddColumn(TableColumn.Percentage("share", 2))
             .AddColumn(new TableColumn("vs mean of all", ColumnKind.Percentage) { DecimalPlaces = 2, Description = "(count − mean of all groups) / mean of all groups" })
             .AddColumn(new TableColumn("vs mean of peers", ColumnKind.Percentage) { DecimalPlaces = 2, Description = "(count − mean of the other groups) / mean of the other groups" })
+            .AddColumn(new TableColumn("vs median", ColumnKind.Percentage) { DecimalPlaces = 2, Description = "(count − median of all groups) / median of all groups" })
             .AddColumn(TableColumn.Text("outlier"));
         foreach (GroupTally r in rows)
         {
-            t.AddRow(r.Key, r.Count, TableCell.FromPercentage(r.Share), PercentCell(r.DeviationFromMean), PercentCell(r.DeviationFromPeerMean), r.IsOutlier ? "yes" : string.Empty);
+            t.AddRow(r.Key, r.Count, TableCell.FromPercentage(r.Share), PercentCell(r.DeviationFromMean), PercentCell(r.DeviationFromPeerMean), PercentCell(r.DeviationFromMedian), r.IsOutlier ? "yes" : string.Empty);
         }
 
-        t.AddNote("An outlier deviates from the mean of its peers by at least " + Percent(threshold, 1) + ".");
+        t.AddNote("An outlier deviates from the median of all groups by at least " + Percent(threshold, 1) + " (the median, so that one low group does not make its peers look high).");
         foreach (string n in notes ?? [])
         {
             t.AddNote(n);

@@ -26,8 +26,8 @@ public sealed class LatchAnalysisOptions
     public LatchGrouping GroupBy { get; init; } = LatchGrouping.None;
 
     /// <summary>
-    /// A group (scheduler, worker, session) is an outlier when its count deviates from the mean of its peers by at least this
-    /// fraction (default 0.05 = 5 %; the seed scenario's busy scheduler got about 10 % fewer acquires). Between 0 and 10.
+    /// A group (scheduler, worker, session) is an outlier when its count deviates from the median of all groups by at least
+    /// this fraction (default 0.05 = 5 %; the seed scenario's busy scheduler got about 10 % fewer acquires). Between 0 and 10.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is outside 0..10.</exception>
     public double OutlierThreshold

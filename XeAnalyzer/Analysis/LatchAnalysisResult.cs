@@ -170,8 +170,8 @@ public sealed class LatchAnalysisResult
             Kv("latch_released events", ReleasedEvents),
             Kv("schedulers", Schedulers.Count),
             Kv("mean acquires per scheduler", MeanPerScheduler),
-            Kv("outliers (≥ " + Percent(OutlierThreshold, 1) + " from the mean of their peers)",
-                Outliers.Count == 0 ? "none" : string.Join(", ", Outliers.Select(o => "scheduler " + o.Key + " (" + N0(o.Count) + ", " + SignedPercent(o.DeviationFromPeerMean) + " vs peers)"))),
+            Kv("outliers (≥ " + Percent(OutlierThreshold, 1) + " from the median)",
+                Outliers.Count == 0 ? "none" : string.Join(", ", Outliers.Select(o => "scheduler " + o.Key + " (" + N0(o.Count) + " acquires, " + SignedPercent(o.DeviationFromPeerMean) + " vs the mean of its peers)"))),
         };
         if (AcquiresWithoutScheduler > 0)
         {
