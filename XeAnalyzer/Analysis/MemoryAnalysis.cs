@@ -137,13 +137,12 @@ public sealed class MemoryAnalysis
 
     private struct Record
     {
-        public bool Alloc;
-        public long Delta;
         public long Pages;
-        public long Session; // -1 none
-        public int Clerk;    // -1 none
-        public ulong Sequence;
-        public bool HasSequence;
+        public int Session; // -1 none (session ids are 16-bit)
+        public int Clerk;   // -1 none
+        public bool Alloc;
+
+        public readonly long Delta => Alloc ? Pages : -Pages;
     }
 
     private sealed class Group
@@ -166,7 +165,7 @@ public sealed class MemoryAnalysis
         private readonly ReferenceCache<XeActionSet, int> _session = new(s => LatchAnalysis.NumericAction(s, "session_id"));
         private readonly ReorderBuffer<Record> _reorder;
         private readonly NameTable _clerks = new();
-        private readonly Dictionary<long, Group> _sessions = [];
+        private readonly Dictionary<int, Group> _sessions = [];
         private readonly List<Group> _clerkGroups = [];
         private readonly Dictionary<long, long> _pageCounts = [];
         private readonly IgnoredEvents _ignored = new();
@@ -235,7 +234,7 @@ public sealed class MemoryAnalysis
             }
 
             int si = _session.Get(e.ActionSet);
-            long session = si >= 0 ? Clamp(e.GetAction(si).AsUInt64()) : -1;
+            int session = si >= 0 ? (int)Math.Min(int.MaxValue, e.GetAction(si).AsUInt64()) : -1;
             if (session < 0)
             {
                 _withoutSession++;
@@ -274,16 +273,12 @@ public sealed class MemoryAnalysis
                 _otherPageCounts++;
             }
 
-            ulong? seq = e.EventSequence;
-            _reorder.Add(e.Timestamp, seq, new Record
+            _reorder.Add(e.Timestamp, e.EventSequence, new Record
             {
                 Alloc = f.Sign > 0,
-                Delta = f.Sign > 0 ? pages : -pages,
                 Pages = pages,
                 Session = session,
                 Clerk = clerk,
-                Sequence = seq ?? 0,
-                HasSequence = seq.HasValue,
             });
             Drain();
         }
@@ -381,7 +376,7 @@ public sealed class MemoryAnalysis
 
         private void Drain()
         {
-            while (_reorder.TryTake(out Record r, out DateTime t))
+            while (_reorder.TryTake(out Record r, out DateTime t, out ulong? sequence))
             {
                 long ticks = t.Ticks;
                 _firstTicks = Math.Min(_firstTicks, ticks);
@@ -431,7 +426,7 @@ public sealed class MemoryAnalysis
                     Apply(g, r, t);
                 }
 
-                _onPoint?.Invoke(new MemoryPoint(t, r.HasSequence ? r.Sequence : null, r.Alloc, r.Pages, r.Session >= 0 ? r.Session : null, r.Clerk >= 0 ? _clerks[r.Clerk] : null, sessionTotal, _total));
+                _onPoint?.Invoke(new MemoryPoint(t, sequence, r.Alloc, r.Pages, r.Session >= 0 ? r.Session : null, r.Clerk >= 0 ? _clerks[r.Clerk] : null, sessionTotal, _total));
             }
         }
 
