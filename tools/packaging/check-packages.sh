@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Packs the XeAnalyzer library and the xeanalyze tool, installs the tool from the local folder into a temporary
+# tool path and runs it on a committed sample, then builds a fresh consumer project that references the packed
+# library from a local feed and runs it. Exit 0 only if all of that works.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+version="$(sed -n 's:.*<Version>\(.*\)</Version>.*:\1:p' "$repo/Directory.Build.props" | head -n 1)"
+feed="$work/feed"
+
+echo "packaging: dotnet pack (version $version)"
+dotnet pack "$repo/XeAnalyzer.sln" -c Release -o "$feed" -p:ContinuousIntegrationBuild=true >"$work/pack.log" 2>&1 \
+  || { tail -n 30 "$work/pack.log"; exit 1; }
+for p in "XeAnalyzer.$version.nupkg" "XeAnalyzer.$version.snupkg" "XeAnalyzer.Cli.$version.nupkg"; do
+  [ -f "$feed/$p" ] || { echo "packaging: missing $p"; ls "$feed"; exit 1; }
+done
+# The library package must carry its XML docs, README and licence expression.
+listing="$(unzip -l "$feed/XeAnalyzer.$version.nupkg")"
+nuspec="$(unzip -p "$feed/XeAnalyzer.$version.nupkg" XeAnalyzer.nuspec)"
+grep -q 'lib/net10.0/XeAnalyzer.xml' <<<"$listing" || { echo "packaging: no XML docs in the library package"; exit 1; }
+grep -q 'README.md' <<<"$listing" || { echo "packaging: no README in the library package"; exit 1; }
+grep -q '<license type="expression">MIT</license>' <<<"$nuspec" || { echo "packaging: no licence in the library package"; exit 1; }
+
+echo "packaging: installing the tool from the local folder"
+# A private package cache, so the freshly packed version is used rather than one cached by an earlier run.
+export NUGET_PACKAGES="$work/nuget-packages"
+dotnet tool install --tool-path "$work/tools" --add-source "$feed" XeAnalyzer.Cli --version "$version" >"$work/tool.log" 2>&1 \
+  || { cat "$work/tool.log"; exit 1; }
+"$work/tools/xeanalyze" info "$repo/sample-xel/latch_nesting_full" >"$work/info.txt"
+grep -q 'sqlserver.latch_acquired *6043' "$work/info.txt" || { echo "packaging: installed tool gave unexpected output:"; cat "$work/info.txt"; exit 1; }
+echo "packaging: installed xeanalyze ran on the latch sample"
+
+echo "packaging: building a fresh consumer of the packed library"
+mkdir -p "$work/consumer"
+cp "$repo/tools/packaging/consumer/Consumer.csproj" "$repo/tools/packaging/consumer/Program.cs" "$work/consumer/"
+cat >"$work/consumer/nuget.config" <<CFG
+<?xml version="1.0" encoding="utf-8"?>
+<configuration>
+  <packageSources>
+    <add key="local" value="$feed" />
+  </packageSources>
+</configuration>
+CFG
+# The consumer lives outside the repository, so none of the repository's build settings apply to it.
+( cd "$work/consumer" && dotnet run -c Release -p:XeAnalyzerVersion="$version" -- "$repo/sample-xel/latch_nesting_full" ) >"$work/consumer.txt" 2>"$work/consumer.err" \
+  || { cat "$work/consumer.err" "$work/consumer.txt"; exit 1; }
+grep -q $'sqlserver.latch_acquired\t6043' "$work/consumer.txt" || { echo "packaging: consumer gave unexpected output:"; cat "$work/consumer.txt"; exit 1; }
+echo "packaging: consumer project built against the packed library and read the sample"
