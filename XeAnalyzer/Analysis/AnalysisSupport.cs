@@ -124,10 +124,11 @@ internal static class AnalysisSupport
     }
 }
 
-/// <summary>Interns category names (map text or value text) to small ids, caching map keys per map.</summary>
-internal sealed class NameTable
+/// <summary>Interns category names (map text or value text) to small ids, caching map keys per map; at most <c>maxNames</c> distinct names, later ones become "(other)".</summary>
+internal sealed class NameTable(int maxNames = 65_536)
 {
-    public const int MaxNames = 1_000_000;
+    /// <summary>The most distinct groups (schedulers, sessions, workers) an analysis keeps; further ones are counted as untracked.</summary>
+    public const int MaxGroups = 65_536;
 
     private readonly List<string> _names = [];
     private readonly Dictionary<string, int> _ids = new(StringComparer.Ordinal);
@@ -144,7 +145,7 @@ internal sealed class NameTable
             return id;
         }
 
-        if (_names.Count >= MaxNames)
+        if (_names.Count >= maxNames)
         {
             name = "(other)";
             if (_ids.TryGetValue(name, out id))
@@ -168,7 +169,7 @@ internal sealed class NameTable
             if (!_mapKeys.TryGetValue((map, key), out int id))
             {
                 id = Intern(map.GetText(key));
-                if (_mapKeys.Count < MaxNames)
+                if (_mapKeys.Count < maxNames)
                 {
                     _mapKeys.Add((map, key), id);
                 }

@@ -247,7 +247,18 @@ public sealed class LatchAnalysis
                 if (a.Scheduler >= 0)
                 {
                     ulong s = e.GetAction(a.Scheduler).AsUInt64();
-                    _schedulers[s] = _schedulers.GetValueOrDefault(s) + 1;
+                    if (_schedulers.TryGetValue(s, out long sc))
+                    {
+                        _schedulers[s] = sc + 1;
+                    }
+                    else if (_schedulers.Count < NameTable.MaxGroups)
+                    {
+                        _schedulers.Add(s, 1);
+                    }
+                    else
+                    {
+                        _withoutScheduler++;
+                    }
                 }
                 else
                 {
@@ -264,7 +275,7 @@ public sealed class LatchAnalysis
                         {
                             _groups[gk] = c + 1;
                         }
-                        else if (_groups.Count < 10_000_000)
+                        else if (_groups.Count < NameTable.MaxGroups)
                         {
                             _groups.Add(gk, 1);
                         }

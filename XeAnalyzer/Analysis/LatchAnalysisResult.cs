@@ -75,7 +75,7 @@ public sealed class LatchAnalysisResult
     /// <summary>Number of <c>latch_released</c> events.</summary>
     public long ReleasedEvents { get; }
 
-    /// <summary><c>latch_acquired</c> events without the <c>sqlos.scheduler_id</c> action (not in <see cref="Schedulers"/>).</summary>
+    /// <summary><c>latch_acquired</c> events without the <c>sqlos.scheduler_id</c> action, or of schedulers beyond the 65,536 distinct ones tallied (not in <see cref="Schedulers"/>).</summary>
     public long AcquiresWithoutScheduler { get; }
 
     /// <summary>Acquires per scheduler id, in increasing scheduler id order, with deviations and outlier flags.</summary>
@@ -99,7 +99,7 @@ public sealed class LatchAnalysisResult
     /// <summary>Acquires per worker or session (empty when <see cref="GroupBy"/> is <see cref="LatchGrouping.None"/>), in key order.</summary>
     public IReadOnlyList<GroupTally> Groups { get; }
 
-    /// <summary>Acquires without the grouping action.</summary>
+    /// <summary>Acquires without the grouping action, or of groups beyond the 65,536 distinct ones tallied.</summary>
     public long AcquiresWithoutGroup { get; }
 
     /// <summary>Whether hold times could be computed (releases present and pairable).</summary>

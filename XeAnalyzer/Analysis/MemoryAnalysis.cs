@@ -164,7 +164,7 @@ public sealed class MemoryAnalysis
         private readonly ReferenceCache<XeEventType, FieldLayout> _fields;
         private readonly ReferenceCache<XeActionSet, int> _session = new(s => LatchAnalysis.NumericAction(s, "session_id"));
         private readonly ReorderBuffer<Record> _reorder;
-        private readonly NameTable _clerks = new();
+        private readonly NameTable _clerks = new(10_000);
         private readonly Dictionary<int, Group> _sessions = [];
         private readonly List<Group> _clerkGroups = [];
         private readonly Dictionary<long, long> _pageCounts = [];
@@ -180,6 +180,7 @@ public sealed class MemoryAnalysis
         private long _exactlyOne;
         private long _otherPageCounts;
         private long _withoutSession;
+        private long _untrackedSessions;
         private long _total;
         private long _peak;
         private long _peakTicks = -1;
@@ -360,7 +361,7 @@ public sealed class MemoryAnalysis
                 _firstTicks == long.MaxValue ? null : new DateTime(_firstTicks, DateTimeKind.Utc),
                 _lastTicks == long.MinValue ? null : new DateTime(_lastTicks, DateTimeKind.Utc),
                 sessions,
-                _withoutSession,
+                _withoutSession + _untrackedSessions,
                 _options.ByClerk,
                 clerks,
                 top,
@@ -398,7 +399,11 @@ public sealed class MemoryAnalysis
                 long sessionTotal = _total;
                 if (r.Session >= 0)
                 {
-                    if (!_sessions.TryGetValue(r.Session, out Group? g))
+                    if (!_sessions.TryGetValue(r.Session, out Group? g) && _sessions.Count >= NameTable.MaxGroups)
+                    {
+                        _untrackedSessions++;
+                    }
+                    else if (g is null)
                     {
                         g = new Group();
                         if (_sessionSeries < _options.MaxSeriesPerGroup)
@@ -410,8 +415,11 @@ public sealed class MemoryAnalysis
                         _sessions.Add(r.Session, g);
                     }
 
-                    Apply(g, r, t);
-                    sessionTotal = g.Total;
+                    if (g is not null)
+                    {
+                        Apply(g, r, t);
+                        sessionTotal = g.Total;
+                    }
                 }
 
                 if (r.Clerk >= 0)

@@ -138,7 +138,7 @@ public sealed class MemoryAnalysisResult
     /// <summary>Per session (<c>sqlserver.session_id</c>), highest peak first.</summary>
     public IReadOnlyList<GroupMemory> Sessions { get; }
 
-    /// <summary>Events without the <c>sqlserver.session_id</c> action (in the overall total only).</summary>
+    /// <summary>Events without the <c>sqlserver.session_id</c> action, or of sessions beyond the 65,536 distinct ones tracked (in the overall total only).</summary>
     public long EventsWithoutSession { get; }
 
     /// <summary>Whether per-clerk totals were asked for.</summary>

@@ -12,7 +12,7 @@ public sealed class WaitAnalysisOptions
     /// <summary>The reorder window that puts waits in (timestamp, event_sequence) order before pairing and the preceded-by table.</summary>
     public ReorderOptions Reorder { get; init; } = ReorderOptions.Default;
 
-    /// <summary>The most workers tracked for pairing and the preceded-by table (1 to 10,000,000; default 1,000,000); waits of further workers are counted as untracked.</summary>
+    /// <summary>The most workers tracked for pairing and the preceded-by table (1 to 10,000,000; default 262,144); waits of further workers are counted as untracked.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is outside 1..10,000,000.</exception>
     public int MaxWorkers
     {
@@ -20,7 +20,7 @@ public sealed class WaitAnalysisOptions
         init => field = value is >= 1 and <= 10_000_000 ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "MaxWorkers must be 1..10,000,000.");
     }
 
-    = 1_000_000;
+    = 262_144;
 
     /// <summary>
     /// When a wait has no Begin event, its start is its End time minus its <c>duration</c> (whole milliseconds); the wait that
@@ -248,15 +248,25 @@ public sealed class WaitAnalysis
                 if (a.Scheduler >= 0)
                 {
                     ulong s = e.GetAction(a.Scheduler).AsUInt64();
-                    if (!_schedulers.TryGetValue(s, out SchedulerStats? ss))
+                    if (!_schedulers.TryGetValue(s, out SchedulerStats? ss) && _schedulers.Count < NameTable.MaxGroups)
                     {
                         ss = new SchedulerStats();
                         _schedulers.Add(s, ss);
                     }
 
-                    ss.Waits++;
-                    ss.TotalDuration = Sat(ss.TotalDuration, duration);
-                    ss.DurationByType[type] = Sat(ss.DurationByType.GetValueOrDefault(type), duration);
+                    if (ss is null)
+                    {
+                        _withoutScheduler++;
+                    }
+                    else
+                    {
+                        ss.Waits++;
+                        ss.TotalDuration = Sat(ss.TotalDuration, duration);
+                        if (ss.DurationByType.TryGetValue(type, out long d) || ss.DurationByType.Count < 1024)
+                        {
+                            ss.DurationByType[type] = Sat(d, duration);
+                        }
+                    }
                 }
                 else
                 {
