@@ -170,4 +170,41 @@ public sealed class AnalysisInputTests
         Assert.That(ex.FilePath, Is.EqualTo(xml));
         Assert.That(ex.Line, Is.Not.Null);
     }
+
+    [Test]
+    public void Convert_RefusesUnboundedEventShapes_WithTheLine()
+    {
+        var sb = new System.Text.StringBuilder("<RingBufferTarget>\n");
+        for (int i = 0; i <= TargetEventConverter.MaxEventTypes; i++)
+        {
+            sb.Append("<event name=\"e").Append(i).Append("\" package=\"p\" timestamp=\"2024-01-01T00:00:00Z\"><data name=\"x\"><value>1</value></data></event>\n");
+        }
+
+        sb.Append("</RingBufferTarget>");
+        var converter = new TargetEventConverter("many.xml");
+        InvalidTextInputException ex = Assert.Throws<InvalidTextInputException>(() =>
+        {
+            foreach (TargetEvent e in TargetDataReader.Read(new StringReader(sb.ToString())).OfType<TargetEvent>())
+            {
+                converter.Convert(e);
+            }
+        })!;
+        Assert.That(ex.Line, Is.EqualTo(TargetEventConverter.MaxEventTypes + 2));
+        Assert.That(ex.FilePath, Is.EqualTo("many.xml"));
+    }
+
+    [Test]
+    public void WaitsCommand_ReadsRingBufferXml()
+    {
+        using var tmp = new TempFolder();
+        string xml = tmp.File("ring_buffer.xml");
+        File.WriteAllText(xml, RingBuffer);
+        using var o = new StringWriter();
+        using var e = new StringWriter();
+        int exit = XeAnalyzer.Cli.Program.Run(["waits", xml, "--format", "csv"], o, e);
+        Assert.That(exit, Is.EqualTo(0), e.ToString());
+        string[] lines = o.ToString().Split('\n');
+        Assert.That(lines[1], Does.StartWith("PAGEIOLATCH_SH,1,39,"));
+        Assert.That(lines[2], Does.StartWith("PREEMPTIVE_HTTP_REQUEST,1,2,"));
+    }
 }
