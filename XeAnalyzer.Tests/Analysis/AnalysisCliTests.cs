@@ -91,7 +91,7 @@ public sealed class AnalysisCliTests
         Assert.That(output, Does.Match(@"\n27 +17 .* yes\n"));
         Assert.That(output, Does.Match(@"\n24 +20 [^\n]*\n"));
         Assert.That(output, Does.Not.Match(@"\n24 +20 [^\n]*yes"));
-        Assert.That(output, Does.Contain("scheduler 27 (17 acquires, -15.0 % vs the mean of its peers)"));
+        Assert.That(output, Does.Contain("scheduler 27 (17 acquires, -15.0 % vs the median, -15.0 % vs the mean of its peers)"));
         Assert.That(output, Does.Contain("NESTING_TRANSACTION_FULL"));
     }
 

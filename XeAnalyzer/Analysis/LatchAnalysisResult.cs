@@ -171,7 +171,7 @@ public sealed class LatchAnalysisResult
             Kv("schedulers", Schedulers.Count),
             Kv("mean acquires per scheduler", MeanPerScheduler),
             Kv("outliers (≥ " + Percent(OutlierThreshold, 1) + " from the median)",
-                Outliers.Count == 0 ? "none" : string.Join(", ", Outliers.Select(o => "scheduler " + o.Key + " (" + N0(o.Count) + " acquires, " + SignedPercent(o.DeviationFromPeerMean) + " vs the mean of its peers)"))),
+                Outliers.Count == 0 ? "none" : string.Join(", ", Outliers.Select(o => "scheduler " + o.Key + " (" + N0(o.Count) + " acquires, " + SignedPercent(o.DeviationFromMedian) + " vs the median, " + SignedPercent(o.DeviationFromPeerMean) + " vs the mean of its peers)"))),
         };
         if (AcquiresWithoutScheduler > 0)
         {
