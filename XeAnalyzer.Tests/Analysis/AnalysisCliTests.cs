@@ -281,4 +281,38 @@ public sealed class AnalysisCliTests
         Assert.That(output, Does.Match(@"wait_info events: +1\n"));
         Assert.That(output, Does.Match(@"wait_info_external events: +0\n"));
     }
+
+    [Test]
+    public void Latches_ExitsThreeWithAReport_WhenTheFinalBufferIsCutShort()
+    {
+        var events = new List<XEvent>();
+        for (int i = 0; i < 2000; i++)
+        {
+            events.Add(_c.Acquire(At(i), "BUFFER", LatchA + (ulong)(i % 7), scheduler: i % 4, worker: 0x10, seq: (ulong)i + 1));
+        }
+
+        string path = _tmp.File("cut.xel");
+        _c.WriteXel(path, events);
+        long full = new FileInfo(path).Length;
+        using (var fs = new FileStream(path, FileMode.Open))
+        {
+            fs.SetLength(full - 1000);
+        }
+
+        (int exit, string output, string err) = Run("latches", path);
+        Assert.That(exit, Is.EqualTo(3), err);
+        Assert.That(output, Does.Contain("Acquires by scheduler"));
+        Assert.That(err, Does.Contain("partial result"));
+    }
+
+    [Test]
+    public void Analyses_StopWhenCancelled()
+    {
+        XEvent[] events = [.. Enumerable.Range(0, 10_000).Select(i => _c.Wait(At(i), "LATCH_EX", "End", 1, 0x10, 1, (ulong)i + 1))];
+        using var cts = new CancellationTokenSource();
+        cts.Cancel();
+        Assert.Throws<OperationCanceledException>(() => new XeAnalyzer.Analysis.WaitAnalysis().Analyze(events, cts.Token));
+        Assert.Throws<OperationCanceledException>(() => new XeAnalyzer.Analysis.LatchAnalysis().Analyze(events, cts.Token));
+        Assert.Throws<OperationCanceledException>(() => new XeAnalyzer.Analysis.MemoryAnalysis().Analyze(events, cts.Token));
+    }
 }
