@@ -231,8 +231,9 @@ public sealed class ReorderBuffer<T>
         else
         {
             _runs.Dequeue();
-            if (_pool.Count < 4)
+            if (_pool.Count <= (_maxPending / ChunkSize) + 1)
             {
+                // Keep emptied chunks for reuse (as many as the cap can fill), so chunks are not reallocated on the large object heap.
                 Array.Clear(run.Items, 0, run.Count);
                 _pool.Push(run.Items);
             }
