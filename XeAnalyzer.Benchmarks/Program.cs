@@ -22,6 +22,11 @@ internal static class Program
             return ReadChild(args[1], args.Length > 2 && args[2] == "scan");
         }
 
+        if (args.Length >= 1 && args[0] is "export" or "export-child")
+        {
+            return ExportBenchmark.Run(args);
+        }
+
         if (args.Length >= 3 && args[0] == "analysis-child")
         {
             return AnalysisBenchmarks.Child(args[1], args[2]);
@@ -157,7 +162,7 @@ internal static class Program
         return 0;
     }
 
-    private static long Generate(string path, long targetBytes)
+    internal static long Generate(string path, long targetBytes)
     {
         var s = new XeSchema();
         XePackage p0 = s.Package0;
