@@ -27,9 +27,20 @@ internal static class Program
             return ExportBenchmark.Run(args);
         }
 
+        if (args.Length >= 3 && args[0] == "analysis-child")
+        {
+            return AnalysisBenchmarks.Child(args[1], args[2]);
+        }
+
+        if (args.Length >= 1 && args[0] == "analysis")
+        {
+            return AnalysisBenchmarks.Run(args);
+        }
+
         if (args.Length == 0 || args[0] != "xel")
         {
             Console.Error.WriteLine("usage: XeAnalyzer.Benchmarks xel [--size-gb 1] [--small-gb 0.25] [--dir /tmp/xebench]");
+            Console.Error.WriteLine("       XeAnalyzer.Benchmarks analysis [--commands latches,memory,waits] [--size-gb 1] [--small-gb 0.25] [--dir /tmp/xebench]");
             return 2;
         }
 

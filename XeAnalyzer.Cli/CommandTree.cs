@@ -12,6 +12,9 @@ internal static class CommandTree
         root.Subcommands.Add(Commands.EventsCommand.Create());
         root.Subcommands.Add(Commands.SliceCommand.Create());
         root.Subcommands.Add(Commands.ExportCommand.Create());
+        root.Subcommands.Add(Commands.LatchesCommand.Create());
+        root.Subcommands.Add(Commands.MemoryCommand.Create());
+        root.Subcommands.Add(Commands.WaitsCommand.Create());
         return root;
     }
 }

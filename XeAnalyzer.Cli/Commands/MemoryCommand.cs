@@ -1,0 +1,119 @@
+using System.CommandLine;
+using System.Globalization;
+using System.Text;
+using XeAnalyzer.Analysis;
+using XeAnalyzer.Cli.Commands.Common;
+using XeAnalyzer.Output;
+
+namespace XeAnalyzer.Cli.Commands;
+
+/// <summary>
+/// <c>xeanalyze memory &lt;input...&gt; [--pages-field NAME] [--by-clerk] [--series FILE.csv]</c>: the running total of pages
+/// currently allocated (page_allocated adds, page_freed subtracts) over time, per session and optionally per memory clerk.
+/// </summary>
+internal static class MemoryCommand
+{
+    public static Command Create()
+    {
+        var command = new Command("memory", "Running total of pages allocated (page_allocated − page_freed) over time: peaks, per session and per clerk, pages per event, and an SVG line chart.");
+        AnalysisCommandOptions common = AnalysisCommandOptions.AddTo(command);
+        var pagesField = new Option<string?>("--pages-field") { Description = "The field holding the page count (default number_pages; the name is not verified on real builds)." };
+        var byClerk = new Option<bool>("--by-clerk") { Description = "Also keep running totals per memory clerk (field memory_clerk_name)." };
+        var series = new Option<string?>("--series") { Description = "Write every step of the running total as CSV: timestamp, event_sequence, event, session_id, memory_clerk_name, pages, session_running_total, running_total." };
+        command.Options.Add(pagesField);
+        command.Options.Add(byClerk);
+        command.Options.Add(series);
+        command.SetAction(parse => CaptureCommandSupport.Run(parse, (output, error) =>
+        {
+            string? field = parse.GetValue(pagesField);
+            if (field is not null && string.IsNullOrWhiteSpace(field))
+            {
+                throw new UsageException("--pages-field: expected a field name");
+            }
+
+            var analysis = new MemoryAnalysis(new MemoryAnalysisOptions
+            {
+                PagesField = field ?? MemoryAnalysisOptions.Default.PagesField,
+                ByClerk = parse.GetValue(byClerk),
+                Reorder = common.Reorder(parse),
+            });
+            string? seriesPath = parse.GetValue(series);
+            StreamWriter? csv = null;
+            try
+            {
+                Action<MemoryPoint>? onPoint = null;
+                if (seriesPath is not null)
+                {
+                    csv = new StreamWriter(new FileStream(seriesPath, FileMode.Create, FileAccess.Write, FileShare.Read), new UTF8Encoding(false)) { NewLine = "\n" };
+                    csv.Write("timestamp,event_sequence,event,session_id,memory_clerk_name,pages,session_running_total,running_total\n");
+                    StreamWriter w = csv;
+                    onPoint = p => WritePoint(w, p);
+                }
+
+                return common.Run(
+                    parse,
+                    output,
+                    error,
+                    MemoryAnalysis.EventNames,
+                    events => analysis.Analyze(events, onPoint),
+                    r => r.MissingData,
+                    r => r.ToReport(),
+                    (r, s) => ChartSvgWriter.WriteAsync(r.ToLineChart(), s),
+                    r => Warnings(r));
+            }
+            finally
+            {
+                csv?.Dispose();
+            }
+        }));
+        return command;
+    }
+
+    private static void WritePoint(StreamWriter w, MemoryPoint p)
+    {
+        IFormatProvider ic = CultureInfo.InvariantCulture;
+        w.Write(p.Time.ToString("yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'", ic));
+        w.Write(',');
+        if (p.EventSequence is ulong s)
+        {
+            w.Write(s.ToString(ic));
+        }
+
+        w.Write(p.IsAllocation ? ",page_allocated," : ",page_freed,");
+        if (p.SessionId is long id)
+        {
+            w.Write(id.ToString(ic));
+        }
+
+        w.Write(',');
+        if (p.Clerk is string c)
+        {
+            w.Write(Csv(c));
+        }
+
+        w.Write(',');
+        w.Write(p.Pages.ToString(ic));
+        w.Write(',');
+        w.Write(p.SessionTotal.ToString(ic));
+        w.Write(',');
+        w.Write(p.Total.ToString(ic));
+        w.Write('\n');
+    }
+
+    private static string Csv(string s) =>
+        s.AsSpan().IndexOfAny(",\"\r\n") >= 0 ? "\"" + s.Replace("\"", "\"\"", StringComparison.Ordinal) + "\"" : s;
+
+    private static IEnumerable<string> Warnings(MemoryAnalysisResult r)
+    {
+        string late = AnalysisCommandOptions.OrderingWarning(r.Ordering);
+        if (late.Length > 0)
+        {
+            yield return late;
+        }
+
+        if (r.Ordering.EventsWithoutSequence > 0)
+        {
+            yield return r.Ordering.EventsWithoutSequence.ToString("N0", CultureInfo.InvariantCulture) + " events lack package0.event_sequence: ties on timestamp follow file order (add ACTION (package0.event_sequence) to the session)";
+        }
+    }
+}

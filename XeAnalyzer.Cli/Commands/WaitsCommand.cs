@@ -1,0 +1,43 @@
+using System.CommandLine;
+using XeAnalyzer.Analysis;
+using XeAnalyzer.Cli.Commands.Common;
+using XeAnalyzer.Output;
+
+namespace XeAnalyzer.Cli.Commands;
+
+/// <summary>
+/// <c>xeanalyze waits &lt;input...&gt;</c>: wait_info, wait_info_external and wait_completed summarised per wait type and
+/// scheduler, Begin/End pairs per worker, and the wait type that immediately preceded each wait on the same worker.
+/// </summary>
+internal static class WaitsCommand
+{
+    public static Command Create()
+    {
+        var command = new Command("waits", "Summarise wait_info, wait_info_external and wait_completed events: per wait type and scheduler, Begin/End pairs, and which wait immediately preceded each wait on the same worker.");
+        AnalysisCommandOptions common = AnalysisCommandOptions.AddTo(command);
+        command.SetAction(parse => CaptureCommandSupport.Run(parse, (output, error) =>
+        {
+            var analysis = new WaitAnalysis(new WaitAnalysisOptions { Reorder = common.Reorder(parse) });
+            return common.Run(
+                parse,
+                output,
+                error,
+                WaitAnalysis.EventNames,
+                events => analysis.Analyze(events),
+                r => r.MissingData,
+                r => r.ToReport(),
+                (r, s) => ChartSvgWriter.WriteAsync(r.ToBarChart(), s),
+                r => Warnings(r));
+        }));
+        return command;
+    }
+
+    private static IEnumerable<string> Warnings(WaitAnalysisResult r)
+    {
+        string late = AnalysisCommandOptions.OrderingWarning(r.Ordering);
+        if (late.Length > 0)
+        {
+            yield return late;
+        }
+    }
+}

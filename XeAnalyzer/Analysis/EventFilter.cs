@@ -1,0 +1,328 @@
+using System.Globalization;
+using XeAnalyzer.Events;
+
+namespace XeAnalyzer.Analysis;
+
+/// <summary>
+/// Selects events for an analysis: by event name (<c>--event</c>), by field or action value (<c>--where name=value</c>) and by
+/// time (<c>--from</c> inclusive, <c>--to</c> exclusive, UTC).
+/// </summary>
+/// <remarks>
+/// <para><b>Event names</b> are <c>package.event</c> or <c>event</c>, compared ordinally and case-sensitively (as the reader's
+/// name filter, to which <see cref="AnalysisInput"/> pushes them down so other events are skipped before decoding).</para>
+/// <para><b>Conditions</b> name a field or an action. A short name is looked up among the event's fields first, then among its
+/// actions (exact match first, then ignoring case); a <c>package.action</c> name only among actions. An event that has neither
+/// does not match. Values compare as follows: a map field matches its map text (ignoring case, e.g.
+/// <c>class=nesting_transaction_full</c>) or its numeric map key (<c>wait_type=120</c>); integer, pointer and boolean values
+/// compare numerically (decimal, <c>0x</c> hexadecimal, <c>true</c>/<c>false</c>); floating-point values numerically; text and
+/// everything else by their rendered text, ignoring case (ordinal). Conditions on the same name are alternatives (OR);
+/// conditions on different names must all hold (AND).</para>
+/// <para>Instances cache column look-ups per event type and are not thread-safe; use one per enumeration.</para>
+/// </remarks>
+public sealed class EventFilter
+{
+    private static readonly string[] s_timeFormats = BuildTimeFormats();
+
+    private readonly ConditionGroup[] _groups;
+    private readonly Dictionary<(XeEventType Type, XeActionSet Set), int[]?> _cache = [];
+    private XeEventType? _lastType;
+    private XeActionSet? _lastSet;
+    private int[]? _lastColumns;
+
+    /// <summary>Creates a filter.</summary>
+    /// <param name="eventNames">Event names to keep; <see langword="null"/> or empty keeps every event.</param>
+    /// <param name="conditions">Field/action conditions; <see langword="null"/> for none.</param>
+    /// <param name="from">Keep events at or after this time (UTC; other kinds are converted).</param>
+    /// <param name="to">Keep events before this time.</param>
+    public EventFilter(IEnumerable<string>? eventNames = null, IEnumerable<FieldCondition>? conditions = null, DateTime? from = null, DateTime? to = null)
+    {
+        string[] names = eventNames is null ? [] : [.. eventNames.Where(n => !string.IsNullOrWhiteSpace(n)).Select(n => n.Trim()).Distinct(StringComparer.Ordinal)];
+        FieldCondition[] conds = conditions is null ? [] : [.. conditions];
+        if (Array.Exists(conds, c => c is null))
+        {
+            throw new ArgumentNullException(nameof(conditions), "A condition is null.");
+        }
+
+        EventNames = Array.AsReadOnly(names);
+        Conditions = Array.AsReadOnly(conds);
+        From = from is DateTime f ? ToUtc(f) : null;
+        To = to is DateTime t ? ToUtc(t) : null;
+        _groups = [.. conds.GroupBy(c => c.Name, StringComparer.OrdinalIgnoreCase).Select(g => new ConditionGroup(g.Key, [.. g]))];
+    }
+
+    /// <summary>A filter that keeps every event.</summary>
+    public static EventFilter None { get; } = new();
+
+    /// <summary>The event names to keep (empty: all).</summary>
+    public IReadOnlyList<string> EventNames { get; }
+
+    /// <summary>The field/action conditions.</summary>
+    public IReadOnlyList<FieldCondition> Conditions { get; }
+
+    /// <summary>The inclusive lower time bound (UTC), or <see langword="null"/>.</summary>
+    public DateTime? From { get; }
+
+    /// <summary>The exclusive upper time bound (UTC), or <see langword="null"/>.</summary>
+    public DateTime? To { get; }
+
+    /// <summary>Whether the filter keeps every event.</summary>
+    public bool IsEmpty => EventNames.Count == 0 && Conditions.Count == 0 && From is null && To is null;
+
+    /// <summary>Whether the filter restricts more than event names (conditions or a time range).</summary>
+    public bool HasValueConditions => Conditions.Count > 0 || From is not null || To is not null;
+
+    /// <summary>Whether <paramref name="eventType"/> passes the name part of the filter.</summary>
+    /// <param name="eventType">The event type.</param>
+    /// <returns>Whether its name is kept.</returns>
+    public bool MatchesName(XeEventType eventType)
+    {
+        ArgumentNullException.ThrowIfNull(eventType);
+        if (EventNames.Count == 0)
+        {
+            return true;
+        }
+
+        foreach (string n in EventNames)
+        {
+            if (eventType.Matches(n))
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    /// <summary>Whether an event name (<c>package.event</c>) passes the name part of the filter.</summary>
+    /// <param name="package">The package name, or <see langword="null"/>.</param>
+    /// <param name="name">The event name.</param>
+    /// <returns>Whether it is kept.</returns>
+    public bool MatchesName(string? package, string name)
+    {
+        ArgumentNullException.ThrowIfNull(name);
+        if (EventNames.Count == 0)
+        {
+            return true;
+        }
+
+        string full = package is null ? name : package + "." + name;
+        foreach (string n in EventNames)
+        {
+            if (n.Contains('.', StringComparison.Ordinal) ? string.Equals(n, full, StringComparison.Ordinal) : string.Equals(n, name, StringComparison.Ordinal))
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    /// <summary>Whether an event passes the whole filter.</summary>
+    /// <param name="e">The event.</param>
+    /// <returns>Whether it is kept.</returns>
+    public bool Matches(XEvent e)
+    {
+        ArgumentNullException.ThrowIfNull(e);
+        if (From is DateTime f && e.Timestamp < f)
+        {
+            return false;
+        }
+
+        if (To is DateTime t && e.Timestamp >= t)
+        {
+            return false;
+        }
+
+        if (EventNames.Count > 0 && !MatchesName(e.EventType))
+        {
+            return false;
+        }
+
+        if (_groups.Length == 0)
+        {
+            return true;
+        }
+
+        int[]? columns = Resolve(e);
+        if (columns is null)
+        {
+            return false;
+        }
+
+        for (int g = 0; g < _groups.Length; g++)
+        {
+            int c = columns[g];
+            XeValue v = c >= 0 ? e.GetField(c) : e.GetAction(~c);
+            bool any = false;
+            foreach (FieldCondition cond in _groups[g].Conditions)
+            {
+                if (cond.MatchesValue(v))
+                {
+                    any = true;
+                    break;
+                }
+            }
+
+            if (!any)
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
+    /// <summary>
+    /// Parses a time given on the command line. Accepted: ISO 8601 <c>yyyy-MM-dd</c>, <c>yyyy-MM-ddTHH:mm</c>,
+    /// <c>yyyy-MM-ddTHH:mm:ss</c> and <c>yyyy-MM-ddTHH:mm:ss.fffffff</c> (1 to 7 fraction digits), with a space allowed
+    /// instead of <c>T</c>, optionally followed by <c>Z</c> or an offset <c>+hh:mm</c>/<c>-hh:mm</c>. Without a zone the time is UTC
+    /// (Extended Events timestamps are UTC). Culture-independent.
+    /// </summary>
+    /// <param name="text">The text.</param>
+    /// <returns>The time, UTC.</returns>
+    /// <exception cref="FormatException">The text is not one of the accepted forms.</exception>
+    public static DateTime ParseTime(string text)
+    {
+        ArgumentNullException.ThrowIfNull(text);
+        if (DateTimeOffset.TryParseExact(text.Trim(), s_timeFormats, CultureInfo.InvariantCulture, DateTimeStyles.AssumeUniversal | DateTimeStyles.AdjustToUniversal, out DateTimeOffset t))
+        {
+            return t.UtcDateTime;
+        }
+
+        throw new FormatException("expected a UTC time such as 2024-03-01T12:00:00Z, 2024-03-01 12:00:00.123 or 2024-03-01T13:00:00+01:00, found '" + text + "'");
+    }
+
+    /// <inheritdoc/>
+    public override string ToString()
+    {
+        var parts = new List<string>();
+        if (EventNames.Count > 0)
+        {
+            parts.Add("events " + string.Join(", ", EventNames));
+        }
+
+        parts.AddRange(Conditions.Select(c => c.ToString()));
+        if (From is DateTime f)
+        {
+            parts.Add("from " + f.ToString("yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'", CultureInfo.InvariantCulture));
+        }
+
+        if (To is DateTime t)
+        {
+            parts.Add("to " + t.ToString("yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'", CultureInfo.InvariantCulture));
+        }
+
+        return parts.Count == 0 ? "(none)" : string.Join("; ", parts);
+    }
+
+    private static DateTime ToUtc(DateTime t) => t.Kind switch
+    {
+        DateTimeKind.Utc => t,
+        DateTimeKind.Local => t.ToUniversalTime(),
+        _ => DateTime.SpecifyKind(t, DateTimeKind.Utc),
+    };
+
+    private static string[] BuildTimeFormats()
+    {
+        var bases = new List<string> { "yyyy-MM-dd" };
+        foreach (string sep in new[] { "'T'", " " })
+        {
+            bases.Add("yyyy-MM-dd" + sep + "HH:mm");
+            bases.Add("yyyy-MM-dd" + sep + "HH:mm:ss");
+            for (int digits = 1; digits <= 7; digits++)
+            {
+                bases.Add("yyyy-MM-dd" + sep + "HH:mm:ss." + new string('f', digits));
+            }
+        }
+
+        var all = new List<string>();
+        foreach (string b in bases)
+        {
+            all.Add(b);
+            all.Add(b + "'Z'");
+            all.Add(b + "zzz");
+        }
+
+        return [.. all];
+    }
+
+    private int[]? Resolve(XEvent e)
+    {
+        if (ReferenceEquals(e.EventType, _lastType) && ReferenceEquals(e.ActionSet, _lastSet))
+        {
+            return _lastColumns;
+        }
+
+        if (!_cache.TryGetValue((e.EventType, e.ActionSet), out int[]? columns))
+        {
+            columns = new int[_groups.Length];
+            for (int g = 0; g < _groups.Length; g++)
+            {
+                int c = FindColumn(e.EventType, e.ActionSet, _groups[g].Name, _groups[g].IsActionName);
+                if (c == int.MinValue)
+                {
+                    columns = null;
+                    break;
+                }
+
+                columns[g] = c;
+            }
+
+            if (_cache.Count < 100_000)
+            {
+                _cache[(e.EventType, e.ActionSet)] = columns;
+            }
+        }
+
+        _lastType = e.EventType;
+        _lastSet = e.ActionSet;
+        _lastColumns = columns;
+        return columns;
+    }
+
+    /// <summary>Field index (≥ 0), <c>~actionIndex</c> (&lt; 0), or <see cref="int.MinValue"/> when absent.</summary>
+    internal static int FindColumn(XeEventType type, XeActionSet set, string name, bool actionOnly)
+    {
+        if (!actionOnly)
+        {
+            int f = type.GetFieldIndex(name);
+            if (f >= 0)
+            {
+                return f;
+            }
+
+            for (int i = 0; i < type.Fields.Count; i++)
+            {
+                if (string.Equals(type.Fields[i].Name, name, StringComparison.OrdinalIgnoreCase))
+                {
+                    return i;
+                }
+            }
+        }
+
+        int a = set.IndexOf(name);
+        if (a >= 0)
+        {
+            return ~a;
+        }
+
+        for (int i = 0; i < set.Count; i++)
+        {
+            if (string.Equals(actionOnly ? set[i].FullName : set[i].Name, name, StringComparison.OrdinalIgnoreCase))
+            {
+                return ~i;
+            }
+        }
+
+        return int.MinValue;
+    }
+
+    private sealed class ConditionGroup(string name, FieldCondition[] conditions)
+    {
+        public string Name { get; } = name;
+
+        public bool IsActionName { get; } = name.Contains('.', StringComparison.Ordinal);
+
+        public FieldCondition[] Conditions { get; } = conditions;
+    }
+}

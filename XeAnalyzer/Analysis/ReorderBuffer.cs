@@ -1,0 +1,295 @@
+using System.Globalization;
+
+namespace XeAnalyzer.Analysis;
+
+/// <summary>
+/// Settings of the bounded reorder window that puts events back in time order: records of a <c>.xel</c> file are not
+/// time-ordered (per-CPU buffers are written as they fill), so analyses that pair events or keep running totals sort them
+/// by (timestamp, <c>package0.event_sequence</c>, arrival) within a window instead of buffering the whole capture.
+/// </summary>
+/// <remarks>Immutable.</remarks>
+public sealed class ReorderOptions
+{
+    /// <summary>The defaults: a 30-second window (SQL Server's default <c>MAX_DISPATCH_LATENCY</c>) and at most 1,000,000 pending events.</summary>
+    public static ReorderOptions Default { get; } = new();
+
+    /// <summary>
+    /// How far behind the newest timestamp seen an event may arrive and still be put in order. An event is released once it
+    /// is older than the newest seen minus this window. Default 30 seconds; zero releases events in arrival order.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">The value is negative.</exception>
+    public TimeSpan Window
+    {
+        get;
+        init => field = value >= TimeSpan.Zero ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "The reorder window cannot be negative.");
+    }
+
+    = TimeSpan.FromSeconds(30);
+
+    /// <summary>
+    /// The most events held at once (1 to 50,000,000; default 1,000,000). When more are pending, the oldest is released even
+    /// if it is inside the window, so memory stays bounded whatever the capture size.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">The value is outside 1..50,000,000.</exception>
+    public int MaxPending
+    {
+        get;
+        init => field = value is >= 1 and <= 50_000_000 ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "MaxPending must be 1..50,000,000.");
+    }
+
+    = 1_000_000;
+}
+
+/// <summary>What the reorder window saw: how disordered the input was and whether every event could be put in order.</summary>
+/// <param name="Events">Events that went through the window.</param>
+/// <param name="ArrivedOutOfOrder">Events that arrived earlier in (timestamp, event_sequence) order than the event before them (inversions in the input, all of which the window corrects unless they are also late).</param>
+/// <param name="LateEvents">Events that arrived after a later event had already been released (farther out of order than the window allows); they are processed at once, out of order.</param>
+/// <param name="MaxPending">The most events held at once.</param>
+/// <param name="EventsWithoutSequence">Events without <c>package0.event_sequence</c> (ties on timestamp are then broken by arrival order).</param>
+/// <param name="Window">The window used.</param>
+/// <param name="MaxPendingLimit">The cap on pending events used.</param>
+public sealed record OrderingStatistics(long Events, long ArrivedOutOfOrder, long LateEvents, int MaxPending, long EventsWithoutSequence, TimeSpan Window, int MaxPendingLimit)
+{
+    /// <summary>A one-line description for reports.</summary>
+    /// <returns>The text.</returns>
+    public string Describe() => string.Create(CultureInfo.InvariantCulture,
+        $"{ArrivedOutOfOrder:N0} of {Events:N0} events arrived out of time order and were re-ordered by (timestamp, event_sequence) within a {Window.TotalSeconds:0.###}-second window (at most {MaxPendingLimit:N0} events held; {MaxPending:N0} at most were held); {LateEvents:N0} arrived later than the window allows and were processed out of order.");
+}
+
+/// <summary>The sort key of the reorder window: timestamp ticks, then event_sequence (absent sorts last), then arrival.</summary>
+internal readonly struct OrderKey(long ticks, ulong sequence, long arrival) : IComparable<OrderKey>
+{
+    public long Ticks { get; } = ticks;
+
+    public ulong Sequence { get; } = sequence;
+
+    public long Arrival { get; } = arrival;
+
+    public int CompareTo(OrderKey other)
+    {
+        int c = Ticks.CompareTo(other.Ticks);
+        if (c != 0)
+        {
+            return c;
+        }
+
+        c = Sequence.CompareTo(other.Sequence);
+        return c != 0 ? c : Arrival.CompareTo(other.Arrival);
+    }
+}
+
+/// <summary>
+/// A bounded reorder window over compact records: add records as they arrive, take them back in (timestamp,
+/// event_sequence, arrival) order. A record is released once it is older than the newest timestamp seen minus
+/// <see cref="ReorderOptions.Window"/>, or when more than <see cref="ReorderOptions.MaxPending"/> are held; after the input ends,
+/// <see cref="Complete"/> releases the rest. Records arriving after a later one was released are counted as late and
+/// released next (out of order). Memory is bounded by <see cref="ReorderOptions.MaxPending"/>.
+/// </summary>
+/// <remarks>
+/// <para>Captures are nearly sorted (each per-CPU buffer is in order), so records are collected in chunks of 8,192, each chunk
+/// is sorted once, and released by merging the sorted chunks (a small heap over chunk heads): a few comparisons per record
+/// instead of a heap over every held record.</para>
+/// <para>Not thread-safe.</para>
+/// </remarks>
+/// <typeparam name="T">The record type (keep it small: it is held, not the event).</typeparam>
+public sealed class ReorderBuffer<T>
+{
+    private const int ChunkSize = 8192;
+
+    private readonly PriorityQueue<Run, OrderKey> _runs = new();
+    private readonly Stack<Entry[]> _pool = new();
+    private readonly long _windowTicks;
+    private readonly int _maxPending;
+    private readonly TimeSpan _window;
+    private Entry[] _incoming = new Entry[ChunkSize];
+    private int _incomingCount;
+    private OrderKey _incomingMin;
+    private int _count;
+    private long _arrival;
+    private long _newestTicks = long.MinValue;
+    private OrderKey _lastReleased;
+    private bool _released;
+    private OrderKey _lastArrived;
+    private bool _arrived;
+    private bool _completed;
+    private long _outOfOrder;
+    private long _late;
+    private long _withoutSequence;
+    private int _maxHeld;
+
+    /// <summary>Creates a window.</summary>
+    /// <param name="options">The window and cap; <see langword="null"/> for <see cref="ReorderOptions.Default"/>.</param>
+    public ReorderBuffer(ReorderOptions? options = null)
+    {
+        options ??= ReorderOptions.Default;
+        _window = options.Window;
+        _windowTicks = options.Window.Ticks;
+        _maxPending = options.MaxPending;
+    }
+
+    /// <summary>Records held now.</summary>
+    public int Count => _count;
+
+    /// <summary>Adds a record.</summary>
+    /// <param name="timestamp">The event time.</param>
+    /// <param name="sequence">The event's <c>package0.event_sequence</c>, or <see langword="null"/>.</param>
+    /// <param name="item">The record.</param>
+    /// <exception cref="InvalidOperationException"><see cref="Complete"/> was called.</exception>
+    public void Add(DateTime timestamp, ulong? sequence, T item)
+    {
+        if (_completed)
+        {
+            throw new InvalidOperationException("The reorder buffer is complete.");
+        }
+
+        long ticks = timestamp.Ticks;
+        if (sequence is null)
+        {
+            _withoutSequence++;
+        }
+
+        var key = new OrderKey(ticks, sequence ?? ulong.MaxValue, _arrival++);
+        if (_arrived && key.CompareTo(_lastArrived) < 0)
+        {
+            _outOfOrder++;
+        }
+
+        _arrived = true;
+        _lastArrived = key;
+        if (_released && key.CompareTo(_lastReleased) < 0)
+        {
+            _late++;
+        }
+
+        if (ticks > _newestTicks)
+        {
+            _newestTicks = ticks;
+        }
+
+        if (_incomingCount == _incoming.Length)
+        {
+            Seal();
+        }
+
+        if (_incomingCount == 0 || key.CompareTo(_incomingMin) < 0)
+        {
+            _incomingMin = key;
+        }
+
+        _incoming[_incomingCount++] = new Entry(key, item);
+        _count++;
+        if (_count > _maxHeld)
+        {
+            _maxHeld = _count;
+        }
+    }
+
+    /// <summary>Takes the oldest record if it may be released now (outside the window, over the cap, or after <see cref="Complete"/>).</summary>
+    /// <param name="item">The record.</param>
+    /// <param name="timestamp">Its time (UTC).</param>
+    /// <returns>Whether a record was taken.</returns>
+    public bool TryTake(out T item, out DateTime timestamp) => TryTake(out item, out timestamp, out _);
+
+    /// <summary>Takes the oldest record if it may be released now, with its event_sequence.</summary>
+    /// <param name="item">The record.</param>
+    /// <param name="timestamp">Its time (UTC).</param>
+    /// <param name="sequence">Its <c>package0.event_sequence</c>, or <see langword="null"/>.</param>
+    /// <returns>Whether a record was taken.</returns>
+    public bool TryTake(out T item, out DateTime timestamp, out ulong? sequence)
+    {
+        item = default!;
+        timestamp = default;
+        sequence = null;
+        if (_count == 0)
+        {
+            return false;
+        }
+
+        bool must = _completed || _count > _maxPending;
+        if (_incomingCount > 0 && (_runs.Count == 0 || (_runs.TryPeek(out _, out OrderKey head) && _incomingMin.CompareTo(head) < 0)))
+        {
+            // The oldest record has not been sorted yet.
+            if (!must && !Releasable(_incomingMin))
+            {
+                return false;
+            }
+
+            Seal();
+        }
+
+        _runs.TryPeek(out Run? run, out OrderKey key);
+        if (!must && !Releasable(key))
+        {
+            return false;
+        }
+
+        Entry e = run!.Items[run.Position++];
+        if (run.Position < run.Count)
+        {
+            _runs.DequeueEnqueue(run, run.Items[run.Position].Key);
+        }
+        else
+        {
+            _runs.Dequeue();
+            if (_pool.Count <= (_maxPending / ChunkSize) + 1)
+            {
+                // Keep emptied chunks for reuse (as many as the cap can fill), so chunks are not reallocated on the large object heap.
+                Array.Clear(run.Items, 0, run.Count);
+                _pool.Push(run.Items);
+            }
+        }
+
+        _count--;
+        if (!_released || key.CompareTo(_lastReleased) > 0)
+        {
+            _lastReleased = key;
+        }
+
+        _released = true;
+        item = e.Item;
+        timestamp = new DateTime(key.Ticks, DateTimeKind.Utc);
+        sequence = key.Sequence == ulong.MaxValue ? null : key.Sequence;
+        return true;
+    }
+
+    /// <summary>Marks the end of the input: every held record may now be taken.</summary>
+    public void Complete() => _completed = true;
+
+    /// <summary>The statistics so far.</summary>
+    /// <returns>The statistics.</returns>
+    public OrderingStatistics GetStatistics() => new(_arrival, _outOfOrder, _late, _maxHeld, _withoutSequence, _window, _maxPending);
+
+    private bool Releasable(OrderKey key) => key.Ticks < _newestTicks - _windowTicks || (_released && key.CompareTo(_lastReleased) < 0);
+
+    private void Seal()
+    {
+        if (_incomingCount == 0)
+        {
+            return;
+        }
+
+        Array.Sort(_incoming, 0, _incomingCount);
+        var run = new Run(_incoming, _incomingCount);
+        _runs.Enqueue(run, _incoming[0].Key);
+        _incoming = _pool.Count > 0 ? _pool.Pop() : new Entry[ChunkSize];
+        _incomingCount = 0;
+    }
+
+    private readonly struct Entry(OrderKey key, T item) : IComparable<Entry>
+    {
+        public OrderKey Key { get; } = key;
+
+        public T Item { get; } = item;
+
+        public int CompareTo(Entry other) => Key.CompareTo(other.Key);
+    }
+
+    private sealed class Run(Entry[] items, int count)
+    {
+        public Entry[] Items { get; } = items;
+
+        public int Count { get; } = count;
+
+        public int Position { get; set; }
+    }
+}

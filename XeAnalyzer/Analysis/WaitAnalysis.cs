@@ -1,0 +1,534 @@
+using XeAnalyzer.Events;
+
+namespace XeAnalyzer.Analysis;
+
+/// <summary>Options of <see cref="WaitAnalysis"/>.</summary>
+/// <remarks>Immutable.</remarks>
+public sealed class WaitAnalysisOptions
+{
+    /// <summary>The defaults.</summary>
+    public static WaitAnalysisOptions Default { get; } = new();
+
+    /// <summary>The reorder window that puts waits in (timestamp, event_sequence) order before pairing and the preceded-by table.</summary>
+    public ReorderOptions Reorder { get; init; } = ReorderOptions.Default;
+
+    /// <summary>The most workers tracked for pairing and the preceded-by table (1 to 10,000,000; default 262,144); waits of further workers are counted as untracked.</summary>
+    /// <exception cref="ArgumentOutOfRangeException">The value is outside 1..10,000,000.</exception>
+    public int MaxWorkers
+    {
+        get;
+        init => field = value is >= 1 and <= 10_000_000 ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "MaxWorkers must be 1..10,000,000.");
+    }
+
+    = 262_144;
+
+    /// <summary>
+    /// When a wait has no Begin event, its start is its End time minus its <c>duration</c> (whole milliseconds); the wait that
+    /// ended on the same worker at most this long after that computed start still counts as the one that preceded it. Default 1 ms.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">The value is negative.</exception>
+    public TimeSpan StartTolerance
+    {
+        get;
+        init => field = value >= TimeSpan.Zero ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "The tolerance cannot be negative.");
+    }
+
+    = TimeSpan.FromMilliseconds(1);
+}
+
+/// <summary>
+/// Wait summaries from <c>sqlos.wait_info</c>, <c>sqlos.wait_info_external</c> and <c>sqlos.wait_completed</c>: per wait type (count,
+/// total/mean/max <c>duration</c>, total <c>signal_duration</c>), per scheduler, Begin/End pairs per worker, and for each wait type
+/// the wait type that ended immediately before it began on the same worker (the seed question: was every PAGEIOLATCH_SH wait
+/// right after a PREEMPTIVE_HTTP_REQUEST wait on the same worker?).
+/// </summary>
+/// <remarks>
+/// <para>Durations are in milliseconds, as Extended Events reports them. For wait_info and wait_info_external only End events
+/// (<c>opcode</c> map text <c>End</c>, or key 1 when the map has no text) carry durations and count as waits; Begin events (text
+/// <c>Begin</c> / key 0) are counted separately and used for pairing. Events without an <c>opcode</c> field (wait_completed) each
+/// count as one wait. Per-scheduler totals need the <c>sqlos.scheduler_id</c> action; pairing and the preceded-by table need a worker:
+/// the <c>sqlos.worker_address</c> action, or else <c>sqlos.system_thread_id</c>.</para>
+/// <para>Waits are put in time order by a bounded <see cref="ReorderBuffer{T}"/>. An End is paired with the most recent unpaired
+/// Begin of the same wait type on the same worker. A wait's start is its Begin time when paired, else its End time minus its
+/// duration; the wait that "immediately preceded" it is the latest wait on the same worker that ended at or before that start
+/// (within <see cref="WaitAnalysisOptions.StartTolerance"/> for computed starts), or none.</para>
+/// </remarks>
+public sealed class WaitAnalysis
+{
+    /// <summary>Creates the analysis.</summary>
+    /// <param name="options">Options; <see langword="null"/> for <see cref="WaitAnalysisOptions.Default"/>.</param>
+    public WaitAnalysis(WaitAnalysisOptions? options = null)
+    {
+        Options = options ?? WaitAnalysisOptions.Default;
+    }
+
+    /// <summary>The events this analysis reads (short names), for the reader's name filter.</summary>
+    public static IReadOnlyList<string> EventNames { get; } = ["wait_info", "wait_info_external", "wait_completed"];
+
+    /// <summary>The options.</summary>
+    public WaitAnalysisOptions Options { get; }
+
+    /// <summary>Runs the analysis.</summary>
+    /// <param name="events">The events (any order; other events are ignored).</param>
+    /// <param name="cancellationToken">Checked every 4,096 events.</param>
+    /// <returns>The result.</returns>
+    public WaitAnalysisResult Analyze(IEnumerable<XEvent> events, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(events);
+        var state = new State(Options);
+        long n = 0;
+        foreach (XEvent e in events)
+        {
+            if ((++n & 0xFFF) == 0)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+            }
+
+            state.Add(e);
+        }
+
+        cancellationToken.ThrowIfCancellationRequested();
+        return state.Finish();
+    }
+
+    private const byte KindBegin = 0;
+    private const byte KindEnd = 1;
+    private const byte KindCompleted = 2;
+
+    private sealed class FieldLayout
+    {
+        public int EventKind = -1; // 0 wait_info, 1 wait_info_external, 2 wait_completed
+        public int WaitType = -1;
+        public int Opcode = -1;
+        public int Duration = -1;
+        public int Signal = -1;
+        public XeEventType? Type;
+    }
+
+    private sealed class ActionLayout
+    {
+        public int Scheduler = -1;
+        public int Worker = -1;
+        public int Thread = -1;
+    }
+
+    private struct Record
+    {
+        public byte Kind;
+        public int Type;
+        public bool HasWorker;
+        public ulong Worker;
+        public byte WorkerKind;
+        public long Duration;
+    }
+
+    private sealed class TypeStats
+    {
+        public long Waits;
+        public long Begins;
+        public long TotalDuration;
+        public long MaxDuration;
+        public long TotalSignal;
+        public long Pairs;
+        public long EndsWithoutBegin;
+        public long BeginsWithoutEnd;
+        public Dictionary<int, long> PrecededBy { get; } = [];
+    }
+
+    private sealed class SchedulerStats
+    {
+        public long Waits;
+        public long TotalDuration;
+        public Dictionary<int, long> DurationByType { get; } = [];
+    }
+
+    private sealed class WorkerState
+    {
+        public const int Ring = 8;
+        public readonly int[] EndedType = new int[Ring];
+        public readonly long[] EndedTicks = new long[Ring];
+        public int EndedCount;
+        public int EndedNext;
+        public List<(int Type, long Ticks)>? Pending;
+    }
+
+    private sealed class State
+    {
+        private readonly WaitAnalysisOptions _options;
+        private readonly ReferenceCache<XeEventType, FieldLayout> _fields = new(Resolve);
+        private readonly ReferenceCache<XeActionSet, ActionLayout> _actions = new(s => new ActionLayout
+        {
+            Scheduler = LatchAnalysis.NumericAction(s, "scheduler_id"),
+            Worker = LatchAnalysis.NumericAction(s, "worker_address"),
+            Thread = LatchAnalysis.NumericAction(s, "system_thread_id"),
+        });
+        private readonly NameTable _types = new();
+        private readonly List<TypeStats> _stats = [];
+        private readonly Dictionary<ulong, SchedulerStats> _schedulers = [];
+        private readonly Dictionary<(ulong Worker, byte Kind), WorkerState> _workers = [];
+        private readonly ReorderBuffer<Record> _reorder;
+        private readonly IgnoredEvents _ignored = new();
+        private readonly long[] _eventCounts = new long[3];
+        private readonly long _tolerance;
+        private XeEventType? _missingWaitType;
+        private long _begins;
+        private long _waits;
+        private long _withoutScheduler;
+        private long _withoutWorker;
+        private long _untrackedWorkers;
+        private bool _anyWorkerAddress;
+
+        public State(WaitAnalysisOptions options)
+        {
+            _options = options;
+            _reorder = new ReorderBuffer<Record>(options.Reorder);
+            _tolerance = options.StartTolerance.Ticks;
+        }
+
+        public void Add(XEvent e)
+        {
+            FieldLayout f = _fields.Get(e.EventType);
+            if (f.EventKind < 0)
+            {
+                _ignored.Add(e);
+                return;
+            }
+
+            _eventCounts[f.EventKind]++;
+            if (f.WaitType < 0)
+            {
+                _missingWaitType ??= f.Type;
+                return;
+            }
+
+            int type = _types.Intern(e.GetField(f.WaitType));
+            while (_stats.Count <= type)
+            {
+                _stats.Add(new TypeStats());
+            }
+
+            byte kind = KindCompleted;
+            if (f.Opcode >= 0)
+            {
+                kind = IsBegin(e.GetField(f.Opcode)) ? KindBegin : KindEnd;
+            }
+
+            ActionLayout a = _actions.Get(e.ActionSet);
+            var r = new Record { Kind = kind, Type = type };
+            if (a.Worker >= 0)
+            {
+                r.HasWorker = true;
+                r.Worker = e.GetAction(a.Worker).AsUInt64();
+                r.WorkerKind = 1;
+                _anyWorkerAddress = true;
+            }
+            else if (a.Thread >= 0)
+            {
+                r.HasWorker = true;
+                r.Worker = e.GetAction(a.Thread).AsUInt64();
+                r.WorkerKind = 2;
+            }
+
+            TypeStats ts = _stats[type];
+            if (kind == KindBegin)
+            {
+                _begins++;
+                ts.Begins++;
+            }
+            else
+            {
+                long duration = f.Duration >= 0 ? Clamp(e.GetField(f.Duration).AsUInt64()) : 0;
+                long signal = f.Signal >= 0 ? Clamp(e.GetField(f.Signal).AsUInt64()) : 0;
+                r.Duration = duration;
+                _waits++;
+                ts.Waits++;
+                ts.TotalDuration = Sat(ts.TotalDuration, duration);
+                ts.TotalSignal = Sat(ts.TotalSignal, signal);
+                ts.MaxDuration = Math.Max(ts.MaxDuration, duration);
+                if (a.Scheduler >= 0)
+                {
+                    ulong s = e.GetAction(a.Scheduler).AsUInt64();
+                    if (!_schedulers.TryGetValue(s, out SchedulerStats? ss) && _schedulers.Count < NameTable.MaxGroups)
+                    {
+                        ss = new SchedulerStats();
+                        _schedulers.Add(s, ss);
+                    }
+
+                    if (ss is null)
+                    {
+                        _withoutScheduler++;
+                    }
+                    else
+                    {
+                        ss.Waits++;
+                        ss.TotalDuration = Sat(ss.TotalDuration, duration);
+                        if (ss.DurationByType.TryGetValue(type, out long d) || ss.DurationByType.Count < 1024)
+                        {
+                            ss.DurationByType[type] = Sat(d, duration);
+                        }
+                    }
+                }
+                else
+                {
+                    _withoutScheduler++;
+                }
+            }
+
+            if (!r.HasWorker)
+            {
+                _withoutWorker++;
+                return;
+            }
+
+            _reorder.Add(e.Timestamp, e.EventSequence, r);
+            Drain();
+        }
+
+        public WaitAnalysisResult Finish()
+        {
+            _reorder.Complete();
+            Drain();
+            foreach (WorkerState w in _workers.Values)
+            {
+                if (w.Pending is not null)
+                {
+                    foreach ((int type, _) in w.Pending)
+                    {
+                        _stats[type].BeginsWithoutEnd++;
+                    }
+                }
+            }
+
+            MissingData? missing = null;
+            long events = _eventCounts.Sum();
+            if (_missingWaitType is XeEventType mt)
+            {
+                missing = new MissingData(
+                    MissingDataKind.Field,
+                    ["wait_type"],
+                    mt.FullName + " has no wait_type field. Its fields are: " + string.Join(", ", mt.Fields.Select(c => c.Name)) + ".",
+                    "-- The event's columns on your build:\nSELECT name, type_name FROM sys.dm_xe_object_columns\n WHERE object_name = N'" + mt.Name + "' AND column_type = N'data';",
+                    availableFields: mt.Fields.Select(c => c.Name));
+            }
+            else if (events == 0)
+            {
+                missing = new MissingData(
+                    MissingDataKind.Events,
+                    ["sqlos.wait_info", "sqlos.wait_info_external", "sqlos.wait_completed"],
+                    "No wait_info, wait_info_external or wait_completed events were found; the wait analysis summarises them.",
+                    "ALTER EVENT SESSION [your_session] ON SERVER\n    ADD EVENT sqlos.wait_info (ACTION (sqlos.scheduler_id, sqlos.worker_address, package0.event_sequence)),\n    ADD EVENT sqlos.wait_info_external (ACTION (sqlos.scheduler_id, sqlos.worker_address, package0.event_sequence));",
+                    eventsSeen: _ignored.ToList());
+            }
+
+            long totalDuration = _stats.Aggregate(0L, (acc, s) => Sat(acc, s.TotalDuration));
+            int[] order = [.. Enumerable.Range(0, _stats.Count)
+                .Where(i => _stats[i].Waits + _stats[i].Begins > 0)
+                .OrderByDescending(i => _stats[i].TotalDuration).ThenByDescending(i => _stats[i].Waits).ThenBy(i => _types[i], StringComparer.Ordinal)];
+            WaitTypeStats[] byType = [.. order.Select(i => new WaitTypeStats(
+                _types[i],
+                _stats[i].Waits,
+                _stats[i].Begins,
+                _stats[i].TotalDuration,
+                _stats[i].Waits == 0 ? 0 : (double)_stats[i].TotalDuration / _stats[i].Waits,
+                _stats[i].MaxDuration,
+                _stats[i].TotalSignal,
+                totalDuration == 0 ? 0 : (double)_stats[i].TotalDuration / totalDuration))];
+
+            SchedulerWaits[] bySched = [.. _schedulers.OrderBy(kv => kv.Key).Select(kv => new SchedulerWaits(
+                kv.Key.ToString(AnalysisSupport.Ic),
+                kv.Value.Waits,
+                kv.Value.TotalDuration,
+                kv.Value.DurationByType.Count == 0 ? string.Empty : _types[kv.Value.DurationByType.OrderByDescending(x => x.Value).ThenBy(x => _types[x.Key], StringComparer.Ordinal).First().Key]))];
+            string? schedulerNote = _schedulers.Count == 0
+                ? "No wait event carries the sqlos.scheduler_id action, so there are no per-scheduler totals. Add ACTION (sqlos.scheduler_id) to the wait events."
+                : _withoutScheduler > 0 ? AnalysisSupport.N0(_withoutScheduler) + " waits without sqlos.scheduler_id are not in this table." : null;
+
+            bool hasWorkers = _workers.Count > 0;
+            string? workerNote = hasWorkers ? null : "No wait event carries sqlos.worker_address (or sqlos.system_thread_id), so waits cannot be followed per worker. Add ACTION (sqlos.worker_address) to the wait events.";
+            bool hasPairs = hasWorkers && _begins > 0;
+            WaitPairing[] pairs = hasPairs
+                ? [.. Enumerable.Range(0, _stats.Count)
+                    .Where(i => _stats[i].Begins > 0 || _stats[i].Pairs > 0)
+                    .Select(i => new WaitPairing(_types[i], _stats[i].Pairs, _stats[i].BeginsWithoutEnd, _stats[i].EndsWithoutBegin))
+                    .OrderByDescending(p => p.Pairs).ThenBy(p => p.WaitType, StringComparer.Ordinal)]
+                : [];
+            string? pairNote = workerNote ?? (_begins == 0 ? "The capture has no Begin events (opcode = Begin), only End events: Begin/End pairs need both (the session may filter on opcode = End)." : null);
+
+            var preceded = new List<PrecedingWait>();
+            foreach (int i in order)
+            {
+                TypeStats s = _stats[i];
+                if (s.Waits == 0)
+                {
+                    continue;
+                }
+
+                foreach (KeyValuePair<int, long> kv in s.PrecededBy.OrderByDescending(kv => kv.Value).ThenBy(kv => kv.Key < 0 ? "\uFFFF" : _types[kv.Key], StringComparer.Ordinal))
+                {
+                    preceded.Add(new PrecedingWait(_types[i], kv.Key < 0 ? null : _types[kv.Key], kv.Value, (double)kv.Value / s.Waits));
+                }
+            }
+
+            return new WaitAnalysisResult(
+                missing,
+                _eventCounts[0],
+                _eventCounts[1],
+                _eventCounts[2],
+                _waits,
+                _begins,
+                byType,
+                bySched,
+                schedulerNote,
+                hasPairs,
+                pairs,
+                pairNote,
+                hasWorkers,
+                preceded,
+                workerNote,
+                _withoutWorker,
+                _untrackedWorkers,
+                _anyWorkerAddress ? "sqlos.worker_address" : "sqlos.system_thread_id",
+                _reorder.GetStatistics());
+        }
+
+        private void Drain()
+        {
+            while (_reorder.TryTake(out Record r, out DateTime t))
+            {
+                var key = (r.Worker, r.WorkerKind);
+                if (!_workers.TryGetValue(key, out WorkerState? w))
+                {
+                    if (_workers.Count >= _options.MaxWorkers)
+                    {
+                        _untrackedWorkers++;
+                        continue;
+                    }
+
+                    w = new WorkerState();
+                    _workers.Add(key, w);
+                }
+
+                TypeStats ts = _stats[r.Type];
+                long ticks = t.Ticks;
+                if (r.Kind == KindBegin)
+                {
+                    w.Pending ??= [];
+                    if (w.Pending.Count >= 16)
+                    {
+                        _stats[w.Pending[0].Type].BeginsWithoutEnd++;
+                        w.Pending.RemoveAt(0);
+                    }
+
+                    w.Pending.Add((r.Type, ticks));
+                    continue;
+                }
+
+                long start;
+                long tolerance;
+                int pendingIndex = -1;
+                if (r.Kind == KindEnd && w.Pending is { Count: > 0 })
+                {
+                    for (int i = w.Pending.Count - 1; i >= 0; i--)
+                    {
+                        if (w.Pending[i].Type == r.Type)
+                        {
+                            pendingIndex = i;
+                            break;
+                        }
+                    }
+                }
+
+                if (pendingIndex >= 0)
+                {
+                    start = w.Pending![pendingIndex].Ticks;
+                    tolerance = 0;
+                    w.Pending.RemoveAt(pendingIndex);
+                    ts.Pairs++;
+                }
+                else
+                {
+                    if (r.Kind == KindEnd)
+                    {
+                        ts.EndsWithoutBegin++;
+                    }
+
+                    long durTicks = r.Duration > long.MaxValue / TimeSpan.TicksPerMillisecond ? long.MaxValue : r.Duration * TimeSpan.TicksPerMillisecond;
+                    start = durTicks > ticks ? 0 : ticks - durTicks;
+                    tolerance = _tolerance;
+                }
+
+                int previous = -1;
+                long limit = start > long.MaxValue - tolerance ? long.MaxValue : start + tolerance;
+                for (int k = 0; k < w.EndedCount; k++)
+                {
+                    int slot = (w.EndedNext - 1 - k + WorkerState.Ring) % WorkerState.Ring;
+                    if (w.EndedTicks[slot] <= limit)
+                    {
+                        previous = w.EndedType[slot];
+                        break;
+                    }
+                }
+
+                if (ts.PrecededBy.TryGetValue(previous, out long c))
+                {
+                    ts.PrecededBy[previous] = c + 1;
+                }
+                else if (ts.PrecededBy.Count < 10_000)
+                {
+                    ts.PrecededBy.Add(previous, 1);
+                }
+
+                w.EndedType[w.EndedNext] = r.Type;
+                w.EndedTicks[w.EndedNext] = ticks;
+                w.EndedNext = (w.EndedNext + 1) % WorkerState.Ring;
+                w.EndedCount = Math.Min(WorkerState.Ring, w.EndedCount + 1);
+            }
+        }
+
+        private static bool IsBegin(XeValue opcode)
+        {
+            ulong key = opcode.MapKey;
+            if (opcode.Map is XeMap map && map.TryGetName(key, out string text))
+            {
+                return string.Equals(text, "Begin", StringComparison.OrdinalIgnoreCase);
+            }
+
+            return key == 0;
+        }
+
+        private static FieldLayout Resolve(XeEventType t)
+        {
+            var f = new FieldLayout { Type = t };
+            f.EventKind = t.Name switch
+            {
+                "wait_info" => 0,
+                "wait_info_external" => 1,
+                "wait_completed" => 2,
+                _ => -1,
+            };
+            if (f.EventKind < 0)
+            {
+                return f;
+            }
+
+            f.WaitType = t.GetFieldIndex("wait_type");
+            f.Opcode = t.GetFieldIndex("opcode");
+            if (f.Opcode >= 0 && !LatchAnalysis.IsNumeric(t.Fields[f.Opcode]))
+            {
+                f.Opcode = -1;
+            }
+
+            f.Duration = LatchAnalysis.NumericField(t, "duration");
+            f.Signal = LatchAnalysis.NumericField(t, "signal_duration");
+            return f;
+        }
+
+        private static long Clamp(ulong v) => v > long.MaxValue ? long.MaxValue : (long)v;
+
+        private static long Sat(long a, long b)
+        {
+            long r = unchecked(a + b);
+            return ((a ^ r) & (b ^ r)) < 0 ? long.MaxValue : r;
+        }
+    }
+}

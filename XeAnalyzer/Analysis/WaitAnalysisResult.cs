@@ -1,0 +1,288 @@
+using XeAnalyzer.Output;
+using static XeAnalyzer.Analysis.AnalysisSupport;
+
+namespace XeAnalyzer.Analysis;
+
+/// <summary>Waits of one wait type. Durations are in milliseconds, as Extended Events reports them.</summary>
+/// <param name="WaitType">The wait type (map text of <c>wait_type</c>).</param>
+/// <param name="Waits">Completed waits: End events of wait_info/wait_info_external, and wait_completed events.</param>
+/// <param name="Begins">Begin events (they carry no duration).</param>
+/// <param name="TotalDurationMs">Sum of <c>duration</c> over the waits.</param>
+/// <param name="MeanDurationMs">Total / waits.</param>
+/// <param name="MaxDurationMs">The longest wait.</param>
+/// <param name="TotalSignalDurationMs">Sum of <c>signal_duration</c> (time between being signalled and running).</param>
+/// <param name="ShareOfDuration">This type's share of the total duration of all waits, as a fraction.</param>
+public sealed record WaitTypeStats(string WaitType, long Waits, long Begins, long TotalDurationMs, double MeanDurationMs, long MaxDurationMs, long TotalSignalDurationMs, double ShareOfDuration);
+
+/// <summary>Waits per scheduler (the <c>sqlos.scheduler_id</c> action).</summary>
+/// <param name="Scheduler">The scheduler id (decimal).</param>
+/// <param name="Waits">Completed waits.</param>
+/// <param name="TotalDurationMs">Sum of their durations (ms).</param>
+/// <param name="TopWaitType">The wait type with the most wait time on this scheduler.</param>
+public sealed record SchedulerWaits(string Scheduler, long Waits, long TotalDurationMs, string TopWaitType);
+
+/// <summary>Begin/End pairing of one wait type on workers.</summary>
+/// <param name="WaitType">The wait type.</param>
+/// <param name="Pairs">End events paired with a Begin of the same type on the same worker.</param>
+/// <param name="BeginsWithoutEnd">Begin events never ended in the capture.</param>
+/// <param name="EndsWithoutBegin">End events with no Begin before them (the wait began before the capture, or the Begin was not captured).</param>
+public sealed record WaitPairing(string WaitType, long Pairs, long BeginsWithoutEnd, long EndsWithoutBegin);
+
+/// <summary>How often a wait type was immediately preceded, on the same worker, by another wait type.</summary>
+/// <param name="WaitType">The wait type.</param>
+/// <param name="PrecededBy">The wait type that ended last on the same worker before this wait began, or <see langword="null"/> when no earlier wait is known.</param>
+/// <param name="Count">How many waits of <paramref name="WaitType"/>.</param>
+/// <param name="Share">Count / all waits of <paramref name="WaitType"/>, as a fraction.</param>
+public sealed record PrecedingWait(string WaitType, string? PrecededBy, long Count, double Share);
+
+/// <summary>The result of <see cref="WaitAnalysis"/>. Immutable.</summary>
+public sealed class WaitAnalysisResult
+{
+    internal WaitAnalysisResult(
+        MissingData? missingData,
+        long waitInfoEvents,
+        long waitInfoExternalEvents,
+        long waitCompletedEvents,
+        long waits,
+        long begins,
+        IReadOnlyList<WaitTypeStats> byWaitType,
+        IReadOnlyList<SchedulerWaits> bySchedulers,
+        string? schedulerNote,
+        bool hasPairs,
+        IReadOnlyList<WaitPairing> pairs,
+        string? pairNote,
+        bool hasPrecedence,
+        IReadOnlyList<PrecedingWait> precededBy,
+        string? precedenceNote,
+        long waitsWithoutWorker,
+        long waitsOfUntrackedWorkers,
+        string workerAction,
+        OrderingStatistics ordering)
+    {
+        MissingData = missingData;
+        WaitInfoEvents = waitInfoEvents;
+        WaitInfoExternalEvents = waitInfoExternalEvents;
+        WaitCompletedEvents = waitCompletedEvents;
+        Waits = waits;
+        Begins = begins;
+        ByWaitType = byWaitType;
+        BySchedulers = bySchedulers;
+        SchedulerNote = schedulerNote;
+        HasPairs = hasPairs;
+        Pairs = pairs;
+        PairNote = pairNote;
+        HasPrecedence = hasPrecedence;
+        PrecededBy = precededBy;
+        PrecedenceNote = precedenceNote;
+        WaitsWithoutWorker = waitsWithoutWorker;
+        WaitsOfUntrackedWorkers = waitsOfUntrackedWorkers;
+        WorkerAction = workerAction;
+        Ordering = ordering;
+    }
+
+    /// <summary>What the capture lacks, or <see langword="null"/> when the analysis could run.</summary>
+    public MissingData? MissingData { get; }
+
+    /// <summary>Whether the analysis could run.</summary>
+    public bool IsComplete => MissingData is null;
+
+    /// <summary>wait_info events (Begin and End).</summary>
+    public long WaitInfoEvents { get; }
+
+    /// <summary>wait_info_external events (Begin and End).</summary>
+    public long WaitInfoExternalEvents { get; }
+
+    /// <summary>wait_completed events.</summary>
+    public long WaitCompletedEvents { get; }
+
+    /// <summary>Completed waits (End events and wait_completed events).</summary>
+    public long Waits { get; }
+
+    /// <summary>Begin events.</summary>
+    public long Begins { get; }
+
+    /// <summary>Per wait type, most total wait time first.</summary>
+    public IReadOnlyList<WaitTypeStats> ByWaitType { get; }
+
+    /// <summary>Per scheduler, in scheduler id order (empty without <c>sqlos.scheduler_id</c>).</summary>
+    public IReadOnlyList<SchedulerWaits> BySchedulers { get; }
+
+    /// <summary>Why the per-scheduler table is empty or incomplete, or <see langword="null"/>.</summary>
+    public string? SchedulerNote { get; }
+
+    /// <summary>Whether Begin/End pairs could be formed (Begin events and a worker action present).</summary>
+    public bool HasPairs { get; }
+
+    /// <summary>Pairing per wait type (most pairs first).</summary>
+    public IReadOnlyList<WaitPairing> Pairs { get; }
+
+    /// <summary>Why there are no pairs, or <see langword="null"/>.</summary>
+    public string? PairNote { get; }
+
+    /// <summary>Whether the preceded-by table could be built (a worker action present).</summary>
+    public bool HasPrecedence { get; }
+
+    /// <summary>For each wait type (most wait time first), the wait types that immediately preceded it on the same worker, most frequent first.</summary>
+    public IReadOnlyList<PrecedingWait> PrecededBy { get; }
+
+    /// <summary>Why there is no preceded-by table, or <see langword="null"/>.</summary>
+    public string? PrecedenceNote { get; }
+
+    /// <summary>Wait events without a worker action (not paired, not in the preceded-by table).</summary>
+    public long WaitsWithoutWorker { get; }
+
+    /// <summary>Wait events of workers beyond <see cref="WaitAnalysisOptions.MaxWorkers"/>.</summary>
+    public long WaitsOfUntrackedWorkers { get; }
+
+    /// <summary>The action that identified workers (<c>sqlos.worker_address</c> or <c>sqlos.system_thread_id</c>).</summary>
+    public string WorkerAction { get; }
+
+    /// <summary>How disordered the input was.</summary>
+    public OrderingStatistics Ordering { get; }
+
+    /// <summary>What preceded waits of <paramref name="waitType"/>, most frequent first.</summary>
+    /// <param name="waitType">The wait type (ordinal).</param>
+    /// <returns>The rows.</returns>
+    public IReadOnlyList<PrecedingWait> PrecededByFor(string waitType) => [.. PrecededBy.Where(p => string.Equals(p.WaitType, waitType, StringComparison.Ordinal))];
+
+    /// <summary>A bar chart of total wait time (ms) per wait type, the 20 largest.</summary>
+    /// <returns>The chart.</returns>
+    public BarChart ToBarChart()
+    {
+        WaitTypeStats[] top = [.. ByWaitType.Where(w => w.Waits > 0).Take(20)];
+        return new BarChart("Total wait time by wait type (ms)", top.Select(w => w.WaitType), top.Select(w => (double)w.TotalDurationMs))
+        {
+            CategoryAxisLabel = "wait_type",
+            ValueAxisLabel = "total duration (ms)",
+        };
+    }
+
+    /// <summary>The result as a report: summary, per wait type with chart, per scheduler, Begin/End pairs, preceded-by table.</summary>
+    /// <returns>The report; a single "Missing data" section when <see cref="MissingData"/> is set.</returns>
+    public ReportDocument ToReport()
+    {
+        const string Title = "Wait summary";
+        if (MissingData is MissingData m)
+        {
+            return new ReportDocument(Title, [new ReportSection("Missing data", new Preformatted(m.Describe()))]);
+        }
+
+        var sections = new List<ReportSection>();
+        sections.Add(new ReportSection("Summary", new KeyValueList(
+        [
+            Kv("wait_info events", WaitInfoEvents),
+            Kv("wait_info_external events", WaitInfoExternalEvents),
+            Kv("wait_completed events", WaitCompletedEvents),
+            Kv("completed waits", Waits),
+            Kv("Begin events", Begins),
+            Kv("total wait time (ms)", ByWaitType.Sum(w => w.TotalDurationMs)),
+            Kv("ordering", Ordering.Describe()),
+        ]), new Paragraph("Durations are in milliseconds as Extended Events reports them. For wait_info and wait_info_external only End events (opcode = End) carry durations and count as waits; every wait_completed event counts.")));
+
+        var t = new TableBuilder("Waits by wait type")
+            .AddColumn(TableColumn.Text("wait_type"))
+            .AddColumn(TableColumn.Integer("waits"))
+            .AddColumn(TableColumn.Integer("total ms"))
+            .AddColumn(TableColumn.Decimal("mean ms", 2))
+            .AddColumn(TableColumn.Integer("max ms"))
+            .AddColumn(TableColumn.Integer("signal ms"))
+            .AddColumn(TableColumn.Percentage("share of wait time", 2))
+            .AddColumn(TableColumn.Integer("begins"));
+        foreach (WaitTypeStats w in ByWaitType)
+        {
+            t.AddRow(w.WaitType, w.Waits, w.TotalDurationMs, w.Waits > 0 ? w.MeanDurationMs : TableCell.Empty, w.MaxDurationMs, w.TotalSignalDurationMs, TableCell.FromPercentage(w.ShareOfDuration), w.Begins);
+        }
+
+        t.AddNote("total/mean/max: the duration field of completed waits (ms); signal ms: the signal_duration field (ms).");
+        sections.Add(new ReportSection("By wait type", t.Build(), ToBarChart()));
+
+        var sched = new List<ReportBlock>();
+        if (BySchedulers.Count > 0)
+        {
+            var st = new TableBuilder("Waits by scheduler (sqlos.scheduler_id)")
+                .AddColumn(TableColumn.Text("scheduler_id"))
+                .AddColumn(TableColumn.Integer("waits"))
+                .AddColumn(TableColumn.Integer("total ms"))
+                .AddColumn(TableColumn.Text("top wait type"));
+            foreach (SchedulerWaits s in BySchedulers)
+            {
+                st.AddRow(s.Scheduler, s.Waits, s.TotalDurationMs, s.TopWaitType);
+            }
+
+            if (SchedulerNote is not null)
+            {
+                st.AddNote(SchedulerNote);
+            }
+
+            sched.Add(st.Build());
+        }
+        else
+        {
+            sched.Add(new Paragraph(SchedulerNote ?? "No per-scheduler data."));
+        }
+
+        sections.Add(new ReportSection("By scheduler", sched));
+
+        if (HasPairs)
+        {
+            var pt = new TableBuilder("Begin/End pairs on the same worker (" + WorkerAction + ")")
+                .AddColumn(TableColumn.Text("wait_type"))
+                .AddColumn(TableColumn.Integer("pairs"))
+                .AddColumn(TableColumn.Integer("Begin without End"))
+                .AddColumn(TableColumn.Integer("End without Begin"));
+            foreach (WaitPairing p in Pairs)
+            {
+                pt.AddRow(p.WaitType, p.Pairs, p.BeginsWithoutEnd, p.EndsWithoutBegin);
+            }
+
+            pt.AddNote("An End is paired with the most recent unpaired Begin of the same wait type on the same worker.");
+            sections.Add(new ReportSection("Begin/End pairs", pt.Build()));
+        }
+        else
+        {
+            sections.Add(new ReportSection("Begin/End pairs", new Paragraph(PairNote ?? "No pairs.")));
+        }
+
+        if (HasPrecedence)
+        {
+            var pr = new TableBuilder("Wait type that ended immediately before each wait began, on the same worker")
+                .AddColumn(TableColumn.Text("wait_type"))
+                .AddColumn(TableColumn.Text("preceded by"))
+                .AddColumn(TableColumn.Integer("waits"))
+                .AddColumn(TableColumn.Percentage("share", 2));
+            foreach (IGrouping<string, PrecedingWait> g in PrecededBy.GroupBy(p => p.WaitType, StringComparer.Ordinal))
+            {
+                PrecedingWait[] rows = [.. g];
+                foreach (PrecedingWait p in rows.Take(5))
+                {
+                    pr.AddRow(p.WaitType, p.PrecededBy ?? "(none: first wait seen on the worker)", p.Count, TableCell.FromPercentage(p.Share));
+                }
+
+                if (rows.Length > 5)
+                {
+                    long rest = rows.Skip(5).Sum(r => r.Count);
+                    pr.AddRow(g.Key, "(" + (rows.Length - 5).ToString(Ic) + " other wait types)", rest, TableCell.FromPercentage(rows.Skip(5).Sum(r => r.Share)));
+                }
+            }
+
+            pr.AddNote("A wait's start is its Begin event when it has one, else its End time minus its duration (ms, with a 1 ms tolerance); the preceding wait is the latest wait on the same worker (" + WorkerAction + ") that ended at or before that start.");
+            if (WaitsWithoutWorker > 0)
+            {
+                pr.AddWarning(N0(WaitsWithoutWorker) + " wait events without a worker action are not in this table.");
+            }
+
+            if (Ordering.LateEvents > 0)
+            {
+                pr.AddWarning(N0(Ordering.LateEvents) + " events arrived later than the reorder window allows and were processed out of order.");
+            }
+
+            sections.Add(new ReportSection("Preceded by", pr.Build()));
+        }
+        else
+        {
+            sections.Add(new ReportSection("Preceded by", new Paragraph(PrecedenceNote ?? "No worker data.")));
+        }
+
+        return new ReportDocument(Title, sections);
+    }
+}
