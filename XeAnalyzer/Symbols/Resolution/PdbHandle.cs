@@ -88,7 +88,7 @@ internal sealed class PdbHandle
         if (!lookup.IsFound)
         {
             Fail(UnresolvedReason.NoPdb, b.Identity is null
-                ? "no PDB for " + shownName + " (no GUID/age identifies the build, and no single PDB of that name was found)"
+                ? "no PDB for " + shownName + " (GUID/age unknown)"
                 : "no PDB for " + wanted);
             return;
         }

@@ -18,6 +18,7 @@ public sealed class ResolutionSummaryBuilder
     private readonly Dictionary<string, GroupState> _groups = new(StringComparer.Ordinal);
     private readonly SortedDictionary<string, (long Count, string First)> _ordinals = new(StringComparer.OrdinalIgnoreCase);
     private readonly SortedSet<string> _engineModules = new(StringComparer.OrdinalIgnoreCase);
+    private readonly SortedSet<string> _unidentified = new(StringComparer.OrdinalIgnoreCase);
     private readonly List<string> _warnings = [];
     private long _stacks;
     private long _frames;
@@ -114,6 +115,12 @@ public sealed class ResolutionSummaryBuilder
                 $"{kv.Value.Count} frame(s) of {kv.Key} are export ordinals (first: {kv.Value.First}): TF 3656 was on but {pdb} was not in Binn; put the matching {pdb} next to sqlservr.exe, or resolve offline with --binaries DIR (the DLLs, for their export tables) and --symbols/--sql-build"));
         }
 
+        if (_unidentified.Count > 0)
+        {
+            hints.Add("no PDB GUID/age is known for " + string.Join(", ", _unidentified.Take(12)) + (_unidentified.Count > 12 ? ", …" : string.Empty) +
+                ", and no single PDB of that name was found: give --sql-build BUILD with --catalog FILE, --binaries DIR (the capture's DLLs) or CSV symbol metadata, so the matching PDB builds are looked up");
+        }
+
         var warnings = new List<string>(_warnings);
         if (resolver is not null)
         {
@@ -161,6 +168,11 @@ public sealed class ResolutionSummaryBuilder
             default:
                 _unresolved++;
                 AddGroup(f, r, line);
+                if (r.Reason == UnresolvedReason.NoPdb && r.Pdb is { Identity: null } && _unidentified.Count < 64)
+                {
+                    _unidentified.Add(r.ModuleDisplayName ?? r.Pdb.PdbName);
+                }
+
                 break;
         }
 
