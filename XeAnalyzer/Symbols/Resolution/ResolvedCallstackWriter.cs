@@ -6,7 +6,7 @@ namespace XeAnalyzer.Symbols.Resolution;
 
 /// <summary>
 /// Writes resolved stacks as text, the way <c>xeanalyze resolve</c> prints them: every input line kept in order; frames one per line
-/// in the resolver's style, with the input's frame number (<c>{n:x2} </c>) when it had one; unresolved frames as captured, followed by
+/// in the resolver's style, with the input's frame number (<c>{n:x2} </c>) when it had one (except for unresolved <c>callstack_rva</c> frames, echoed as their markup with its <c>id</c>); unresolved frames as captured, followed by
 /// <c> -- unresolved: {reason}</c>; text lines verbatim; histogram slots headed <c>Slot_{n}\t[count:{c}]:</c> and events
 /// <c>Event …:</c>, each followed by a blank line, the frames and a blank line; a target's annotation (the free text before it) before
 /// its first stack. Lines end with LF. Not thread-safe.
@@ -142,14 +142,16 @@ public sealed class ResolvedCallstackWriter
     private void WriteFrame(ResolvedFrame f)
     {
         TextWriter o = _output;
-        if (f.Frame.FrameNumber is int n)
+        FrameResolution r = f.Resolution;
+
+        // An unresolved callstack_rva frame is echoed as its markup, which carries its id already.
+        if (f.Frame.FrameNumber is int n && (r.Text is not null || f.Frame.Provenance != FrameProvenance.CallstackRvaXml))
         {
             n.TryFormat(_number, out int len, "x2", CultureInfo.InvariantCulture);
             _number[len++] = ' ';
             o.Write(_number, 0, len);
         }
 
-        FrameResolution r = f.Resolution;
         if (r.Text is string text)
         {
             o.Write(text);

@@ -20,9 +20,12 @@ public readonly record struct ResolvedFrame(StackFrame Frame, FrameResolution Re
 
     /// <summary>
     /// <see cref="Text"/> preceded by the input's frame number as <c>{n:x2} </c> (lower-case hex, as resolvers print it) when the
-    /// input had one.
+    /// input had one; an unresolved <c>callstack_rva</c> frame is its markup alone (it carries its <c>id</c>).
     /// </summary>
-    public string TextWithNumber => Frame.FrameNumber is int n ? n.ToString("x2", CultureInfo.InvariantCulture) + " " + Text : Text;
+    public string TextWithNumber =>
+        Frame.FrameNumber is int n && (Resolution.Text is not null || Frame.Provenance != FrameProvenance.CallstackRvaXml)
+            ? n.ToString("x2", CultureInfo.InvariantCulture) + " " + Text
+            : Text;
 
     /// <summary>Returns <see cref="TextWithNumber"/>.</summary>
     public override string ToString() => TextWithNumber;
