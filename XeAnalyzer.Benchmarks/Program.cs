@@ -22,6 +22,11 @@ internal static class Program
             return ReadChild(args[1], args.Length > 2 && args[2] == "scan");
         }
 
+        if (args.Length > 0 && args[0] is "resolve" or "pdb")
+        {
+            return ResolveBenchmark.Run(args);
+        }
+
         if (args.Length == 0 || args[0] != "xel")
         {
             Console.Error.WriteLine("usage: XeAnalyzer.Benchmarks xel [--size-gb 1] [--small-gb 0.25] [--dir /tmp/xebench]");

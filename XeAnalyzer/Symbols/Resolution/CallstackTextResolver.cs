@@ -47,8 +47,12 @@ public sealed class CallstackTextResolverOptions
 /// </summary>
 public static class CallstackTextResolver
 {
-    private const int BatchSize = 128;
-    private const int QueuedBatches = 32;
+    // A batch closes at 64 stacks or 2,048 frames, and at most 4 batches wait: what is in flight stays small, so little survives a
+    // gen0 collection (a plain-text input is one stack handed out in pieces of thousands of lines), while hand-overs between the
+    // threads stay rare.
+    private const int BatchStacks = 64;
+    private const int BatchFrames = 2048;
+    private const int QueuedBatches = 4;
 
     /// <summary>Resolves <paramref name="input"/> into <paramref name="output"/>.</summary>
     /// <param name="input">The text input (not disposed).</param>
@@ -85,9 +89,18 @@ public static class CallstackTextResolver
             }
             else
             {
-                foreach (Batch batch in Batches(reader, cancellationToken))
+                int known = 0;
+                foreach (Callstack stack in reader.ReadStacks(cancellationToken))
                 {
-                    Process(batch, session, writer, summary, cancellationToken);
+                    if (reader.SymbolMetadata.Count != known)
+                    {
+                        known = reader.SymbolMetadata.Count;
+                        session.AddSymbolMetadata(reader.SymbolMetadata.Entries);
+                    }
+
+                    ResolvedCallstack resolved = session.Resolve(stack, cancellationToken);
+                    writer.Write(resolved);
+                    summary.Add(resolved);
                 }
             }
         }
@@ -174,9 +187,10 @@ public static class CallstackTextResolver
     /// <summary>Groups the stacks in batches; a batch that follows new CSV symbol metadata carries a snapshot of it (taken on the parsing thread).</summary>
     private static IEnumerable<Batch> Batches(StackTextReader reader, CancellationToken ct)
     {
-        var stacks = new List<Callstack>(BatchSize);
+        var stacks = new List<Callstack>(BatchStacks);
         ModulePdbInfo[]? metadata = null;
         int known = 0;
+        int frames = 0;
         foreach (Callstack stack in reader.ReadStacks(ct))
         {
             if (reader.SymbolMetadata.Count != known)
@@ -184,7 +198,8 @@ public static class CallstackTextResolver
                 if (stacks.Count > 0)
                 {
                     yield return new Batch(stacks, metadata);
-                    stacks = new List<Callstack>(BatchSize);
+                    stacks = new List<Callstack>(BatchStacks);
+                    frames = 0;
                 }
 
                 known = reader.SymbolMetadata.Count;
@@ -192,11 +207,13 @@ public static class CallstackTextResolver
             }
 
             stacks.Add(stack);
-            if (stacks.Count == BatchSize)
+            frames += stack.Frames.Length;
+            if (stacks.Count == BatchStacks || frames >= BatchFrames)
             {
                 yield return new Batch(stacks, metadata);
-                stacks = new List<Callstack>(BatchSize);
+                stacks = new List<Callstack>(BatchStacks);
                 metadata = null;
+                frames = 0;
             }
         }
 

@@ -41,13 +41,18 @@ public sealed class ResolutionSummaryBuilder
         _moduleMapGiven = moduleMapGiven;
     }
 
-    /// <summary>Counts one resolved stack.</summary>
+    /// <summary>Counts one resolved stack (a continuation piece of a long plain-text stack counts its frames, not as another stack).</summary>
     /// <param name="stack">The stack.</param>
     public void Add(ResolvedCallstack stack)
     {
         ArgumentNullException.ThrowIfNull(stack);
-        _stacks++;
-        _shapes[(int)stack.Shape]++;
+
+        // A continuation is the next piece of a long plain-text stack, not a stack of its own.
+        if (!stack.Stack.IsContinuation)
+        {
+            _stacks++;
+            _shapes[(int)stack.Shape]++;
+        }
         int frameIndex = 0;
         foreach (StackLine line in stack.Stack.Lines)
         {

@@ -1,6 +1,7 @@
 using System.Collections.Concurrent;
 using System.Collections.Immutable;
 using System.Globalization;
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using XeAnalyzer.Callstacks;
 using XeAnalyzer.Symbols.Catalog;
@@ -304,17 +305,21 @@ public sealed class ResolverSession
 
     private FrameResolution Resolve(ModuleView view, ulong rva, CancellationToken cancellationToken)
     {
-        if (view.Cache.TryGetValue(rva, out FrameResolution? r))
+        if (view.TryGetRecent(rva, out FrameResolution? r))
         {
             return r;
         }
 
-        r = Compute(view, rva, cancellationToken);
-        if (_owner.TryReserveCacheEntry())
+        if (!view.Cache.TryGetValue(rva, out r))
         {
-            view.Cache.TryAdd(rva, r);
+            r = Compute(view, rva, cancellationToken);
+            if (_owner.TryReserveCacheEntry())
+            {
+                r = view.Cache.GetOrAdd(rva, r);
+            }
         }
 
+        view.SetRecent(rva, r);
         return r;
     }
 
@@ -353,8 +358,18 @@ public sealed class ResolverSession
     private ModuleView GetView(ModuleName module)
     {
         Generation g = _generation;
+
+        // A small direct-mapped front cache: stacks repeat a handful of module names (the parser shares their instances).
+        int slot = RuntimeHelpers.GetHashCode(module) & (Generation.RecentSize - 1);
+        ModuleView? recent = g.Recent[slot];
+        if (recent is not null && ReferenceEquals(recent.Key, module))
+        {
+            return recent;
+        }
+
         if (g.ByReference.TryGetValue(module, out ModuleView? view))
         {
+            g.Recent[slot] = view.Key == module ? view : view.WithKey(module);
             return view;
         }
 
@@ -372,6 +387,7 @@ public sealed class ResolverSession
             g.ByReference.TryAdd(module, view);
         }
 
+        g.Recent[slot] = ReferenceEquals(view.Key, module) ? view : view.WithKey(module);
         return view;
     }
 
@@ -412,21 +428,71 @@ public sealed class ResolverSession
         public ConcurrentDictionary<ModuleName, ModuleView> ByReference { get; } = new(ReferenceEqualityComparer.Instance);
 
         public ConcurrentDictionary<string, ModuleView> ByName { get; } = new(StringComparer.Ordinal);
+
+        public const int RecentSize = 64;
+
+        /// <summary>Recently used views by module instance (benign races: a slot holds a whole reference or another one).</summary>
+        public ModuleView?[] Recent { get; } = new ModuleView?[RecentSize];
     }
 
     private readonly record struct RvaViewKey(string? Module, string PdbName, PdbIdentity Identity);
 
     /// <summary>A module as one spelling of it is rendered, bound to one PDB build, with its per-RVA cache.</summary>
-    private sealed class ModuleView(ModuleName? module, string? display, string? styled, PdbHandle handle)
+    private sealed class ModuleView
     {
-        public ModuleName? Module { get; } = module;
+        private const int RecentBits = 12;
+        private readonly RecentEntry?[] _recent;
 
-        public string? Display { get; } = display;
+        public ModuleView(ModuleName? module, string? display, string? styled, PdbHandle handle)
+            : this(module, module, display, styled, handle, new ConcurrentDictionary<ulong, FrameResolution>(), new RecentEntry?[1 << RecentBits])
+        {
+        }
 
-        public string? Styled { get; } = styled;
+        private ModuleView(ModuleName? key, ModuleName? module, string? display, string? styled, PdbHandle handle, ConcurrentDictionary<ulong, FrameResolution> cache, RecentEntry?[] recent)
+        {
+            Key = key;
+            Module = module;
+            Display = display;
+            Styled = styled;
+            Handle = handle;
+            Cache = cache;
+            _recent = recent;
+        }
 
-        public PdbHandle Handle { get; } = handle;
+        /// <summary>The module instance the view was looked up with (for the session's front cache).</summary>
+        public ModuleName? Key { get; }
 
-        public ConcurrentDictionary<ulong, FrameResolution> Cache { get; } = new();
+        public ModuleName? Module { get; }
+
+        public string? Display { get; }
+
+        public string? Styled { get; }
+
+        public PdbHandle Handle { get; }
+
+        public ConcurrentDictionary<ulong, FrameResolution> Cache { get; }
+
+        /// <summary>The same view (same caches) under another module instance of the same spelling.</summary>
+        public ModuleView WithKey(ModuleName key) => new(key, Module, Display, Styled, Handle, Cache, _recent);
+
+        /// <summary>Looks up the direct-mapped front cache (no locks; entries are immutable, so a racing reader sees a whole entry).</summary>
+        public bool TryGetRecent(ulong rva, [System.Diagnostics.CodeAnalysis.NotNullWhen(true)] out FrameResolution? resolution)
+        {
+            RecentEntry? e = _recent[Slot(rva)];
+            if (e is not null && e.Rva == rva)
+            {
+                resolution = e.Resolution;
+                return true;
+            }
+
+            resolution = null;
+            return false;
+        }
+
+        public void SetRecent(ulong rva, FrameResolution resolution) => _recent[Slot(rva)] = new RecentEntry(rva, resolution);
+
+        private static int Slot(ulong rva) => (int)(unchecked(rva * 0x9E3779B97F4A7C15UL) >> (64 - RecentBits));
     }
+
+    private sealed record RecentEntry(ulong Rva, FrameResolution Resolution);
 }
