@@ -64,6 +64,30 @@ public sealed class ResolveCliTests
     }
 
     [Test]
+    public void Resolve_StandardInput_FramesOnOneLine_AndResolverOutputAsInput()
+    {
+        TextReader saved = Console.In;
+        try
+        {
+            Console.SetIn(new StringReader("sqlmin.dll+0x11e9 sqlmin.dll+0x1411\n"));
+            (int exit, string output, string err) = Run(["resolve", "-", "--single-line", "--symbols", TestPaths.SymbolsCache, .. FixtureBuildArgs()]);
+            Assert.That(exit, Is.EqualTo(0), err);
+            Assert.That(ResolutionFixtures.Lines(output), Is.EqualTo(ResolutionFixtures.PublishedStackA.Take(2)));
+            Assert.That(err, Does.Contain("xeanalyze: -: 1 stack(s)"));
+
+            // Re-reading a resolver's output: +425 is decimal there.
+            Console.SetIn(new StringReader("sqlmin!XeSqlPkg::latch_acquired::Publish+425\n"));
+            (exit, output, err) = Run("resolve", "-", "--resolved-input", "--symbols", TestPaths.SymbolsCache);
+            Assert.That(exit, Is.EqualTo(0), err);
+            Assert.That(output, Is.EqualTo(ResolutionFixtures.PublishedStackA[0] + "\n"));
+        }
+        finally
+        {
+            Console.SetIn(saved);
+        }
+    }
+
+    [Test]
     public void Resolve_OrdinalsWithBinaries_AndNoOffsets()
     {
         string input = Write("o.txt", "sqlmin.dll!Ordinal5+0x20\n");

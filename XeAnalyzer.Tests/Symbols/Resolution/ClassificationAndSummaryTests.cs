@@ -134,6 +134,17 @@ public class ClassificationAndSummaryTests
     }
 
     [Test]
+    public void Write_SqlDumperLines_ResolvedReplaceTheLine_UnresolvedKeepIt()
+    {
+        string text = "BEGIN STACK DUMP:\nReturn Addr: 00007FF830D4CDA4 Module(sqlmin+00000000000011E9)\n00007FF818405E70      Module(ntdll+0000000000091735) (Ordinal298 + 00000000000004A5)\n";
+        using CallstackResolver resolver = ResolutionFixtures.Resolver();
+        (string output, _) = ResolutionFixtures.ResolveText(text, resolver);
+        Assert.That(output, Is.EqualTo(
+            "BEGIN STACK DUMP:\n" + ResolutionFixtures.PublishedStackA[0] + "\n" +
+            "00007FF818405E70      Module(ntdll+0000000000091735) (Ordinal298 + 00000000000004A5) -- unresolved: no PDB for ntdll.pdb (GUID/age unknown)\n"));
+    }
+
+    [Test]
     public void Write_WithoutReasons_EchoesUnresolvedFramesOnly()
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();

@@ -6,7 +6,8 @@ namespace XeAnalyzer.Symbols.Resolution;
 
 /// <summary>
 /// Writes resolved stacks as text, the way <c>xeanalyze resolve</c> prints them: every input line kept in order; frames one per line
-/// in the resolver's style, with the input's frame number (<c>{n:x2} </c>) when it had one (except for unresolved <c>callstack_rva</c> frames, echoed as their markup with its <c>id</c>); unresolved frames as captured, followed by
+/// in the resolver's style, with the input's frame number (<c>{n:x2} </c>) when it had one (except for unresolved <c>callstack_rva</c> frames, echoed as their markup with its <c>id</c>); unresolved frames as captured (a line holding one
+/// unresolved frame is kept whole: a SQLDumper <c>Return Addr: … Module(…)</c> line, a numbered frame), followed by
 /// <c> -- unresolved: {reason}</c>; text lines verbatim; histogram slots headed <c>Slot_{n}\t[count:{c}]:</c> and events
 /// <c>Event …:</c>, each followed by a blank line, the frames and a blank line; a target's annotation (the free text before it) before
 /// its first stack. Lines end with LF. Not thread-safe.
@@ -111,6 +112,14 @@ public sealed class ResolvedCallstackWriter
             }
 
             IReadOnlyList<UnparsedToken> unparsed = line.Unparsed;
+            if (count == 1 && unparsed.Count == 0 && frameIndex < stack.Frames.Length &&
+                stack.Frames[frameIndex].Status == FrameResolutionStatus.Unresolved && !line.Text.Contains('\n', StringComparison.Ordinal))
+            {
+                // An unresolved frame keeps its whole line (a SQLDumper "Return Addr: … Module(…)" line, a WinDbg k line, its number).
+                WriteUnresolvedLine(line.Text.Trim(), stack.Frames[frameIndex++].Resolution);
+                continue;
+            }
+
             if (unparsed.Count == 0)
             {
                 for (int k = 0; k < count && frameIndex < stack.Frames.Length; k++)
@@ -167,6 +176,18 @@ public sealed class ResolvedCallstackWriter
         }
 
         o.Write('\n');
+    }
+
+    private void WriteUnresolvedLine(string text, FrameResolution r)
+    {
+        _output.Write(text);
+        if (_writeReasons)
+        {
+            _output.Write(" -- unresolved: ");
+            _output.Write(r.ReasonText);
+        }
+
+        _output.Write('\n');
     }
 
     private void WriteNumber(ulong value)
