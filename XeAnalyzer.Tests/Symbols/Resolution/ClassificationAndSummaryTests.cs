@@ -152,6 +152,32 @@ public class ClassificationAndSummaryTests
         Assert.That(output, Is.EqualTo("ntdll.dll+0x91735\n"));
     }
 
+    [TestCase("tr-TR")]
+    [TestCase("de-DE")]
+    [TestCase("ar-SA")]
+    public void Resolve_OutputAndSummary_DoNotDependOnTheCulture(string culture)
+    {
+        string text = "<HistogramTarget truncated=\"0\" buckets=\"256\"><Slot count=\"1234567\"><value>" + ResolutionFixtures.StackAModuleOffsetText() + "\nntdll.dll+0x91735\nSQLMIN.DLL+0x1B19</value></Slot></HistogramTarget>";
+        using CallstackResolver invariantResolver = ResolutionFixtures.Resolver(style: FrameStyle.Resolver);
+        (string expected, ResolutionSummary expectedSummary) = ResolutionFixtures.ResolveText(text, invariantResolver);
+        System.Globalization.CultureInfo saved = System.Globalization.CultureInfo.CurrentCulture;
+        try
+        {
+            System.Globalization.CultureInfo.CurrentCulture = System.Globalization.CultureInfo.GetCultureInfo(culture);
+            System.Globalization.CultureInfo.CurrentUICulture = System.Globalization.CultureInfo.GetCultureInfo(culture);
+            using CallstackResolver resolver = ResolutionFixtures.Resolver(style: FrameStyle.Resolver);
+            (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(text, resolver);
+            Assert.That(output, Is.EqualTo(expected));
+            Assert.That(string.Join("\n", summary.ToTextLines()), Is.EqualTo(string.Join("\n", expectedSummary.ToTextLines())));
+            Assert.That(output, Does.Contain("[count:1234567]").And.Contain("sqlmin!LatchBase::AcquireInternal+1177"));
+        }
+        finally
+        {
+            System.Globalization.CultureInfo.CurrentCulture = saved;
+            System.Globalization.CultureInfo.CurrentUICulture = saved;
+        }
+    }
+
     [Test]
     public void Resolve_PipelinedAndSequential_GiveTheSameOutput()
     {
