@@ -37,10 +37,16 @@ internal static class Program
             return AnalysisBenchmarks.Run(args);
         }
 
+        if (args.Length > 0 && args[0] is "resolve" or "pdb")
+        {
+            return ResolveBenchmark.Run(args);
+        }
+
         if (args.Length == 0 || args[0] != "xel")
         {
             Console.Error.WriteLine("usage: XeAnalyzer.Benchmarks xel [--size-gb 1] [--small-gb 0.25] [--dir /tmp/xebench]");
             Console.Error.WriteLine("       XeAnalyzer.Benchmarks analysis [--commands latches,memory,waits] [--size-gb 1] [--small-gb 0.25] [--dir /tmp/xebench]");
+            Console.Error.WriteLine("       XeAnalyzer.Benchmarks export | resolve | pdb ... (see README, Performance)");
             return 2;
         }
 

@@ -11,6 +11,8 @@ internal static class CommandTree
         root.Subcommands.Add(Commands.InfoCommand.Create());
         root.Subcommands.Add(Commands.EventsCommand.Create());
         root.Subcommands.Add(Commands.SliceCommand.Create());
+        root.Subcommands.Add(Commands.ResolveCommand.Create());
+        root.Subcommands.Add(Commands.SymbolsCommand.Create());
         root.Subcommands.Add(Commands.ExportCommand.Create());
         root.Subcommands.Add(Commands.LatchesCommand.Create());
         root.Subcommands.Add(Commands.MemoryCommand.Create());

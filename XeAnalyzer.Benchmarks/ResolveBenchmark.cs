@@ -1,0 +1,249 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Text;
+using XeAnalyzer.Callstacks;
+using XeAnalyzer.Symbols.Catalog;
+using XeAnalyzer.Symbols.Pdb;
+using XeAnalyzer.Symbols.Resolution;
+using XeAnalyzer.Symbols.Store;
+
+namespace XeAnalyzer.Benchmarks;
+
+/// <summary>
+/// Callstack resolution throughput, text to resolved text, on the path <c>xeanalyze resolve</c> runs
+/// (<see cref="CallstackTextResolver.Resolve"/>: read, parse, resolve, render, write to a file). Usage:
+/// <c>dotnet run -c Release --project XeAnalyzer.Benchmarks -- resolve [--stacks 750000] [--frames 25] [--dir /tmp/xeresolve] [--shapes text,histogram,va] [--runs 1]</c>.
+/// Generates the inputs once over the fixture modules (symbols-cache, build 99.0.1000.1): module+offset text, a histogram target
+/// with one slot per stack, and raw virtual addresses with a module list; frames come from the fixture functions (manifest.tsv),
+/// and one stack in ten ends in an ntdll frame that has no PDB (unresolved). The peer's own test allows 45 minutes for
+/// 750,000 stacks of 25 frames on 2 vCPUs.
+/// <para>
+/// Also: <c>-- pdb [--pdb /tmp/bigpdb/big.pdb] [--rva 12345]</c> opens a large PDB cold and answers one lookup
+/// (<see cref="PdbPerformanceProbe"/>; make the PDB with <c>tools/bigpdb/make.sh</c>).
+/// </para>
+/// </summary>
+internal static class ResolveBenchmark
+{
+    private static readonly IFormatProvider Ic = CultureInfo.InvariantCulture;
+
+    private static readonly Dictionary<string, ulong> Bases = new(StringComparer.Ordinal)
+    {
+        ["sqlmin"] = 0x00007FFAD08A0000,
+        ["sqldk"] = 0x00007FFAD7A10000,
+        ["sqllang"] = 0x00007FFACB6F0000,
+        ["sqlTsEs"] = 0x00007FFACA220000,
+        ["ntdll"] = 0x00007FFB63130000,
+    };
+
+    public static int Run(string[] args)
+    {
+        if (args.Length > 0 && args[0] == "pdb")
+        {
+            return RunPdb(args);
+        }
+
+        int stacks = 750_000, frames = 25, runs = 1;
+        string dir = Path.Combine(Path.GetTempPath(), "xeresolve");
+        string[] shapes = ["text", "histogram", "va"];
+        for (int i = 1; i + 1 < args.Length; i += 2)
+        {
+            switch (args[i])
+            {
+                case "--stacks": stacks = int.Parse(args[i + 1], Ic); break;
+                case "--frames": frames = int.Parse(args[i + 1], Ic); break;
+                case "--dir": dir = args[i + 1]; break;
+                case "--shapes": shapes = args[i + 1].Split(','); break;
+                case "--runs": runs = int.Parse(args[i + 1], Ic); break;
+                default: Console.Error.WriteLine("unknown option " + args[i]); return 2;
+            }
+        }
+
+        string repo = FindRepo();
+        Directory.CreateDirectory(dir);
+        Console.WriteLine("XeAnalyzer callstack resolution benchmark (text in, resolved text out, as `xeanalyze resolve`)");
+        Console.WriteLine(string.Create(Ic, $"runtime {Environment.Version}, {Environment.ProcessorCount} cores, OS {Environment.OSVersion}; {stacks:N0} stacks x {frames} frames = {(long)stacks * frames:N0} frames"));
+        List<(string Module, uint Rva)> pool = FramePool(repo);
+        Console.WriteLine(string.Create(Ic, $"frame pool: {pool.Count} distinct addresses in 4 fixture modules, plus ntdll frames without PDB"));
+        SqlBuildInfo build = SqlBuildCatalog.Load(Path.Combine(repo, "XeAnalyzer.Tests", "TestData", "catalog", "fixture-buildinfo.json")).Find("99.0.1000.1").Build!;
+        string modules = Path.Combine(dir, "modules.txt");
+        File.WriteAllText(modules, "name\tbase_address\n" + string.Concat(Bases.Select(b => string.Create(Ic, $"C:\\Program Files\\Microsoft SQL Server\\MSSQL16.MSSQLSERVER\\MSSQL\\Binn\\{b.Key}.dll\t0x{b.Value:X16}\n"))));
+
+        foreach (string shape in shapes)
+        {
+            string input = Path.Combine(dir, string.Create(Ic, $"{shape}_{stacks}x{frames}.{(shape == "histogram" ? "xml" : "txt")}"));
+            if (!File.Exists(input))
+            {
+                var sw = Stopwatch.StartNew();
+                Generate(input, shape, stacks, frames, pool);
+                Console.WriteLine(string.Create(Ic, $"generated {input}: {new FileInfo(input).Length / 1048576.0:F0} MiB in {sw.Elapsed.TotalSeconds:F1} s"));
+            }
+
+            for (int run = 1; run <= runs; run++)
+            {
+                string output = Path.ChangeExtension(input, ".resolved.txt");
+                long before = GC.GetTotalAllocatedBytes(true);
+                int gen0 = GC.CollectionCount(0), gen2 = GC.CollectionCount(2);
+                TimeSpan cpu0 = Process.GetCurrentProcess().TotalProcessorTime;
+                var sw = Stopwatch.StartNew();
+                ResolutionSummary summary = ResolveFile(input, output, repo, build, shape == "va" ? modules : null);
+                sw.Stop();
+                long allocated = GC.GetTotalAllocatedBytes(true) - before;
+                using Process me = Process.GetCurrentProcess();
+                double cpu = (me.TotalProcessorTime - cpu0).TotalSeconds;
+                double s = sw.Elapsed.TotalSeconds;
+                Console.WriteLine(string.Create(Ic,
+                    $"{shape,-9} run {run}: {s:F2} s wall ({cpu:F2} s CPU), {summary.Frames / s / 1e6:F2} M frames/s; in {new FileInfo(input).Length / 1048576.0:F0} MiB, out {new FileInfo(output).Length / 1048576.0:F0} MiB; {summary.Stacks:N0} stacks, {summary.Frames:N0} frames: {summary.ResolvedOffline:N0} resolved, {summary.Unresolved:N0} unresolved; allocated {allocated / 1048576.0:F0} MiB, gen0 {GC.CollectionCount(0) - gen0}, gen2 {GC.CollectionCount(2) - gen2}, peak working set {me.PeakWorkingSet64 / 1048576.0:F0} MiB"));
+                File.Delete(output);
+            }
+
+            var parse = Stopwatch.StartNew();
+            long parsed = ParseOnly(input);
+            parse.Stop();
+            Console.WriteLine(string.Create(Ic, $"{shape,-9} parse only (StackTextReader, no resolution/output): {parse.Elapsed.TotalSeconds:F2} s, {parsed / parse.Elapsed.TotalSeconds / 1e6:F2} M frames/s"));
+        }
+
+        return 0;
+    }
+
+    /// <summary>What <c>xeanalyze resolve INPUT --symbols symbols-cache --offline --sql-build 99.0.1000.1 --catalog … [--modules …] -o OUTPUT</c> does.</summary>
+    private static ResolutionSummary ResolveFile(string input, string output, string repo, SqlBuildInfo build, string? modules)
+    {
+        using var resolver = new CallstackResolver(new CallstackResolverOptions
+        {
+            SymbolPath = SymbolPath.Parse(Path.Combine(repo, "symbols-cache")),
+            Offline = true,
+            SqlBuild = build,
+            ModuleMap = modules is null ? null : ModuleMap.Load(modules),
+        });
+        using var reader = new StreamReader(new FileStream(input, FileMode.Open, FileAccess.Read, FileShare.ReadWrite, 1, FileOptions.SequentialScan), new UTF8Encoding(false), true, 1 << 16);
+        using var stream = new FileStream(output, FileMode.Create, FileAccess.Write, FileShare.Read, 1 << 16);
+        using var writer = new StreamWriter(stream, new UTF8Encoding(false), 1 << 20);
+        return CallstackTextResolver.Resolve(reader, writer, resolver, new CallstackTextResolverOptions { InputName = input });
+    }
+
+    private static long ParseOnly(string input)
+    {
+        long n = 0;
+        using var reader = StackTextReader.OpenFile(input);
+        foreach (Callstack s in reader.ReadStacks())
+        {
+            n += s.Frames.Length;
+        }
+
+        return n;
+    }
+
+    private static int RunPdb(string[] args)
+    {
+        string path = Path.Combine(Path.GetTempPath(), "bigpdb", "big.pdb");
+        uint rva = 0x12345;
+        for (int i = 1; i + 1 < args.Length; i += 2)
+        {
+            switch (args[i])
+            {
+                case "--pdb": path = args[i + 1]; break;
+                case "--rva": rva = uint.Parse(args[i + 1], NumberStyles.AllowHexSpecifier, Ic); break;
+                default: Console.Error.WriteLine("unknown option " + args[i]); return 2;
+            }
+        }
+
+        if (!File.Exists(path))
+        {
+            Console.Error.WriteLine(path + " does not exist: make it with tools/bigpdb/make.sh (clang-14, lld-link-14)");
+            return 1;
+        }
+
+        PdbProbeResult r = PdbPerformanceProbe.OpenAndLookup(path, rva);
+        Console.WriteLine(string.Create(Ic,
+            $"{path}: {r.FileBytes / 1048576.0:F1} MB, {r.PublicCount} publics, {r.ProcedureCount} procedures; open {r.Open.TotalMilliseconds:F0} ms, index {r.IndexBuild.TotalMilliseconds:F0} ms, first lookup {r.FirstLookup.TotalMilliseconds:F3} ms, total {r.Total.TotalMilliseconds:F0} ms (cold process), allocated {r.AllocatedBytes / 1048576.0:F0} MB; 0x{rva:X} -> {r.Symbol ?? "(unresolved)"}"));
+        return 0;
+    }
+
+    /// <summary>Addresses inside the fixture functions (manifest.tsv): each function's seed offsets and 15 evenly spread ones.</summary>
+    private static List<(string Module, uint Rva)> FramePool(string repo)
+    {
+        var pool = new List<(string, uint)>();
+        string[] lines = File.ReadAllLines(Path.Combine(repo, "tools", "fixtures", "expected", "manifest.tsv"));
+        string[] header = lines[0].Split('\t');
+        int mi = Array.IndexOf(header, "module"), ri = Array.IndexOf(header, "rva"), si = Array.IndexOf(header, "size");
+        foreach (string line in lines.Skip(1))
+        {
+            string[] c = line.Split('\t');
+            uint rva = uint.Parse(c[ri].AsSpan(2), NumberStyles.AllowHexSpecifier, Ic);
+            uint size = uint.Parse(c[si].AsSpan(2), NumberStyles.AllowHexSpecifier, Ic);
+            for (uint k = 1; k < 16; k++)
+            {
+                pool.Add((c[mi], rva + (size * k / 16)));
+            }
+        }
+
+        return pool.Distinct().ToList();
+    }
+
+    private static void Generate(string path, string shape, int stacks, int frames, List<(string Module, uint Rva)> pool)
+    {
+        using var writer = new StreamWriter(path, false, new UTF8Encoding(false), 1 << 20);
+        if (shape == "histogram")
+        {
+            writer.Write("<HistogramTarget truncated=\"0\" buckets=\"1048576\">\n");
+        }
+
+        ulong seed = 0x9E3779B97F4A7C15UL;
+        var line = new StringBuilder();
+        for (int s = 0; s < stacks; s++)
+        {
+            if (shape == "histogram")
+            {
+                writer.Write(string.Create(Ic, $"  <Slot count=\"{(s % 1000) + 1}\">\n    <value>"));
+            }
+
+            // A stack shares its first frames with one of 256 "hot paths", as histogram buckets do; the rest varies.
+            ulong hot = (ulong)(s % 256) * 0x2545F4914F6CDD1DUL;
+            for (int f = 0; f < frames; f++)
+            {
+                seed = unchecked((seed * 6364136223846793005UL) + 1442695040888963407UL);
+                (string module, uint rva) = f < frames / 2 ? pool[(int)((hot + (ulong)f * 7919UL) % (ulong)pool.Count)] : pool[(int)((seed >> 33) % (ulong)pool.Count)];
+                if (f == frames - 1 && s % 10 == 0)
+                {
+                    (module, rva) = ("ntdll", 0x6A271);
+                }
+
+                line.Clear();
+                if (shape == "va")
+                {
+                    line.Append(CultureInfo.InvariantCulture, $"0x{Bases[module] + rva:X16}");
+                }
+                else
+                {
+                    line.Append(CultureInfo.InvariantCulture, $"{module}.dll+0x{rva:X16}");
+                }
+
+                writer.Write(line);
+                writer.Write(f == frames - 1 && shape == "histogram" ? string.Empty : "\n");
+            }
+
+            writer.Write(shape == "histogram" ? "</value>\n  </Slot>\n" : "\n");
+        }
+
+        if (shape == "histogram")
+        {
+            writer.Write("</HistogramTarget>\n");
+        }
+    }
+
+    private static string FindRepo()
+    {
+        foreach (string start in new[] { Directory.GetCurrentDirectory(), AppContext.BaseDirectory })
+        {
+            for (string? d = start; d is not null; d = Path.GetDirectoryName(d))
+            {
+                if (File.Exists(Path.Combine(d, "XeAnalyzer.sln")))
+                {
+                    return d;
+                }
+            }
+        }
+
+        throw new InvalidOperationException("XeAnalyzer.sln not found above the current directory");
+    }
+}

@@ -1,0 +1,154 @@
+using System.CommandLine;
+using System.Globalization;
+using XeAnalyzer.Symbols.Catalog;
+using XeAnalyzer.Symbols.Resolution;
+using XeAnalyzer.Symbols.Store;
+
+namespace XeAnalyzer.Cli.Commands.Common;
+
+/// <summary>
+/// The symbol options shared by <c>resolve</c> and <c>symbols</c>: <c>--symbols</c>, <c>--offline</c>, <c>--symbol-timeout</c>,
+/// <c>--sql-build</c> + <c>--machine</c> + <c>--catalog</c> (or <c>XEANALYZER_BUILD_CATALOG</c>), <c>--binaries</c>.
+/// </summary>
+internal sealed class SymbolCommandOptions
+{
+    /// <summary>The environment variable naming the build catalog when <c>--catalog</c> is not given.</summary>
+    public const string CatalogEnvironmentVariable = "XEANALYZER_BUILD_CATALOG";
+
+    /// <summary>Microsoft's public symbol server.</summary>
+    public const string MicrosoftSymbolServer = "https://msdl.microsoft.com/download/symbols";
+
+    public Option<string?> Symbols { get; } = new("--symbols")
+    {
+        Description = "Symbol path, as for WinDbg: folders, cache*DIR, srv*CACHE*URL, separated by ';'. Default: _NT_SYMBOL_PATH, else the default cache only (no network).",
+    };
+
+    public Option<bool> Offline { get; } = new("--offline")
+    {
+        Description = "Never use the network: search only folders, stores and caches of the symbol path.",
+    };
+
+    public Option<double?> Timeout { get; } = new("--symbol-timeout")
+    {
+        Description = "Seconds allowed for one symbol-server request (default 300).",
+    };
+
+    public Option<string?> SqlBuild { get; } = new("--sql-build")
+    {
+        Description = "The SQL Server build of the capture (e.g. 13.0.4001.0): each engine module's PDB GUID/age come from the build catalog.",
+    };
+
+    public Option<string> Machine { get; } = new("--machine")
+    {
+        Description = "The machine type of --sql-build in the catalog: x64 (default) or x86.",
+        DefaultValueFactory = _ => "x64",
+    };
+
+    public Option<string?> Catalog { get; } = new("--catalog")
+    {
+        Description = "The build catalog (sqlbuildinfo.json, one JSON object per line); default: $" + CatalogEnvironmentVariable + ". None ships with XeAnalyzer.",
+    };
+
+    public Option<string[]> Binaries { get; } = new("--binaries")
+    {
+        Description = "Folders with the capture's DLLs/EXEs (searched recursively): PDB identities from their RSDS records, export tables for OrdinalN frames. Repeatable.",
+        AllowMultipleArgumentsPerToken = false,
+    };
+
+    /// <summary>Adds the symbol-path options (<c>--symbols</c>, <c>--offline</c>, <c>--symbol-timeout</c>).</summary>
+    public void AddPathOptions(Command command)
+    {
+        command.Options.Add(Symbols);
+        command.Options.Add(Offline);
+        command.Options.Add(Timeout);
+    }
+
+    /// <summary>Adds <c>--sql-build</c>, <c>--machine</c> and <c>--catalog</c>.</summary>
+    public void AddBuildOptions(Command command)
+    {
+        command.Options.Add(SqlBuild);
+        command.Options.Add(Machine);
+        command.Options.Add(Catalog);
+    }
+
+    /// <summary>The symbol path: <c>--symbols</c>, else <c>_NT_SYMBOL_PATH</c>, else <paramref name="fallback"/>.</summary>
+    public SymbolPath GetSymbolPath(ParseResult parse, string fallback)
+    {
+        string? text = parse.GetValue(Symbols);
+        if (text is not null)
+        {
+            if (string.IsNullOrWhiteSpace(text))
+            {
+                throw new UsageException("--symbols: expected a symbol path, found an empty value");
+            }
+
+            return SymbolPath.Parse(text);
+        }
+
+        SymbolPath env = SymbolPath.FromEnvironment();
+        return env.IsEmpty ? SymbolPath.Parse(fallback) : env;
+    }
+
+    /// <summary>The store options from <c>--offline</c> and <c>--symbol-timeout</c>.</summary>
+    public SymbolStoreOptions GetStoreOptions(ParseResult parse)
+    {
+        double? seconds = parse.GetValue(Timeout);
+        if (seconds is double s && (double.IsNaN(s) || s <= 0 || s > 86_400))
+        {
+            throw new UsageException("--symbol-timeout: expected a number of seconds between 0 and 86400, found " + s.ToString(CultureInfo.InvariantCulture));
+        }
+
+        TimeSpan timeout = seconds is double t ? TimeSpan.FromSeconds(t) : SymbolStoreOptions.Default.Timeout;
+        return new SymbolStoreOptions
+        {
+            Offline = parse.GetValue(Offline),
+            Timeout = timeout,
+            ConnectTimeout = timeout < SymbolStoreOptions.Default.ConnectTimeout ? timeout : SymbolStoreOptions.Default.ConnectTimeout,
+        };
+    }
+
+    /// <summary>The catalog entry of <c>--sql-build</c>, or <see langword="null"/> when no build was given.</summary>
+    /// <exception cref="UsageException">No catalog, or the build is not (or not uniquely) in it.</exception>
+    public SqlBuildInfo? GetSqlBuild(ParseResult parse, CancellationToken cancellationToken = default)
+    {
+        string? build = parse.GetValue(SqlBuild);
+        if (build is null)
+        {
+            return null;
+        }
+
+        string? catalogPath = parse.GetValue(Catalog) ?? Environment.GetEnvironmentVariable(CatalogEnvironmentVariable);
+        if (string.IsNullOrWhiteSpace(catalogPath))
+        {
+            throw new UsageException("--sql-build needs the build catalog: --catalog FILE or $" + CatalogEnvironmentVariable +
+                " (XeAnalyzer ships none; microsoft/SQLCallStackResolver publishes sqlbuildinfo.json)");
+        }
+
+        if (!System.Version.TryParse(build, out _) && !int.TryParse(build, NumberStyles.None, CultureInfo.InvariantCulture, out _))
+        {
+            throw new UsageException("--sql-build: expected a build number such as 13.0.4001.0, found '" + build + "'");
+        }
+
+        string machine = parse.GetValue(Machine) ?? "x64";
+        SqlBuildCatalog catalog = SqlBuildCatalog.Load(catalogPath, cancellationToken);
+        SqlBuildLookupResult result = catalog.Find(build, machine);
+        switch (result.Status)
+        {
+            case SqlBuildLookupStatus.Found:
+                return result.Build;
+            case SqlBuildLookupStatus.Ambiguous:
+                throw new UsageException(string.Create(CultureInfo.InvariantCulture,
+                    $"--sql-build {build}: {result.Matches.Count} {machine} entries of {catalogPath} match ({string.Join("; ", result.Matches.Select(m => m.DisplayName))})"));
+            default:
+                string others = result.OtherMachineTypes.Count > 0 ? " (it exists for " + string.Join(", ", result.OtherMachineTypes) + ": use --machine)" : string.Empty;
+                throw new UsageException("--sql-build " + build + ": no " + machine + " entry in the catalog " + catalogPath + others);
+        }
+    }
+
+    /// <summary>The images of <c>--binaries</c>, or <see langword="null"/> when none was given.</summary>
+    public ModuleBinaries? GetBinaries(ParseResult parse, CancellationToken cancellationToken = default)
+    {
+        string[] dirs = parse.GetValue(Binaries) ?? [];
+        return dirs.Length == 0 ? null : ModuleBinaries.Scan(dirs, cancellationToken);
+    }
+}

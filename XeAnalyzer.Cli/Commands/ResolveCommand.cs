@@ -1,0 +1,144 @@
+using System.CommandLine;
+using System.Text;
+using XeAnalyzer.Callstacks;
+using XeAnalyzer.Cli.Commands.Common;
+using XeAnalyzer.Symbols.Resolution;
+
+namespace XeAnalyzer.Cli.Commands;
+
+/// <summary>
+/// <c>xeanalyze resolve &lt;file|-&gt;</c>: callstack text of any shape in (frames, histogram/ring-buffer/event XML, callstack_rva
+/// frames, CSV metadata, SQLDumper text), resolved text out; summary on stderr. Exit codes: 0 done (also when some frames stay
+/// unresolved: that is normal, the summary says why), 1 unreadable or malformed input, 2 usage.
+/// </summary>
+internal static class ResolveCommand
+{
+    public static Command Create()
+    {
+        var input = new Argument<string>("input") { Description = "The callstack text (a file, or - for standard input)." };
+        var symbols = new SymbolCommandOptions();
+        var modules = new Option<string?>("--modules")
+        {
+            Description = "Module list for raw addresses (select name, base_address from sys.dm_os_loaded_modules), from the same process lifetime. Default: <set-name>.modules.txt beside the input, if present.",
+        };
+        var style = new Option<string>("--frame-style")
+        {
+            Description = "engine: sqlmin.dll!Name+0x1a9 (as SQL Server symbolizes; default); resolver: sqlmin!Name+425 (SQLCallStackResolver); windbg: sqlmin!Name+0x1a9.",
+            DefaultValueFactory = _ => "engine",
+        };
+        style.AcceptOnlyFromAmong("engine", "resolver", "windbg");
+        var noOffsets = new Option<bool>("--no-offsets") { Description = "Write frames without displacement (sqlmin.dll!Name)." };
+        var singleLine = new Option<bool>("--single-line") { Description = "The input has several frames per line, separated by blanks (SSMS grid copies)." };
+        var decimalInput = new Option<bool>("--resolved-input") { Description = "The input is a resolver's output: read displacements without 0x as decimal (sqlmin!Name+425)." };
+        var noReasons = new Option<bool>("--no-reasons") { Description = "Do not append ' -- unresolved: reason' to unresolved frames." };
+        var outputFile = new Option<string?>("--output", "-o") { Description = "Write the resolved text to this file instead of standard output." };
+        var summaryJson = new Option<string?>("--summary-json") { Description = "Also write the summary as JSON to this file." };
+        var command = new Command("resolve", "Resolve callstacks offline: any input shape in, sqlmin.dll!Function+0x1a9 out, with a summary of what was resolved and why the rest was not.");
+        command.Arguments.Add(input);
+        symbols.AddPathOptions(command);
+        command.Options.Add(modules);
+        symbols.AddBuildOptions(command);
+        command.Options.Add(symbols.Binaries);
+        command.Options.Add(style);
+        command.Options.Add(noOffsets);
+        command.Options.Add(singleLine);
+        command.Options.Add(decimalInput);
+        command.Options.Add(noReasons);
+        command.Options.Add(outputFile);
+        command.Options.Add(summaryJson);
+        command.SetAction((parse, cancellationToken) => Task.FromResult(CaptureCommandSupport.Run(parse, (output, error) =>
+        {
+            string path = parse.GetValue(input)!;
+            bool stdin = path == "-";
+            if (!stdin && !File.Exists(path))
+            {
+                throw new FileNotFoundException("the input " + path + " does not exist", path);
+            }
+
+            string? modulesPath = parse.GetValue(modules);
+            if (modulesPath is null && !stdin)
+            {
+                modulesPath = ModuleListSidecar.Find(path);
+                if (modulesPath is not null)
+                {
+                    error.WriteLine("xeanalyze: using the module list " + modulesPath + " (beside the input)");
+                }
+            }
+
+            ModuleMap? map = modulesPath is null ? null : ModuleMap.Load(modulesPath, cancellationToken);
+            var options = new CallstackResolverOptions
+            {
+                SymbolPath = symbols.GetSymbolPath(parse, "cache*"),
+                StoreOptions = symbols.GetStoreOptions(parse),
+                Offline = parse.GetValue(symbols.Offline),
+                SqlBuild = symbols.GetSqlBuild(parse, cancellationToken),
+                Binaries = symbols.GetBinaries(parse, cancellationToken),
+                ModuleMap = map,
+                Style = parse.GetValue(style) switch
+                {
+                    "resolver" => FrameStyle.Resolver,
+                    "windbg" => FrameStyle.WinDbg,
+                    _ => FrameStyle.Engine,
+                },
+                IncludeOffsets = !parse.GetValue(noOffsets),
+            };
+            var textOptions = new CallstackTextResolverOptions
+            {
+                InputName = stdin ? "-" : path,
+                FramesOnSingleLine = parse.GetValue(singleLine),
+                SymbolizedOffsetRadix = parse.GetValue(decimalInput) ? OffsetRadix.Decimal : OffsetRadix.Hex,
+                WriteReasons = !parse.GetValue(noReasons),
+            };
+
+            using var resolver = new CallstackResolver(options);
+            ResolutionSummary summary;
+            TextReader reader = stdin ? Console.In : OpenText(path);
+            try
+            {
+                string? outPath = parse.GetValue(outputFile);
+                if (outPath is not null)
+                {
+                    using var stream = new FileStream(outPath, FileMode.Create, FileAccess.Write, FileShare.Read, 1 << 16);
+                    using var writer = new StreamWriter(stream, new UTF8Encoding(false), 1 << 20);
+                    summary = CallstackTextResolver.Resolve(reader, writer, resolver, textOptions, cancellationToken);
+                }
+                else if (ReferenceEquals(output, Console.Out))
+                {
+                    using var writer = new StreamWriter(Console.OpenStandardOutput(), new UTF8Encoding(false), 1 << 20);
+                    summary = CallstackTextResolver.Resolve(reader, writer, resolver, textOptions, cancellationToken);
+                }
+                else
+                {
+                    summary = CallstackTextResolver.Resolve(reader, output, resolver, textOptions, cancellationToken);
+                }
+            }
+            finally
+            {
+                if (!stdin)
+                {
+                    reader.Dispose();
+                }
+            }
+
+            foreach (string line in summary.ToTextLines())
+            {
+                error.WriteLine("xeanalyze: " + line);
+            }
+
+            string? jsonPath = parse.GetValue(summaryJson);
+            if (jsonPath is not null)
+            {
+                using var json = new FileStream(jsonPath, FileMode.Create, FileAccess.Write, FileShare.Read);
+                summary.WriteJson(json);
+            }
+
+            return ExitCodes.Ok;
+        })));
+        return command;
+    }
+
+    /// <summary>Opens a text input shared for reading (SQL Server may still be writing it): UTF-8 unless a BOM says otherwise.</summary>
+    private static StreamReader OpenText(string path) =>
+        new(new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite, 1, FileOptions.SequentialScan),
+            new UTF8Encoding(false), detectEncodingFromByteOrderMarks: true, bufferSize: 1 << 16);
+}

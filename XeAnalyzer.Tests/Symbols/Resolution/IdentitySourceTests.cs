@@ -1,0 +1,142 @@
+using System.Globalization;
+using System.Text;
+using XeAnalyzer.Symbols;
+using XeAnalyzer.Symbols.Resolution;
+using XeAnalyzer.Tests.Fixtures;
+
+namespace XeAnalyzer.Tests.Symbols.Resolution;
+
+/// <summary>
+/// Every way the resolver learns a module's PDB build (frame, CSV metadata, DLL RSDS, build catalog, nothing) resolves seed stack A to
+/// the published text, and records where the identity came from and whether the PDB was verified.
+/// </summary>
+public class IdentitySourceTests
+{
+    private static PdbIdentity Identity(string module)
+    {
+        var row = FixtureFiles.ReadExpected("identities.tsv").Single(r => r["module"] == module);
+        return new PdbIdentity(Guid.ParseExact(row["guid"], "N"), int.Parse(row["age"], CultureInfo.InvariantCulture));
+    }
+
+    [Test]
+    public void Resolve_WithBuildCatalog_UsesTheCatalogIdentity()
+    {
+        using CallstackResolver resolver = ResolutionFixtures.Resolver();
+        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(ResolutionFixtures.StackAModuleOffsetText(), resolver);
+        Assert.That(ResolutionFixtures.Lines(output), Is.EqualTo(ResolutionFixtures.PublishedStackA));
+        AssertBinding(summary, "sqlmin.pdb", Identity("sqlmin"), PdbIdentitySource.BuildCatalog);
+        AssertBinding(summary, "sqlTsEs.pdb", Identity("sqlTsEs"), PdbIdentitySource.BuildCatalog);
+    }
+
+    [Test]
+    public void Resolve_WithBinaries_UsesTheDllRsdsIdentity()
+    {
+        using CallstackResolver resolver = ResolutionFixtures.Resolver(withBuild: false, binaries: ModuleBinaries.Scan([TestPaths.SymbolsCache]));
+        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(ResolutionFixtures.StackAModuleOffsetText(), resolver);
+        Assert.That(ResolutionFixtures.Lines(output), Is.EqualTo(ResolutionFixtures.PublishedStackA));
+        AssertBinding(summary, "sqlmin.pdb", Identity("sqlmin"), PdbIdentitySource.Binary);
+        Assert.That(summary.Unverified, Is.Zero);
+    }
+
+    [Test]
+    public void Resolve_WithCsvMetadataInTheInput_UsesItAndEchoesTheMetadataLines()
+    {
+        PdbIdentity min = Identity("sqlmin"), ts = Identity("sqlTsEs");
+        string csv1 = $"\"sqlmin.dll\",\"2099.0990.1000.01\",1234,5678,62976,\"sqlmin.pdb\",\"{{{min.Guid:D}}}\",0,{min.Age}";
+        string csv2 = $"sqlTsEs.dll,{ts.Guid:D},{ts.Age}";
+        string text = csv1 + "\n" + csv2 + "\n" + ResolutionFixtures.StackAModuleOffsetText();
+        using CallstackResolver resolver = ResolutionFixtures.Resolver(withBuild: false);
+        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(text, resolver);
+        Assert.That(ResolutionFixtures.Lines(output), Is.EqualTo(new[] { csv1, csv2 }.Concat(ResolutionFixtures.PublishedStackA)));
+        AssertBinding(summary, "sqlmin.pdb", min, PdbIdentitySource.SymbolMetadata);
+        AssertBinding(summary, "sqlTsEs.pdb", ts, PdbIdentitySource.SymbolMetadata);
+    }
+
+    [Test]
+    public void Resolve_CsvMetadataNamingAnotherBuild_LeavesFramesRawWithTheWantedIdentity()
+    {
+        // The metadata says sqlmin.pdb has sqldk's GUID: no such sqlmin.pdb exists, and no other sqlmin.pdb may be used instead.
+        PdbIdentity wrong = Identity("sqldk");
+        string text = $"sqlmin.dll,{wrong.Guid:D},{wrong.Age}\nsqlmin.dll+0x11e9";
+        using CallstackResolver resolver = ResolutionFixtures.Resolver();
+        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(text, resolver);
+        Assert.That(ResolutionFixtures.Lines(output)[1], Is.EqualTo("sqlmin.dll+0x11e9 -- unresolved: no PDB for sqlmin.pdb " + wrong));
+        Assert.That(summary.UnresolvedGroups.Single().Reason, Is.EqualTo(UnresolvedReason.NoPdb));
+        Assert.That(summary.UnresolvedGroups.Single().SearchLog, Is.Not.Empty, "what was searched is reported");
+    }
+
+    [Test]
+    public void Resolve_CallstackRvaFrames_UseTheirOwnGuidAndAge_AndKeepFrameNumbers()
+    {
+        var frames = ResolutionFixtures.SeedFrames("A");
+        var sb = new StringBuilder("<HistogramTarget truncated=\"0\" buckets=\"256\">\n  <Slot count=\"115192\">\n    <value>");
+        for (int i = 0; i < frames.Count; i++)
+        {
+            PdbIdentity id = Identity(frames[i]["module"]);
+            // Alternate guid spellings (upper, lower) and attribute order, as SQL Server 2022 and pasted copies vary.
+            string guid = i % 2 == 0 ? id.Guid.ToString("D").ToUpperInvariant() : id.Guid.ToString("D");
+            sb.Append(CultureInfo.InvariantCulture, $"<frame id=\"{i:00}\" pdb=\"{frames[i]["module"]}.pdb\" age=\"{id.Age}\" guid=\"{guid}\" module=\"{frames[i]["module"]}.dll\" rva=\"{frames[i]["frame_rva"]}\" />\n");
+        }
+
+        sb.Append("</value>\n  </Slot>\n</HistogramTarget>\n");
+        using CallstackResolver resolver = ResolutionFixtures.Resolver(withBuild: false);
+        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(sb.ToString(), resolver);
+        string[] expected = new[] { "Slot_0\t[count:115192]:" }
+            .Concat(ResolutionFixtures.PublishedStackA.Select((l, i) => i.ToString("x2", CultureInfo.InvariantCulture) + " " + l)).ToArray();
+        Assert.That(ResolutionFixtures.Lines(output), Is.EqualTo(expected));
+        Assert.That(summary.Shapes[StackShape.CallstackRva], Is.EqualTo(1));
+        AssertBinding(summary, "sqlmin.pdb", Identity("sqlmin"), PdbIdentitySource.Frame);
+    }
+
+    [Test]
+    public void Resolve_AbbreviatedRvaFrame_UsesTheBaseOfAnEarlierFullFrame()
+    {
+        PdbIdentity id = Identity("sqlmin");
+        // base = 0x180000000; the abbreviated frame's address is base + LatchBase::RecordAcquire+0x191 (RVA 0x1411 per stacks.tsv).
+        string text = $"<frame id=\"00\" pdb=\"sqlmin.pdb\" age=\"{id.Age}\" guid=\"{id.Guid:D}\" module=\"sqlmin.dll\" rva=\"0x11e9\" address=\"0x1800011e9\"/>\n" +
+                      "<frame id=\"01\" name=\"sqlmin.dll\" address=\"0x180001411\" />";
+        using CallstackResolver resolver = ResolutionFixtures.Resolver(withBuild: false);
+        (string output, _) = ResolutionFixtures.ResolveText(text, resolver);
+        Assert.That(ResolutionFixtures.Lines(output), Is.EqualTo(new[] { "00 " + ResolutionFixtures.PublishedStackA[0], "01 " + ResolutionFixtures.PublishedStackA[1] }));
+    }
+
+    [Test]
+    public void Resolve_WithNothingIdentifyingTheBuild_UsesTheSingleNameMatch_MarkedUnverified()
+    {
+        using CallstackResolver resolver = ResolutionFixtures.Resolver(withBuild: false);
+        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(ResolutionFixtures.StackAModuleOffsetText(), resolver);
+        Assert.That(ResolutionFixtures.Lines(output), Is.EqualTo(ResolutionFixtures.PublishedStackA));
+        Assert.That(summary.Unverified, Is.EqualTo(24));
+        PdbBinding b = summary.Pdbs.Single(p => p.PdbName == "sqlmin.pdb");
+        Assert.That(b.IdentitySource, Is.EqualTo(PdbIdentitySource.None));
+        Assert.That(b.IsVerified, Is.False);
+        Assert.That(b.FileIdentity, Is.EqualTo(Identity("sqlmin")));
+
+        ResolvedFrame f = resolver.Resolve(new XeAnalyzer.Callstacks.FrameParser().ParseLine("sqlmin.dll+0x11e9")[0]);
+        Assert.That(f.Resolution.IsVerified, Is.False);
+        Assert.That(f.Status, Is.EqualTo(FrameResolutionStatus.ResolvedOffline));
+    }
+
+    [Test]
+    public void Resolve_WhenUnverifiedPdbsAreRefused_LeavesFramesRaw()
+    {
+        using var resolver = new CallstackResolver(new CallstackResolverOptions
+        {
+            SymbolPath = XeAnalyzer.Symbols.Store.SymbolPath.Parse(TestPaths.SymbolsCache),
+            Offline = true,
+            AllowUnverifiedPdbs = false,
+        });
+        (_, ResolutionSummary summary) = ResolutionFixtures.ResolveText("sqlmin.dll+0x11e9", resolver);
+        Assert.That(summary.Unresolved, Is.EqualTo(1));
+        Assert.That(summary.UnresolvedGroups.Single().Description, Does.StartWith("no PDB for sqlmin.pdb: only a name match was found"));
+    }
+
+    private static void AssertBinding(ResolutionSummary summary, string pdb, PdbIdentity identity, PdbIdentitySource source)
+    {
+        PdbBinding b = summary.Pdbs.Single(p => p.PdbName.Equals(pdb, StringComparison.OrdinalIgnoreCase));
+        Assert.That(b.Identity, Is.EqualTo(identity), pdb);
+        Assert.That(b.IdentitySource, Is.EqualTo(source), pdb);
+        Assert.That(b.IsLoaded && b.IsVerified, Is.True, pdb);
+        Assert.That(b.FileIdentity, Is.EqualTo(identity), pdb);
+    }
+}

@@ -1,0 +1,64 @@
+using System.Globalization;
+using XeAnalyzer.Callstacks;
+
+namespace XeAnalyzer.Symbols.Resolution;
+
+/// <summary>Formatting of frames in the three styles, and the module-name rules behind them.</summary>
+internal static class FrameText
+{
+    /// <summary>The module as the style writes it: engine keeps the file name; resolver drops <c>.dll</c>/<c>.exe</c>; WinDbg drops any image extension.</summary>
+    public static string StyledModule(string displayName, FrameStyle style)
+    {
+        if (style == FrameStyle.Engine || displayName.Length <= 4 || displayName[^4] != '.')
+        {
+            return displayName;
+        }
+
+        ReadOnlySpan<char> ext = displayName.AsSpan(displayName.Length - 3);
+        bool strip = ext.Equals("dll", StringComparison.OrdinalIgnoreCase) || ext.Equals("exe", StringComparison.OrdinalIgnoreCase) ||
+                     (style == FrameStyle.WinDbg && ext.Equals("sys", StringComparison.OrdinalIgnoreCase));
+        return strip ? displayName[..^4] : displayName;
+    }
+
+    /// <summary><c>{module}!{function}+{displacement}</c> in the style (module and displacement optional).</summary>
+    public static string Render(string? styledModule, string function, ulong? displacement, FrameStyle style, bool includeOffsets)
+    {
+        string offset = !includeOffsets || displacement is not ulong d
+            ? string.Empty
+            : style == FrameStyle.Resolver
+                ? "+" + d.ToString(CultureInfo.InvariantCulture)
+                : "+0x" + d.ToString("x", CultureInfo.InvariantCulture);
+        return styledModule is null ? function + offset : string.Concat(styledModule, "!", function, offset);
+    }
+
+    /// <summary>
+    /// The module file name for engine-style output: the name as written when it has an extension; else the known file name of the same
+    /// module (module map, binaries); else <c>sqlservr.exe</c> for <c>sqlservr</c> and <c>{name}.dll</c> for every other module.
+    /// </summary>
+    public static string DisplayName(ModuleName module, string? knownFileName)
+    {
+        if (module.HasImageExtension)
+        {
+            return module.Name;
+        }
+
+        if (knownFileName is not null)
+        {
+            return knownFileName;
+        }
+
+        return string.Equals(module.Key, "sqlservr", StringComparison.Ordinal) ? module.Name + ".exe" : module.Name + ".dll";
+    }
+
+    /// <summary>The module name without its image extension (<c>sqlTsEs.dll</c> → <c>sqlTsEs</c>).</summary>
+    public static string WithoutExtension(ModuleName module) => module.HasImageExtension ? module.Name[..^4] : module.Name;
+
+    /// <summary>Whether a module is part of the SQL Server engine (its PDBs are public and SQL Server symbolizes it in-engine with the PDB in Binn).</summary>
+    public static bool IsSqlEngineModule(ModuleName module)
+    {
+        string k = module.Key;
+        return k.StartsWith("sql", StringComparison.Ordinal) || k.StartsWith("hk", StringComparison.Ordinal) || string.Equals(k, "qds", StringComparison.Ordinal);
+    }
+
+    public static string Hex(ulong value) => "0x" + value.ToString("X", CultureInfo.InvariantCulture);
+}

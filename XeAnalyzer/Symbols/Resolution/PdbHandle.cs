@@ -1,0 +1,129 @@
+using XeAnalyzer.Symbols.Pdb;
+using XeAnalyzer.Symbols.Store;
+using XeAnalyzer.Symbols.Undecoration;
+
+namespace XeAnalyzer.Symbols.Resolution;
+
+/// <summary>One PDB build (name + identity) of a resolver: found once, opened once, its symbol index kept (the file is closed).</summary>
+internal sealed class PdbHandle
+{
+    private readonly Lock _gate = new();
+    private readonly SymbolLocator _locator;
+    private readonly PdbReaderLimits? _limits;
+    private readonly bool _allowUnverified;
+    private PdbSymbolIndex? _index;
+    private volatile bool _loaded;
+
+    public PdbHandle(string pdbName, PdbIdentity? identity, PdbIdentitySource source, SymbolLocator locator, PdbReaderLimits? limits, bool allowUnverified)
+    {
+        Binding = new PdbBinding(pdbName, identity, source);
+        _locator = locator;
+        _limits = limits;
+        _allowUnverified = allowUnverified;
+    }
+
+    public PdbBinding Binding { get; }
+
+    /// <summary>Whether a load was attempted and finished (successfully or not).</summary>
+    public bool Attempted => _loaded;
+
+    public UnresolvedReason FailureReason { get; private set; }
+
+    public string? FailureText { get; private set; }
+
+    /// <summary>Finds and reads the PDB on first call (a canceled attempt is retried by the next caller); never throws for missing or bad files.</summary>
+    /// <returns><see langword="true"/> when the symbol index is available.</returns>
+    public bool EnsureLoaded(CancellationToken cancellationToken)
+    {
+        if (!_loaded)
+        {
+            lock (_gate)
+            {
+                if (!_loaded)
+                {
+                    Load(cancellationToken);
+                    _loaded = true;
+                }
+            }
+        }
+
+        return _index is not null;
+    }
+
+    /// <summary>The symbol at or before <paramref name="rva"/>: name (undecorated) and displacement; null before the first symbol.</summary>
+    public (string Name, uint Displacement, IReadOnlyList<string>? Tied)? Lookup(uint rva)
+    {
+        PdbSymbolMatch? match = _index!.Lookup(rva);
+        if (match is null)
+        {
+            return null;
+        }
+
+        IReadOnlyList<string>? tied = null;
+        if (match.IsTied)
+        {
+            var names = new string[match.TiedNames.Count];
+            for (int i = 0; i < names.Length; i++)
+            {
+                names[i] = Display(match.TiedNames[i], match.Decoration);
+            }
+
+            tied = Array.AsReadOnly(names);
+        }
+
+        return (Display(match.Name, match.Decoration), match.Displacement, tied);
+    }
+
+    private static string Display(string name, PdbNameDecoration decoration) =>
+        decoration != PdbNameDecoration.None && MsvcNameUndecorator.TryUndecorate(name, out string undecorated) ? undecorated : name;
+
+    private void Load(CancellationToken cancellationToken)
+    {
+        PdbBinding b = Binding;
+        string shownName = Store.PdbNames.Printable(b.PdbName);
+        string wanted = b.Identity is PdbIdentity id ? shownName + " " + id.ToString() : shownName;
+        PdbLookupResult lookup = _locator.LocatePdb(b.PdbName, b.Identity, cancellationToken);
+        var log = new List<string>(lookup.Reasons);
+        b.SearchLog = log.AsReadOnly();
+        if (!lookup.IsFound)
+        {
+            Fail(UnresolvedReason.NoPdb, b.Identity is null
+                ? "no PDB for " + shownName + " (GUID/age unknown)"
+                : "no PDB for " + wanted);
+            return;
+        }
+
+        if (!lookup.IsVerified && !_allowUnverified)
+        {
+            Fail(UnresolvedReason.NoPdb, "no PDB for " + shownName + ": only a name match was found (" + lookup.Path + "), and unverified PDBs are not allowed");
+            return;
+        }
+
+        b.FileIdentity = lookup.FileIdentity;
+        b.IsVerified = lookup.IsVerified;
+        try
+        {
+            using PdbFile pdb = PdbFile.Open(lookup.Path!, _limits);
+            _index = pdb.GetSymbolIndex(cancellationToken);
+            b.Path = lookup.Path;
+            b.IsLoaded = true;
+        }
+        catch (InvalidPdbDataException ex)
+        {
+            log.Add(ex.Message);
+            Fail(UnresolvedReason.PdbDamaged, "PDB damaged: " + wanted + " (" + lookup.Path + "): " + ex.Detail);
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            log.Add(ex.Message);
+            Fail(UnresolvedReason.PdbDamaged, "PDB damaged: " + wanted + " (" + lookup.Path + ") cannot be read: " + ex.Message);
+        }
+    }
+
+    private void Fail(UnresolvedReason reason, string text)
+    {
+        FailureReason = reason;
+        FailureText = text;
+        Binding.Problem = text;
+    }
+}

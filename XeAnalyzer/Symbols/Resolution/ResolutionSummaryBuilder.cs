@@ -1,0 +1,256 @@
+using System.Globalization;
+using XeAnalyzer.Callstacks;
+
+namespace XeAnalyzer.Symbols.Resolution;
+
+/// <summary>
+/// Accumulates <see cref="ResolvedCallstack"/>s of one input into a <see cref="ResolutionSummary"/>: counts, reasons, and the patterns
+/// behind the trace-flag hints. Not thread-safe (feed it from one thread).
+/// </summary>
+public sealed class ResolutionSummaryBuilder
+{
+    private const int MaxGroups = 1000;
+    private const string OtherGroup = "other reasons (too many distinct reasons to list)";
+
+    private readonly string? _inputName;
+    private readonly bool _moduleMapGiven;
+    private readonly long[] _shapes = new long[Enum.GetValues<StackShape>().Length];
+    private readonly Dictionary<string, GroupState> _groups = new(StringComparer.Ordinal);
+    private readonly SortedDictionary<string, (long Count, string First)> _ordinals = new(StringComparer.OrdinalIgnoreCase);
+    private readonly SortedSet<string> _engineModules = new(StringComparer.OrdinalIgnoreCase);
+    private readonly SortedSet<string> _unidentified = new(StringComparer.OrdinalIgnoreCase);
+    private readonly List<string> _warnings = [];
+    private long _stacks;
+    private long _frames;
+    private long _inEngine;
+    private long _offline;
+    private long _unresolved;
+    private long _unverified;
+    private long _addresses;
+    private long _engineCaptured;
+    private long _engineCapturedUnresolved;
+    private long _malformedLines;
+    private string? _firstMalformed;
+
+    /// <summary>Creates a builder.</summary>
+    /// <param name="inputName">The input's name for messages (file path, <c>-</c>), or <see langword="null"/>.</param>
+    /// <param name="moduleMapGiven">Whether a module map was given for the input (to warn when it is not used).</param>
+    public ResolutionSummaryBuilder(string? inputName = null, bool moduleMapGiven = false)
+    {
+        _inputName = inputName;
+        _moduleMapGiven = moduleMapGiven;
+    }
+
+    /// <summary>Counts one resolved stack (a continuation piece of a long plain-text stack counts its frames, not as another stack).</summary>
+    /// <param name="stack">The stack.</param>
+    public void Add(ResolvedCallstack stack)
+    {
+        ArgumentNullException.ThrowIfNull(stack);
+
+        // A continuation is the next piece of a long plain-text stack, not a stack of its own.
+        if (!stack.Stack.IsContinuation)
+        {
+            _stacks++;
+            _shapes[(int)stack.Shape]++;
+        }
+        int frameIndex = 0;
+        foreach (StackLine line in stack.Stack.Lines)
+        {
+            if (line.Diagnostic is not null && !line.HasFrames)
+            {
+                _malformedLines++;
+                _firstMalformed ??= string.Create(CultureInfo.InvariantCulture, $"line {line.LineNumber}: {line.Diagnostic}");
+            }
+
+            for (int k = 0; k < line.Frames.Count && frameIndex < stack.Frames.Length; k++)
+            {
+                AddFrame(stack.Frames[frameIndex++], line.LineNumber);
+            }
+        }
+
+        // Frames not tied to a line (a stack built from frames directly keeps one line per frame, so this is defensive).
+        while (frameIndex < stack.Frames.Length)
+        {
+            AddFrame(stack.Frames[frameIndex++], 0);
+        }
+    }
+
+    /// <summary>Adds a warning (an input warning of the reader, a setup problem) to the summary.</summary>
+    /// <param name="warning">The text.</param>
+    public void AddWarning(string warning)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(warning);
+        _warnings.Add(warning);
+    }
+
+    /// <summary>Builds the summary.</summary>
+    /// <param name="resolver">The resolver, to list the PDBs looked up and its setup warnings; or <see langword="null"/>.</param>
+    /// <returns>The summary.</returns>
+    public ResolutionSummary Build(CallstackResolver? resolver = null)
+    {
+        IFormatProvider ic = CultureInfo.InvariantCulture;
+        var shapes = new SortedDictionary<StackShape, long>();
+        for (int i = 0; i < _shapes.Length; i++)
+        {
+            if (_shapes[i] > 0)
+            {
+                shapes[(StackShape)i] = _shapes[i];
+            }
+        }
+
+        var groups = _groups.Select(kv => new UnresolvedGroup(kv.Value.Reason, kv.Key, kv.Value.Count, kv.Value.FirstExample, kv.Value.FirstReason, kv.Value.FirstLine,
+                kv.Value.Reason is UnresolvedReason.NoPdb or UnresolvedReason.PdbDamaged ? kv.Value.Pdb?.SearchLog ?? [] : []))
+            .OrderByDescending(g => g.Count).ThenBy(g => g.Description, StringComparer.Ordinal).ToList();
+
+        var hints = new List<string>();
+        if (_engineCaptured > 0 && (_inEngine > 0 || _engineCapturedUnresolved > 0))
+        {
+            string modules = string.Join(", ", _engineModules.Take(8)) + (_engineModules.Count > 8 ? ", …" : string.Empty);
+            string observed = _inEngine > 0
+                ? string.Create(ic, $"{_engineCaptured} frame(s) of SQL Server modules ({modules}) were captured as module+offset or raw addresses while other frames were symbolized in-engine")
+                : string.Create(ic, $"{_engineCapturedUnresolved} of {_engineCaptured} frame(s) of SQL Server modules ({modules}) were captured unsymbolized and stay unresolved");
+            hints.Add(observed + ": on SQL Server 2019 and later trace flag 3656 alone no longer symbolizes; add 2592 (`DBCC TRACEON(3656, 2592, -1)`) and put the matching PDBs in Binn, or resolve offline with --symbols/--sql-build");
+        }
+
+        foreach (KeyValuePair<string, (long Count, string First)> kv in _ordinals)
+        {
+            string pdb = kv.Key.EndsWith(".dll", StringComparison.OrdinalIgnoreCase) || kv.Key.EndsWith(".exe", StringComparison.OrdinalIgnoreCase)
+                ? kv.Key[..^4] + ".pdb" : kv.Key + ".pdb";
+            hints.Add(string.Create(ic,
+                $"{kv.Value.Count} frame(s) of {kv.Key} are export ordinals (first: {kv.Value.First}): TF 3656 was on but {pdb} was not in Binn; put the matching {pdb} next to sqlservr.exe, or resolve offline with --binaries DIR (the DLLs, for their export tables) and --symbols/--sql-build"));
+        }
+
+        if (_unidentified.Count > 0)
+        {
+            hints.Add("no PDB GUID/age is known for " + string.Join(", ", _unidentified.Take(12)) + (_unidentified.Count > 12 ? ", …" : string.Empty) +
+                ", and no single PDB of that name was found: give --sql-build BUILD with --catalog FILE, --binaries DIR (the capture's DLLs) or CSV symbol metadata, so the matching PDB builds are looked up");
+        }
+
+        var warnings = new List<string>(_warnings);
+        if (resolver is not null)
+        {
+            warnings.AddRange(resolver.Warnings);
+        }
+
+        long noMap = _groups.TryGetValue("no module map for raw addresses", out GroupState? nm) ? nm.Count : 0;
+        if (noMap > 0)
+        {
+            warnings.Add(string.Create(ic,
+                $"{noMap} raw-address frame(s) but no module map: give the module list (--modules FILE: `select name, base_address from sys.dm_os_loaded_modules`) captured from the same SQL Server process lifetime as the stacks"));
+        }
+
+        if (_moduleMapGiven && _addresses == 0)
+        {
+            warnings.Add("a module map was given but no frame is a raw address, so it was not used (module+offset, symbolized and callstack_rva frames name their module themselves)");
+        }
+
+        if (_malformedLines > 0)
+        {
+            warnings.Add(string.Create(ic, $"{_malformedLines} line(s) looked like frames but could not be parsed and are written unchanged (first: {_firstMalformed})"));
+        }
+
+        return new ResolutionSummary(_inputName, _stacks, shapes.AsReadOnly(), _frames, _inEngine, _offline, _unresolved, _unverified,
+            groups.AsReadOnly(), resolver?.GetPdbBindings() ?? [], hints.AsReadOnly(), warnings.AsReadOnly());
+    }
+
+    private void AddFrame(ResolvedFrame f, long line)
+    {
+        _frames++;
+        FrameResolution r = f.Resolution;
+        switch (r.Status)
+        {
+            case FrameResolutionStatus.InEngine:
+                _inEngine++;
+                break;
+            case FrameResolutionStatus.ResolvedOffline:
+                _offline++;
+                if (!r.IsVerified)
+                {
+                    _unverified++;
+                }
+
+                break;
+            default:
+                _unresolved++;
+                AddGroup(f, r, line);
+                if (r.Reason == UnresolvedReason.NoPdb && r.Pdb is { Identity: null } && _unidentified.Count < 64)
+                {
+                    _unidentified.Add(r.ModuleDisplayName ?? r.Pdb.PdbName);
+                }
+
+                break;
+        }
+
+        switch (f.Frame)
+        {
+            case VirtualAddressFrame:
+                _addresses++;
+                if (r.Module is ModuleName vm && FrameText.IsSqlEngineModule(vm))
+                {
+                    AddEngineCaptured(r, vm);
+                }
+
+                break;
+            case ModuleOffsetFrame m when FrameText.IsSqlEngineModule(m.ModuleName):
+                AddEngineCaptured(r, m.ModuleName);
+                break;
+            case OrdinalFrame o:
+                string key = r.ModuleDisplayName ?? o.ModuleName.Name;
+                _ordinals[key] = _ordinals.TryGetValue(key, out var seen) ? (seen.Count + 1, seen.First) : (1, o.Raw);
+                break;
+        }
+    }
+
+    private void AddEngineCaptured(FrameResolution r, ModuleName module)
+    {
+        _engineCaptured++;
+        if (r.Status == FrameResolutionStatus.Unresolved)
+        {
+            _engineCapturedUnresolved++;
+        }
+
+        if (_engineModules.Count < 64)
+        {
+            _engineModules.Add(r.ModuleDisplayName ?? module.Name);
+        }
+    }
+
+    private void AddGroup(ResolvedFrame f, FrameResolution r, long line)
+    {
+        string key = r.ReasonGroup ?? r.ReasonText ?? "unresolved";
+        if (!_groups.TryGetValue(key, out GroupState? g))
+        {
+            if (_groups.Count >= MaxGroups)
+            {
+                key = OtherGroup;
+                if (!_groups.TryGetValue(key, out g))
+                {
+                    g = new GroupState(r.Reason, f.Frame.Raw, r.ReasonText ?? key, line, null);
+                    _groups.Add(key, g);
+                }
+            }
+            else
+            {
+                g = new GroupState(r.Reason, f.Frame.Raw, r.ReasonText ?? key, line, r.Pdb);
+                _groups.Add(key, g);
+            }
+        }
+
+        g.Count++;
+    }
+
+    private sealed class GroupState(UnresolvedReason reason, string firstExample, string firstReason, long firstLine, PdbBinding? pdb)
+    {
+        public UnresolvedReason Reason { get; } = reason;
+
+        public string FirstExample { get; } = firstExample;
+
+        public string FirstReason { get; } = firstReason;
+
+        public long FirstLine { get; } = firstLine;
+
+        public PdbBinding? Pdb { get; } = pdb;
+
+        public long Count { get; set; }
+    }
+}

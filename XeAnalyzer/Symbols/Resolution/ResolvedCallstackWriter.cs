@@ -1,0 +1,209 @@
+using System.Globalization;
+using XeAnalyzer.Callstacks;
+using XeAnalyzer.TargetData;
+
+namespace XeAnalyzer.Symbols.Resolution;
+
+/// <summary>
+/// Writes resolved stacks as text, the way <c>xeanalyze resolve</c> prints them: every input line kept in order; frames one per line
+/// in the resolver's style, with the input's frame number (<c>{n:x2} </c>) when it had one (except for unresolved <c>callstack_rva</c> frames, echoed as their markup with its <c>id</c>); unresolved frames as captured (a line holding one
+/// unresolved frame is kept whole: a SQLDumper <c>Return Addr: … Module(…)</c> line, a numbered frame), followed by
+/// <c> -- unresolved: {reason}</c>; text lines verbatim; histogram slots headed <c>Slot_{n}\t[count:{c}]:</c> and events
+/// <c>Event …:</c>, each followed by a blank line, the frames and a blank line; a target's annotation (the free text before it) before
+/// its first stack. Lines end with LF. Not thread-safe.
+/// </summary>
+public sealed class ResolvedCallstackWriter
+{
+    private readonly TextWriter _output;
+    private readonly bool _writeReasons;
+    private readonly char[] _number = new char[24];
+    private StackTargetInfo? _lastTarget;
+
+    /// <summary>Creates a writer.</summary>
+    /// <param name="output">The destination (not disposed); a large buffered <see cref="StreamWriter"/> for big outputs.</param>
+    /// <param name="writeReasons">Whether unresolved frames get their reason appended (<c> -- unresolved: …</c>).</param>
+    public ResolvedCallstackWriter(TextWriter output, bool writeReasons = true)
+    {
+        ArgumentNullException.ThrowIfNull(output);
+        _output = output;
+        _writeReasons = writeReasons;
+    }
+
+    /// <summary>Writes one stack.</summary>
+    /// <param name="stack">The resolved stack.</param>
+    public void Write(ResolvedCallstack stack)
+    {
+        ArgumentNullException.ThrowIfNull(stack);
+        TextWriter o = _output;
+        StackHeader? header = stack.Stack.Header;
+        if (header?.Target is StackTargetInfo target && !ReferenceEquals(target, _lastTarget))
+        {
+            _lastTarget = target;
+            if (target.Annotation is string annotation)
+            {
+                WriteLines(annotation);
+                o.Write('\n');
+            }
+        }
+
+        bool framed = false;
+        if (header is not null && !stack.Stack.IsContinuation)
+        {
+            switch (header.Origin)
+            {
+                case StackOrigin.HistogramSlot:
+                    o.Write("Slot_");
+                    WriteNumber(header.SlotNumber ?? 0);
+                    o.Write("\t[count:");
+                    WriteNumber(header.SlotCount ?? 0);
+                    o.Write("]:\n\n");
+                    framed = true;
+                    break;
+                case StackOrigin.Event:
+                    o.Write(EventHeader(header));
+                    o.Write("\n\n");
+                    framed = true;
+                    break;
+            }
+        }
+
+        WriteBody(stack);
+        if (framed)
+        {
+            o.Write('\n');
+        }
+    }
+
+    /// <summary>The header line of an event's stack: <c>Event key: …</c> for events carrying a <c>key</c> attribute (XEL exports), else <c>Event package.name timestamp [field]:</c>.</summary>
+    /// <param name="header">The stack's header.</param>
+    /// <returns>The line.</returns>
+    public static string EventHeader(StackHeader header)
+    {
+        ArgumentNullException.ThrowIfNull(header);
+        TargetEvent? ev = header.Event;
+        if (ev is null)
+        {
+            return "Event:";
+        }
+
+        if (ev.GetAttribute("key") is string key)
+        {
+            return "Event key: " + key;
+        }
+
+        string name = ev.Package is null ? ev.Name : ev.Package + "." + ev.Name;
+        string time = ev.TimestampText is null ? string.Empty : " " + ev.TimestampText;
+        string field = header.Field is EventField f && !string.Equals(f.Name, "callstack", StringComparison.Ordinal) ? " [" + f.Name + "]" : string.Empty;
+        return "Event " + name + time + field + ":";
+    }
+
+    private void WriteBody(ResolvedCallstack stack)
+    {
+        TextWriter o = _output;
+        int frameIndex = 0;
+        foreach (StackLine line in stack.Stack.Lines)
+        {
+            int count = line.Frames.Count;
+            if (count == 0)
+            {
+                o.Write(line.Text);
+                o.Write('\n');
+                continue;
+            }
+
+            IReadOnlyList<UnparsedToken> unparsed = line.Unparsed;
+            if (count == 1 && unparsed.Count == 0 && frameIndex < stack.Frames.Length &&
+                stack.Frames[frameIndex].Status == FrameResolutionStatus.Unresolved && !line.Text.Contains('\n', StringComparison.Ordinal))
+            {
+                // An unresolved frame keeps its whole line (a SQLDumper "Return Addr: … Module(…)" line, a WinDbg k line, its number).
+                WriteUnresolvedLine(line.Text.Trim(), stack.Frames[frameIndex++].Resolution);
+                continue;
+            }
+
+            if (unparsed.Count == 0)
+            {
+                for (int k = 0; k < count && frameIndex < stack.Frames.Length; k++)
+                {
+                    WriteFrame(stack.Frames[frameIndex++]);
+                }
+
+                continue;
+            }
+
+            // Frames and the pieces that are not frames (a label, a malformed token), in their order on the line.
+            int u = 0;
+            int pieces = count + unparsed.Count;
+            for (int p = 0; p < pieces; p++)
+            {
+                if (u < unparsed.Count && unparsed[u].Index == p)
+                {
+                    o.Write(unparsed[u++].Text);
+                    o.Write('\n');
+                }
+                else if (frameIndex < stack.Frames.Length)
+                {
+                    WriteFrame(stack.Frames[frameIndex++]);
+                }
+            }
+        }
+    }
+
+    private void WriteFrame(ResolvedFrame f)
+    {
+        TextWriter o = _output;
+        FrameResolution r = f.Resolution;
+
+        // An unresolved callstack_rva frame is echoed as its markup, which carries its id already.
+        if (f.Frame.FrameNumber is int n && (r.Text is not null || f.Frame.Provenance != FrameProvenance.CallstackRvaXml))
+        {
+            n.TryFormat(_number, out int len, "x2", CultureInfo.InvariantCulture);
+            _number[len++] = ' ';
+            o.Write(_number, 0, len);
+        }
+
+        if (r.Text is string text)
+        {
+            o.Write(text);
+        }
+        else
+        {
+            o.Write(f.Frame.Raw);
+            if (_writeReasons)
+            {
+                o.Write(" -- unresolved: ");
+                o.Write(r.ReasonText);
+            }
+        }
+
+        o.Write('\n');
+    }
+
+    private void WriteUnresolvedLine(string text, FrameResolution r)
+    {
+        _output.Write(text);
+        if (_writeReasons)
+        {
+            _output.Write(" -- unresolved: ");
+            _output.Write(r.ReasonText);
+        }
+
+        _output.Write('\n');
+    }
+
+    private void WriteNumber(ulong value)
+    {
+        value.TryFormat(_number, out int len, default, CultureInfo.InvariantCulture);
+        _output.Write(_number, 0, len);
+    }
+
+    private void WriteNumber(int value) => WriteNumber((ulong)Math.Max(0, value));
+
+    private void WriteLines(string text)
+    {
+        foreach (string line in text.Split('\n'))
+        {
+            _output.Write(line.TrimEnd('\r'));
+            _output.Write('\n');
+        }
+    }
+}
