@@ -105,7 +105,8 @@ public class IdentitySourceTests
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver(withBuild: false);
         (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(ResolutionFixtures.StackAModuleOffsetText(), resolver);
-        Assert.That(ResolutionFixtures.Lines(output), Is.EqualTo(ResolutionFixtures.PublishedStackA));
+        // Every frame resolved through a name-only PDB match carries the unverified marker in the text output.
+        Assert.That(ResolutionFixtures.Lines(output), Is.EqualTo(ResolutionFixtures.PublishedStackA.Select(l => l + " -- unverified: PDB matched by name only")));
         Assert.That(summary.Unverified, Is.EqualTo(24));
         PdbBinding b = summary.Pdbs.Single(p => p.PdbName == "sqlmin.pdb");
         Assert.That(b.IdentitySource, Is.EqualTo(PdbIdentitySource.None));

@@ -8,7 +8,8 @@ namespace XeAnalyzer.Symbols.Resolution;
 /// Writes resolved stacks as text, the way <c>xeanalyze resolve</c> prints them: every input line kept in order; frames one per line
 /// in the resolver's style, with the input's frame number (<c>{n:x2} </c>) when it had one (except for unresolved <c>callstack_rva</c> frames, echoed as their markup with its <c>id</c>); unresolved frames as captured (a line holding one
 /// unresolved frame is kept whole: a SQLDumper <c>Return Addr: … Module(…)</c> line, a numbered frame), followed by
-/// <c> -- unresolved: {reason}</c>; text lines verbatim; histogram slots headed <c>Slot_{n}\t[count:{c}]:</c> and events
+/// <c> -- unresolved: {reason}</c>; frames resolved against a PDB matched by name only (no GUID/age known) get
+/// <c> -- unverified: PDB matched by name only</c>; text lines verbatim; histogram slots headed <c>Slot_{n}\t[count:{c}]:</c> and events
 /// <c>Event …:</c>, each followed by a blank line, the frames and a blank line; a target's annotation (the free text before it) before
 /// its first stack. Lines end with LF. Not thread-safe.
 /// </summary>
@@ -164,6 +165,11 @@ public sealed class ResolvedCallstackWriter
         if (r.Text is string text)
         {
             o.Write(text);
+            if (_writeReasons && r.Status == FrameResolutionStatus.ResolvedOffline && !r.IsVerified)
+            {
+                // Nothing identified the build (no GUID/age), so the PDB was matched by name only.
+                o.Write(" -- unverified: PDB matched by name only");
+            }
         }
         else
         {
