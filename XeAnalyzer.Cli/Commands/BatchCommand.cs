@@ -1,0 +1,225 @@
+using System.CommandLine;
+using System.Globalization;
+using System.Text;
+using System.Text.Json;
+using XeAnalyzer.Cli.Commands.Common;
+using XeAnalyzer.Reporting;
+using XeAnalyzer.Symbols.Resolution;
+
+namespace XeAnalyzer.Cli.Commands;
+
+/// <summary>
+/// <c>xeanalyze batch &lt;dir|glob|file...&gt; -o DIR [--jobs N] [--keep-going] [--quiet] [--log FILE]</c>: a report folder per
+/// capture found under the inputs, an <c>index.html</c> and a <c>summary.json</c>; one symbol resolver for the whole batch.
+/// Exit codes: 0 every capture reported, 1 some capture failed (or an input does not exist), 2 usage, 3 none failed but some
+/// were partial. Progress goes to stderr only when it is a terminal; per-capture lines unless <c>--quiet</c>; failures always.
+/// </summary>
+internal static class BatchCommand
+{
+    public static Command Create()
+    {
+        var inputs = new Argument<string[]>("input")
+        {
+            Description = "Folders (searched recursively for *.xel captures, rollover sets and *.xml target data), files or globs.",
+            Arity = ArgumentArity.OneOrMore,
+        };
+        var output = new Option<string>("--output", "-o") { Description = "The output folder: one report folder per capture, index.html, summary.json.", Required = true };
+        var jobs = new Option<int?>("--jobs", "-j") { Description = "Captures processed at once (default: the number of processors)." };
+        var keepGoing = new Option<bool>("--keep-going") { Description = "Go on after a capture fails (default: the first failure stops starting new captures)." };
+        var quiet = new Option<bool>("--quiet", "-q") { Description = "No progress and no per-capture lines on stderr (failures are still listed)." };
+        var log = new Option<string?>("--log") { Description = "Write a machine-readable log: JSON lines, one per event (batch start, capture start/finish/fail with durations, batch finish)." };
+        var symbols = new SymbolCommandOptions();
+        Option<bool> skip = CaptureCommandSupport.SkipCorruptOption();
+        var command = new Command("batch", "Report every capture under folders or globs (build agents): a report folder per capture, an index.html linking them and a summary.json; parallel, deterministic, one shared symbol cache.");
+        command.Arguments.Add(inputs);
+        command.Options.Add(output);
+        command.Options.Add(jobs);
+        command.Options.Add(keepGoing);
+        command.Options.Add(quiet);
+        command.Options.Add(log);
+        symbols.AddPathOptions(command);
+        symbols.AddBuildOptions(command);
+        command.Options.Add(symbols.Binaries);
+        command.Options.Add(skip);
+        command.SetAction((parse, cancellationToken) => Task.FromResult(CaptureCommandSupport.Run(parse, (stdout, error) =>
+        {
+            string dir = parse.GetValue(output)!;
+            if (File.Exists(dir))
+            {
+                throw new UsageException("-o: '" + dir + "' is a file; expected a folder");
+            }
+
+            int? j = parse.GetValue(jobs);
+            if (j is < 1 or > 256)
+            {
+                throw new UsageException("--jobs: expected 1 to 256");
+            }
+
+            string[] given = parse.GetValue(inputs)!;
+            IReadOnlyList<BatchCapture> captures = BatchDiscovery.Discover(given, cancellationToken);
+            if (captures.Count == 0)
+            {
+                error.WriteLine("xeanalyze: no capture (*.xel, *.xml) found under " + string.Join(", ", given));
+                return ExitCodes.InputError;
+            }
+
+            bool isQuiet = parse.GetValue(quiet);
+            bool progress = !isQuiet && ReferenceEquals(error, Console.Error) && !Console.IsErrorRedirected;
+            string? logPath = parse.GetValue(log);
+            using CallstackResolver resolver = ReportCommand.CreateResolver(parse, symbols, cancellationToken);
+            using var logger = logPath is null ? null : new JsonLinesLog(logPath);
+            var reporter = new BatchConsole(error, isQuiet, progress, logger);
+            logger?.Write("batch-start", w =>
+            {
+                w.WriteNumber("captures", captures.Count);
+                w.WriteNumber("jobs", j ?? new BatchOptions().Jobs);
+                w.WriteString("output", dir);
+            });
+            var options = new BatchOptions
+            {
+                Jobs = j ?? new BatchOptions().Jobs,
+                KeepGoing = parse.GetValue(keepGoing),
+                Report = new ReportOptions { Input = ReportCommand.InputOptions(parse.GetValue(skip)), Resolver = resolver },
+                Progress = reporter.OnEvent,
+            };
+            BatchResult result = BatchRunner.RunAsync(given, captures, dir, options, cancellationToken).GetAwaiter().GetResult();
+            reporter.Finish(result);
+            int loaded = resolver.GetPdbBindings().Count(b => b.IsLoaded);
+            logger?.Write("batch-finish", w =>
+            {
+                w.WriteNumber("elapsedMs", Math.Round(result.Elapsed.TotalMilliseconds, 1));
+                foreach (BatchStatus s in Enum.GetValues<BatchStatus>())
+                {
+                    w.WriteNumber(BatchOutput.StatusName(s), result.Count(s));
+                }
+
+                w.WriteNumber("pdbsLoaded", loaded);
+            });
+
+            stdout.WriteLine(Path.Combine(dir, BatchOutput.IndexFile));
+            stdout.Flush();
+            return result.AnyFailed ? ExitCodes.InputError : result.Count(BatchStatus.Partial) > 0 ? ExitCodes.Partial : ExitCodes.Ok;
+        })));
+        return command;
+    }
+
+    /// <summary>The stderr side of a batch: progress (terminal only), per-capture lines (unless quiet), failures (always), and the log.</summary>
+    private sealed class BatchConsole(TextWriter error, bool quiet, bool progress, JsonLinesLog? log)
+    {
+        private int _statusWidth;
+
+        public void OnEvent(BatchEvent e)
+        {
+            log?.Write(e.Kind switch { BatchEventKind.Start => "start", BatchEventKind.Finish => "finish", _ => "fail" }, w =>
+            {
+                w.WriteString("capture", e.Capture.Name);
+                w.WriteString("folder", e.Capture.Folder);
+                w.WriteNumber("index", e.Index);
+                if (e.Kind != BatchEventKind.Start)
+                {
+                    w.WriteString("status", BatchOutput.StatusName(e.Status!.Value));
+                    w.WriteNumber("elapsedMs", Math.Round(e.Elapsed.TotalMilliseconds, 1));
+                    w.WriteNumber("events", e.Events);
+                    if (e.Reason is not null)
+                    {
+                        w.WriteString("reason", e.Reason);
+                    }
+                }
+            });
+
+            if (e.Kind == BatchEventKind.Start)
+            {
+                Status(e);
+                return;
+            }
+
+            string prefix = string.Create(CultureInfo.InvariantCulture, $"[{e.Completed}/{e.Total}] ");
+            if (e.Kind == BatchEventKind.Fail)
+            {
+                Line("xeanalyze: " + prefix + "FAILED " + e.Capture.Name + ": " + e.Reason);
+            }
+            else if (!quiet)
+            {
+                Line(string.Create(CultureInfo.InvariantCulture,
+                    $"xeanalyze: {prefix}{BatchOutput.StatusName(e.Status!.Value)} {e.Capture.Name} ({e.Events:N0} events) -> {e.Capture.Folder}/index.html"));
+            }
+
+            Status(e);
+        }
+
+        public void Finish(BatchResult result)
+        {
+            ClearStatus();
+            foreach (BatchItemResult i in result.Items.Where(i => i.Status == BatchStatus.NotRun))
+            {
+                error.WriteLine("xeanalyze: not run: " + i.Capture.Name);
+            }
+
+            BatchItemResult[] failed = [.. result.Items.Where(i => i.Status == BatchStatus.Failed)];
+            if (failed.Length > 0)
+            {
+                error.WriteLine("xeanalyze: failed captures:");
+                foreach (BatchItemResult i in failed)
+                {
+                    error.WriteLine("  " + i.Capture.Name + ": " + i.Reason);
+                }
+            }
+
+            error.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"xeanalyze: batch: {result.Items.Count} capture(s): {result.Count(BatchStatus.Ok)} ok, {result.Count(BatchStatus.Partial)} partial, {result.Count(BatchStatus.NothingToAnalyse)} with nothing to analyse, {result.Count(BatchStatus.Failed)} failed, {result.Count(BatchStatus.NotRun)} not run"));
+            error.Flush();
+        }
+
+        private void Line(string text)
+        {
+            ClearStatus();
+            error.WriteLine(text);
+        }
+
+        /// <summary>The live status line (terminal only): rewritten in place with a carriage return.</summary>
+        private void Status(BatchEvent e)
+        {
+            if (!progress)
+            {
+                return;
+            }
+
+            string text = string.Create(CultureInfo.InvariantCulture, $"batch progress: {e.Completed}/{e.Total} done, {e.Running} running");
+            error.Write("\r" + text.PadRight(_statusWidth));
+            _statusWidth = text.Length;
+            error.Flush();
+        }
+
+        private void ClearStatus()
+        {
+            if (progress && _statusWidth > 0)
+            {
+                error.Write("\r" + new string(' ', _statusWidth) + "\r");
+                _statusWidth = 0;
+            }
+        }
+    }
+
+    /// <summary>The <c>--log</c> file: one JSON object per line, flushed per line (timestamps here, never in the batch's files).</summary>
+    private sealed class JsonLinesLog(string path) : IDisposable
+    {
+        private readonly FileStream _stream = new(path, FileMode.Create, FileAccess.Write, FileShare.Read);
+
+        public void Write(string kind, Action<Utf8JsonWriter> body)
+        {
+            using (var w = new Utf8JsonWriter(_stream, new JsonWriterOptions { Indented = false }))
+            {
+                w.WriteStartObject();
+                w.WriteString("event", kind);
+                w.WriteString("utc", DateTime.UtcNow.ToString("yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'", CultureInfo.InvariantCulture));
+                body(w);
+                w.WriteEndObject();
+            }
+
+            _stream.Write("\n"u8);
+            _stream.Flush();
+        }
+
+        public void Dispose() => _stream.Dispose();
+    }
+}

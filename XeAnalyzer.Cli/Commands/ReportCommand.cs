@@ -1,0 +1,112 @@
+using System.CommandLine;
+using System.Globalization;
+using XeAnalyzer.Analysis;
+using XeAnalyzer.Cli.Commands.Common;
+using XeAnalyzer.Reporting;
+using XeAnalyzer.Symbols.Resolution;
+using XeAnalyzer.Xel;
+
+namespace XeAnalyzer.Cli.Commands;
+
+/// <summary>
+/// <c>xeanalyze report &lt;input...&gt; -o DIR</c>: every analysis the events allow, on one self-contained HTML page
+/// (<c>DIR/index.html</c>) plus <c>report.json</c>, one CSV per table and one SVG per chart. Exit codes: 0 done, 1 unreadable
+/// input, 2 usage, 3 partial (data skipped), 4 no analysis possible (the page says what the session needs).
+/// </summary>
+internal static class ReportCommand
+{
+    public static Command Create()
+    {
+        var inputs = new Argument<string[]>("input")
+        {
+            Description = "Capture files (.xel), rollover sets, folders (their *.xel files), globs, or target-data XML files; read as one capture.",
+            Arity = ArgumentArity.OneOrMore,
+        };
+        var output = new Option<string>("--output", "-o") { Description = "The output folder (created if needed): index.html, report.json, <analysis>.<table>.csv, *.svg.", Required = true };
+        var modules = new Option<string?>("--modules")
+        {
+            Description = "Module list for raw callstack addresses (select name, base_address from sys.dm_os_loaded_modules), from the same process lifetime. Default: <set-name>.modules.txt beside each capture, if present.",
+        };
+        var symbols = new SymbolCommandOptions();
+        Option<bool> skip = CaptureCommandSupport.SkipCorruptOption();
+        var command = new Command("report", "Run every analysis the capture's events allow (summary, symbolization, latches, memory, waits) and write one self-contained HTML page plus CSV, JSON and SVG files.");
+        command.Arguments.Add(inputs);
+        command.Options.Add(output);
+        command.Options.Add(modules);
+        symbols.AddPathOptions(command);
+        symbols.AddBuildOptions(command);
+        command.Options.Add(symbols.Binaries);
+        command.Options.Add(skip);
+        command.SetAction((parse, cancellationToken) => Task.FromResult(CaptureCommandSupport.Run(parse, (stdout, error) =>
+        {
+            string dir = parse.GetValue(output)!;
+            if (File.Exists(dir))
+            {
+                throw new UsageException("-o: '" + dir + "' is a file; expected a folder");
+            }
+
+            using CallstackResolver resolver = CreateResolver(parse, symbols, cancellationToken);
+            var options = new ReportOptions
+            {
+                Input = InputOptions(parse.GetValue(skip)),
+                Resolver = resolver,
+                ModuleList = parse.GetValue(modules),
+            };
+            CaptureReport report = CaptureReporter.Run(parse.GetValue(inputs)!, options, cancellationToken);
+            report.WriteAsync(dir, cancellationToken).GetAwaiter().GetResult();
+
+            stdout.WriteLine(Path.Combine(dir, "index.html"));
+            foreach (ReportAnalysisEntry a in report.Analyses)
+            {
+                stdout.WriteLine(a.Outcome.IsPossible
+                    ? string.Create(CultureInfo.InvariantCulture, $"  {a.Key}: done ({a.Outcome.EventsUsed:N0} events)")
+                    : "  " + a.Key + ": not possible: " + a.Outcome.MissingData!.Message);
+            }
+
+            stdout.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{report.Files.Count} file(s) written to {dir}"));
+            stdout.Flush();
+            foreach (string w in report.Warnings)
+            {
+                error.WriteLine("xeanalyze: warning: " + w);
+            }
+
+            foreach (ReportAnalysisEntry a in report.Completed)
+            {
+                foreach (string w in a.Outcome.Warnings)
+                {
+                    error.WriteLine("xeanalyze: warning: " + a.Key + ": " + w);
+                }
+            }
+
+            switch (report.Status)
+            {
+                case ReportStatus.NothingToAnalyse:
+                    error.WriteLine("xeanalyze: no analysis was possible with these events (the page says what the event session needs)");
+                    return ExitCodes.MissingData;
+                case ReportStatus.Partial:
+                    error.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                        $"xeanalyze: partial result: {report.Read.SkippedBuffers} damaged buffer(s) skipped, {report.Read.IncompleteBuffers} incomplete final buffer(s), {report.Read.UndecodableEvents} undecodable event(s)"));
+                    return ExitCodes.Partial;
+                default:
+                    return ExitCodes.Ok;
+            }
+        })));
+        return command;
+    }
+
+    /// <summary>Reader options: strict, or skipping damaged buffers.</summary>
+    internal static AnalysisInputOptions InputOptions(bool skipCorrupt) => new()
+    {
+        Integrity = skipCorrupt ? XelIntegrityHandling.SkipCorruptBuffers : XelIntegrityHandling.Strict,
+    };
+
+    /// <summary>The resolver of the symbol options (as <c>resolve</c> makes it: default symbol path is the default cache, no network).</summary>
+    internal static CallstackResolver CreateResolver(ParseResult parse, SymbolCommandOptions symbols, CancellationToken cancellationToken) => new(new CallstackResolverOptions
+    {
+        SymbolPath = symbols.GetSymbolPath(parse, "cache*"),
+        StoreOptions = symbols.GetStoreOptions(parse),
+        Offline = parse.GetValue(symbols.Offline),
+        SqlBuild = symbols.GetSqlBuild(parse, cancellationToken),
+        Binaries = symbols.GetBinaries(parse, cancellationToken),
+    });
+}

@@ -1,0 +1,150 @@
+using System.Globalization;
+using XeAnalyzer.Output;
+
+namespace XeAnalyzer.Reporting;
+
+/// <summary>How a capture report came out.</summary>
+public enum ReportStatus
+{
+    /// <summary>Every input was read whole and at least one analysis ran.</summary>
+    Complete,
+
+    /// <summary>At least one analysis ran, but the reader skipped data (damaged or incomplete buffers, undecodable events).</summary>
+    Partial,
+
+    /// <summary>No analysis was possible with the capture's events (the page says what each would need).</summary>
+    NothingToAnalyse,
+}
+
+/// <summary>One analysis of a report and its outcome.</summary>
+/// <param name="Key">The analysis key (file-name prefix).</param>
+/// <param name="Title">The analysis title.</param>
+/// <param name="Outcome">Its sections, or what the capture lacks.</param>
+public sealed record ReportAnalysisEntry(string Key, string Title, ReportAnalysisOutcome Outcome);
+
+/// <summary>What the reader skipped.</summary>
+/// <param name="SkippedBuffers">Damaged buffers skipped (only with skip-corrupt reading).</param>
+/// <param name="IncompleteBuffers">Incomplete final buffers (a capture cut short).</param>
+/// <param name="UndecodableEvents">Events whose type could not be decoded.</param>
+public sealed record ReportReadStatistics(long SkippedBuffers, long IncompleteBuffers, long UndecodableEvents)
+{
+    /// <summary>Whether anything was skipped.</summary>
+    public bool IsPartial => SkippedBuffers > 0 || IncompleteBuffers > 0 || UndecodableEvents > 0;
+}
+
+/// <summary>
+/// A capture report made by <see cref="CaptureReporter"/>: the composed page (<see cref="Document"/>), the parts it was built
+/// from, and the files <see cref="WriteAsync"/> writes. Immutable.
+/// </summary>
+public sealed class CaptureReport
+{
+    internal CaptureReport(string title, IReadOnlyList<string> inputs, CaptureSummary capture, IReadOnlyList<ReportAnalysisEntry> analyses, ReportReadStatistics read, IReadOnlyList<string> warnings)
+    {
+        Title = title;
+        Inputs = inputs;
+        Capture = capture;
+        Analyses = analyses;
+        Read = read;
+        Warnings = [.. warnings];
+        Status = !analyses.Any(a => a.Outcome.IsPossible) ? ReportStatus.NothingToAnalyse : read.IsPartial ? ReportStatus.Partial : ReportStatus.Complete;
+        (Document, Files) = ReportComposer.Compose(this);
+    }
+
+    /// <summary>The page title.</summary>
+    public string Title { get; }
+
+    /// <summary>The inputs, as shown.</summary>
+    public IReadOnlyList<string> Inputs { get; }
+
+    /// <summary>What the inputs hold.</summary>
+    public CaptureSummary Capture { get; }
+
+    /// <summary>Every analysis, in page order, with its outcome.</summary>
+    public IReadOnlyList<ReportAnalysisEntry> Analyses { get; }
+
+    /// <summary>What the reader skipped.</summary>
+    public ReportReadStatistics Read { get; }
+
+    /// <summary>Reader warnings (with file and offset), target-data warnings, unusable module lists.</summary>
+    public IReadOnlyList<string> Warnings { get; }
+
+    /// <summary>How the report came out.</summary>
+    public ReportStatus Status { get; }
+
+    /// <summary>The whole page as a report document (what <c>index.html</c> and <c>report.json</c> hold).</summary>
+    public ReportDocument Document { get; }
+
+    /// <summary>The files <see cref="WriteAsync"/> writes, in the order it writes them (also listed on the page).</summary>
+    public IReadOnlyList<ReportFile> Files { get; }
+
+    /// <summary>The analyses that ran.</summary>
+    public IEnumerable<ReportAnalysisEntry> Completed => Analyses.Where(a => a.Outcome.IsPossible);
+
+    /// <summary>The analyses that were not possible.</summary>
+    public IEnumerable<ReportAnalysisEntry> NotPossible => Analyses.Where(a => !a.Outcome.IsPossible);
+
+    /// <summary>
+    /// Writes the report into <paramref name="directory"/> (created if needed): <c>index.html</c> (one self-contained page),
+    /// <c>report.json</c> (the same document), one CSV file per table (<c>&lt;analysis&gt;.&lt;table&gt;.csv</c>), one SVG file per
+    /// chart or flame graph, one CSV file per line chart (every point) and a folded-stacks file per flame graph. Files of the same
+    /// names are replaced; other files in the folder are left alone. The bytes depend only on the report.
+    /// </summary>
+    /// <param name="directory">The output folder.</param>
+    /// <param name="cancellationToken">Stops the writing.</param>
+    /// <returns>A task that completes when every file is written.</returns>
+    /// <exception cref="IOException">A file cannot be written.</exception>
+    public async Task WriteAsync(string directory, CancellationToken cancellationToken = default)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(directory);
+        Directory.CreateDirectory(directory);
+        foreach (ReportFile f in Files)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            string path = Path.Combine(directory, f.Name);
+            var fs = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read, 1 << 16);
+            await using (fs.ConfigureAwait(false))
+            {
+                await ReportComposer.WriteFileAsync(this, f, fs, cancellationToken).ConfigureAwait(false);
+            }
+        }
+    }
+
+    /// <summary>A one-line description (status, events, analyses), for logs.</summary>
+    /// <returns>The text.</returns>
+    public string Describe()
+    {
+        IFormatProvider ic = CultureInfo.InvariantCulture;
+        string done = string.Join(", ", Completed.Select(a => a.Key));
+        string missing = string.Join(", ", NotPossible.Select(a => a.Key));
+        return string.Create(ic, $"{Capture.TotalEvents:N0} events; analyses: {(done.Length == 0 ? "none" : done)}{(missing.Length == 0 ? string.Empty : "; not possible: " + missing)}");
+    }
+}
+
+/// <summary>What a report file holds.</summary>
+public enum ReportFileKind
+{
+    /// <summary>The HTML page.</summary>
+    Html,
+
+    /// <summary>The whole report as JSON (<see cref="JsonReportWriter"/>).</summary>
+    Json,
+
+    /// <summary>One table as CSV.</summary>
+    TableCsv,
+
+    /// <summary>The points of a line chart as CSV (<c>series,x,y</c>).</summary>
+    SeriesCsv,
+
+    /// <summary>A chart or flame graph as SVG.</summary>
+    Svg,
+
+    /// <summary>A flame graph's stacks in folded format (root first, <c>a;b;c count</c>).</summary>
+    Folded,
+}
+
+/// <summary>One file of a written report.</summary>
+/// <param name="Name">The file name (no folder).</param>
+/// <param name="Kind">What it holds.</param>
+/// <param name="Description">What it is (the table or chart title).</param>
+/// <param name="Block">The block it is written from, or <see langword="null"/> for the page and the JSON.</param>
+public sealed record ReportFile(string Name, ReportFileKind Kind, string Description, ReportBlock? Block);

@@ -1,0 +1,276 @@
+using System.Globalization;
+using System.Text;
+using XeAnalyzer.Analysis;
+using XeAnalyzer.Output;
+
+namespace XeAnalyzer.Reporting;
+
+/// <summary>Composes a <see cref="CaptureReport"/> into one <see cref="ReportDocument"/> and plans and writes its files.</summary>
+internal static class ReportComposer
+{
+    private static readonly IFormatProvider Ic = CultureInfo.InvariantCulture;
+
+    public static (ReportDocument Document, IReadOnlyList<ReportFile> Files) Compose(CaptureReport report)
+    {
+        var sections = new List<(string Key, ReportSection Section)>
+        {
+            ("report", Overview(report)),
+            ("capture", new ReportSection("Capture", report.Capture.ToBlocks())),
+        };
+
+        IReadOnlyList<EventNameCount> found = report.Capture.ToEventNameCounts();
+        foreach (ReportAnalysisEntry a in report.Analyses)
+        {
+            if (a.Outcome.Report is ReportDocument doc)
+            {
+                foreach (ReportSection s in doc.Sections)
+                {
+                    sections.Add((a.Key, new ReportSection(a.Title + ": " + s.Title, s.Blocks)));
+                }
+            }
+            else if (a.Outcome.MissingData is MissingData m)
+            {
+                sections.Add((a.Key, new ReportSection(a.Title + ": not possible",
+                    new Paragraph(m.Message),
+                    new Preformatted(m.Describe(found), "What the capture lacks, and the event session change that adds it"))));
+            }
+        }
+
+        if (report.Warnings.Count > 0)
+        {
+            var w = new TableBuilder("Warnings").AddColumn(TableColumn.Text("warning"));
+            foreach (string text in report.Warnings)
+            {
+                w.AddRow(text);
+            }
+
+            sections.Add(("report", new ReportSection("Warnings", w.Build())));
+        }
+
+        // Plan the files of every block, then the table listing them (which lists itself too).
+        var files = new List<ReportFile>
+        {
+            new("index.html", ReportFileKind.Html, "this page: every section, charts as inline SVG", null),
+            new("report.json", ReportFileKind.Json, "the whole report as JSON (every table row and every chart point)", null),
+        };
+        var names = new HashSet<string>(StringComparer.OrdinalIgnoreCase) { "index.html", "report.json" };
+        foreach ((string key, ReportSection section) in sections)
+        {
+            foreach (ReportBlock block in section.Blocks)
+            {
+                switch (block)
+                {
+                    case ReportTable t:
+                        files.Add(new ReportFile(Unique(names, key, Title(t.Title, section.Title), ".csv"), ReportFileKind.TableCsv, "table: " + Title(t.Title, section.Title), t));
+                        break;
+                    case BarChart b:
+                        files.Add(new ReportFile(Unique(names, key, Title(b.Title, section.Title), ".svg"), ReportFileKind.Svg, "bar chart: " + Title(b.Title, section.Title), b));
+                        break;
+                    case LineChart l:
+                        string stem = Unique(names, key, Title(l.Title, section.Title), ".svg");
+                        files.Add(new ReportFile(stem, ReportFileKind.Svg, "line chart: " + Title(l.Title, section.Title), l));
+                        files.Add(new ReportFile(Unique(names, key, Title(l.Title, section.Title), ".csv"), ReportFileKind.SeriesCsv, "line chart points (series, x, y): " + Title(l.Title, section.Title), l));
+                        break;
+                    case FlameGraph f:
+                        files.Add(new ReportFile(Unique(names, key, Title(f.Options.Title, section.Title), ".svg"), ReportFileKind.Svg, "flame graph: " + Title(f.Options.Title, section.Title), f));
+                        files.Add(new ReportFile(Unique(names, key, Title(f.Options.Title, section.Title), ".folded"), ReportFileKind.Folded, "flame graph stacks, folded (root first): " + Title(f.Options.Title, section.Title), f));
+                        break;
+                }
+            }
+        }
+
+        string listName = Unique(names, "report", "files", ".csv");
+        var list = new TableBuilder("Files")
+            .AddColumn(TableColumn.Text("file"))
+            .AddColumn(TableColumn.Text("what"));
+        foreach (ReportFile f in files)
+        {
+            list.AddRow(f.Name, f.Description);
+        }
+
+        list.AddRow(listName, "table: this list of files");
+        list.AddNote("The files are written next to this page. Same input, same options: the same bytes (no clock, no machine name).");
+        ReportTable listTable = list.Build();
+        files.Add(new ReportFile(listName, ReportFileKind.TableCsv, "table: this list of files", listTable));
+        sections.Add(("report", new ReportSection("Files", listTable)));
+
+        var document = new ReportDocument(report.Title, sections.Select(s => s.Section))
+        {
+            Description = "Inputs: " + string.Join(", ", report.Inputs) + "\n" + StatusLine(report),
+        };
+        return (document, files.AsReadOnly());
+    }
+
+    public static async Task WriteFileAsync(CaptureReport report, ReportFile file, Stream output, CancellationToken cancellationToken)
+    {
+        switch (file.Kind)
+        {
+            case ReportFileKind.Html:
+                await new HtmlReportWriter().WriteAsync(report.Document, output, cancellationToken).ConfigureAwait(false);
+                break;
+            case ReportFileKind.Json:
+                await new JsonReportWriter().WriteAsync(report.Document, output, cancellationToken).ConfigureAwait(false);
+                break;
+            case ReportFileKind.TableCsv:
+                await CsvReportWriter.WriteTableAsync((ReportTable)file.Block!, output, false, cancellationToken).ConfigureAwait(false);
+                break;
+            case ReportFileKind.SeriesCsv:
+                await OutputText.WriteUtf8Async(SeriesCsv((LineChart)file.Block!), output, cancellationToken).ConfigureAwait(false);
+                break;
+            case ReportFileKind.Svg:
+                string svg = file.Block switch
+                {
+                    BarChart b => ChartSvgWriter.ToSvg(b),
+                    LineChart l => ChartSvgWriter.ToSvg(l, null, cancellationToken),
+                    FlameGraph f => FlameGraphSvgWriter.Render(f.Tree, f.Options, cancellationToken).Svg,
+                    _ => throw new InvalidOperationException("no SVG for " + file.Name),
+                };
+                await OutputText.WriteUtf8Async(svg, output, cancellationToken).ConfigureAwait(false);
+                break;
+            case ReportFileKind.Folded:
+                await new FoldedStackWriter().WriteAsync(((FlameGraph)file.Block!).Tree, output, cancellationToken).ConfigureAwait(false);
+                break;
+            default:
+                throw new InvalidOperationException("unknown file kind " + file.Kind);
+        }
+    }
+
+    /// <summary>A file-name part from a title: ASCII letters and digits in lowercase, other runs as one <c>-</c>, at most 48 characters.</summary>
+    public static string Slug(string text)
+    {
+        var sb = new StringBuilder(Math.Min(text.Length, 48));
+        bool dash = false;
+        foreach (char c in text)
+        {
+            if (sb.Length >= 48)
+            {
+                break;
+            }
+
+            if (c is (>= 'a' and <= 'z') or (>= '0' and <= '9'))
+            {
+                sb.Append(c);
+                dash = false;
+            }
+            else if (c is >= 'A' and <= 'Z')
+            {
+                sb.Append((char)(c + ('a' - 'A')));
+                dash = false;
+            }
+            else if (!dash && sb.Length > 0)
+            {
+                sb.Append('-');
+                dash = true;
+            }
+        }
+
+        string s = sb.ToString().TrimEnd('-');
+        return s.Length == 0 ? "table" : s;
+    }
+
+    private static string Title(string blockTitle, string sectionTitle) => blockTitle.Length > 0 ? blockTitle : sectionTitle;
+
+    private static string Unique(HashSet<string> names, string key, string title, string extension)
+    {
+        string stem = key + "." + Slug(title);
+        string name = stem + extension;
+        for (int i = 2; !names.Add(name); i++)
+        {
+            name = stem + "-" + i.ToString(Ic) + extension;
+        }
+
+        return name;
+    }
+
+    private static string StatusLine(CaptureReport r) => r.Status switch
+    {
+        ReportStatus.NothingToAnalyse => "Nothing was analysed: the capture's events allow none of the analyses (each note below says what the event session needs).",
+        ReportStatus.Partial => "Partial: some data could not be read (see Overview); the results cover what was read.",
+        _ => "Complete: every input was read whole.",
+    };
+
+    private static ReportSection Overview(CaptureReport r)
+    {
+        CaptureSummary c = r.Capture;
+        var items = new List<KeyValuePair<string, TableCell>>
+        {
+            new("inputs", string.Join(", ", r.Inputs)),
+            new("files", c.Files.Count.ToString("N0", Ic) + " (" + c.TotalLength.ToString("N0", Ic) + " bytes)"),
+            new("events", c.TotalEvents),
+            new("time range", c.FirstEvent is DateTime f && c.LastEvent is DateTime l
+                ? CaptureSummaryBuilder.Describe(f) + " .. " + CaptureSummaryBuilder.Describe(l) + " (" + (l - f).TotalSeconds.ToString("0.000", Ic) + " s)"
+                : "no events"),
+            new("callstacks", c.HasCallstacks ? "yes" : "no"),
+            new("analyses", r.Completed.Any() ? string.Join(", ", r.Completed.Select(a => a.Title)) : "none"),
+            new("not possible", r.NotPossible.Any() ? string.Join(", ", r.NotPossible.Select(a => a.Title)) : "none"),
+            new("status", r.Status switch
+            {
+                ReportStatus.NothingToAnalyse => "nothing analysed",
+                ReportStatus.Partial => "partial",
+                _ => "complete",
+            }),
+        };
+        if (r.Read.IsPartial)
+        {
+            items.Add(new("skipped while reading", string.Create(Ic,
+                $"{r.Read.SkippedBuffers:N0} damaged buffer(s), {r.Read.IncompleteBuffers:N0} incomplete final buffer(s), {r.Read.UndecodableEvents:N0} undecodable event(s)")));
+        }
+
+        var blocks = new List<ReportBlock> { new KeyValueList(items) };
+        if (r.Status == ReportStatus.NothingToAnalyse)
+        {
+            blocks.Add(new Paragraph("No analysis was possible with these events" +
+                (c.TotalEvents == 0 ? " (the inputs hold no events at all)" : " (found: " + string.Join(", ", c.Events.Take(10).Select(e => e.Name + " (" + e.Count.ToString("N0", Ic) + ")")) + (c.Events.Count > 10 ? ", …" : string.Empty) + ")") +
+                ". This page is not a result: each section below says what the event session would need."));
+        }
+
+        var t = new TableBuilder("Analyses")
+            .AddColumn(TableColumn.Text("analysis"))
+            .AddColumn(TableColumn.Text("status"))
+            .AddColumn(TableColumn.Integer("events used"))
+            .AddColumn(TableColumn.Text("notes"));
+        foreach (ReportAnalysisEntry a in r.Analyses)
+        {
+            ReportAnalysisOutcome o = a.Outcome;
+            t.AddRow(a.Title, o.IsPossible ? "done" : "not possible", o.EventsUsed,
+                o.MissingData is MissingData m ? m.Message : string.Join("; ", o.Warnings));
+        }
+
+        blocks.Add(t.Build());
+        return new ReportSection("Overview", blocks);
+    }
+
+    private static string SeriesCsv(LineChart chart)
+    {
+        var sb = new StringBuilder();
+        sb.Append("series,").Append(chart.XAxis == XAxisKind.Time ? "time" : Csv(chart.XAxisLabel ?? "x")).Append(',').Append(Csv(chart.YAxisLabel ?? "y")).Append('\n');
+        foreach (LineSeries s in chart.Series)
+        {
+            string name = Csv(s.Name);
+            ReadOnlySpan<double> x = s.X.Span;
+            ReadOnlySpan<double> y = s.Y.Span;
+            for (int i = 0; i < x.Length; i++)
+            {
+                sb.Append(name).Append(',');
+                if (chart.XAxis == XAxisKind.Time)
+                {
+                    sb.Append(LineSeries.FromUnixSeconds(x[i]).ToString("yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'", Ic));
+                }
+                else
+                {
+                    sb.Append(x[i].ToString("R", Ic));
+                }
+
+                sb.Append(',').Append(y[i].ToString("R", Ic)).Append('\n');
+            }
+        }
+
+        return sb.ToString();
+    }
+
+    private static string Csv(string text)
+    {
+        string s = TextEscaping.Sanitize(text);
+        return s.AsSpan().IndexOfAny(",\"\r\n") >= 0 ? "\"" + s.Replace("\"", "\"\"", StringComparison.Ordinal) + "\"" : s;
+    }
+}

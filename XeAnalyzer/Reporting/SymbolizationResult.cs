@@ -1,0 +1,137 @@
+using System.Globalization;
+using XeAnalyzer.Analysis;
+using XeAnalyzer.Output;
+using XeAnalyzer.Symbols.Resolution;
+
+namespace XeAnalyzer.Reporting;
+
+/// <summary>The result of <see cref="CallstackSymbolization"/> for one capture. Immutable.</summary>
+public sealed class SymbolizationResult
+{
+    internal SymbolizationResult(
+        ResolutionSummary summary,
+        IReadOnlyList<PdbBinding> pdbs,
+        long eventsWithCallstacks,
+        long distinctStacks,
+        long eventsBeyondCap,
+        long emptyStacks,
+        IReadOnlyList<string> moduleLists,
+        IReadOnlyDictionary<string, long> eventsByName)
+    {
+        Summary = summary;
+        Pdbs = pdbs;
+        EventsWithCallstacks = eventsWithCallstacks;
+        DistinctStacks = distinctStacks;
+        EventsBeyondCap = eventsBeyondCap;
+        EmptyStacks = emptyStacks;
+        ModuleLists = moduleLists;
+        EventsByName = eventsByName;
+    }
+
+    /// <summary>
+    /// Frames by status and unresolved frames by reason, with hints and warnings, counted per event. Its
+    /// <see cref="ResolutionSummary.Pdbs"/> is empty: the PDBs this capture used are in <see cref="Pdbs"/>.
+    /// </summary>
+    public ResolutionSummary Summary { get; }
+
+    /// <summary>The PDBs this capture's frames were looked up in (found, damaged or missing), by name then identity.</summary>
+    public IReadOnlyList<PdbBinding> Pdbs { get; }
+
+    /// <summary>Events with a non-empty callstack.</summary>
+    public long EventsWithCallstacks { get; }
+
+    /// <summary>Distinct raw address lists (per module list).</summary>
+    public long DistinctStacks { get; }
+
+    /// <summary>Events whose stack was not kept because <see cref="CallstackSymbolization.MaxDistinctStacks"/> was reached.</summary>
+    public long EventsBeyondCap { get; }
+
+    /// <summary>Events whose callstack value was empty.</summary>
+    public long EmptyStacks { get; }
+
+    /// <summary>The module list used for each group of inputs (display paths; <c>(none)</c> when an input had none).</summary>
+    public IReadOnlyList<string> ModuleLists { get; }
+
+    /// <summary>Events with callstacks by full event name (ordinal order).</summary>
+    public IReadOnlyDictionary<string, long> EventsByName { get; }
+
+    /// <summary>The result as report sections: the counts, unresolved frames by reason, the PDBs, hints and warnings.</summary>
+    /// <returns>The report.</returns>
+    public ReportDocument ToReport()
+    {
+        IFormatProvider ic = CultureInfo.InvariantCulture;
+        ResolutionSummary s = Summary;
+        var items = new List<KeyValuePair<string, TableCell>>
+        {
+            new("events with callstacks", EventsWithCallstacks),
+            new("events with callstacks, by event", string.Join(", ", EventsByName.Select(kv => kv.Key + " (" + kv.Value.ToString("N0", ic) + ")"))),
+            new("distinct stacks", DistinctStacks),
+            new("frames (per event)", s.Frames),
+            new("symbolized in-engine", s.InEngine),
+            new("resolved offline", s.ResolvedOffline),
+            new("of which unverified (PDB matched by name only)", s.Unverified),
+            new("unresolved", s.Unresolved),
+            new("resolved share", s.Frames == 0 ? TableCell.Empty : TableCell.FromPercentage((double)(s.InEngine + s.ResolvedOffline) / s.Frames)),
+            new("module list", string.Join(", ", ModuleLists.Distinct(StringComparer.Ordinal))),
+        };
+        if (EventsBeyondCap > 0)
+        {
+            items.Add(new("events beyond the distinct-stack cap (not counted)", EventsBeyondCap));
+        }
+
+        if (EmptyStacks > 0)
+        {
+            items.Add(new("events with an empty callstack", EmptyStacks));
+        }
+
+        var blocks = new List<ReportBlock>
+        {
+            new KeyValueList(items),
+            new Paragraph("Each event's raw callstack (return addresses, leaf first) is placed in a module with the capture's module list (sys.dm_os_loaded_modules, the <set-name>.modules.txt sidecar) and resolved through the PDBs found on the symbol path; frames are counted once per event. Unverified frames were resolved through a PDB matched by name only: nothing identified the module's build (give --binaries or --sql-build)."),
+        };
+
+        var reasons = new TableBuilder("Unresolved frames by reason")
+            .AddColumn(TableColumn.Text("reason"))
+            .AddColumn(TableColumn.Text("description"))
+            .AddColumn(TableColumn.Integer("frames"))
+            .AddColumn(TableColumn.Text("first frame"))
+            .AddColumn(TableColumn.Text("first frame's reason"));
+        foreach (UnresolvedGroup g in s.UnresolvedGroups)
+        {
+            reasons.AddRow(g.Reason.ToString(), g.Description, g.Count, g.FirstExample, g.FirstReason);
+        }
+
+        foreach (UnresolvedGroup g in s.UnresolvedGroups.Where(g => g.SearchLog.Count > 0).Take(8))
+        {
+            reasons.AddNote("searched for " + g.Description + ": " + string.Join("; ", g.SearchLog.Take(6)) + (g.SearchLog.Count > 6 ? "; …" : string.Empty));
+        }
+
+        blocks.Add(reasons.Build());
+
+        var pdbs = new TableBuilder("PDBs looked up")
+            .AddColumn(TableColumn.Text("pdb"))
+            .AddColumn(TableColumn.Text("identity (GUID/age)"))
+            .AddColumn(TableColumn.Text("identity from"))
+            .AddColumn(TableColumn.Text("loaded"))
+            .AddColumn(TableColumn.Text("verified"))
+            .AddColumn(TableColumn.Text("path"))
+            .AddColumn(TableColumn.Text("problem"));
+        foreach (PdbBinding p in Pdbs)
+        {
+            pdbs.AddRow(p.PdbName, p.Identity?.ToString() ?? string.Empty, p.IdentitySource.ToString(), p.IsLoaded ? "yes" : "no", p.IsVerified ? "yes" : "no", p.Path ?? string.Empty, p.Problem ?? string.Empty);
+        }
+
+        blocks.Add(pdbs.Build());
+        foreach (string h in s.Hints)
+        {
+            blocks.Add(new Paragraph("Hint: " + h));
+        }
+
+        foreach (string w in s.Warnings)
+        {
+            blocks.Add(new Paragraph("Warning: " + w));
+        }
+
+        return new ReportDocument("Symbolization", [new ReportSection("Callstacks", blocks)]);
+    }
+}
