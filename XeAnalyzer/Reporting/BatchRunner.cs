@@ -67,8 +67,8 @@ public sealed class BatchOptions
 
     /// <summary>
     /// The report options every capture uses (reader, analyses, and the <see cref="ReportOptions.Resolver"/> shared by all captures,
-    /// so each PDB is opened once per batch). <see cref="ReportOptions.DisplayPath"/>, <see cref="ReportOptions.Title"/> and
-    /// <see cref="ReportOptions.ModuleList"/> are set per capture.
+    /// so each PDB is opened once per batch). <see cref="ReportOptions.DisplayPath"/>, <see cref="ReportOptions.Title"/> are set per capture,
+    /// and each capture uses its own module list sidecar.
     /// </summary>
     public ReportOptions Report { get; init; } = ReportOptions.Default;
 
@@ -286,8 +286,8 @@ public static class BatchRunner
                 Input = template.Input,
                 Analyses = template.Analyses,
                 Resolver = resolver,
-                ModuleList = capture.ModuleList,
-                FindModuleLists = false,
+                ModuleList = null,
+                FindModuleLists = true,
                 DisplayPath = capture.DisplayPath,
                 Title = "XeAnalyzer report: " + capture.Name,
                 ReadMode = template.ReadMode,

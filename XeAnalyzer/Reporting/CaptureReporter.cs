@@ -152,7 +152,7 @@ public static class CaptureReporter
         var lists = new Dictionary<string, string>(StringComparer.Ordinal);
         ModuleMap? explicitMap = options.ModuleList is null ? null : ModuleMap.Load(options.ModuleList, cancellationToken);
 
-        void Bind(string file, string? listPath)
+        void Bind(string file, string? listPath, string? shown)
         {
             if (listPath is null)
             {
@@ -180,15 +180,16 @@ public static class CaptureReporter
             }
 
             sessions[file] = session;
-            lists[file] = listPath;
+            lists[file] = shown ?? listPath;
         }
 
         foreach (CaptureSet set in input.Captures)
         {
             string? list = options.ModuleList ?? (options.FindModuleLists ? ModuleListSidecar.Find(set) : null);
+            string? shown = Beside(set.Files[0], list, options.ModuleList is null);
             foreach (string f in set.Files)
             {
-                Bind(f, list);
+                Bind(f, list, shown);
                 summary.AddFile(f, Length(f), lists.GetValueOrDefault(f));
             }
         }
@@ -196,11 +197,23 @@ public static class CaptureReporter
         foreach (string xml in input.TargetDataFiles)
         {
             string? list = options.ModuleList ?? (options.FindModuleLists ? ModuleListSidecar.Find(xml) : null);
-            Bind(xml, list);
+            Bind(xml, list, Beside(xml, list, options.ModuleList is null));
             summary.AddFile(xml, Length(xml), lists.GetValueOrDefault(xml));
         }
 
         return new ReportAnalysisContext(resolver, sessions, resolver.CreateSession(explicitMap), lists, display);
+    }
+
+    /// <summary>A sidecar found beside a capture is shown next to the capture's path as given (not as the absolute path found).</summary>
+    private static string? Beside(string capture, string? list, bool isSidecar)
+    {
+        if (list is null || !isSidecar)
+        {
+            return list;
+        }
+
+        string? dir = Path.GetDirectoryName(capture);
+        return string.IsNullOrEmpty(dir) ? Path.GetFileName(list) : Path.Combine(dir, Path.GetFileName(list));
     }
 
     private static long Length(string path)
