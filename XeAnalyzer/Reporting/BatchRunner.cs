@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using XeAnalyzer.Symbols.Resolution;
-using XeAnalyzer.TargetData;
 
 namespace XeAnalyzer.Reporting;
 
@@ -276,11 +275,6 @@ public static class BatchRunner
         var sw = Stopwatch.StartNew();
         try
         {
-            if (capture.IsTargetData)
-            {
-                RequireTargetData(capture.Files[0], cancellationToken);
-            }
-
             var options = new ReportOptions
             {
                 Input = template.Input,
@@ -316,21 +310,6 @@ public static class BatchRunner
         {
             return new BatchItemResult(capture, BatchStatus.Failed, "internal error (" + ex.GetType().Name + "): " + Shorten(capture, ex.Message), null, sw.Elapsed);
         }
-    }
-
-    /// <summary>Fails unless the file holds Extended Events target data (a target root element such as <c>RingBufferTarget</c>).</summary>
-    private static void RequireTargetData(string path, CancellationToken cancellationToken)
-    {
-        foreach (TargetDataElement e in TargetDataReader.ReadFile(path, null, cancellationToken))
-        {
-            if (e is TargetStart)
-            {
-                return;
-            }
-        }
-
-        throw new InvalidTextInputException(path, null,
-            "expected Extended Events target data (a RingBufferTarget, HistogramTarget, CounterTarget, unpaired, EventFileTarget, event or Events root element), found none");
     }
 
     /// <summary>Shows the capture's files by their batch names in a message (so it does not depend on where the input lies).</summary>

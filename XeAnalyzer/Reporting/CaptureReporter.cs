@@ -2,6 +2,7 @@ using XeAnalyzer.Analysis;
 using XeAnalyzer.Callstacks;
 using XeAnalyzer.Events;
 using XeAnalyzer.Symbols.Resolution;
+using XeAnalyzer.TargetData;
 using XeAnalyzer.Xel;
 
 namespace XeAnalyzer.Reporting;
@@ -33,6 +34,10 @@ public static class CaptureReporter
         IReadOnlyList<IReportAnalysis> analyses = options.Analyses ?? ReportAnalyses.CreateDefault();
         ValidateKeys(analyses);
         AnalysisInput input = AnalysisInput.Open(inputs, options.Input);
+        foreach (string xml in input.TargetDataFiles)
+        {
+            RequireTargetData(xml, options.Input, cancellationToken);
+        }
 
         CallstackResolver? owned = options.Resolver is null ? new CallstackResolver() : null;
         try
@@ -103,6 +108,21 @@ public static class CaptureReporter
         {
             owned?.Dispose();
         }
+    }
+
+    /// <summary>Fails unless an XML input holds Extended Events target data (a target root element such as <c>RingBufferTarget</c>).</summary>
+    private static void RequireTargetData(string path, AnalysisInputOptions options, CancellationToken cancellationToken)
+    {
+        foreach (TargetDataElement e in TargetDataReader.ReadFile(path, new TargetDataReaderOptions { FilePath = path, Limits = options.TextLimits }, cancellationToken))
+        {
+            if (e is TargetStart)
+            {
+                return;
+            }
+        }
+
+        throw new InvalidTextInputException(path, null,
+            "expected Extended Events target data (a RingBufferTarget, HistogramTarget, CounterTarget, unpaired, EventFileTarget, event or Events root element), found none");
     }
 
     private static IEnumerable<XEvent> Accepted(IEnumerable<XEvent> events, IReportAnalysis analysis)
@@ -201,7 +221,7 @@ public static class CaptureReporter
             summary.AddFile(xml, Length(xml), lists.GetValueOrDefault(xml));
         }
 
-        return new ReportAnalysisContext(resolver, sessions, resolver.CreateSession(explicitMap), lists, display);
+        return new ReportAnalysisContext(resolver, sessions, resolver.CreateSession(explicitMap), lists, display, input.Captures, input.TargetDataFiles, options.Input);
     }
 
     /// <summary>A sidecar found beside a capture is shown next to the capture's path as given (not as the absolute path found).</summary>

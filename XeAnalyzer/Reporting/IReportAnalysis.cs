@@ -2,6 +2,7 @@ using XeAnalyzer.Analysis;
 using XeAnalyzer.Events;
 using XeAnalyzer.Output;
 using XeAnalyzer.Symbols.Resolution;
+using XeAnalyzer.Xel;
 
 namespace XeAnalyzer.Reporting;
 
@@ -114,14 +115,37 @@ public sealed class ReportAnalysisContext
 
     private readonly Func<string, string> _display;
 
-    internal ReportAnalysisContext(CallstackResolver resolver, IReadOnlyDictionary<string, ResolverSession> sessions, ResolverSession fallback, IReadOnlyDictionary<string, string> moduleLists, Func<string, string> display)
+    internal ReportAnalysisContext(
+        CallstackResolver resolver,
+        IReadOnlyDictionary<string, ResolverSession> sessions,
+        ResolverSession fallback,
+        IReadOnlyDictionary<string, string> moduleLists,
+        Func<string, string> display,
+        IReadOnlyList<CaptureSet> captures,
+        IReadOnlyList<string> targetDataFiles,
+        AnalysisInputOptions inputOptions)
     {
         Resolver = resolver;
         _sessions = sessions;
         _fallback = fallback;
         ModuleLists = moduleLists;
         _display = display;
+        Captures = captures;
+        TargetDataFiles = targetDataFiles;
+        InputOptions = inputOptions;
     }
+
+    /// <summary>The <c>.xel</c> capture sets of the report, in input order.</summary>
+    public IReadOnlyList<CaptureSet> Captures { get; }
+
+    /// <summary>
+    /// The target-data XML files of the report, in input order. Only their events reach <see cref="IReportAnalysis.Analyze"/>; an
+    /// analysis that also reads other target data (histogram slots, event counters) reads these files itself.
+    /// </summary>
+    public IReadOnlyList<string> TargetDataFiles { get; }
+
+    /// <summary>The reader options of the report (limits of the target-data reader).</summary>
+    public AnalysisInputOptions InputOptions { get; }
 
     /// <summary>The resolver (PDB caches shared by every capture of the run).</summary>
     public CallstackResolver Resolver { get; }

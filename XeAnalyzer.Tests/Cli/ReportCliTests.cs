@@ -1,0 +1,128 @@
+using System.Globalization;
+using System.Text.Json;
+using XeAnalyzer.Tests.Analysis;
+using XeAnalyzer.Tests.Reporting;
+using XeAnalyzer.Tests.Samples;
+
+namespace XeAnalyzer.Tests.Cli;
+
+/// <summary><c>xeanalyze report</c> run in-process: exit codes, files, determinism and culture.</summary>
+public sealed class ReportCliTests
+{
+    private TempFolder _temp = null!;
+
+    [SetUp]
+    public void SetUp() => _temp = new TempFolder();
+
+    [TearDown]
+    public void TearDown() => _temp.Dispose();
+
+    private static string[] Report(string input, string output, params string[] more) => ["report", input, "-o", output, .. ReportTestSupport.SymbolArgs, .. more];
+
+    [TestCase(SampleData.Latch, "latches")]
+    [TestCase(SampleData.Memory, "memory")]
+    [TestCase(SampleData.Waits, "waits")]
+    public void Report_Sample_Exit0_WritesPageJsonCsvAndSvg(string set, string analysis)
+    {
+        string dir = _temp.File("out");
+        (int exit, string stdout, string err) = ReportTestSupport.Run(Report(Path.Combine(TestPaths.Samples, set), dir));
+
+        Assert.That(exit, Is.EqualTo(0), err);
+        Assert.That(stdout, Does.Contain("  " + analysis + ": done"));
+        Assert.That(File.Exists(Path.Combine(dir, "index.html")), Is.True);
+        using JsonDocument json = JsonDocument.Parse(File.ReadAllBytes(Path.Combine(dir, "report.json")));
+        Assert.That(json.RootElement.GetProperty("title").GetString(), Does.EndWith(set));
+        Assert.That(Directory.GetFiles(dir, analysis + ".*.csv"), Is.Not.Empty);
+        Assert.That(Directory.GetFiles(dir, "*.svg"), Is.Not.Empty);
+        foreach (string csv in Directory.GetFiles(dir, "*.csv"))
+        {
+            List<string[]> rows = ReportTestSupport.ParseCsv(File.ReadAllText(csv));
+            Assert.That(rows, Is.Not.Empty, csv);
+            Assert.That(rows.Select(r => r.Length).Distinct().Count(), Is.EqualTo(1), csv + ": the same number of fields in every record");
+        }
+    }
+
+    [Test]
+    public void Report_NoAnalysableEvents_Exit4_AndStillWritesThePage()
+    {
+        var c = new AnalysisCaptures();
+        string capture = _temp.File("batches.xel");
+        c.WriteXel(capture, Enumerable.Range(0, 10).Select(i => c.Batch(AnalysisCaptures.At(i))));
+        string dir = _temp.File("out");
+
+        (int exit, string stdout, string err) = ReportTestSupport.Run("report", capture, "-o", dir);
+
+        Assert.That(exit, Is.EqualTo(4));
+        Assert.That(err, Does.Contain("no analysis was possible"));
+        Assert.That(stdout, Does.Contain("latches: not possible"));
+        string page = File.ReadAllText(Path.Combine(dir, "index.html"));
+        Assert.That(page, Does.Contain("This page is not a result").And.Contain("ADD EVENT sqlserver.latch_acquired"));
+    }
+
+    [Test]
+    public void Report_UnreadableInputs_Exit1_Partial_Exit3_Usage_Exit2()
+    {
+        string dir = _temp.File("out");
+        Assert.That(ReportTestSupport.Run(Report(_temp.File("missing.xel"), dir)).Exit, Is.EqualTo(1));
+
+        string fake = _temp.File("fake.xel");
+        File.WriteAllText(fake, "plain text, not an Extended Events capture");
+        (int exit, _, string err) = ReportTestSupport.Run(Report(fake, dir));
+        Assert.That(exit, Is.EqualTo(1));
+        Assert.That(err, Does.Contain("fake.xel").And.Contain("magic"));
+
+        string config = _temp.File("app.config");
+        File.WriteAllText(config, "<configuration><a/></configuration>");
+        (exit, _, err) = ReportTestSupport.Run(Report(config, dir));
+        Assert.That(exit, Is.EqualTo(1));
+        Assert.That(err, Does.Contain("expected Extended Events target data"));
+
+        byte[] sample = File.ReadAllBytes(SampleData.CapturePath(SampleData.Latch));
+        string cut = _temp.File("cut_0_133601526724170000.xel");
+        File.WriteAllBytes(cut, sample.AsSpan(0, sample.Length - 3000).ToArray());
+        (exit, _, err) = ReportTestSupport.Run(Report(cut, dir));
+        Assert.That(exit, Is.EqualTo(3), err);
+        Assert.That(err, Does.Contain("partial result"));
+
+        string file = _temp.File("a-file");
+        File.WriteAllText(file, "x");
+        Assert.That(ReportTestSupport.Run(Report(SampleData.CapturePath(SampleData.Latch), file)).Exit, Is.EqualTo(2));
+        Assert.That(ReportTestSupport.Run("report", SampleData.CapturePath(SampleData.Latch)).Exit, Is.EqualTo(2), "-o is required");
+    }
+
+    [Test]
+    public void Report_TwiceAndUnderAnotherCulture_SameBytes()
+    {
+        string input = Path.Combine(TestPaths.Samples, SampleData.Memory);
+        string a = _temp.File("a"), b = _temp.File("b");
+        Assert.That(ReportTestSupport.Run(Report(input, a)).Exit, Is.EqualTo(0));
+        CultureInfo saved = CultureInfo.CurrentCulture;
+        try
+        {
+            CultureInfo.CurrentCulture = new CultureInfo("tr-TR");
+            CultureInfo.CurrentUICulture = new CultureInfo("de-DE");
+            Assert.That(ReportTestSupport.Run(Report(input, b)).Exit, Is.EqualTo(0));
+        }
+        finally
+        {
+            CultureInfo.CurrentCulture = saved;
+            CultureInfo.CurrentUICulture = saved;
+        }
+
+        ReportTestSupport.AssertSame(ReportTestSupport.Snapshot(a), ReportTestSupport.Snapshot(b));
+    }
+
+    [Test]
+    public void Report_SeveralInputs_OneReport_EachCaptureWithItsOwnModuleList()
+    {
+        string dir = _temp.File("out");
+        (int exit, string stdout, string err) = ReportTestSupport.Run(["report", SampleData.CapturePath(SampleData.Latch), SampleData.CapturePath(SampleData.Memory), "-o", dir, .. ReportTestSupport.SymbolArgs]);
+
+        Assert.That(exit, Is.EqualTo(0), err);
+        Assert.That(stdout, Does.Contain("latches: done").And.Contain("memory: done"));
+        List<string[]> files = ReportTestSupport.ParseCsv(File.ReadAllText(Path.Combine(dir, "capture.files.csv")));
+        Assert.That(files.Skip(1).Select(r => Path.GetFileName(r[^1])), Is.EqualTo(new[] { "latch_nesting_full.modules.txt", "cci_insert_memory.modules.txt" }));
+        long events = SampleData.Figure(SampleData.Figures(SampleData.Latch), "events") + SampleData.Figure(SampleData.Figures(SampleData.Memory), "events");
+        Assert.That(files.Skip(1).Sum(r => long.Parse(r[2], CultureInfo.InvariantCulture)), Is.EqualTo(events));
+    }
+}
