@@ -67,11 +67,18 @@ public sealed class CaptureReporterTests
         long events = SampleData.Figure(figures, "events");
         long outside = SampleData.Figure(figures, "outside_events") * SampleData.Figure(figures, "outside_frames_per_event");
         Assert.That(symbols.DistinctStacks, Is.EqualTo(SampleData.Figure(figures, "distinct_stacks")));
-        Assert.That(symbols.Summary.Frames, Is.EqualTo(events * 24));
-        Assert.That(symbols.Summary.Unresolved, Is.EqualTo(outside));
-        Assert.That(symbols.Summary.ResolvedOffline, Is.EqualTo((events * 24) - outside));
-        Assert.That(symbols.Summary.Unverified, Is.Zero, "the DLLs give every module's PDB identity");
-        Assert.That(symbols.Summary.UnresolvedGroups.Single().FirstExample, Is.EqualTo(figures["outside_address"]));
+        Assert.That(symbols.Counts.Stacks, Is.EqualTo(events));
+        Assert.That(symbols.Counts.Frames, Is.EqualTo(events * 24));
+        Assert.That(symbols.Counts.Unresolved, Is.EqualTo(outside));
+        Assert.That(symbols.Counts.ResolvedOffline, Is.EqualTo((events * 24) - outside));
+        Assert.That(symbols.Counts.Unverified, Is.Zero, "the DLLs give every module's PDB identity");
+        Assert.That(symbols.UnresolvedByReason.Single().FirstExample, Is.EqualTo(figures["outside_address"]));
+        Assert.That(symbols.UnresolvedByReason.Single().Count, Is.EqualTo(outside));
+
+        // The summary counts each distinct stack once: the out-of-module frame is in one of them (stack T6).
+        Assert.That(symbols.Summary.Stacks, Is.EqualTo(SampleData.Figure(figures, "distinct_stacks")));
+        Assert.That(symbols.Summary.Frames, Is.EqualTo(SampleData.Figure(figures, "distinct_stacks") * 24));
+        Assert.That(symbols.Summary.Unresolved, Is.EqualTo(SampleData.Figure(figures, "outside_frames_per_event")));
         Assert.That(symbols.Pdbs.Select(p => p.PdbName), Is.EqualTo(new[] { "sqlmin.pdb", "sqlTsEs.pdb" }));
 
         // The notes say what is missing, naming what the capture holds instead.

@@ -164,7 +164,7 @@ public static class BatchOutput
               .Append("<td class=\"num\">").Append(item.HasReport ? item.Events.ToString("N0", Ic) : string.Empty).Append("</td>")
               .Append("<td>").Append(E(item.FirstEvent is DateTime f && item.LastEvent is DateTime l ? Time(f) + " .. " + Time(l) : string.Empty)).Append("</td>")
               .Append("<td>").Append(E(string.Join(", ", item.Analyses.Where(a => a.Done).Select(a => a.Title)))).Append("</td>")
-              .Append("<td>").Append(E(item.Symbolization is ResolutionSummary r ? string.Create(Ic, $"{r.Frames:N0} frames: {r.InEngine:N0} in-engine, {r.ResolvedOffline:N0} offline, {r.Unresolved:N0} unresolved") : string.Empty)).Append("</td>")
+              .Append("<td>").Append(E(item.Symbolization is SymbolizationCounts r ? string.Create(Ic, $"{r.Frames:N0} frames: {r.InEngine:N0} in-engine, {r.ResolvedOffline:N0} offline, {r.Unresolved:N0} unresolved") : string.Empty)).Append("</td>")
               .Append("<td>").Append(E(Notes(item))).Append("</td></tr>\n");
         }
 
@@ -212,9 +212,10 @@ public static class BatchOutput
         }
 
         w.WriteEndArray();
-        if (item.Symbolization is ResolutionSummary r)
+        if (item.Symbolization is SymbolizationCounts r)
         {
             w.WriteStartObject("symbolization");
+            w.WriteNumber("stacks", r.Stacks);
             w.WriteNumber("frames", r.Frames);
             w.WriteNumber("inEngine", r.InEngine);
             w.WriteNumber("resolvedOffline", r.ResolvedOffline);

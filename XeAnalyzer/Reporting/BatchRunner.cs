@@ -99,7 +99,8 @@ public sealed class BatchItemResult
         EventsByName = report?.Capture.Events ?? [];
         Analyses = report is null ? [] : [.. report.Analyses.Select(a => new BatchAnalysisStatus(a.Key, a.Title, a.Outcome.IsPossible,
             a.Outcome.MissingData?.Message ?? string.Join("; ", a.Outcome.Warnings)))];
-        Symbolization = report?.Analyses.Select(a => a.Outcome.Symbolization).FirstOrDefault(s => s is not null);
+        Symbolization = report?.Analyses.Select(a => a.Outcome.Result is SymbolizationResult r ? r.Counts
+            : a.Outcome.Symbolization is ResolutionSummary s ? SymbolizationCounts.From(s) : null).FirstOrDefault(c => c is not null);
         Warnings = report?.Warnings ?? [];
     }
 
@@ -133,8 +134,8 @@ public sealed class BatchItemResult
     /// <summary>Each analysis and whether it ran.</summary>
     public IReadOnlyList<BatchAnalysisStatus> Analyses { get; }
 
-    /// <summary>The symbolization summary of the capture's callstacks, or <see langword="null"/>.</summary>
-    public ResolutionSummary? Symbolization { get; }
+    /// <summary>The capture's callstack frames by resolution status, or <see langword="null"/> when it has no callstacks.</summary>
+    public SymbolizationCounts? Symbolization { get; }
 
     /// <summary>The report's warnings.</summary>
     public IReadOnlyList<string> Warnings { get; }

@@ -167,6 +167,7 @@ public sealed class CallstackSymbolization(int maxDistinctStacks = 200_000) : IR
         bool anyMap = tables.Any(t => t.Session.ModuleMap is not null);
         var builder = new ResolutionSummaryBuilder(null, anyMap);
         var pdbs = new HashSet<PdbBinding>(ReferenceEqualityComparer.Instance);
+        var tally = new WeightedTally();
         foreach ((ResolverSession session, Dictionary<ulong[], long> stacks) in tables)
         {
             foreach (KeyValuePair<ulong[], long> kv in stacks.OrderByDescending(kv => kv.Value).ThenBy(kv => kv.Key, StackComparer.Instance))
@@ -185,12 +186,13 @@ public sealed class CallstackSymbolization(int maxDistinctStacks = 200_000) : IR
                     {
                         pdbs.Add(b);
                     }
+
+                    tally.Add(f, kv.Value);
                 }
 
-                for (long c = 0; c < kv.Value; c++)
-                {
-                    builder.Add(resolved);
-                }
+                // The summary counts each distinct stack once (hints, reasons, search logs); the per-event figures are weighted here,
+                // so the cost does not grow with events × frames.
+                builder.Add(resolved);
             }
         }
 
@@ -213,7 +215,7 @@ public sealed class CallstackSymbolization(int maxDistinctStacks = 200_000) : IR
         // list only what this capture used, whatever ran before it.
         ResolutionSummary summary = builder.Build();
         PdbBinding[] used = [.. pdbs.OrderBy(b => b.PdbName, StringComparer.OrdinalIgnoreCase).ThenBy(b => b.Identity?.Key ?? string.Empty, StringComparer.Ordinal)];
-        var result = new SymbolizationResult(summary, used, eventsWithStacks, distinct, eventsOverCap, emptyStacks,
+        var result = new SymbolizationResult(summary, tally.ToCounts(eventsWithStacks - eventsOverCap), tally.Groups(summary), used, eventsWithStacks, distinct, eventsOverCap, emptyStacks,
             [.. tables.Select(t => t.Session.ModuleMap is null ? "(none)" : DescribeMap(context, t.Session))], eventNames);
         return ReportAnalysisOutcome.Completed(result.ToReport(), eventsWithStacks, null, result, summary);
     }
@@ -263,6 +265,48 @@ public sealed class CallstackSymbolization(int maxDistinctStacks = 200_000) : IR
         }
 
         return (false, -1);
+    }
+
+    /// <summary>Frame statuses and unresolved reasons weighted by how many events carry each distinct stack.</summary>
+    private sealed class WeightedTally
+    {
+        private readonly Dictionary<string, (UnresolvedReason Reason, long Count, string FirstExample, string FirstReason, int Order)> _groups = new(StringComparer.Ordinal);
+        private long _frames, _inEngine, _offline, _unverified, _unresolved;
+
+        public void Add(ResolvedFrame f, long weight)
+        {
+            FrameResolution r = f.Resolution;
+            _frames += weight;
+            switch (r.Status)
+            {
+                case FrameResolutionStatus.InEngine:
+                    _inEngine += weight;
+                    break;
+                case FrameResolutionStatus.ResolvedOffline:
+                    _offline += weight;
+                    if (!r.IsVerified)
+                    {
+                        _unverified += weight;
+                    }
+
+                    break;
+                default:
+                    _unresolved += weight;
+                    string key = r.ReasonGroup ?? r.ReasonText ?? "unresolved";
+                    _groups[key] = _groups.TryGetValue(key, out var g)
+                        ? (g.Reason, g.Count + weight, g.FirstExample, g.FirstReason, g.Order)
+                        : (r.Reason, weight, f.Frame.Raw, r.ReasonText ?? key, _groups.Count);
+                    break;
+            }
+        }
+
+        public SymbolizationCounts ToCounts(long stacks) => new(stacks, _frames, _inEngine, _offline, _unverified, _unresolved);
+
+        /// <summary>Reasons by weighted count (ties by description), with the search logs of the summary's groups.</summary>
+        public IReadOnlyList<UnresolvedGroup> Groups(ResolutionSummary summary) =>
+            [.. _groups.OrderByDescending(kv => kv.Value.Count).ThenBy(kv => kv.Key, StringComparer.Ordinal)
+                .Select(kv => new UnresolvedGroup(kv.Value.Reason, kv.Key, kv.Value.Count, kv.Value.FirstExample, kv.Value.FirstReason, 0,
+                    summary.UnresolvedGroups.FirstOrDefault(g => string.Equals(g.Description, kv.Key, StringComparison.Ordinal))?.SearchLog ?? []))];
     }
 
     /// <summary>Address lists by value (ordinal comparison for sorting), with lookups by span.</summary>

@@ -5,11 +5,32 @@ using XeAnalyzer.Symbols.Resolution;
 
 namespace XeAnalyzer.Reporting;
 
+/// <summary>Frames by resolution status, counted once per event that carries them.</summary>
+/// <param name="Stacks">Callstacks counted (events with a stack, less those beyond the distinct-stack cap).</param>
+/// <param name="Frames">Frames of those stacks.</param>
+/// <param name="InEngine">Frames the capture held symbolized.</param>
+/// <param name="ResolvedOffline">Frames resolved offline.</param>
+/// <param name="Unverified">Of those, frames resolved through a PDB matched by name only.</param>
+/// <param name="Unresolved">Frames left unresolved.</param>
+public sealed record SymbolizationCounts(long Stacks, long Frames, long InEngine, long ResolvedOffline, long Unverified, long Unresolved)
+{
+    /// <summary>Creates the counts of a resolution summary (its stacks and frames as it counted them).</summary>
+    /// <param name="summary">The summary.</param>
+    /// <returns>The counts.</returns>
+    public static SymbolizationCounts From(ResolutionSummary summary)
+    {
+        ArgumentNullException.ThrowIfNull(summary);
+        return new(summary.Stacks, summary.Frames, summary.InEngine, summary.ResolvedOffline, summary.Unverified, summary.Unresolved);
+    }
+}
+
 /// <summary>The result of <see cref="CallstackSymbolization"/> for one capture. Immutable.</summary>
 public sealed class SymbolizationResult
 {
     internal SymbolizationResult(
         ResolutionSummary summary,
+        SymbolizationCounts counts,
+        IReadOnlyList<UnresolvedGroup> unresolved,
         IReadOnlyList<PdbBinding> pdbs,
         long eventsWithCallstacks,
         long distinctStacks,
@@ -19,6 +40,8 @@ public sealed class SymbolizationResult
         IReadOnlyDictionary<string, long> eventsByName)
     {
         Summary = summary;
+        Counts = counts;
+        UnresolvedByReason = unresolved;
         Pdbs = pdbs;
         EventsWithCallstacks = eventsWithCallstacks;
         DistinctStacks = distinctStacks;
@@ -29,10 +52,17 @@ public sealed class SymbolizationResult
     }
 
     /// <summary>
-    /// Frames by status and unresolved frames by reason, with hints and warnings, counted per event. Its
-    /// <see cref="ResolutionSummary.Pdbs"/> is empty: the PDBs this capture used are in <see cref="Pdbs"/>.
+    /// The resolution summary with each distinct stack counted once (as <c>xeanalyze resolve</c> counts stacks it is given): the
+    /// hints, warnings, and the search logs of missing PDBs. Its <see cref="ResolutionSummary.Pdbs"/> is empty: the PDBs this
+    /// capture used are in <see cref="Pdbs"/>. The per-event figures are <see cref="Counts"/> and <see cref="UnresolvedByReason"/>.
     /// </summary>
     public ResolutionSummary Summary { get; }
+
+    /// <summary>Frames by status, counted once per event that carries them.</summary>
+    public SymbolizationCounts Counts { get; }
+
+    /// <summary>Unresolved frames by reason, counted once per event that carries them (most first; search logs from <see cref="Summary"/>).</summary>
+    public IReadOnlyList<UnresolvedGroup> UnresolvedByReason { get; }
 
     /// <summary>The PDBs this capture's frames were looked up in (found, damaged or missing), by name then identity.</summary>
     public IReadOnlyList<PdbBinding> Pdbs { get; }
@@ -61,17 +91,19 @@ public sealed class SymbolizationResult
     {
         IFormatProvider ic = CultureInfo.InvariantCulture;
         ResolutionSummary s = Summary;
+        SymbolizationCounts n = Counts;
         var items = new List<KeyValuePair<string, TableCell>>
         {
             new("events with callstacks", EventsWithCallstacks),
             new("events with callstacks, by event", string.Join(", ", EventsByName.Select(kv => kv.Key + " (" + kv.Value.ToString("N0", ic) + ")"))),
             new("distinct stacks", DistinctStacks),
-            new("frames (per event)", s.Frames),
-            new("symbolized in-engine", s.InEngine),
-            new("resolved offline", s.ResolvedOffline),
-            new("of which unverified (PDB matched by name only)", s.Unverified),
-            new("unresolved", s.Unresolved),
-            new("resolved share", s.Frames == 0 ? TableCell.Empty : TableCell.FromPercentage((double)(s.InEngine + s.ResolvedOffline) / s.Frames)),
+            new("frames (per event)", n.Frames),
+            new("symbolized in-engine", n.InEngine),
+            new("resolved offline", n.ResolvedOffline),
+            new("of which unverified (PDB matched by name only)", n.Unverified),
+            new("unresolved", n.Unresolved),
+            new("resolved share", n.Frames == 0 ? TableCell.Empty : TableCell.FromPercentage((double)(n.InEngine + n.ResolvedOffline) / n.Frames)),
+            new("frames of the distinct stacks (each once)", string.Create(ic, $"{s.Frames:N0}: {s.InEngine:N0} in-engine, {s.ResolvedOffline:N0} offline, {s.Unresolved:N0} unresolved")),
             new("module list", string.Join(", ", ModuleLists.Distinct(StringComparer.Ordinal))),
         };
         if (EventsBeyondCap > 0)
@@ -93,15 +125,15 @@ public sealed class SymbolizationResult
         var reasons = new TableBuilder("Unresolved frames by reason")
             .AddColumn(TableColumn.Text("reason"))
             .AddColumn(TableColumn.Text("description"))
-            .AddColumn(TableColumn.Integer("frames"))
+            .AddColumn(TableColumn.Integer("frames (per event)"))
             .AddColumn(TableColumn.Text("first frame"))
             .AddColumn(TableColumn.Text("first frame's reason"));
-        foreach (UnresolvedGroup g in s.UnresolvedGroups)
+        foreach (UnresolvedGroup g in UnresolvedByReason)
         {
             reasons.AddRow(g.Reason.ToString(), g.Description, g.Count, g.FirstExample, g.FirstReason);
         }
 
-        foreach (UnresolvedGroup g in s.UnresolvedGroups.Where(g => g.SearchLog.Count > 0).Take(8))
+        foreach (UnresolvedGroup g in UnresolvedByReason.Where(g => g.SearchLog.Count > 0).Take(8))
         {
             reasons.AddNote("searched for " + g.Description + ": " + string.Join("; ", g.SearchLog.Take(6)) + (g.SearchLog.Count > 6 ? "; …" : string.Empty));
         }
