@@ -120,6 +120,11 @@ internal static class StacksCommand
                         stderr.WriteLine("xeanalyze: " + line);
                     }
                 }
+
+                foreach (string warning in result.Warnings.Except(result.Inputs.SelectMany(i => i.Warnings), StringComparer.Ordinal))
+                {
+                    stderr.WriteLine("xeanalyze: warning: " + warning);
+                }
             }
 
             return CaptureCommandSupport.Finish(diagnostics, stderr);

@@ -161,6 +161,7 @@ public sealed class StackBucketBuilder
         }
 
         _built = true;
+        FoldLayoutCounts();
         var merged = new Dictionary<MergeKey, MergedBucket>();
         var mergedOrder = new List<MergedBucket>();
         var summaries = new List<StackInputSummary>();
@@ -323,6 +324,22 @@ public sealed class StackBucketBuilder
         return new Callstack(0, null, ImmutableCollectionsMarshal.AsImmutableArray(lines), ImmutableCollectionsMarshal.AsImmutableArray(frames), false);
     }
 
+    private void FoldLayoutCounts()
+    {
+        foreach (EventLayout l in _layouts.Values)
+        {
+            if (l.Seen > 0)
+            {
+                _eventsSeen[l.EventName] = SatAdd(_eventsSeen.GetValueOrDefault(l.EventName), l.Seen);
+            }
+
+            if (l.WithoutStack > 0)
+            {
+                _eventsWithoutStack[l.EventName] = SatAdd(_eventsWithoutStack.GetValueOrDefault(l.EventName), l.WithoutStack);
+            }
+        }
+    }
+
     private static long SumValues(Dictionary<string, long> d)
     {
         long s = 0;
@@ -423,11 +440,27 @@ public sealed class StackBucketBuilder
     {
         EventLayout layout = Layout(e);
         _eventsPassed++;
-        Count(_eventsSeen, layout.EventName);
+        if (layout.Stored)
+        {
+            layout.Seen++;
+        }
+        else
+        {
+            Count(_eventsSeen, layout.EventName);
+        }
+
         if (layout.Kind == StackKind.None)
         {
             input.EventsWithoutStack++;
-            Count(_eventsWithoutStack, layout.EventName);
+            if (layout.Stored)
+            {
+                layout.WithoutStack++;
+            }
+            else
+            {
+                Count(_eventsWithoutStack, layout.EventName);
+            }
+
             return;
         }
 
@@ -710,6 +743,8 @@ public sealed class StackBucketBuilder
             layout = CreateLayout(e.EventType, e.ActionSet);
             if (_layouts.Count < 100_000)
             {
+                // Stored layouts count their events themselves (folded into the per-name counts by FoldLayoutCounts).
+                layout.Stored = true;
                 _layouts.Add((e.EventType, e.ActionSet), layout);
             }
         }
@@ -863,6 +898,9 @@ public sealed class StackBucketBuilder
         public int Stack = int.MinValue;
         public int Duration = -1;
         public int Signal = -1;
+        public bool Stored;
+        public long Seen;
+        public long WithoutStack;
     }
 
     /// <summary>One distinct raw stack of one input: the key (event id + addresses, or event id + text) and its tallies.</summary>
@@ -900,14 +938,22 @@ public sealed class StackBucketBuilder
         }
     }
 
-    private sealed class InputState(ResolverSession session, StackInputInfo info)
+    private sealed class InputState
     {
         private readonly Dictionary<ulong[], RawBucket> _byAddresses = new(AddressKeyComparer.Instance);
+        private readonly Dictionary<ulong[], RawBucket>.AlternateLookup<ReadOnlySpan<ulong>> _lookup;
         private readonly Dictionary<(int, string), RawBucket> _byText = [];
 
-        public ResolverSession Session { get; } = session;
+        public InputState(ResolverSession session, StackInputInfo info)
+        {
+            Session = session;
+            Info = info;
+            _lookup = _byAddresses.GetAlternateLookup<ReadOnlySpan<ulong>>();
+        }
 
-        public StackInputInfo Info { get; } = info;
+        public ResolverSession Session { get; }
+
+        public StackInputInfo Info { get; }
 
         public List<RawBucket> Order { get; } = [];
 
@@ -927,8 +973,7 @@ public sealed class StackBucketBuilder
 
         public RawBucket? Lookup(ReadOnlySpan<ulong> key, StackBucketBuilder owner, bool cut)
         {
-            Dictionary<ulong[], RawBucket>.AlternateLookup<ReadOnlySpan<ulong>> lookup = _byAddresses.GetAlternateLookup<ReadOnlySpan<ulong>>();
-            if (lookup.TryGetValue(key, out RawBucket? raw))
+            if (_lookup.TryGetValue(key, out RawBucket? raw))
             {
                 return raw;
             }

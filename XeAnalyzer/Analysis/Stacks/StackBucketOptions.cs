@@ -28,7 +28,8 @@ public sealed class StackBucketOptions
     /// (<c>package0.callstack</c>), else a <c>callstack_rva</c> action. A short name is looked up among the event's fields first, then
     /// among its actions (exact, then ignoring case); a <c>package.name</c> only among actions. Any callstack-typed value (raw return
     /// addresses) or text value holding frames (module+offset, symbolized frames, <c>callstack_rva</c> markup) is accepted, for example
-    /// system_health's <c>call_stack</c> field.
+    /// system_health's <c>call_stack</c> field. In target-data XML, the field must be one the reader takes for a stack (a name containing
+    /// <c>callstack</c>, starting with <c>call_stack</c> or <c>stack_frames</c>, or of type <c>callstack</c>).
     /// </summary>
     public string? StackSource { get; init; }
 
