@@ -222,6 +222,33 @@ public sealed class StacksCliTests
         Assert.That(folded.TrimEnd('\n'), Does.EndWith(" 65"));
     }
 
+    [Test]
+    public void Stacks_GroupByEventFalse_MergesEventsSharingAStack()
+    {
+        var c = new StackCaptures();
+        string path = _tmp.File("mixed_0_133601526724170000.xel");
+        ulong[] d = Addresses(Seed("D"), BasesA);
+        c.WriteXel(path, [c.Wait(At(0), d, "End", 4, 0, 1), c.External(At(1), d, 2, 2), c.External(At(2), d, 3, 3)]);
+        File.WriteAllText(_tmp.File("mixed.modules.txt"), ModuleList(BasesA));
+        string[] args = ["stacks", path, "--format", "json", "--symbols", TestPaths.SymbolsCache, "--binaries", TestPaths.SymbolsCache];
+
+        (int exit, string byEvent, string err) = Run(args);
+        Assert.That(exit, Is.EqualTo(0), err);
+        using (JsonDocument doc = JsonDocument.Parse(byEvent))
+        {
+            Assert.That(doc.RootElement.GetProperty("buckets").EnumerateArray().Select(b => (b.GetProperty("event").GetString(), b.GetProperty("count").GetInt64())),
+                Is.EqualTo(new[] { ((string?)"sqlos.wait_info_external", 2L), ("sqlos.wait_info", 1L) }));
+        }
+
+        (int mexit, string merged, _) = Run([.. args, "--group-by-event", "false"]);
+        Assert.That(mexit, Is.EqualTo(0));
+        using JsonDocument m = JsonDocument.Parse(merged);
+        JsonElement only = m.RootElement.GetProperty("buckets").EnumerateArray().Single();
+        Assert.That(only.GetProperty("count").GetInt64(), Is.EqualTo(3));
+        Assert.That(only.GetProperty("event").ValueKind, Is.EqualTo(JsonValueKind.Null));
+        Assert.That(only.GetProperty("events").EnumerateArray().Select(e => e.GetString()), Is.EqualTo(new[] { "sqlos.wait_info", "sqlos.wait_info_external" }));
+    }
+
     [TestCase("text")]
     [TestCase("csv")]
     [TestCase("json")]
