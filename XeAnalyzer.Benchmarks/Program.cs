@@ -37,6 +37,11 @@ internal static class Program
             return AnalysisBenchmarks.Run(args);
         }
 
+        if (args.Length >= 1 && args[0] is "stacks" or "stacks-child")
+        {
+            return StacksBenchmark.Run(args);
+        }
+
         if (args.Length > 0 && args[0] == "batch")
         {
             return BatchBenchmark.Run(args);

@@ -17,6 +17,8 @@ internal static class CommandTree
         root.Subcommands.Add(Commands.LatchesCommand.Create());
         root.Subcommands.Add(Commands.MemoryCommand.Create());
         root.Subcommands.Add(Commands.WaitsCommand.Create());
+        root.Subcommands.Add(Commands.StacksCommand.Create());
+        root.Subcommands.Add(Commands.DiffCommand.Create());
         root.Subcommands.Add(Commands.ReportCommand.Create());
         root.Subcommands.Add(Commands.BatchCommand.Create());
         return root;

@@ -1,0 +1,242 @@
+using System.CommandLine;
+using System.Globalization;
+using System.Text;
+using XeAnalyzer.Analysis;
+using XeAnalyzer.Analysis.Stacks;
+using XeAnalyzer.Callstacks;
+using XeAnalyzer.Symbols.Resolution;
+using XeAnalyzer.Xel;
+
+namespace XeAnalyzer.Cli.Commands.Common;
+
+/// <summary>
+/// The options <c>stacks</c> and <c>diff</c> share: the symbol options of <c>resolve</c> (<c>--symbols</c>, <c>--offline</c>,
+/// <c>--symbol-timeout</c>, <c>--modules</c>, <c>--sql-build</c>/<c>--machine</c>/<c>--catalog</c>, <c>--binaries</c>, <c>--frame-style</c>,
+/// <c>--no-offsets</c>), the stack source (<c>--stack</c>, <c>--group-by-event</c>), the event filter (<c>--event</c>, <c>--where</c>,
+/// <c>--from</c>/<c>--to</c>) and <c>--skip-corrupt</c>.
+/// </summary>
+internal sealed class StackCommandOptions
+{
+    private StackCommandOptions()
+    {
+    }
+
+    public SymbolCommandOptions Symbols { get; } = new();
+
+    public Option<string?> Modules { get; } = new("--modules")
+    {
+        Description = "Module list for raw addresses (select name, base_address from sys.dm_os_loaded_modules), from the same process lifetime, used for every input. Default: each input's <set-name>.modules.txt beside it, if present.",
+    };
+
+    public Option<string> Style { get; } = CreateStyle();
+
+    public Option<bool> NoOffsets { get; } = new("--no-offsets")
+    {
+        Description = "Frames without displacement (sqlmin.dll!Name): a coarser bucketing that merges stacks differing only by offsets within the same functions. Unresolved frames keep their module+offset.",
+    };
+
+    public Option<string?> Stack { get; } = new("--stack")
+    {
+        Description = "The field or action holding the stack (default: the package0.callstack action, else callstack_rva), e.g. call_stack for system_health events. Raw addresses or frame text.",
+    };
+
+    public Option<bool> GroupByEvent { get; } = new("--group-by-event")
+    {
+        Description = "One bucket per (event name, stack) (default true). --group-by-event false merges events sharing a stack, as SQLCallStackResolver does.",
+        DefaultValueFactory = _ => true,
+    };
+
+    public Option<string[]> Events { get; } = new("--event")
+    {
+        Description = "Only these events (package.event or event; repeatable). Default: every event with a callstack.",
+        AllowMultipleArgumentsPerToken = false,
+    };
+
+    public Option<string[]> Where { get; } = new("--where")
+    {
+        Description = "Keep events whose field or action NAME has VALUE: NAME=VALUE (repeatable; same NAME = OR, different names = AND), e.g. opcode=End for wait_info durations.",
+        AllowMultipleArgumentsPerToken = false,
+    };
+
+    public Option<string?> From { get; } = new("--from")
+    {
+        Description = "Keep events at or after this UTC time (2024-03-01T12:00:00, optionally Z or +hh:mm).",
+    };
+
+    public Option<string?> To { get; } = new("--to")
+    {
+        Description = "Keep events before this UTC time.",
+    };
+
+    public Option<bool> SkipCorrupt { get; } = CaptureCommandSupport.SkipCorruptOption();
+
+    public static StackCommandOptions AddTo(Command command)
+    {
+        var o = new StackCommandOptions();
+        command.Options.Add(o.Events);
+        command.Options.Add(o.Where);
+        command.Options.Add(o.From);
+        command.Options.Add(o.To);
+        command.Options.Add(o.Stack);
+        command.Options.Add(o.GroupByEvent);
+        o.Symbols.AddPathOptions(command);
+        command.Options.Add(o.Modules);
+        o.Symbols.AddBuildOptions(command);
+        command.Options.Add(o.Symbols.Binaries);
+        command.Options.Add(o.Style);
+        command.Options.Add(o.NoOffsets);
+        command.Options.Add(o.SkipCorrupt);
+        return o;
+    }
+
+    /// <summary>The resolver options, as <c>resolve</c> builds them (default symbol path: the default cache only, no network).</summary>
+    public CallstackResolverOptions ResolverOptions(ParseResult parse, CancellationToken cancellationToken) => new()
+    {
+        SymbolPath = Symbols.GetSymbolPath(parse, "cache*"),
+        StoreOptions = Symbols.GetStoreOptions(parse),
+        Offline = parse.GetValue(Symbols.Offline),
+        SqlBuild = Symbols.GetSqlBuild(parse, cancellationToken),
+        Binaries = Symbols.GetBinaries(parse, cancellationToken),
+        Style = parse.GetValue(Style) switch
+        {
+            "resolver" => FrameStyle.Resolver,
+            "windbg" => FrameStyle.WinDbg,
+            _ => FrameStyle.Engine,
+        },
+        IncludeOffsets = !parse.GetValue(NoOffsets),
+    };
+
+    public StackBucketOptions BucketOptions(ParseResult parse) => new()
+    {
+        StackSource = string.IsNullOrWhiteSpace(parse.GetValue(Stack)) ? null : parse.GetValue(Stack)!.Trim(),
+        GroupByEvent = parse.GetValue(GroupByEvent),
+    };
+
+    public StackFileOptions FileOptions(ParseResult parse, XelDiagnostics diagnostics)
+    {
+        string? modules = parse.GetValue(Modules);
+        if (modules is not null && !File.Exists(modules))
+        {
+            throw new FileNotFoundException("the module list " + modules + " does not exist", modules);
+        }
+
+        return new StackFileOptions
+        {
+            Filter = Filter(parse),
+            ModuleMapPath = modules,
+            Integrity = parse.GetValue(SkipCorrupt) ? XelIntegrityHandling.SkipCorruptBuffers : XelIntegrityHandling.Strict,
+            Diagnostics = diagnostics,
+        };
+    }
+
+    public EventFilter Filter(ParseResult parse)
+    {
+        var conditions = new List<FieldCondition>();
+        foreach (string w in parse.GetValue(Where) ?? [])
+        {
+            try
+            {
+                conditions.Add(FieldCondition.Parse(w));
+            }
+            catch (FormatException ex)
+            {
+                throw new UsageException("--where: " + ex.Message);
+            }
+        }
+
+        return new EventFilter(parse.GetValue(Events), conditions, Time(parse.GetValue(From), "--from"), Time(parse.GetValue(To), "--to"));
+    }
+
+    /// <summary>Writes why nothing could be bucketed to stderr (with the events the inputs hold, for missing events) and returns exit code 4.</summary>
+    public static int ReportMissing(MissingData m, IReadOnlyList<string> inputs, EventFilter filter, TextWriter stdout, TextWriter stderr, string? side = null)
+    {
+        string text;
+        if (m.Kind == MissingDataKind.Events)
+        {
+            IReadOnlyList<EventNameCount> found = AnalysisInput.Open(inputs).CountEvents();
+            text = (filter.IsEmpty ? string.Empty : "No event passed the filter (" + filter + "). ") + m.Describe(found);
+        }
+        else
+        {
+            text = m.Describe();
+        }
+
+        stdout.Flush();
+        string[] lines = text.Split('\n');
+        stderr.WriteLine("xeanalyze: " + (side is null ? string.Empty : side + ": ") + lines[0]);
+        foreach (string line in lines.Skip(1))
+        {
+            stderr.WriteLine(line);
+        }
+
+        return ExitCodes.MissingData;
+    }
+
+    /// <summary>Writes text to a file (-o) or to standard output.</summary>
+    public static void WriteOutput(string? path, TextWriter stdout, Action<Stream> write)
+    {
+        if (path is not null)
+        {
+            using var fs = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read);
+            write(fs);
+            return;
+        }
+
+        using var ms = new MemoryStream();
+        write(ms);
+        stdout.Write(Encoding.UTF8.GetString(ms.GetBuffer(), 0, (int)ms.Length));
+        stdout.Flush();
+    }
+
+    /// <summary>Writes a file.</summary>
+    public static void WriteFile(string path, Action<Stream> write)
+    {
+        using var fs = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read);
+        write(fs);
+    }
+
+    public static StackWeight ParseWeight(string? text) => text switch
+    {
+        "duration" => StackWeight.Duration,
+        _ => StackWeight.Count,
+    };
+
+    public static Option<string> WeightOption(string description)
+    {
+        var o = new Option<string>("--weight") { Description = description, DefaultValueFactory = _ => "count" };
+        o.AcceptOnlyFromAmong("count", "duration");
+        return o;
+    }
+
+    public static string Label(IEnumerable<string> inputs) => string.Join(", ", inputs);
+
+    private static DateTime? Time(string? text, string option)
+    {
+        if (string.IsNullOrWhiteSpace(text))
+        {
+            return null;
+        }
+
+        try
+        {
+            return EventFilter.ParseTime(text);
+        }
+        catch (FormatException ex)
+        {
+            throw new UsageException(option + ": " + ex.Message);
+        }
+    }
+
+    private static Option<string> CreateStyle()
+    {
+        var o = new Option<string>("--frame-style")
+        {
+            Description = "engine: sqlmin.dll!Name+0x1a9 (as SQL Server symbolizes; default); resolver: sqlmin!Name+425 (SQLCallStackResolver); windbg: sqlmin!Name+0x1a9.",
+            DefaultValueFactory = _ => "engine",
+        };
+        o.AcceptOnlyFromAmong("engine", "resolver", "windbg");
+        return o;
+    }
+
+    internal static string N0(long v) => v.ToString("N0", CultureInfo.InvariantCulture);
+}

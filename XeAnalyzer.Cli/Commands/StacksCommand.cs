@@ -1,0 +1,134 @@
+using System.CommandLine;
+using XeAnalyzer.Analysis.Stacks;
+using XeAnalyzer.Cli.Commands.Common;
+using XeAnalyzer.Output;
+using XeAnalyzer.Symbols.Resolution;
+using XeAnalyzer.Xel;
+
+namespace XeAnalyzer.Cli.Commands;
+
+/// <summary>
+/// <c>xeanalyze stacks &lt;input...&gt;</c>: events bucketed by callstack after symbolization (raw addresses resolved offline, histogram slots
+/// with their counts), as text (the default), CSV, JSON, folded stacks, speedscope, an SVG flame graph or an HTML report. Exit codes: 0 done,
+/// 1 unreadable input, 2 usage, 3 partial (damaged buffers skipped), 4 no events or no callstack in them.
+/// </summary>
+internal static class StacksCommand
+{
+    public static Command Create()
+    {
+        var inputs = new Argument<string[]>("input")
+        {
+            Description = "Capture files (.xel), rollover sets, folders, globs, or target-data XML (histogram on package0.callstack, ring_buffer, event lists).",
+            Arity = ArgumentArity.OneOrMore,
+        };
+        var format = new Option<string>("--format")
+        {
+            Description = "text (default: per bucket its count and share, then the frames leaf first, then the resolution summary), csv (one row per bucket, frames separated by line feeds inside a quoted field), json, folded (FlameGraph), speedscope, svg (flame graph) or html.",
+            DefaultValueFactory = _ => "text",
+        };
+        format.AcceptOnlyFromAmong("text", "csv", "json", "folded", "speedscope", "svg", "html");
+        var output = new Option<string?>("--output", "-o") { Description = "Write to this file instead of standard output." };
+        var framesCsv = new Option<string?>("--frames-csv") { Description = "Also write one CSV row per (bucket, frame): rank, count, event, frame index, text, status, module, function, reason." };
+        var top = new Option<int>("--top") { Description = "Show only the N largest buckets (default: all). Shares stay relative to all buckets." };
+        var minCount = new Option<long>("--min-count") { Description = "Show only buckets with at least N events." };
+        Option<string> weight = StackCommandOptions.WeightOption("What flame outputs (folded, speedscope, svg) weigh: count (events, default) or duration (summed duration field, ms for wait events).");
+        var command = new Command("stacks", "Bucket events by callstack after symbolization: identical symbolized stacks merge even when their raw addresses differ. Histogram slots keep their counts.");
+        command.Arguments.Add(inputs);
+        command.Options.Add(format);
+        command.Options.Add(output);
+        command.Options.Add(framesCsv);
+        command.Options.Add(top);
+        command.Options.Add(minCount);
+        command.Options.Add(weight);
+        StackCommandOptions common = StackCommandOptions.AddTo(command);
+        command.SetAction((parse, cancellationToken) => Task.FromResult(CaptureCommandSupport.Run(parse, (stdout, stderr) =>
+        {
+            string[] files = parse.GetValue(inputs) ?? [];
+            int topN = parse.GetValue(top);
+            long min = parse.GetValue(minCount);
+            if (topN < 0 || min < 0)
+            {
+                throw new UsageException("--top and --min-count: expected 0 or more");
+            }
+
+            var diagnostics = new XelDiagnostics();
+            StackFileOptions fileOptions = common.FileOptions(parse, diagnostics);
+            using var resolver = new CallstackResolver(common.ResolverOptions(parse, cancellationToken));
+            StackBucketResult full = new StackBucketAnalysis(common.BucketOptions(parse)).AnalyzeFiles(files, resolver, fileOptions, cancellationToken);
+            if (full.MissingData is Analysis.MissingData m)
+            {
+                int code = StackCommandOptions.ReportMissing(m, files, fileOptions.Filter!, stdout, stderr);
+                CaptureCommandSupport.Finish(diagnostics, stderr);
+                return code;
+            }
+
+            StackWeight w = StackCommandOptions.ParseWeight(parse.GetValue(weight));
+            if (w == StackWeight.Duration && !full.HasDurations)
+            {
+                stderr.WriteLine("xeanalyze: --weight duration: none of the bucketed events has a duration field (wait events have one)");
+                return ExitCodes.MissingData;
+            }
+
+            StackBucketResult result = full.Filter(topN, min);
+            string fmt = parse.GetValue(format) ?? "text";
+            string? outPath = parse.GetValue(output);
+            string label = "Input: " + StackCommandOptions.Label(files) + (fileOptions.Filter!.IsEmpty ? string.Empty : ". Filter: " + fileOptions.Filter) + ".";
+            StackCommandOptions.WriteOutput(outPath, stdout, stream =>
+            {
+                switch (fmt)
+                {
+                    case "csv":
+                        StackBucketWriter.WriteCsvAsync(result, stream, cancellationToken).AsTask().GetAwaiter().GetResult();
+                        break;
+                    case "json":
+                        StackBucketWriter.WriteJson(result, stream);
+                        break;
+                    case "html":
+                        ReportDocument doc = result.ToReport();
+                        doc = new ReportDocument(doc.Title, doc.Sections) { Description = label };
+                        new HtmlReportWriter().WriteAsync(doc, stream, cancellationToken).AsTask().GetAwaiter().GetResult();
+                        break;
+                    case "folded" or "speedscope" or "svg":
+                        ICallTreeWriter writer = fmt switch
+                        {
+                            "folded" => new FoldedStackWriter(),
+                            "speedscope" => new SpeedscopeWriter("xeanalyze stacks"),
+                            _ => new FlameGraphSvgWriter(new FlameGraphOptions { Title = "Stack buckets", Subtitle = label, CountName = w == StackWeight.Duration ? "ms" : "events" }),
+                        };
+                        writer.WriteAsync(result.ToCallTree(w), stream, cancellationToken).AsTask().GetAwaiter().GetResult();
+                        break;
+                    default:
+                        byte[] bytes = new System.Text.UTF8Encoding(false).GetBytes(StackBucketWriter.ToText(result, label));
+                        stream.Write(bytes);
+                        break;
+                }
+            });
+
+            if (parse.GetValue(framesCsv) is string framesPath)
+            {
+                StackCommandOptions.WriteFile(framesPath, s => StackBucketWriter.WriteFramesCsvAsync(result, s, cancellationToken).AsTask().GetAwaiter().GetResult());
+            }
+
+            if (fmt != "text")
+            {
+                // The text form carries the resolution summary itself; other formats get it on stderr, as resolve prints it.
+                foreach (StackInputSummary i in result.Inputs)
+                {
+                    stderr.WriteLine("xeanalyze: " + i.Name + ": " + i.ModuleMapDescription);
+                    foreach (string line in i.Resolution.ToTextLines())
+                    {
+                        stderr.WriteLine("xeanalyze: " + line);
+                    }
+                }
+
+                foreach (string warning in result.Warnings.Except(result.Inputs.SelectMany(i => i.Warnings), StringComparer.Ordinal))
+                {
+                    stderr.WriteLine("xeanalyze: warning: " + warning);
+                }
+            }
+
+            return CaptureCommandSupport.Finish(diagnostics, stderr);
+        })));
+        return command;
+    }
+}

@@ -1,0 +1,194 @@
+using System.Globalization;
+using XeAnalyzer.Analysis.Stacks;
+using XeAnalyzer.Events;
+using XeAnalyzer.Output;
+using XeAnalyzer.Symbols.Resolution;
+using XeAnalyzer.Symbols.Store;
+using XeAnalyzer.Tests.Samples;
+using XeAnalyzer.Tests.Symbols.Resolution;
+using XeAnalyzer.Xel;
+using static XeAnalyzer.Tests.Analysis.Stacks.StackCaptures;
+
+namespace XeAnalyzer.Tests.Analysis.Stacks;
+
+/// <summary><see cref="StackDiff"/> on two synthetic captures of different process lifetimes, and sample 1 against a slice of itself.</summary>
+public sealed class StackDiffTests
+{
+    private StackCaptures _c = null!;
+    private TempFolder _tmp = null!;
+
+    [SetUp]
+    public void SetUp()
+    {
+        _c = new StackCaptures();
+        _tmp = new TempFolder();
+    }
+
+    [TearDown]
+    public void TearDown() => _tmp.Dispose();
+
+    private static string[] Engine(string id) => [.. Seed(id).Select(f => f.Engine)];
+
+    /// <summary>Base: A×10, B×5 in process A; new: A×12, B×5, C×3 in process B (other module bases).</summary>
+    private (StackBucketResult Base, StackBucketResult New) TwoCaptures(CallstackResolver resolver)
+    {
+        XEvent[] Many(string id, int n, IReadOnlyDictionary<string, ulong> bases) => [.. Enumerable.Range(0, n).Select(i => _c.Latch(At(i), Addresses(Seed(id), bases)))];
+        StackBucketResult b = new StackBucketAnalysis().Analyze([.. Many("A", 10, BasesA), .. Many("B", 5, BasesA)], resolver.CreateSession(Map(BasesA)));
+        StackBucketResult n = new StackBucketAnalysis().Analyze([.. Many("A", 12, BasesB), .. Many("B", 5, BasesB), .. Many("C", 3, BasesB)], resolver.CreateSession(Map(BasesB)));
+        return (b, n);
+    }
+
+    [Test]
+    public void Compare_OtherModuleBasesSameFunctions_MatchesStacks_AndListsTheExtraStackAsNew()
+    {
+        using CallstackResolver resolver = ResolutionFixtures.Resolver();
+        (StackBucketResult b, StackBucketResult n) = TwoCaptures(resolver);
+        StackDiff d = StackDiff.Compare(b, n);
+
+        Assert.That(d.MatchedByEvent, Is.True);
+        Assert.That(d.BaseTotal, Is.EqualTo(15));
+        Assert.That(d.NewTotal, Is.EqualTo(20));
+        Assert.That(d.TotalGrowth, Is.EqualTo(5.0 / 15).Within(1e-12));
+
+        // Share deltas: C 0 -> 3/20, A 10/15 -> 12/20, B 5/15 -> 5/20: growth first.
+        Assert.That(d.Changes.Select(c => c.Frames), Is.EqualTo(new[] { Engine("C"), Engine("A"), Engine("B") }));
+        Assert.That(d.Changes.Select(c => c.Kind), Is.EqualTo(new[] { StackChangeKind.New, StackChangeKind.Common, StackChangeKind.Common }));
+        StackBucketChange a = d.Changes[1];
+        Assert.That((a.BaseCount, a.NewCount, a.Delta), Is.EqualTo((10L, 12L, 2L)));
+        Assert.That(a.BaseShare, Is.EqualTo(10.0 / 15).Within(1e-12));
+        Assert.That(a.NewShare, Is.EqualTo(12.0 / 20).Within(1e-12));
+        Assert.That(a.ShareDelta, Is.EqualTo((12.0 / 20) - (10.0 / 15)).Within(1e-12));
+        Assert.That(d.NewStacks.Single().Frames, Is.EqualTo(Engine("C")));
+        Assert.That(d.VanishedStacks, Is.Empty);
+
+        StackDiff reverse = StackDiff.Compare(n, b);
+        Assert.That(reverse.VanishedStacks.Single().Frames, Is.EqualTo(Engine("C")));
+        Assert.That(reverse.VanishedStacks.Single().NewCount, Is.Zero);
+        Assert.That(reverse.NewStacks, Is.Empty);
+    }
+
+    [Test]
+    public void Check_Gates_TripOnlyAboveTheirLimits_AndSayWhat()
+    {
+        using CallstackResolver resolver = ResolutionFixtures.Resolver();
+        (StackBucketResult b, StackBucketResult n) = TwoCaptures(resolver);
+        StackDiff d = StackDiff.Compare(b, n);
+
+        Assert.That(d.Check(30, null).Tripped, Is.True, "total grew 33.3 %");
+        Assert.That(d.Check(30, null).Reasons.Single(), Does.Contain("grew by more than 30 %"));
+        Assert.That(d.Check(34, null).Tripped, Is.False);
+        Assert.That(d.Check(null, 14.9).Tripped, Is.True, "stack C went from 0 % to 15 %");
+        Assert.That(d.Check(null, 14.9).Reasons.Single(), Does.Contain("new stack sqlserver.latch_acquired " + Engine("C")[0]));
+        Assert.That(d.Check(null, 15.1).Tripped, Is.False);
+        Assert.That(d.Check(null, null).Tripped, Is.False);
+        Assert.That(StackDiff.Compare(b, b).Check(0, 0).Tripped, Is.False, "no change trips nothing");
+    }
+
+    [Test]
+    public void ToCallTree_WritesDifferentialFoldedLines_BaseThenNew()
+    {
+        using CallstackResolver resolver = ResolutionFixtures.Resolver();
+        (StackBucketResult b, StackBucketResult n) = TwoCaptures(resolver);
+        CallTree tree = StackDiff.Compare(b, n).ToCallTree();
+        Assert.That(tree.HasBaseline, Is.True);
+        IReadOnlyList<string> lines = FoldedStackWriter.GetLines(tree, includeBaseline: true);
+        string Path(string id) => string.Join(";", Engine(id).Reverse());
+        Assert.That(lines, Is.EquivalentTo(new[] { Path("A") + " 10 12", Path("B") + " 5 5", Path("C") + " 0 3" }));
+    }
+
+    [Test]
+    public void Compare_ByDuration_WeighsTheSummedDurations()
+    {
+        using CallstackResolver resolver = ResolutionFixtures.Resolver();
+        ulong[] d = Addresses(Seed("D"), BasesA), e = Addresses(Seed("E"), BasesA);
+        StackBucketResult b = new StackBucketAnalysis().Analyze([_c.Wait(At(0), d, "End", 10, 0), _c.Wait(At(1), e, "End", 30, 0)], resolver.CreateSession(Map(BasesA)));
+        StackBucketResult n = new StackBucketAnalysis().Analyze([_c.Wait(At(0), d, "End", 50, 0), _c.Wait(At(1), e, "End", 30, 0), _c.Wait(At(2), e, "End", 20, 0)], resolver.CreateSession(Map(BasesA)));
+        StackDiff diff = StackDiff.Compare(b, n, StackWeight.Duration);
+        Assert.That((diff.BaseTotal, diff.NewTotal), Is.EqualTo((40L, 100L)));
+        StackBucketChange dc = diff.Changes.Single(c => c.Frames.SequenceEqual(Engine("D")));
+        Assert.That((dc.BaseWeight, dc.NewWeight, dc.BaseCount, dc.NewCount), Is.EqualTo((10L, 50L, 1L, 1L)));
+        Assert.That(diff.ToCallTree().Unit, Is.EqualTo(WeightUnit.Milliseconds));
+
+        StackBucketResult noDurations = new StackBucketAnalysis().Analyze([_c.Latch(At(0), d)], resolver.CreateSession(Map(BasesA)));
+        Assert.Throws<ArgumentException>(() => StackDiff.Compare(noDurations, noDurations, StackWeight.Duration));
+    }
+
+    [Test]
+    public void Compare_XelAgainstHistogram_MatchesByFramesAlone()
+    {
+        using var resolver = new CallstackResolver(new CallstackResolverOptions
+        {
+            SymbolPath = SymbolPath.Parse(TestPaths.SymbolsCache),
+            Offline = true,
+            Binaries = ModuleBinaries.Scan([TestPaths.SymbolsCache]),
+        });
+        StackBucketResult xel = new StackBucketAnalysis().AnalyzeFiles([Path.Combine(TestPaths.Samples, "latch_nesting_full")], resolver);
+        StackBucketResult hist = new StackBucketAnalysis().AnalyzeFiles([Path.Combine(TestPaths.Samples, "latch_nesting_full_histogram", "latch_nesting_full.tf3656.histogram.xml")], resolver);
+        StackDiff d = StackDiff.Compare(xel, hist);
+        Assert.That(d.MatchedByEvent, Is.False);
+        Assert.That(d.Changes, Has.Count.EqualTo(14));
+        Assert.That(d.Changes.All(c => c.Kind == StackChangeKind.Common && c.BaseCount == c.NewCount), Is.True);
+        Assert.That(d.Check(0, 0).Tripped, Is.False);
+    }
+
+    [Test]
+    public void Compare_Sample1AgainstASliceOfIt_GivesTheSliceCountsPerStack()
+    {
+        // The slice: events of the first two seconds, written with the library's writer, with the same sidecar (same process).
+        string capture = SampleData.CapturePath(SampleData.Latch);
+        List<XEvent> all = [.. XelReader.ReadEvents(capture)];
+        DateTime cut = all.Min(e => e.Timestamp).AddSeconds(2);
+        List<XEvent> slice = [.. all.Where(e => e.Timestamp < cut)];
+        Assert.That(slice.Count, Is.InRange(1, all.Count - 1), "test setup: a proper slice");
+        var schema = new XeSchema(8);
+        schema.ImportEvent(all[0].EventType);
+        foreach (XeColumn a in all[0].Actions)
+        {
+            schema.ImportAction(a);
+        }
+
+        string slicePath = Path.Combine(_tmp.Path, "slice_0_133601526724170000.xel");
+        using (XelWriter w = XelWriter.Create(slicePath, schema, new XelWriterOptions { StartTimeUtc = all.Min(e => e.Timestamp).AddMilliseconds(-20) }))
+        {
+            foreach (XEvent e in slice)
+            {
+                w.Write(e);
+            }
+        }
+
+        File.Copy(SampleData.SidecarPath(SampleData.Latch), Path.Combine(_tmp.Path, "slice.modules.txt"));
+
+        // Expected per generator bucket: base = its count in the TSV; new = slice events whose raw stack is that bucket's addresses.
+        List<Dictionary<string, string>> rows = SampleData.Tsv(Path.Combine(TestPaths.Samples, "expected", "latch_nesting_full.stacks.tsv"));
+        var buckets = rows.GroupBy(r => r["slot"]).Select(g =>
+        {
+            var ordered = g.OrderBy(r => int.Parse(r["frame"], CultureInfo.InvariantCulture)).ToList();
+            return (Addresses: string.Join(",", ordered.Select(r => r["address"])), Frames: ordered.Select(r => r["symbolized"]).ToArray(), Count: long.Parse(ordered[0]["count"], CultureInfo.InvariantCulture));
+        }).ToList();
+        var sliceCounts = slice.GroupBy(e => string.Join(",", e.GetAction("callstack").AsCallstack().Select(a => "0x" + a.ToString("X16", CultureInfo.InvariantCulture))))
+            .ToDictionary(g => g.Key, g => (long)g.Count(), StringComparer.Ordinal);
+        Assert.That(sliceCounts.Keys.All(k => buckets.Any(b => b.Addresses == k)), Is.True, "test setup: every slice stack is a generator bucket");
+
+        using var resolver = new CallstackResolver(new CallstackResolverOptions
+        {
+            SymbolPath = SymbolPath.Parse(TestPaths.SymbolsCache),
+            Offline = true,
+            Binaries = ModuleBinaries.Scan([TestPaths.SymbolsCache]),
+        });
+        StackBucketResult full = new StackBucketAnalysis().AnalyzeFiles([capture], resolver);
+        StackBucketResult part = new StackBucketAnalysis().AnalyzeFiles([slicePath], resolver);
+        StackDiff d = StackDiff.Compare(full, part);
+
+        Assert.That(d.BaseTotal, Is.EqualTo(all.Count));
+        Assert.That(d.NewTotal, Is.EqualTo(slice.Count));
+        foreach ((string addresses, string[] frames, long count) in buckets)
+        {
+            StackBucketChange c = d.Changes.Single(x => x.Frames.SequenceEqual(frames));
+            long expectedNew = sliceCounts.GetValueOrDefault(addresses);
+            Assert.That((c.BaseCount, c.NewCount), Is.EqualTo((count, expectedNew)), string.Join("\n", frames.Take(3)));
+            Assert.That(c.Kind, Is.EqualTo(expectedNew == 0 ? StackChangeKind.Vanished : StackChangeKind.Common));
+        }
+
+        Assert.That(d.NewStacks, Is.Empty);
+    }
+}

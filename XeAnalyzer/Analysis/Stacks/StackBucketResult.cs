@@ -1,0 +1,181 @@
+using System.Globalization;
+using XeAnalyzer.Output;
+using XeAnalyzer.Symbols.Resolution;
+
+namespace XeAnalyzer.Analysis.Stacks;
+
+/// <summary>
+/// The result of bucketing stacks (<see cref="StackBucketBuilder.Build"/>, <see cref="StackBucketAnalysis"/>): the buckets ordered by
+/// count (descending), then frames (ordinal), then event name; what each input contributed and how its frames were resolved; warnings.
+/// Immutable. The writers (<see cref="StackBucketWriter"/>) give the same bytes for the same result whatever the current culture.
+/// </summary>
+public sealed class StackBucketResult
+{
+    internal StackBucketResult(
+        MissingData? missingData,
+        IReadOnlyList<StackBucket> buckets,
+        int totalBuckets,
+        long totalCount,
+        long omittedCount,
+        long eventsRead,
+        long eventsWithStack,
+        long eventsWithoutStack,
+        long histogramSlots,
+        long untrackedEvents,
+        int distinctRawStacks,
+        bool groupedByEvent,
+        bool mayHaveMergedHistogramValues,
+        FrameStyle style,
+        bool includeOffsets,
+        IReadOnlyList<StackInputSummary> inputs,
+        IReadOnlyList<string> warnings)
+    {
+        MissingData = missingData;
+        Buckets = buckets;
+        TotalBuckets = totalBuckets;
+        TotalCount = totalCount;
+        OmittedCount = omittedCount;
+        EventsRead = eventsRead;
+        EventsWithStack = eventsWithStack;
+        EventsWithoutStack = eventsWithoutStack;
+        HistogramSlots = histogramSlots;
+        UntrackedEvents = untrackedEvents;
+        DistinctRawStacks = distinctRawStacks;
+        GroupedByEvent = groupedByEvent;
+        MayHaveMergedHistogramValues = mayHaveMergedHistogramValues;
+        Style = style;
+        IncludeOffsets = includeOffsets;
+        Inputs = inputs;
+        Warnings = warnings;
+    }
+
+    /// <summary>What the input lacks (no events, no callstack action), or <see langword="null"/> when there are buckets.</summary>
+    public MissingData? MissingData { get; }
+
+    /// <summary>Whether there are buckets.</summary>
+    public bool IsComplete => MissingData is null;
+
+    /// <summary>The buckets (after <see cref="Filter"/>, the ones kept), in rank order.</summary>
+    public IReadOnlyList<StackBucket> Buckets { get; }
+
+    /// <summary>The number of buckets before <see cref="Filter"/>.</summary>
+    public int TotalBuckets { get; }
+
+    /// <summary>The buckets left out by <see cref="Filter"/>.</summary>
+    public int OmittedBuckets => TotalBuckets - Buckets.Count;
+
+    /// <summary>The sum of the counts of all buckets (before <see cref="Filter"/>): the denominator of every <see cref="StackBucket.Share"/>.</summary>
+    public long TotalCount { get; }
+
+    /// <summary>The sum of the counts of the buckets left out by <see cref="Filter"/>.</summary>
+    public long OmittedCount { get; }
+
+    /// <summary>Events that passed the filter (with or without a stack); histogram slots are not events and are not counted here.</summary>
+    public long EventsRead { get; }
+
+    /// <summary>Events whose stack was bucketed (or counted as untracked).</summary>
+    public long EventsWithStack { get; }
+
+    /// <summary>Events that passed the filter but carry no stack.</summary>
+    public long EventsWithoutStack { get; }
+
+    /// <summary>Histogram slots read (each a bucket of its own before symbolization, with its count).</summary>
+    public long HistogramSlots { get; }
+
+    /// <summary>Events of distinct stacks beyond <see cref="StackBucketOptions.MaxDistinctStacks"/>: counted, not bucketed.</summary>
+    public long UntrackedEvents { get; }
+
+    /// <summary>Distinct raw stacks (address arrays, slot or event texts, per event name) before symbolization.</summary>
+    public int DistinctRawStacks { get; }
+
+    /// <summary>
+    /// Raw stacks that joined a bucket another raw stack had started: <see cref="DistinctRawStacks"/> − <see cref="TotalBuckets"/>. For a
+    /// histogram, slots that resolved to the same stack (a slot count equals a bucket count unless this is above 0).
+    /// </summary>
+    public int MergedRawStacks => DistinctRawStacks - TotalBuckets;
+
+    /// <summary>Whether buckets are per (event name, stack) (<see cref="StackBucketOptions.GroupByEvent"/>).</summary>
+    public bool GroupedByEvent { get; }
+
+    /// <summary>Whether a histogram used all its <c>buckets</c>: hash collisions may have merged different stacks into one slot.</summary>
+    public bool MayHaveMergedHistogramValues { get; }
+
+    /// <summary>The frame style of the resolver that rendered the frames.</summary>
+    public FrameStyle Style { get; }
+
+    /// <summary>Whether frames carry their displacement (without it, stacks differing only by offsets share a bucket).</summary>
+    public bool IncludeOffsets { get; }
+
+    /// <summary>The inputs, in the order read, with their resolution summaries.</summary>
+    public IReadOnlyList<StackInputSummary> Inputs { get; }
+
+    /// <summary>Warnings (events without a stack, histograms that may hold merged values, cut stacks, the distinct-stack cap).</summary>
+    public IReadOnlyList<string> Warnings { get; }
+
+    /// <summary>Whether any bucket has <c>duration</c> totals (wait events).</summary>
+    public bool HasDurations => Buckets.Any(b => b.Durations is not null);
+
+    /// <summary>The distinct event names of the buckets, ordinal order.</summary>
+    public IReadOnlyList<string> EventNames => [.. Buckets.SelectMany(b => b.EventNames).Distinct(StringComparer.Ordinal).Order(StringComparer.Ordinal)];
+
+    /// <summary>
+    /// Keeps the <paramref name="top"/> highest-ranked buckets whose count is at least <paramref name="minCount"/>. Shares stay relative
+    /// to <see cref="TotalCount"/>; <see cref="OmittedBuckets"/> and <see cref="OmittedCount"/> say what was left out.
+    /// </summary>
+    /// <param name="top">The most buckets kept; 0 or less keeps all.</param>
+    /// <param name="minCount">The smallest count kept (0 keeps all).</param>
+    /// <returns>The filtered result (this instance when nothing is left out).</returns>
+    public StackBucketResult Filter(int top, long minCount)
+    {
+        StackBucket[] kept = [.. Buckets.Where(b => b.Count >= minCount).Take(top > 0 ? top : int.MaxValue)];
+        if (kept.Length == Buckets.Count)
+        {
+            return this;
+        }
+
+        long omitted = OmittedCount;
+        foreach (StackBucket b in Buckets.Except(kept))
+        {
+            omitted = StackBucketBuilder.SatAdd(omitted, b.Count);
+        }
+
+        return new StackBucketResult(MissingData, Array.AsReadOnly(kept), TotalBuckets, TotalCount, omitted, EventsRead, EventsWithStack, EventsWithoutStack,
+            HistogramSlots, UntrackedEvents, DistinctRawStacks, GroupedByEvent, MayHaveMergedHistogramValues, Style, IncludeOffsets, Inputs, Warnings);
+    }
+
+    /// <summary>
+    /// The call tree of the buckets (root first inside the tree; frames are added leaf first). When buckets of several event names are
+    /// present and grouped by event, each stack hangs under its event name, so a flame graph's first level is the event.
+    /// </summary>
+    /// <param name="weight">Event counts (the default) or summed <c>duration</c> (milliseconds).</param>
+    /// <returns>The tree, from which folded stacks, speedscope and SVG flame graphs are written.</returns>
+    public CallTree ToCallTree(StackWeight weight = StackWeight.Count)
+    {
+        var builder = new CallTreeBuilder(weight == StackWeight.Duration ? WeightUnit.Milliseconds : WeightUnit.Count);
+        bool byEvent = GroupedByEvent && Buckets.Select(b => b.EventName).Where(n => n is not null).Distinct(StringComparer.Ordinal).Skip(1).Any();
+        foreach (StackBucket b in Buckets)
+        {
+            builder.AddStack(TreeFrames(b, byEvent), b.WeightOf(weight));
+        }
+
+        return builder.Build();
+    }
+
+    /// <summary>The frames of a bucket as added to a call tree: leaf first, the event name outermost when <paramref name="byEvent"/>.</summary>
+    internal static List<string> TreeFrames(StackBucket b, bool byEvent)
+    {
+        var frames = new List<string>(b.Frames.Count + 1);
+        frames.AddRange(b.Frames.Count > 0 ? b.Frames : ["(no frames)"]);
+        if (byEvent)
+        {
+            frames.Add(b.EventName ?? "(histogram)");
+        }
+
+        return frames;
+    }
+
+    /// <summary>The result as a report (for HTML): a summary, the bucket table, the frames of the first buckets, a flame graph and the resolution summaries.</summary>
+    /// <param name="maxStacksShown">How many buckets get their frames listed (default 50).</param>
+    /// <returns>The report.</returns>
+    public ReportDocument ToReport(int maxStacksShown = 50) => StackBucketWriter.ToReport(this, maxStacksShown);
+}

@@ -1,0 +1,473 @@
+using System.Globalization;
+using System.Text;
+using System.Text.Json;
+using XeAnalyzer.Output;
+using static XeAnalyzer.Analysis.AnalysisSupport;
+
+namespace XeAnalyzer.Analysis.Stacks;
+
+/// <summary>How a stack bucket changed between two captures.</summary>
+public enum StackChangeKind
+{
+    /// <summary>In both captures.</summary>
+    Common,
+
+    /// <summary>Only in the new capture.</summary>
+    New,
+
+    /// <summary>Only in the base capture.</summary>
+    Vanished,
+}
+
+/// <summary>One stack compared between a base and a new capture. Shares are fractions of each side's total weight.</summary>
+/// <param name="Kind">Common, new or vanished.</param>
+/// <param name="EventName">The event name when buckets are matched by event, else <see langword="null"/>.</param>
+/// <param name="Frames">The frames, leaf first.</param>
+/// <param name="BaseCount">Events in the base capture.</param>
+/// <param name="NewCount">Events in the new capture.</param>
+/// <param name="BaseWeight">The weight in the base capture (the count, or the summed duration).</param>
+/// <param name="NewWeight">The weight in the new capture.</param>
+/// <param name="BaseShare">BaseWeight / the base total weight.</param>
+/// <param name="NewShare">NewWeight / the new total weight.</param>
+public sealed record StackBucketChange(StackChangeKind Kind, string? EventName, IReadOnlyList<string> Frames, long BaseCount, long NewCount, long BaseWeight, long NewWeight, double BaseShare, double NewShare)
+{
+    /// <summary>NewWeight − BaseWeight (saturating).</summary>
+    public long Delta => NewWeight >= 0 && BaseWeight >= 0 ? NewWeight - BaseWeight : 0;
+
+    /// <summary>NewShare − BaseShare, as a fraction (0.05 = 5 percentage points).</summary>
+    public double ShareDelta => NewShare - BaseShare;
+}
+
+/// <summary>What a regression gate of <see cref="StackDiff.Check"/> found.</summary>
+/// <param name="Tripped">Whether a gate tripped.</param>
+/// <param name="Reasons">What tripped (one sentence each), or what was checked when nothing did.</param>
+public sealed record StackDiffGate(bool Tripped, IReadOnlyList<string> Reasons);
+
+/// <summary>
+/// Stack buckets of two captures compared (<c>xeanalyze diff</c>): per stack the weight and share in each, the delta and share delta, new
+/// and vanished stacks, and a differential call tree for folded (<c>path base new</c>, as FlameGraph's <c>difffolded.pl</c> writes) and
+/// SVG diff flame graphs. Immutable.
+/// </summary>
+/// <remarks>
+/// <para><b>Matching.</b> Stacks are matched by their symbolized frames (ordinal), so captures of different process lifetimes (other module
+/// bases) or of different shapes (raw addresses resolved offline, a histogram symbolized in-engine) compare. When both sides group buckets
+/// by event and every bucket has an event name, the event name is part of the match; otherwise (a histogram on either side, or
+/// <c>--group-by-event false</c>) buckets with the same frames are summed per side and matched by frames alone.</para>
+/// <para><b>Order.</b> Changes are ordered by share delta (descending: the biggest relative growth first, the biggest shrink last), then
+/// weight delta (descending), then the larger of the two weights (descending), then frames (ordinal), then event name.</para>
+/// </remarks>
+public sealed class StackDiff
+{
+    private StackDiff(StackBucketResult baseline, StackBucketResult current, StackWeight weight, bool byEvent, long baseTotal, long newTotal, IReadOnlyList<StackBucketChange> changes)
+    {
+        Base = baseline;
+        New = current;
+        Weight = weight;
+        MatchedByEvent = byEvent;
+        BaseTotal = baseTotal;
+        NewTotal = newTotal;
+        Changes = changes;
+        NewStacks = Array.AsReadOnly(changes.Where(c => c.Kind == StackChangeKind.New).ToArray());
+        VanishedStacks = Array.AsReadOnly(changes.Where(c => c.Kind == StackChangeKind.Vanished).ToArray());
+    }
+
+    /// <summary>The base capture's buckets.</summary>
+    public StackBucketResult Base { get; }
+
+    /// <summary>The new capture's buckets.</summary>
+    public StackBucketResult New { get; }
+
+    /// <summary>What the stacks are weighed by.</summary>
+    public StackWeight Weight { get; }
+
+    /// <summary>Whether the event name is part of the match (see the class remarks).</summary>
+    public bool MatchedByEvent { get; }
+
+    /// <summary>The base total weight.</summary>
+    public long BaseTotal { get; }
+
+    /// <summary>The new total weight.</summary>
+    public long NewTotal { get; }
+
+    /// <summary>(NewTotal − BaseTotal) / BaseTotal as a fraction; +∞ when the base total is 0 and the new one is not, 0 when both are 0.</summary>
+    public double TotalGrowth => BaseTotal == 0 ? (NewTotal == 0 ? 0 : double.PositiveInfinity) : (NewTotal - (double)BaseTotal) / BaseTotal;
+
+    /// <summary>Every stack of either side, in the order of the class remarks.</summary>
+    public IReadOnlyList<StackBucketChange> Changes { get; }
+
+    /// <summary>Stacks only in the new capture.</summary>
+    public IReadOnlyList<StackBucketChange> NewStacks { get; }
+
+    /// <summary>Stacks only in the base capture.</summary>
+    public IReadOnlyList<StackBucketChange> VanishedStacks { get; }
+
+    /// <summary>Compares two bucket results (both unfiltered, from resolvers with the same frame style and offsets).</summary>
+    /// <param name="baseline">The base capture.</param>
+    /// <param name="current">The new capture.</param>
+    /// <param name="weight">Event counts (default) or summed durations.</param>
+    /// <returns>The comparison.</returns>
+    /// <exception cref="ArgumentException">A result is incomplete (no buckets), or <paramref name="weight"/> is duration and neither side has durations.</exception>
+    public static StackDiff Compare(StackBucketResult baseline, StackBucketResult current, StackWeight weight = StackWeight.Count)
+    {
+        ArgumentNullException.ThrowIfNull(baseline);
+        ArgumentNullException.ThrowIfNull(current);
+        if (!baseline.IsComplete || !current.IsComplete)
+        {
+            throw new ArgumentException("both results need buckets (check MissingData first)");
+        }
+
+        if (weight == StackWeight.Duration && !baseline.HasDurations && !current.HasDurations)
+        {
+            throw new ArgumentException("weighing by duration needs events with a duration field (wait events) on at least one side");
+        }
+
+        bool byEvent = baseline.GroupedByEvent && current.GroupedByEvent &&
+            baseline.Buckets.All(b => b.EventName is not null) && current.Buckets.All(b => b.EventName is not null);
+        Dictionary<Key, (long Count, long Weight)> b = Collapse(baseline, weight, byEvent);
+        Dictionary<Key, (long Count, long Weight)> n = Collapse(current, weight, byEvent);
+        long bt = b.Values.Aggregate(0L, (s, v) => StackBucketBuilder.SatAdd(s, v.Weight));
+        long nt = n.Values.Aggregate(0L, (s, v) => StackBucketBuilder.SatAdd(s, v.Weight));
+        var changes = new List<StackBucketChange>(b.Count + n.Count);
+        foreach (Key k in b.Keys.Union(n.Keys))
+        {
+            bool inBase = b.TryGetValue(k, out (long Count, long Weight) bv);
+            bool inNew = n.TryGetValue(k, out (long Count, long Weight) nv);
+            StackChangeKind kind = inBase && inNew ? StackChangeKind.Common : inNew ? StackChangeKind.New : StackChangeKind.Vanished;
+            changes.Add(new StackBucketChange(kind, k.EventName, Array.AsReadOnly(k.Frames), bv.Count, nv.Count, bv.Weight, nv.Weight,
+                bt == 0 ? 0 : (double)bv.Weight / bt, nt == 0 ? 0 : (double)nv.Weight / nt));
+        }
+
+        changes.Sort(static (x, y) =>
+        {
+            // Shares are rounded for ordering, so float noise between equal deltas does not decide it.
+            int c = Math.Round(y.ShareDelta, 12).CompareTo(Math.Round(x.ShareDelta, 12));
+            if (c == 0)
+            {
+                c = y.Delta.CompareTo(x.Delta);
+            }
+
+            if (c == 0)
+            {
+                c = Math.Max(y.NewWeight, y.BaseWeight).CompareTo(Math.Max(x.NewWeight, x.BaseWeight));
+            }
+
+            if (c == 0)
+            {
+                c = StackBucketBuilder.CompareFrames(x.Frames, y.Frames);
+            }
+
+            return c != 0 ? c : string.CompareOrdinal(x.EventName, y.EventName);
+        });
+        return new StackDiff(baseline, current, weight, byEvent, bt, nt, changes.AsReadOnly());
+    }
+
+    /// <summary>
+    /// Evaluates the regression gates. <paramref name="totalGrowthPercent"/>: trips when the new total weight exceeds the base total by
+    /// more than this many percent ((new − base) / base × 100 &gt; PCT; any growth from a base of 0). <paramref name="bucketShareGrowthPoints"/>:
+    /// trips when any stack's share of its side's total grew by more than this many percentage points (new stacks count from 0 %).
+    /// </summary>
+    /// <param name="totalGrowthPercent">The total-growth limit in percent, or <see langword="null"/> for no such gate.</param>
+    /// <param name="bucketShareGrowthPoints">The per-stack share-growth limit in percentage points, or <see langword="null"/>.</param>
+    /// <returns>What tripped.</returns>
+    public StackDiffGate Check(double? totalGrowthPercent, double? bucketShareGrowthPoints)
+    {
+        var reasons = new List<string>();
+        bool tripped = false;
+        string unit = Weight == StackWeight.Duration ? "duration" : "event count";
+        if (totalGrowthPercent is double pct)
+        {
+            double growth = TotalGrowth * 100;
+            bool t = growth > pct;
+            tripped |= t;
+            reasons.Add(string.Create(Ic,
+                $"total {unit} {BaseTotal:N0} -> {NewTotal:N0} ({(double.IsPositiveInfinity(growth) ? "new from 0" : SignedPercent(TotalGrowth, 2))}): {(t ? "grew by more than" : "within")} {pct:0.##} % (--fail-if-grows)"));
+        }
+
+        if (bucketShareGrowthPoints is double pp)
+        {
+            StackBucketChange? worst = Changes.Count > 0 ? Changes[0] : null;
+            bool t = worst is not null && worst.ShareDelta * 100 > pp;
+            tripped |= t;
+            if (worst is null)
+            {
+                reasons.Add("no stacks to compare (--fail-if-bucket-grows)");
+            }
+            else
+            {
+                string what = (worst.Kind == StackChangeKind.New ? "new stack " : "stack ") + Describe(worst);
+                reasons.Add(string.Create(Ic,
+                    $"largest share growth: {what}: {Percent(worst.BaseShare, 2)} -> {Percent(worst.NewShare, 2)} ({(worst.ShareDelta >= 0 ? "+" : "-")}{Math.Abs(worst.ShareDelta * 100):F2} points): {(t ? "grew by more than" : "within")} {pp:0.##} points (--fail-if-bucket-grows)"));
+            }
+        }
+
+        return new StackDiffGate(tripped, reasons.AsReadOnly());
+    }
+
+    /// <summary>The differential call tree: the new capture's weights as <see cref="CallTreeNode.Weight"/>, the base capture's as baseline.</summary>
+    /// <returns>The tree (written as <c>path base new</c> folded lines, or a red/blue SVG).</returns>
+    public CallTree ToCallTree()
+    {
+        WeightUnit unit = Weight == StackWeight.Duration ? WeightUnit.Milliseconds : WeightUnit.Count;
+        bool byEventRoot = MatchedByEvent && Changes.Select(c => c.EventName).Distinct(StringComparer.Ordinal).Skip(1).Any();
+        var b = new CallTreeBuilder(unit);
+        var n = new CallTreeBuilder(unit);
+        foreach (StackBucketChange c in Changes)
+        {
+            var frames = new List<string>(c.Frames.Count > 0 ? c.Frames : ["(no frames)"]);
+            if (byEventRoot)
+            {
+                frames.Add(c.EventName ?? "(histogram)");
+            }
+
+            if (c.BaseWeight > 0 || c.Kind != StackChangeKind.New)
+            {
+                b.AddStack(frames, Math.Max(0, c.BaseWeight));
+            }
+
+            if (c.NewWeight > 0 || c.Kind != StackChangeKind.Vanished)
+            {
+                n.AddStack(frames, Math.Max(0, c.NewWeight));
+            }
+        }
+
+        return CallTree.Diff(b.Build(), n.Build());
+    }
+
+    /// <summary>The comparison as text: totals, then each stack (up to <paramref name="top"/>) with its weights, shares and deltas and its frames.</summary>
+    /// <param name="top">The most stacks listed (0: all).</param>
+    /// <param name="gate">Gate results to append, or <see langword="null"/>.</param>
+    /// <param name="baseLabel">How the base inputs are named.</param>
+    /// <param name="newLabel">How the new inputs are named.</param>
+    /// <returns>The text, <c>\n</c> line ends.</returns>
+    public string ToText(int top = 0, StackDiffGate? gate = null, string? baseLabel = null, string? newLabel = null)
+    {
+        var sb = new StringBuilder();
+        string unit = Weight == StackWeight.Duration ? "summed duration" : "event count";
+        sb.Append("Stack diff\n==========\n");
+        sb.Append("base: ").Append(StackBucketWriter.Safe(baseLabel ?? "base")).Append(string.Create(Ic, $" ({Base.TotalBuckets:N0} buckets)\n"));
+        sb.Append("new:  ").Append(StackBucketWriter.Safe(newLabel ?? "new")).Append(string.Create(Ic, $" ({New.TotalBuckets:N0} buckets)\n"));
+        sb.Append("weight: ").Append(unit).Append(string.Create(Ic, $"; total {BaseTotal:N0} -> {NewTotal:N0} ({(double.IsPositiveInfinity(TotalGrowth) ? "new from 0" : SignedPercent(TotalGrowth, 2))})\n"));
+        sb.Append(string.Create(Ic, $"stacks: {Changes.Count(c => c.Kind == StackChangeKind.Common):N0} in both, {NewStacks.Count:N0} new, {VanishedStacks.Count:N0} vanished; matched by {(MatchedByEvent ? "event name and frames" : "frames")}\n"));
+        sb.Append("order: share delta, biggest growth first.\n\n");
+        int shown = 0;
+        foreach (StackBucketChange c in Changes)
+        {
+            if (top > 0 && shown >= top)
+            {
+                break;
+            }
+
+            shown++;
+            sb.Append(string.Create(Ic, $"#{shown} {KindText(c.Kind)}: base {c.BaseWeight:N0} ({Percent(c.BaseShare, 2)}), new {c.NewWeight:N0} ({Percent(c.NewShare, 2)}), delta {(c.Delta >= 0 ? "+" : string.Empty)}{c.Delta:N0} ({(c.ShareDelta >= 0 ? "+" : "-")}{Math.Abs(c.ShareDelta * 100):F2} points)"));
+            if (c.EventName is string en)
+            {
+                sb.Append(' ').Append(StackBucketWriter.Safe(en));
+            }
+
+            if (Weight == StackWeight.Duration)
+            {
+                sb.Append(string.Create(Ic, $"; events {c.BaseCount:N0} -> {c.NewCount:N0}"));
+            }
+
+            sb.Append('\n');
+            if (c.Frames.Count == 0)
+            {
+                sb.Append("(no frames)\n");
+            }
+
+            foreach (string f in c.Frames)
+            {
+                sb.Append(StackBucketWriter.Safe(f)).Append('\n');
+            }
+
+            sb.Append('\n');
+        }
+
+        if (shown < Changes.Count)
+        {
+            sb.Append(string.Create(Ic, $"{Changes.Count - shown:N0} more stack(s) not shown (--top).\n\n"));
+        }
+
+        if (gate is not null)
+        {
+            sb.Append("Gates\n-----\n");
+            foreach (string r in gate.Reasons)
+            {
+                sb.Append(r).Append('\n');
+            }
+
+            sb.Append(gate.Tripped ? "result: FAILED\n" : "result: passed\n");
+        }
+
+        return sb.ToString();
+    }
+
+    /// <summary>One row per stack: kind, event, base/new count, weight and share, deltas, leaf and frames (<c>\n</c>-separated).</summary>
+    /// <returns>The table.</returns>
+    public ReportTable ToTable()
+    {
+        var t = new TableBuilder("Stack diff")
+            .AddColumn(TableColumn.Text("change"))
+            .AddColumn(TableColumn.Text("event"))
+            .AddColumn(TableColumn.Integer("base_count"))
+            .AddColumn(TableColumn.Integer("new_count"))
+            .AddColumn(TableColumn.Integer("base_weight"))
+            .AddColumn(TableColumn.Integer("new_weight"))
+            .AddColumn(TableColumn.Percentage("base_share", 4))
+            .AddColumn(TableColumn.Percentage("new_share", 4))
+            .AddColumn(TableColumn.Integer("delta"))
+            .AddColumn(TableColumn.Percentage("share_delta", 4))
+            .AddColumn(TableColumn.Text("leaf"))
+            .AddColumn(TableColumn.Text("frames"));
+        foreach (StackBucketChange c in Changes)
+        {
+            t.AddRow(KindText(c.Kind), c.EventName, c.BaseCount, c.NewCount, c.BaseWeight, c.NewWeight, TableCell.FromPercentage(c.BaseShare), TableCell.FromPercentage(c.NewShare),
+                c.Delta, TableCell.FromPercentage(c.ShareDelta), c.Frames.Count > 0 ? c.Frames[0] : string.Empty, string.Join("\n", c.Frames));
+        }
+
+        t.AddNote("weight: " + (Weight == StackWeight.Duration ? "summed duration field" : "event count") + "; shares are fractions of each side's total; frames leaf first.");
+        return t.Build();
+    }
+
+    /// <summary>The comparison as a report (HTML): totals, the table, and a differential flame graph.</summary>
+    /// <returns>The report.</returns>
+    public ReportDocument ToReport()
+    {
+        var totals = new KeyValueList(
+        [
+            Kv("base total", BaseTotal),
+            Kv("new total", NewTotal),
+            Kv("growth", double.IsFinite(TotalGrowth) ? TableCell.FromPercentage(TotalGrowth) : TableCell.Empty),
+            Kv("stacks in both", Changes.Count(c => c.Kind == StackChangeKind.Common)),
+            Kv("new stacks", NewStacks.Count),
+            Kv("vanished stacks", VanishedStacks.Count),
+        ]);
+        return new ReportDocument("Stack diff",
+        [
+            new ReportSection("Summary", totals),
+            new ReportSection("Stacks", ToTable()),
+            new ReportSection("Differential flame graph", new FlameGraph(ToCallTree(), new FlameGraphOptions { Title = "Stack diff (width = new; red = share grew, blue = shrank)" })),
+        ]);
+    }
+
+    /// <summary>Writes the comparison as JSON (<c>{"format":"xeanalyzer-stack-diff","formatVersion":1, …, "changes":[…], "gate":…}</c>).</summary>
+    /// <param name="output">The destination (left open).</param>
+    /// <param name="gate">Gate results to include, or <see langword="null"/>.</param>
+    public void WriteJson(Stream output, StackDiffGate? gate = null)
+    {
+        ArgumentNullException.ThrowIfNull(output);
+        using var w = new Utf8JsonWriter(output, new JsonWriterOptions { Indented = true, NewLine = "\n", Encoder = System.Text.Encodings.Web.JavaScriptEncoder.Create(System.Text.Unicode.UnicodeRanges.All) });
+        w.WriteStartObject();
+        w.WriteString("format", "xeanalyzer-stack-diff");
+        w.WriteNumber("formatVersion", 1);
+        w.WriteString("generator", ReportDocument.DefaultGenerator);
+        w.WriteString("weight", Weight == StackWeight.Duration ? "duration" : "count");
+        w.WriteBoolean("matchedByEvent", MatchedByEvent);
+        w.WriteNumber("baseTotal", BaseTotal);
+        w.WriteNumber("newTotal", NewTotal);
+        if (double.IsFinite(TotalGrowth))
+        {
+            w.WriteNumber("totalGrowth", TotalGrowth);
+        }
+        else
+        {
+            w.WriteNull("totalGrowth");
+        }
+
+        w.WriteStartArray("changes");
+        foreach (StackBucketChange c in Changes)
+        {
+            w.WriteStartObject();
+            w.WriteString("change", KindText(c.Kind));
+            w.WriteString("event", StackBucketWriter.Clean(c.EventName));
+            w.WriteNumber("baseCount", c.BaseCount);
+            w.WriteNumber("newCount", c.NewCount);
+            w.WriteNumber("baseWeight", c.BaseWeight);
+            w.WriteNumber("newWeight", c.NewWeight);
+            w.WriteNumber("baseShare", c.BaseShare);
+            w.WriteNumber("newShare", c.NewShare);
+            w.WriteNumber("delta", c.Delta);
+            w.WriteNumber("shareDelta", c.ShareDelta);
+            w.WriteStartArray("frames");
+            foreach (string f in c.Frames)
+            {
+                w.WriteStringValue(StackBucketWriter.Clean(f));
+            }
+
+            w.WriteEndArray();
+            w.WriteEndObject();
+        }
+
+        w.WriteEndArray();
+        if (gate is null)
+        {
+            w.WriteNull("gate");
+        }
+        else
+        {
+            w.WriteStartObject("gate");
+            w.WriteBoolean("tripped", gate.Tripped);
+            w.WriteStartArray("reasons");
+            foreach (string r in gate.Reasons)
+            {
+                w.WriteStringValue(r);
+            }
+
+            w.WriteEndArray();
+            w.WriteEndObject();
+        }
+
+        w.WriteEndObject();
+        w.Flush();
+    }
+
+    private static string KindText(StackChangeKind k) => k switch
+    {
+        StackChangeKind.New => "new",
+        StackChangeKind.Vanished => "vanished",
+        _ => "common",
+    };
+
+    private static string Describe(StackBucketChange c)
+    {
+        string leaf = c.Frames.Count > 0 ? c.Frames[0] : "(no frames)";
+        string caller = c.Frames.Count > 1 ? " <- " + c.Frames[1] : string.Empty;
+        return (c.EventName is null ? string.Empty : c.EventName + " ") + leaf + caller + string.Create(CultureInfo.InvariantCulture, $" ({c.Frames.Count} frames)");
+    }
+
+    private static Dictionary<Key, (long Count, long Weight)> Collapse(StackBucketResult r, StackWeight weight, bool byEvent)
+    {
+        var d = new Dictionary<Key, (long Count, long Weight)>();
+        foreach (StackBucket b in r.Buckets)
+        {
+            var k = new Key(byEvent ? b.EventName : null, [.. b.Frames]);
+            (long c, long w) = d.GetValueOrDefault(k);
+            d[k] = (StackBucketBuilder.SatAdd(c, b.Count), StackBucketBuilder.SatAdd(w, b.WeightOf(weight)));
+        }
+
+        return d;
+    }
+
+    private readonly struct Key(string? eventName, string[] frames) : IEquatable<Key>
+    {
+        public string? EventName { get; } = eventName;
+
+        public string[] Frames { get; } = frames;
+
+        public bool Equals(Key other) => string.Equals(EventName, other.EventName, StringComparison.Ordinal) && Frames.AsSpan().SequenceEqual(other.Frames);
+
+        public override bool Equals(object? obj) => obj is Key k && Equals(k);
+
+        public override int GetHashCode()
+        {
+            var h = new HashCode();
+            h.Add(EventName, StringComparer.Ordinal);
+            foreach (string f in Frames)
+            {
+                h.Add(f, StringComparer.Ordinal);
+            }
+
+            return h.ToHashCode();
+        }
+    }
+}
