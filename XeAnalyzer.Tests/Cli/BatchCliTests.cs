@@ -64,8 +64,10 @@ public sealed class BatchCliTests
             "variants/latch_every_other_0_133601526724170000.xel", "variants/waits_copy_0_133601526724170000.xel",
             "xml/latch_nesting_full.histogram.xml", "xml/latch_nesting_full.tf3656.histogram.xml",
         }));
-        Assert.That(summary.GetProperty("totals").GetProperty("ok").GetInt32(), Is.EqualTo(5));
-        Assert.That(summary.GetProperty("totals").GetProperty("nothing-to-analyse").GetInt32(), Is.EqualTo(2), "histogram targets hold no events for these analyses");
+        Assert.That(summary.GetProperty("totals").GetProperty("ok").GetInt32(), Is.EqualTo(7));
+        Assert.That(summary.GetProperty("totals").GetProperty("nothing-to-analyse").GetInt32(), Is.Zero);
+        Assert.That(captures["xml/latch_nesting_full.histogram.xml"].GetProperty("analyses").EnumerateArray().Where(a => a.GetProperty("status").GetString() == "done").Select(a => a.GetProperty("key").GetString()),
+            Is.EqualTo(new[] { "stacks" }), "a histogram target holds stack buckets only");
         Assert.That(captures["latch/latch_nesting_full_0_133601526724170000.xel"].GetProperty("events").GetInt64(), Is.EqualTo(SampleData.Figure(SampleData.Figures(SampleData.Latch), "events")));
         Assert.That(captures["variants/latch_every_other_0_133601526724170000.xel"].GetProperty("events").GetInt64(), Is.EqualTo(6043 / 2), "every other event of 6,043");
         Assert.That(captures["variants/waits_copy_0_133601526724170000.xel"].GetProperty("eventsByName").ToString(),
@@ -127,7 +129,7 @@ public sealed class BatchCliTests
         }
 
         Assert.That(captures["bad/cut_tail_0_133601526724170000.xel"].GetProperty("status").GetString(), Is.EqualTo("partial"), "a capture cut inside its last buffer is reported, partially");
-        Assert.That(captures.Values.Count(c => c.GetProperty("status").GetString() == "ok"), Is.EqualTo(5), "every good capture is still reported");
+        Assert.That(captures.Values.Count(c => c.GetProperty("status").GetString() == "ok"), Is.EqualTo(7), "every good capture is still reported");
         string index = File.ReadAllText(Path.Combine(output, "index.html"));
         Assert.That(index, Does.Contain("data-status=\"failed\"").And.Contain("expected Extended Events target data"));
     }
@@ -268,7 +270,7 @@ public sealed class BatchCliTests
 
         string terminal = RunInTerminal(script!, Batch(_in, _temp.File("out")));
         Assert.That(terminal, Does.Contain("batch progress: "), terminal);
-        Assert.That(terminal, Does.Contain("xeanalyze: batch: 7 capture(s): 5 ok"));
+        Assert.That(terminal, Does.Contain("xeanalyze: batch: 7 capture(s): 7 ok"));
 
         string quiet = RunInTerminal(script!, Batch(_in, _temp.File("out-q"), "--quiet"));
         Assert.That(quiet, Does.Not.Contain("batch progress"));

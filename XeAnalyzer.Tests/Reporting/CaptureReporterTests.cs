@@ -45,7 +45,7 @@ public sealed class CaptureReporterTests
         CaptureReport report = Report(SampleData.Latch);
 
         Assert.That(report.Status, Is.EqualTo(ReportStatus.Complete));
-        Assert.That(report.Completed.Select(a => a.Key), Is.EqualTo(new[] { "symbols", "latches" }));
+        Assert.That(report.Completed.Select(a => a.Key), Is.EqualTo(new[] { "stacks", "symbols", "latches" }));
         Assert.That(report.NotPossible.Select(a => a.Key), Is.EqualTo(new[] { "memory", "waits" }));
         Assert.That(report.Capture.TotalEvents, Is.EqualTo(SampleData.Figure(figures, "events")));
         Assert.That(report.Capture.FirstEvent, Is.EqualTo(DateTime.Parse(figures["first_event"], CultureInfo.InvariantCulture, DateTimeStyles.AdjustToUniversal)));
@@ -86,6 +86,37 @@ public sealed class CaptureReporterTests
         string text = ((Preformatted)memory.Blocks[1]).Text;
         Assert.That(text, Does.Contain("sqlserver.latch_acquired (6,043)"));
         Assert.That(text, Does.Contain("ADD EVENT sqlos.page_allocated"));
+    }
+
+    /// <summary>The generator's buckets of sample 1 (slot order): count and frames leaf first, as SQL Server symbolizes them.</summary>
+    private static List<string> ExpectedBuckets()
+    {
+        List<Dictionary<string, string>> rows = SampleData.Tsv(Path.Combine(TestPaths.Samples, "expected", "latch_nesting_full.stacks.tsv"));
+        return [.. rows.GroupBy(r => int.Parse(r["slot"], CultureInfo.InvariantCulture)).OrderBy(g => g.Key)
+            .Select(g => g.First()["count"] + "|" + string.Join("\n", g.OrderBy(r => int.Parse(r["frame"], CultureInfo.InvariantCulture)).Select(r => r["symbolized"])))];
+    }
+
+    [TestCase("latch_nesting_full")]
+    [TestCase("latch_nesting_full_histogram/latch_nesting_full.tf3656.histogram.xml")]
+    [TestCase("latch_nesting_full_histogram/latch_nesting_full.histogram.xml")]
+    public void Run_LatchSampleAndItsHistograms_StackSectionHasTheGeneratorsBuckets(string input)
+    {
+        using CallstackResolver resolver = SampleResolver();
+        CaptureReport report = CaptureReporter.Run([Path.Combine(TestPaths.Samples, input)], new ReportOptions { Resolver = resolver });
+
+        ReportAnalysisEntry stacks = report.Analyses.Single(a => a.Key == "stacks");
+        Assert.That(stacks.Outcome.IsPossible, Is.True);
+        var result = (XeAnalyzer.Analysis.Stacks.StackBucketResult)stacks.Outcome.Result!;
+        string[] actual = [.. result.Buckets.Select(b => b.Count.ToString(CultureInfo.InvariantCulture) + "|" + string.Join("\n", b.Frames))];
+        Assert.That(actual.Order(StringComparer.Ordinal), Is.EqualTo(ExpectedBuckets().Order(StringComparer.Ordinal)));
+        Assert.That(actual[0], Is.EqualTo(ExpectedBuckets()[0]), "the largest bucket first: stack A");
+
+        // The page carries the buckets table, the frames of the top buckets and the flame graph.
+        ReportSection buckets = report.Document.Sections.Single(s => s.Title == "Stacks: Buckets");
+        Assert.That(((ReportTable)buckets.Blocks[0]).Rows, Has.Count.EqualTo(ExpectedBuckets().Count));
+        Assert.That(buckets.Blocks.OfType<Preformatted>().First().Text.Split('\n'), Is.EqualTo(ExpectedBuckets()[0].Split('|')[1].Split('\n')));
+        Assert.That(report.Document.Sections.Single(s => s.Title == "Stacks: Flame graph").Blocks.Single(), Is.InstanceOf<FlameGraph>());
+        Assert.That(report.Files.Select(f => f.Name), Is.SupersetOf(new[] { "stacks.buckets.csv", "stacks.stack-buckets.svg", "stacks.stack-buckets.folded", "stacks.stack-bucket-frames.csv" }));
     }
 
     [Test]
@@ -183,7 +214,7 @@ public sealed class CaptureReporterTests
         Assert.That(report.Status, Is.EqualTo(ReportStatus.NothingToAnalyse));
         Assert.That(report.Completed, Is.Empty);
         Assert.That(report.Capture.TotalEvents, Is.EqualTo(50));
-        Assert.That(report.Document.Sections.Select(s => s.Title), Is.SupersetOf(new[] { "Symbolization: not possible", "Latches: not possible", "Memory: not possible", "Waits: not possible" }));
+        Assert.That(report.Document.Sections.Select(s => s.Title), Is.SupersetOf(new[] { "Stacks: not possible", "Symbolization: not possible", "Latches: not possible", "Memory: not possible", "Waits: not possible" }));
         Assert.That(report.Document.Description, Does.StartWith("Inputs: ").And.Contain("Nothing was analysed"));
         string overview = string.Join("\n", report.Document.Sections[0].Blocks.OfType<Paragraph>().Select(p => p.Text));
         Assert.That(overview, Does.Contain("This page is not a result").And.Contain("sqlserver.sql_batch_completed (50)"));

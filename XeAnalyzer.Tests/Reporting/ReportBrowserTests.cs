@@ -24,6 +24,7 @@ public sealed class ReportBrowserTests
           svgs: document.querySelectorAll('svg').length,
           bars: document.querySelectorAll('rect.bar').length,
           polylines: document.querySelectorAll('polyline.series').length,
+          frames: document.querySelectorAll('g.frame').length,
           tables: document.querySelectorAll('table').length,
           rows: document.querySelectorAll('tbody tr').length,
           emptyRows: document.querySelectorAll('td.empty-table').length,
@@ -100,10 +101,12 @@ public sealed class ReportBrowserTests
             Assert.That(c.GetProperty("scripts").GetInt32(), Is.Zero);
             Assert.That(Strings(c.GetProperty("sections")), Is.SupersetOf(new[]
             {
-                "Overview", "Capture", "Symbolization: Callstacks", "Latches: Summary", "Latches: Acquires by scheduler", "Memory: not possible", "Waits: not possible", "Files",
+                "Overview", "Capture", "Stacks: Buckets", "Stacks: Flame graph", "Symbolization: Callstacks", "Latches: Summary", "Latches: Acquires by scheduler", "Memory: not possible", "Waits: not possible", "Files",
             }));
             Assert.That(Strings(c.GetProperty("sections")), Has.Length.EqualTo(sections));
-            Assert.That(c.GetProperty("svgs").GetInt32(), Is.EqualTo(charts).And.EqualTo(1));
+            Assert.That(c.GetProperty("svgs").GetInt32(), Is.EqualTo(charts).And.EqualTo(2), "the schedulers' bar chart and the flame graph");
+            Assert.That(c.GetProperty("frames").GetInt32(), Is.GreaterThan(24), "flame graph frames");
+            Assert.That(c.GetProperty("rowsOf").GetProperty("Buckets").GetInt32(), Is.EqualTo(SampleData.Figure(figures, "distinct_stacks")));
             Assert.That(c.GetProperty("bars").GetInt32(), Is.EqualTo(schedulers), "one bar per scheduler of the sample");
             Assert.That(c.GetProperty("tables").GetInt32(), Is.EqualTo(tables));
             Assert.That(c.GetProperty("rows").GetInt32(), Is.EqualTo(rows));
@@ -151,7 +154,7 @@ public sealed class ReportBrowserTests
         JsonElement c = await LoadAsync(Path.Combine(dir, "index.html"), cancellationToken);
         Assert.That(c.GetProperty("svgs").GetInt32(), Is.Zero);
         Assert.That(Strings(c.GetProperty("paragraphs")), Has.Some.Contains("This page is not a result"));
-        Assert.That(Strings(c.GetProperty("sections")).Count(s => s.EndsWith(": not possible", StringComparison.Ordinal)), Is.EqualTo(4));
+        Assert.That(Strings(c.GetProperty("sections")).Count(s => s.EndsWith(": not possible", StringComparison.Ordinal)), Is.EqualTo(5));
     }
 
     [Test]

@@ -221,7 +221,7 @@ public static class CaptureReporter
             summary.AddFile(xml, Length(xml), lists.GetValueOrDefault(xml));
         }
 
-        return new ReportAnalysisContext(resolver, sessions, resolver.CreateSession(explicitMap), lists, display, input.Captures, input.TargetDataFiles, options.Input);
+        return new ReportAnalysisContext(resolver, sessions, resolver.CreateSession(explicitMap), lists, display, input.Captures, input.TargetDataFiles, options.Input, options.ModuleList is not null);
     }
 
     /// <summary>A sidecar found beside a capture is shown next to the capture's path as given (not as the absolute path found).</summary>

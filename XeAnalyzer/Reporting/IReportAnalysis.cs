@@ -123,8 +123,10 @@ public sealed class ReportAnalysisContext
         Func<string, string> display,
         IReadOnlyList<CaptureSet> captures,
         IReadOnlyList<string> targetDataFiles,
-        AnalysisInputOptions inputOptions)
+        AnalysisInputOptions inputOptions,
+        bool moduleListIsExplicit)
     {
+        ModuleListIsExplicit = moduleListIsExplicit;
         Resolver = resolver;
         _sessions = sessions;
         _fallback = fallback;
@@ -143,6 +145,9 @@ public sealed class ReportAnalysisContext
     /// analysis that also reads other target data (histogram slots, event counters) reads these files itself.
     /// </summary>
     public IReadOnlyList<string> TargetDataFiles { get; }
+
+    /// <summary>Whether one module list was given for every input (<c>--modules</c>) rather than found beside each capture.</summary>
+    public bool ModuleListIsExplicit { get; }
 
     /// <summary>The reader options of the report (limits of the target-data reader).</summary>
     public AnalysisInputOptions InputOptions { get; }

@@ -8,12 +8,12 @@ namespace XeAnalyzer.Reporting;
 public static class ReportAnalyses
 {
     /// <summary>
-    /// The default analyses: callstack symbolization, latches per scheduler, pages allocated over time, waits. Each runs
-    /// with its default options; an analysis the capture's events do not allow becomes a note in the page.
+    /// The default analyses: stack buckets, callstack symbolization, latches per scheduler, pages allocated over time, waits.
+    /// Each runs with its default options; an analysis the capture's events do not allow becomes a note in the page.
     /// </summary>
     /// <returns>A new list.</returns>
     public static IReadOnlyList<IReportAnalysis> CreateDefault() =>
-        [new CallstackSymbolization(), new LatchReportAnalysis(), new MemoryReportAnalysis(), new WaitReportAnalysis()];
+        [new StackReportAnalysis(), new CallstackSymbolization(), new LatchReportAnalysis(), new MemoryReportAnalysis(), new WaitReportAnalysis()];
 
     internal static bool NameIn(IReadOnlyList<string> names, XeEventType type)
     {
