@@ -20,8 +20,8 @@ namespace XeAnalyzer.Reporting;
 /// </remarks>
 /// <param name="options">Bucketing options; <see langword="null"/> for the defaults.</param>
 /// <param name="top">The buckets kept in the report's tables (1 to 100,000; default 500; the rest are counted in a note).</param>
-/// <param name="framesShown">The buckets whose frames are printed in the page (0 to 1,000; default 25).</param>
-public sealed class StackReportAnalysis(StackBucketOptions? options = null, int top = 500, int framesShown = 25) : IReportAnalysis
+/// <param name="framesShown">The buckets whose frames are printed in the page (0 to 1,000; default 10).</param>
+public sealed class StackReportAnalysis(StackBucketOptions? options = null, int top = 500, int framesShown = 10) : IReportAnalysis
 {
     /// <summary>The bucketing options.</summary>
     public StackBucketOptions Options { get; } = options ?? StackBucketOptions.Default;
@@ -115,16 +115,35 @@ public sealed class StackReportAnalysis(StackBucketOptions? options = null, int 
 
     private ReportDocument ToReport(StackBucketResult result)
     {
+        // The writer's sections, rearranged for one page: the bucket table with the flame graph, then the frames of the largest
+        // buckets; the resolution without the resolver's PDB list; then every frame of the top buckets as a table.
         ReportDocument full = result.ToReport(FramesShown);
+        ReportSection? Find(string title) => full.Sections.FirstOrDefault(s => string.Equals(s.Title, title, StringComparison.Ordinal));
         var sections = new List<ReportSection>();
-        foreach (ReportSection s in full.Sections)
+        if (Find("Summary") is ReportSection summary)
         {
-            if (string.Equals(s.Title, "Resolution", StringComparison.Ordinal))
+            sections.Add(summary);
+        }
+
+        ReportSection? buckets = Find("Buckets");
+        var top = new List<ReportBlock>();
+        if (buckets is not null && buckets.Blocks.Count > 0)
+        {
+            top.Add(buckets.Blocks[0]);
+        }
+
+        top.AddRange(Find("Flame graph")?.Blocks ?? []);
+        sections.Add(new ReportSection("Buckets", top));
+        if (buckets is not null && buckets.Blocks.Count > 1)
+        {
+            var frames = new List<ReportBlock>(buckets.Blocks.Skip(1));
+            if (result.Buckets.Count > FramesShown)
             {
-                continue;
+                frames.Add(new Paragraph(string.Create(CultureInfo.InvariantCulture,
+                    $"The frames of the {FramesShown} largest of {result.Buckets.Count:N0} buckets are shown; the Bucket frames table (and its CSV file) has every frame of the {Math.Min(FramesTableBuckets, result.Buckets.Count)} largest.")));
             }
 
-            sections.Add(s);
+            sections.Add(new ReportSection("Largest buckets, frames leaf first", frames));
         }
 
         sections.Add(new ReportSection("Resolution", ResolutionBlocks(result)));
