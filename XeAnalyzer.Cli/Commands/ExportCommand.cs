@@ -3,15 +3,19 @@ using System.Diagnostics;
 using System.Globalization;
 using XeAnalyzer.Cli.Commands.Common;
 using XeAnalyzer.Export;
+using XeAnalyzer.Callstacks;
 using XeAnalyzer.Export.Parquet;
+using XeAnalyzer.Symbols.Resolution;
 using XeAnalyzer.Xel;
 
 namespace XeAnalyzer.Cli.Commands;
 
 /// <summary>
 /// <c>xeanalyze export &lt;capture...&gt; --format parquet -o DIR [--event NAME] [--row-group-size N] [--compression gzip|none]
-/// [--skip-corrupt]</c>: one Parquet file per event (<c>package.event.parquet</c>) for Spark, DuckDB or Databricks.
-/// Prints one line per file written (rows, row groups, bytes) and a total.
+/// [--skip-corrupt] [--resolve [--symbols …] [--modules FILE] [--binaries DIR] [--sql-build B --catalog F] [--frame-style S] [--no-offsets]]</c>:
+/// one Parquet file per event (<c>package.event.parquet</c>) for Spark, DuckDB or Databricks. With <c>--resolve</c>, every callstack
+/// column is followed by <c>name_frames</c> (LIST&lt;STRING&gt;) holding the resolved frames; raw addresses are mapped with
+/// <c>--modules</c> or each capture's <c>&lt;set-name&gt;.modules.txt</c> sidecar. Prints one line per file written and a total.
 /// </summary>
 internal static class ExportCommand
 {
@@ -26,6 +30,12 @@ internal static class ExportCommand
         var rowGroup = new Option<int?>("--row-group-size") { Description = "Rows per Parquet row group (default 131072; a row group also closes at 64 MiB)." };
         var compression = new Option<string>("--compression") { Description = "Page compression: gzip (default) or none.", DefaultValueFactory = _ => "gzip" };
         compression.AcceptOnlyFromAmong("gzip", "none");
+        var resolve = new Option<bool>("--resolve") { Description = "Add a <name>_frames LIST<STRING> column with resolved frames after each callstack column (symbol options as for resolve/stacks)." };
+        var modules = new Option<string?>("--modules") { Description = "Module list for raw addresses (select name, base_address from sys.dm_os_loaded_modules) used for every capture. Default: each capture's <set-name>.modules.txt beside it." };
+        var style = new Option<string>("--frame-style") { Description = "Frame text with --resolve: engine (sqlmin.dll!Name+0x1a9, default), resolver (sqlmin!Name+425) or windbg (sqlmin!Name+0x1a9).", DefaultValueFactory = _ => "engine" };
+        style.AcceptOnlyFromAmong("engine", "resolver", "windbg");
+        var noOffsets = new Option<bool>("--no-offsets") { Description = "Frame text with --resolve, without displacements." };
+        var symbols = new SymbolCommandOptions();
         var command = new Command("export", "Export events to Parquet files, one per event type, for Spark, DuckDB or Databricks.");
         command.Arguments.Add(captures);
         command.Options.Add(format);
@@ -34,6 +44,13 @@ internal static class ExportCommand
         command.Options.Add(rowGroup);
         command.Options.Add(compression);
         command.Options.Add(skip);
+        command.Options.Add(resolve);
+        symbols.AddPathOptions(command);
+        command.Options.Add(modules);
+        symbols.AddBuildOptions(command);
+        command.Options.Add(symbols.Binaries);
+        command.Options.Add(style);
+        command.Options.Add(noOffsets);
         command.SetAction(parse => CaptureCommandSupport.Run(parse, (stdout, error) =>
         {
             int? rows = parse.GetValue(rowGroup);
@@ -51,8 +68,26 @@ internal static class ExportCommand
             string[] names = parse.GetValue(eventNames) ?? [];
             IReadOnlyList<CaptureSet> sets = CaptureSet.Expand(parse.GetValue(captures)!);
             var diag = new XelDiagnostics();
+            using FrameResolverPerCapture? frames = parse.GetValue(resolve)
+                ? new FrameResolverPerCapture(new CallstackResolver(new CallstackResolverOptions
+                {
+                    SymbolPath = symbols.GetSymbolPath(parse, "cache*"),
+                    StoreOptions = symbols.GetStoreOptions(parse),
+                    Offline = parse.GetValue(symbols.Offline),
+                    SqlBuild = symbols.GetSqlBuild(parse),
+                    Binaries = symbols.GetBinaries(parse),
+                    Style = parse.GetValue(style) switch
+                    {
+                        "resolver" => FrameStyle.Resolver,
+                        "windbg" => FrameStyle.WinDbg,
+                        _ => FrameStyle.Engine,
+                    },
+                    IncludeOffsets = !parse.GetValue(noOffsets),
+                }), parse.GetValue(modules))
+                : null;
             var options = new XelExportOptions
             {
+                FrameResolver = frames is null ? null : frames.Resolve,
                 ReadOptions = CaptureCommandSupport.ReadOptions(parse.GetValue(skip), diag, names.Length > 0 ? names : null),
                 Parquet = new ParquetWriterOptions
                 {
@@ -82,6 +117,7 @@ internal static class ExportCommand
                     $"xeanalyze: warning: {result.SkippedEvents} event(s) and {result.DroppedActionValues} action value(s) were not in the layout pass (did a capture grow during the export?) and were not written"));
             }
 
+            frames?.WriteSummary(error);
             stdout.Flush();
             int exit = CaptureCommandSupport.Finish(diag, error);
             if (result.Events == 0 && exit == ExitCodes.Ok)
@@ -94,4 +130,71 @@ internal static class ExportCommand
         }));
         return command;
     }
+}
+
+/// <summary>
+/// Resolves raw return addresses for <c>export --resolve</c>: one resolver (PDBs opened once) and one session per capture
+/// file, whose module map is <c>--modules</c> or the capture's sidecar. Unresolved frames are written as the raw address
+/// (<c>0x…</c>); the counts and reasons are summarised on stderr.
+/// </summary>
+internal sealed class FrameResolverPerCapture : IDisposable
+{
+    private readonly CallstackResolver _resolver;
+    private readonly string? _modulesPath;
+    private readonly Dictionary<string, ResolverSession> _sessions = new(StringComparer.Ordinal);
+    private readonly Dictionary<string, long> _unresolved = new(StringComparer.Ordinal);
+    private ModuleMap? _globalMap;
+    private long _resolved;
+
+    public FrameResolverPerCapture(CallstackResolver resolver, string? modulesPath)
+    {
+        _resolver = resolver;
+        _modulesPath = modulesPath;
+        if (modulesPath is not null && !File.Exists(modulesPath))
+        {
+            throw new FileNotFoundException("the module list " + modulesPath + " does not exist", modulesPath);
+        }
+    }
+
+    public string Resolve(string captureFile, ulong address)
+    {
+        if (!_sessions.TryGetValue(captureFile, out ResolverSession? session))
+        {
+            ModuleMap? map;
+            if (_modulesPath is not null)
+            {
+                map = _globalMap ??= ModuleMap.Load(_modulesPath);
+            }
+            else
+            {
+                string? sidecar = ModuleListSidecar.Find(captureFile);
+                map = sidecar is null ? null : ModuleMap.Load(sidecar);
+            }
+
+            session = _resolver.CreateSession(map);
+            _sessions.Add(captureFile, session);
+        }
+
+        FrameResolution r = session.ResolveAddress(address);
+        if (r.Text is string text)
+        {
+            _resolved++;
+            return text;
+        }
+
+        string group = r.ReasonGroup ?? "unresolved";
+        _unresolved[group] = _unresolved.TryGetValue(group, out long n) ? n + 1 : 1;
+        return "0x" + address.ToString("X16", CultureInfo.InvariantCulture);
+    }
+
+    public void WriteSummary(TextWriter error)
+    {
+        error.WriteLine(string.Create(CultureInfo.InvariantCulture, $"xeanalyze: --resolve: {_resolved} distinct address(es) resolved, {_unresolved.Values.Sum()} kept raw"));
+        foreach (KeyValuePair<string, long> kv in _unresolved.OrderByDescending(kv => kv.Value).ThenBy(kv => kv.Key, StringComparer.Ordinal))
+        {
+            error.WriteLine(string.Create(CultureInfo.InvariantCulture, $"xeanalyze: unresolved: {kv.Value} address(es): {kv.Key}"));
+        }
+    }
+
+    public void Dispose() => _resolver.Dispose();
 }

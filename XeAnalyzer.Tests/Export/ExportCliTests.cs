@@ -162,4 +162,34 @@ public sealed class ExportCliTests
         QueryResult q = DuckDbOracle.Single(null, "SELECT DISTINCT compression FROM parquet_metadata(" + DuckDbOracle.Literal(path) + ")");
         Assert.That(q.Rows.Select(x => x[0].GetString()), Is.EqualTo(new[] { "UNCOMPRESSED" }));
     }
+
+    [Test]
+    public void ExportResolve_AddsResolvedFrames_MatchingTheGeneratorsExpectedBuckets()
+    {
+        // Expected buckets come from the sample generator's input model (sample-xel/expected), not from our resolver.
+        string[] lines = File.ReadAllLines(Path.Combine(TestPaths.Samples, "expected", "latch_nesting_full.stacks.tsv"));
+        string[] header = lines[0].Split('\t');
+        int bucketCol = Array.IndexOf(header, "bucket"), countCol = Array.IndexOf(header, "count"), textCol = Array.IndexOf(header, "symbolized");
+        var buckets = lines.Skip(1).Select(l => l.Split('\t')).GroupBy(f => f[bucketCol])
+            .Select(g => (Name: g.Key, Count: int.Parse(g.First()[countCol], Ic), Frames: g.Select(f => f[textCol]).ToArray()))
+            .Where(b => b.Name is "A" or "B" or "C").ToList();
+        Assert.That(buckets, Has.Count.EqualTo(3));
+
+        string outDir = Path.Combine(_dir, "out");
+        (int exit, _, string err) = Run("export", Sample("latch_nesting_full"), "-o", outDir, "--resolve",
+            "--symbols", TestPaths.SymbolsCache, "--binaries", TestPaths.SymbolsCache, "--offline");
+        Assert.That(exit, Is.EqualTo(ExitCodes.Ok), err);
+        Assert.That(err, Does.Contain("--resolve:"));
+        string file = Path.Combine(outDir, "sqlserver.latch_acquired.parquet");
+        foreach ((string name, int count, string[] frames) in buckets)
+        {
+            string list = "[" + string.Join(", ", frames.Select(DuckDbOracle.Literal)) + "]";
+            QueryResult r = DuckDbOracle.Single(file, "SELECT count(*) AS n FROM t WHERE callstack_frames = " + list);
+            Assert.That(r.Text(0, "n"), Is.EqualTo(count.ToString(Ic)), "bucket " + name);
+        }
+
+        // The frames column has one entry per raw address, in the same order (leaf first).
+        QueryResult lengths = DuckDbOracle.Single(file, "SELECT count(*) AS n FROM t WHERE len(callstack_frames) <> len(callstack)");
+        Assert.That(lengths.Text(0, "n"), Is.EqualTo("0"));
+    }
 }

@@ -31,6 +31,12 @@ internal sealed class PdbHandle
 
     public string? FailureText { get; private set; }
 
+    /// <summary>
+    /// End of the image the PDB describes (the highest section end, as an RVA), or 0 when the PDB has no section headers.
+    /// An RVA at or past it cannot belong to this build: the frame comes from another build of the module.
+    /// </summary>
+    public ulong ImageEnd { get; private set; }
+
     /// <summary>Finds and reads the PDB on first call (a canceled attempt is retried by the next caller); never throws for missing or bad files.</summary>
     /// <returns><see langword="true"/> when the symbol index is available.</returns>
     public bool EnsureLoaded(CancellationToken cancellationToken)
@@ -105,6 +111,13 @@ internal sealed class PdbHandle
         {
             using PdbFile pdb = PdbFile.Open(lookup.Path!, _limits);
             _index = pdb.GetSymbolIndex(cancellationToken);
+            ulong end = 0;
+            foreach (PdbSection section in pdb.Sections)
+            {
+                end = Math.Max(end, (ulong)section.VirtualAddress + Math.Max(section.VirtualSize, section.SizeOfRawData));
+            }
+
+            ImageEnd = end;
             b.Path = lookup.Path;
             b.IsLoaded = true;
         }

@@ -65,6 +65,9 @@ public enum UnresolvedReason
 
     /// <summary>The RVA does not fit in 32 bits, so it cannot be an address inside a PE image.</summary>
     RvaOutOfRange,
+
+    /// <summary>The RVA lies past the end of the image the PDB describes: the PDB (or the DLL it was identified from) is of another build.</summary>
+    BeyondImage,
 }
 
 /// <summary>What the frames of one stack are, as captured (before offline resolution).</summary>

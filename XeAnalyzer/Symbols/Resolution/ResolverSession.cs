@@ -338,6 +338,16 @@ public sealed class ResolverSession
             return Unresolved(view.Module, view.Display, rva, binding, handle.FailureReason, handle.FailureText!, handle.FailureText!);
         }
 
+        if (handle.ImageEnd != 0 && rva >= handle.ImageEnd)
+        {
+            // Nearest-preceding-public lookup has no upper bound, so without this check a frame of another build would
+            // silently get the name of the last public in the image.
+            string pdb = Store.PdbNames.Printable(binding.PdbName);
+            return Unresolved(view.Module, view.Display, rva, binding, UnresolvedReason.BeyondImage,
+                "RVA " + Rva(rva) + " lies past the end of the image " + pdb + " describes (" + Rva(handle.ImageEnd) + "): the PDB (or the DLL given with --binaries) is of another build",
+                "RVA past the end of the image of " + pdb + " (another build?)");
+        }
+
         var hit = handle.Lookup((uint)rva);
         if (hit is not { } h)
         {
