@@ -12,6 +12,7 @@ public sealed class ResolutionSummaryBuilder
     private const int MaxGroups = 1000;
     private const string OtherGroup = "other reasons (too many distinct reasons to list)";
 
+    private readonly HashSet<PdbBinding> _usedPdbs = new(ReferenceEqualityComparer.Instance);
     private readonly string? _inputName;
     private readonly bool _moduleMapGiven;
     private readonly long[] _shapes = new long[Enum.GetValues<StackShape>().Length];
@@ -84,7 +85,7 @@ public sealed class ResolutionSummaryBuilder
     }
 
     /// <summary>Builds the summary.</summary>
-    /// <param name="resolver">The resolver, to list the PDBs looked up and its setup warnings; or <see langword="null"/>.</param>
+    /// <param name="resolver">The resolver, for its setup warnings (e.g. skipped binaries); or <see langword="null"/>. The PDBs listed are those the added frames used.</param>
     /// <returns>The summary.</returns>
     public ResolutionSummary Build(CallstackResolver? resolver = null)
     {
@@ -149,14 +150,25 @@ public sealed class ResolutionSummaryBuilder
             warnings.Add(string.Create(ic, $"{_malformedLines} line(s) looked like frames but could not be parsed and are written unchanged (first: {_firstMalformed})"));
         }
 
+        // Only the PDBs this input's frames used (found or not): a resolver shared across inputs (a batch) knows others too,
+        // and which of those it had loaded by now depends on timing.
+        IReadOnlyList<PdbBinding> pdbs = _usedPdbs
+            .OrderBy(b => b.PdbName, StringComparer.OrdinalIgnoreCase)
+            .ThenBy(b => b.Identity?.Key ?? string.Empty, StringComparer.Ordinal)
+            .ToList().AsReadOnly();
         return new ResolutionSummary(_inputName, _stacks, shapes.AsReadOnly(), _frames, _inEngine, _offline, _unresolved, _unverified,
-            groups.AsReadOnly(), resolver?.GetPdbBindings() ?? [], hints.AsReadOnly(), warnings.AsReadOnly());
+            groups.AsReadOnly(), pdbs, hints.AsReadOnly(), warnings.AsReadOnly());
     }
 
     private void AddFrame(ResolvedFrame f, long line)
     {
         _frames++;
         FrameResolution r = f.Resolution;
+        if (r.Pdb is PdbBinding used)
+        {
+            _usedPdbs.Add(used);
+        }
+
         switch (r.Status)
         {
             case FrameResolutionStatus.InEngine:
