@@ -29,7 +29,7 @@ internal static class ReportCommand
         };
         var symbols = new SymbolCommandOptions();
         Option<bool> skip = CaptureCommandSupport.SkipCorruptOption();
-        var command = new Command("report", "Run every analysis the capture's events allow (summary, symbolization, latches, memory, waits) and write one self-contained HTML page plus CSV, JSON and SVG files.");
+        var command = new Command("report", "Run every analysis the capture's events allow (summary, stack buckets, symbolization, latches, memory, waits) and write one self-contained HTML page plus CSV, JSON and SVG files.");
         command.Arguments.Add(inputs);
         command.Options.Add(output);
         command.Options.Add(modules);

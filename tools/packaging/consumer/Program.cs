@@ -1,26 +1,34 @@
-using XeAnalyzer.Events;
-using XeAnalyzer.Xel;
+using XeAnalyzer.Analysis;
+using XeAnalyzer.Analysis.Stacks;
+using XeAnalyzer.Symbols.Resolution;
 
-// Proof that other tools can import the packed library: read a capture and tally events per scheduler.
-if (args.Length != 1)
+// Proof that other tools can import the packed library (the same code is the README's library example):
+// latch acquires per scheduler, and the top stack buckets resolved offline against a local symbol folder.
+if (args.Length != 2)
 {
-    Console.Error.WriteLine("usage: Consumer <capture>");
+    Console.Error.WriteLine("usage: Consumer <capture> <symbol folder>");
     return 2;
 }
 
-var counts = new SortedDictionary<string, int>(StringComparer.Ordinal);
-foreach (CaptureSet set in CaptureSet.Expand([args[0]]))
+string capture = args[0], symbols = args[1];
+
+AnalysisInput input = AnalysisInput.Open([capture]);
+LatchAnalysisResult latches = new LatchAnalysis().Analyze(input.ReadEvents(defaultEventNames: LatchAnalysis.EventNames));
+foreach (GroupTally s in latches.Schedulers)
 {
-    foreach (XEvent e in XelReader.ReadEvents(set, new XelReadOptions(), CancellationToken.None))
-    {
-        string key = e.FullName;
-        counts[key] = counts.TryGetValue(key, out int n) ? n + 1 : 1;
-    }
+    Console.WriteLine(FormattableString.Invariant($"scheduler {s.Key}\t{s.Count}\t{s.DeviationFromPeerMean:P1}{(s.IsOutlier ? "\toutlier" : "")}"));
 }
 
-foreach (KeyValuePair<string, int> kv in counts)
+using var resolver = new CallstackResolver(new CallstackResolverOptions
 {
-    Console.WriteLine(FormattableString.Invariant($"{kv.Key}\t{kv.Value}"));
+    SymbolPath = XeAnalyzer.Symbols.Store.SymbolPath.Parse(symbols),
+    Offline = true,
+    Binaries = ModuleBinaries.Scan([symbols]),
+});
+StackBucketResult stacks = new StackBucketAnalysis().AnalyzeFiles([capture], resolver);
+foreach (StackBucket b in stacks.Buckets.Take(3))
+{
+    Console.WriteLine(FormattableString.Invariant($"bucket {b.Rank}\t{b.Count}\t{b.Frames[0]}\t{b.Frames[4]}"));
 }
 
-return counts.Count > 0 ? 0 : 1;
+return latches.IsComplete && stacks.Buckets.Count > 0 ? 0 : 1;
