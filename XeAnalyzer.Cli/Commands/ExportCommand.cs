@@ -31,10 +31,6 @@ internal static class ExportCommand
         var compression = new Option<string>("--compression") { Description = "Page compression: gzip (default) or none.", DefaultValueFactory = _ => "gzip" };
         compression.AcceptOnlyFromAmong("gzip", "none");
         var resolve = new Option<bool>("--resolve") { Description = "Add a <name>_frames LIST<STRING> column with resolved frames after each callstack column (symbol options as for resolve/stacks)." };
-        var modules = new Option<string?>("--modules") { Description = "Module list for raw addresses (select name, base_address from sys.dm_os_loaded_modules) used for every capture. Default: each capture's <set-name>.modules.txt beside it." };
-        var style = new Option<string>("--frame-style") { Description = "Frame text with --resolve: engine (sqlmin.dll!Name+0x1a9, default), resolver (sqlmin!Name+425) or windbg (sqlmin!Name+0x1a9).", DefaultValueFactory = _ => "engine" };
-        style.AcceptOnlyFromAmong("engine", "resolver", "windbg");
-        var noOffsets = new Option<bool>("--no-offsets") { Description = "Frame text with --resolve, without displacements." };
         var symbols = new SymbolCommandOptions();
         var command = new Command("export", "Export events to Parquet files, one per event type, for Spark, DuckDB or Databricks.");
         command.Arguments.Add(captures);
@@ -46,11 +42,10 @@ internal static class ExportCommand
         command.Options.Add(skip);
         command.Options.Add(resolve);
         symbols.AddPathOptions(command);
-        command.Options.Add(modules);
+        command.Options.Add(symbols.Modules);
         symbols.AddBuildOptions(command);
         command.Options.Add(symbols.Binaries);
-        command.Options.Add(style);
-        command.Options.Add(noOffsets);
+        symbols.AddFrameOptions(command);
         command.SetAction(parse => CaptureCommandSupport.Run(parse, (stdout, error) =>
         {
             int? rows = parse.GetValue(rowGroup);
@@ -69,21 +64,7 @@ internal static class ExportCommand
             IReadOnlyList<CaptureSet> sets = CaptureSet.Expand(parse.GetValue(captures)!);
             var diag = new XelDiagnostics();
             using FrameResolverPerCapture? frames = parse.GetValue(resolve)
-                ? new FrameResolverPerCapture(new CallstackResolver(new CallstackResolverOptions
-                {
-                    SymbolPath = symbols.GetSymbolPath(parse, "cache*"),
-                    StoreOptions = symbols.GetStoreOptions(parse),
-                    Offline = parse.GetValue(symbols.Offline),
-                    SqlBuild = symbols.GetSqlBuild(parse),
-                    Binaries = symbols.GetBinaries(parse),
-                    Style = parse.GetValue(style) switch
-                    {
-                        "resolver" => FrameStyle.Resolver,
-                        "windbg" => FrameStyle.WinDbg,
-                        _ => FrameStyle.Engine,
-                    },
-                    IncludeOffsets = !parse.GetValue(noOffsets),
-                }), parse.GetValue(modules))
+                ? new FrameResolverPerCapture(new CallstackResolver(symbols.GetResolverOptions(parse, CancellationToken.None)), parse.GetValue(symbols.Modules))
                 : null;
             var options = new XelExportOptions
             {

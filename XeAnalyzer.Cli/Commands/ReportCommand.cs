@@ -23,16 +23,12 @@ internal static class ReportCommand
             Arity = ArgumentArity.OneOrMore,
         };
         var output = new Option<string>("--output", "-o") { Description = "The output folder (created if needed): index.html, report.json, <analysis>.<table>.csv, *.svg.", Required = true };
-        var modules = new Option<string?>("--modules")
-        {
-            Description = "Module list for raw callstack addresses (select name, base_address from sys.dm_os_loaded_modules), from the same process lifetime. Default: <set-name>.modules.txt beside each capture, if present.",
-        };
         var symbols = new SymbolCommandOptions();
         Option<bool> skip = CaptureCommandSupport.SkipCorruptOption();
         var command = new Command("report", "Run every analysis the capture's events allow (summary, stack buckets, symbolization, latches, memory, waits) and write one self-contained HTML page plus CSV, JSON and SVG files.");
         command.Arguments.Add(inputs);
         command.Options.Add(output);
-        command.Options.Add(modules);
+        command.Options.Add(symbols.Modules);
         symbols.AddPathOptions(command);
         symbols.AddBuildOptions(command);
         command.Options.Add(symbols.Binaries);
@@ -50,7 +46,7 @@ internal static class ReportCommand
             {
                 Input = InputOptions(parse.GetValue(skip)),
                 Resolver = resolver,
-                ModuleList = parse.GetValue(modules),
+                ModuleList = parse.GetValue(symbols.Modules),
             };
             CaptureReport report = CaptureReporter.Run(parse.GetValue(inputs)!, options, cancellationToken);
             report.WriteAsync(dir, cancellationToken).GetAwaiter().GetResult();
@@ -101,12 +97,6 @@ internal static class ReportCommand
     };
 
     /// <summary>The resolver of the symbol options (as <c>resolve</c> makes it: default symbol path is the default cache, no network).</summary>
-    internal static CallstackResolver CreateResolver(ParseResult parse, SymbolCommandOptions symbols, CancellationToken cancellationToken) => new(new CallstackResolverOptions
-    {
-        SymbolPath = symbols.GetSymbolPath(parse, "cache*"),
-        StoreOptions = symbols.GetStoreOptions(parse),
-        Offline = parse.GetValue(symbols.Offline),
-        SqlBuild = symbols.GetSqlBuild(parse, cancellationToken),
-        Binaries = symbols.GetBinaries(parse, cancellationToken),
-    });
+    internal static CallstackResolver CreateResolver(ParseResult parse, SymbolCommandOptions symbols, CancellationToken cancellationToken) =>
+        new(symbols.GetResolverOptions(parse, cancellationToken));
 }

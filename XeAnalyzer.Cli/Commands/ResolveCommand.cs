@@ -17,17 +17,6 @@ internal static class ResolveCommand
     {
         var input = new Argument<string>("input") { Description = "The callstack text (a file, or - for standard input)." };
         var symbols = new SymbolCommandOptions();
-        var modules = new Option<string?>("--modules")
-        {
-            Description = "Module list for raw addresses (select name, base_address from sys.dm_os_loaded_modules), from the same process lifetime. Default: <set-name>.modules.txt beside the input, if present.",
-        };
-        var style = new Option<string>("--frame-style")
-        {
-            Description = "engine: sqlmin.dll!Name+0x1a9 (as SQL Server symbolizes; default); resolver: sqlmin!Name+425 (SQLCallStackResolver); windbg: sqlmin!Name+0x1a9.",
-            DefaultValueFactory = _ => "engine",
-        };
-        style.AcceptOnlyFromAmong("engine", "resolver", "windbg");
-        var noOffsets = new Option<bool>("--no-offsets") { Description = "Write frames without displacement (sqlmin.dll!Name)." };
         var singleLine = new Option<bool>("--single-line") { Description = "The input has several frames per line, separated by blanks (SSMS grid copies)." };
         var decimalInput = new Option<bool>("--resolved-input") { Description = "The input is a resolver's output: read displacements without 0x as decimal (sqlmin!Name+425)." };
         var noReasons = new Option<bool>("--no-reasons") { Description = "Do not append ' -- unresolved: reason' to unresolved frames." };
@@ -36,11 +25,10 @@ internal static class ResolveCommand
         var command = new Command("resolve", "Resolve callstacks offline: any input shape in, sqlmin.dll!Function+0x1a9 out, with a summary of what was resolved and why the rest was not.");
         command.Arguments.Add(input);
         symbols.AddPathOptions(command);
-        command.Options.Add(modules);
+        command.Options.Add(symbols.Modules);
         symbols.AddBuildOptions(command);
         command.Options.Add(symbols.Binaries);
-        command.Options.Add(style);
-        command.Options.Add(noOffsets);
+        symbols.AddFrameOptions(command);
         command.Options.Add(singleLine);
         command.Options.Add(decimalInput);
         command.Options.Add(noReasons);
@@ -55,7 +43,7 @@ internal static class ResolveCommand
                 throw new FileNotFoundException("the input " + path + " does not exist", path);
             }
 
-            string? modulesPath = parse.GetValue(modules);
+            string? modulesPath = parse.GetValue(symbols.Modules);
             if (modulesPath is null && !stdin)
             {
                 modulesPath = ModuleListSidecar.Find(path);
@@ -66,22 +54,7 @@ internal static class ResolveCommand
             }
 
             ModuleMap? map = modulesPath is null ? null : ModuleMap.Load(modulesPath, cancellationToken);
-            var options = new CallstackResolverOptions
-            {
-                SymbolPath = symbols.GetSymbolPath(parse, "cache*"),
-                StoreOptions = symbols.GetStoreOptions(parse),
-                Offline = parse.GetValue(symbols.Offline),
-                SqlBuild = symbols.GetSqlBuild(parse, cancellationToken),
-                Binaries = symbols.GetBinaries(parse, cancellationToken),
-                ModuleMap = map,
-                Style = parse.GetValue(style) switch
-                {
-                    "resolver" => FrameStyle.Resolver,
-                    "windbg" => FrameStyle.WinDbg,
-                    _ => FrameStyle.Engine,
-                },
-                IncludeOffsets = !parse.GetValue(noOffsets),
-            };
+            CallstackResolverOptions options = symbols.GetResolverOptions(parse, cancellationToken, map);
             var textOptions = new CallstackTextResolverOptions
             {
                 InputName = stdin ? "-" : path,

@@ -23,17 +23,11 @@ internal sealed class StackCommandOptions
 
     public SymbolCommandOptions Symbols { get; } = new();
 
-    public Option<string?> Modules { get; } = new("--modules")
-    {
-        Description = "Module list for raw addresses (select name, base_address from sys.dm_os_loaded_modules), from the same process lifetime, used for every input. Default: each input's <set-name>.modules.txt beside it, if present.",
-    };
+    public Option<string?> Modules => Symbols.Modules;
 
-    public Option<string> Style { get; } = CreateStyle();
+    public Option<string> Style => Symbols.FrameStyle;
 
-    public Option<bool> NoOffsets { get; } = new("--no-offsets")
-    {
-        Description = "Frames without displacement (sqlmin.dll!Name): a coarser bucketing that merges stacks differing only by offsets within the same functions. Unresolved frames keep their module+offset.",
-    };
+    public Option<bool> NoOffsets => Symbols.NoOffsets;
 
     public Option<string?> Stack { get; } = new("--stack")
     {
@@ -83,28 +77,13 @@ internal sealed class StackCommandOptions
         command.Options.Add(o.Modules);
         o.Symbols.AddBuildOptions(command);
         command.Options.Add(o.Symbols.Binaries);
-        command.Options.Add(o.Style);
-        command.Options.Add(o.NoOffsets);
+        o.Symbols.AddFrameOptions(command);
         command.Options.Add(o.SkipCorrupt);
         return o;
     }
 
     /// <summary>The resolver options, as <c>resolve</c> builds them (default symbol path: the default cache only, no network).</summary>
-    public CallstackResolverOptions ResolverOptions(ParseResult parse, CancellationToken cancellationToken) => new()
-    {
-        SymbolPath = Symbols.GetSymbolPath(parse, "cache*"),
-        StoreOptions = Symbols.GetStoreOptions(parse),
-        Offline = parse.GetValue(Symbols.Offline),
-        SqlBuild = Symbols.GetSqlBuild(parse, cancellationToken),
-        Binaries = Symbols.GetBinaries(parse, cancellationToken),
-        Style = parse.GetValue(Style) switch
-        {
-            "resolver" => FrameStyle.Resolver,
-            "windbg" => FrameStyle.WinDbg,
-            _ => FrameStyle.Engine,
-        },
-        IncludeOffsets = !parse.GetValue(NoOffsets),
-    };
+    public CallstackResolverOptions ResolverOptions(ParseResult parse, CancellationToken cancellationToken) => Symbols.GetResolverOptions(parse, cancellationToken);
 
     public StackBucketOptions BucketOptions(ParseResult parse) => new()
     {
@@ -225,17 +204,6 @@ internal sealed class StackCommandOptions
         {
             throw new UsageException(option + ": " + ex.Message);
         }
-    }
-
-    private static Option<string> CreateStyle()
-    {
-        var o = new Option<string>("--frame-style")
-        {
-            Description = "engine: sqlmin.dll!Name+0x1a9 (as SQL Server symbolizes; default); resolver: sqlmin!Name+425 (SQLCallStackResolver); windbg: sqlmin!Name+0x1a9.",
-            DefaultValueFactory = _ => "engine",
-        };
-        o.AcceptOnlyFromAmong("engine", "resolver", "windbg");
-        return o;
     }
 
     internal static string N0(long v) => v.ToString("N0", CultureInfo.InvariantCulture);

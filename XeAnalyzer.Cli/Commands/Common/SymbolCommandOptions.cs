@@ -1,14 +1,19 @@
 using System.CommandLine;
 using System.Globalization;
+using XeAnalyzer.Callstacks;
 using XeAnalyzer.Symbols.Catalog;
 using XeAnalyzer.Symbols.Resolution;
 using XeAnalyzer.Symbols.Store;
+using ResolutionFrameStyle = XeAnalyzer.Symbols.Resolution.FrameStyle;
 
 namespace XeAnalyzer.Cli.Commands.Common;
 
 /// <summary>
-/// The symbol options shared by <c>resolve</c> and <c>symbols</c>: <c>--symbols</c>, <c>--offline</c>, <c>--symbol-timeout</c>,
-/// <c>--sql-build</c> + <c>--machine</c> + <c>--catalog</c> (or <c>XEANALYZER_BUILD_CATALOG</c>), <c>--binaries</c>.
+/// The symbol options shared by every command that resolves frames (<c>resolve</c>, <c>symbols</c>, <c>stacks</c>, <c>diff</c>,
+/// <c>report</c>, <c>batch</c>, <c>export --resolve</c>): <c>--symbols</c>, <c>--offline</c>, <c>--symbol-timeout</c>,
+/// <c>--sql-build</c> + <c>--machine</c> + <c>--catalog</c> (or <c>XEANALYZER_BUILD_CATALOG</c>), <c>--binaries</c>, <c>--modules</c>,
+/// and the frame text options <c>--frame-style</c> and <c>--no-offsets</c>; <see cref="GetResolverOptions"/> turns them into
+/// the resolver's options the same way for all of them.
 /// </summary>
 internal sealed class SymbolCommandOptions
 {
@@ -53,6 +58,49 @@ internal sealed class SymbolCommandOptions
     {
         Description = "Folders with the capture's DLLs/EXEs (searched recursively): PDB identities from their RSDS records, export tables for OrdinalN frames. Repeatable.",
         AllowMultipleArgumentsPerToken = false,
+    };
+
+    public Option<string?> Modules { get; } = new("--modules")
+    {
+        Description = "Module list for raw addresses (select name, base_address from sys.dm_os_loaded_modules), from the same process lifetime. Default: <set-name>.modules.txt beside each input, if present.",
+    };
+
+    public Option<string> FrameStyle { get; } = CreateFrameStyle();
+
+    public Option<bool> NoOffsets { get; } = new("--no-offsets")
+    {
+        Description = "Frames without displacement (sqlmin.dll!Name). For stacks and diff a coarser bucketing: stacks that differ only by offsets within the same functions merge. Unresolved frames keep their module+offset.",
+    };
+
+    private bool _frameOptionsAdded;
+
+    /// <summary>Adds <c>--frame-style</c> and <c>--no-offsets</c>.</summary>
+    public void AddFrameOptions(Command command)
+    {
+        command.Options.Add(FrameStyle);
+        command.Options.Add(NoOffsets);
+        _frameOptionsAdded = true;
+    }
+
+    /// <summary>
+    /// The resolver options of the parsed symbol options (default symbol path: <c>_NT_SYMBOL_PATH</c>, else the default cache
+    /// only, no network); frame style and offsets from <c>--frame-style</c>/<c>--no-offsets</c> when the command has them.
+    /// </summary>
+    public CallstackResolverOptions GetResolverOptions(ParseResult parse, CancellationToken cancellationToken, ModuleMap? moduleMap = null) => new()
+    {
+        SymbolPath = GetSymbolPath(parse, "cache*"),
+        StoreOptions = GetStoreOptions(parse),
+        Offline = parse.GetValue(Offline),
+        SqlBuild = GetSqlBuild(parse, cancellationToken),
+        Binaries = GetBinaries(parse, cancellationToken),
+        ModuleMap = moduleMap,
+        Style = !_frameOptionsAdded ? ResolutionFrameStyle.Engine : parse.GetValue(FrameStyle) switch
+        {
+            "resolver" => ResolutionFrameStyle.Resolver,
+            "windbg" => ResolutionFrameStyle.WinDbg,
+            _ => ResolutionFrameStyle.Engine,
+        },
+        IncludeOffsets = !_frameOptionsAdded || !parse.GetValue(NoOffsets),
     };
 
     /// <summary>Adds the symbol-path options (<c>--symbols</c>, <c>--offline</c>, <c>--symbol-timeout</c>).</summary>
@@ -150,5 +198,16 @@ internal sealed class SymbolCommandOptions
     {
         string[] dirs = parse.GetValue(Binaries) ?? [];
         return dirs.Length == 0 ? null : ModuleBinaries.Scan(dirs, cancellationToken);
+    }
+
+    private static Option<string> CreateFrameStyle()
+    {
+        var o = new Option<string>("--frame-style")
+        {
+            Description = "engine: sqlmin.dll!Name+0x1a9 (as SQL Server symbolizes; default); resolver: sqlmin!Name+425 (SQLCallStackResolver); windbg: sqlmin!Name+0x1a9.",
+            DefaultValueFactory = _ => "engine",
+        };
+        o.AcceptOnlyFromAmong("engine", "resolver", "windbg");
+        return o;
     }
 }
