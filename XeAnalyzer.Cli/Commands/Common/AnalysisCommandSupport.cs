@@ -25,27 +25,7 @@ internal sealed class AnalysisCommandOptions
         Arity = ArgumentArity.OneOrMore,
     };
 
-    public Option<string[]> Events { get; } = new("--event")
-    {
-        Description = "Only these events (package.event or event; repeatable). By default the events the analysis reads.",
-        AllowMultipleArgumentsPerToken = false,
-    };
-
-    public Option<string[]> Where { get; } = new("--where")
-    {
-        Description = "Keep events whose field or action NAME has VALUE: NAME=VALUE (repeatable; same NAME = OR, different names = AND). Map fields match their text or numeric key (class=NESTING_TRANSACTION_FULL, wait_type=120); numbers compare numerically; text ignores case.",
-        AllowMultipleArgumentsPerToken = false,
-    };
-
-    public Option<string?> From { get; } = new("--from")
-    {
-        Description = "Keep events at or after this UTC time: 2024-03-01, 2024-03-01T12:00, 2024-03-01T12:00:00.1234567 (space instead of T allowed), optionally with Z or +hh:mm.",
-    };
-
-    public Option<string?> To { get; } = new("--to")
-    {
-        Description = "Keep events before this UTC time (same formats as --from).",
-    };
+    public EventFilterOptions FilterOptions { get; } = new("By default the events the analysis reads.");
 
     public Option<string> Format { get; } = CreateFormat();
 
@@ -75,10 +55,7 @@ internal sealed class AnalysisCommandOptions
     {
         var o = new AnalysisCommandOptions();
         command.Arguments.Add(o.Inputs);
-        command.Options.Add(o.Events);
-        command.Options.Add(o.Where);
-        command.Options.Add(o.From);
-        command.Options.Add(o.To);
+        o.FilterOptions.AddTo(command);
         command.Options.Add(o.Format);
         command.Options.Add(o.Output);
         command.Options.Add(o.Chart);
@@ -86,24 +63,6 @@ internal sealed class AnalysisCommandOptions
         command.Options.Add(o.ReorderWindow);
         command.Options.Add(o.ReorderMax);
         return o;
-    }
-
-    public EventFilter Filter(ParseResult parse)
-    {
-        var conditions = new List<FieldCondition>();
-        foreach (string w in parse.GetValue(Where) ?? [])
-        {
-            try
-            {
-                conditions.Add(FieldCondition.Parse(w));
-            }
-            catch (FormatException ex)
-            {
-                throw new UsageException("--where: " + ex.Message);
-            }
-        }
-
-        return new EventFilter(parse.GetValue(Events), conditions, Time(parse.GetValue(From), "--from"), Time(parse.GetValue(To), "--to"));
     }
 
     public ReorderOptions Reorder(ParseResult parse)
@@ -139,7 +98,7 @@ internal sealed class AnalysisCommandOptions
         Func<TResult, Stream, ValueTask>? writeChart,
         Func<TResult, IEnumerable<string>>? warnings = null)
     {
-        EventFilter filter = Filter(parse);
+        EventFilter filter = FilterOptions.Filter(parse);
         string format = parse.GetValue(Format) ?? "text";
         IReportWriter writer = OutputFormats.FindReportWriter(format) ?? throw new UsageException("--format: expected text, csv, json or html");
         string[] inputs = parse.GetValue(Inputs) ?? [];
@@ -218,23 +177,6 @@ internal sealed class AnalysisCommandOptions
 
     private static string Describe(string[] inputs, EventFilter filter) =>
         "Input: " + string.Join(", ", inputs) + (filter.IsEmpty ? string.Empty : ". Filter: " + filter) + ".";
-
-    private static DateTime? Time(string? text, string option)
-    {
-        if (string.IsNullOrWhiteSpace(text))
-        {
-            return null;
-        }
-
-        try
-        {
-            return EventFilter.ParseTime(text);
-        }
-        catch (FormatException ex)
-        {
-            throw new UsageException(option + ": " + ex.Message);
-        }
-    }
 
     private static Option<string> CreateFormat()
     {

@@ -40,37 +40,14 @@ internal sealed class StackCommandOptions
         DefaultValueFactory = _ => true,
     };
 
-    public Option<string[]> Events { get; } = new("--event")
-    {
-        Description = "Only these events (package.event or event; repeatable). Default: every event with a callstack.",
-        AllowMultipleArgumentsPerToken = false,
-    };
-
-    public Option<string[]> Where { get; } = new("--where")
-    {
-        Description = "Keep events whose field or action NAME has VALUE: NAME=VALUE (repeatable; same NAME = OR, different names = AND), e.g. opcode=End for wait_info durations.",
-        AllowMultipleArgumentsPerToken = false,
-    };
-
-    public Option<string?> From { get; } = new("--from")
-    {
-        Description = "Keep events at or after this UTC time (2024-03-01T12:00:00, optionally Z or +hh:mm).",
-    };
-
-    public Option<string?> To { get; } = new("--to")
-    {
-        Description = "Keep events before this UTC time.",
-    };
+    public EventFilterOptions FilterOptions { get; } = new("Default: every event with a callstack.", "Example: opcode=End for wait_info durations.");
 
     public Option<bool> SkipCorrupt { get; } = CaptureCommandSupport.SkipCorruptOption();
 
     public static StackCommandOptions AddTo(Command command)
     {
         var o = new StackCommandOptions();
-        command.Options.Add(o.Events);
-        command.Options.Add(o.Where);
-        command.Options.Add(o.From);
-        command.Options.Add(o.To);
+        o.FilterOptions.AddTo(command);
         command.Options.Add(o.Stack);
         command.Options.Add(o.GroupByEvent);
         o.Symbols.AddPathOptions(command);
@@ -101,29 +78,11 @@ internal sealed class StackCommandOptions
 
         return new StackFileOptions
         {
-            Filter = Filter(parse),
+            Filter = FilterOptions.Filter(parse),
             ModuleMapPath = modules,
             Integrity = parse.GetValue(SkipCorrupt) ? XelIntegrityHandling.SkipCorruptBuffers : XelIntegrityHandling.Strict,
             Diagnostics = diagnostics,
         };
-    }
-
-    public EventFilter Filter(ParseResult parse)
-    {
-        var conditions = new List<FieldCondition>();
-        foreach (string w in parse.GetValue(Where) ?? [])
-        {
-            try
-            {
-                conditions.Add(FieldCondition.Parse(w));
-            }
-            catch (FormatException ex)
-            {
-                throw new UsageException("--where: " + ex.Message);
-            }
-        }
-
-        return new EventFilter(parse.GetValue(Events), conditions, Time(parse.GetValue(From), "--from"), Time(parse.GetValue(To), "--to"));
     }
 
     /// <summary>Writes why nothing could be bucketed to stderr (with the events the inputs hold, for missing events) and returns exit code 4.</summary>
@@ -188,23 +147,6 @@ internal sealed class StackCommandOptions
     }
 
     public static string Label(IEnumerable<string> inputs) => string.Join(", ", inputs);
-
-    private static DateTime? Time(string? text, string option)
-    {
-        if (string.IsNullOrWhiteSpace(text))
-        {
-            return null;
-        }
-
-        try
-        {
-            return EventFilter.ParseTime(text);
-        }
-        catch (FormatException ex)
-        {
-            throw new UsageException(option + ": " + ex.Message);
-        }
-    }
 
     internal static string N0(long v) => v.ToString("N0", CultureInfo.InvariantCulture);
 }
