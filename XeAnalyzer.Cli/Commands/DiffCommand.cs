@@ -89,7 +89,7 @@ internal static class DiffCommand
             StackDiff diff = StackDiff.Compare(baseResult, newResult, w);
             StackDiffGate? gate = grows is null && bucketGrows is null ? null : diff.Check(grows, bucketGrows);
             string fmt = parse.GetValue(format) ?? "text";
-            StackCommandOptions.WriteOutput(parse.GetValue(output), stdout, stream =>
+            CaptureCommandSupport.WriteOutput(parse.GetValue(output), stdout, stream =>
             {
                 switch (fmt)
                 {
@@ -114,14 +114,14 @@ internal static class DiffCommand
             if (parse.GetValue(folded) is string foldedPath)
             {
                 tree ??= diff.ToCallTree();
-                StackCommandOptions.WriteFile(foldedPath, s => new FoldedStackWriter(includeBaseline: true).WriteAsync(tree, s, cancellationToken).AsTask().GetAwaiter().GetResult());
+                CaptureCommandSupport.WriteFile(foldedPath, s => new FoldedStackWriter(includeBaseline: true).WriteAsync(tree, s, cancellationToken).AsTask().GetAwaiter().GetResult());
             }
 
             if (parse.GetValue(svg) is string svgPath)
             {
                 tree ??= diff.ToCallTree();
                 var options = new FlameGraphOptions { Title = "Stack diff: " + n + " vs " + b, CountName = w == StackWeight.Duration ? "ms" : "events", Differential = true };
-                StackCommandOptions.WriteFile(svgPath, s => new FlameGraphSvgWriter(options).WriteAsync(tree, s, cancellationToken).AsTask().GetAwaiter().GetResult());
+                CaptureCommandSupport.WriteFile(svgPath, s => new FlameGraphSvgWriter(options).WriteAsync(tree, s, cancellationToken).AsTask().GetAwaiter().GetResult());
             }
 
             foreach ((string side, StackBucketResult r) in new[] { ("base", baseResult), ("new", newResult) })

@@ -101,8 +101,7 @@ internal static class ResolveCommand
             string? jsonPath = parse.GetValue(summaryJson);
             if (jsonPath is not null)
             {
-                using var json = new FileStream(jsonPath, FileMode.Create, FileAccess.Write, FileShare.Read);
-                summary.WriteJson(json);
+                CaptureCommandSupport.WriteFile(jsonPath, summary.WriteJson);
             }
 
             return ExitCodes.Ok;

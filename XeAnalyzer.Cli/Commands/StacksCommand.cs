@@ -73,7 +73,7 @@ internal static class StacksCommand
             string fmt = parse.GetValue(format) ?? "text";
             string? outPath = parse.GetValue(output);
             string label = "Input: " + StackCommandOptions.Label(files) + (fileOptions.Filter!.IsEmpty ? string.Empty : ". Filter: " + fileOptions.Filter) + ".";
-            StackCommandOptions.WriteOutput(outPath, stdout, stream =>
+            CaptureCommandSupport.WriteOutput(outPath, stdout, stream =>
             {
                 switch (fmt)
                 {
@@ -106,7 +106,7 @@ internal static class StacksCommand
 
             if (parse.GetValue(framesCsv) is string framesPath)
             {
-                StackCommandOptions.WriteFile(framesPath, s => StackBucketWriter.WriteFramesCsvAsync(result, s, cancellationToken).AsTask().GetAwaiter().GetResult());
+                CaptureCommandSupport.WriteFile(framesPath, s => StackBucketWriter.WriteFramesCsvAsync(result, s, cancellationToken).AsTask().GetAwaiter().GetResult());
             }
 
             if (fmt != "text")

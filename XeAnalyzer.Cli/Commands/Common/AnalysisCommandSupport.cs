@@ -1,6 +1,5 @@
 using System.CommandLine;
 using System.Globalization;
-using System.Text;
 using XeAnalyzer.Analysis;
 using XeAnalyzer.Events;
 using XeAnalyzer.Output;
@@ -127,39 +126,18 @@ internal sealed class AnalysisCommandOptions
                 text = m.Describe(found);
             }
 
-            stdout.Flush();
-            string[] lines = text.Split('\n');
-            stderr.WriteLine("xeanalyze: " + lines[0]);
-            foreach (string line in lines.Skip(1))
-            {
-                stderr.WriteLine(line);
-            }
-
+            CaptureCommandSupport.WriteMessage(text, stdout, stderr);
             CaptureCommandSupport.Finish(input.Diagnostics, stderr);
             return ExitCodes.MissingData;
         }
 
         ReportDocument doc = report(result);
         doc = new ReportDocument(doc.Title, doc.Sections) { Description = Describe(inputs, filter) };
-        string? outPath = parse.GetValue(Output);
-        if (outPath is not null)
-        {
-            using var fs = new FileStream(outPath, FileMode.Create, FileAccess.Write, FileShare.Read);
-            writer.WriteAsync(doc, fs).AsTask().GetAwaiter().GetResult();
-        }
-        else
-        {
-            using var ms = new MemoryStream();
-            writer.WriteAsync(doc, ms).AsTask().GetAwaiter().GetResult();
-            stdout.Write(Encoding.UTF8.GetString(ms.GetBuffer(), 0, (int)ms.Length));
-            stdout.Flush();
-        }
-
+        CaptureCommandSupport.WriteOutput(parse.GetValue(Output), stdout, s => writer.WriteAsync(doc, s).AsTask().GetAwaiter().GetResult());
         string? chartPath = parse.GetValue(Chart);
         if (chartPath is not null && writeChart is not null)
         {
-            using var fs = new FileStream(chartPath, FileMode.Create, FileAccess.Write, FileShare.Read);
-            writeChart(result, fs).AsTask().GetAwaiter().GetResult();
+            CaptureCommandSupport.WriteFile(chartPath, s => writeChart(result, s).AsTask().GetAwaiter().GetResult());
         }
 
         foreach (string w in warnings?.Invoke(result) ?? [])

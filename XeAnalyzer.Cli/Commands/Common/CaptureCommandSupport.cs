@@ -1,5 +1,6 @@
 using System.CommandLine;
 using System.Globalization;
+using System.Text;
 using XeAnalyzer.Xel;
 
 namespace XeAnalyzer.Cli.Commands.Common;
@@ -81,6 +82,44 @@ internal static class CaptureCommandSupport
         }
 
         return ExitCodes.Ok;
+    }
+
+    /// <summary>Writes text to a file (-o) or to standard output.</summary>
+    public static void WriteOutput(string? path, TextWriter stdout, Action<Stream> write)
+    {
+        if (path is not null)
+        {
+            using var fs = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read);
+            write(fs);
+            return;
+        }
+
+        using var ms = new MemoryStream();
+        write(ms);
+        stdout.Write(Encoding.UTF8.GetString(ms.GetBuffer(), 0, (int)ms.Length));
+        stdout.Flush();
+    }
+
+    /// <summary>Writes a file.</summary>
+    public static void WriteFile(string path, Action<Stream> write)
+    {
+        using var fs = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read);
+        write(fs);
+    }
+
+    /// <summary>
+    /// Writes a message of one or more <c>\n</c>-separated lines to stderr, after flushing stdout: the first line prefixed with
+    /// <c>xeanalyze: </c> (and <paramref name="side"/>, when given), the others as they are.
+    /// </summary>
+    public static void WriteMessage(string text, TextWriter stdout, TextWriter stderr, string? side = null)
+    {
+        stdout.Flush();
+        string[] lines = text.Split('\n');
+        stderr.WriteLine("xeanalyze: " + (side is null ? string.Empty : side + ": ") + lines[0]);
+        foreach (string line in lines.Skip(1))
+        {
+            stderr.WriteLine(line);
+        }
     }
 
     /// <summary>Parses a time given on the command line (ISO 8601; UTC unless an offset is given).</summary>

@@ -1,6 +1,4 @@
 using System.CommandLine;
-using System.Globalization;
-using System.Text;
 using XeAnalyzer.Analysis;
 using XeAnalyzer.Analysis.Stacks;
 using XeAnalyzer.Callstacks;
@@ -99,38 +97,8 @@ internal sealed class StackCommandOptions
             text = m.Describe();
         }
 
-        stdout.Flush();
-        string[] lines = text.Split('\n');
-        stderr.WriteLine("xeanalyze: " + (side is null ? string.Empty : side + ": ") + lines[0]);
-        foreach (string line in lines.Skip(1))
-        {
-            stderr.WriteLine(line);
-        }
-
+        CaptureCommandSupport.WriteMessage(text, stdout, stderr, side);
         return ExitCodes.MissingData;
-    }
-
-    /// <summary>Writes text to a file (-o) or to standard output.</summary>
-    public static void WriteOutput(string? path, TextWriter stdout, Action<Stream> write)
-    {
-        if (path is not null)
-        {
-            using var fs = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read);
-            write(fs);
-            return;
-        }
-
-        using var ms = new MemoryStream();
-        write(ms);
-        stdout.Write(Encoding.UTF8.GetString(ms.GetBuffer(), 0, (int)ms.Length));
-        stdout.Flush();
-    }
-
-    /// <summary>Writes a file.</summary>
-    public static void WriteFile(string path, Action<Stream> write)
-    {
-        using var fs = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read);
-        write(fs);
     }
 
     public static StackWeight ParseWeight(string? text) => text switch
@@ -147,6 +115,4 @@ internal sealed class StackCommandOptions
     }
 
     public static string Label(IEnumerable<string> inputs) => string.Join(", ", inputs);
-
-    internal static string N0(long v) => v.ToString("N0", CultureInfo.InvariantCulture);
 }
