@@ -42,21 +42,20 @@ public sealed class JsonReportWriter : IReportWriter
     {
         ArgumentNullException.ThrowIfNull(report);
         ArgumentNullException.ThrowIfNull(output);
-        var options = new JsonWriterOptions { Indented = Indented, NewLine = "\n", Encoder = JsonSafeEncoder.Instance };
-        Utf8JsonWriter json = new(output, options);
+        Utf8JsonWriter json = new(output, JsonOutput.Options(Indented));
         await using (json.ConfigureAwait(false))
         {
             json.WriteStartObject();
             json.WriteString("format", "xeanalyzer-report");
             json.WriteNumber("formatVersion", 1);
-            Str(json, "title", report.Title);
-            Str(json, "description", report.Description);
-            Str(json, "generator", report.Generator);
+            json.WriteSafeString("title", report.Title);
+            json.WriteSafeString("description", report.Description);
+            json.WriteSafeString("generator", report.Generator);
             json.WriteStartArray("sections");
             foreach (ReportSection section in report.Sections)
             {
                 json.WriteStartObject();
-                Str(json, "title", section.Title);
+                json.WriteSafeString("title", section.Title);
                 json.WriteStartArray("blocks");
                 foreach (ReportBlock block in section.Blocks)
                 {
@@ -87,21 +86,21 @@ public sealed class JsonReportWriter : IReportWriter
         {
             case Paragraph p:
                 json.WriteString("type", "paragraph");
-                Str(json, "text", p.Text);
+                json.WriteSafeString("text", p.Text);
                 break;
             case Preformatted pre:
                 json.WriteString("type", "preformatted");
-                Str(json, "caption", pre.Caption);
-                Str(json, "text", pre.Text);
+                json.WriteSafeString("caption", pre.Caption);
+                json.WriteSafeString("text", pre.Text);
                 break;
             case KeyValueList kv:
                 json.WriteString("type", "keyValues");
-                Str(json, "title", kv.Title);
+                json.WriteSafeString("title", kv.Title);
                 json.WriteStartArray("items");
                 foreach (KeyValuePair<string, TableCell> item in kv.Items)
                 {
                     json.WriteStartObject();
-                    Str(json, "key", item.Key);
+                    json.WriteSafeString("key", item.Key);
                     if (item.Value.Kind is { } k)
                     {
                         json.WriteString("kind", CellFormatter.KindName(k));
@@ -123,13 +122,13 @@ public sealed class JsonReportWriter : IReportWriter
                 break;
             case BarChart bar:
                 json.WriteString("type", "barChart");
-                Str(json, "title", bar.Title);
-                Str(json, "categoryAxisLabel", bar.CategoryAxisLabel);
-                Str(json, "valueAxisLabel", bar.ValueAxisLabel);
+                json.WriteSafeString("title", bar.Title);
+                json.WriteSafeString("categoryAxisLabel", bar.CategoryAxisLabel);
+                json.WriteSafeString("valueAxisLabel", bar.ValueAxisLabel);
                 if (bar.ReferenceLine is { } rl)
                 {
                     json.WriteStartObject("referenceLine");
-                    Str(json, "label", rl.Label);
+                    json.WriteSafeString("label", rl.Label);
                     json.WriteNumber("value", rl.Value);
                     json.WriteEndObject();
                 }
@@ -142,7 +141,7 @@ public sealed class JsonReportWriter : IReportWriter
                 for (int i = 0; i < bar.Values.Count; i++)
                 {
                     json.WriteStartObject();
-                    Str(json, "category", bar.Categories[i]);
+                    json.WriteSafeString("category", bar.Categories[i]);
                     json.WriteNumber("value", bar.Values[i]);
                     json.WriteBoolean("highlighted", bar.IsHighlighted[i]);
                     json.WriteEndObject();
@@ -166,15 +165,15 @@ public sealed class JsonReportWriter : IReportWriter
     private static async ValueTask TableAsync(Utf8JsonWriter json, ReportTable t, CancellationToken cancellationToken)
     {
         json.WriteString("type", "table");
-        Str(json, "title", t.Title);
+        json.WriteSafeString("title", t.Title);
         json.WriteStartArray("columns");
         foreach (TableColumn c in t.Columns)
         {
             json.WriteStartObject();
-            Str(json, "name", c.Name);
+            json.WriteSafeString("name", c.Name);
             json.WriteString("kind", CellFormatter.KindName(c.Kind));
-            Str(json, "unit", c.Kind == ColumnKind.Duration ? CellFormatter.UnitCode(c.DurationUnit) : null);
-            Str(json, "description", c.Description);
+            json.WriteSafeString("unit", c.Kind == ColumnKind.Duration ? CellFormatter.UnitCode(c.DurationUnit) : null);
+            json.WriteSafeString("description", c.Description);
             json.WriteEndObject();
         }
 
@@ -193,22 +192,22 @@ public sealed class JsonReportWriter : IReportWriter
         }
 
         json.WriteEndArray();
-        Strings(json, "notes", t.Notes);
-        Strings(json, "warnings", t.Warnings);
+        json.WriteSafeStrings("notes", t.Notes);
+        json.WriteSafeStrings("warnings", t.Warnings);
     }
 
     private static async ValueTask LineAsync(Utf8JsonWriter json, LineChart line, CancellationToken cancellationToken)
     {
         json.WriteString("type", "lineChart");
-        Str(json, "title", line.Title);
+        json.WriteSafeString("title", line.Title);
         json.WriteString("xAxis", line.XAxis == XAxisKind.Time ? "time" : "number");
-        Str(json, "xAxisLabel", line.XAxisLabel);
-        Str(json, "yAxisLabel", line.YAxisLabel);
+        json.WriteSafeString("xAxisLabel", line.XAxisLabel);
+        json.WriteSafeString("yAxisLabel", line.YAxisLabel);
         json.WriteStartArray("series");
         foreach (LineSeries s in line.Series)
         {
             json.WriteStartObject();
-            Str(json, "name", s.Name);
+            json.WriteSafeString("name", s.Name);
             json.WriteNumber("count", s.Count);
             json.WriteStartArray("points");
             for (int i = 0; i < s.Count; i++)
@@ -243,7 +242,7 @@ public sealed class JsonReportWriter : IReportWriter
     {
         CallTree tree = flame.Tree;
         json.WriteString("type", "flameGraph");
-        Str(json, "title", flame.Options.Title);
+        json.WriteSafeString("title", flame.Options.Title);
         json.WriteString("unit", SpeedscopeWriter.UnitName(tree.Unit));
         json.WriteBoolean("differential", flame.Options.Differential ?? tree.HasBaseline);
         json.WriteNumber("totalWeight", tree.TotalWeight);
@@ -257,7 +256,7 @@ public sealed class JsonReportWriter : IReportWriter
             json.WriteStartObject();
             json.WriteNumber("id", id);
             json.WriteNumber("parent", n.Parent is null ? -1 : ids[n.Parent]);
-            Str(json, "name", n.Name);
+            json.WriteSafeString("name", n.Name);
             json.WriteNumber("weight", n.Weight);
             json.WriteNumber("selfWeight", n.SelfWeight);
             json.WriteNumber("baselineWeight", n.BaselineWeight);
@@ -304,29 +303,6 @@ public sealed class JsonReportWriter : IReportWriter
         {
             json.WriteNullValue();
         }
-    }
-
-    private static void Str(Utf8JsonWriter json, string name, string? value)
-    {
-        if (value is null)
-        {
-            json.WriteNull(name);
-        }
-        else
-        {
-            json.WriteString(name, TextEscaping.Sanitize(value));
-        }
-    }
-
-    private static void Strings(Utf8JsonWriter json, string name, IReadOnlyList<string> values)
-    {
-        json.WriteStartArray(name);
-        foreach (string v in values)
-        {
-            json.WriteStringValue(TextEscaping.Sanitize(v));
-        }
-
-        json.WriteEndArray();
     }
 
     private static async ValueTask MaybeFlushAsync(Utf8JsonWriter json, CancellationToken cancellationToken)

@@ -1,6 +1,4 @@
-using System.Text.Encodings.Web;
 using System.Text.Json;
-using System.Text.Unicode;
 
 namespace XeAnalyzer.Output;
 
@@ -98,20 +96,13 @@ public sealed class SpeedscopeWriter : ICallTreeWriter
         }
 
         cancellationToken.ThrowIfCancellationRequested();
-        var options = new JsonWriterOptions
-        {
-            Indented = Indented,
-            NewLine = "\n",
-            Encoder = JsonSafeEncoder.Instance,
-            SkipValidation = false,
-        };
-        Utf8JsonWriter json = new(output, options);
+        Utf8JsonWriter json = new(output, JsonOutput.Options(Indented));
         await using (json.ConfigureAwait(false))
         {
             json.WriteStartObject();
             json.WriteString("$schema", SchemaUrl);
             json.WriteString("exporter", ReportDocument.DefaultGenerator);
-            json.WriteString("name", TextEscaping.Sanitize(ProfileName));
+            json.WriteSafeString("name", ProfileName);
             json.WriteNumber("activeProfileIndex", 0);
             json.WriteStartObject("shared");
             json.WriteStartArray("frames");
@@ -127,7 +118,7 @@ public sealed class SpeedscopeWriter : ICallTreeWriter
             json.WriteStartArray("profiles");
             json.WriteStartObject();
             json.WriteString("type", "sampled");
-            json.WriteString("name", TextEscaping.Sanitize(ProfileName));
+            json.WriteSafeString("name", ProfileName);
             json.WriteString("unit", UnitName(tree.Unit));
             json.WriteNumber("startValue", 0);
             json.WriteNumber("endValue", tree.TotalWeight);
@@ -164,13 +155,4 @@ public sealed class SpeedscopeWriter : ICallTreeWriter
 
         await output.FlushAsync(cancellationToken).ConfigureAwait(false);
     }
-}
-
-/// <summary>
-/// The JSON encoder of every writer: keeps all non-ASCII letters readable but still escapes the characters that are
-/// unsafe when JSON ends up inside HTML (&lt; &gt; &amp; ' + `) and every control character.
-/// </summary>
-internal static class JsonSafeEncoder
-{
-    public static JavaScriptEncoder Instance { get; } = JavaScriptEncoder.Create(UnicodeRanges.All);
 }

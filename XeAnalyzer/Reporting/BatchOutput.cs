@@ -79,19 +79,13 @@ public static class BatchOutput
     {
         ArgumentNullException.ThrowIfNull(result);
         using var ms = new MemoryStream();
-        using (var w = new Utf8JsonWriter(ms, new JsonWriterOptions { Indented = true, NewLine = "\n", Encoder = JsonSafeEncoder.Instance }))
+        using (var w = new Utf8JsonWriter(ms, JsonOutput.Options(indented: true)))
         {
             w.WriteStartObject();
             w.WriteString("format", "xeanalyzer-batch");
             w.WriteNumber("formatVersion", 1);
             w.WriteString("generator", ReportDocument.DefaultGenerator);
-            w.WriteStartArray("inputs");
-            foreach (string i in result.Inputs)
-            {
-                w.WriteStringValue(TextEscaping.Sanitize(i));
-            }
-
-            w.WriteEndArray();
+            w.WriteSafeStrings("inputs", result.Inputs);
             w.WriteStartObject("totals");
             w.WriteNumber("captures", result.Items.Count);
             foreach (BatchStatus s in Enum.GetValues<BatchStatus>())
@@ -162,7 +156,7 @@ public static class BatchOutput
                 _ => status,
             }).Append("\">").Append(E(status)).Append("</span></td>")
               .Append("<td class=\"num\">").Append(item.HasReport ? item.Events.ToString("N0", Ic) : string.Empty).Append("</td>")
-              .Append("<td>").Append(E(item.FirstEvent is DateTime f && item.LastEvent is DateTime l ? Time(f) + " .. " + Time(l) : string.Empty)).Append("</td>")
+              .Append("<td>").Append(E(item.FirstEvent is DateTime f && item.LastEvent is DateTime l ? CellFormatter.IsoUtc(f) + " .. " + CellFormatter.IsoUtc(l) : string.Empty)).Append("</td>")
               .Append("<td>").Append(E(string.Join(", ", item.Analyses.Where(a => a.Done).Select(a => a.Title)))).Append("</td>")
               .Append("<td>").Append(E(item.Symbolization is SymbolizationCounts r ? string.Create(Ic, $"{r.Frames:N0} frames: {r.InEngine:N0} in-engine, {r.ResolvedOffline:N0} offline, {r.Unresolved:N0} unresolved") : string.Empty)).Append("</td>")
               .Append("<td>").Append(E(Notes(item))).Append("</td></tr>\n");
@@ -177,23 +171,17 @@ public static class BatchOutput
     {
         BatchCapture c = item.Capture;
         w.WriteStartObject();
-        w.WriteString("name", TextEscaping.Sanitize(c.Name));
+        w.WriteSafeString("name", c.Name);
         w.WriteString("kind", c.IsTargetData ? "target-data" : "xel");
-        w.WriteStartArray("files");
-        foreach (string f in c.Files)
-        {
-            w.WriteStringValue(TextEscaping.Sanitize(c.DisplayPath(f)));
-        }
-
-        w.WriteEndArray();
-        w.WriteString("moduleList", c.ModuleList is null ? null : TextEscaping.Sanitize(c.DisplayPath(c.ModuleList)));
+        w.WriteSafeStrings("files", c.Files.Select(c.DisplayPath));
+        w.WriteSafeString("moduleList", c.ModuleList is null ? null : c.DisplayPath(c.ModuleList));
         w.WriteString("status", StatusName(item.Status));
-        w.WriteString("reason", item.Reason is null ? null : TextEscaping.Sanitize(item.Reason));
+        w.WriteSafeString("reason", item.Reason);
         w.WriteString("folder", item.HasReport ? c.Folder : null);
         w.WriteString("report", item.HasReport ? c.Folder + "/index.html" : null);
         w.WriteNumber("events", item.Events);
-        w.WriteString("firstEvent", item.FirstEvent is DateTime f1 ? Time(f1) : null);
-        w.WriteString("lastEvent", item.LastEvent is DateTime l1 ? Time(l1) : null);
+        w.WriteTimestamp("firstEvent", item.FirstEvent);
+        w.WriteTimestamp("lastEvent", item.LastEvent);
         w.WriteStartObject("eventsByName");
         foreach (CaptureEventSummary e in item.EventsByName)
         {
@@ -207,7 +195,7 @@ public static class BatchOutput
             w.WriteStartObject();
             w.WriteString("key", a.Key);
             w.WriteString("status", a.Done ? "done" : "not-possible");
-            w.WriteString("note", a.Note.Length == 0 ? null : TextEscaping.Sanitize(a.Note));
+            w.WriteSafeString("note", a.Note.Length == 0 ? null : a.Note);
             w.WriteEndObject();
         }
 
@@ -228,13 +216,7 @@ public static class BatchOutput
             w.WriteNull("symbolization");
         }
 
-        w.WriteStartArray("warnings");
-        foreach (string s in item.Warnings)
-        {
-            w.WriteStringValue(TextEscaping.Sanitize(s));
-        }
-
-        w.WriteEndArray();
+        w.WriteSafeStrings("warnings", item.Warnings);
         w.WriteEndObject();
     }
 
@@ -261,8 +243,6 @@ public static class BatchOutput
 
     private static void Kv(StringBuilder sb, string key, string value) =>
         sb.Append("<dt>").Append(E(key)).Append("</dt><dd>").Append(E(value)).Append("</dd>\n");
-
-    private static string Time(DateTime t) => t.ToString("yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'", Ic);
 
     private static string E(string text) => TextEscaping.Xml(text);
 }

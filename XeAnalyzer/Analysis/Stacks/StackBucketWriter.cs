@@ -57,7 +57,7 @@ public static class StackBucketWriter
 
             if (b.FirstSeen is DateTime first && b.LastSeen is DateTime last)
             {
-                sb.Append("  seen ").Append(Iso(first)).Append(" to ").Append(Iso(last)).Append('\n');
+                sb.Append("  seen ").Append(CellFormatter.IsoUtc(first)).Append(" to ").Append(CellFormatter.IsoUtc(last)).Append('\n');
             }
 
             if (b.RawStacks > 1)
@@ -203,7 +203,7 @@ public static class StackBucketWriter
     {
         ArgumentNullException.ThrowIfNull(result);
         ArgumentNullException.ThrowIfNull(output);
-        using var w = new Utf8JsonWriter(output, new JsonWriterOptions { Indented = true, NewLine = "\n", Encoder = System.Text.Encodings.Web.JavaScriptEncoder.Create(System.Text.Unicode.UnicodeRanges.All) });
+        using var w = new Utf8JsonWriter(output, JsonOutput.Options(indented: true));
         w.WriteStartObject();
         w.WriteString("format", "xeanalyzer-stacks");
         w.WriteNumber("formatVersion", 1);
@@ -230,17 +230,11 @@ public static class StackBucketWriter
             w.WriteNumber("rank", b.Rank);
             w.WriteNumber("count", b.Count);
             w.WriteNumber("share", b.Share);
-            w.WriteString("event", Clean(b.EventName));
-            w.WriteStartArray("events");
-            foreach (string n in b.EventNames)
-            {
-                w.WriteStringValue(Clean(n));
-            }
-
-            w.WriteEndArray();
+            w.WriteSafeString("event", b.EventName);
+            w.WriteSafeStrings("events", b.EventNames);
             w.WriteNumber("rawStacks", b.RawStacks);
-            WriteTime(w, "firstSeen", b.FirstSeen);
-            WriteTime(w, "lastSeen", b.LastSeen);
+            w.WriteTimestamp("firstSeen", b.FirstSeen);
+            w.WriteTimestamp("lastSeen", b.LastSeen);
             if (b.Durations is StackDurations d)
             {
                 w.WriteStartObject("durations");
@@ -260,12 +254,12 @@ public static class StackBucketWriter
             foreach (BucketFrame f in b.FrameDetails)
             {
                 w.WriteStartObject();
-                w.WriteString("text", Clean(f.Text));
+                w.WriteSafeString("text", f.Text);
                 w.WriteString("status", StatusName(f.Status));
                 w.WriteBoolean("verified", f.IsVerified);
-                w.WriteString("module", Clean(f.Module));
-                w.WriteString("function", Clean(f.Function));
-                w.WriteString("unresolvedReason", Clean(f.UnresolvedReason));
+                w.WriteSafeString("module", f.Module);
+                w.WriteSafeString("function", f.Function);
+                w.WriteSafeString("unresolvedReason", f.UnresolvedReason);
                 w.WriteEndObject();
             }
 
@@ -278,9 +272,9 @@ public static class StackBucketWriter
         foreach (StackInputSummary i in result.Inputs)
         {
             w.WriteStartObject();
-            w.WriteString("name", Clean(i.Name));
+            w.WriteSafeString("name", i.Name);
             w.WriteString("kind", i.Kind);
-            w.WriteString("moduleMap", Clean(i.ModuleMapPath));
+            w.WriteSafeString("moduleMap", i.ModuleMapPath);
             w.WriteString("moduleMapSource", i.ModuleMapSource switch { ModuleMapSource.Explicit => "explicit", ModuleMapSource.Sidecar => "sidecar", _ => "none" });
             w.WriteNumber("events", i.Events);
             w.WriteNumber("eventsWithoutStack", i.EventsWithoutStack);
@@ -289,24 +283,12 @@ public static class StackBucketWriter
             w.WriteNumber("distinctRawStacks", i.DistinctRawStacks);
             w.WritePropertyName("resolution");
             i.Resolution.WriteJson(w);
-            w.WriteStartArray("warnings");
-            foreach (string s in i.Warnings)
-            {
-                w.WriteStringValue(Clean(s));
-            }
-
-            w.WriteEndArray();
+            w.WriteSafeStrings("warnings", i.Warnings);
             w.WriteEndObject();
         }
 
         w.WriteEndArray();
-        w.WriteStartArray("warnings");
-        foreach (string s in result.Warnings)
-        {
-            w.WriteStringValue(Clean(s));
-        }
-
-        w.WriteEndArray();
+        w.WriteSafeStrings("warnings", result.Warnings);
         w.WriteEndObject();
         w.Flush();
     }
@@ -467,21 +449,5 @@ public static class StackBucketWriter
         _ => "unresolved",
     };
 
-    internal static string Iso(DateTime t) => t.ToString("yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'", CultureInfo.InvariantCulture);
-
-    private static void WriteTime(Utf8JsonWriter w, string name, DateTime? t)
-    {
-        if (t is DateTime v)
-        {
-            w.WriteString(name, Iso(v));
-        }
-        else
-        {
-            w.WriteNull(name);
-        }
-    }
-
     internal static string Safe(string text) => Output.TextEscaping.Terminal(text);
-
-    internal static string? Clean(string? text) => text is null ? null : Output.TextEscaping.Sanitize(text);
 }

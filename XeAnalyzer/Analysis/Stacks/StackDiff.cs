@@ -356,7 +356,7 @@ public sealed class StackDiff
     public void WriteJson(Stream output, StackDiffGate? gate = null)
     {
         ArgumentNullException.ThrowIfNull(output);
-        using var w = new Utf8JsonWriter(output, new JsonWriterOptions { Indented = true, NewLine = "\n", Encoder = System.Text.Encodings.Web.JavaScriptEncoder.Create(System.Text.Unicode.UnicodeRanges.All) });
+        using var w = new Utf8JsonWriter(output, JsonOutput.Options(indented: true));
         w.WriteStartObject();
         w.WriteString("format", "xeanalyzer-stack-diff");
         w.WriteNumber("formatVersion", 1);
@@ -379,7 +379,7 @@ public sealed class StackDiff
         {
             w.WriteStartObject();
             w.WriteString("change", KindText(c.Kind));
-            w.WriteString("event", StackBucketWriter.Clean(c.EventName));
+            w.WriteSafeString("event", c.EventName);
             w.WriteNumber("baseCount", c.BaseCount);
             w.WriteNumber("newCount", c.NewCount);
             w.WriteNumber("baseWeight", c.BaseWeight);
@@ -388,13 +388,7 @@ public sealed class StackDiff
             w.WriteNumber("newShare", c.NewShare);
             w.WriteNumber("delta", c.Delta);
             w.WriteNumber("shareDelta", c.ShareDelta);
-            w.WriteStartArray("frames");
-            foreach (string f in c.Frames)
-            {
-                w.WriteStringValue(StackBucketWriter.Clean(f));
-            }
-
-            w.WriteEndArray();
+            w.WriteSafeStrings("frames", c.Frames);
             w.WriteEndObject();
         }
 
