@@ -93,12 +93,8 @@ public sealed class HtmlReportWriter : IReportWriter
     {
         ArgumentNullException.ThrowIfNull(report);
         var sb = new StringBuilder(65536);
-        sb.Append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n")
-          .Append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
-          .Append("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\"/>\n")
-          .Append("<meta name=\"generator\" content=\"").Append(E(report.Generator)).Append("\"/>\n")
-          .Append("<title>").Append(E(report.Title)).Append("</title>\n<style>\n").Append(Css).Append("\n</style>\n</head>\n<body>\n<div class=\"page\">\n")
-          .Append("<header class=\"report-header\">\n<h1>").Append(E(report.Title)).Append("</h1>\n");
+        AppendPageStart(sb, report.Generator, report.Title, Css);
+        sb.Append("<header class=\"report-header\">\n<h1>").Append(E(report.Title)).Append("</h1>\n");
         if (report.Description is { } description)
         {
             sb.Append("<p>").Append(E(description)).Append("</p>\n");
@@ -136,6 +132,21 @@ public sealed class HtmlReportWriter : IReportWriter
         return sb.ToString();
     }
 
+    /// <summary>
+    /// Appends the start of a self-contained page, up to and including <c>&lt;div class="page"&gt;</c>: the doctype, the
+    /// Content-Security-Policy that forbids scripts and remote loads, the generator, the title and the inline style sheet.
+    /// </summary>
+    internal static void AppendPageStart(StringBuilder sb, string generator, string title, string css) =>
+        sb.Append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n")
+          .Append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
+          .Append("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\"/>\n")
+          .Append("<meta name=\"generator\" content=\"").Append(E(generator)).Append("\"/>\n")
+          .Append("<title>").Append(E(title)).Append("</title>\n<style>\n").Append(css).Append("\n</style>\n</head>\n<body>\n<div class=\"page\">\n");
+
+    /// <summary>Appends one <c>&lt;dt&gt;key&lt;/dt&gt;&lt;dd&gt;value&lt;/dd&gt;</c> line of a key/value list, both escaped.</summary>
+    internal static void AppendKeyValue(StringBuilder sb, string key, string value) =>
+        sb.Append("<dt>").Append(E(key)).Append("</dt><dd>").Append(E(value)).Append("</dd>\n");
+
     private static string E(string text) => TextEscaping.Xml(text);
 
     private void AppendBlock(StringBuilder sb, ReportBlock block, CancellationToken cancellationToken)
@@ -165,7 +176,7 @@ public sealed class HtmlReportWriter : IReportWriter
                 {
                     TableCell v = item.Value;
                     string value = v.IsEmpty ? string.Empty : CellFormatter.Display(v, TableColumn.DefaultFor(v.Kind!.Value));
-                    sb.Append("<dt>").Append(E(item.Key)).Append("</dt><dd>").Append(E(value)).Append("</dd>\n");
+                    AppendKeyValue(sb, item.Key, value);
                 }
 
                 sb.Append("</dl>\n");

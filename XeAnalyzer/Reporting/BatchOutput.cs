@@ -116,21 +116,17 @@ public static class BatchOutput
     {
         ArgumentNullException.ThrowIfNull(result);
         var sb = new StringBuilder(16384);
-        sb.Append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n")
-          .Append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
-          .Append("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\"/>\n")
-          .Append("<meta name=\"generator\" content=\"").Append(E(ReportDocument.DefaultGenerator)).Append("\"/>\n")
-          .Append("<title>XeAnalyzer batch</title>\n<style>\n").Append(Css).Append("\n</style>\n</head>\n<body>\n<div class=\"page\">\n")
-          .Append("<header>\n<h1>XeAnalyzer batch</h1>\n<p>").Append(E("Inputs: " + string.Join(", ", result.Inputs))).Append("</p>\n</header>\n");
+        HtmlReportWriter.AppendPageStart(sb, ReportDocument.DefaultGenerator, "XeAnalyzer batch", Css);
+        sb.Append("<header>\n<h1>XeAnalyzer batch</h1>\n<p>").Append(E("Inputs: " + string.Join(", ", result.Inputs))).Append("</p>\n</header>\n");
 
         sb.Append("<section id=\"totals\">\n<h2>Totals</h2>\n<dl class=\"kv\">\n");
-        Kv(sb, "captures", result.Items.Count.ToString("N0", Ic));
+        HtmlReportWriter.AppendKeyValue(sb, "captures", result.Items.Count.ToString("N0", Ic));
         foreach (BatchStatus s in Enum.GetValues<BatchStatus>())
         {
-            Kv(sb, StatusName(s), result.Count(s).ToString("N0", Ic));
+            HtmlReportWriter.AppendKeyValue(sb, StatusName(s), result.Count(s).ToString("N0", Ic));
         }
 
-        Kv(sb, "events", result.Items.Sum(i => i.Events).ToString("N0", Ic));
+        HtmlReportWriter.AppendKeyValue(sb, "events", result.Items.Sum(i => i.Events).ToString("N0", Ic));
         sb.Append("</dl>\n</section>\n");
 
         sb.Append("<section id=\"captures\">\n<h2>Captures</h2>\n<div class=\"table-scroll\">\n<table>\n<thead>\n<tr>")
@@ -240,9 +236,6 @@ public static class BatchOutput
 
         return string.Join("; ", parts);
     }
-
-    private static void Kv(StringBuilder sb, string key, string value) =>
-        sb.Append("<dt>").Append(E(key)).Append("</dt><dd>").Append(E(value)).Append("</dd>\n");
 
     private static string E(string text) => TextEscaping.Xml(text);
 }
