@@ -211,7 +211,7 @@ internal static class BatchCommand
             {
                 w.WriteStartObject();
                 w.WriteString("event", kind);
-                w.WriteString("utc", DateTime.UtcNow.ToString("yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'", CultureInfo.InvariantCulture));
+                w.WriteString("utc", CaptureCommandSupport.IsoUtc(DateTime.UtcNow));
                 body(w);
                 w.WriteEndObject();
             }

@@ -70,8 +70,6 @@ internal static class EventsCommand
 
     private static readonly string[] FixedColumns = ["timestamp", "event", "file", "offset"];
 
-    private static string Time(DateTime t) => t.ToString("yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'", CultureInfo.InvariantCulture);
-
     private static string ActionLabel(XeEventType type, XeActionSet set, int i)
     {
         XeColumn a = set[i];
@@ -97,7 +95,7 @@ internal static class EventsCommand
         foreach (XEvent e in events)
         {
             sb.Clear();
-            sb.Append(Time(e.Timestamp)).Append(' ').Append(e.FullName);
+            sb.Append(CaptureCommandSupport.IsoUtc(e.Timestamp)).Append(' ').Append(e.FullName);
             for (int i = 0; i < e.FieldCount; i++)
             {
                 sb.Append(' ').Append(e.Fields[i].Name).Append('=').Append(Escape(e.GetField(i).ToString()));
@@ -176,7 +174,7 @@ internal static class EventsCommand
         foreach (XEvent e in events)
         {
             Array.Fill(row, string.Empty);
-            row[0] = Time(e.Timestamp);
+            row[0] = CaptureCommandSupport.IsoUtc(e.Timestamp);
             row[1] = e.FullName;
             row[2] = e.Source.FilePath ?? string.Empty;
             row[3] = e.Source.Offset.ToString(CultureInfo.InvariantCulture);
@@ -224,7 +222,7 @@ internal static class EventsCommand
         {
             json.Reset(buffer);
             json.WriteStartObject();
-            json.WriteString("timestamp", Time(e.Timestamp));
+            json.WriteString("timestamp", CaptureCommandSupport.IsoUtc(e.Timestamp));
             json.WriteString("event", e.FullName);
             json.WriteString("uuid", e.Uuid.ToString("D", CultureInfo.InvariantCulture));
             json.WriteString("file", e.Source.FilePath);

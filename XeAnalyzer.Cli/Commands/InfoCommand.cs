@@ -43,7 +43,7 @@ internal static class InfoCommand
         return command;
     }
 
-    private static string Time(DateTime? t) => t is DateTime v ? v.ToString("yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'", CultureInfo.InvariantCulture) : "-";
+    private static string Time(DateTime? t) => t is DateTime v ? CaptureCommandSupport.IsoUtc(v) : "-";
 
     private static void Write(TextWriter o, XelCaptureSummary s)
     {

@@ -72,7 +72,7 @@ internal static class MemoryCommand
     private static void WritePoint(StreamWriter w, MemoryPoint p)
     {
         IFormatProvider ic = CultureInfo.InvariantCulture;
-        w.Write(p.Time.ToString("yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'", ic));
+        w.Write(CaptureCommandSupport.IsoUtc(p.Time));
         w.Write(',');
         if (p.EventSequence is ulong s)
         {

@@ -14,7 +14,7 @@ public class BrowserHarnessTests
     [TestCase(null, "false", "Ignore")]
     public void Decide_FailsOnCi_IgnoresElsewhere_WhenChromiumMissing(string? exe, string? ci, string expected)
     {
-        Assert.That(BrowserRequirement.Decide(exe, ci).ToString(), Is.EqualTo(expected));
+        Assert.That(ToolRequirement.Decide(exe is not null, ci).ToString(), Is.EqualTo(expected));
     }
 
     [Test]

@@ -1,5 +1,6 @@
 using System.Globalization;
 using XeAnalyzer.Events;
+using XeAnalyzer.Output;
 
 namespace XeAnalyzer.Analysis;
 
@@ -204,12 +205,12 @@ public sealed class EventFilter
         parts.AddRange(Conditions.Select(c => c.ToString()));
         if (From is DateTime f)
         {
-            parts.Add("from " + f.ToString("yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'", CultureInfo.InvariantCulture));
+            parts.Add("from " + CellFormatter.IsoUtc(f));
         }
 
         if (To is DateTime t)
         {
-            parts.Add("to " + t.ToString("yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'", CultureInfo.InvariantCulture));
+            parts.Add("to " + CellFormatter.IsoUtc(t));
         }
 
         return parts.Count == 0 ? "(none)" : string.Join("; ", parts);

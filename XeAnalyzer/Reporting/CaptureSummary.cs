@@ -259,5 +259,5 @@ internal sealed class CaptureSummaryBuilder
         }
     }
 
-    internal static string Describe(DateTime? t) => t is DateTime v ? v.ToString("yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'", CultureInfo.InvariantCulture) : "-";
+    internal static string Describe(DateTime? t) => t is DateTime v ? CellFormatter.IsoUtc(v) : "-";
 }

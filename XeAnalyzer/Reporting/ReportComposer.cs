@@ -254,7 +254,7 @@ internal static class ReportComposer
                 sb.Append(name).Append(',');
                 if (chart.XAxis == XAxisKind.Time)
                 {
-                    sb.Append(LineSeries.FromUnixSeconds(x[i]).ToString("yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'", Ic));
+                    sb.Append(CellFormatter.IsoUtc(LineSeries.FromUnixSeconds(x[i])));
                 }
                 else
                 {

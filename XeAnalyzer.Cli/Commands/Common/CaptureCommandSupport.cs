@@ -122,6 +122,9 @@ internal static class CaptureCommandSupport
         }
     }
 
+    /// <summary>A UTC time as ISO 8601 with seven fraction digits and a Z (<c>2024-03-01T12:00:00.0000000Z</c>), as every output writes it.</summary>
+    public static string IsoUtc(DateTime t) => t.ToString("yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'", CultureInfo.InvariantCulture);
+
     /// <summary>Parses a time given on the command line (ISO 8601; UTC unless an offset is given).</summary>
     public static DateTime? ParseTime(string? text, string option)
     {

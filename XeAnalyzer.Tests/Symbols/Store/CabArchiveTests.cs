@@ -23,10 +23,7 @@ public class CabArchiveTests
     public void Extract_MatchesCabextract_ForRealMsZipPdb()
     {
         string pd_ = TestPaths.RequireVector("pdb", "basic32.pd_");
-        if (!File.Exists("/usr/bin/cabextract"))
-        {
-            Assert.Ignore("cabextract is not installed");
-        }
+        ToolRequirement.Require(File.Exists("/usr/bin/cabextract"), "cabextract is not installed (Debian package cabextract).");
 
         string dir = StoreFixtures.NewScratch();
         try
@@ -59,10 +56,7 @@ public class CabArchiveTests
     public void Extract_ReproducesInput_ForGcabCabOfVariedData()
     {
         // gcab (an independent MSZIP encoder) over ~300 KB of mixed text and noise: many blocks, window carried across them.
-        if (!File.Exists("/usr/bin/gcab"))
-        {
-            Assert.Ignore("gcab is not installed");
-        }
+        ToolRequirement.Require(File.Exists("/usr/bin/gcab"), "gcab is not installed (Debian package gcab).");
 
         string dir = StoreFixtures.NewScratch();
         try

@@ -259,13 +259,10 @@ public class SymbolLocatorLocalTests
     [Test]
     public void LocatePdb_SearchesCommittedSymbolsCache_WhenPresent()
     {
-        // The repository's own symbols-cache/ (committed by the fixtures work); skipped until it holds a PDB.
+        // The repository's own symbols-cache/ (committed fixtures: sqlmin, sqldk, sqllang, sqlTsEs built by tools/fixtures).
         string root = TestPaths.SymbolsCache;
         var pdbs = Directory.Exists(root) ? SymbolCache.Enumerate(root, verify: true).Where(e => e.Status == SymbolCacheEntryStatus.Ok).ToList() : [];
-        if (pdbs.Count == 0)
-        {
-            Assert.Ignore("symbols-cache/ holds no PDB yet");
-        }
+        Assert.That(pdbs, Has.Count.GreaterThanOrEqualTo(4), "symbols-cache/ should hold the committed fixture PDBs");
 
         using var locator = Offline("srv*" + root);
         foreach (SymbolCacheEntry e in pdbs)
