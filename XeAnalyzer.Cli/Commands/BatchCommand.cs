@@ -2,6 +2,7 @@ using System.CommandLine;
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
+using XeAnalyzer.Analysis;
 using XeAnalyzer.Cli.Commands.Common;
 using XeAnalyzer.Reporting;
 using XeAnalyzer.Symbols.Resolution;
@@ -29,6 +30,7 @@ internal static class BatchCommand
         var quiet = new Option<bool>("--quiet", "-q") { Description = "No progress and no per-capture lines on stderr (failures are still listed)." };
         var log = new Option<string?>("--log") { Description = "Write a machine-readable log: JSON lines, one per event (batch start, capture start/finish/fail with durations, batch finish)." };
         var symbols = new SymbolCommandOptions();
+        var filterOptions = new EventFilterOptions("Default: every event; each analysis uses the events it understands.");
         Option<bool> skip = CaptureCommandSupport.SkipCorruptOption();
         var command = new Command("batch", "Report every capture under folders or globs (build agents): a report folder per capture, an index.html linking them and a summary.json; parallel, deterministic, one shared symbol cache.");
         command.Arguments.Add(inputs);
@@ -37,9 +39,11 @@ internal static class BatchCommand
         command.Options.Add(keepGoing);
         command.Options.Add(quiet);
         command.Options.Add(log);
+        filterOptions.AddTo(command);
         symbols.AddPathOptions(command);
         symbols.AddBuildOptions(command);
         command.Options.Add(symbols.Binaries);
+        symbols.AddFrameOptions(command);
         command.Options.Add(skip);
         command.SetAction((parse, cancellationToken) => Task.FromResult(CaptureCommandSupport.Run(parse, (stdout, error) =>
         {
@@ -55,6 +59,7 @@ internal static class BatchCommand
                 throw new UsageException("--jobs: expected 1 to 256");
             }
 
+            EventFilter filter = filterOptions.Filter(parse);
             string[] given = parse.GetValue(inputs)!;
             IReadOnlyList<BatchCapture> captures = BatchDiscovery.Discover(given, cancellationToken);
             if (captures.Count == 0)
@@ -79,7 +84,7 @@ internal static class BatchCommand
             {
                 Jobs = j ?? new BatchOptions().Jobs,
                 KeepGoing = parse.GetValue(keepGoing),
-                Report = new ReportOptions { Input = ReportCommand.InputOptions(parse.GetValue(skip)), Resolver = resolver },
+                Report = new ReportOptions { Input = ReportCommand.InputOptions(parse.GetValue(skip)), Resolver = resolver, Filter = filter },
                 Progress = reporter.OnEvent,
             };
             BatchResult result = BatchRunner.RunAsync(given, captures, dir, options, cancellationToken).GetAwaiter().GetResult();

@@ -24,14 +24,17 @@ internal static class ReportCommand
         };
         var output = new Option<string>("--output", "-o") { Description = "The output folder (created if needed): index.html, report.json, <analysis>.<table>.csv, *.svg.", Required = true };
         var symbols = new SymbolCommandOptions();
+        var filterOptions = new EventFilterOptions("Default: every event; each analysis uses the events it understands.", "Example: class=NESTING_TRANSACTION_FULL.");
         Option<bool> skip = CaptureCommandSupport.SkipCorruptOption();
         var command = new Command("report", "Run every analysis the capture's events allow (summary, stack buckets, symbolization, latches, memory, waits) and write one self-contained HTML page plus CSV, JSON and SVG files.");
         command.Arguments.Add(inputs);
         command.Options.Add(output);
+        filterOptions.AddTo(command);
         command.Options.Add(symbols.Modules);
         symbols.AddPathOptions(command);
         symbols.AddBuildOptions(command);
         command.Options.Add(symbols.Binaries);
+        symbols.AddFrameOptions(command);
         command.Options.Add(skip);
         command.SetAction((parse, cancellationToken) => Task.FromResult(CaptureCommandSupport.Run(parse, (stdout, error) =>
         {
@@ -41,9 +44,11 @@ internal static class ReportCommand
                 throw new UsageException("-o: '" + dir + "' is a file; expected a folder");
             }
 
+            EventFilter filter = filterOptions.Filter(parse);
             using CallstackResolver resolver = CreateResolver(parse, symbols, cancellationToken);
             var options = new ReportOptions
             {
+                Filter = filter,
                 Input = InputOptions(parse.GetValue(skip)),
                 Resolver = resolver,
                 ModuleList = parse.GetValue(symbols.Modules),

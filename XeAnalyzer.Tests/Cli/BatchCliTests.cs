@@ -115,7 +115,7 @@ public sealed class BatchCliTests
         var expectedReasons = new Dictionary<string, string>
         {
             ["bad/cut_header.xel"] = "expected an 8-byte .xel file header",
-            ["bad/damaged.xel"] = "bad/damaged.xel: byte offset",
+            ["bad/damaged.xel"] = "byte offset",
             ["bad/notes.xel"] = "expected the .xel magic",
             ["bad/app.config.xml"] = "expected Extended Events target data",
         };
@@ -126,6 +126,8 @@ public sealed class BatchCliTests
             Assert.That(c.GetProperty("reason").GetString(), Does.Contain(reason), name);
             Assert.That(c.GetProperty("folder").ValueKind, Is.EqualTo(JsonValueKind.Null), name + ": no report folder");
             Assert.That(err, Does.Contain(name + ": "), "stderr lists " + name);
+            Assert.That(c.GetProperty("reason").GetString(), Does.Not.StartWith(name + ":"), name + ": the reason does not repeat the capture's name");
+            Assert.That(err, Does.Not.Contain(name + ": " + name), name + ": stderr does not repeat the name");
         }
 
         Assert.That(captures["bad/cut_tail_0_133601526724170000.xel"].GetProperty("status").GetString(), Is.EqualTo("partial"), "a capture cut inside its last buffer is reported, partially");

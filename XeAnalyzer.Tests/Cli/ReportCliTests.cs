@@ -113,6 +113,32 @@ public sealed class ReportCliTests
     }
 
     [Test]
+    public void Report_WhereAndFrameStyle_EveryAnalysisSeesOnlyTheFilteredEvents_AndThePageSaysSo()
+    {
+        Dictionary<string, string> figures = SampleData.Figures(SampleData.Latch);
+        long on27 = SampleData.Figure(figures, "scheduler.27");
+        string dir = _temp.File("out");
+        (int exit, string stdout, string err) = ReportTestSupport.Run(Report(Path.Combine(TestPaths.Samples, SampleData.Latch), dir,
+            "--where", "sqlos.scheduler_id=27", "--frame-style", "resolver", "--no-offsets"));
+
+        Assert.That(exit, Is.EqualTo(0), err);
+        Assert.That(stdout, Does.Contain(string.Create(CultureInfo.InvariantCulture, $"latches: done ({on27:N0} events)")));
+        Assert.That(stdout, Does.Contain(string.Create(CultureInfo.InvariantCulture, $"stacks: done ({on27:N0} events)")));
+        List<string[]> schedulers = ReportTestSupport.ParseCsv(File.ReadAllText(Path.Combine(dir, "latches.latch-acquired-by-sqlos-scheduler-id.csv")));
+        Assert.That(schedulers.Skip(1).Select(r => (r[0], r[1])), Is.EqualTo(new[] { ("27", on27.ToString(CultureInfo.InvariantCulture)) }));
+        List<string[]> buckets = ReportTestSupport.ParseCsv(File.ReadAllText(Path.Combine(dir, "stacks.buckets.csv")));
+        Assert.That(buckets.Skip(1).Sum(r => long.Parse(r[1], CultureInfo.InvariantCulture)), Is.EqualTo(on27));
+        string[] resolved = [.. buckets.Skip(1).Select(r => r[^1]).Where(f => f.Contains('!', StringComparison.Ordinal))];
+        Assert.That(resolved, Is.Not.Empty);
+        Assert.That(resolved, Has.All.Not.Contain("+").And.All.Not.Contain(".dll!"), "resolver style (module without .dll), no offsets");
+        string page = File.ReadAllText(Path.Combine(dir, "index.html"));
+        Assert.That(page, Does.Contain("sqlos.scheduler_id"), "the page shows the filter");
+
+        Assert.That(ReportTestSupport.Run(Report(Path.Combine(TestPaths.Samples, SampleData.Latch), _temp.File("bad"), "--where", "no-equals-sign")).Exit,
+            Is.EqualTo(2), "a malformed --where is a usage error");
+    }
+
+    [Test]
     public void Report_SeveralInputs_OneReport_EachCaptureWithItsOwnModuleList()
     {
         string dir = _temp.File("out");

@@ -286,6 +286,7 @@ public static class BatchRunner
                 DisplayPath = capture.DisplayPath,
                 Title = "XeAnalyzer report: " + capture.Name,
                 ReadMode = template.ReadMode,
+                Filter = template.Filter,
             };
             CaptureReport report = await Task.Run(() => CaptureReporter.Run(capture.Files, options, cancellationToken), cancellationToken).ConfigureAwait(false);
             await report.WriteAsync(Path.Combine(outputDirectory, capture.Folder), cancellationToken).ConfigureAwait(false);
@@ -313,14 +314,18 @@ public static class BatchRunner
         }
     }
 
-    /// <summary>Shows the capture's files by their batch names in a message (so it does not depend on where the input lies).</summary>
-    private static string Shorten(BatchCapture capture, string message)
+    /// <summary>
+    /// Shows the capture's files by their batch names in a message (so it does not depend on where the input lies),
+    /// without repeating the capture's own name when the message starts with it (the reason is always shown after the name).
+    /// </summary>
+    internal static string Shorten(BatchCapture capture, string message)
     {
         foreach (string f in capture.Files.OrderByDescending(f => f.Length))
         {
             message = message.Replace(f, capture.DisplayPath(f), StringComparison.Ordinal);
         }
 
-        return message;
+        string lead = capture.Name + ": ";
+        return message.StartsWith(lead, StringComparison.Ordinal) && message.Length > lead.Length ? message[lead.Length..] : message;
     }
 }

@@ -38,8 +38,9 @@ public sealed record ReportReadStatistics(long SkippedBuffers, long IncompleteBu
 /// </summary>
 public sealed class CaptureReport
 {
-    internal CaptureReport(string title, IReadOnlyList<string> inputs, CaptureSummary capture, IReadOnlyList<ReportAnalysisEntry> analyses, ReportReadStatistics read, IReadOnlyList<string> warnings)
+    internal CaptureReport(string title, IReadOnlyList<string> inputs, string? filter, CaptureSummary capture, IReadOnlyList<ReportAnalysisEntry> analyses, ReportReadStatistics read, IReadOnlyList<string> warnings)
     {
+        Filter = filter;
         Title = title;
         Inputs = inputs;
         Capture = capture;
@@ -56,7 +57,10 @@ public sealed class CaptureReport
     /// <summary>The inputs, as shown.</summary>
     public IReadOnlyList<string> Inputs { get; }
 
-    /// <summary>What the inputs hold.</summary>
+    /// <summary>The event filter the report was made with (<see cref="ReportOptions.Filter"/>, described), or <see langword="null"/> for none.</summary>
+    public string? Filter { get; }
+
+    /// <summary>What the inputs hold (the events that passed <see cref="Filter"/>).</summary>
     public CaptureSummary Capture { get; }
 
     /// <summary>Every analysis, in page order, with its outcome.</summary>

@@ -58,13 +58,13 @@ public static class CaptureReporter
                     consumers[k] = new EventFanOut.Consumer(a.Accepts, (events, token) => outcomes[k] = a.Analyze(events, context, token));
                 }
 
-                EventFanOut.Run(input.ReadEvents(cancellationToken: cancellationToken), summary.Add, consumers, cancellationToken);
+                EventFanOut.Run(input.ReadEvents(options.Filter, null, cancellationToken), summary.Add, consumers, cancellationToken);
                 diagnostics = input.Diagnostics;
                 warnings.AddRange(input.Warnings);
             }
             else
             {
-                foreach (XEvent e in input.ReadEvents(cancellationToken: cancellationToken))
+                foreach (XEvent e in input.ReadEvents(options.Filter, null, cancellationToken))
                 {
                     summary.Add(e);
                 }
@@ -74,7 +74,7 @@ public static class CaptureReporter
                 for (int i = 0; i < analyses.Count; i++)
                 {
                     IReportAnalysis a = analyses[i];
-                    outcomes[i] = a.Analyze(Accepted(input.ReadEvents(null, a.EventNames, cancellationToken), a), context, cancellationToken);
+                    outcomes[i] = a.Analyze(Accepted(input.ReadEvents(options.Filter, a.EventNames, cancellationToken), a), context, cancellationToken);
                 }
             }
 
@@ -99,6 +99,7 @@ public static class CaptureReporter
             return new CaptureReport(
                 options.Title ?? "XeAnalyzer report: " + (shownInputs.Length == 1 ? shownInputs[0] : shownInputs.Length.ToString(System.Globalization.CultureInfo.InvariantCulture) + " inputs"),
                 shownInputs,
+                options.Filter.IsEmpty ? null : options.Filter.ToString(),
                 summary.Build(display),
                 entries,
                 new ReportReadStatistics(diagnostics.SkippedBuffers, diagnostics.IncompleteBuffers, diagnostics.UndecodableEvents),
@@ -221,7 +222,7 @@ public static class CaptureReporter
             summary.AddFile(xml, Length(xml), lists.GetValueOrDefault(xml));
         }
 
-        return new ReportAnalysisContext(resolver, sessions, resolver.CreateSession(explicitMap), lists, display, input.Captures, input.TargetDataFiles, options.Input, options.ModuleList is not null);
+        return new ReportAnalysisContext(resolver, sessions, resolver.CreateSession(explicitMap), lists, display, input.Captures, input.TargetDataFiles, options.Input, options.ModuleList is not null, options.Filter);
     }
 
     /// <summary>A sidecar found beside a capture is shown next to the capture's path as given (not as the absolute path found).</summary>

@@ -124,8 +124,10 @@ public sealed class ReportAnalysisContext
         IReadOnlyList<CaptureSet> captures,
         IReadOnlyList<string> targetDataFiles,
         AnalysisInputOptions inputOptions,
-        bool moduleListIsExplicit)
+        bool moduleListIsExplicit,
+        EventFilter filter)
     {
+        Filter = filter;
         ModuleListIsExplicit = moduleListIsExplicit;
         Resolver = resolver;
         _sessions = sessions;
@@ -136,6 +138,12 @@ public sealed class ReportAnalysisContext
         TargetDataFiles = targetDataFiles;
         InputOptions = inputOptions;
     }
+
+    /// <summary>
+    /// The report's event filter. The events given to <see cref="IReportAnalysis.Analyze"/> have passed it already; an analysis
+    /// that reads target-data files itself applies it there.
+    /// </summary>
+    public EventFilter Filter { get; }
 
     /// <summary>The <c>.xel</c> capture sets of the report, in input order.</summary>
     public IReadOnlyList<CaptureSet> Captures { get; }

@@ -96,7 +96,7 @@ internal static class ReportComposer
 
         var document = new ReportDocument(report.Title, sections.Select(s => s.Section))
         {
-            Description = "Inputs: " + string.Join(", ", report.Inputs) + "\n" + StatusLine(report),
+            Description = "Inputs: " + string.Join(", ", report.Inputs) + "\n" + (report.Filter is string filter ? "Filter: " + filter + "\n" : string.Empty) + StatusLine(report),
         };
         return (document, files.AsReadOnly());
     }
@@ -195,6 +195,7 @@ internal static class ReportComposer
         var items = new List<KeyValuePair<string, TableCell>>
         {
             new("inputs", string.Join(", ", r.Inputs)),
+            new("filter", r.Filter ?? "none (every event)"),
             new("files", c.Files.Count.ToString("N0", Ic) + " (" + c.TotalLength.ToString("N0", Ic) + " bytes)"),
             new("events", c.TotalEvents),
             new("time range", c.FirstEvent is DateTime f && c.LastEvent is DateTime l

@@ -50,6 +50,13 @@ public sealed class ReportOptions
     /// <summary>The page title; <see langword="null"/> for <c>XeAnalyzer report: &lt;input&gt;</c>.</summary>
     public string? Title { get; init; }
 
+    /// <summary>
+    /// Which events every analysis sees (<c>--event</c>, <c>--where</c>, <c>--from</c>/<c>--to</c>); the capture summary counts the
+    /// same events. Histogram slots carry only a count: the filter's event names apply to them, its conditions cannot (a warning
+    /// says so). Default: <see cref="EventFilter.None"/>.
+    /// </summary>
+    public EventFilter Filter { get; init; } = EventFilter.None;
+
     /// <summary>How the inputs are read (default <see cref="ReportReadMode.SinglePass"/>).</summary>
     public ReportReadMode ReadMode { get; init; } = ReportReadMode.SinglePass;
 }

@@ -87,7 +87,7 @@ public sealed class StackReportAnalysis(StackBucketOptions? options = null, int 
         {
             using StackTextReader reader = StackTextReader.OpenFile(xml, new StackTextReaderOptions { FilePath = xml, Limits = context.InputOptions.TextLimits });
             StackInputInfo info = Describe(context, xml);
-            builder.AddTargetData(reader, context.SessionFor(xml), info with { Kind = "target-xml" }, null, cancellationToken);
+            builder.AddTargetData(reader, context.SessionFor(xml), info with { Kind = "target-xml" }, context.Filter, cancellationToken);
         }
 
         StackBucketResult all = builder.Build(cancellationToken);

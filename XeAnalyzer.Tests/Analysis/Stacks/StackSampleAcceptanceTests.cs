@@ -72,6 +72,35 @@ public sealed class StackSampleAcceptanceTests
     }
 
     [Test]
+    public void ToReport_BucketTable_ShowsEachBucketsDistinguishingFrame()
+    {
+        using CallstackResolver resolver = Resolver();
+        StackBucketResult r = new StackBucketAnalysis().AnalyzeFiles([Path.Combine(TestPaths.Samples, "latch_nesting_full")], resolver);
+        XeAnalyzer.Output.ReportTable table = r.ToReport().Sections.SelectMany(s => s.Blocks).OfType<XeAnalyzer.Output.ReportTable>().First(t => t.Title == "Buckets");
+        Assert.That(table.Columns[^1].Name, Is.EqualTo("distinguishing frame"));
+
+        // Brute force, independently of the writer: the first frame where a bucket parts from every larger bucket (bucket 1: from bucket 2).
+        for (int i = 0; i < r.Buckets.Count; i++)
+        {
+            IReadOnlyList<string> f = r.Buckets[i].Frames;
+            IEnumerable<StackBucket> larger = i == 0 ? r.Buckets.Skip(1).Take(1) : r.Buckets.Take(i);
+            int depth = larger.Max(o => f.Zip(o.Frames).TakeWhile(p => p.First == p.Second).Count());
+            string expected = depth < f.Count ? f[depth] : "(all its frames begin a larger stack)";
+            Assert.That(table.Rows[i][^1].Text, Is.EqualTo(expected), "bucket " + (i + 1));
+            if (depth < f.Count)
+            {
+                Assert.That(table.Rows[i][^2].Integer, Is.EqualTo(depth + 1), "bucket " + (i + 1) + ": frame number, leaf = 1");
+            }
+        }
+
+        // The seed's stacks A, B and C share their leaf frames and part at the PFS, GAM and IAM code.
+        string?[] top = [.. table.Rows.Take(3).Select(row => row[^1].Text)];
+        Assert.That(top.Distinct().Count(), Is.EqualTo(3), string.Join(" | ", top));
+        Assert.That(top[0], Does.Contain("PFS"), string.Join(" | ", top));
+        Assert.That(table.Rows.Take(3).Select(row => row[^2].Integer), Has.All.GreaterThan(1), "the leaf frame is shared, so it does not distinguish");
+    }
+
+    [Test]
     public void AnalyzeFiles_AllThreeRenderings_GiveIdenticalBuckets()
     {
         using CallstackResolver resolver = Resolver();

@@ -349,6 +349,9 @@ public static class StackBucketWriter
 
     private static ReportTable ToOverviewTable(StackBucketResult result)
     {
+        // Buckets of one event share their leaf frames (the event's Publish, the latch code), so the leaf frame says little: the
+        // column shows, per bucket, the first frame from the leaf where it parts from the larger buckets.
+        int[] depth = DistinguishingFrames(result.Buckets);
         var t = new TableBuilder("Buckets")
             .AddColumn(TableColumn.Integer("rank"))
             .AddColumn(TableColumn.Integer("count"))
@@ -357,20 +360,61 @@ public static class StackBucketWriter
             .AddColumn(TableColumn.Integer("total duration"))
             .AddColumn(TableColumn.Integer("max duration"))
             .AddColumn(TableColumn.Integer("frames"))
-            .AddColumn(TableColumn.Text("leaf frame"));
-        foreach (StackBucket b in result.Buckets)
+            .AddColumn(TableColumn.Integer("distinguishing frame #"))
+            .AddColumn(TableColumn.Text("distinguishing frame"));
+        for (int i = 0; i < result.Buckets.Count; i++)
         {
+            StackBucket b = result.Buckets[i];
+            int d = depth[i];
+            string frame = b.Frames.Count == 0 ? "(no frames)" : d < b.Frames.Count ? b.Frames[d] : "(all its frames begin a larger stack)";
             t.AddRow(b.Rank, b.Count, TableCell.FromPercentage(b.Share), string.Join(", ", b.EventNames),
                 b.Durations is null ? TableCell.Empty : b.Durations.TotalDuration, b.Durations is null ? TableCell.Empty : b.Durations.MaxDuration,
-                b.Frames.Count, b.Frames.Count > 0 ? b.Frames[0] : "(no frames)");
+                b.Frames.Count, d < b.Frames.Count ? d + 1 : TableCell.Empty, frame);
         }
 
+        t.AddNote("distinguishing frame: the first frame, counted from the leaf (frame 1), where the bucket's stack parts from every larger bucket's stack (bucket 1: from bucket 2's); the leaf frame when the table has one bucket.");
         if (result.OmittedBuckets > 0)
         {
             t.AddNote(string.Create(Ic, $"{result.OmittedBuckets:N0} more bucket(s) with {result.OmittedCount:N0} not shown."));
         }
 
         return t.Build();
+    }
+
+    /// <summary>
+    /// For each bucket, the index (0 = leaf) of its first frame not shared with any larger bucket (the longest common leaf-first
+    /// prefix with a bucket ranked above it); for the first bucket, with the second. 0 for a single bucket.
+    /// </summary>
+    internal static int[] DistinguishingFrames(IReadOnlyList<StackBucket> buckets)
+    {
+        static int Common(IReadOnlyList<string> a, IReadOnlyList<string> b)
+        {
+            int n = 0;
+            int max = Math.Min(a.Count, b.Count);
+            while (n < max && string.Equals(a[n], b[n], StringComparison.Ordinal))
+            {
+                n++;
+            }
+
+            return n;
+        }
+
+        var depth = new int[buckets.Count];
+        for (int i = 0; i < buckets.Count; i++)
+        {
+            if (i == 0)
+            {
+                depth[0] = buckets.Count > 1 ? Common(buckets[0].Frames, buckets[1].Frames) : 0;
+                continue;
+            }
+
+            for (int j = 0; j < i; j++)
+            {
+                depth[i] = Math.Max(depth[i], Common(buckets[i].Frames, buckets[j].Frames));
+            }
+        }
+
+        return depth;
     }
 
     private static void AppendCounts(StringBuilder sb, StackBucketResult result)
