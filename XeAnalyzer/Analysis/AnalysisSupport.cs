@@ -32,6 +32,23 @@ internal static class AnalysisSupport
 {
     public static readonly IFormatProvider Ic = CultureInfo.InvariantCulture;
 
+    /// <summary>Gives every event to <paramref name="add"/>, checking <paramref name="cancellationToken"/> every 4,096 events and at the end.</summary>
+    public static void Feed(IEnumerable<XEvent> events, Action<XEvent> add, CancellationToken cancellationToken)
+    {
+        long n = 0;
+        foreach (XEvent e in events)
+        {
+            if ((++n & 0xFFF) == 0)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+            }
+
+            add(e);
+        }
+
+        cancellationToken.ThrowIfCancellationRequested();
+    }
+
     public static string Hex(ulong v) => "0x" + v.ToString("X16", CultureInfo.InvariantCulture);
 
     public static string N0(long v) => v.ToString("N0", CultureInfo.InvariantCulture);
@@ -124,8 +141,11 @@ internal static class AnalysisSupport
     }
 }
 
-/// <summary>Interns category names (map text or value text) to small ids, caching map keys per map; at most <c>maxNames</c> distinct names, later ones become "(other)".</summary>
-internal sealed class NameTable(int maxNames = 65_536)
+/// <summary>
+/// Interns category names (map text or value text) to small ids, caching map keys per map; at most <c>maxNames</c> distinct
+/// names, later ones become <c>overflowName</c>.
+/// </summary>
+internal sealed class NameTable(int maxNames = 65_536, string overflowName = "(other)")
 {
     /// <summary>The most distinct groups (schedulers, sessions, workers) an analysis keeps; further ones are counted as untracked.</summary>
     public const int MaxGroups = 65_536;
@@ -147,7 +167,7 @@ internal sealed class NameTable(int maxNames = 65_536)
 
         if (_names.Count >= maxNames)
         {
-            name = "(other)";
+            name = overflowName;
             if (_ids.TryGetValue(name, out id))
             {
                 return id;

@@ -96,18 +96,7 @@ public sealed class LatchAnalysis
     {
         ArgumentNullException.ThrowIfNull(events);
         var state = new State(Options);
-        long n = 0;
-        foreach (XEvent e in events)
-        {
-            if ((++n & 0xFFF) == 0)
-            {
-                cancellationToken.ThrowIfCancellationRequested();
-            }
-
-            state.Add(e);
-        }
-
-        cancellationToken.ThrowIfCancellationRequested();
+        AnalysisSupport.Feed(events, state.Add, cancellationToken);
         return state.Finish();
     }
 

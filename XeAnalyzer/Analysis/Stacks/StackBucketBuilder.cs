@@ -35,8 +35,7 @@ public sealed class StackBucketBuilder
     private const int MaxEventNames = 10_000;
 
     private readonly List<InputState> _inputs = [];
-    private readonly List<string> _eventNames = [];
-    private readonly Dictionary<string, int> _eventIds = new(StringComparer.Ordinal);
+    private readonly NameTable _eventNames = new(MaxEventNames, "(other events)");
     private readonly Dictionary<string, long> _eventsSeen = new(StringComparer.Ordinal);
     private readonly Dictionary<string, long> _eventsWithoutStack = new(StringComparer.Ordinal);
     private readonly List<string> _warnings = [];
@@ -79,18 +78,7 @@ public sealed class StackBucketBuilder
         ArgumentNullException.ThrowIfNull(events);
         ArgumentNullException.ThrowIfNull(session);
         InputState state = Begin(session, input ?? new StackInputInfo("events"));
-        long n = 0;
-        foreach (XEvent e in events)
-        {
-            if ((++n & 0xFFF) == 0)
-            {
-                cancellationToken.ThrowIfCancellationRequested();
-            }
-
-            AddEvent(state, e);
-        }
-
-        cancellationToken.ThrowIfCancellationRequested();
+        AnalysisSupport.Feed(events, e => AddEvent(state, e), cancellationToken);
     }
 
     /// <summary>
@@ -803,27 +791,7 @@ public sealed class StackBucketBuilder
         return layout;
     }
 
-    private int EventId(string name)
-    {
-        if (_eventIds.TryGetValue(name, out int id))
-        {
-            return id;
-        }
-
-        if (_eventNames.Count >= MaxEventNames)
-        {
-            name = "(other events)";
-            if (_eventIds.TryGetValue(name, out id))
-            {
-                return id;
-            }
-        }
-
-        id = _eventNames.Count;
-        _eventNames.Add(name);
-        _eventIds.Add(name, id);
-        return id;
-    }
+    private int EventId(string name) => _eventNames.Intern(name);
 
     private static void Count(Dictionary<string, long> d, string name)
     {
