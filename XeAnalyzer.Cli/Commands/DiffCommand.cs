@@ -70,13 +70,13 @@ internal static class DiffCommand
             StackBucketResult baseResult = analysis.AnalyzeFiles([b], resolver, fileOptions, cancellationToken);
             if (baseResult.MissingData is Analysis.MissingData bm)
             {
-                return StackCommandOptions.ReportMissing(bm, [b], fileOptions.Filter!, stdout, stderr, "base " + b);
+                return StackCommandOptions.ReportMissing(bm, [b], fileOptions.Filter!, diagnostics, stdout, stderr, "base " + b);
             }
 
             StackBucketResult newResult = analysis.AnalyzeFiles([n], resolver, fileOptions, cancellationToken);
             if (newResult.MissingData is Analysis.MissingData nm)
             {
-                return StackCommandOptions.ReportMissing(nm, [n], fileOptions.Filter!, stdout, stderr, "new " + n);
+                return StackCommandOptions.ReportMissing(nm, [n], fileOptions.Filter!, diagnostics, stdout, stderr, "new " + n);
             }
 
             StackWeight w = StackCommandOptions.ParseWeight(parse.GetValue(weight));

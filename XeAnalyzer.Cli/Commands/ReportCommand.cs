@@ -85,6 +85,11 @@ internal static class ReportCommand
                     error.WriteLine("xeanalyze: no analysis was possible with these events (the page says what the event session needs)");
                     return ExitCodes.MissingData;
                 case ReportStatus.Partial:
+                    if (!report.Completed.Any())
+                    {
+                        error.WriteLine("xeanalyze: no analysis was possible with the events that could be read; the events they need may be in the part that could not be read");
+                    }
+
                     error.WriteLine(string.Create(CultureInfo.InvariantCulture,
                         $"xeanalyze: partial result: {report.Read.SkippedBuffers} damaged buffer(s) skipped, {report.Read.IncompleteBuffers} incomplete final buffer(s), {report.Read.UndecodableEvents} undecodable event(s)"));
                     return ExitCodes.Partial;

@@ -57,9 +57,7 @@ internal static class StacksCommand
             StackBucketResult full = new StackBucketAnalysis(common.BucketOptions(parse)).AnalyzeFiles(files, resolver, fileOptions, cancellationToken);
             if (full.MissingData is Analysis.MissingData m)
             {
-                int code = StackCommandOptions.ReportMissing(m, files, fileOptions.Filter!, stdout, stderr);
-                CaptureCommandSupport.Finish(diagnostics, stderr);
-                return code;
+                return StackCommandOptions.ReportMissing(m, files, fileOptions.Filter!, diagnostics, stdout, stderr);
             }
 
             StackWeight w = StackCommandOptions.ParseWeight(parse.GetValue(weight));

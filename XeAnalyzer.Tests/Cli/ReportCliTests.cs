@@ -139,6 +139,28 @@ public sealed class ReportCliTests
     }
 
     [Test]
+    public void Report_CaptureCutInsideItsMetadata_Exit3_PartialNothingAnalysed_NotPlainSessionAdvice()
+    {
+        string cut = _temp.File("cut_0_133601526724170000.xel");
+        File.WriteAllBytes(cut, File.ReadAllBytes(SampleData.CapturePath(SampleData.Latch)).AsSpan(0, 600).ToArray());
+        string dir = _temp.File("out");
+
+        (int exit, _, string err) = ReportTestSupport.Run(Report(cut, dir));
+
+        Assert.That(exit, Is.EqualTo(3), err);
+        Assert.That(err, Does.Contain("may be in the part that could not be read").And.Contain("1 incomplete final buffer(s)"));
+        string page = File.ReadAllText(Path.Combine(dir, "index.html"));
+        Assert.That(page, Does.Contain("Partial, nothing analysed").And.Contain("the events may be in that part"));
+
+        string batchOut = _temp.File("batch");
+        (exit, _, err) = ReportTestSupport.Run("batch", Path.GetDirectoryName(cut)!, "-o", batchOut, "--quiet");
+        Assert.That(exit, Is.EqualTo(3), err);
+        using JsonDocument summary = JsonDocument.Parse(File.ReadAllBytes(Path.Combine(batchOut, "summary.json")));
+        JsonElement capture = summary.RootElement.GetProperty("captures").EnumerateArray().Single(c => c.GetProperty("name").GetString() == "cut_0_133601526724170000.xel");
+        Assert.That(capture.GetProperty("status").GetString(), Is.EqualTo("partial"));
+    }
+
+    [Test]
     public void Report_SeveralInputs_OneReport_EachCaptureWithItsOwnModuleList()
     {
         string dir = _temp.File("out");

@@ -168,6 +168,37 @@ public sealed class StacksCliTests
         Assert.That(err, Does.Contain("ADD TARGET package0.histogram"));
     }
 
+    [TestCase(600, "ends inside a metadata buffer")]
+    [TestCase(0, "the final buffer is incomplete")]
+    public void Stacks_NothingToBucketInACaptureCutShort_Exits3_SayingTheMissingPartMayHoldIt(int keep, string warning)
+    {
+        // Cut inside the metadata buffer (no event can be read), or inside the first event buffer of a capture without callstacks.
+        string path = _tmp.File("cut_0_133601526724170000.xel");
+        if (keep > 0)
+        {
+            File.WriteAllBytes(path, File.ReadAllBytes(SampleData.CapturePath(SampleData.Latch)).AsSpan(0, keep).ToArray());
+        }
+        else
+        {
+            var c = new StackCaptures();
+            string whole = _tmp.File("whole_0_133601526724170000.xel");
+            c.WriteXel(whole, Enumerable.Range(0, 200).Select(i => c.Latch(At(i), null, 1)));
+            byte[] bytes = File.ReadAllBytes(whole);
+            File.WriteAllBytes(path, bytes.AsSpan(0, bytes.Length - 100).ToArray());
+        }
+
+        (int exit, string output, string err) = Run(["stacks", path]);
+
+        Assert.That(exit, Is.EqualTo(3), err);
+        Assert.That(output, Is.Empty);
+        Assert.That(err, Does.Contain(warning));
+        Assert.That(err, Does.Contain("1 incomplete final buffer(s)"));
+        Assert.That(err, Does.Contain("may be in the part that could not be read"));
+
+        (exit, _, err) = Run(["latches", path]);
+        Assert.That(exit, Is.EqualTo(3), "latches: the same precedence (partial over missing data): " + err);
+    }
+
     [Test]
     public void Stacks_NoMatchingEvents_Exits4_NamingTheEventsFound()
     {

@@ -9,10 +9,13 @@ public enum ReportStatus
     /// <summary>Every input was read whole and at least one analysis ran.</summary>
     Complete,
 
-    /// <summary>At least one analysis ran, but the reader skipped data (damaged or incomplete buffers, undecodable events).</summary>
+    /// <summary>
+    /// The reader skipped data (damaged or incomplete buffers, undecodable events). The results cover what was read; when no
+    /// analysis was possible, the events it needs may be in the part that could not be read.
+    /// </summary>
     Partial,
 
-    /// <summary>No analysis was possible with the capture's events (the page says what each would need).</summary>
+    /// <summary>Every input was read whole, and no analysis was possible with its events (the page says what each would need).</summary>
     NothingToAnalyse,
 }
 
@@ -47,7 +50,7 @@ public sealed class CaptureReport
         Analyses = analyses;
         Read = read;
         Warnings = [.. warnings];
-        Status = !analyses.Any(a => a.Outcome.IsPossible) ? ReportStatus.NothingToAnalyse : read.IsPartial ? ReportStatus.Partial : ReportStatus.Complete;
+        Status = read.IsPartial ? ReportStatus.Partial : !analyses.Any(a => a.Outcome.IsPossible) ? ReportStatus.NothingToAnalyse : ReportStatus.Complete;
         (Document, Files) = ReportComposer.Compose(this);
     }
 

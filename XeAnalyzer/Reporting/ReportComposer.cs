@@ -185,6 +185,7 @@ internal static class ReportComposer
     private static string StatusLine(CaptureReport r) => r.Status switch
     {
         ReportStatus.NothingToAnalyse => "Nothing was analysed: the capture's events allow none of the analyses (each note below says what the event session needs).",
+        ReportStatus.Partial when !r.Completed.Any() => "Partial, nothing analysed: some data could not be read (see Overview), and what was read allows none of the analyses; the events they need may be in the part that could not be read.",
         ReportStatus.Partial => "Partial: some data could not be read (see Overview); the results cover what was read.",
         _ => "Complete: every input was read whole.",
     };
@@ -207,7 +208,7 @@ internal static class ReportComposer
             new("status", r.Status switch
             {
                 ReportStatus.NothingToAnalyse => "nothing analysed",
-                ReportStatus.Partial => "partial",
+                ReportStatus.Partial => r.Completed.Any() ? "partial" : "partial, nothing analysed",
                 _ => "complete",
             }),
         };
@@ -218,11 +219,12 @@ internal static class ReportComposer
         }
 
         var blocks = new List<ReportBlock> { new KeyValueList(items) };
-        if (r.Status == ReportStatus.NothingToAnalyse)
+        if (!r.Completed.Any())
         {
             blocks.Add(new Paragraph("No analysis was possible with these events" +
                 (c.TotalEvents == 0 ? " (the inputs hold no events at all)" : " (found: " + string.Join(", ", c.Events.Take(10).Select(e => e.Name + " (" + e.Count.ToString("N0", Ic) + ")")) + (c.Events.Count > 10 ? ", …" : string.Empty) + ")") +
-                ". This page is not a result: each section below says what the event session would need."));
+                ". This page is not a result: each section below says what the event session would need." +
+                (r.Read.IsPartial ? " Part of the input could not be read (see above), and the events may be in that part." : string.Empty)));
         }
 
         var t = new TableBuilder("Analyses")

@@ -127,8 +127,7 @@ internal sealed class AnalysisCommandOptions
             }
 
             CaptureCommandSupport.WriteMessage(text, stdout, stderr);
-            CaptureCommandSupport.Finish(input.Diagnostics, stderr);
-            return ExitCodes.MissingData;
+            return CaptureCommandSupport.FinishMissing(input.Diagnostics, stderr);
         }
 
         ReportDocument doc = report(result);

@@ -84,6 +84,21 @@ internal static class CaptureCommandSupport
         return ExitCodes.Ok;
     }
 
+    /// <summary>
+    /// Ends a command whose analysis found what it needs missing: the reader's warnings, then exit code 4, or 3 when the input
+    /// was read only in part (the missing events may be in what could not be read, so the session advice may not apply).
+    /// </summary>
+    public static int FinishMissing(XelDiagnostics diagnostics, TextWriter error)
+    {
+        if (Finish(diagnostics, error) == ExitCodes.Partial)
+        {
+            error.WriteLine("xeanalyze: the input could be read only in part: what is reported missing above may be in the part that could not be read");
+            return ExitCodes.Partial;
+        }
+
+        return ExitCodes.MissingData;
+    }
+
     /// <summary>Writes text to a file (-o) or to standard output.</summary>
     public static void WriteOutput(string? path, TextWriter stdout, Action<Stream> write)
     {

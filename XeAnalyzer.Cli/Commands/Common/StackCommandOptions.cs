@@ -83,8 +83,11 @@ internal sealed class StackCommandOptions
         };
     }
 
-    /// <summary>Writes why nothing could be bucketed to stderr (with the events the inputs hold, for missing events) and returns exit code 4.</summary>
-    public static int ReportMissing(MissingData m, IReadOnlyList<string> inputs, EventFilter filter, TextWriter stdout, TextWriter stderr, string? side = null)
+    /// <summary>
+    /// Writes why nothing could be bucketed to stderr (with the events the inputs hold, for missing events) and the reader's
+    /// warnings, and returns exit code 4 (3 when the input was read only in part; see <see cref="CaptureCommandSupport.FinishMissing"/>).
+    /// </summary>
+    public static int ReportMissing(MissingData m, IReadOnlyList<string> inputs, EventFilter filter, XelDiagnostics diagnostics, TextWriter stdout, TextWriter stderr, string? side = null)
     {
         string text;
         if (m.Kind == MissingDataKind.Events)
@@ -98,7 +101,7 @@ internal sealed class StackCommandOptions
         }
 
         CaptureCommandSupport.WriteMessage(text, stdout, stderr, side);
-        return ExitCodes.MissingData;
+        return CaptureCommandSupport.FinishMissing(diagnostics, stderr);
     }
 
     public static StackWeight ParseWeight(string? text) => text switch
