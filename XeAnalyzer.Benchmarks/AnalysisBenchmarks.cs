@@ -59,18 +59,7 @@ internal static class AnalysisBenchmarks
                     Console.WriteLine(string.Create(Ic, $"generated {path}: {new FileInfo(path).Length / 1048576.0:F0} MiB, {n:N0} events in {sw.Elapsed.TotalSeconds:F1} s"));
                 }
 
-                var psi = new ProcessStartInfo(Environment.ProcessPath!) { RedirectStandardOutput = true, UseShellExecute = false };
-                if (Path.GetFileNameWithoutExtension(Environment.ProcessPath!) == "dotnet")
-                {
-                    psi.ArgumentList.Add(typeof(AnalysisBenchmarks).Assembly.Location);
-                }
-
-                psi.ArgumentList.Add("analysis-child");
-                psi.ArgumentList.Add(command);
-                psi.ArgumentList.Add(path);
-                using Process p = Process.Start(psi)!;
-                string line = p.StandardOutput.ReadToEnd().Trim();
-                p.WaitForExit();
+                string line = ChildProcess.Run("analysis-child", command, path);
                 Console.WriteLine(string.Create(Ic, $"{command} {Path.GetFileName(path)}: {line}"));
             }
         }

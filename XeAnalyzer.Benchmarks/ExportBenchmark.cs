@@ -54,19 +54,7 @@ internal static class ExportBenchmark
                 for (int run = 1; run <= 2; run++)
                 {
                     string outDir = Path.Combine(dir, "export-out");
-                    var psi = new ProcessStartInfo(Environment.ProcessPath!) { RedirectStandardOutput = true, UseShellExecute = false };
-                    if (Path.GetFileNameWithoutExtension(Environment.ProcessPath!) == "dotnet")
-                    {
-                        psi.ArgumentList.Add(typeof(ExportBenchmark).Assembly.Location);
-                    }
-
-                    psi.ArgumentList.Add("export-child");
-                    psi.ArgumentList.Add(path);
-                    psi.ArgumentList.Add(outDir);
-                    psi.ArgumentList.Add(compression);
-                    using Process p = Process.Start(psi)!;
-                    string line = p.StandardOutput.ReadToEnd().Trim();
-                    p.WaitForExit();
+                    string line = ChildProcess.Run("export-child", path, outDir, compression);
                     Console.WriteLine(string.Create(Ic, $"{Path.GetFileName(path)} export {compression} run {run}: {line}"));
                     Directory.Delete(outDir, recursive: true);
                 }

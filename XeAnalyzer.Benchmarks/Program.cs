@@ -92,19 +92,7 @@ internal static class Program
             {
                 for (int run = 1; run <= 2; run++)
                 {
-                    var psi = new ProcessStartInfo(Environment.ProcessPath!) { RedirectStandardOutput = true, UseShellExecute = false };
-                    string self = typeof(Program).Assembly.Location;
-                    if (Path.GetFileNameWithoutExtension(Environment.ProcessPath!) == "dotnet")
-                    {
-                        psi.ArgumentList.Add(self);
-                    }
-
-                    psi.ArgumentList.Add("read-child");
-                    psi.ArgumentList.Add(path);
-                    psi.ArgumentList.Add(mode);
-                    using Process p = Process.Start(psi)!;
-                    string line = p.StandardOutput.ReadToEnd().Trim();
-                    p.WaitForExit();
+                    string line = ChildProcess.Run("read-child", path, mode);
                     Console.WriteLine(string.Create(Ic, $"{Path.GetFileName(path)} {mode} run {run}: {line}"));
                 }
             }

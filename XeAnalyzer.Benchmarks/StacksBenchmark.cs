@@ -76,18 +76,7 @@ internal static class StacksBenchmark
             File.WriteAllText(Path.ChangeExtension(path, null) + ".modules.txt", "name\tbase_address\n" +
                 string.Concat(Bases.Select(b => string.Create(Ic, $"C:\\Program Files\\Microsoft SQL Server\\MSSQL16.MSSQLSERVER\\MSSQL\\Binn\\{b.Key}\t0x{b.Value:X16}\n"))));
 
-            var psi = new ProcessStartInfo(Environment.ProcessPath!) { RedirectStandardOutput = true, UseShellExecute = false };
-            if (Path.GetFileNameWithoutExtension(Environment.ProcessPath!) == "dotnet")
-            {
-                psi.ArgumentList.Add(typeof(StacksBenchmark).Assembly.Location);
-            }
-
-            psi.ArgumentList.Add("stacks-child");
-            psi.ArgumentList.Add(path);
-            psi.ArgumentList.Add(Path.Combine(repo, "symbols-cache"));
-            using Process p = Process.Start(psi)!;
-            string line = p.StandardOutput.ReadToEnd().Trim();
-            p.WaitForExit();
+            string line = ChildProcess.Run("stacks-child", path, Path.Combine(repo, "symbols-cache"));
             Console.WriteLine(string.Create(Ic, $"stacks {Path.GetFileName(path)}: {line}"));
         }
 
