@@ -1,5 +1,6 @@
 using System.Globalization;
 using XeAnalyzer.Analysis;
+using XeAnalyzer.Capture;
 using XeAnalyzer.Cli;
 using XeAnalyzer.Tests.Samples;
 
@@ -17,7 +18,7 @@ public sealed class SampleAcceptanceTests
         DateTime.ParseExact(figures[name], "yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'", CultureInfo.InvariantCulture, DateTimeStyles.AdjustToUniversal | DateTimeStyles.AssumeUniversal);
 
     private static IEnumerable<Events.XEvent> Read(string set, IReadOnlyList<string> names) =>
-        AnalysisInput.Open([Path.Combine(TestPaths.Samples, set)]).ReadEvents(null, names);
+        CaptureSource.Open([Path.Combine(TestPaths.Samples, set)]).ReadEvents(new EventFilter(names));
 
     private static (int Exit, string Out, string Err) Run(params string[] args)
     {

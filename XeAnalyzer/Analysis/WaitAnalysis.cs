@@ -1,3 +1,4 @@
+using XeAnalyzer.Capture;
 using XeAnalyzer.Events;
 
 namespace XeAnalyzer.Analysis;
@@ -53,7 +54,7 @@ public sealed class WaitAnalysisOptions
 /// duration; the wait that "immediately preceded" it is the latest wait on the same worker that ended at or before that start
 /// (within <see cref="WaitAnalysisOptions.StartTolerance"/> for computed starts), or none.</para>
 /// </remarks>
-public sealed class WaitAnalysis
+public sealed class WaitAnalysis : ICaptureAnalysis
 {
     /// <summary>Creates the analysis.</summary>
     /// <param name="options">Options; <see langword="null"/> for <see cref="WaitAnalysisOptions.Default"/>.</param>
@@ -67,6 +68,40 @@ public sealed class WaitAnalysis
 
     /// <summary>The options.</summary>
     public WaitAnalysisOptions Options { get; }
+
+    /// <inheritdoc/>
+    IReadOnlyCollection<string>? ICaptureAnalysis.EventNames => EventNames;
+
+    /// <inheritdoc/>
+    public IAnalysisRun Start(AnalysisContext context)
+    {
+        ArgumentNullException.ThrowIfNull(context);
+        return new Run(new State(Options), context);
+    }
+
+    /// <summary>Reads the inputs once and runs the analysis over them.</summary>
+    /// <param name="source">The inputs.</param>
+    /// <param name="context">The filter and diagnostics; <see langword="null"/> for no filter.</param>
+    /// <param name="cancellationToken">Stops the read.</param>
+    /// <returns>The outcome: the result, its status and the explanation of missing data.</returns>
+    /// <exception cref="XeFormatException">An input is malformed.</exception>
+    /// <exception cref="IOException">An input cannot be read.</exception>
+    public AnalysisOutcome<WaitAnalysisResult> Analyze(CaptureSource source, AnalysisContext? context = null, CancellationToken cancellationToken = default) =>
+        AnalysisOutcome.Run<WaitAnalysisResult>(source, this, context, cancellationToken);
+
+    private sealed class Run(State state, AnalysisContext context) : IAnalysisRun
+    {
+        public bool Accepts(XeEventType eventType, XeActionSet actions) => AnalysisSupport.NameIn(EventNames, eventType);
+
+        public void Add(XEvent e) => state.Add(e);
+
+        public IAnalysisResult Complete(CaptureReadSummary read, CancellationToken cancellationToken)
+        {
+            WaitAnalysisResult result = state.Finish();
+            AnalysisSupport.Report(result.Warnings, "waits", context.Diagnostics);
+            return result;
+        }
+    }
 
     /// <summary>Runs the analysis.</summary>
     /// <param name="events">The events (any order; other events are ignored).</param>

@@ -36,7 +36,7 @@ public sealed record WaitPairing(string WaitType, long Pairs, long BeginsWithout
 public sealed record PrecedingWait(string WaitType, string? PrecededBy, long Count, double Share);
 
 /// <summary>The result of <see cref="WaitAnalysis"/>. Immutable.</summary>
-public sealed class WaitAnalysisResult
+public sealed class WaitAnalysisResult : IAnalysisResult
 {
     internal WaitAnalysisResult(
         MissingData? missingData,
@@ -139,6 +139,9 @@ public sealed class WaitAnalysisResult
 
     /// <summary>How disordered the input was.</summary>
     public OrderingStatistics Ordering { get; }
+
+    /// <summary>Warnings about the result: events later than the reorder window.</summary>
+    public IReadOnlyList<string> Warnings => AnalysisSupport.Warnings(AnalysisSupport.LateWarning(Ordering));
 
     /// <summary>What preceded waits of <paramref name="waitType"/>, most frequent first.</summary>
     /// <param name="waitType">The wait type (ordinal).</param>
