@@ -297,6 +297,40 @@ public sealed class CaptureSource
         }
     }
 
+    private static int? Line(long line) => line is > 0 and <= int.MaxValue ? (int)line : null;
+
+    /// <summary>The name of an element in free text that looks like a target-data root this reader does not know (<c>&lt;…Target&gt;</c>), or <see langword="null"/>.</summary>
+    private static string? UnknownTarget(string text)
+    {
+        ReadOnlySpan<char> t = text.AsSpan().TrimStart();
+        if (t.StartsWith("&lt;", StringComparison.Ordinal))
+        {
+            t = t[4..];
+        }
+        else if (t.StartsWith("<", StringComparison.Ordinal))
+        {
+            t = t[1..];
+        }
+        else
+        {
+            return null;
+        }
+
+        int n = 0;
+        while (n < t.Length && (char.IsAsciiLetterOrDigit(t[n]) || t[n] is '_' or '-' or '.' or ':'))
+        {
+            n++;
+        }
+
+        if (n == 0 || !char.IsAsciiLetter(t[0]))
+        {
+            return null;
+        }
+
+        ReadOnlySpan<char> name = t[..n];
+        return name.EndsWith("Target", StringComparison.OrdinalIgnoreCase) || name.EndsWith("Targets", StringComparison.OrdinalIgnoreCase) ? name.ToString() : null;
+    }
+
     private static bool LooksLikeXml(string path)
     {
         using var fs = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite, 1);
@@ -452,6 +486,11 @@ public sealed class CaptureSource
 
                         break;
                     case HistogramSlot slot when histogram is not null:
+                        if (slot.Value is null)
+                        {
+                            throw new InvalidTextInputException(path, Line(slot.LineNumber), "expected a <value> in the histogram slot (the value the slot counts: a callstack, a field or an action)");
+                        }
+
                         histogram.AddSlot(slot);
                         yield return new ReadItem(ReadItemKind.Slot, null, null, histogram, slot);
                         break;
@@ -483,6 +522,9 @@ public sealed class CaptureSource
                         break;
                     }
 
+                    case TargetFreeText text when UnknownTarget(text.Text) is string root:
+                        throw new InvalidTextInputException(path, Line(text.LineNumber),
+                            "expected a known target-data root (HistogramTarget, BucketizerTarget, Slots, RingBufferTarget, CounterTarget, unpaired, EventFileTarget, Events or event), found <" + root + ">");
                     case EventCounterValue c:
                         counters.Add(new EventCounterValueRead(input, targets.Count, c.Package, c.EventName, c.Count));
                         break;
