@@ -38,6 +38,8 @@ public sealed class StackBucketBuilder
     private readonly NameTable _eventNames = new(MaxEventNames, "(other events)");
     private readonly Dictionary<string, long> _eventsSeen = new(StringComparer.Ordinal);
     private readonly Dictionary<string, long> _eventsWithoutStack = new(StringComparer.Ordinal);
+    private readonly Dictionary<string, long> _eventsWithEmptyStack = new(StringComparer.Ordinal);
+    private string? _emptyStackColumn;
     private readonly List<string> _warnings = [];
     private readonly Dictionary<(XeEventType Type, XeActionSet Set), EventLayout> _layouts = [];
     private readonly Dictionary<string, string> _strings = new(StringComparer.Ordinal);
@@ -141,6 +143,14 @@ public sealed class StackBucketBuilder
         }
 
         XeValue v = column.GetValue(e);
+        if (column.Kind == StackColumnKind.Addresses ? v.CallstackFrameCount == 0 : string.IsNullOrWhiteSpace(v.ToString()))
+        {
+            // An empty stack value (system_health's call_stack is often empty) is not a bucket of no frames.
+            input.EventsWithoutStack++;
+            layout.EmptyStack++;
+            return;
+        }
+
         long duration = layout.Duration >= 0 ? Clamp(e.GetField(layout.Duration).AsUInt64()) : -1;
         long signal = layout.Signal >= 0 ? Clamp(e.GetField(layout.Signal).AsUInt64()) : -1;
         long ticks = e.Timestamp == DateTime.MinValue ? long.MinValue : e.Timestamp.Ticks;
@@ -309,6 +319,11 @@ public sealed class StackBucketBuilder
             warnings.Add("events without a callstack were not bucketed: " + Names(_eventsWithoutStack));
         }
 
+        if (_eventsWithEmptyStack.Count > 0 && merger.Count > 0)
+        {
+            warnings.Add("events whose stack (" + _emptyStackColumn + ") is empty were not bucketed: " + Names(_eventsWithEmptyStack));
+        }
+
         if (_untracked > 0)
         {
             warnings.Add(string.Create(CultureInfo.InvariantCulture,
@@ -334,7 +349,7 @@ public sealed class StackBucketBuilder
         ResolutionSummary overallSummary = overall.Build();
         FrameStyle resultStyle = _inputs.Count > 0 ? _inputs[0].Session.Resolver.Options.Style : FrameStyle.Engine;
         bool offsets = _inputs.Count == 0 || _inputs[0].Session.Resolver.Options.IncludeOffsets;
-        return new StackBucketResult(missing, buckets, buckets.Count, total, 0, _eventsPassed, _inputs.Sum(i => i.Events), SumValues(_eventsWithoutStack),
+        return new StackBucketResult(missing, buckets, buckets.Count, total, 0, _eventsPassed, _inputs.Sum(i => i.Events), SatAdd(SumValues(_eventsWithoutStack), SumValues(_eventsWithEmptyStack)),
             slots, _untracked, rawTotal, Options.GroupByEvent, mayHaveMerged, resultStyle, offsets, summaries.AsReadOnly(), warnings.AsReadOnly())
         {
             Symbolization = tally.Build(overallSummary),
@@ -372,6 +387,12 @@ public sealed class StackBucketBuilder
             if (l.WithoutStack > 0)
             {
                 _eventsWithoutStack[l.EventName] = SatAdd(_eventsWithoutStack.GetValueOrDefault(l.EventName), l.WithoutStack);
+            }
+
+            if (l.EmptyStack > 0)
+            {
+                _eventsWithEmptyStack[l.EventName] = SatAdd(_eventsWithEmptyStack.GetValueOrDefault(l.EventName), l.EmptyStack);
+                _emptyStackColumn ??= l.Stack?.Column.FullName;
             }
         }
 
@@ -417,7 +438,9 @@ public sealed class StackBucketBuilder
             return new MissingData(MissingDataKind.Field, [source], why, sessionChange, _availableColumns, EventList(_eventsSeen));
         }
 
-        string message = read + ", but none carries a callstack: no package0.callstack or callstack_rva action and no callstack field (use --stack NAME to name another column holding frames).";
+        string message = _eventsWithEmptyStack.Count > 0 && _eventsWithoutStack.Count == 0
+            ? read + ", but every one's stack (" + _emptyStackColumn + ") is empty."
+            : read + ", but none carries a callstack: no package0.callstack or callstack_rva action and no callstack field (use --stack NAME to name another column holding frames).";
         return new MissingData(MissingDataKind.Action, ["package0.callstack"], message, sessionChange, _availableColumns, EventList(_eventsSeen));
     }
 
@@ -501,6 +524,7 @@ public sealed class StackBucketBuilder
         public int Signal = -1;
         public long Seen;
         public long WithoutStack;
+        public long EmptyStack;
     }
 
     private sealed class InputState(ResolverSession session, StackInputInfo info)
