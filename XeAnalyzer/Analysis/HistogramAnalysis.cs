@@ -271,10 +271,10 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
             if (tables.Count == 0)
             {
                 missing = _callstack.Count > 0
-                    ? new MissingData(MissingDataKind.Events, ["histogram on a field"],
+                    ? new MissingData(MissingDataKind.TargetData, ["histogram on a field"],
                         string.Create(CultureInfo.InvariantCulture, $"The input's {_callstack.Count:N0} histogram(s) count callstacks, not the values of a field or action: bucket them with xeanalyze stacks <input>."),
                         SessionChange)
-                    : new MissingData(MissingDataKind.Events, ["histogram target"],
+                    : new MissingData(MissingDataKind.TargetData, ["histogram target"],
                         "The input holds no histogram target (saved target data of package0.histogram).", SessionChange);
             }
 

@@ -15,6 +15,9 @@ public enum MissingDataKind
 
     /// <summary>The events are there, but without a field the analysis needs (for example the page-count field).</summary>
     Field,
+
+    /// <summary>The target data the analysis reads is absent or of another kind (a histogram on callstacks where one on a field is needed, or the reverse).</summary>
+    TargetData,
 }
 
 

@@ -50,7 +50,7 @@ public sealed class StackReportAnalysis(StackBucketAnalysis? analysis = null, in
         }
 
         StackBucketResult shown = all.Filter(Top, 0);
-        return ReportAnalysisOutcome.Completed(ToReport(shown), all.EventsWithStack, all.Warnings, all);
+        return ReportAnalysisOutcome.Completed(ToReport(shown), all.TotalCount, all.Warnings, all);
     }
 
     private ReportDocument ToReport(StackBucketResult result)

@@ -67,7 +67,14 @@ public sealed class TargetDataReportAnalysis(HistogramAnalysisOptions? options =
             sections.Add(s);
         }
 
-        long used = read.EventCounters.Count + histograms.Histograms.Sum(h => h.Rows.Count);
+        // Events the targets counted: histogram slot counts and event_counter counts.
+        ulong counted = 0;
+        foreach (ulong n in read.Histograms.Select(h => h.TotalCount).Concat(read.EventCounters.Select(c => c.Count)))
+        {
+            counted = n > ulong.MaxValue - counted ? ulong.MaxValue : counted + n;
+        }
+
+        long used = counted > long.MaxValue ? long.MaxValue : (long)counted;
         return ReportAnalysisOutcome.Completed(new ReportDocument("Target data", sections), used, null, histograms);
     }
 

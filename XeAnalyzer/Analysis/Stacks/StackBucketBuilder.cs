@@ -414,7 +414,7 @@ public sealed class StackBucketBuilder
     {
         if (_valueHistogramSlots > 0 && _eventsPassed == 0 && slots == 0)
         {
-            return new MissingData(MissingDataKind.Events, ["package0.callstack"],
+            return new MissingData(MissingDataKind.TargetData, ["package0.callstack"],
                 string.Create(CultureInfo.InvariantCulture, $"The input holds {_valueHistograms:N0} histogram(s) on an event field or action ({_valueHistogramSlots:N0} slots), not on callstacks, so there are no stacks to bucket. Show it with: xeanalyze histogram <input>"),
                 "-- to count stacks, give the histogram the callstack as its source:\n" + HistogramHint("sqlserver.your_event"));
         }
