@@ -40,7 +40,9 @@ public sealed class FuzzExecution
     private readonly string _work;
     private readonly List<string> _problems = [];
 
-    internal FuzzExecution(string work)
+    /// <summary>Creates an execution whose files go to <paramref name="work"/> (an absolute path).</summary>
+    /// <param name="work">The scratch folder.</param>
+    public FuzzExecution(string work)
     {
         _work = work;
     }

@@ -83,6 +83,8 @@ internal static class Program
         long total = 0;
         int findings = 0;
         var started = System.Diagnostics.Stopwatch.StartNew();
+        Directory.CreateDirectory(findingsDir);
+        string inFlight = Path.Combine(findingsDir, "in-flight.txt");
         foreach (FuzzTarget target in targets)
         {
             var watch = System.Diagnostics.Stopwatch.StartNew();
@@ -90,6 +92,8 @@ internal static class Program
             TimeSpan slowest = TimeSpan.Zero;
             for (; i < maxIterations && watch.Elapsed < budget; i++)
             {
+                // If the process dies (a stack overflow cannot be caught), this file says which input did it.
+                File.WriteAllText(inFlight, $"{target.Name} seed {seed} iteration {i}: dotnet run -c Release --project XeAnalyzer.Fuzz -- --target {target.Name} --seed {seed} --iteration {i} --save DIR\n");
                 byte[] input = FuzzRunner.Input(target, seed, i, out FuzzSeed from);
                 FuzzVerdict verdict = runner.RunOne(target, from, input);
                 slowest = verdict.Elapsed > slowest ? verdict.Elapsed : slowest;
@@ -127,6 +131,7 @@ internal static class Program
             }
         }
 
+        File.Delete(inFlight);
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
             $"fuzz: seed {seed}: {total} executions in {started.Elapsed.TotalSeconds:0} s over {counts.Count} targets ({string.Join(", ", counts)}); {findings} finding(s) in {signatures.Count} distinct signature(s)"));
         foreach ((string signature, int count) in signatures.OrderBy(kv => kv.Key, StringComparer.Ordinal))
