@@ -15,6 +15,8 @@ namespace XeAnalyzer.Fuzz;
 ///     [--iterations N] [--findings DIR] [--work DIR] [--hang-seconds 30] [--memory-mb 512]
 /// dotnet run -c Release --project XeAnalyzer.Fuzz -- --replay FILE|DIR...        (files under a folder named after the target)
 /// dotnet run -c Release --project XeAnalyzer.Fuzz -- --target pdb --seed N --iteration I [--save DIR]
+/// dotnet run -c Release --project XeAnalyzer.Fuzz -- --target pdb --write-seeds DIR      (the target's seed inputs, for afl-fuzz -i)
+/// afl-fuzz ... -- dotnet XeAnalyzer.Fuzz.dll --afl pdb [--seed-input NAME]            (coverage-guided, see tools/fuzz/afl.sh)
 /// </code>
 /// Exit codes: 0 no finding, 1 findings (saved under --findings, default <c>fuzz-findings</c>), 2 usage.
 /// </remarks>
@@ -43,6 +45,24 @@ internal static class Program
             long.Parse(One(options, "memory-mb") ?? "512", CultureInfo.InvariantCulture) << 20);
         try
         {
+            if (One(options, "afl") is string aflTarget)
+            {
+                return Afl(repo, runner, aflTarget, One(options, "seed-input"));
+            }
+
+            if (One(options, "write-seeds") is string seedsDir)
+            {
+                FuzzTarget t = FuzzTarget.Create(One(options, "target") ?? throw new ArgumentException("--write-seeds needs --target"), repo);
+                Directory.CreateDirectory(seedsDir);
+                foreach (FuzzSeed s in t.Seeds)
+                {
+                    File.WriteAllBytes(Path.Combine(seedsDir, s.Name), s.Bytes);
+                }
+
+                Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"fuzz: {t.Seeds.Count} seed input(s) of {t.Name} written to {seedsDir}"));
+                return 0;
+            }
+
             if (options.TryGetValue("replay", out List<string>? replay))
             {
                 return Replay(repo, runner, replay);
@@ -152,6 +172,31 @@ internal static class Program
         return path;
     }
 
+    /// <summary>
+    /// Runs under afl-fuzz (SharpFuzz's fork-server emulation): each input AFL sends goes through the same harness, and a finding
+    /// is thrown so that AFL records the input as a crash (a hang is AFL's own timeout, <c>-t</c>).
+    /// </summary>
+    private static int Afl(string repo, FuzzRunner runner, string targetName, string? seedInput)
+    {
+        // Instrumented code may run only inside Run (which maps AFL's coverage memory): the target, whose seeds are read by the
+        // library, is built on the first input.
+        FuzzTarget? target = null;
+        FuzzSeed? seed = null;
+        SharpFuzz.Fuzzer.OutOfProcess.Run(stream =>
+        {
+            target ??= FuzzTarget.Create(targetName, repo);
+            seed ??= target.SeedNamed(seedInput ?? target.Seeds[0].Name);
+            using var buffer = new MemoryStream();
+            stream.CopyTo(buffer);
+            FuzzVerdict verdict = runner.RunOne(target, seed, buffer.ToArray());
+            if (verdict.IsFinding)
+            {
+                throw new InvalidOperationException("fuzz finding (" + verdict.Kind + "): " + verdict.Detail);
+            }
+        });
+        return 0;
+    }
+
     private static int Replay(string repo, FuzzRunner runner, List<string> paths)
     {
         var files = new List<string>();
@@ -193,7 +238,7 @@ internal static class Program
 
     private static Dictionary<string, List<string>> Parse(string[] args)
     {
-        string[] known = ["seconds", "seed", "targets", "iterations", "findings", "work", "hang-seconds", "memory-mb", "replay", "target", "iteration", "save"];
+        string[] known = ["seconds", "seed", "targets", "iterations", "findings", "work", "hang-seconds", "memory-mb", "replay", "target", "iteration", "save", "afl", "seed-input", "write-seeds"];
         var options = new Dictionary<string, List<string>>(StringComparer.Ordinal);
         string? current = null;
         foreach (string a in args)

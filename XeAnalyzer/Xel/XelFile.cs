@@ -79,6 +79,7 @@ public static class XelFile
         int n = source.Read(0, b);
         if (n < 8)
         {
+            offset = n;
             return string.Create(CultureInfo.InvariantCulture, $"expected an 8-byte .xel file header, but the file has only {n} bytes");
         }
 
