@@ -42,6 +42,11 @@ internal static class Program
             return StacksBenchmark.Run(args);
         }
 
+        if (args.Length > 0 && args[0] is "stackmem" or "stackmem-child")
+        {
+            return StackMemoryBenchmark.Run(args);
+        }
+
         if (args.Length > 0 && args[0] == "batch")
         {
             return BatchBenchmark.Run(args);

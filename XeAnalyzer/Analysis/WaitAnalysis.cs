@@ -288,7 +288,8 @@ public sealed class WaitAnalysis : ICaptureAnalysis
 
                 if (f.Resource >= 0)
                 {
-                    Count(ref ts.Resources, e.GetField(f.Resource).ToString(), ref ts.ResourcesOverflow);
+                    string resource = e.GetField(f.Resource).ToString();
+                    Count(ref ts.Resources, resource.Length == 0 ? "(empty)" : resource, ref ts.ResourcesOverflow);
                 }
 
                 if (f.Result >= 0)

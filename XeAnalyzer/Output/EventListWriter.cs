@@ -30,14 +30,14 @@ public sealed class EventListColumns
     /// <summary>The fixed columns that start every row.</summary>
     public static IReadOnlyList<string> Fixed { get; } = ["timestamp", "event", "file", "offset"];
 
-    private EventListColumns(IReadOnlyList<string> fields, IReadOnlyList<(string Key, string Label)> actions)
+    private EventListColumns(IReadOnlyList<string> fields, IReadOnlyList<string> fieldLabels, IReadOnlyList<(string Key, string Label)> actions)
     {
         Fields = fields;
         Actions = actions;
-        Header = [.. Fixed, .. fields, .. actions.Select(a => a.Label)];
+        Header = [.. Fixed, .. fieldLabels, .. actions.Select(a => a.Label)];
     }
 
-    /// <summary>The field columns.</summary>
+    /// <summary>The field columns (field names; a name that clashes with a fixed column is labelled <c>name (field)</c> in <see cref="Header"/>).</summary>
     public IReadOnlyList<string> Fields { get; }
 
     /// <summary>The action columns: full name and label.</summary>
@@ -67,6 +67,13 @@ public sealed class EventListColumns
             }
         }
 
+        // A field named like a fixed column (system_health's ring-buffer events have a "timestamp" field) is labelled as a field.
+        var labels = new List<string>(fields.Count);
+        foreach (string f in fields)
+        {
+            labels.Add(Fixed.Contains(f, StringComparer.Ordinal) ? f + " (field)" : f);
+        }
+
         var acts = new List<(string Key, string Label)>();
         foreach (XeColumn a in actions)
         {
@@ -83,7 +90,7 @@ public sealed class EventListColumns
             acts[i] = (key, clash ? (acts.Count(x => x.Label == label) > 1 ? key : label + " (action)") : label);
         }
 
-        return new EventListColumns(fields.AsReadOnly(), acts.AsReadOnly());
+        return new EventListColumns(fields.AsReadOnly(), labels.AsReadOnly(), acts.AsReadOnly());
     }
 }
 

@@ -67,15 +67,23 @@ public sealed class TargetDataReportAnalysis(HistogramAnalysisOptions? options =
             sections.Add(s);
         }
 
-        // Events the targets counted: histogram slot counts and event_counter counts.
-        ulong counted = 0;
-        foreach (ulong n in read.Histograms.Select(h => h.TotalCount).Concat(read.EventCounters.Select(c => c.Count)))
-        {
-            counted = n > ulong.MaxValue - counted ? ulong.MaxValue : counted + n;
-        }
+        // Events the targets counted: the larger of the histograms' slot counts and the event_counter counts (two targets of one
+        // session count the same events, so they are not added).
+        ulong counted = Math.Max(Sum(read.Histograms.Select(h => h.TotalCount)), Sum(read.EventCounters.Select(c => c.Count)));
 
         long used = counted > long.MaxValue ? long.MaxValue : (long)counted;
         return ReportAnalysisOutcome.Completed(new ReportDocument("Target data", sections), used, null, histograms);
+    }
+
+    private static ulong Sum(IEnumerable<ulong> values)
+    {
+        ulong s = 0;
+        foreach (ulong n in values)
+        {
+            s = n > ulong.MaxValue - s ? ulong.MaxValue : s + n;
+        }
+
+        return s;
     }
 
     private static string Notes(TargetSummary t, CaptureReadSummary read)

@@ -291,6 +291,24 @@ public sealed class StackBucketAnalysisTests
     }
 
     [Test]
+    public void Analyze_MoreDistinctStacksThanTheCap_IsPartial_CountedAndNamed()
+    {
+        using CallstackResolver resolver = ResolutionFixtures.Resolver();
+        string xml = "<HistogramTarget truncated=\"0\" buckets=\"16\">" + string.Concat(Enumerable.Range(0, 5).Select(i =>
+            "<Slot count=\"" + (10 - i).ToString(CultureInfo.InvariantCulture) + "\"><value>sqldk.dll+0x" + (0x1000 + (i * 16)).ToString("X16", CultureInfo.InvariantCulture) + "</value></Slot>")) + "</HistogramTarget>";
+        string path = _tmp.File("many.xml");
+        File.WriteAllText(path, xml);
+        var diagnostics = new CaptureDiagnostics();
+        AnalysisOutcome<StackBucketResult> o = new StackBucketAnalysis(new StackBucketOptions { MaxDistinctStacks = 3 })
+            .Analyze(CaptureSource.Open([path]), new AnalysisContext(diagnostics: diagnostics, resolver: resolver));
+        Assert.That(o.Status, Is.EqualTo(AnalysisStatus.Partial), "events over the cap make the result partial (exit 3), never silently");
+        Assert.That(o.Result.UntrackedEvents, Is.EqualTo(7 + 6));
+        Assert.That(o.Result.Buckets.Select(b => b.Count), Is.EqualTo(new long[] { 10, 9, 8 }));
+        Assert.That(diagnostics.PartialSummary, Does.Contain("13 event(s) counted but left out"));
+        Assert.That(diagnostics.Warnings, Has.Some.Contains("MaxDistinctStacks"));
+    }
+
+    [Test]
     public void Filter_TopAndMinCount_KeepSharesAndReportWhatIsOmitted()
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();

@@ -10,14 +10,15 @@ internal sealed class RawStack
     public ulong[]? Addresses; // [event id, frame 0 (leaf), frame 1, …]
     public string? Text;
     public long Count;
-    public long DurationEvents;
-    public long DurationSum;
-    public long DurationMax;
-    public long SignalEvents;
-    public long SignalSum;
-    public long SignalMax;
     public long First = long.MaxValue;
     public long Last = long.MinValue;
+    public RawDurations? Durations; // only for events with a duration field (wait events)
+
+    // When merging (StackMerger), the first raw stack of a merge key becomes the bucket and the others are added into it.
+    public BucketFrame[]? Frames;
+    public List<int>? EventIds;
+    public long BestCount = -1;
+    public int RawStacks;
 
     public int FrameCount => Addresses is ulong[] a ? a.Length - 1 : 0;
 
@@ -31,6 +32,25 @@ internal sealed class RawStack
             Last = Math.Max(Last, ticks);
         }
 
+        if (duration >= 0 || signal >= 0)
+        {
+            (Durations ??= new RawDurations()).Add(count, duration, signal);
+        }
+    }
+}
+
+/// <summary>The duration and signal_duration tallies of a raw stack or bucket (a field the events lack stays at 0 events: n/a).</summary>
+internal sealed class RawDurations
+{
+    public long DurationEvents;
+    public long DurationSum;
+    public long DurationMax;
+    public long SignalEvents;
+    public long SignalSum;
+    public long SignalMax;
+
+    public void Add(long count, long duration, long signal)
+    {
         if (duration >= 0)
         {
             DurationEvents = StackBucketBuilder.SatAdd(DurationEvents, count);
@@ -44,6 +64,16 @@ internal sealed class RawStack
             SignalSum = StackBucketBuilder.SatAdd(SignalSum, signal);
             SignalMax = Math.Max(SignalMax, signal);
         }
+    }
+
+    public void Add(RawDurations other)
+    {
+        DurationEvents = StackBucketBuilder.SatAdd(DurationEvents, other.DurationEvents);
+        DurationSum = StackBucketBuilder.SatAdd(DurationSum, other.DurationSum);
+        DurationMax = Math.Max(DurationMax, other.DurationMax);
+        SignalEvents = StackBucketBuilder.SatAdd(SignalEvents, other.SignalEvents);
+        SignalSum = StackBucketBuilder.SatAdd(SignalSum, other.SignalSum);
+        SignalMax = Math.Max(SignalMax, other.SignalMax);
     }
 }
 
@@ -60,8 +90,29 @@ internal sealed class RawStackTable
 
     public RawStackTable() => _lookup = _byAddresses.GetAlternateLookup<ReadOnlySpan<ulong>>();
 
-    /// <summary>The distinct raw stacks in the order first seen.</summary>
+    /// <summary>The distinct raw stacks in the order first seen (entries are cleared by <see cref="TakeAll"/>).</summary>
     public List<RawStack> Order { get; } = [];
+
+    /// <summary>
+    /// Hands out every raw stack once, in the order first seen, and lets go of each (and of the lookups) as it goes, so the memory of
+    /// the table is given back while its stacks are symbolized and merged: the peak is not the table plus the buckets.
+    /// </summary>
+    public IEnumerable<RawStack> TakeAll()
+    {
+        _byAddresses.Clear();
+        _byAddresses.TrimExcess();
+        _byText.Clear();
+        _byText.TrimExcess();
+        for (int i = 0; i < Order.Count; i++)
+        {
+            RawStack raw = Order[i];
+            Order[i] = null!;
+            yield return raw;
+        }
+
+        Order.Clear();
+        Order.TrimExcess();
+    }
 
     /// <summary>Finds or adds an address stack (key = event id, then the frames); <see langword="null"/> when the cap is reached.</summary>
     public RawStack? FindOrAdd(ReadOnlySpan<ulong> key, StackLimitCounter limit)

@@ -36,7 +36,6 @@ public sealed class StackBucket
         EventName = eventName;
         EventNames = eventNames;
         FrameDetails = frames;
-        Frames = Array.AsReadOnly(frames.Select(f => f.Text).ToArray());
         Count = count;
         Share = share;
         Durations = durations;
@@ -58,7 +57,7 @@ public sealed class StackBucket
     public IReadOnlyList<string> EventNames { get; }
 
     /// <summary>The frames, leaf first, as text (see <see cref="BucketFrame.Text"/>); empty for an empty callstack.</summary>
-    public IReadOnlyList<string> Frames { get; }
+    public IReadOnlyList<string> Frames => field ??= new FrameTextList(FrameDetails);
 
     /// <summary>The frames with how each was symbolized (the details are those of the bucket's most frequent raw stack).</summary>
     public IReadOnlyList<BucketFrame> FrameDetails { get; }
@@ -159,4 +158,22 @@ public sealed class StackInputSummary
         ModuleMapSource.Sidecar => "module map " + ModuleMapPath + " (sidecar beside the capture)",
         _ => "no module map",
     };
+}
+
+/// <summary>The texts of a bucket's frames, read through from the frames (no copy per bucket).</summary>
+internal sealed class FrameTextList(IReadOnlyList<BucketFrame> frames) : IReadOnlyList<string>
+{
+    public int Count => frames.Count;
+
+    public string this[int index] => frames[index].Text;
+
+    public IEnumerator<string> GetEnumerator()
+    {
+        for (int i = 0; i < frames.Count; i++)
+        {
+            yield return frames[i].Text;
+        }
+    }
+
+    System.Collections.IEnumerator System.Collections.IEnumerable.GetEnumerator() => GetEnumerator();
 }

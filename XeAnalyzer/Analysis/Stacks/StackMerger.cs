@@ -6,50 +6,87 @@ namespace XeAnalyzer.Analysis.Stacks;
 /// </summary>
 internal sealed class StackMerger(bool groupByEvent)
 {
-    private readonly Dictionary<MergeKey, MergedBucket> _merged = [];
-    private readonly List<MergedBucket> _order = [];
+    // The first raw stack of each merge key is the bucket: later raw stacks with the same rendered frames are added into it
+    // and let go, so merging costs no object per bucket beyond the raw stack itself.
+    private readonly Dictionary<MergeKey, RawStack> _merged = [];
 
-    public int Count => _order.Count;
+    public int Count => _merged.Count;
 
     public void Add(RawStack raw, BucketFrame[] frames)
     {
-        string[] texts = new string[frames.Length];
-        for (int i = 0; i < texts.Length; i++)
+        var key = new MergeKey(groupByEvent ? raw.EventId : -1, frames);
+        if (!_merged.TryGetValue(key, out RawStack? bucket))
         {
-            texts[i] = frames[i].Text;
+            _merged.Add(key, raw);
+            raw.Frames = frames;
+            raw.BestCount = raw.Count;
+            raw.RawStacks = 1;
+            raw.Text = null;
+            raw.Addresses = null;
+            if (raw.EventId >= 0)
+            {
+                raw.EventIds = [raw.EventId];
+            }
+
+            if (!groupByEvent)
+            {
+                raw.EventId = -1;
+            }
+
+            return;
         }
 
-        var key = new MergeKey(groupByEvent ? raw.EventId : -1, texts);
-        if (!_merged.TryGetValue(key, out MergedBucket? m))
+        bucket.RawStacks++;
+        if (raw.Count > bucket.BestCount)
         {
-            m = new MergedBucket(key, frames);
-            _merged.Add(key, m);
-            _order.Add(m);
+            bucket.BestCount = raw.Count;
+            bucket.Frames = frames;
         }
 
-        m.Add(raw, frames);
+        bucket.Count = StackBucketBuilder.SatAdd(bucket.Count, raw.Count);
+        if (raw.Durations is RawDurations d)
+        {
+            (bucket.Durations ??= new RawDurations()).Add(d);
+        }
+
+        bucket.First = Math.Min(bucket.First, raw.First);
+        bucket.Last = Math.Max(bucket.Last, raw.Last);
+        if (raw.EventId >= 0)
+        {
+            bucket.EventIds ??= [];
+            if (bucket.EventIds.Count < 64 && !bucket.EventIds.Contains(raw.EventId))
+            {
+                bucket.EventIds.Add(raw.EventId);
+            }
+        }
     }
 
     public IReadOnlyList<StackBucket> Buckets(NameTable eventNames, out long total)
     {
         total = 0;
-        foreach (MergedBucket m in _order)
+        foreach (RawStack m in _merged.Values)
         {
             total = StackBucketBuilder.SatAdd(total, m.Count);
         }
 
-        MergedBucket[] sorted = [.. _order];
+        RawStack[] sorted = [.. _merged.Values];
+        _merged.Clear();
+        _merged.TrimExcess();
         Array.Sort(sorted, (a, b) => Compare(a, b, eventNames));
         var buckets = new StackBucket[sorted.Length];
+        var namesById = new Dictionary<int, IReadOnlyList<string>>();
         for (int i = 0; i < sorted.Length; i++)
         {
-            MergedBucket m = sorted[i];
-            string[] names = [.. m.EventIds.Where(id => id >= 0).Select(id => eventNames[id]).Order(StringComparer.Ordinal)];
-            string? eventName = m.Key.EventId >= 0 ? eventNames[m.Key.EventId] : null;
-            StackDurations? durations = m.DurationEvents > 0
-                ? new StackDurations(m.DurationEvents, m.DurationSum, m.DurationMax, m.SignalEvents > 0 ? m.SignalSum : null, m.SignalEvents > 0 ? m.SignalMax : null)
+            RawStack m = sorted[i];
+            sorted[i] = null!;
+            IReadOnlyList<string> names = m.EventIds is { Count: 1 } one
+                ? namesById.TryGetValue(one[0], out IReadOnlyList<string>? shared) ? shared : namesById[one[0]] = Array.AsReadOnly([eventNames[one[0]]])
+                : m.EventIds is { Count: > 1 } many ? Array.AsReadOnly([.. many.Select(id => eventNames[id]).Order(StringComparer.Ordinal)]) : [];
+            string? eventName = m.EventId >= 0 ? eventNames[m.EventId] : null;
+            StackDurations? durations = m.Durations is { DurationEvents: > 0 } d
+                ? new StackDurations(d.DurationEvents, d.DurationSum, d.DurationMax, d.SignalEvents > 0 ? d.SignalSum : null, d.SignalEvents > 0 ? d.SignalMax : null)
                 : null;
-            buckets[i] = new StackBucket(i + 1, eventName, Array.AsReadOnly(names), Array.AsReadOnly(m.Frames), m.Count, total == 0 ? 0 : (double)m.Count / total, durations,
+            buckets[i] = new StackBucket(i + 1, eventName, names, m.Frames!, m.Count, total == 0 ? 0 : (double)m.Count / total, durations,
                 m.First == long.MaxValue ? null : new DateTime(m.First, DateTimeKind.Utc), m.Last == long.MinValue ? null : new DateTime(m.Last, DateTimeKind.Utc), m.RawStacks);
         }
 
@@ -72,7 +109,22 @@ internal sealed class StackMerger(bool groupByEvent)
         return a.Count.CompareTo(b.Count);
     }
 
-    private static int Compare(MergedBucket a, MergedBucket b, NameTable eventNames)
+    private static int CompareFrames(BucketFrame[] a, BucketFrame[] b)
+    {
+        int n = Math.Min(a.Length, b.Length);
+        for (int i = 0; i < n; i++)
+        {
+            int c = string.CompareOrdinal(a[i].Text, b[i].Text);
+            if (c != 0)
+            {
+                return c;
+            }
+        }
+
+        return a.Length.CompareTo(b.Length);
+    }
+
+    private static int Compare(RawStack a, RawStack b, NameTable eventNames)
     {
         int c = b.Count.CompareTo(a.Count);
         if (c != 0)
@@ -80,22 +132,23 @@ internal sealed class StackMerger(bool groupByEvent)
             return c;
         }
 
-        c = CompareFrames(a.Key.Frames, b.Key.Frames);
+        c = CompareFrames(a.Frames!, b.Frames!);
         if (c != 0)
         {
             return c;
         }
 
-        string? ea = a.Key.EventId >= 0 ? eventNames[a.Key.EventId] : null;
-        string? eb = b.Key.EventId >= 0 ? eventNames[b.Key.EventId] : null;
+        string? ea = a.EventId >= 0 ? eventNames[a.EventId] : null;
+        string? eb = b.EventId >= 0 ? eventNames[b.EventId] : null;
         return string.CompareOrdinal(ea, eb);
     }
 
-    private readonly struct MergeKey(int eventId, string[] frames) : IEquatable<MergeKey>
+    /// <summary>The merge key: the event (or -1) and the rendered frames, compared by their text.</summary>
+    private readonly struct MergeKey(int eventId, BucketFrame[] frames) : IEquatable<MergeKey>
     {
         public int EventId { get; } = eventId;
 
-        public string[] Frames { get; } = frames;
+        public BucketFrame[] Frames { get; } = frames;
 
         public bool Equals(MergeKey other)
         {
@@ -106,7 +159,8 @@ internal sealed class StackMerger(bool groupByEvent)
 
             for (int i = 0; i < Frames.Length; i++)
             {
-                if (!ReferenceEquals(Frames[i], other.Frames[i]) && !string.Equals(Frames[i], other.Frames[i], StringComparison.Ordinal))
+                string a = Frames[i].Text, b = other.Frames[i].Text;
+                if (!ReferenceEquals(a, b) && !string.Equals(a, b, StringComparison.Ordinal))
                 {
                     return false;
                 }
@@ -121,72 +175,12 @@ internal sealed class StackMerger(bool groupByEvent)
         {
             var h = new HashCode();
             h.Add(EventId);
-            foreach (string f in Frames)
+            foreach (BucketFrame f in Frames)
             {
-                h.Add(f, StringComparer.Ordinal);
+                h.Add(f.Text, StringComparer.Ordinal);
             }
 
             return h.ToHashCode();
-        }
-    }
-
-    private sealed class MergedBucket(MergeKey key, BucketFrame[] frames)
-    {
-        private long _bestCount = -1;
-        private List<int>? _eventIds;
-
-        public MergeKey Key { get; } = key;
-
-        public BucketFrame[] Frames { get; private set; } = frames;
-
-        public long Count { get; private set; }
-
-        public long DurationEvents { get; private set; }
-
-        public long DurationSum { get; private set; }
-
-        public long DurationMax { get; private set; }
-
-        public long SignalEvents { get; private set; }
-
-        public long SignalSum { get; private set; }
-
-        public long SignalMax { get; private set; }
-
-        public long First { get; private set; } = long.MaxValue;
-
-        public long Last { get; private set; } = long.MinValue;
-
-        public int RawStacks { get; private set; }
-
-        public IEnumerable<int> EventIds => _eventIds ?? (IEnumerable<int>)[];
-
-        public void Add(RawStack raw, BucketFrame[] frames)
-        {
-            RawStacks++;
-            if (raw.Count > _bestCount)
-            {
-                _bestCount = raw.Count;
-                Frames = frames;
-            }
-
-            Count = StackBucketBuilder.SatAdd(Count, raw.Count);
-            DurationEvents = StackBucketBuilder.SatAdd(DurationEvents, raw.DurationEvents);
-            DurationSum = StackBucketBuilder.SatAdd(DurationSum, raw.DurationSum);
-            DurationMax = Math.Max(DurationMax, raw.DurationMax);
-            SignalEvents = StackBucketBuilder.SatAdd(SignalEvents, raw.SignalEvents);
-            SignalSum = StackBucketBuilder.SatAdd(SignalSum, raw.SignalSum);
-            SignalMax = Math.Max(SignalMax, raw.SignalMax);
-            First = Math.Min(First, raw.First);
-            Last = Math.Max(Last, raw.Last);
-            if (raw.EventId >= 0)
-            {
-                _eventIds ??= [];
-                if (_eventIds.Count < 64 && !_eventIds.Contains(raw.EventId))
-                {
-                    _eventIds.Add(raw.EventId);
-                }
-            }
         }
     }
 }

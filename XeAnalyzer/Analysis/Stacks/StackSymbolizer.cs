@@ -18,8 +18,11 @@ internal readonly record struct SymbolizedStack(RawStack Raw, BucketFrame[] Fram
 internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerStack, Func<string, string> intern)
 {
     private readonly FrameStyle _style = session.Resolver.Options.Style;
+    /// <summary>Rendered text frames kept for reuse by later stacks (bounded: with mostly distinct frames a cache only costs memory).</summary>
+    private const int MaxCachedTextFrames = 65_536;
+
     private readonly Dictionary<(FrameResolution, string), BucketFrame> _textFrames = [];
-    private FrameTokenizer? _tokenizer;
+    private StackBuilder? _parser;
 
     /// <summary>Stacks whose text had more frames than the cap (outermost frames dropped).</summary>
     public long TruncatedStacks { get; private set; }
@@ -49,7 +52,9 @@ internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerS
             byAddress.Add(addresses[i], (Render(resolutions[i], vaFrame), new ResolvedFrame(vaFrame, resolutions[i])));
         }
 
-        foreach (RawStack raw in table.Order)
+        distinct.Clear();
+        distinct.TrimExcess();
+        foreach (RawStack raw in table.TakeAll())
         {
             cancellationToken.ThrowIfCancellationRequested();
             BucketFrame[] frames;
@@ -80,7 +85,7 @@ internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerS
                     if (!_textFrames.TryGetValue(key, out BucketFrame? f))
                     {
                         f = Render(r.Resolution, r.Frame);
-                        if (_textFrames.Count < 1_000_000)
+                        if (_textFrames.Count < MaxCachedTextFrames)
                         {
                             _textFrames.Add(key, f);
                         }
@@ -88,6 +93,12 @@ internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerS
 
                     frames[i] = f;
                 }
+            }
+
+            // A one-frame text stack usually renders as it was written (an unresolved module+offset frame): share the string.
+            if (frames.Length == 1 && raw.Text is string written && !ReferenceEquals(frames[0].Text, written) && string.Equals(frames[0].Text, written, StringComparison.Ordinal))
+            {
+                frames[0] = frames[0] with { Text = written };
             }
 
             summary.Add(resolved);
@@ -99,10 +110,9 @@ internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerS
     /// <summary>Parses stack text as read (frames one per line, <c>callstack_rva</c> markup, SQLDumper and WinDbg lines).</summary>
     private Callstack Parse(string text)
     {
-        _tokenizer ??= new FrameTokenizer(OffsetRadix.Hex, framesOnSingleLine: false, TargetData.TextInputLimits.Default.MaxFramesPerLine);
-        var builder = new StackBuilder(_tokenizer, new SymbolMetadataTable(), null, OffsetRadix.Hex);
-        builder.AddTextBlock(text, 1);
-        Callstack stack = builder.Build(0, null, false);
+        _parser ??= new StackBuilder(new FrameTokenizer(OffsetRadix.Hex, framesOnSingleLine: false, TargetData.TextInputLimits.Default.MaxFramesPerLine), new SymbolMetadataTable(), null, OffsetRadix.Hex);
+        _parser.AddTextBlock(text, 1);
+        Callstack stack = _parser.Build(0, null, false);
         if (stack.Frames.Length > maxFramesPerStack)
         {
             TruncatedStacks++;

@@ -67,7 +67,9 @@ public sealed class CallstackResolverOptions
 
     /// <summary>
     /// The most distinct addresses (and distinct in-engine symbols) whose resolution is cached; further ones are resolved each time they
-    /// occur. Bounds memory on inputs with millions of distinct addresses. 1,000,000 by default.
+    /// occur. Bounds memory on inputs with millions of distinct addresses (each entry costs about 200 bytes); 65,536 by default.
+    /// Stack bucketing resolves each distinct address of an input once whatever this is; the cache serves repeated frames across
+    /// inputs and in <c>resolve</c> text.
     /// </summary>
     public int MaxCachedFrames
     {
@@ -75,5 +77,5 @@ public sealed class CallstackResolverOptions
         init => _maxCachedFrames = value >= 0 ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "expected a non-negative count");
     }
 
-    private readonly int _maxCachedFrames = 1_000_000;
+    private readonly int _maxCachedFrames = 65_536;
 }
