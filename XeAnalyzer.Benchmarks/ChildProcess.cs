@@ -19,6 +19,24 @@ internal static class ChildProcess
             psi.ArgumentList.Add(a);
         }
 
+        return Finish(psi);
+    }
+
+    /// <summary>Runs another build's benchmark program (<c>dotnet <paramref name="dll"/> args</c>) and returns its standard output, trimmed.</summary>
+    public static string RunDll(string dll, params string[] args)
+    {
+        var psi = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, UseShellExecute = false };
+        psi.ArgumentList.Add(dll);
+        foreach (string a in args)
+        {
+            psi.ArgumentList.Add(a);
+        }
+
+        return Finish(psi);
+    }
+
+    private static string Finish(ProcessStartInfo psi)
+    {
         using Process p = Process.Start(psi)!;
         string line = p.StandardOutput.ReadToEnd().Trim();
         p.WaitForExit();

@@ -4,14 +4,13 @@ using System.Globalization;
 using XeAnalyzer.Cli.Commands.Common;
 using XeAnalyzer.Export;
 using XeAnalyzer.Callstacks;
-using XeAnalyzer.Export.Parquet;
 using XeAnalyzer.Symbols.Resolution;
 using XeAnalyzer.Xel;
 
 namespace XeAnalyzer.Cli.Commands;
 
 /// <summary>
-/// <c>xeanalyze export &lt;capture...&gt; --format parquet -o DIR [--event NAME] [--row-group-size N] [--compression gzip|none]
+/// <c>xeanalyze export &lt;capture...&gt; --format parquet -o DIR [--event NAME] [--row-group-size N] [--compression zstd|snappy|gzip|none]
 /// [--skip-corrupt] [--resolve [--symbols …] [--modules FILE] [--binaries DIR] [--sql-build B --catalog F] [--frame-style S] [--no-offsets]]</c>:
 /// one Parquet file per event (<c>package.event.parquet</c>) for Spark, DuckDB or Databricks. With <c>--resolve</c>, every callstack
 /// column is followed by <c>name_frames</c> (LIST&lt;STRING&gt;) holding the resolved frames; raw addresses are mapped with
@@ -28,8 +27,8 @@ internal static class ExportCommand
         var output = new Option<string>("--output", "-o") { Description = "The folder to write (created when missing; files of the same name are replaced).", Required = true };
         var eventNames = new Option<string[]>("--event") { Description = "Only these events (package.event or event); repeatable.", AllowMultipleArgumentsPerToken = true };
         var rowGroup = new Option<int?>("--row-group-size") { Description = "Rows per Parquet row group (default 131072; a row group also closes at 64 MiB)." };
-        var compression = new Option<string>("--compression") { Description = "Page compression: gzip (default) or none.", DefaultValueFactory = _ => "gzip" };
-        compression.AcceptOnlyFromAmong("gzip", "none");
+        var compression = new Option<string>("--compression") { Description = "Page compression: zstd (default; smallest files), snappy (fastest), gzip or none.", DefaultValueFactory = _ => "zstd" };
+        compression.AcceptOnlyFromAmong("zstd", "snappy", "gzip", "none");
         var resolve = new Option<bool>("--resolve") { Description = "Add a <name>_frames LIST<STRING> column with resolved frames after each callstack column (symbol options as for resolve/stacks)." };
         var symbols = new SymbolCommandOptions();
         var command = new Command("export", "Export events to Parquet files, one per event type, for Spark, DuckDB or Databricks.");
@@ -70,10 +69,13 @@ internal static class ExportCommand
             {
                 FrameResolver = frames is null ? null : frames.Resolve,
                 ReadOptions = CaptureCommandSupport.ReadOptions(parse.GetValue(skip), diag, names.Length > 0 ? names : null),
-                Parquet = new ParquetWriterOptions
+                RowGroupRows = rows ?? XelExportOptions.Default.RowGroupRows,
+                Compression = parse.GetValue(compression) switch
                 {
-                    RowGroupRows = rows ?? ParquetWriterOptions.Default.RowGroupRows,
-                    Compression = parse.GetValue(compression) == "none" ? ParquetCompression.None : ParquetCompression.Gzip,
+                    "none" => ParquetCompression.None,
+                    "snappy" => ParquetCompression.Snappy,
+                    "gzip" => ParquetCompression.Gzip,
+                    _ => ParquetCompression.Zstd,
                 },
             };
 
