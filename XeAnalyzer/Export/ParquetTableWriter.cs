@@ -21,7 +21,8 @@ internal sealed record ParquetTableOptions(int RowGroupRows, long RowGroupBytes,
 /// <summary>
 /// Writes rows of <see cref="ParquetColumn"/>s through Parquet.Net: values are buffered per column, a value at a time, and
 /// written as one row group when <see cref="ParquetTableOptions.RowGroupRows"/> rows or
-/// <see cref="ParquetTableOptions.RowGroupBytes"/> bytes are buffered, so memory stays bounded by one row group. String
+/// <see cref="ParquetTableOptions.RowGroupBytes"/> bytes are buffered. A full row group is encoded and written on a
+/// thread-pool thread while the caller fills a second set of buffers, so memory stays bounded by two row groups. String
 /// columns (and list-of-string elements) are dictionary-encoded when their values repeat (Parquet.Net's threshold: at most
 /// 80 % distinct). Every column chunk carries null counts and min/max statistics (Parquet.Net's).
 /// </summary>
@@ -31,7 +32,7 @@ internal sealed record ParquetTableOptions(int RowGroupRows, long RowGroupBytes,
 /// the file footer with the microsecond values of the row group before the footer is written (reaching the footer being
 /// built through Parquet.Net's private <c>ParquetWriter._footer._fileMeta</c>, checked when the writer is created; the
 /// statistics copy in each page header stays as Parquet.Net writes it: DuckDB and Spark prune by the footer).</para>
-/// <para>Not thread-safe. Call <see cref="Finish"/> to write the footer; a writer disposed unfinished leaves a file without
+/// <para>Not thread-safe (one caller; the background write never overlaps another). Call <see cref="Finish"/> to write the footer; a writer disposed unfinished leaves a file without
 /// a footer, which no reader accepts.</para>
 /// </remarks>
 internal sealed class ParquetTableWriter : IDisposable
@@ -40,7 +41,10 @@ internal sealed class ParquetTableWriter : IDisposable
 
     private readonly Stream _output;
     private readonly ParquetColumn[] _columns;
-    private readonly ColumnBuffer[] _buffers;
+    private ColumnBuffer[] _buffers;
+    private ColumnBuffer[] _spare;
+    private Task? _pending;
+    private long _pendingBytes;
     private readonly ParquetTableOptions _options;
     private readonly ParquetWriter _writer;
     private readonly FileMetaData _footer;
@@ -76,7 +80,9 @@ internal sealed class ParquetTableWriter : IDisposable
         _output = output;
         _columns = [.. columns];
         _options = options;
-        _buffers = [.. _columns.Select(ColumnBuffer.Create)];
+        ColumnFields[] fields = [.. _columns.Select(ColumnFields.For)];
+        _buffers = [.. fields.Select(ColumnBuffer.Create)];
+        _spare = [.. fields.Select(ColumnBuffer.Create)];
         var parquetOptions = new ParquetOptions
         {
             CompressionMethod = options.Compression switch
@@ -90,10 +96,10 @@ internal sealed class ParquetTableWriter : IDisposable
             // Zstd: level 3 (zstd's own default); gzip: the fastest deflate level. Parquet.Net's default (SmallestSize) is zstd level 19.
             CompressionLevel = options.Compression == ParquetCompression.Zstd ? CompressionLevel.Optimal : CompressionLevel.Fastest,
         };
-        var schema = new ParquetSchema(_buffers.Select(b => b.SchemaField));
-        foreach (ColumnBuffer b in _buffers.Where(b => b.Column.Type is ParquetColumnType.String or ParquetColumnType.StringList))
+        var schema = new ParquetSchema(fields.Select(f => f.Schema));
+        foreach (ColumnFields f in fields.Where(f => f.Column.Type is ParquetColumnType.String or ParquetColumnType.StringList))
         {
-            parquetOptions.ColumnEncodingHints[b.DataField.Path.ToString()] = EncodingHint.Dictionary;
+            parquetOptions.ColumnEncodingHints[f.Data.Path.ToString()] = EncodingHint.Dictionary;
         }
 
         _writer = ParquetWriter.CreateAsync(schema, output, parquetOptions).GetAwaiter().GetResult();
@@ -113,7 +119,7 @@ internal sealed class ParquetTableWriter : IDisposable
     public long BytesWritten { get; private set; }
 
     /// <summary>Bytes buffered for the open row group (an estimate: value sizes, UTF-16 text, levels).</summary>
-    public long BufferedBytes
+    public long OpenRowGroupBytes
     {
         get
         {
@@ -124,6 +130,18 @@ internal sealed class ParquetTableWriter : IDisposable
             }
 
             return sum;
+        }
+    }
+
+    /// <summary>
+    /// Bytes buffered for the open row group, plus those of the row group being written in the background until it is
+    /// written (an estimate: value sizes, UTF-16 text, levels).
+    /// </summary>
+    public long BufferedBytes
+    {
+        get
+        {
+            return OpenRowGroupBytes + (_pending is { IsCompleted: false } ? _pendingBytes : 0);
         }
     }
 
@@ -271,13 +289,16 @@ internal sealed class ParquetTableWriter : IDisposable
         _columnsWrittenInRow = 0;
         _rowsInGroup++;
         _rowCount++;
-        if (_rowsInGroup >= _options.RowGroupRows || BufferedBytes >= _options.RowGroupBytes)
+        if (_rowsInGroup >= _options.RowGroupRows || OpenRowGroupBytes >= _options.RowGroupBytes)
         {
             FlushRowGroup();
         }
     }
 
-    /// <summary>Writes the buffered rows as a row group now (nothing happens when no row is buffered).</summary>
+    /// <summary>
+    /// Hands the buffered rows to the background writer as a row group, after waiting for the previous one (when no row is
+    /// buffered, only waits for the previous one).
+    /// </summary>
     /// <exception cref="InvalidOperationException">A row is partly written.</exception>
     public void FlushRowGroup()
     {
@@ -289,23 +310,39 @@ internal sealed class ParquetTableWriter : IDisposable
 
         if (_rowsInGroup == 0)
         {
+            WaitForPending();
             return;
         }
 
-        WriteRowGroupAsync().GetAwaiter().GetResult();
-        RowGroup written = _footer.RowGroups[^1];
-        for (int i = 0; i < _buffers.Length; i++)
-        {
-            if (_buffers[i] is TimestampBuffer ts)
-            {
-                ts.CorrectStatistics(written.Columns[i]);
-            }
-
-            _buffers[i].Clear();
-        }
-
+        // The full buffers are written by Parquet.Net on another thread while the caller fills the spare set: reading the
+        // capture and encoding the previous row group overlap. At most one row group is in flight.
+        WaitForPending();
+        (_buffers, _spare) = (_spare, _buffers);
+        ColumnBuffer[] full = _spare;
+        _pendingBytes = full.Sum(b => b.BufferedBytes);
+        _pending = Task.Run(() => WriteRowGroupAsync(full));
         _rowsInGroup = 0;
         _rowGroupCount++;
+    }
+
+    /// <summary>Waits for the row group being written in the background (rethrowing its failure) and records the stream position.</summary>
+    private void WaitForPending()
+    {
+        if (_pending is null)
+        {
+            return;
+        }
+
+        try
+        {
+            _pending.GetAwaiter().GetResult();
+        }
+        finally
+        {
+            _pending = null;
+            _pendingBytes = 0;
+        }
+
         BytesWritten = _output.Position;
     }
 
@@ -314,6 +351,7 @@ internal sealed class ParquetTableWriter : IDisposable
     public void Finish()
     {
         FlushRowGroup();
+        WaitForPending();
         _writer.DisposeAsync().AsTask().GetAwaiter().GetResult();
         _output.Flush();
         BytesWritten = _output.Position;
@@ -329,6 +367,15 @@ internal sealed class ParquetTableWriter : IDisposable
         }
 
         _disposed = true;
+        try
+        {
+            _pending?.Wait();
+        }
+        catch (AggregateException)
+        {
+            // The failure was (or will never be) reported by FlushRowGroup or Finish; the file is incomplete either way.
+        }
+
         _output.Dispose();
     }
 
@@ -352,15 +399,28 @@ internal sealed class ParquetTableWriter : IDisposable
             ?? throw new InvalidOperationException("This Parquet.Net version has no ParquetWriter._footer._fileMeta, through which XeAnalyzer corrects the TIMESTAMP statistics Parquet.Net writes in milliseconds (aloneguid/parquet-dotnet#769); check whether that bug is fixed and update ParquetTableWriter.");
     }
 
-    private async Task WriteRowGroupAsync()
+    private async Task WriteRowGroupAsync(ColumnBuffer[] buffers)
     {
-        using ParquetRowGroupWriter rowGroup = _writer.CreateRowGroup();
-        foreach (ColumnBuffer b in _buffers)
+        using (ParquetRowGroupWriter rowGroup = _writer.CreateRowGroup())
         {
-            await b.WriteAsync(rowGroup).ConfigureAwait(false);
+            foreach (ColumnBuffer b in buffers)
+            {
+                await b.WriteAsync(rowGroup).ConfigureAwait(false);
+            }
+
+            rowGroup.CompleteValidate();
         }
 
-        rowGroup.CompleteValidate();
+        RowGroup written = _footer.RowGroups[^1];
+        for (int i = 0; i < buffers.Length; i++)
+        {
+            if (buffers[i] is TimestampBuffer ts)
+            {
+                ts.CorrectStatistics(written.Columns[i]);
+            }
+
+            buffers[i].Clear();
+        }
     }
 
     private static ArgumentOutOfRangeException OutOfRange(ColumnBuffer b, object value) =>
@@ -416,38 +476,34 @@ internal sealed class ParquetTableWriter : IDisposable
     }
 
     /// <summary>The buffered values of one column in the open row group, and its Parquet.Net schema field.</summary>
-    private abstract class ColumnBuffer(ParquetColumn column, Field schemaField, DataField dataField)
+    private abstract class ColumnBuffer(ColumnFields fields)
     {
-        public ParquetColumn Column { get; } = column;
+        public ParquetColumn Column { get; } = fields.Column;
 
-        /// <summary>The top-level schema field (the list field for lists).</summary>
-        public Field SchemaField { get; } = schemaField;
-
-        /// <summary>The leaf holding the values (the list's element for lists).</summary>
-        public DataField DataField { get; } = dataField;
+        /// <summary>The leaf holding the values (the list's element for lists), as attached to the file's schema.</summary>
+        public DataField DataField { get; } = fields.Data;
 
         public bool WrittenInRow { get; set; }
 
         public abstract long BufferedBytes { get; }
 
-        public static ColumnBuffer Create(ParquetColumn c) => c.Type switch
+        public static ColumnBuffer Create(ColumnFields f) => f.Column.Type switch
         {
-            ParquetColumnType.Boolean => new ValueBuffer<bool>(c, 1),
-            ParquetColumnType.Int8 => new ValueBuffer<sbyte>(c, 1),
-            ParquetColumnType.Int16 => new ValueBuffer<short>(c, 2),
-            ParquetColumnType.Int32 => new ValueBuffer<int>(c, 4),
-            ParquetColumnType.Int64 => new ValueBuffer<long>(c, 8),
-            ParquetColumnType.UInt8 => new ValueBuffer<byte>(c, 1),
-            ParquetColumnType.UInt16 => new ValueBuffer<ushort>(c, 2),
-            ParquetColumnType.UInt32 => new ValueBuffer<uint>(c, 4),
-            ParquetColumnType.UInt64 => new ValueBuffer<ulong>(c, 8),
-            ParquetColumnType.Float => new ValueBuffer<float>(c, 4),
-            ParquetColumnType.Double => new ValueBuffer<double>(c, 8),
-            ParquetColumnType.String or ParquetColumnType.StringList => new TextBuffer(c),
-            ParquetColumnType.Binary => new ValueBuffer<ReadOnlyMemory<byte>>(c, 24, typeof(byte[])),
-            ParquetColumnType.TimestampMicros => new TimestampBuffer(c),
-            ParquetColumnType.Int64List => new ValueBuffer<long>(c, 8),
-            _ => throw new ArgumentOutOfRangeException(nameof(c), c.Type, "Unknown column type."),
+            ParquetColumnType.Boolean => new ValueBuffer<bool>(f, 1),
+            ParquetColumnType.Int8 => new ValueBuffer<sbyte>(f, 1),
+            ParquetColumnType.Int16 => new ValueBuffer<short>(f, 2),
+            ParquetColumnType.Int32 => new ValueBuffer<int>(f, 4),
+            ParquetColumnType.Int64 or ParquetColumnType.Int64List => new ValueBuffer<long>(f, 8),
+            ParquetColumnType.UInt8 => new ValueBuffer<byte>(f, 1),
+            ParquetColumnType.UInt16 => new ValueBuffer<ushort>(f, 2),
+            ParquetColumnType.UInt32 => new ValueBuffer<uint>(f, 4),
+            ParquetColumnType.UInt64 => new ValueBuffer<ulong>(f, 8),
+            ParquetColumnType.Float => new ValueBuffer<float>(f, 4),
+            ParquetColumnType.Double => new ValueBuffer<double>(f, 8),
+            ParquetColumnType.String or ParquetColumnType.StringList => new TextBuffer(f),
+            ParquetColumnType.Binary => new ValueBuffer<ReadOnlyMemory<byte>>(f, 24),
+            ParquetColumnType.TimestampMicros => new TimestampBuffer(f),
+            _ => throw new ArgumentOutOfRangeException(nameof(f), f.Column.Type, "Unknown column type."),
         };
 
         public abstract void AppendNull();
@@ -472,17 +528,12 @@ internal sealed class ParquetTableWriter : IDisposable
         private int _count;
         private int _levels;
 
-        public ValueBuffer(ParquetColumn column, int valueBytes, Type? clrType = null)
-            : this(column, valueBytes, Fields(column, clrType ?? typeof(T)))
-        {
-        }
-
-        protected ValueBuffer(ParquetColumn column, int valueBytes, (Field Schema, DataField Data) fields)
-            : base(column, fields.Schema, fields.Data)
+        public ValueBuffer(ColumnFields fields, int valueBytes)
+            : base(fields)
         {
             _valueBytes = valueBytes;
-            _definition = column.IsNullable || column.IsList ? new int[1024] : [];
-            _repetition = column.IsList ? new int[1024] : [];
+            _definition = Column.IsNullable || Column.IsList ? new int[1024] : [];
+            _repetition = Column.IsList ? new int[1024] : [];
         }
 
         public override long BufferedBytes => ((long)_count * _valueBytes) + ((long)_levels * (Column.IsList ? 8 : 4));
@@ -572,22 +623,10 @@ internal sealed class ParquetTableWriter : IDisposable
 
             _levels++;
         }
-
-        private static (Field Schema, DataField Data) Fields(ParquetColumn c, Type clrType)
-        {
-            if (c.IsList)
-            {
-                var element = new DataField(ListField.ElementName, clrType, isNullable: false);
-                return (new ListField(c.Name, element), element);
-            }
-
-            var field = new DataField(c.Name, clrType, isNullable: c.IsNullable);
-            return (field, field);
-        }
     }
 
     /// <summary>Strings (as <see cref="ReadOnlyMemory{T}"/> of the caller's strings: no copy) and their estimated size.</summary>
-    private sealed class TextBuffer(ParquetColumn column) : ValueBuffer<ReadOnlyMemory<char>>(column, 16, typeof(string))
+    private sealed class TextBuffer(ColumnFields fields) : ValueBuffer<ReadOnlyMemory<char>>(fields, 16)
     {
         private long _chars;
 
@@ -625,8 +664,7 @@ internal sealed class ParquetTableWriter : IDisposable
     }
 
     /// <summary>Times, kept as whole microseconds (rounded down), with their minimum and maximum for the statistics fix.</summary>
-    private sealed class TimestampBuffer(ParquetColumn column)
-        : ValueBuffer<DateTime>(column, 8, Same(TimestampField(column)))
+    private sealed class TimestampBuffer(ColumnFields fields) : ValueBuffer<DateTime>(fields, 8)
     {
         public new void Append(DateTime value)
         {
@@ -673,10 +711,47 @@ internal sealed class ParquetTableWriter : IDisposable
             BinaryPrimitives.WriteInt64LittleEndian(b, value);
             return b;
         }
+    }
 
-        private static (Field Schema, DataField Data) Same(DataField f) => (f, f);
+    /// <summary>A column's Parquet.Net schema fields: made once per file and shared by both buffer sets.</summary>
+    /// <param name="Column">The column.</param>
+    /// <param name="Schema">The top-level schema field (the list field for lists).</param>
+    /// <param name="Data">The leaf holding the values (the list's element for lists).</param>
+    private sealed record ColumnFields(ParquetColumn Column, Field Schema, DataField Data)
+    {
+        public static ColumnFields For(ParquetColumn c)
+        {
+            if (c.Type == ParquetColumnType.TimestampMicros)
+            {
+                var ts = new DateTimeDataField(c.Name, DateTimeFormat.Timestamp, isAdjustedToUTC: true, unit: DateTimeTimeUnit.Micros, isNullable: c.IsNullable);
+                return new ColumnFields(c, ts, ts);
+            }
 
-        private static DateTimeDataField TimestampField(ParquetColumn c) =>
-            new DateTimeDataField(c.Name, DateTimeFormat.Timestamp, isAdjustedToUTC: true, unit: DateTimeTimeUnit.Micros, isNullable: c.IsNullable);
+            Type clrType = c.Type switch
+            {
+                ParquetColumnType.Boolean => typeof(bool),
+                ParquetColumnType.Int8 => typeof(sbyte),
+                ParquetColumnType.Int16 => typeof(short),
+                ParquetColumnType.Int32 => typeof(int),
+                ParquetColumnType.Int64 or ParquetColumnType.Int64List => typeof(long),
+                ParquetColumnType.UInt8 => typeof(byte),
+                ParquetColumnType.UInt16 => typeof(ushort),
+                ParquetColumnType.UInt32 => typeof(uint),
+                ParquetColumnType.UInt64 => typeof(ulong),
+                ParquetColumnType.Float => typeof(float),
+                ParquetColumnType.Double => typeof(double),
+                ParquetColumnType.String or ParquetColumnType.StringList => typeof(string),
+                ParquetColumnType.Binary => typeof(byte[]),
+                _ => throw new ArgumentOutOfRangeException(nameof(c), c.Type, "Unknown column type."),
+            };
+            if (c.IsList)
+            {
+                var element = new DataField(ListField.ElementName, clrType, isNullable: false);
+                return new ColumnFields(c, new ListField(c.Name, element), element);
+            }
+
+            var field = new DataField(c.Name, clrType, isNullable: c.IsNullable);
+            return new ColumnFields(c, field, field);
+        }
     }
 }
