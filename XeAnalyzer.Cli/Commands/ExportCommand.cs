@@ -117,8 +117,9 @@ internal static class ExportCommand
 
 /// <summary>
 /// Resolves raw return addresses for <c>export --resolve</c>: one resolver (PDBs opened once) and one session per capture
-/// file, whose module map is <c>--modules</c> or the capture's sidecar. Unresolved frames are written as the raw address
-/// (<c>0x…</c>); the counts and reasons are summarised on stderr.
+/// file, whose module map is <c>--modules</c> or the capture's sidecar. Frames are written as stack buckets show them
+/// (<see cref="FrameResolution.DisplayText"/>: an unresolved frame in a known module as <c>module+0x…</c>, else the raw address);
+/// the counts and reasons are summarised on stderr.
 /// </summary>
 internal sealed class FrameResolverPerCapture : IDisposable
 {
@@ -159,15 +160,18 @@ internal sealed class FrameResolverPerCapture : IDisposable
         }
 
         FrameResolution r = session.ResolveAddress(address);
-        if (r.Text is string text)
+        if (r.IsResolved)
         {
             _resolved++;
-            return text;
+        }
+        else
+        {
+            string group = r.ReasonGroup ?? "unresolved";
+            _unresolved[group] = _unresolved.TryGetValue(group, out long n) ? n + 1 : 1;
         }
 
-        string group = r.ReasonGroup ?? "unresolved";
-        _unresolved[group] = _unresolved.TryGetValue(group, out long n) ? n + 1 : 1;
-        return "0x" + address.ToString("X16", CultureInfo.InvariantCulture);
+        // As stack buckets show frames, so the SQL stack buckets over the export match xeanalyze stacks.
+        return r.DisplayText(new VirtualAddressFrame(address, "0x" + address.ToString("X16", CultureInfo.InvariantCulture)), _resolver.Options.Style);
     }
 
     public void WriteSummary(TextWriter error)

@@ -835,24 +835,7 @@ public sealed class StackBucketBuilder
 
     private BucketFrame Render(FrameResolution r, StackFrame frame, FrameStyle style)
     {
-        string text;
-        if (r.Text is string t)
-        {
-            text = t;
-        }
-        else if (r.ModuleDisplayName is string display && r.Rva is ulong rva)
-        {
-            text = FrameText.StyledModule(display, style) + "+0x" + rva.ToString("X16", CultureInfo.InvariantCulture);
-        }
-        else if (frame is VirtualAddressFrame va)
-        {
-            text = "0x" + va.Address.ToString("X16", CultureInfo.InvariantCulture);
-        }
-        else
-        {
-            text = frame.Raw;
-        }
-
+        string text = r.DisplayText(frame, style);
         return new BucketFrame(Intern(text), r.Status, r.IsVerified, r.ModuleDisplayName, r.Function, r.ReasonText);
     }
 
