@@ -26,7 +26,7 @@ internal static class ExportCommand
         format.AcceptOnlyFromAmong("parquet");
         var output = new Option<string>("--output", "-o") { Description = "The folder to write (created when missing; files of the same name are replaced).", Required = true };
         var eventNames = new Option<string[]>("--event") { Description = "Only these events (package.event or event); repeatable.", AllowMultipleArgumentsPerToken = true };
-        var rowGroup = new Option<int?>("--row-group-size") { Description = "Rows per Parquet row group (default 131072; a row group also closes at 64 MiB)." };
+        var rowGroup = new Option<int?>("--row-group-size") { Description = "Rows per Parquet row group (default 131072; a row group also closes at about 32 MiB of buffered values)." };
         var compression = new Option<string>("--compression") { Description = "Page compression: zstd (default; smallest files), snappy (fastest), gzip or none.", DefaultValueFactory = _ => "zstd" };
         compression.AcceptOnlyFromAmong("zstd", "snappy", "gzip", "none");
         var resolve = new Option<bool>("--resolve") { Description = "Add a <name>_frames LIST<STRING> column with resolved frames after each callstack column (symbol options as for resolve/stacks)." };

@@ -8,7 +8,7 @@ public sealed class XelExportOptions
 {
     private readonly long _maxBufferedBytes = 256L * 1024 * 1024;
     private readonly int _rowGroupRows = 128 * 1024;
-    private readonly long _rowGroupBytes = 64L * 1024 * 1024;
+    private readonly long _rowGroupBytes = 32L * 1024 * 1024;
 
     /// <summary>The default options.</summary>
     public static XelExportOptions Default { get; } = new();
@@ -26,7 +26,12 @@ public sealed class XelExportOptions
         init => _rowGroupRows = value > 0 ? value : throw new ArgumentOutOfRangeException(nameof(RowGroupRows), value, "Expected a positive row count.");
     }
 
-    /// <summary>A table's row group is written when its buffered values reach about this many bytes (default 64 MiB); it bounds memory.</summary>
+    /// <summary>
+    /// A table's row group is written when its buffered values reach about this many bytes (default 32 MiB); it bounds memory.
+    /// Each table buffers at most two row groups (one filling, one being encoded), and Parquet.Net encodes a column chunk as one
+    /// page in memory, so peak memory follows this size (on the benchmark's latch capture, 64 MiB instead of 32 MiB cost about a
+    /// third more peak working set for files 1 % smaller).
+    /// </summary>
     public long RowGroupBytes
     {
         get => _rowGroupBytes;
