@@ -17,7 +17,9 @@ namespace XeAnalyzer.Benchmarks;
 /// benchmark checks that commit out into a temporary git worktree, builds its benchmark project (Release) and runs that
 /// build's own <c>export-child</c> mode on the same capture, alternating with the current code's runs in every round, so
 /// both see the same machine load. The output folder of every run is measured by this process (sum of the
-/// <c>.parquet</c> files), not taken from the child.
+/// <c>.parquet</c> files), not taken from the child; with <c>/usr/bin/time</c> (Debian package <c>time</c>) each child's CPU
+/// time and peak resident set are measured by the OS too, the same way for both builds (CPU time is less disturbed by other
+/// load on the machine than elapsed time).
 /// </remarks>
 internal static class ExportBenchmark
 {
@@ -84,12 +86,12 @@ internal static class ExportBenchmark
                 {
                     if (baselineDll is not null)
                     {
-                        Report(path, "old writer gzip", round, outDir, ChildProcess.RunDll(baselineDll, "export-child", path, outDir, "gzip"));
+                        Report(path, "old writer gzip", round, outDir, ChildProcess.RunTimed(baselineDll, "export-child", path, outDir, "gzip"));
                     }
 
                     foreach (string codec in codecs)
                     {
-                        Report(path, "Parquet.Net " + codec, round, outDir, ChildProcess.Run("export-child", path, outDir, codec));
+                        Report(path, "Parquet.Net " + codec, round, outDir, ChildProcess.RunTimed(null, "export-child", path, outDir, codec));
                     }
                 }
             }
