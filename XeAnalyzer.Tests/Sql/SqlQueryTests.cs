@@ -106,6 +106,32 @@ public sealed class SqlQueryTests
     }
 
     [Test]
+    public void ReadmeViews_AreTheOnesTested()
+    {
+        string[] readme = [.. File.ReadAllLines(Path.Combine(TestPaths.RepoRoot, "README.md")).Where(l => l.StartsWith("CREATE VIEW ", StringComparison.Ordinal)).Select(l => l.TrimEnd(';'))];
+        Assert.That(readme, Is.EqualTo(ReadmeViews));
+    }
+
+    [Test]
+    public void SqlCommand_ListsAndShowsTheQueries()
+    {
+        using var o = new StringWriter();
+        using var e = new StringWriter();
+        Assert.That(Program.Run(["sql", "list"], o, e), Is.EqualTo(ExitCodes.Ok), e.ToString());
+        foreach (AnalysisQuery q in AnalysisQueries.All)
+        {
+            Assert.That(o.ToString(), Does.Contain(q.Name + "\n  " + q.Summary));
+        }
+
+        using var shown = new StringWriter();
+        Assert.That(Program.Run(["sql", "show", "memory_peaks"], shown, e), Is.EqualTo(ExitCodes.Ok));
+        Assert.That(shown.ToString(), Is.EqualTo(AnalysisQueries.Get("memory_peaks").Text), "the text exactly, ready to pipe");
+        using var err = new StringWriter();
+        Assert.That(Program.Run(["sql", "show", "no_such_query"], new StringWriter(), err), Is.EqualTo(ExitCodes.Usage));
+        Assert.That(err.ToString(), Does.Contain("no query is named 'no_such_query'").And.Contain("wait_summary"));
+    }
+
+    [Test]
     public void LatchesPerScheduler_MatchesLatchAnalysis_PerCapture()
     {
         QueryResult q = RunQuery("latches_per_scheduler");
