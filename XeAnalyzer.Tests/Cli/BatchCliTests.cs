@@ -99,6 +99,8 @@ public sealed class BatchCliTests
         Directory.CreateDirectory(bad);
         byte[] sample = File.ReadAllBytes(SampleData.CapturePath(SampleData.Latch));
         File.WriteAllBytes(Path.Combine(bad, "cut_header.xel"), sample.AsSpan(0, 4).ToArray());
+        File.WriteAllBytes(Path.Combine(bad, "cut_in_header.xel"), sample.AsSpan(0, 300).ToArray());
+        File.WriteAllBytes(Path.Combine(bad, "header_8_bytes.xel"), sample.AsSpan(0, 8).ToArray());
         byte[] flipped = (byte[])sample.Clone();
         flipped.AsSpan(200_000, 400).Fill(0xAB);
         File.WriteAllBytes(Path.Combine(bad, "damaged.xel"), flipped);
@@ -115,6 +117,8 @@ public sealed class BatchCliTests
         var expectedReasons = new Dictionary<string, string>
         {
             ["bad/cut_header.xel"] = "expected an 8-byte .xel file header",
+            ["bad/cut_in_header.xel"] = "byte offset 300 (0x12C): expected a 512-byte .xel file header",
+            ["bad/header_8_bytes.xel"] = "byte offset 8 (0x8): expected a 512-byte .xel file header",
             ["bad/damaged.xel"] = "byte offset",
             ["bad/notes.xel"] = "expected the .xel magic",
             ["bad/app.config.xml"] = "expected Extended Events target data",
