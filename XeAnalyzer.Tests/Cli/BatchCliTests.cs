@@ -67,7 +67,7 @@ public sealed class BatchCliTests
         Assert.That(summary.GetProperty("totals").GetProperty("ok").GetInt32(), Is.EqualTo(7));
         Assert.That(summary.GetProperty("totals").GetProperty("nothing-to-analyse").GetInt32(), Is.Zero);
         Assert.That(captures["xml/latch_nesting_full.histogram.xml"].GetProperty("analyses").EnumerateArray().Where(a => a.GetProperty("status").GetString() == "done").Select(a => a.GetProperty("key").GetString()),
-            Is.EqualTo(new[] { "stacks" }), "a histogram target holds stack buckets only");
+            Is.EqualTo(new[] { "targets", "stacks", "symbols" }), "a callstack histogram: its target table, its stack buckets and their symbolization (no event analysis)");
         Assert.That(captures["latch/latch_nesting_full_0_133601526724170000.xel"].GetProperty("events").GetInt64(), Is.EqualTo(SampleData.Figure(SampleData.Figures(SampleData.Latch), "events")));
         Assert.That(captures["variants/latch_every_other_0_133601526724170000.xel"].GetProperty("events").GetInt64(), Is.EqualTo(6043 / 2), "every other event of 6,043");
         Assert.That(captures["variants/waits_copy_0_133601526724170000.xel"].GetProperty("eventsByName").ToString(),

@@ -1,6 +1,7 @@
 using System.Globalization;
 using XeAnalyzer.Analysis;
 using XeAnalyzer.Analysis.Stacks;
+using XeAnalyzer.Capture;
 using XeAnalyzer.Symbols.Resolution;
 using XeAnalyzer.Symbols.Store;
 
@@ -16,8 +17,7 @@ internal static class InProcessFigures
     /// <summary>latch_acquired per scheduler of one capture (<c>xeanalyze latches</c>).</summary>
     public static IReadOnlyList<SchedulerFigures> Latches(string capture)
     {
-        AnalysisInput input = AnalysisInput.Open([capture]);
-        LatchAnalysisResult r = new LatchAnalysis().Analyze(input.ReadEvents(defaultEventNames: LatchAnalysis.EventNames));
+        LatchAnalysisResult r = new LatchAnalysis().Analyze(CaptureSource.Open([capture])).Result;
         return [.. r.Schedulers.Select(s => new SchedulerFigures(long.Parse(s.Key, CultureInfo.InvariantCulture), s.Count, s.Share, s.DeviationFromPeerMean, s.DeviationFromMean, s.DeviationFromMedian, s.IsOutlier))];
     }
 
@@ -25,8 +25,7 @@ internal static class InProcessFigures
     public static IReadOnlyList<MemoryStep> MemorySeries(string capture)
     {
         var steps = new List<MemoryStep>();
-        AnalysisInput input = AnalysisInput.Open([capture]);
-        new MemoryAnalysis().Analyze(input.ReadEvents(defaultEventNames: MemoryAnalysis.EventNames), p =>
+        new MemoryAnalysis().Analyze(CaptureSource.Open([capture]).ReadEvents(), p =>
             steps.Add(new MemoryStep(p.Time, p.EventSequence, p.IsAllocation ? p.Pages : -p.Pages, p.SessionId, p.Total, p.SessionId is null ? null : p.SessionTotal)));
         return steps;
     }
@@ -34,8 +33,7 @@ internal static class InProcessFigures
     /// <summary>Overall and per-session totals and peaks of one capture (<c>xeanalyze memory</c>); the overall row has a null session.</summary>
     public static IReadOnlyList<MemoryPeak> MemoryPeaks(string capture)
     {
-        AnalysisInput input = AnalysisInput.Open([capture]);
-        MemoryAnalysisResult r = new MemoryAnalysis().Analyze(input.ReadEvents(defaultEventNames: MemoryAnalysis.EventNames));
+        MemoryAnalysisResult r = new MemoryAnalysis().Analyze(CaptureSource.Open([capture])).Result;
         var rows = new List<MemoryPeak>
         {
             new(null, r.AllocationEvents, r.FreeEvents, r.PagesAllocated, r.PagesFreed, r.FinalPages, r.PeakPages, r.PeakTime),
@@ -47,8 +45,7 @@ internal static class InProcessFigures
     /// <summary>Waits per wait type of the captures together (<c>xeanalyze waits A B …</c>).</summary>
     public static IReadOnlyList<WaitFigures> Waits(params string[] captures)
     {
-        AnalysisInput input = AnalysisInput.Open(captures);
-        WaitAnalysisResult r = new WaitAnalysis().Analyze(input.ReadEvents(defaultEventNames: WaitAnalysis.EventNames));
+        WaitAnalysisResult r = new WaitAnalysis().Analyze(CaptureSource.Open(captures)).Result;
         return [.. r.ByWaitType.Select(w => new WaitFigures(w.WaitType, w.Waits, w.Begins, w.TotalDurationMs, w.MeanDurationMs, w.MaxDurationMs, w.TotalSignalDurationMs, w.ShareOfDuration))];
     }
 
@@ -61,7 +58,7 @@ internal static class InProcessFigures
             Offline = true,
             Binaries = ModuleBinaries.Scan([TestPaths.SymbolsCache]),
         });
-        StackBucketResult r = new StackBucketAnalysis().AnalyzeFiles(captures, resolver);
+        StackBucketResult r = new StackBucketAnalysis().Analyze(CaptureSource.Open(captures), new AnalysisContext(resolver: resolver)).Result;
         Assert.That(r.OmittedBuckets, Is.Zero, "every bucket is compared");
         return [.. r.Buckets.Select(b => new BucketFigures(b.EventName ?? string.Join(",", b.EventNames), [.. b.Frames], b.Count, b.Share))];
     }
@@ -76,8 +73,8 @@ internal sealed record MemoryStep(DateTime Time, ulong? EventSequence, long Delt
 /// <summary>Totals and peak of a capture (Session null) or of one session.</summary>
 internal sealed record MemoryPeak(long? Session, long AllocationEvents, long FreeEvents, long PagesAllocated, long PagesFreed, long FinalPages, long PeakPages, DateTime? PeakTime);
 
-/// <summary>One wait type's figures.</summary>
-internal sealed record WaitFigures(string WaitType, long Waits, long Begins, long TotalDurationMs, double MeanDurationMs, long MaxDurationMs, long TotalSignalDurationMs, double ShareOfDuration);
+/// <summary>One wait type's figures (signal duration null when no wait of the type has the field).</summary>
+internal sealed record WaitFigures(string WaitType, long Waits, long Begins, long TotalDurationMs, double MeanDurationMs, long MaxDurationMs, long? TotalSignalDurationMs, double ShareOfDuration);
 
 /// <summary>One stack bucket: event, frames (leaf first), events, share.</summary>
 internal sealed record BucketFigures(string EventName, string[] Frames, long Events, double Share);

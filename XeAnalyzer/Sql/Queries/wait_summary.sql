@@ -3,6 +3,8 @@
 -- same figures as: xeanalyze waits (per wait type table), over everything the view holds
 --
 -- Only End events carry durations; an event counts as a Begin when its opcode text is Begin (any letter case).
+-- total_signal_duration_ms adds the waits whose event has signal_duration (wait_info_external has none on real builds):
+-- NULL when none of a type's waits has it.
 -- wait_completed events have no opcode: each is a completed wait. Add up one capture by filtering the view on
 -- capture_file; a view over many captures gives their sum. Ordered by total duration, then waits, then wait type.
 WITH events AS (
@@ -10,7 +12,7 @@ WITH events AS (
         wait_type,
         CASE WHEN event_name <> 'wait_completed' AND UPPER(opcode) = 'BEGIN' THEN 1 ELSE 0 END AS is_begin,
         COALESCE(CAST(duration AS BIGINT), 0) AS duration_ms,
-        COALESCE(CAST(signal_duration AS BIGINT), 0) AS signal_duration_ms
+        CAST(signal_duration AS BIGINT) AS signal_duration_ms
     FROM wait_events
     WHERE event_name IN ('wait_info', 'wait_info_external', 'wait_completed') AND wait_type IS NOT NULL
 ),
@@ -21,7 +23,7 @@ per_type AS (
         CAST(SUM(is_begin) AS BIGINT) AS begins,
         CAST(SUM(CASE WHEN is_begin = 0 THEN duration_ms ELSE 0 END) AS BIGINT) AS total_duration_ms,
         CAST(MAX(CASE WHEN is_begin = 0 THEN duration_ms ELSE 0 END) AS BIGINT) AS max_duration_ms,
-        CAST(SUM(CASE WHEN is_begin = 0 THEN signal_duration_ms ELSE 0 END) AS BIGINT) AS total_signal_duration_ms
+        CAST(SUM(CASE WHEN is_begin = 0 THEN signal_duration_ms END) AS BIGINT) AS total_signal_duration_ms
     FROM events
     GROUP BY wait_type
 )
