@@ -14,6 +14,7 @@ internal static class CommandTree
         root.Subcommands.Add(Commands.ResolveCommand.Create());
         root.Subcommands.Add(Commands.SymbolsCommand.Create());
         root.Subcommands.Add(Commands.ExportCommand.Create());
+        root.Subcommands.Add(Commands.SqlCommand.Create());
         root.Subcommands.Add(Commands.LatchesCommand.Create());
         root.Subcommands.Add(Commands.MemoryCommand.Create());
         root.Subcommands.Add(Commands.WaitsCommand.Create());

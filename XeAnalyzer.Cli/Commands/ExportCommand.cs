@@ -5,14 +5,13 @@ using XeAnalyzer.Capture;
 using XeAnalyzer.Cli.Commands.Common;
 using XeAnalyzer.Export;
 using XeAnalyzer.Callstacks;
-using XeAnalyzer.Export.Parquet;
 using XeAnalyzer.Symbols.Resolution;
 using XeAnalyzer.Xel;
 
 namespace XeAnalyzer.Cli.Commands;
 
 /// <summary>
-/// <c>xeanalyze export &lt;capture...&gt; --format parquet -o DIR [--event NAME] [--row-group-size N] [--compression gzip|none]
+/// <c>xeanalyze export &lt;capture...&gt; --format parquet -o DIR [--event NAME] [--row-group-size N] [--compression zstd|snappy|gzip|none]
 /// [--skip-corrupt] [--resolve [--symbols …] [--modules FILE] [--binaries DIR] [--sql-build B --catalog F] [--frame-style S] [--no-offsets]]</c>:
 /// one Parquet file per event (<c>package.event.parquet</c>) for Spark, DuckDB or Databricks. With <c>--resolve</c>, every callstack
 /// column is followed by <c>name_frames</c> (LIST&lt;STRING&gt;) holding the resolved frames; raw addresses are mapped with
@@ -28,9 +27,9 @@ internal static class ExportCommand
         format.AcceptOnlyFromAmong("parquet");
         var output = new Option<string>("--output", "-o") { Description = "The folder to write (created when missing; files of the same name are replaced).", Required = true };
         var eventNames = new Option<string[]>("--event") { Description = "Only these events (package.event or event); repeatable.", AllowMultipleArgumentsPerToken = true };
-        var rowGroup = new Option<int?>("--row-group-size") { Description = "Rows per Parquet row group (default 131072; a row group also closes at 64 MiB)." };
-        var compression = new Option<string>("--compression") { Description = "Page compression: gzip (default) or none.", DefaultValueFactory = _ => "gzip" };
-        compression.AcceptOnlyFromAmong("gzip", "none");
+        var rowGroup = new Option<int?>("--row-group-size") { Description = "Rows per Parquet row group (default 131072; a row group also closes at about 32 MiB of buffered values)." };
+        var compression = new Option<string>("--compression") { Description = "Page compression: zstd (default; smallest files), snappy (fastest), gzip or none.", DefaultValueFactory = _ => "zstd" };
+        compression.AcceptOnlyFromAmong("zstd", "snappy", "gzip", "none");
         var resolve = new Option<bool>("--resolve") { Description = "Add a <name>_frames LIST<STRING> column with resolved frames after each callstack column (symbol options as for resolve/stacks)." };
         var symbols = new SymbolCommandOptions();
         var command = new Command("export", "Export events to Parquet files, one per event type, for Spark, DuckDB or Databricks.");
@@ -77,10 +76,13 @@ internal static class ExportCommand
                     Diagnostics = diag,
                     EventNames = names.Length > 0 ? names : null,
                 },
-                Parquet = new ParquetWriterOptions
+                RowGroupRows = rows ?? XelExportOptions.Default.RowGroupRows,
+                Compression = parse.GetValue(compression) switch
                 {
-                    RowGroupRows = rows ?? ParquetWriterOptions.Default.RowGroupRows,
-                    Compression = parse.GetValue(compression) == "none" ? ParquetCompression.None : ParquetCompression.Gzip,
+                    "none" => ParquetCompression.None,
+                    "snappy" => ParquetCompression.Snappy,
+                    "gzip" => ParquetCompression.Gzip,
+                    _ => ParquetCompression.Zstd,
                 },
             };
 
@@ -122,8 +124,9 @@ internal static class ExportCommand
 
 /// <summary>
 /// Resolves raw return addresses for <c>export --resolve</c>: one resolver (PDBs opened once) and one session per capture
-/// file, whose module map is <c>--modules</c> or the capture's sidecar. Unresolved frames are written as the raw address
-/// (<c>0x…</c>); the counts and reasons are summarised on stderr.
+/// file, whose module map is <c>--modules</c> or the capture's sidecar. Frames are written as stack buckets show them
+/// (<see cref="FrameResolution.DisplayText"/>: an unresolved frame in a known module as <c>module+0x…</c>, else the raw address);
+/// the counts and reasons are summarised on stderr.
 /// </summary>
 internal sealed class FrameResolverPerCapture : IDisposable
 {
@@ -164,15 +167,18 @@ internal sealed class FrameResolverPerCapture : IDisposable
         }
 
         FrameResolution r = session.ResolveAddress(address);
-        if (r.Text is string text)
+        if (r.IsResolved)
         {
             _resolved++;
-            return text;
+        }
+        else
+        {
+            string group = r.ReasonGroup ?? "unresolved";
+            _unresolved[group] = _unresolved.TryGetValue(group, out long n) ? n + 1 : 1;
         }
 
-        string group = r.ReasonGroup ?? "unresolved";
-        _unresolved[group] = _unresolved.TryGetValue(group, out long n) ? n + 1 : 1;
-        return "0x" + address.ToString("X16", CultureInfo.InvariantCulture);
+        // As stack buckets show frames, so the SQL stack buckets over the export match xeanalyze stacks.
+        return r.DisplayText(new VirtualAddressFrame(address, "0x" + address.ToString("X16", CultureInfo.InvariantCulture)), _resolver.Options.Style);
     }
 
     public void WriteSummary(TextWriter error)

@@ -1,109 +1,154 @@
-using System.Diagnostics;
+using System.Collections;
+using System.Globalization;
+using System.Numerics;
 using System.Text.Json;
+using DuckDB.NET.Data;
 
 namespace XeAnalyzer.Tests.Export;
 
 /// <summary>
-/// The independent Parquet oracle: DuckDB (the <c>@duckdb/node-api</c> package pinned in tools/oracles, installed by
-/// <c>npm ci --prefix tools/oracles</c>) run through <c>tools/oracles/parquet-query.mjs</c>. When node or the package is
-/// missing, tests fail on CI (<c>CI=true</c>) and are ignored with the reason elsewhere.
+/// The independent Parquet reader and SQL engine of the tests: DuckDB, in-process through <c>DuckDB.NET.Data.Full</c> (a test
+/// dependency only; it carries DuckDB's native library for Linux, macOS and Windows). Each call opens a fresh in-memory
+/// database, single-threaded, with the UTC time zone; a file given is the view <c>t</c>.
 /// </summary>
+/// <remarks>
+/// Results are returned as JSON values in the forms DuckDB's own JSON export uses, so a value's kind says what DuckDB
+/// returned: 64-bit and wider integers, decimals and times as strings; narrower integers, floating-point numbers and booleans
+/// as JSON numbers and booleans; lists as arrays; BLOBs as lowercase hex; NULL as null.
+/// </remarks>
 internal static class DuckDbOracle
 {
-    private static readonly Lazy<string?> s_missing = new(FindMissing);
-
-    public static string Script => Path.Combine(TestPaths.RepoRoot, "tools", "oracles", "parquet-query.mjs");
-
-    /// <summary>Why the oracle cannot run, or <see langword="null"/> when it can.</summary>
-    public static string? Missing => s_missing.Value;
-
-    /// <summary>Fails (CI=true) or ignores the test when the oracle is unavailable.</summary>
-    public static void Require()
-    {
-        string? missing = Missing;
-        if (missing is null)
-        {
-            return;
-        }
-
-        ToolRequirement.Require(false, missing);
-    }
-
     /// <summary>Runs the statements against <paramref name="file"/> (the view <c>t</c>; <see langword="null"/> for none) and returns one result each.</summary>
     public static IReadOnlyList<QueryResult> Query(string? file, params string[] statements)
     {
-        Require();
-        var psi = new ProcessStartInfo("node")
+        using var connection = new DuckDBConnection("Data Source=:memory:");
+        connection.Open();
+        Execute(connection, "SET threads = 1");
+        Execute(connection, "SET TimeZone = 'UTC'");
+        if (file is not null)
         {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-            StandardOutputEncoding = System.Text.Encoding.UTF8,
-        };
-        psi.ArgumentList.Add(Script);
-        psi.ArgumentList.Add(file ?? "-");
-        foreach (string s in statements)
-        {
-            psi.ArgumentList.Add(s);
+            Execute(connection, "CREATE VIEW t AS SELECT * FROM read_parquet(" + Literal(file) + ")");
         }
 
-        using Process p = Process.Start(psi)!;
-        Task<string> stdout = p.StandardOutput.ReadToEndAsync();
-        Task<string> stderr = p.StandardError.ReadToEndAsync();
-        if (!p.WaitForExit(TimeSpan.FromMinutes(3)))
-        {
-            p.Kill(entireProcessTree: true);
-            Assert.Fail("DuckDB oracle timed out");
-        }
-
-        Assert.That(p.ExitCode, Is.EqualTo(0), "DuckDB oracle failed: " + stderr.Result);
         var results = new List<QueryResult>();
-        foreach (string line in stdout.Result.Split('\n', StringSplitOptions.RemoveEmptyEntries))
+        foreach (string sql in statements)
         {
-            using JsonDocument doc = JsonDocument.Parse(line);
-            JsonElement root = doc.RootElement;
-            string[] columns = [.. root.GetProperty("columns").EnumerateArray().Select(c => c.GetString()!)];
-            string[] types = [.. root.GetProperty("types").EnumerateArray().Select(c => c.GetString()!)];
-            JsonElement[][] rows = [.. root.GetProperty("rows").EnumerateArray().Select(r => r.EnumerateArray().Select(v => v.Clone()).ToArray())];
-            results.Add(new QueryResult(columns, types, rows));
+            results.Add(Read(connection, sql));
         }
 
-        Assert.That(results, Has.Count.EqualTo(statements.Length), "one JSON line per statement");
         return results;
     }
 
     /// <summary>Runs one statement and returns its result.</summary>
     public static QueryResult Single(string? file, string statement) => Query(file, statement)[0];
 
+    /// <summary>Runs a statement on an open connection and returns its result.</summary>
+    public static QueryResult Read(DuckDBConnection connection, string sql)
+    {
+        using DuckDBCommand command = connection.CreateCommand();
+        command.CommandText = sql;
+        using var reader = command.ExecuteReader();
+        string[] columns = [.. Enumerable.Range(0, reader.FieldCount).Select(reader.GetName)];
+        string[] types = [.. Enumerable.Range(0, reader.FieldCount).Select(reader.GetDataTypeName)];
+        var rows = new List<JsonElement[]>();
+        while (reader.Read())
+        {
+            var row = new JsonElement[reader.FieldCount];
+            for (int i = 0; i < row.Length; i++)
+            {
+                row[i] = ToJson(reader.IsDBNull(i) ? null : reader.GetValue(i));
+            }
+
+            rows.Add(row);
+        }
+
+        return new QueryResult(columns, types, [.. rows]);
+    }
+
+    /// <summary>Runs a statement that returns no rows.</summary>
+    public static void Execute(DuckDBConnection connection, string sql)
+    {
+        using DuckDBCommand command = connection.CreateCommand();
+        command.CommandText = sql;
+        command.ExecuteNonQuery();
+    }
+
     /// <summary>SQL string literal.</summary>
     public static string Literal(string s) => "'" + s.Replace("'", "''", StringComparison.Ordinal) + "'";
 
-    private static string? FindMissing()
+    private static JsonElement ToJson(object? value)
     {
-        string package = Path.Combine(TestPaths.RepoRoot, "tools", "oracles", "node_modules", "@duckdb", "node-api", "package.json");
-        try
+        using var buffer = new MemoryStream();
+        using (var w = new Utf8JsonWriter(buffer))
         {
-            var psi = new ProcessStartInfo("node", "--version") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-            using Process p = Process.Start(psi)!;
-            p.StandardOutput.ReadToEnd();
-            p.WaitForExit();
-            if (p.ExitCode != 0)
-            {
-                return "node --version failed; install Node.js 20 to run the Parquet (DuckDB) oracle tests.";
-            }
-        }
-        catch (System.ComponentModel.Win32Exception)
-        {
-            return "node was not found on PATH; install Node.js 20 and run 'npm ci --prefix tools/oracles' to run the Parquet (DuckDB) oracle tests.";
+            Write(w, value);
         }
 
-        return File.Exists(package)
-            ? null
-            : "tools/oracles/node_modules is missing; run 'npm ci --prefix tools/oracles' to install the pinned DuckDB for the Parquet oracle tests.";
+        return JsonDocument.Parse(buffer.ToArray()).RootElement.Clone();
+    }
+
+    private static void Write(Utf8JsonWriter w, object? value)
+    {
+        switch (value)
+        {
+            case null or DBNull:
+                w.WriteNullValue();
+                break;
+            case string s:
+                w.WriteStringValue(s);
+                break;
+            case bool b:
+                w.WriteBooleanValue(b);
+                break;
+            case sbyte or byte or short or ushort or int or uint:
+                w.WriteNumberValue(Convert.ToInt64(value, CultureInfo.InvariantCulture));
+                break;
+            case long or ulong or BigInteger or decimal:
+                w.WriteStringValue(Convert.ToString(value, CultureInfo.InvariantCulture));
+                break;
+            case float f when float.IsFinite(f):
+                w.WriteNumberValue(f);
+                break;
+            case double d when double.IsFinite(d):
+                w.WriteNumberValue(d);
+                break;
+            case float or double:
+                w.WriteStringValue(Convert.ToString(value, CultureInfo.InvariantCulture));
+                break;
+            case DateTime t:
+                w.WriteStringValue(t.ToString("yyyy-MM-dd HH:mm:ss.ffffff", CultureInfo.InvariantCulture));
+                break;
+            case DateTimeOffset t:
+                w.WriteStringValue(t.UtcDateTime.ToString("yyyy-MM-dd HH:mm:ss.ffffff", CultureInfo.InvariantCulture) + "+00");
+                break;
+            case Stream s:
+                using (var ms = new MemoryStream())
+                {
+                    s.CopyTo(ms);
+                    w.WriteStringValue(Convert.ToHexStringLower(ms.ToArray()));
+                }
+
+                break;
+            case byte[] bytes:
+                w.WriteStringValue(Convert.ToHexStringLower(bytes));
+                break;
+            case IEnumerable list:
+                w.WriteStartArray();
+                foreach (object? item in list)
+                {
+                    Write(w, item);
+                }
+
+                w.WriteEndArray();
+                break;
+            default:
+                w.WriteStringValue(Convert.ToString(value, CultureInfo.InvariantCulture));
+                break;
+        }
     }
 }
 
-/// <summary>One statement's result: column names, DuckDB type names, rows of JSON values (DuckDB's JSON forms).</summary>
+/// <summary>One statement's result: column names, DuckDB type names, rows of JSON values (see <see cref="DuckDbOracle"/>).</summary>
 internal sealed record QueryResult(string[] Columns, string[] Types, JsonElement[][] Rows)
 {
     public int Index(string column)
@@ -126,6 +171,6 @@ internal sealed record QueryResult(string[] Columns, string[] Types, JsonElement
     }
 
     public long Long(int row, int column) => Rows[row][column].ValueKind == JsonValueKind.String
-        ? long.Parse(Rows[row][column].GetString()!, System.Globalization.CultureInfo.InvariantCulture)
+        ? long.Parse(Rows[row][column].GetString()!, CultureInfo.InvariantCulture)
         : Rows[row][column].GetInt64();
 }

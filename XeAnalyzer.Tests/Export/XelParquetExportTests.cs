@@ -1,7 +1,6 @@
 using System.Globalization;
 using XeAnalyzer.Events;
 using XeAnalyzer.Export;
-using XeAnalyzer.Export.Parquet;
 using XeAnalyzer.Tests.Xel;
 using XeAnalyzer.Xel;
 
@@ -231,7 +230,7 @@ public sealed class XelParquetExportTests
     {
         string[] files = Files(["sample-xel/blob_storage_waits"]);
         Dictionary<string, List<XEvent>> expected = ExportOracle.ReadEvents(files);
-        var options = new XelExportOptions { Parquet = new ParquetWriterOptions { RowGroupRows = 500 } };
+        var options = new XelExportOptions { RowGroupRows = 500 };
         XelExportResult byRows = XelParquetExporter.Export(files, Path.Combine(_dir, "rows"), options);
         foreach (XelExportTable t in byRows.Tables)
         {

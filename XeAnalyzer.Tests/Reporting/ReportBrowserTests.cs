@@ -78,14 +78,8 @@ public sealed class ReportBrowserTests
     }
 
     /// <summary>A PNG of the top <paramref name="height"/> CSS pixels of the page (the docs keep the look, not megabytes of page).</summary>
-    private async Task<byte[]> CaptureTopAsync(ChromiumPage page, int width, int height, CancellationToken cancellationToken)
-    {
-        await _browser!.SendAsync("Emulation.setDeviceMetricsOverride",
-            new System.Text.Json.Nodes.JsonObject { ["width"] = width, ["height"] = height, ["deviceScaleFactor"] = 1, ["mobile"] = false }, page.SessionId, cancellationToken);
-        JsonElement shot = await _browser.SendAsync("Page.captureScreenshot",
-            new System.Text.Json.Nodes.JsonObject { ["format"] = "png", ["captureBeyondViewport"] = false, ["fromSurface"] = true }, page.SessionId, cancellationToken);
-        return Convert.FromBase64String(shot.GetProperty("data").GetString()!);
-    }
+    private static Task<byte[]> CaptureTopAsync(ChromiumPage page, int width, int height, CancellationToken cancellationToken) =>
+        page.CaptureViewportAsync(width, height, cancellationToken);
 
     private static string[] Strings(JsonElement array) => [.. array.EnumerateArray().Select(e => e.GetString()!)];
 

@@ -1,6 +1,5 @@
 using System.Runtime.InteropServices;
 using XeAnalyzer.Events;
-using XeAnalyzer.Export.Parquet;
 
 namespace XeAnalyzer.Export;
 
@@ -75,7 +74,7 @@ internal sealed class EventRowPlan
     /// <summary>Writes <paramref name="e"/> as one row.</summary>
     public void Write(XEvent e, string captureFile, ExportScratch scratch)
     {
-        ParquetWriter w = Writer.Parquet;
+        ParquetTableWriter w = Writer.Parquet;
         w.WriteTimestamp(0, e.Timestamp);
         if (e.EventSequence is ulong seq)
         {
@@ -129,7 +128,7 @@ internal sealed class EventRowPlan
         return true;
     }
 
-    private static void WriteValue(ParquetWriter w, in ValueOp op, XeValue v, string captureFile, ExportScratch scratch)
+    private static void WriteValue(ParquetTableWriter w, in ValueOp op, XeValue v, string captureFile, ExportScratch scratch)
     {
         switch (op.Conversion)
         {
@@ -238,13 +237,22 @@ internal sealed class ExportScratch(Func<string, ulong, string>? resolver)
 /// <summary>An open output table: its Parquet writer over a temporary file, renamed to the final name when complete.</summary>
 internal sealed class TableWriter : IDisposable
 {
-    public TableWriter(EventTable table, string path, ParquetWriterOptions options)
+    public TableWriter(EventTable table, string path, ParquetTableOptions options)
     {
         Table = table;
         Path = path;
         TempPath = path + ".tmp";
         var stream = new FileStream(TempPath, FileMode.Create, FileAccess.Write, FileShare.None, 1 << 16);
-        Parquet = new ParquetWriter(stream, table.Columns, options);
+        try
+        {
+            Parquet = new ParquetTableWriter(stream, table.Columns, options);
+        }
+        catch
+        {
+            stream.Dispose();
+            File.Delete(TempPath);
+            throw;
+        }
     }
 
     public EventTable Table { get; }
@@ -253,7 +261,7 @@ internal sealed class TableWriter : IDisposable
 
     public string TempPath { get; }
 
-    public ParquetWriter Parquet { get; }
+    public ParquetTableWriter Parquet { get; }
 
     public void Complete()
     {

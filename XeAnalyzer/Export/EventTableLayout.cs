@@ -1,6 +1,5 @@
 using System.Globalization;
 using XeAnalyzer.Events;
-using XeAnalyzer.Export.Parquet;
 
 namespace XeAnalyzer.Export;
 

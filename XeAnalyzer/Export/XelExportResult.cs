@@ -1,5 +1,3 @@
-using XeAnalyzer.Export.Parquet;
-
 namespace XeAnalyzer.Export;
 
 /// <summary>One Parquet file written by an export.</summary>

@@ -1,5 +1,4 @@
 using XeAnalyzer.Events;
-using XeAnalyzer.Export.Parquet;
 using XeAnalyzer.Xel;
 
 namespace XeAnalyzer.Export;
@@ -23,6 +22,10 @@ namespace XeAnalyzer.Export;
 /// table when every same-named field and action has a compatible type (equal, or integers of the same signedness, widened);
 /// missing columns are null. Otherwise the event gets another table, <c>package.event.schema2.parquet</c>, and a note says
 /// why.</para>
+/// <para><b>Encoding.</b> Written by Parquet.Net (see <see cref="XelExportOptions"/>): ZSTD pages by default, string and
+/// frame columns dictionary-encoded when their values repeat, min/max and null-count statistics on every column chunk, row
+/// groups of at most <see cref="XelExportOptions.RowGroupRows"/> rows and about <see cref="XelExportOptions.RowGroupBytes"/>
+/// bytes.</para>
 /// <para><b>Passes.</b> A first pass reads the events without decoding values to learn which actions each event carries;
 /// the second writes the rows. Each table is written to <c>name.parquet.tmp</c> and renamed when complete, so a failed
 /// export leaves no file that looks complete. Existing files of the same name are replaced.</para>
@@ -74,9 +77,10 @@ public static class XelParquetExporter
         long events = 0, skipped = 0, dropped = 0;
         try
         {
+            var tableOptions = new ParquetTableOptions(options.RowGroupRows, options.RowGroupBytes, options.Compression);
             foreach (EventTable t in tables)
             {
-                writers.Add(t, new TableWriter(t, Path.Combine(outputDirectory, t.FileName), options.Parquet));
+                writers.Add(t, new TableWriter(t, Path.Combine(outputDirectory, t.FileName), tableOptions));
             }
 
             var plans = new Dictionary<(XeEventType, XeActionSet), EventRowPlan?>(PairComparer.Instance);

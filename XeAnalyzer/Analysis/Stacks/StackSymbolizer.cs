@@ -136,24 +136,7 @@ internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerS
 
     private BucketFrame Render(FrameResolution r, StackFrame frame)
     {
-        string text;
-        if (r.Text is string t)
-        {
-            text = t;
-        }
-        else if (r.ModuleDisplayName is string display && r.Rva is ulong rva)
-        {
-            text = FrameText.StyledModule(display, _style) + "+0x" + rva.ToString("X16", CultureInfo.InvariantCulture);
-        }
-        else if (frame is VirtualAddressFrame va)
-        {
-            text = "0x" + va.Address.ToString("X16", CultureInfo.InvariantCulture);
-        }
-        else
-        {
-            text = frame.Raw;
-        }
-
+        string text = r.DisplayText(frame, _style);
         return new BucketFrame(intern(text), r.Status, r.IsVerified, r.ModuleDisplayName, r.Function, r.ReasonText);
     }
 }

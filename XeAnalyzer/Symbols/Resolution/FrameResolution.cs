@@ -96,6 +96,30 @@ public sealed class FrameResolution
     /// <summary>The text unresolved frames are grouped by in summaries (the reason without the frame's own address); <see langword="null"/> when resolved.</summary>
     public string? ReasonGroup { get; }
 
+    /// <summary>
+    /// The frame as a stack shows it (stack buckets, <c>export --resolve</c>): <see cref="Text"/> when resolved; when unresolved,
+    /// <c>module+0x</c> and the 16-hex-digit RVA when the module is known (in <paramref name="style"/>), else the raw address
+    /// (<c>0x</c> + 16 hex digits) of a raw-address frame, else the frame as captured.
+    /// </summary>
+    /// <param name="frame">The frame this resolution is of.</param>
+    /// <param name="style">The style of the module name.</param>
+    /// <returns>The text.</returns>
+    public string DisplayText(StackFrame frame, FrameStyle style)
+    {
+        ArgumentNullException.ThrowIfNull(frame);
+        if (Text is string t)
+        {
+            return t;
+        }
+
+        if (ModuleDisplayName is string display && Rva is ulong rva)
+        {
+            return FrameText.StyledModule(display, style) + "+0x" + rva.ToString("X16", System.Globalization.CultureInfo.InvariantCulture);
+        }
+
+        return frame is VirtualAddressFrame va ? "0x" + va.Address.ToString("X16", System.Globalization.CultureInfo.InvariantCulture) : frame.Raw;
+    }
+
     /// <summary>Returns <see cref="Text"/>, or the reason for an unresolved frame.</summary>
     public override string ToString() => Text ?? "(unresolved: " + ReasonText + ")";
 }

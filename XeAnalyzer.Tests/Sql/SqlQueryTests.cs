@@ -1,0 +1,330 @@
+using System.Globalization;
+using System.Text.Json;
+using DuckDB.NET.Data;
+using XeAnalyzer.Cli;
+using XeAnalyzer.Sql;
+using XeAnalyzer.Tests.Export;
+using XeAnalyzer.Xel;
+
+namespace XeAnalyzer.Tests.Sql;
+
+/// <summary>
+/// Every shipped analysis query (<see cref="AnalysisQueries"/>) run by DuckDB, in-process, over the Parquet exports of the
+/// samples (<c>export --resolve</c>), against the figures of the in-process analyses (<see cref="InProcessFigures"/>).
+/// </summary>
+[NonParallelizable]
+public sealed class SqlQueryTests
+{
+    /// <summary>The README's DuckDB view definitions (section "The analyses as SQL"); keep them in sync.</summary>
+    public static readonly string[] ReadmeViews =
+    [
+        "CREATE VIEW latch_acquired AS SELECT * FROM read_parquet('out/*/sqlserver.latch_acquired.parquet', union_by_name = true)",
+        "CREATE VIEW page_events AS SELECT * FROM read_parquet('out/*/sqlos.page_*.parquet', union_by_name = true)",
+        "CREATE VIEW wait_events AS SELECT * FROM read_parquet('out/*/sqlos.wait_*.parquet', union_by_name = true)",
+        "CREATE VIEW stack_events AS SELECT * FROM read_parquet('out/*/sqlserver.latch_acquired.parquet', union_by_name = true)",
+    ];
+
+    private static readonly string[] SampleNames = ["latch_nesting_full", "cci_insert_memory", "blob_storage_waits"];
+    private string _dir = null!;
+
+    private static string Sample(string name) => Path.Combine(TestPaths.Samples, name);
+
+    private string Out => Path.Combine(_dir, "out");
+
+    [OneTimeSetUp]
+    public void ExportSamples()
+    {
+        _dir = Path.Combine(Path.GetTempPath(), "xeanalyzer-sql-" + Guid.NewGuid().ToString("N"));
+        foreach (string s in SampleNames)
+        {
+            using var o = new StringWriter();
+            using var e = new StringWriter();
+            int exit = Program.Run(["export", Sample(s), "--format", "parquet", "-o", Path.Combine(Out, s), "--resolve", "--symbols", TestPaths.SymbolsCache, "--binaries", TestPaths.SymbolsCache, "--offline"], o, e);
+            Assert.That(exit, Is.EqualTo(ExitCodes.Ok), e.ToString());
+        }
+    }
+
+    [OneTimeTearDown]
+    public void Cleanup() => Directory.Delete(_dir, recursive: true);
+
+    /// <summary>Runs a shipped query after the README's views, with DuckDB's working directory at the exports' parent.</summary>
+    private QueryResult RunQuery(string name, params string[] views)
+    {
+        string cwd = Environment.CurrentDirectory;
+        try
+        {
+            Environment.CurrentDirectory = _dir;
+            using var connection = new DuckDBConnection("Data Source=:memory:");
+            connection.Open();
+            DuckDbOracle.Execute(connection, "SET TimeZone = 'UTC'");
+            foreach (string v in views.Length > 0 ? views : ReadmeViews)
+            {
+                DuckDbOracle.Execute(connection, v);
+            }
+
+            return DuckDbOracle.Read(connection, AnalysisQueries.Get(name).Text);
+        }
+        finally
+        {
+            Environment.CurrentDirectory = cwd;
+        }
+    }
+
+    private static string CaptureOf(string sample) => CaptureSet.Expand([Sample(sample)]).Single().Name;
+
+    private static long L(QueryResult q, int row, string column) => long.Parse(q.Text(row, column)!, CultureInfo.InvariantCulture);
+
+    private static double? D(QueryResult q, int row, string column) => q.Rows[row][q.Index(column)] is { ValueKind: JsonValueKind.Number } v ? v.GetDouble() : null;
+
+    private static void AssertClose(double? actual, double expected, string what)
+    {
+        if (double.IsNaN(expected))
+        {
+            Assert.That(actual, Is.Null, what + ": no reference, so NULL");
+            return;
+        }
+
+        Assert.That(actual, Is.Not.Null, what);
+        Assert.That(actual!.Value, Is.EqualTo(expected).Within(1e-12 * Math.Max(1, Math.Abs(expected))), what);
+    }
+
+    [Test]
+    public void Queries_AreListed_WithSummaryInputsAndText()
+    {
+        Assert.That(AnalysisQueries.All.Select(q => q.Name), Is.EqualTo(new[] { "latches_per_scheduler", "memory_peaks", "memory_running_total", "stack_buckets", "wait_summary" }));
+        foreach (AnalysisQuery q in AnalysisQueries.All)
+        {
+            Assert.That(q.Summary, Is.Not.Empty, q.Name);
+            Assert.That(q.Inputs, Is.Not.Empty, q.Name);
+            string statement = string.Join("\n", q.Text.Split('\n').Where(l => !l.TrimStart().StartsWith("--", StringComparison.Ordinal)));
+            Assert.That(statement, Does.StartWith("WITH ").And.Contain("SELECT").And.Not.Contain(";"), q.Name + ": one statement without terminator after the header comments");
+            Assert.That(q.Text, Does.Not.Contain("\r"), q.Name);
+        }
+
+        Assert.That(AnalysisQueries.Get("WAIT_SUMMARY").Name, Is.EqualTo("wait_summary"));
+        Assert.That(() => AnalysisQueries.Get("nope"), Throws.InstanceOf<KeyNotFoundException>().With.Message.Contains("latches_per_scheduler"));
+    }
+
+    [Test]
+    public void ReadmeViews_AreTheOnesTested()
+    {
+        string[] readme = [.. File.ReadAllLines(Path.Combine(TestPaths.RepoRoot, "README.md")).Where(l => l.StartsWith("CREATE VIEW ", StringComparison.Ordinal)).Select(l => l.TrimEnd(';'))];
+        Assert.That(readme, Is.EqualTo(ReadmeViews));
+    }
+
+    [Test]
+    public void SqlCommand_ListsAndShowsTheQueries()
+    {
+        using var o = new StringWriter();
+        using var e = new StringWriter();
+        Assert.That(Program.Run(["sql", "list"], o, e), Is.EqualTo(ExitCodes.Ok), e.ToString());
+        foreach (AnalysisQuery q in AnalysisQueries.All)
+        {
+            Assert.That(o.ToString(), Does.Contain(q.Name + "\n  " + q.Summary));
+        }
+
+        using var shown = new StringWriter();
+        Assert.That(Program.Run(["sql", "show", "memory_peaks"], shown, e), Is.EqualTo(ExitCodes.Ok));
+        Assert.That(shown.ToString(), Is.EqualTo(AnalysisQueries.Get("memory_peaks").Text), "the text exactly, ready to pipe");
+        using var err = new StringWriter();
+        Assert.That(Program.Run(["sql", "show", "no_such_query"], new StringWriter(), err), Is.EqualTo(ExitCodes.Usage));
+        Assert.That(err.ToString(), Does.Contain("no query is named 'no_such_query'").And.Contain("wait_summary"));
+    }
+
+    [Test]
+    public void LatchesPerScheduler_MatchesLatchAnalysis_PerCapture()
+    {
+        QueryResult q = RunQuery("latches_per_scheduler");
+        string[] withLatches = ["latch_nesting_full", "blob_storage_waits"];
+        Assert.That(Enumerable.Range(0, q.Rows.Length).Select(r => q.Text(r, "capture")).Distinct(), Is.EquivalentTo(withLatches.Select(CaptureOf)), "one capture per sample with latch_acquired events, named as CaptureSet names it");
+        foreach (string sample in withLatches)
+        {
+            int[] rows = [.. Enumerable.Range(0, q.Rows.Length).Where(r => q.Text(r, "capture") == CaptureOf(sample))];
+            IReadOnlyList<SchedulerFigures> expected = InProcessFigures.Latches(Sample(sample));
+            Assert.That(rows, Has.Length.EqualTo(expected.Count), sample);
+            for (int i = 0; i < rows.Length; i++)
+            {
+                int r = rows[i];
+                SchedulerFigures e = expected[i];
+                string what = sample + " scheduler " + e.SchedulerId.ToString(CultureInfo.InvariantCulture);
+                Assert.That(L(q, r, "scheduler_id"), Is.EqualTo(e.SchedulerId), what);
+                Assert.That(L(q, r, "acquires"), Is.EqualTo(e.Acquires), what);
+                AssertClose(D(q, r, "share"), e.Share, what + " share");
+                AssertClose(D(q, r, "deviation_from_peer_mean"), e.DeviationFromPeerMean, what + " deviation from the peer mean");
+                AssertClose(D(q, r, "deviation_from_mean"), e.DeviationFromMean, what + " deviation from the mean");
+                AssertClose(D(q, r, "deviation_from_median"), e.DeviationFromMedian, what + " deviation from the median");
+                Assert.That(q.Text(r, "is_outlier"), Is.EqualTo(e.IsOutlier ? "true" : "false"), what + " outlier");
+            }
+        }
+
+        // The seed scenario, from the sample generator's figures: scheduler 27 got 688 acquires, its peers 765 on average.
+        int s27 = Enumerable.Range(0, q.Rows.Length).Single(r => q.Text(r, "capture") == CaptureOf("latch_nesting_full") && L(q, r, "scheduler_id") == 27);
+        Assert.That(L(q, s27, "acquires"), Is.EqualTo(688));
+        Assert.That(D(q, s27, "peer_mean_acquires"), Is.EqualTo(765.0).Within(1e-9));
+        Assert.That(q.Text(s27, "is_outlier"), Is.EqualTo("true"));
+    }
+
+    [Test]
+    public void MemoryRunningTotal_MatchesMemoryAnalysis_EventByEvent()
+    {
+        QueryResult q = RunQuery("memory_running_total");
+        IReadOnlyList<MemoryStep> expected = InProcessFigures.MemorySeries(Sample("cci_insert_memory"));
+        Assert.That(expected, Has.Count.GreaterThan(5000));
+        int[] rows = [.. Enumerable.Range(0, q.Rows.Length).Where(r => q.Text(r, "capture") == CaptureOf("cci_insert_memory"))];
+        Assert.That(rows, Has.Length.EqualTo(expected.Count), "every page event once");
+        Assert.That(rows.Length, Is.EqualTo(q.Rows.Length), "only the cci sample has page events");
+        for (int i = 0; i < rows.Length; i++)
+        {
+            int r = rows[i];
+            MemoryStep e = expected[i];
+            string what = "step " + i.ToString(CultureInfo.InvariantCulture);
+            Assert.That(q.Text(r, "event_sequence"), Is.EqualTo(e.EventSequence?.ToString(CultureInfo.InvariantCulture)), what + " order");
+            Assert.That(Micros(q.Text(r, "timestamp_utc")!), Is.EqualTo(ExportOracle.Micros(e.Time)), what + " time");
+            Assert.That(L(q, r, "delta_pages"), Is.EqualTo(e.DeltaPages), what);
+            Assert.That(q.Text(r, "session_id"), Is.EqualTo(e.SessionId?.ToString(CultureInfo.InvariantCulture)), what);
+            Assert.That(L(q, r, "total_pages"), Is.EqualTo(e.TotalPages), what + " running total");
+            Assert.That(q.Text(r, "session_pages"), Is.EqualTo(e.SessionPages?.ToString(CultureInfo.InvariantCulture)), what + " session running total");
+        }
+    }
+
+    [Test]
+    public void MemoryPeaks_MatchMemoryAnalysis_OverallAndPerSession()
+    {
+        QueryResult q = RunQuery("memory_peaks");
+        IReadOnlyList<MemoryPeak> expected = InProcessFigures.MemoryPeaks(Sample("cci_insert_memory"));
+        Assert.That(q.Rows, Has.Length.EqualTo(expected.Count));
+        for (int r = 0; r < expected.Count; r++)
+        {
+            MemoryPeak e = expected[r];
+            string what = e.Session is null ? "all sessions" : "session " + e.Session.Value.ToString(CultureInfo.InvariantCulture);
+            Assert.That(q.Text(r, "capture"), Is.EqualTo(CaptureOf("cci_insert_memory")));
+            Assert.That(q.Text(r, "scope"), Is.EqualTo(e.Session is null ? "all" : "session"), what);
+            Assert.That(q.Text(r, "session_id"), Is.EqualTo(e.Session?.ToString(CultureInfo.InvariantCulture)), what);
+            Assert.That(L(q, r, "allocation_events"), Is.EqualTo(e.AllocationEvents), what);
+            Assert.That(L(q, r, "free_events"), Is.EqualTo(e.FreeEvents), what);
+            Assert.That(L(q, r, "pages_allocated"), Is.EqualTo(e.PagesAllocated), what);
+            Assert.That(L(q, r, "pages_freed"), Is.EqualTo(e.PagesFreed), what);
+            Assert.That(L(q, r, "final_pages"), Is.EqualTo(e.FinalPages), what);
+            Assert.That(L(q, r, "peak_pages"), Is.EqualTo(e.PeakPages), what);
+            Assert.That(L(q, r, "peak_bytes"), Is.EqualTo(e.PeakPages * 8192), what);
+            Assert.That(Micros(q.Text(r, "peak_time")!), Is.EqualTo(ExportOracle.Micros(e.PeakTime!.Value)), what + " peak time");
+        }
+
+        // The generator's own figures (sample-xel/expected/cci_insert_memory.figures.tsv): session 64 peaks at 9266 pages.
+        int s64 = Enumerable.Range(0, q.Rows.Length).Single(r => q.Text(r, "session_id") == "64");
+        Assert.That(L(q, s64, "peak_pages"), Is.EqualTo(9266));
+        Assert.That(q.Text(s64, "peak_time"), Does.StartWith("2024-05-14 10:02:49.372930"));
+    }
+
+    [Test]
+    public void WaitSummary_MatchesWaitAnalysis_OverAllSamples()
+    {
+        QueryResult q = RunQuery("wait_summary");
+        IReadOnlyList<WaitFigures> expected = InProcessFigures.Waits([.. SampleNames.Select(Sample)]);
+        Assert.That(q.Rows, Has.Length.EqualTo(expected.Count), "wait types, in the analysis's order");
+        for (int r = 0; r < expected.Count; r++)
+        {
+            WaitFigures e = expected[r];
+            Assert.That(q.Text(r, "wait_type"), Is.EqualTo(e.WaitType), "row " + r.ToString(CultureInfo.InvariantCulture));
+            Assert.That(L(q, r, "waits"), Is.EqualTo(e.Waits), e.WaitType);
+            Assert.That(L(q, r, "begins"), Is.EqualTo(e.Begins), e.WaitType);
+            Assert.That(L(q, r, "total_duration_ms"), Is.EqualTo(e.TotalDurationMs), e.WaitType);
+            AssertClose(D(q, r, "mean_duration_ms"), e.MeanDurationMs, e.WaitType + " mean");
+            Assert.That(L(q, r, "max_duration_ms"), Is.EqualTo(e.MaxDurationMs), e.WaitType);
+            Assert.That(q.Text(r, "total_signal_duration_ms"), Is.EqualTo(e.TotalSignalDurationMs?.ToString(CultureInfo.InvariantCulture)), e.WaitType + " signal duration (NULL: n/a)");
+            AssertClose(D(q, r, "share_of_duration"), e.ShareOfDuration, e.WaitType + " share");
+        }
+
+        // The generator's figures: PAGEIOLATCH_SH 810 waits, 27,819 ms.
+        int pio = Enumerable.Range(0, q.Rows.Length).Single(r => q.Text(r, "wait_type") == "PAGEIOLATCH_SH");
+        Assert.That(L(q, pio, "waits"), Is.EqualTo(810));
+        Assert.That(L(q, pio, "total_duration_ms"), Is.EqualTo(27819));
+    }
+
+    [TestCase("latch_nesting_full")]
+    [TestCase("blob_storage_waits")]
+    [TestCase("cci_insert_memory")]
+    public void StackBuckets_MatchStackBucketAnalysis(string sample)
+    {
+        // Every table of the sample that has resolved callstacks, as one view of the columns the query reads.
+        string[] tables = [.. Directory.GetFiles(Path.Combine(Out, sample), "*.parquet").Order(StringComparer.Ordinal)
+            .Where(f => DuckDbOracle.Single(f, "SELECT count(*) FROM (DESCRIBE t) WHERE column_name = 'callstack_frames'").Rows[0][0].GetString() == "1")];
+        Assert.That(tables, Is.Not.Empty);
+        string view = "CREATE VIEW stack_events AS " + string.Join(" UNION ALL ", tables.Select(f => "SELECT capture_file, package, event_name, timestamp_utc, callstack_frames FROM read_parquet(" + DuckDbOracle.Literal(f) + ")"));
+        QueryResult q = RunQuery("stack_buckets", view);
+        IReadOnlyList<BucketFigures> expected = InProcessFigures.StackBuckets(Sample(sample));
+        Assert.That(q.Rows, Has.Length.EqualTo(expected.Count), sample + ": buckets");
+        var actual = Enumerable.Range(0, q.Rows.Length).ToDictionary(
+            r => q.Text(r, "event") + "\n" + string.Join("\n", q.Rows[r][q.Index("frames")].EnumerateArray().Select(f => f.GetString())),
+            r => (Events: L(q, r, "events"), Share: D(q, r, "share")!.Value));
+        foreach (BucketFigures e in expected)
+        {
+            string key = e.EventName + "\n" + string.Join("\n", e.Frames);
+            Assert.That(actual.TryGetValue(key, out var a), Is.True, sample + ": a SQL bucket for " + e.EventName + " with " + e.Frames.Length.ToString(CultureInfo.InvariantCulture) + " frames from " + e.Frames.FirstOrDefault());
+            Assert.That(a.Events, Is.EqualTo(e.Events), key);
+            AssertClose(a.Share, e.Share, key + " share");
+        }
+
+        Assert.That(Enumerable.Range(0, q.Rows.Length).Select(r => L(q, r, "events")), Is.Ordered.Descending);
+        Assert.That(Enumerable.Range(0, q.Rows.Length).Select(r => L(q, r, "bucket")), Is.EqualTo(Enumerable.Range(1, q.Rows.Length).Select(i => (long)i)));
+    }
+
+    [Test]
+    public void StackBuckets_OfTheLatchSample_AreTheGeneratorsBuckets()
+    {
+        // Independent of the resolver: the expected frames come from the sample generator's model (sample-xel/expected).
+        QueryResult q = RunQuery("stack_buckets", "CREATE VIEW stack_events AS SELECT * FROM read_parquet('out/latch_nesting_full/sqlserver.latch_acquired.parquet')");
+        string[] lines = File.ReadAllLines(Path.Combine(TestPaths.Samples, "expected", "latch_nesting_full.stacks.tsv"));
+        string[] header = lines[0].Split('\t');
+        int bucketCol = Array.IndexOf(header, "bucket"), countCol = Array.IndexOf(header, "count"), textCol = Array.IndexOf(header, "symbolized");
+        var buckets = lines.Skip(1).Select(l => l.Split('\t')).GroupBy(f => f[bucketCol]).Where(g => g.Key is "A" or "B" or "C")
+            .Select(g => (Count: long.Parse(g.First()[countCol], CultureInfo.InvariantCulture), Frames: g.Select(f => f[textCol]).ToArray())).ToList();
+        Assert.That(buckets, Has.Count.EqualTo(3));
+        for (int i = 0; i < 3; i++)
+        {
+            Assert.That(L(q, i, "events"), Is.EqualTo(buckets[i].Count), "bucket " + (i + 1).ToString(CultureInfo.InvariantCulture));
+            Assert.That(q.Rows[i][q.Index("frames")].EnumerateArray().Select(f => f.GetString()), Is.EqualTo(buckets[i].Frames));
+        }
+
+        Assert.That(q.Rows, Has.Length.EqualTo(14));
+    }
+
+    [Test]
+    public void CaptureKey_GroupsRolloverFiles_AsCaptureSetDoes()
+    {
+        // The queries' capture expression (a rollover set is one capture) must agree with CaptureSet.Expand.
+        string exportDir = Path.Combine(_dir, "rollover");
+        string fixture = Path.Combine(TestPaths.TestData, "xel", "rollover");
+        using (var o = new StringWriter())
+        using (var e = new StringWriter())
+        {
+            Assert.That(Program.Run(["export", fixture, "-o", exportDir], o, e), Is.EqualTo(ExitCodes.Ok), e.ToString());
+        }
+
+        string capture = CaptureSet.Expand([fixture]).Single().Name;
+        string block = AnalysisQueries.Get("latches_per_scheduler").Text.Split('\n').SkipWhile(l => !l.Contains("CASE", StringComparison.Ordinal)).TakeWhile(l => !l.Contains("END AS capture", StringComparison.Ordinal)).Aggregate((a, b) => a + "\n" + b);
+        foreach (AnalysisQuery query in AnalysisQueries.All.Where(q => q.Text.Contains("AS capture", StringComparison.Ordinal)))
+        {
+            Assert.That(query.Text, Does.Contain(block + "\n        END AS capture"), query.Name + " uses the same capture expression");
+        }
+
+        string expression = block + " END";
+
+        foreach (string table in Directory.GetFiles(exportDir, "*.parquet"))
+        {
+            QueryResult r = DuckDbOracle.Single(table, "SELECT DISTINCT " + expression + " AS capture, count(DISTINCT capture_file) OVER () AS files FROM t");
+            Assert.That(r.Rows.Select(x => x[0].GetString()), Is.EqualTo(new[] { capture }), table);
+        }
+
+        QueryResult single = DuckDbOracle.Single(null, "SELECT " + expression.Replace("capture_file", "'/x/data_2024.xel'", StringComparison.Ordinal) + ", " + expression.Replace("capture_file", "'/x/s_0_133601526724170000.XEL'", StringComparison.Ordinal));
+        Assert.That(single.Rows[0].Select(v => v.GetString()), Is.EqualTo(new[] { "/x/data_2024.xel", "/x/s_0" }), "a file that is not a rollover name is its own capture");
+        Assert.That(CaptureSet.TryParseRolloverName("/x/data_2024.xel", out _, out _), Is.False);
+    }
+
+    private static string Micros(string duckTimestamp)
+    {
+        // DuckDB's text form of a TIMESTAMPTZ as the oracle returns it: "yyyy-MM-dd HH:mm:ss.ffffff+00".
+        DateTime t = DateTime.ParseExact(duckTimestamp[..26], "yyyy-MM-dd HH:mm:ss.ffffff", CultureInfo.InvariantCulture, DateTimeStyles.AdjustToUniversal | DateTimeStyles.AssumeUniversal);
+        return ExportOracle.Micros(t);
+    }
+}
