@@ -368,6 +368,11 @@ internal sealed class PdbModuleSourceInfo
             uint inlinee = BinaryPrimitives.ReadUInt32LittleEndian(data[pos..]);
             uint file = BinaryPrimitives.ReadUInt32LittleEndian(data[(pos + 4)..]);
             uint line = BinaryPrimitives.ReadUInt32LittleEndian(data[(pos + 8)..]);
+            if (line > 0xFFFFFF)
+            {
+                throw r.Error(at + pos + 8, string.Create(CultureInfo.InvariantCulture, $"an inlinee base line below 0x1000000 (24 bits, as in line records), found {line}"));
+            }
+
             pos += 12;
             if (signature == 1)
             {

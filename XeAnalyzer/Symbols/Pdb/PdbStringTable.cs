@@ -15,25 +15,24 @@ internal sealed class PdbStringTable
 
     private readonly byte[] _strings;
     private readonly MsfStream? _stream;
+    private readonly string _file;
     private readonly Dictionary<uint, string> _decoded = [];
     private readonly Lock _gate = new();
 
-    private PdbStringTable(byte[] strings, MsfStream? stream)
+    private PdbStringTable(byte[] strings, MsfStream? stream, string file)
     {
         _strings = strings;
         _stream = stream;
+        _file = file;
     }
 
-    /// <summary>An empty table (the PDB has no <c>/names</c> stream).</summary>
-    public static PdbStringTable Empty { get; } = new([], null);
-
-    /// <summary>Reads <c>/names</c>, or returns <see cref="Empty"/> when the named-stream map has no such entry.</summary>
+    /// <summary>Reads <c>/names</c>, or returns an empty table when the named-stream map has no such entry.</summary>
     public static PdbStringTable Read(PdbFile pdb)
     {
         int? index = FindNamedStream(pdb, "/names");
         if (index is not int i)
         {
-            return Empty;
+            return new PdbStringTable([], null, pdb.Name);
         }
 
         MsfStream stream = pdb.Msf.GetStream(i)
@@ -63,7 +62,7 @@ internal sealed class PdbStringTable
             throw stream.Error(8, Description, string.Create(CultureInfo.InvariantCulture, $"string bytes that fit in the {stream.Length - 12} bytes after the header, found a size of {size}"));
         }
 
-        return new PdbStringTable(stream.ReadRange(12, size, pdb.Limits.MaxStreamBytes, "/names strings"), stream);
+        return new PdbStringTable(stream.ReadRange(12, size, pdb.Limits.MaxStreamBytes, "/names strings"), stream, pdb.Name);
     }
 
     /// <summary>The NUL-terminated string at <paramref name="offset"/>.</summary>
@@ -80,7 +79,7 @@ internal sealed class PdbStringTable
             if (offset >= (uint)_strings.Length)
             {
                 throw _stream is null
-                    ? new InvalidPdbDataException(null, null, string.Create(CultureInfo.InvariantCulture, $"expected a /names string table for {user} (string offset {offset}), but the PDB has none"))
+                    ? new InvalidPdbDataException(_file, null, string.Create(CultureInfo.InvariantCulture, $"expected a /names string table for {user} (string offset {offset}), but the PDB has none"))
                     : _stream.Error(12, Description, string.Create(CultureInfo.InvariantCulture, $"a string offset below {_strings.Length} for {user}, found {offset}"));
             }
 
