@@ -157,7 +157,7 @@ internal sealed class FrameResolverPerCapture : IDisposable
         }
 
         FrameResolution r = session.ResolveAddress(address);
-        if (r.Text is string text)
+        if (r.TextWithInlineFrames is string text)
         {
             _resolved++;
             return text;

@@ -72,13 +72,25 @@ internal sealed class SymbolCommandOptions
         Description = "Frames without displacement (sqlmin.dll!Name). For stacks and diff a coarser bucketing: stacks that differ only by offsets within the same functions merge. Unresolved frames keep their module+offset.",
     };
 
+    public Option<bool> Lines { get; } = new("--lines")
+    {
+        Description = "Source file and line of frames resolved through private PDBs: engine/windbg 'sqlmin.dll!Name+0x1a9 [C:\\src\\x.cpp @ 123]', resolver 'sqlmin!Name+425<TAB>(C:\\src\\x.cpp:123)'. Public PDBs have none. Off by default (bucketing unchanged).",
+    };
+
+    public Option<bool> Inlines { get; } = new("--inlines")
+    {
+        Description = "Precede each frame in inlined code with its inline frames, innermost first, as '(Inline Function) sqlmin.dll!Inner+0x12' (private PDBs only).",
+    };
+
     private bool _frameOptionsAdded;
 
-    /// <summary>Adds <c>--frame-style</c> and <c>--no-offsets</c>.</summary>
+    /// <summary>Adds <c>--frame-style</c>, <c>--no-offsets</c>, <c>--lines</c> and <c>--inlines</c>.</summary>
     public void AddFrameOptions(Command command)
     {
         command.Options.Add(FrameStyle);
         command.Options.Add(NoOffsets);
+        command.Options.Add(Lines);
+        command.Options.Add(Inlines);
         _frameOptionsAdded = true;
     }
 
@@ -101,6 +113,8 @@ internal sealed class SymbolCommandOptions
             _ => ResolutionFrameStyle.Engine,
         },
         IncludeOffsets = !_frameOptionsAdded || !parse.GetValue(NoOffsets),
+        IncludeSourceLines = _frameOptionsAdded && parse.GetValue(Lines),
+        IncludeInlineFrames = _frameOptionsAdded && parse.GetValue(Inlines),
     };
 
     /// <summary>Adds the symbol-path options (<c>--symbols</c>, <c>--offline</c>, <c>--symbol-timeout</c>).</summary>
@@ -152,7 +166,26 @@ internal sealed class SymbolCommandOptions
             Offline = parse.GetValue(Offline),
             Timeout = timeout,
             ConnectTimeout = timeout < SymbolStoreOptions.Default.ConnectTimeout ? timeout : SymbolStoreOptions.Default.ConnectTimeout,
+            NameOnlyFolders = GetNameOnlyFolders(parse),
         };
+    }
+
+    /// <summary>
+    /// The folders the user named on this command line, where a PDB may be matched by name only when nothing identifies a module's
+    /// build: the plain folders of <c>--symbols</c> (not its <c>cache*</c> or <c>srv*</c> elements, nor <c>_NT_SYMBOL_PATH</c>, nor the
+    /// default cache) and the <c>--binaries</c> folders.
+    /// </summary>
+    public IReadOnlyList<string> GetNameOnlyFolders(ParseResult parse)
+    {
+        var folders = new List<string>();
+        string? text = parse.GetValue(Symbols);
+        if (!string.IsNullOrWhiteSpace(text))
+        {
+            folders.AddRange(SymbolPath.Parse(text).Elements.Where(e => e.Kind == SymbolPathElementKind.Folder).Select(e => e.Directory!));
+        }
+
+        folders.AddRange((parse.GetValue(Binaries) ?? []).Select(Path.GetFullPath));
+        return folders.Distinct(StringComparer.Ordinal).ToList().AsReadOnly();
     }
 
     /// <summary>The catalog entry of <c>--sql-build</c>, or <see langword="null"/> when no build was given.</summary>

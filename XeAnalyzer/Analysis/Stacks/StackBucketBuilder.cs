@@ -217,6 +217,7 @@ public sealed class StackBucketBuilder
                     }
 
                     resolved = new ResolvedCallstack(BinaryStack(sf), ImmutableCollectionsMarshal.AsImmutableArray(rf), sf.Length == 0 ? StackShape.NoFrames : StackShape.RawAddresses);
+                    frames = WithInlineFrames(frames, resolved, style);
                 }
                 else
                 {
@@ -237,6 +238,8 @@ public sealed class StackBucketBuilder
 
                         frames[i] = f;
                     }
+
+                    frames = WithInlineFrames(frames, resolved, style);
                 }
 
                 summary.Add(resolved);
@@ -831,6 +834,35 @@ public sealed class StackBucketBuilder
         }
 
         return s;
+    }
+
+    /// <summary>Each frame preceded by its inline frames (innermost first), when the resolver gives them (<c>--inlines</c>).</summary>
+    private BucketFrame[] WithInlineFrames(BucketFrame[] frames, ResolvedCallstack resolved, FrameStyle style)
+    {
+        int extra = 0;
+        foreach (ResolvedFrame r in resolved.Frames)
+        {
+            extra += r.Resolution.InlineFrames.Count;
+        }
+
+        if (extra == 0)
+        {
+            return frames;
+        }
+
+        var expanded = new BucketFrame[frames.Length + extra];
+        int k = 0;
+        for (int i = 0; i < frames.Length; i++)
+        {
+            foreach (FrameResolution inline in resolved.Frames[i].Resolution.InlineFrames)
+            {
+                expanded[k++] = Render(inline, resolved.Frames[i].Frame, style);
+            }
+
+            expanded[k++] = frames[i];
+        }
+
+        return expanded;
     }
 
     private BucketFrame Render(FrameResolution r, StackFrame frame, FrameStyle style)
