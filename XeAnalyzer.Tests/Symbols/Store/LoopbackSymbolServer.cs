@@ -35,6 +35,9 @@ internal sealed class ServedResponse
     public TimeSpan DelayBeforeHeaders { get; init; }
 
     public static ServedResponse NotFound { get; } = new() { Status = 404, Body = "not found"u8.ToArray() };
+
+    /// <summary>Extra header lines (name, value), e.g. a <c>Location</c> for a redirect.</summary>
+    public IReadOnlyList<(string Name, string Value)> Headers { get; init; } = [];
 }
 
 /// <summary>
@@ -64,6 +67,9 @@ internal sealed class LoopbackSymbolServer : IDisposable
 
     /// <summary>Special responses by path below <see cref="BaseUrl"/>; take precedence over <see cref="Files"/>.</summary>
     public ConcurrentDictionary<string, ServedResponse> Overrides { get; } = new(StringComparer.Ordinal);
+
+    /// <summary>Responses used once each, in order, by path below <see cref="BaseUrl"/>, before <see cref="Overrides"/> and <see cref="Files"/> (a first attempt that fails, then the real file).</summary>
+    public ConcurrentDictionary<string, ConcurrentQueue<ServedResponse>> Once { get; } = new(StringComparer.Ordinal);
 
     /// <summary>A response for every path (for "server down" cases); takes precedence over everything.</summary>
     public ServedResponse? Everything { get; set; }
@@ -149,6 +155,11 @@ internal sealed class LoopbackSymbolServer : IDisposable
         }
 
         string relative = Uri.UnescapeDataString(request.Path[prefix.Length..]);
+        if (Once.TryGetValue(relative, out ConcurrentQueue<ServedResponse>? queue) && queue.TryDequeue(out ServedResponse? first))
+        {
+            return first;
+        }
+
         if (Overrides.TryGetValue(relative, out ServedResponse? special))
         {
             return special;
@@ -204,6 +215,11 @@ internal sealed class LoopbackSymbolServer : IDisposable
         var head = new StringBuilder();
         head.Append(CultureInfo.InvariantCulture, $"HTTP/1.1 {response.Status} {Reason(response.Status)}\r\n");
         head.Append("Content-Type: application/octet-stream\r\n");
+        foreach ((string name, string value) in response.Headers)
+        {
+            head.Append(CultureInfo.InvariantCulture, $"{name}: {value}\r\n");
+        }
+
         if (response.Chunked)
         {
             head.Append("Transfer-Encoding: chunked\r\n");
@@ -251,6 +267,7 @@ internal sealed class LoopbackSymbolServer : IDisposable
     private static string Reason(int status) => status switch
     {
         200 => "OK",
+        302 => "Found",
         404 => "Not Found",
         500 => "Internal Server Error",
         503 => "Service Unavailable",
