@@ -1,3 +1,4 @@
+using XeAnalyzer.Capture;
 using System.Diagnostics;
 using System.Globalization;
 using XeAnalyzer.Analysis;
@@ -72,7 +73,8 @@ internal static class AnalysisBenchmarks
     {
         long length = new FileInfo(path).Length;
         var sw = Stopwatch.StartNew();
-        AnalysisInput input = AnalysisInput.Open([path]);
+        CaptureSource input = CaptureSource.Open([path]);
+        long events = 0;
         ReportDocument report;
         string chart;
         string summary;
@@ -80,7 +82,9 @@ internal static class AnalysisBenchmarks
         {
             case "latches":
             {
-                LatchAnalysisResult r = new LatchAnalysis().Analyze(input.ReadEvents(null, LatchAnalysis.EventNames));
+                AnalysisOutcome<LatchAnalysisResult> o = new LatchAnalysis().Analyze(input);
+                LatchAnalysisResult r = o.Result;
+                events = o.Read.EventsRead;
                 report = r.ToReport();
                 chart = ChartSvgWriter.ToSvg(r.ToBarChart());
                 summary = string.Create(Ic, $"acquires {r.AcquiredEvents:N0}, releases {r.ReleasedEvents:N0}, pairs {r.PairedReleases:N0}, outliers [{string.Join(",", r.Outliers.Select(o => o.Key))}], late {r.Ordering.LateEvents:N0}, out of order {r.Ordering.ArrivedOutOfOrder:N0}");
@@ -89,7 +93,9 @@ internal static class AnalysisBenchmarks
 
             case "memory":
             {
-                MemoryAnalysisResult r = new MemoryAnalysis().Analyze(input.ReadEvents(null, MemoryAnalysis.EventNames));
+                AnalysisOutcome<MemoryAnalysisResult> o = new MemoryAnalysis().Analyze(input);
+                MemoryAnalysisResult r = o.Result;
+                events = o.Read.EventsRead;
                 report = r.ToReport();
                 chart = ChartSvgWriter.ToSvg(r.ToLineChart());
                 summary = string.Create(Ic, $"peak {r.PeakPages:N0} pages, series {r.Total.PointsBeforeReduction:N0} -> {r.Total.Points.Count:N0} points, late {r.Ordering.LateEvents:N0}, out of order {r.Ordering.ArrivedOutOfOrder:N0}");
@@ -98,7 +104,9 @@ internal static class AnalysisBenchmarks
 
             default:
             {
-                WaitAnalysisResult r = new WaitAnalysis().Analyze(input.ReadEvents(null, WaitAnalysis.EventNames));
+                AnalysisOutcome<WaitAnalysisResult> o = new WaitAnalysis().Analyze(input);
+                WaitAnalysisResult r = o.Result;
+                events = o.Read.EventsRead;
                 report = r.ToReport();
                 chart = ChartSvgWriter.ToSvg(r.ToBarChart());
                 IReadOnlyList<PrecedingWait> pre = r.PrecededByFor("PAGEIOLATCH_SH");
@@ -111,7 +119,6 @@ internal static class AnalysisBenchmarks
         using var ms = new MemoryStream();
         new TextReportWriter().WriteAsync(report, ms).AsTask().GetAwaiter().GetResult();
         sw.Stop();
-        long events = input.EventsRead;
         using Process me = Process.GetCurrentProcess();
         me.Refresh();
         double s = sw.Elapsed.TotalSeconds;

@@ -1,3 +1,5 @@
+using XeAnalyzer.Analysis;
+using XeAnalyzer.Capture;
 using System.Diagnostics;
 using System.Globalization;
 using XeAnalyzer.Analysis.Stacks;
@@ -94,7 +96,7 @@ internal static class StacksBenchmark
             Offline = true,
             Binaries = ModuleBinaries.Scan([symbols]),
         });
-        StackBucketResult r = new StackBucketAnalysis().AnalyzeFiles([path], resolver);
+        StackBucketResult r = new StackBucketAnalysis().Analyze(CaptureSource.Open([path]), new AnalysisContext(resolver: resolver)).Result;
         TimeSpan analyzed = sw.Elapsed;
         string text = StackBucketWriter.ToText(r);
         using var ms = new MemoryStream();

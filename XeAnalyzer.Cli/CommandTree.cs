@@ -18,6 +18,7 @@ internal static class CommandTree
         root.Subcommands.Add(Commands.MemoryCommand.Create());
         root.Subcommands.Add(Commands.WaitsCommand.Create());
         root.Subcommands.Add(Commands.StacksCommand.Create());
+        root.Subcommands.Add(Commands.HistogramCommand.Create());
         root.Subcommands.Add(Commands.DiffCommand.Create());
         root.Subcommands.Add(Commands.ReportCommand.Create());
         root.Subcommands.Add(Commands.BatchCommand.Create());

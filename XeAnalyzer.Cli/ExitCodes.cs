@@ -1,3 +1,5 @@
+using XeAnalyzer.Analysis;
+
 namespace XeAnalyzer.Cli;
 
 /// <summary>Process exit codes of <c>xeanalyze</c> (documented in README.md).</summary>
@@ -20,4 +22,14 @@ internal static class ExitCodes
 
     /// <summary>A regression gate tripped (<c>diff --fail-if-grows</c>).</summary>
     public const int GateFailed = 5;
+
+    /// <summary>The exit code of an analysis status: the one mapping every command uses.</summary>
+    /// <param name="status">The status.</param>
+    /// <returns>0, 3 or 4.</returns>
+    public static int For(AnalysisStatus status) => status switch
+    {
+        AnalysisStatus.Partial => Partial,
+        AnalysisStatus.MissingData => MissingData,
+        _ => Ok,
+    };
 }

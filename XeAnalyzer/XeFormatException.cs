@@ -108,3 +108,34 @@ public sealed class InvalidTextInputException : XeFormatException
     {
     }
 }
+
+/// <summary>
+/// The one rule for "this file could not be read": a <see cref="XeFormatException"/> (malformed content) or an I/O or access
+/// failure. Places that turn a bad file into a reported problem (a damaged PDB, an unusable candidate) ask here, so the family
+/// is caught the same way everywhere; any other exception is a bug in XeAnalyzer and is left to surface.
+/// </summary>
+internal static class InputFailure
+{
+    /// <summary>Whether <paramref name="ex"/> means the input could not be read (as opposed to a bug).</summary>
+    public static bool IsReadFailure(Exception ex) => ex is XeFormatException or IOException or UnauthorizedAccessException;
+
+    /// <summary>
+    /// What went wrong, for a message that already names the file: the byte offset or line and the detail of a
+    /// <see cref="XeFormatException"/>, or the message of any other failure.
+    /// </summary>
+    public static string Describe(Exception ex)
+    {
+        if (ex is not XeFormatException f)
+        {
+            return ex.Message;
+        }
+
+        string where = f.Offset is long o ? string.Create(CultureInfo.InvariantCulture, $"byte offset {o} (0x{o:X}): ") : string.Empty;
+        if (f.Line is int l)
+        {
+            where += string.Create(CultureInfo.InvariantCulture, $"line {l}: ");
+        }
+
+        return where + f.Detail;
+    }
+}

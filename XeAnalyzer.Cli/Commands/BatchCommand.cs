@@ -2,6 +2,7 @@ using System.CommandLine;
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
+using XeAnalyzer.Capture;
 using XeAnalyzer.Analysis;
 using XeAnalyzer.Cli.Commands.Common;
 using XeAnalyzer.Reporting;

@@ -4,7 +4,8 @@ using XeAnalyzer.Analysis.Stacks;
 using XeAnalyzer.Cli.Commands.Common;
 using XeAnalyzer.Output;
 using XeAnalyzer.Symbols.Resolution;
-using XeAnalyzer.Xel;
+using XeAnalyzer.Analysis;
+using XeAnalyzer.Capture;
 
 namespace XeAnalyzer.Cli.Commands;
 
@@ -63,22 +64,24 @@ internal static class DiffCommand
 
             string b = parse.GetValue(baseInput)!;
             string n = parse.GetValue(newInput)!;
-            var diagnostics = new XelDiagnostics();
-            StackFileOptions fileOptions = common.FileOptions(parse, diagnostics);
+            var diagnostics = new CaptureDiagnostics();
             using var resolver = new CallstackResolver(common.ResolverOptions(parse, cancellationToken));
-            var analysis = new StackBucketAnalysis(common.BucketOptions(parse));
-            StackBucketResult baseResult = analysis.AnalyzeFiles([b], resolver, fileOptions, cancellationToken);
-            if (baseResult.MissingData is Analysis.MissingData bm)
+            AnalysisOutcome<StackBucketResult> baseOutcome = common.Analyze(parse, [b], resolver, diagnostics, cancellationToken);
+            if (baseOutcome.Explanation is string be)
             {
-                return StackCommandOptions.ReportMissing(bm, [b], fileOptions.Filter!, diagnostics, stdout, stderr, "base " + b);
+                CaptureCommandSupport.WriteMessage(be, stdout, stderr, "base " + b);
+                return CaptureCommandSupport.Finish(diagnostics, stderr, baseOutcome.Status);
             }
 
-            StackBucketResult newResult = analysis.AnalyzeFiles([n], resolver, fileOptions, cancellationToken);
-            if (newResult.MissingData is Analysis.MissingData nm)
+            AnalysisOutcome<StackBucketResult> newOutcome = common.Analyze(parse, [n], resolver, diagnostics, cancellationToken);
+            if (newOutcome.Explanation is string ne)
             {
-                return StackCommandOptions.ReportMissing(nm, [n], fileOptions.Filter!, diagnostics, stdout, stderr, "new " + n);
+                CaptureCommandSupport.WriteMessage(ne, stdout, stderr, "new " + n);
+                return CaptureCommandSupport.Finish(diagnostics, stderr, newOutcome.Status);
             }
 
+            StackBucketResult baseResult = baseOutcome.Result;
+            StackBucketResult newResult = newOutcome.Result;
             StackWeight w = StackCommandOptions.ParseWeight(parse.GetValue(weight));
             if (w == StackWeight.Duration && !baseResult.HasDurations && !newResult.HasDurations)
             {
@@ -136,7 +139,7 @@ internal static class DiffCommand
                 }
             }
 
-            int exit = CaptureCommandSupport.Finish(diagnostics, stderr);
+            int exit = CaptureCommandSupport.Finish(diagnostics, stderr, newOutcome.Status == Analysis.AnalysisStatus.Partial ? newOutcome.Status : baseOutcome.Status);
             if (gate is { Tripped: true })
             {
                 foreach (string reason in gate.Reasons)

@@ -1,6 +1,7 @@
 using System.CommandLine;
 using System.Diagnostics;
 using System.Globalization;
+using XeAnalyzer.Capture;
 using XeAnalyzer.Cli.Commands.Common;
 using XeAnalyzer.Export;
 using XeAnalyzer.Callstacks;
@@ -62,14 +63,20 @@ internal static class ExportCommand
 
             string[] names = parse.GetValue(eventNames) ?? [];
             IReadOnlyList<CaptureSet> sets = CaptureSet.Expand(parse.GetValue(captures)!);
-            var diag = new XelDiagnostics();
+            var diagnostics = new CaptureDiagnostics();
+            XelDiagnostics diag = diagnostics.Reader;
             using FrameResolverPerCapture? frames = parse.GetValue(resolve)
                 ? new FrameResolverPerCapture(new CallstackResolver(symbols.GetResolverOptions(parse, CancellationToken.None)), parse.GetValue(symbols.Modules))
                 : null;
             var options = new XelExportOptions
             {
                 FrameResolver = frames is null ? null : frames.Resolve,
-                ReadOptions = CaptureCommandSupport.ReadOptions(parse.GetValue(skip), diag, names.Length > 0 ? names : null),
+                ReadOptions = new XelReadOptions
+                {
+                    Integrity = parse.GetValue(skip) ? XelIntegrityHandling.SkipCorruptBuffers : XelIntegrityHandling.Strict,
+                    Diagnostics = diag,
+                    EventNames = names.Length > 0 ? names : null,
+                },
                 Parquet = new ParquetWriterOptions
                 {
                     RowGroupRows = rows ?? ParquetWriterOptions.Default.RowGroupRows,
@@ -100,7 +107,7 @@ internal static class ExportCommand
 
             frames?.WriteSummary(error);
             stdout.Flush();
-            int exit = CaptureCommandSupport.Finish(diag, error);
+            int exit = CaptureCommandSupport.Finish(diagnostics, error);
             if (result.Events == 0 && exit == ExitCodes.Ok)
             {
                 error.WriteLine("xeanalyze: no events to export" + (names.Length > 0 ? " (no event matches --event " + string.Join(", ", names) + ")" : string.Empty));

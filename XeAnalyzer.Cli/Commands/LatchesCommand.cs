@@ -40,32 +40,8 @@ internal static class LatchesCommand
                 OutlierThreshold = pct / 100,
                 Reorder = common.Reorder(parse),
             };
-            var analysis = new LatchAnalysis(options);
-            return common.Run(
-                parse,
-                output,
-                error,
-                LatchAnalysis.EventNames,
-                events => analysis.Analyze(events),
-                r => r.MissingData,
-                r => r.ToReport(),
-                (r, s) => ChartSvgWriter.WriteAsync(r.ToBarChart(), s),
-                r => Warnings(r));
+            return common.Run<LatchAnalysisResult>(parse, output, error, new LatchAnalysis(options), r => r.ToReport(), (r, s) => ChartSvgWriter.WriteAsync(r.ToBarChart(), s));
         }));
         return command;
-    }
-
-    private static IEnumerable<string> Warnings(LatchAnalysisResult r)
-    {
-        string late = AnalysisCommandOptions.OrderingWarning(r.Ordering);
-        if (late.Length > 0)
-        {
-            yield return late;
-        }
-
-        if (r.AcquiresWithoutScheduler > 0)
-        {
-            yield return r.AcquiresWithoutScheduler.ToString("N0", CultureInfo.InvariantCulture) + " latch_acquired events lack sqlos.scheduler_id and are not in the per-scheduler tally";
-        }
     }
 }

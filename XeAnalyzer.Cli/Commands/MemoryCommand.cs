@@ -31,12 +31,12 @@ internal static class MemoryCommand
                 throw new UsageException("--pages-field: expected a field name");
             }
 
-            var analysis = new MemoryAnalysis(new MemoryAnalysisOptions
+            var options = new MemoryAnalysisOptions
             {
                 PagesField = field ?? MemoryAnalysisOptions.Default.PagesField,
                 ByClerk = parse.GetValue(byClerk),
                 Reorder = common.Reorder(parse),
-            });
+            };
             string? seriesPath = parse.GetValue(series);
             StreamWriter? csv = null;
             try
@@ -50,16 +50,7 @@ internal static class MemoryCommand
                     onPoint = p => WritePoint(w, p);
                 }
 
-                return common.Run(
-                    parse,
-                    output,
-                    error,
-                    MemoryAnalysis.EventNames,
-                    events => analysis.Analyze(events, onPoint),
-                    r => r.MissingData,
-                    r => r.ToReport(),
-                    (r, s) => ChartSvgWriter.WriteAsync(r.ToLineChart(), s),
-                    r => Warnings(r));
+                return common.Run<MemoryAnalysisResult>(parse, output, error, new MemoryAnalysis(options, onPoint), r => r.ToReport(), (r, s) => ChartSvgWriter.WriteAsync(r.ToLineChart(), s));
             }
             finally
             {
@@ -102,18 +93,4 @@ internal static class MemoryCommand
 
     private static string Csv(string s) =>
         s.AsSpan().IndexOfAny(",\"\r\n") >= 0 ? "\"" + s.Replace("\"", "\"\"", StringComparison.Ordinal) + "\"" : s;
-
-    private static IEnumerable<string> Warnings(MemoryAnalysisResult r)
-    {
-        string late = AnalysisCommandOptions.OrderingWarning(r.Ordering);
-        if (late.Length > 0)
-        {
-            yield return late;
-        }
-
-        if (r.Ordering.EventsWithoutSequence > 0)
-        {
-            yield return r.Ordering.EventsWithoutSequence.ToString("N0", CultureInfo.InvariantCulture) + " events lack package0.event_sequence: ties on timestamp follow file order (add ACTION (package0.event_sequence) to the session)";
-        }
-    }
 }

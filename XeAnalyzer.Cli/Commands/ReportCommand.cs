@@ -1,6 +1,6 @@
 using System.CommandLine;
 using System.Globalization;
-using XeAnalyzer.Analysis;
+using XeAnalyzer.Capture;
 using XeAnalyzer.Cli.Commands.Common;
 using XeAnalyzer.Reporting;
 using XeAnalyzer.Symbols.Resolution;
@@ -49,15 +49,14 @@ internal static class ReportCommand
             var options = new ReportOptions
             {
                 Filter = filter,
-                Input = InputOptions(parse.GetValue(skip)),
+                Input = InputOptions(parse.GetValue(skip), parse.GetValue(symbols.Modules)),
                 Resolver = resolver,
-                ModuleList = parse.GetValue(symbols.Modules),
             };
             CaptureReport report = CaptureReporter.Run(parse.GetValue(inputs)!, options, cancellationToken);
             report.WriteAsync(dir, cancellationToken).GetAwaiter().GetResult();
 
             stdout.WriteLine(Path.Combine(dir, "index.html"));
-            foreach (ReportAnalysisEntry a in report.Analyses)
+            foreach (ReportAnalysisEntry a in report.Analyses.Where(a => !a.Outcome.IsNotApplicable))
             {
                 stdout.WriteLine(a.Outcome.IsPossible
                     ? string.Create(CultureInfo.InvariantCulture, $"  {a.Key}: done ({a.Outcome.EventsUsed:N0} events)")
@@ -69,14 +68,6 @@ internal static class ReportCommand
             foreach (string w in report.Warnings)
             {
                 error.WriteLine("xeanalyze: warning: " + w);
-            }
-
-            foreach (ReportAnalysisEntry a in report.Completed)
-            {
-                foreach (string w in a.Outcome.Warnings)
-                {
-                    error.WriteLine("xeanalyze: warning: " + a.Key + ": " + w);
-                }
             }
 
             switch (report.Status)
@@ -91,7 +82,7 @@ internal static class ReportCommand
                     }
 
                     error.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                        $"xeanalyze: partial result: {report.Read.SkippedBuffers} damaged buffer(s) skipped, {report.Read.IncompleteBuffers} incomplete final buffer(s), {report.Read.UndecodableEvents} undecodable event(s)"));
+                        $"xeanalyze: partial result: {report.Read.SkippedBuffers} damaged buffer(s) skipped, {report.Read.IncompleteBuffers} incomplete final buffer(s), {report.Read.UndecodableEvents} undecodable event(s), {report.Read.EventsLeftOut} event(s) left out"));
                     return ExitCodes.Partial;
                 default:
                     return ExitCodes.Ok;
@@ -101,9 +92,10 @@ internal static class ReportCommand
     }
 
     /// <summary>Reader options: strict, or skipping damaged buffers.</summary>
-    internal static AnalysisInputOptions InputOptions(bool skipCorrupt) => new()
+    internal static CaptureReadOptions InputOptions(bool skipCorrupt, string? modules = null) => new()
     {
         Integrity = skipCorrupt ? XelIntegrityHandling.SkipCorruptBuffers : XelIntegrityHandling.Strict,
+        ModuleMapPath = modules,
     };
 
     /// <summary>The resolver of the symbol options (as <c>resolve</c> makes it: default symbol path is the default cache, no network).</summary>

@@ -1,5 +1,6 @@
 using System.CommandLine;
 using System.Text;
+using XeAnalyzer.Capture;
 using XeAnalyzer.Callstacks;
 using XeAnalyzer.Cli.Commands.Common;
 using XeAnalyzer.Symbols.Resolution;

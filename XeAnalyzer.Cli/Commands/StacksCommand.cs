@@ -3,7 +3,8 @@ using XeAnalyzer.Analysis.Stacks;
 using XeAnalyzer.Cli.Commands.Common;
 using XeAnalyzer.Output;
 using XeAnalyzer.Symbols.Resolution;
-using XeAnalyzer.Xel;
+using XeAnalyzer.Analysis;
+using XeAnalyzer.Capture;
 
 namespace XeAnalyzer.Cli.Commands;
 
@@ -16,11 +17,7 @@ internal static class StacksCommand
 {
     public static Command Create()
     {
-        var inputs = new Argument<string[]>("input")
-        {
-            Description = "Capture files (.xel), rollover sets, folders, globs, or target-data XML (histogram on package0.callstack, ring_buffer, event lists).",
-            Arity = ArgumentArity.OneOrMore,
-        };
+        Argument<string[]> inputs = new CaptureInputOptions().Inputs;
         var format = new Option<string>("--format")
         {
             Description = "text (default: per bucket its count and share, then the frames leaf first, then the resolution summary), csv (one row per bucket, frames separated by line feeds inside a quoted field), json, folded (FlameGraph), speedscope, svg (flame graph) or html.",
@@ -51,13 +48,15 @@ internal static class StacksCommand
                 throw new UsageException("--top and --min-count: expected 0 or more");
             }
 
-            var diagnostics = new XelDiagnostics();
-            StackFileOptions fileOptions = common.FileOptions(parse, diagnostics);
+            var diagnostics = new CaptureDiagnostics();
             using var resolver = new CallstackResolver(common.ResolverOptions(parse, cancellationToken));
-            StackBucketResult full = new StackBucketAnalysis(common.BucketOptions(parse)).AnalyzeFiles(files, resolver, fileOptions, cancellationToken);
-            if (full.MissingData is Analysis.MissingData m)
+            AnalysisOutcome<StackBucketResult> outcome = common.Analyze(parse, files, resolver, diagnostics, cancellationToken);
+            StackBucketResult full = outcome.Result;
+            EventFilter filter = outcome.Read.Filter;
+            if (outcome.Explanation is string explanation)
             {
-                return StackCommandOptions.ReportMissing(m, files, fileOptions.Filter!, diagnostics, stdout, stderr);
+                CaptureCommandSupport.WriteMessage(explanation, stdout, stderr);
+                return CaptureCommandSupport.Finish(diagnostics, stderr, outcome.Status);
             }
 
             StackWeight w = StackCommandOptions.ParseWeight(parse.GetValue(weight));
@@ -70,7 +69,7 @@ internal static class StacksCommand
             StackBucketResult result = full.Filter(topN, min);
             string fmt = parse.GetValue(format) ?? "text";
             string? outPath = parse.GetValue(output);
-            string label = "Input: " + StackCommandOptions.Label(files) + (fileOptions.Filter!.IsEmpty ? string.Empty : ". Filter: " + fileOptions.Filter) + ".";
+            string label = "Input: " + StackCommandOptions.Label(files) + (filter.IsEmpty ? string.Empty : ". Filter: " + filter) + ".";
             CaptureCommandSupport.WriteOutput(outPath, stdout, stream =>
             {
                 switch (fmt)
@@ -121,11 +120,11 @@ internal static class StacksCommand
 
                 foreach (string warning in result.Warnings.Except(result.Inputs.SelectMany(i => i.Warnings), StringComparer.Ordinal))
                 {
-                    stderr.WriteLine("xeanalyze: warning: " + warning);
+                    diagnostics.Warn(warning);
                 }
             }
 
-            return CaptureCommandSupport.Finish(diagnostics, stderr);
+            return CaptureCommandSupport.Finish(diagnostics, stderr, outcome.Status);
         })));
         return command;
     }

@@ -93,6 +93,11 @@ internal static class SymbolsCommand
                 }
             }
 
+            foreach (string problem in locator.GetServerProblems())
+            {
+                error.WriteLine("xeanalyze: warning: symbol server skipped: " + problem);
+            }
+
             if (missing > 0)
             {
                 error.WriteLine(string.Create(CultureInfo.InvariantCulture, $"xeanalyze: {missing} of {results.Count} PDB(s) could not be fetched"));

@@ -18,26 +18,8 @@ internal static class WaitsCommand
         command.SetAction(parse => CaptureCommandSupport.Run(parse, (output, error) =>
         {
             var analysis = new WaitAnalysis(new WaitAnalysisOptions { Reorder = common.Reorder(parse) });
-            return common.Run(
-                parse,
-                output,
-                error,
-                WaitAnalysis.EventNames,
-                events => analysis.Analyze(events),
-                r => r.MissingData,
-                r => r.ToReport(),
-                (r, s) => ChartSvgWriter.WriteAsync(r.ToBarChart(), s),
-                r => Warnings(r));
+            return common.Run<WaitAnalysisResult>(parse, output, error, analysis, r => r.ToReport(), (r, s) => ChartSvgWriter.WriteAsync(r.ToBarChart(), s));
         }));
         return command;
-    }
-
-    private static IEnumerable<string> Warnings(WaitAnalysisResult r)
-    {
-        string late = AnalysisCommandOptions.OrderingWarning(r.Ordering);
-        if (late.Length > 0)
-        {
-            yield return late;
-        }
     }
 }

@@ -1,4 +1,5 @@
 using XeAnalyzer.Analysis;
+using XeAnalyzer.Capture;
 using XeAnalyzer.Cli;
 using XeAnalyzer.Events;
 using XeAnalyzer.TargetData;
@@ -22,7 +23,7 @@ public sealed class AnalysisVectorTests
         bool end = w.GetField("opcode").MapText == "End";
         long duration = (long)w.GetField("duration").AsUInt64();
 
-        WaitAnalysisResult r = new WaitAnalysis().Analyze(AnalysisInput.Open([path]).ReadEvents(null, WaitAnalysis.EventNames));
+        WaitAnalysisResult r = new WaitAnalysis().Analyze(CaptureSource.Open([path])).Result;
         Assert.That(r.IsComplete, Is.True);
         Assert.That(r.WaitInfoEvents, Is.EqualTo(1));
         Assert.That(r.ByWaitType.Single().WaitType, Is.EqualTo(type));
@@ -49,11 +50,11 @@ public sealed class AnalysisVectorTests
     }
 
     [Test]
-    public void AnalysisInput_ConvertsEveryRingBufferEvent_OfOomRingBuffer()
+    public void CaptureSource_ConvertsEveryRingBufferEvent_OfOomRingBuffer()
     {
         string path = TestPaths.RequireVector("target-xml", "oom_ring_buffer.xml");
         TargetEvent[] expected = [.. TargetDataReader.ReadFile(path).OfType<TargetEvent>()];
-        XEvent[] converted = [.. AnalysisInput.Open([path]).ReadEvents()];
+        XEvent[] converted = [.. CaptureSource.Open([path]).ReadEvents()];
         Assert.That(converted, Has.Length.EqualTo(expected.Length));
         for (int i = 0; i < expected.Length; i++)
         {

@@ -1,5 +1,6 @@
 using System.Globalization;
 using XeAnalyzer.Analysis;
+using XeAnalyzer.Capture;
 using XeAnalyzer.Events;
 using static XeAnalyzer.Tests.Analysis.AnalysisCaptures;
 

@@ -1,4 +1,5 @@
 using XeAnalyzer.Analysis;
+using XeAnalyzer.Capture;
 using XeAnalyzer.Events;
 using static XeAnalyzer.Tests.Analysis.AnalysisCaptures;
 

@@ -1,4 +1,5 @@
 using XeAnalyzer.Analysis;
+using XeAnalyzer.Capture;
 
 namespace XeAnalyzer.Tests.Analysis;
 

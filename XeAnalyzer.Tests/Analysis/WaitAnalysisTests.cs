@@ -1,4 +1,6 @@
+using XeAnalyzer.Output;
 using XeAnalyzer.Analysis;
+using XeAnalyzer.Capture;
 using XeAnalyzer.Events;
 using static XeAnalyzer.Tests.Analysis.AnalysisCaptures;
 
@@ -143,7 +145,32 @@ public sealed class WaitAnalysisTests
     public void ToReport_HasEverySection()
     {
         WaitAnalysisResult r = new WaitAnalysis().Analyze([_c.Wait(Ms(1), "LATCH_EX", "End", 4, W1, scheduler: 1, seq: 1)]);
-        Assert.That(r.ToReport().Sections.Select(s => s.Title), Is.EqualTo(new[] { "Summary", "By wait type", "By scheduler", "Begin/End pairs", "Preceded by" }));
+        Assert.That(r.ToReport().Sections.Select(s => s.Title), Is.EqualTo(new[] { "Summary", "By wait type", "Wait resources", "By scheduler", "Begin/End pairs", "Preceded by" }));
         Assert.That(r.ToBarChart().Categories, Is.EqualTo(new[] { "LATCH_EX" }));
+    }
+
+    [Test]
+    public void Analyze_FieldsTheSchemaLacks_AreNotApplicable_NeverZero()
+    {
+        // wait_info_external has no signal_duration and no wait_resource on real builds (the fixture's schema follows them).
+        WaitAnalysisResult r = new WaitAnalysis().Analyze(
+        [
+            _c.Wait(Ms(1), "PREEMPTIVE_HTTP_REQUEST", "End", 3, W1, scheduler: 1, seq: 1, external: true),
+            _c.Wait(Ms(2), "LATCH_EX", "End", 4, W1, scheduler: 1, seq: 2, signal: 1),
+            _c.Completed(Ms(3), "PAGEIOLATCH_SH", 9, W1, scheduler: 1, seq: 3, signal: 2),
+        ]);
+        Assert.That(r.ByWaitType.Single(w => w.WaitType == "PREEMPTIVE_HTTP_REQUEST").TotalSignalDurationMs, Is.Null);
+        Assert.That(r.ByWaitType.Single(w => w.WaitType == "LATCH_EX").TotalSignalDurationMs, Is.EqualTo(1));
+        Assert.That(r.ByWaitType.Single(w => w.WaitType == "PAGEIOLATCH_SH").TotalSignalDurationMs, Is.EqualTo(2));
+        Assert.That(r.HasWaitResource, Is.True);
+        Assert.That(r.TopResources.Select(x => (x.WaitType, x.Resource, x.Waits)), Is.EqualTo(new[] { ("LATCH_EX", (string?)"0x0000000000000000", 1L) }),
+            "only wait_info's schema has wait_resource here; wait_info_external and this wait_completed do not");
+        Assert.That(r.Results.Select(x => (x.WaitType, x.Result, x.Waits)), Is.EqualTo(new[] { ("PAGEIOLATCH_SH", "0", 1L) }));
+
+        ReportTable byType = r.ToReport().Sections.Single(s => s.Title == "By wait type").Blocks.OfType<ReportTable>().Single();
+        int signal = byType.Columns.ToList().FindIndex(c => c.Name == "signal ms");
+        TableCell cell = byType.Rows.Single(row => row[0].Text == "PREEMPTIVE_HTTP_REQUEST")[signal];
+        Assert.That(cell.IsNotApplicable, Is.True);
+        Assert.That(cell.ToString(), Is.EqualTo("n/a"));
     }
 }

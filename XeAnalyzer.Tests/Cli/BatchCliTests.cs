@@ -67,7 +67,7 @@ public sealed class BatchCliTests
         Assert.That(summary.GetProperty("totals").GetProperty("ok").GetInt32(), Is.EqualTo(7));
         Assert.That(summary.GetProperty("totals").GetProperty("nothing-to-analyse").GetInt32(), Is.Zero);
         Assert.That(captures["xml/latch_nesting_full.histogram.xml"].GetProperty("analyses").EnumerateArray().Where(a => a.GetProperty("status").GetString() == "done").Select(a => a.GetProperty("key").GetString()),
-            Is.EqualTo(new[] { "stacks" }), "a histogram target holds stack buckets only");
+            Is.EqualTo(new[] { "targets", "stacks", "symbols" }), "a callstack histogram: its target table, its stack buckets and their symbolization (no event analysis)");
         Assert.That(captures["latch/latch_nesting_full_0_133601526724170000.xel"].GetProperty("events").GetInt64(), Is.EqualTo(SampleData.Figure(SampleData.Figures(SampleData.Latch), "events")));
         Assert.That(captures["variants/latch_every_other_0_133601526724170000.xel"].GetProperty("events").GetInt64(), Is.EqualTo(6043 / 2), "every other event of 6,043");
         Assert.That(captures["variants/waits_copy_0_133601526724170000.xel"].GetProperty("eventsByName").ToString(),
@@ -99,6 +99,8 @@ public sealed class BatchCliTests
         Directory.CreateDirectory(bad);
         byte[] sample = File.ReadAllBytes(SampleData.CapturePath(SampleData.Latch));
         File.WriteAllBytes(Path.Combine(bad, "cut_header.xel"), sample.AsSpan(0, 4).ToArray());
+        File.WriteAllBytes(Path.Combine(bad, "cut_in_header.xel"), sample.AsSpan(0, 300).ToArray());
+        File.WriteAllBytes(Path.Combine(bad, "header_8_bytes.xel"), sample.AsSpan(0, 8).ToArray());
         byte[] flipped = (byte[])sample.Clone();
         flipped.AsSpan(200_000, 400).Fill(0xAB);
         File.WriteAllBytes(Path.Combine(bad, "damaged.xel"), flipped);
@@ -115,6 +117,8 @@ public sealed class BatchCliTests
         var expectedReasons = new Dictionary<string, string>
         {
             ["bad/cut_header.xel"] = "expected an 8-byte .xel file header",
+            ["bad/cut_in_header.xel"] = "byte offset 300 (0x12C): expected a 512-byte .xel file header",
+            ["bad/header_8_bytes.xel"] = "byte offset 8 (0x8): expected a 512-byte .xel file header",
             ["bad/damaged.xel"] = "byte offset",
             ["bad/notes.xel"] = "expected the .xel magic",
             ["bad/app.config.xml"] = "expected Extended Events target data",

@@ -15,6 +15,29 @@ internal static partial class SampleData
     public const string Latch = "latch_nesting_full";
     public const string Memory = "cci_insert_memory";
     public const string Waits = "blob_storage_waits";
+    public const string RingBuffer = "ring_buffer_waits";
+    public const string SystemHealth = "system_health_stacks";
+
+    /// <summary>sample-xel/ring_buffer_waits/ring_buffer_waits.ring_buffer.xml: sample 5's events as ring_buffer target XML.</summary>
+    public static string RingBufferXmlPath => Path.Combine(TestPaths.Samples, RingBuffer, RingBuffer + ".ring_buffer.xml");
+
+    /// <summary>sample-xel/latch_nesting_full_counter/latch_nesting_full.event_counter.xml: the event_counter target of SEED-STACKS §1.</summary>
+    public static string EventCounterPath => Path.Combine(TestPaths.Samples, "latch_nesting_full_counter", "latch_nesting_full.event_counter.xml");
+
+    /// <summary>sample-xel/latch_nesting_full_histogram/latch_nesting_full.histogram.xml: the callstack histogram (module+offset frames).</summary>
+    public static string CallstackHistogramPath => Path.Combine(TestPaths.Samples, "latch_nesting_full_histogram", "latch_nesting_full.histogram.xml");
+
+    /// <summary>The memory_clerk_name histogram of sample 2 (page_freed of session 64).</summary>
+    public static string ClerkHistogramPath => Path.Combine(TestPaths.Samples, "cci_insert_memory_histogram", "cci_insert_memory.page_freed.memory_clerk_name.histogram.xml");
+
+    /// <summary>The wait_type histogram of sample 3 (slot values are map keys).</summary>
+    public static string WaitTypeHistogramPath => Path.Combine(TestPaths.Samples, "blob_storage_waits_histogram", "blob_storage_waits.wait_type.histogram.xml");
+
+    /// <summary>The sys.dm_xe_map_values rows that go with <see cref="WaitTypeHistogramPath"/>.</summary>
+    public static string MapValuesPath => Path.Combine(TestPaths.Samples, "blob_storage_waits_histogram", "blob_storage_waits.map_values.tsv");
+
+    /// <summary><c>sample-xel/expected/&lt;name&gt;</c>.</summary>
+    public static string Expected(string name) => Path.Combine(TestPaths.Samples, "expected", name);
 
     [GeneratedRegex(@"^(?<set>.+)_0_(?<ft>[0-9]{18})\.xel$")]
     public static partial Regex RolloverName();

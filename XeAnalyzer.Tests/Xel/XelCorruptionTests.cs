@@ -63,10 +63,13 @@ public sealed class XelCorruptionTests
                 (List<string>? events, InvalidXelDataException? error, XelDiagnostics diag) = Read(full[..cut], mode);
                 if (events is null)
                 {
-                    // Only a file too short for its header, or a cut inside the first metadata, may throw.
-                    Assert.That(cut, Is.LessThan(8), "a truncated file threw: " + error!.Message);
+                    // Only a file cut inside its 512-byte file header may throw (it is damaged, not an empty capture), at the cut.
+                    Assert.That(cut, Is.LessThan(512), "a truncated file threw: " + error!.Message);
+                    Assert.That(error.Offset, Is.EqualTo(cut), error.Message);
                     continue;
                 }
+
+                Assert.That(cut, Is.GreaterThanOrEqualTo(512), "a file cut inside its header must not read as an empty capture");
 
                 Assert.That(events, Is.EqualTo(all.Take(events.Count)), "cut at " + cut);
                 if (cut > 512 && events.Count < all.Length && !boundaries.Contains(cut))

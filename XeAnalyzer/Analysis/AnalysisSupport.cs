@@ -1,4 +1,5 @@
 using System.Globalization;
+using XeAnalyzer.Capture;
 using XeAnalyzer.Events;
 using XeAnalyzer.Output;
 
@@ -47,6 +48,38 @@ internal static class AnalysisSupport
         }
 
         cancellationToken.ThrowIfCancellationRequested();
+    }
+
+    /// <summary>Whether a type's short name is one of <paramref name="names"/>.</summary>
+    public static bool NameIn(IReadOnlyList<string> names, XeEventType type)
+    {
+        foreach (string n in names)
+        {
+            if (string.Equals(n, type.Name, StringComparison.Ordinal))
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    /// <summary>The non-empty texts, as a list.</summary>
+    public static IReadOnlyList<string> Warnings(params string?[] texts) => Array.AsReadOnly(texts.Where(t => !string.IsNullOrEmpty(t)).Select(t => t!).ToArray());
+
+    /// <summary>The warning for events that arrived later than the reorder window, or <see langword="null"/>.</summary>
+    public static string? LateWarning(OrderingStatistics o) =>
+        o.LateEvents > 0
+            ? o.LateEvents.ToString("N0", CultureInfo.InvariantCulture) + " events arrived later than the reorder window allows (--reorder-window/--reorder-max) and were processed out of time order"
+            : null;
+
+    /// <summary>Adds an analysis's warnings to the run's diagnostics, prefixed with the analysis's key.</summary>
+    public static void Report(IEnumerable<string> warnings, string key, Capture.CaptureDiagnostics diagnostics)
+    {
+        foreach (string w in warnings)
+        {
+            diagnostics.Warn(key + ": " + w);
+        }
     }
 
     public static string Hex(ulong v) => "0x" + v.ToString("X16", CultureInfo.InvariantCulture);

@@ -1,3 +1,4 @@
+using XeAnalyzer.Capture;
 using XeAnalyzer.Events;
 
 namespace XeAnalyzer.Analysis;
@@ -71,7 +72,7 @@ public sealed class LatchAnalysisOptions
 /// <para>Memory is bounded: the reorder window, the pending acquires (<see cref="LatchAnalysisOptions.MaxPendingAcquires"/>), and
 /// one histogram per latch class.</para>
 /// </remarks>
-public sealed class LatchAnalysis
+public sealed class LatchAnalysis : ICaptureAnalysis
 {
     private const ulong NoScheduler = ulong.MaxValue;
 
@@ -87,6 +88,40 @@ public sealed class LatchAnalysis
 
     /// <summary>The options.</summary>
     public LatchAnalysisOptions Options { get; }
+
+    /// <inheritdoc/>
+    IReadOnlyCollection<string>? ICaptureAnalysis.EventNames => EventNames;
+
+    /// <inheritdoc/>
+    public IAnalysisRun Start(AnalysisContext context)
+    {
+        ArgumentNullException.ThrowIfNull(context);
+        return new Run(new State(Options), context);
+    }
+
+    /// <summary>Reads the inputs once and runs the analysis over them.</summary>
+    /// <param name="source">The inputs.</param>
+    /// <param name="context">The filter and diagnostics; <see langword="null"/> for no filter.</param>
+    /// <param name="cancellationToken">Stops the read.</param>
+    /// <returns>The outcome: the result, its status and the explanation of missing data.</returns>
+    /// <exception cref="XeFormatException">An input is malformed.</exception>
+    /// <exception cref="IOException">An input cannot be read.</exception>
+    public AnalysisOutcome<LatchAnalysisResult> Analyze(CaptureSource source, AnalysisContext? context = null, CancellationToken cancellationToken = default) =>
+        AnalysisOutcome.Run<LatchAnalysisResult>(source, this, context, cancellationToken);
+
+    private sealed class Run(State state, AnalysisContext context) : IAnalysisRun
+    {
+        public bool Accepts(XeEventType eventType, XeActionSet actions) => AnalysisSupport.NameIn(EventNames, eventType);
+
+        public void Add(XEvent e) => state.Add(e);
+
+        public IAnalysisResult Complete(CaptureReadSummary read, CancellationToken cancellationToken)
+        {
+            LatchAnalysisResult result = state.Finish();
+            AnalysisSupport.Report(result.Warnings, "latches", context.Diagnostics);
+            return result;
+        }
+    }
 
     /// <summary>Runs the analysis over a stream of events.</summary>
     /// <param name="events">The events (any order; other events are ignored).</param>

@@ -12,7 +12,7 @@ namespace XeAnalyzer.Analysis;
 public sealed record LatchHoldTimes(string LatchClass, DistributionSummary Elapsed, DistributionSummary? DurationField, long UnpairedAcquires, long UnpairedReleases);
 
 /// <summary>The result of <see cref="LatchAnalysis"/>. Immutable.</summary>
-public sealed class LatchAnalysisResult
+public sealed class LatchAnalysisResult : IAnalysisResult
 {
     internal LatchAnalysisResult(
         MissingData? missingData,
@@ -134,6 +134,11 @@ public sealed class LatchAnalysisResult
 
     /// <summary>How disordered the input was.</summary>
     public OrderingStatistics Ordering { get; }
+
+    /// <summary>Warnings about the result: events later than the reorder window, acquires without a scheduler.</summary>
+    public IReadOnlyList<string> Warnings => AnalysisSupport.Warnings(
+        AnalysisSupport.LateWarning(Ordering),
+        AcquiresWithoutScheduler > 0 ? AcquiresWithoutScheduler.ToString("N0", System.Globalization.CultureInfo.InvariantCulture) + " latch_acquired events lack sqlos.scheduler_id and are not in the per-scheduler tally" : null);
 
     /// <summary>The outlier threshold used (a fraction).</summary>
     public double OutlierThreshold { get; }

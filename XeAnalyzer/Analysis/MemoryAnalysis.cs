@@ -1,3 +1,4 @@
+using XeAnalyzer.Capture;
 using System.Numerics;
 using XeAnalyzer.Events;
 
@@ -74,23 +75,64 @@ public readonly record struct MemoryPoint(DateTime Time, ulong? EventSequence, b
 /// the capture. Use the point callback of <see cref="Analyze(IEnumerable{XEvent}, Action{MemoryPoint}?, CancellationToken)"/> to
 /// write every step.</para>
 /// </remarks>
-public sealed class MemoryAnalysis
+public sealed class MemoryAnalysis : ICaptureAnalysis
 {
     /// <summary>Bytes per page (SQL Server pages are 8 KB).</summary>
     public const int PageSize = 8192;
 
     /// <summary>Creates the analysis.</summary>
     /// <param name="options">Options; <see langword="null"/> for <see cref="MemoryAnalysisOptions.Default"/>.</param>
-    public MemoryAnalysis(MemoryAnalysisOptions? options = null)
+    /// <param name="onPoint">
+    /// Called for each allocation or free of a run started by <see cref="Start"/>, in (timestamp, event_sequence) order (for example to
+    /// write the series); <see langword="null"/> for none.
+    /// </param>
+    public MemoryAnalysis(MemoryAnalysisOptions? options = null, Action<MemoryPoint>? onPoint = null)
     {
         Options = options ?? MemoryAnalysisOptions.Default;
+        _onPoint = onPoint;
     }
+
+    private readonly Action<MemoryPoint>? _onPoint;
 
     /// <summary>The events this analysis reads (short names), for the reader's name filter.</summary>
     public static IReadOnlyList<string> EventNames { get; } = ["page_allocated", "page_freed"];
 
     /// <summary>The options.</summary>
     public MemoryAnalysisOptions Options { get; }
+
+    /// <inheritdoc/>
+    IReadOnlyCollection<string>? ICaptureAnalysis.EventNames => EventNames;
+
+    /// <inheritdoc/>
+    public IAnalysisRun Start(AnalysisContext context)
+    {
+        ArgumentNullException.ThrowIfNull(context);
+        return new Run(new State(Options, _onPoint), context);
+    }
+
+    /// <summary>Reads the inputs once and runs the analysis over them.</summary>
+    /// <param name="source">The inputs.</param>
+    /// <param name="context">The filter and diagnostics; <see langword="null"/> for no filter.</param>
+    /// <param name="cancellationToken">Stops the read.</param>
+    /// <returns>The outcome: the result, its status and the explanation of missing data.</returns>
+    /// <exception cref="XeFormatException">An input is malformed.</exception>
+    /// <exception cref="IOException">An input cannot be read.</exception>
+    public AnalysisOutcome<MemoryAnalysisResult> Analyze(CaptureSource source, AnalysisContext? context = null, CancellationToken cancellationToken = default) =>
+        AnalysisOutcome.Run<MemoryAnalysisResult>(source, this, context, cancellationToken);
+
+    private sealed class Run(State state, AnalysisContext context) : IAnalysisRun
+    {
+        public bool Accepts(XeEventType eventType, XeActionSet actions) => AnalysisSupport.NameIn(EventNames, eventType);
+
+        public void Add(XEvent e) => state.Add(e);
+
+        public IAnalysisResult Complete(CaptureReadSummary read, CancellationToken cancellationToken)
+        {
+            MemoryAnalysisResult result = state.Finish();
+            AnalysisSupport.Report(result.Warnings, "memory", context.Diagnostics);
+            return result;
+        }
+    }
 
     /// <summary>Runs the analysis.</summary>
     /// <param name="events">The events (any order; other events are ignored).</param>

@@ -29,7 +29,7 @@ public sealed record PageCountFrequency(long Pages, long Events, double Share, b
 public sealed record RunningTotalSeries(string Name, IReadOnlyList<SeriesPoint> Points, long PointsBeforeReduction);
 
 /// <summary>The result of <see cref="MemoryAnalysis"/>. Immutable.</summary>
-public sealed class MemoryAnalysisResult
+public sealed class MemoryAnalysisResult : IAnalysisResult
 {
     internal MemoryAnalysisResult(
         MissingData? missingData,
@@ -173,6 +173,11 @@ public sealed class MemoryAnalysisResult
 
     /// <summary>How disordered the input was.</summary>
     public OrderingStatistics Ordering { get; }
+
+    /// <summary>Warnings about the result: events later than the reorder window, events without <c>package0.event_sequence</c>.</summary>
+    public IReadOnlyList<string> Warnings => AnalysisSupport.Warnings(
+        AnalysisSupport.LateWarning(Ordering),
+        Ordering.EventsWithoutSequence > 0 ? Ordering.EventsWithoutSequence.ToString("N0", System.Globalization.CultureInfo.InvariantCulture) + " events lack package0.event_sequence: ties on timestamp follow file order (add ACTION (package0.event_sequence) to the session)" : null);
 
     /// <summary>
     /// Describes a page count the way the seed write-up does: <c>71,300,000 pages (about 71.3 million pages, about 584.1 GB at 8 KB

@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text;
+using XeAnalyzer.Capture;
 
 namespace XeAnalyzer.Analysis;
 
@@ -14,12 +15,11 @@ public enum MissingDataKind
 
     /// <summary>The events are there, but without a field the analysis needs (for example the page-count field).</summary>
     Field,
+
+    /// <summary>The target data the analysis reads is absent or of another kind (a histogram on callstacks where one on a field is needed, or the reverse).</summary>
+    TargetData,
 }
 
-/// <summary>An event name and how many events of it were found.</summary>
-/// <param name="Name">The full name (<c>package.event</c>).</param>
-/// <param name="Count">Number of events.</param>
-public sealed record EventNameCount(string Name, long Count);
 
 /// <summary>
 /// Why an analysis cannot give a result: the capture lacks events, an action or a field, with the session change (T-SQL)
@@ -66,7 +66,7 @@ public sealed class MissingData
     public IReadOnlyList<EventNameCount> EventsSeen { get; }
 
     /// <summary>The full explanation: the message, the events found, and the session change.</summary>
-    /// <param name="eventsFound">Events found in the input (for example by <see cref="AnalysisInput.CountEvents"/>); <see langword="null"/> uses <see cref="EventsSeen"/>.</param>
+    /// <param name="eventsFound">Events found in the input (for example <see cref="CaptureReadSummary.EventsByName"/>); <see langword="null"/> uses <see cref="EventsSeen"/>.</param>
     /// <returns>Multi-line text with <c>\n</c> line breaks.</returns>
     public string Describe(IReadOnlyList<EventNameCount>? eventsFound = null)
     {

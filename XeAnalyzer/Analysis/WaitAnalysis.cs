@@ -1,3 +1,4 @@
+using XeAnalyzer.Capture;
 using XeAnalyzer.Events;
 
 namespace XeAnalyzer.Analysis;
@@ -53,7 +54,7 @@ public sealed class WaitAnalysisOptions
 /// duration; the wait that "immediately preceded" it is the latest wait on the same worker that ended at or before that start
 /// (within <see cref="WaitAnalysisOptions.StartTolerance"/> for computed starts), or none.</para>
 /// </remarks>
-public sealed class WaitAnalysis
+public sealed class WaitAnalysis : ICaptureAnalysis
 {
     /// <summary>Creates the analysis.</summary>
     /// <param name="options">Options; <see langword="null"/> for <see cref="WaitAnalysisOptions.Default"/>.</param>
@@ -68,6 +69,40 @@ public sealed class WaitAnalysis
     /// <summary>The options.</summary>
     public WaitAnalysisOptions Options { get; }
 
+    /// <inheritdoc/>
+    IReadOnlyCollection<string>? ICaptureAnalysis.EventNames => EventNames;
+
+    /// <inheritdoc/>
+    public IAnalysisRun Start(AnalysisContext context)
+    {
+        ArgumentNullException.ThrowIfNull(context);
+        return new Run(new State(Options), context);
+    }
+
+    /// <summary>Reads the inputs once and runs the analysis over them.</summary>
+    /// <param name="source">The inputs.</param>
+    /// <param name="context">The filter and diagnostics; <see langword="null"/> for no filter.</param>
+    /// <param name="cancellationToken">Stops the read.</param>
+    /// <returns>The outcome: the result, its status and the explanation of missing data.</returns>
+    /// <exception cref="XeFormatException">An input is malformed.</exception>
+    /// <exception cref="IOException">An input cannot be read.</exception>
+    public AnalysisOutcome<WaitAnalysisResult> Analyze(CaptureSource source, AnalysisContext? context = null, CancellationToken cancellationToken = default) =>
+        AnalysisOutcome.Run<WaitAnalysisResult>(source, this, context, cancellationToken);
+
+    private sealed class Run(State state, AnalysisContext context) : IAnalysisRun
+    {
+        public bool Accepts(XeEventType eventType, XeActionSet actions) => AnalysisSupport.NameIn(EventNames, eventType);
+
+        public void Add(XEvent e) => state.Add(e);
+
+        public IAnalysisResult Complete(CaptureReadSummary read, CancellationToken cancellationToken)
+        {
+            WaitAnalysisResult result = state.Finish();
+            AnalysisSupport.Report(result.Warnings, "waits", context.Diagnostics);
+            return result;
+        }
+    }
+
     /// <summary>Runs the analysis.</summary>
     /// <param name="events">The events (any order; other events are ignored).</param>
     /// <param name="cancellationToken">Checked every 4,096 events.</param>
@@ -80,6 +115,9 @@ public sealed class WaitAnalysis
         return state.Finish();
     }
 
+    /// <summary>The wait resources listed per wait type (the rest are summed in one row).</summary>
+    public const int TopResourcesPerType = 5;
+
     private const byte KindBegin = 0;
     private const byte KindEnd = 1;
     private const byte KindCompleted = 2;
@@ -91,6 +129,8 @@ public sealed class WaitAnalysis
         public int Opcode = -1;
         public int Duration = -1;
         public int Signal = -1;
+        public int Resource = -1;
+        public int Result = -1;
         public XeEventType? Type;
     }
 
@@ -118,7 +158,11 @@ public sealed class WaitAnalysis
         public long TotalDuration;
         public long MaxDuration;
         public long TotalSignal;
+        public long SignalEvents;
         public long Pairs;
+        public Dictionary<string, long>? Resources;
+        public long ResourcesOverflow;
+        public Dictionary<string, long>? Results;
         public long EndsWithoutBegin;
         public long BeginsWithoutEnd;
         public Dictionary<int, long> PrecededBy { get; } = [];
@@ -166,6 +210,7 @@ public sealed class WaitAnalysis
         private long _withoutWorker;
         private long _untrackedWorkers;
         private bool _anyWorkerAddress;
+        private bool _resourceFieldSeen;
 
         public State(WaitAnalysisOptions options)
         {
@@ -184,6 +229,7 @@ public sealed class WaitAnalysis
             }
 
             _eventCounts[f.EventKind]++;
+            _resourceFieldSeen |= f.Resource >= 0;
             if (f.WaitType < 0)
             {
                 _missingWaitType ??= f.Type;
@@ -227,13 +273,29 @@ public sealed class WaitAnalysis
             else
             {
                 long duration = f.Duration >= 0 ? Clamp(e.GetField(f.Duration).AsUInt64()) : 0;
-                long signal = f.Signal >= 0 ? Clamp(e.GetField(f.Signal).AsUInt64()) : 0;
                 r.Duration = duration;
                 _waits++;
                 ts.Waits++;
                 ts.TotalDuration = Sat(ts.TotalDuration, duration);
-                ts.TotalSignal = Sat(ts.TotalSignal, signal);
                 ts.MaxDuration = Math.Max(ts.MaxDuration, duration);
+
+                // Fields the event's own schema lacks stay n/a (wait_info_external has no signal_duration on real builds).
+                if (f.Signal >= 0)
+                {
+                    ts.SignalEvents++;
+                    ts.TotalSignal = Sat(ts.TotalSignal, Clamp(e.GetField(f.Signal).AsUInt64()));
+                }
+
+                if (f.Resource >= 0)
+                {
+                    Count(ref ts.Resources, e.GetField(f.Resource).ToString(), ref ts.ResourcesOverflow);
+                }
+
+                if (f.Result >= 0)
+                {
+                    long ignored = 0;
+                    Count(ref ts.Results, e.GetField(f.Result).ToString(), ref ignored);
+                }
                 if (a.Scheduler >= 0)
                 {
                     ulong s = e.GetAction(a.Scheduler).AsUInt64();
@@ -320,7 +382,7 @@ public sealed class WaitAnalysis
                 _stats[i].TotalDuration,
                 _stats[i].Waits == 0 ? 0 : (double)_stats[i].TotalDuration / _stats[i].Waits,
                 _stats[i].MaxDuration,
-                _stats[i].TotalSignal,
+                _stats[i].SignalEvents > 0 ? _stats[i].TotalSignal : null,
                 totalDuration == 0 ? 0 : (double)_stats[i].TotalDuration / totalDuration))];
 
             SchedulerWaits[] bySched = [.. _schedulers.OrderBy(kv => kv.Key).Select(kv => new SchedulerWaits(
@@ -377,7 +439,75 @@ public sealed class WaitAnalysis
                 _withoutWorker,
                 _untrackedWorkers,
                 _anyWorkerAddress ? "sqlos.worker_address" : "sqlos.system_thread_id",
-                _reorder.GetStatistics());
+                _reorder.GetStatistics())
+            {
+                TopResources = Resources(order),
+                Results = Results(order),
+                HasWaitResource = _resourceFieldSeen,
+            };
+        }
+
+        private const int MaxKeysPerType = 1000;
+
+        private static void Count(ref Dictionary<string, long>? counts, string key, ref long overflow)
+        {
+            counts ??= new Dictionary<string, long>(StringComparer.Ordinal);
+            if (counts.TryGetValue(key, out long n))
+            {
+                counts[key] = n + 1;
+            }
+            else if (counts.Count < MaxKeysPerType)
+            {
+                counts.Add(key, 1);
+            }
+            else
+            {
+                overflow++;
+            }
+        }
+
+        private System.Collections.ObjectModel.ReadOnlyCollection<WaitResourceCount> Resources(int[] order)
+        {
+            var list = new List<WaitResourceCount>();
+            foreach (int i in order)
+            {
+                TypeStats s = _stats[i];
+                if (s.Resources is null || s.Waits == 0)
+                {
+                    continue;
+                }
+
+                foreach (KeyValuePair<string, long> kv in s.Resources.OrderByDescending(kv => kv.Value).ThenBy(kv => kv.Key, StringComparer.Ordinal).Take(TopResourcesPerType))
+                {
+                    list.Add(new WaitResourceCount(_types[i], kv.Key, kv.Value, (double)kv.Value / s.Waits));
+                }
+
+                long shown = s.Resources.OrderByDescending(kv => kv.Value).ThenBy(kv => kv.Key, StringComparer.Ordinal).Take(TopResourcesPerType).Sum(kv => kv.Value);
+                long rest = s.Resources.Values.Sum() + s.ResourcesOverflow - shown;
+                if (rest > 0)
+                {
+                    list.Add(new WaitResourceCount(_types[i], null, rest, (double)rest / s.Waits));
+                }
+            }
+
+            return list.AsReadOnly();
+        }
+
+        private System.Collections.ObjectModel.ReadOnlyCollection<WaitResultCount> Results(int[] order)
+        {
+            var list = new List<WaitResultCount>();
+            foreach (int i in order)
+            {
+                if (_stats[i].Results is Dictionary<string, long> r)
+                {
+                    foreach (KeyValuePair<string, long> kv in r.OrderByDescending(kv => kv.Value).ThenBy(kv => kv.Key, StringComparer.Ordinal))
+                    {
+                        list.Add(new WaitResultCount(_types[i], kv.Key, kv.Value));
+                    }
+                }
+            }
+
+            return list.AsReadOnly();
         }
 
         private void Drain()
@@ -509,6 +639,8 @@ public sealed class WaitAnalysis
 
             f.Duration = LatchAnalysis.NumericField(t, "duration");
             f.Signal = LatchAnalysis.NumericField(t, "signal_duration");
+            f.Resource = t.GetFieldIndex("wait_resource");
+            f.Result = t.GetFieldIndex("wait_result");
             return f;
         }
 

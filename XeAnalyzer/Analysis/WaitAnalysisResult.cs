@@ -12,7 +12,20 @@ namespace XeAnalyzer.Analysis;
 /// <param name="MaxDurationMs">The longest wait.</param>
 /// <param name="TotalSignalDurationMs">Sum of <c>signal_duration</c> (time between being signalled and running).</param>
 /// <param name="ShareOfDuration">This type's share of the total duration of all waits, as a fraction.</param>
-public sealed record WaitTypeStats(string WaitType, long Waits, long Begins, long TotalDurationMs, double MeanDurationMs, long MaxDurationMs, long TotalSignalDurationMs, double ShareOfDuration);
+public sealed record WaitTypeStats(string WaitType, long Waits, long Begins, long TotalDurationMs, double MeanDurationMs, long MaxDurationMs, long? TotalSignalDurationMs, double ShareOfDuration);
+
+/// <summary>How many waits of a wait type were on one resource (the <c>wait_resource</c> field, where the event's schema has it).</summary>
+/// <param name="WaitType">The wait type.</param>
+/// <param name="Resource">The resource as rendered (a pointer as <c>0x</c> + 16 hex digits, or text), or <see langword="null"/> for the row summing the other resources.</param>
+/// <param name="Waits">Completed waits on it.</param>
+/// <param name="ShareOfType">Waits / the wait type's completed waits.</param>
+public sealed record WaitResourceCount(string WaitType, string? Resource, long Waits, double ShareOfType);
+
+/// <summary>How many <c>wait_completed</c> events of a wait type had one <c>wait_result</c>.</summary>
+/// <param name="WaitType">The wait type.</param>
+/// <param name="Result">The <c>wait_result</c> value as rendered.</param>
+/// <param name="Waits">Events.</param>
+public sealed record WaitResultCount(string WaitType, string Result, long Waits);
 
 /// <summary>Waits per scheduler (the <c>sqlos.scheduler_id</c> action).</summary>
 /// <param name="Scheduler">The scheduler id (decimal).</param>
@@ -36,7 +49,7 @@ public sealed record WaitPairing(string WaitType, long Pairs, long BeginsWithout
 public sealed record PrecedingWait(string WaitType, string? PrecededBy, long Count, double Share);
 
 /// <summary>The result of <see cref="WaitAnalysis"/>. Immutable.</summary>
-public sealed class WaitAnalysisResult
+public sealed class WaitAnalysisResult : IAnalysisResult
 {
     internal WaitAnalysisResult(
         MissingData? missingData,
@@ -140,6 +153,18 @@ public sealed class WaitAnalysisResult
     /// <summary>How disordered the input was.</summary>
     public OrderingStatistics Ordering { get; }
 
+    /// <summary>Warnings about the result: events later than the reorder window.</summary>
+    public IReadOnlyList<string> Warnings => AnalysisSupport.Warnings(AnalysisSupport.LateWarning(Ordering));
+
+    /// <summary>Whether any wait event's schema has a <c>wait_resource</c> field (a 2012-era <c>wait_info</c> has none; SQL Server 2017 has it as a pointer, <c>wait_completed</c> as text).</summary>
+    public bool HasWaitResource { get; init; }
+
+    /// <summary>Per wait type, the resources with the most waits (<see cref="WaitAnalysis.TopResourcesPerType"/>, then one row for the rest), where the schema has <c>wait_resource</c>.</summary>
+    public IReadOnlyList<WaitResourceCount> TopResources { get; init; } = [];
+
+    /// <summary>Per wait type, the <c>wait_completed</c> events by <c>wait_result</c>.</summary>
+    public IReadOnlyList<WaitResultCount> Results { get; init; } = [];
+
     /// <summary>What preceded waits of <paramref name="waitType"/>, most frequent first.</summary>
     /// <param name="waitType">The wait type (ordinal).</param>
     /// <returns>The rows.</returns>
@@ -190,11 +215,42 @@ public sealed class WaitAnalysisResult
             .AddColumn(TableColumn.Integer("begins"));
         foreach (WaitTypeStats w in ByWaitType)
         {
-            t.AddRow(w.WaitType, w.Waits, w.TotalDurationMs, w.Waits > 0 ? w.MeanDurationMs : TableCell.Empty, w.MaxDurationMs, w.TotalSignalDurationMs, TableCell.FromPercentage(w.ShareOfDuration), w.Begins);
+            t.AddRow(w.WaitType, w.Waits, w.TotalDurationMs, w.Waits > 0 ? w.MeanDurationMs : TableCell.Empty, w.MaxDurationMs,
+                w.TotalSignalDurationMs is long sig ? sig : TableCell.NotApplicable, TableCell.FromPercentage(w.ShareOfDuration), w.Begins);
         }
 
-        t.AddNote("total/mean/max: the duration field of completed waits (ms); signal ms: the signal_duration field (ms).");
+        t.AddNote("total/mean/max: the duration field of completed waits (ms); signal ms: the signal_duration field (ms), n/a where the events' schema has no such field (wait_info_external on real builds).");
         sections.Add(new ReportSection("By wait type", t.Build(), ToBarChart()));
+
+        if (TopResources.Count > 0)
+        {
+            var rt = new TableBuilder("Top wait resources by wait type (wait_resource)")
+                .AddColumn(TableColumn.Text("wait_type"))
+                .AddColumn(TableColumn.Text("wait_resource"))
+                .AddColumn(TableColumn.Integer("waits"))
+                .AddColumn(TableColumn.Percentage("share of the type", 2));
+            foreach (WaitResourceCount r in TopResources)
+            {
+                rt.AddRow(r.WaitType, r.Resource ?? "(other resources)", r.Waits, TableCell.FromPercentage(r.ShareOfType));
+            }
+
+            rt.AddNote("Completed waits per wait_resource, the " + WaitAnalysis.TopResourcesPerType.ToString(Ic) + " largest per wait type; only events whose schema has wait_resource are counted.");
+            sections.Add(new ReportSection("Wait resources", rt.Build()));
+        }
+
+        if (Results.Count > 0)
+        {
+            var wr = new TableBuilder("wait_completed events by wait_result")
+                .AddColumn(TableColumn.Text("wait_type"))
+                .AddColumn(TableColumn.Text("wait_result"))
+                .AddColumn(TableColumn.Integer("events"));
+            foreach (WaitResultCount r in Results)
+            {
+                wr.AddRow(r.WaitType, r.Result, r.Waits);
+            }
+
+            sections.Add(new ReportSection("Wait results", wr.Build()));
+        }
 
         var sched = new List<ReportBlock>();
         if (BySchedulers.Count > 0)

@@ -15,7 +15,7 @@ public readonly record struct XeMapEntry(uint Key, string Name);
 /// <remarks>Immutable; safe to share between threads.</remarks>
 public sealed class XeMap
 {
-    private readonly XeMapEntry[] _entries;
+    private readonly List<XeMapEntry> _entries;
     private readonly Dictionary<ulong, string> _byKey;
 
     internal XeMap(XePackage package, int objectIndex, string name, bool isBitmask, int keySize, XeMapEntry[] entries, string description)
@@ -26,7 +26,7 @@ public sealed class XeMap
         IsBitmask = isBitmask;
         KeySize = keySize;
         Description = description;
-        _entries = entries;
+        _entries = [.. entries];
         _byKey = new Dictionary<ulong, string>(entries.Length);
         foreach (XeMapEntry e in entries)
         {
@@ -54,6 +54,25 @@ public sealed class XeMap
 
     /// <summary>The entries in metadata order.</summary>
     public IReadOnlyList<XeMapEntry> Entries => _entries;
+
+    /// <summary>
+    /// Adds a key met in target-data XML (where a map's keys arrive with the events that use them); a key already known keeps its first
+    /// text. Only maps built by the XML adapter grow, and only while their input is read.
+    /// </summary>
+    /// <returns>Whether the key was new; <paramref name="conflict"/> says whether it was known with another text.</returns>
+    internal bool TryAddEntry(uint key, string text, out bool conflict)
+    {
+        if (_byKey.TryGetValue(key, out string? known))
+        {
+            conflict = !string.Equals(known, text, StringComparison.Ordinal);
+            return false;
+        }
+
+        conflict = false;
+        _entries.Add(new XeMapEntry(key, text));
+        _byKey.Add(key, text);
+        return true;
+    }
 
     /// <summary>The map's RID (object type 3).</summary>
     public uint Rid => XeRid.Make(Package.Index, ObjectIndex, XeRid.TypeMap);

@@ -12,7 +12,7 @@ internal static class CellFormatter
     {
         if (cell.IsEmpty)
         {
-            return string.Empty;
+            return cell.IsNotApplicable ? "n/a" : string.Empty;
         }
 
         int d = column.EffectiveDecimalPlaces;

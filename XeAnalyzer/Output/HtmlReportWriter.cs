@@ -175,7 +175,7 @@ public sealed class HtmlReportWriter : IReportWriter
                 foreach (KeyValuePair<string, TableCell> item in kv.Items)
                 {
                     TableCell v = item.Value;
-                    string value = v.IsEmpty ? string.Empty : CellFormatter.Display(v, TableColumn.DefaultFor(v.Kind!.Value));
+                    string value = v.IsEmpty ? (v.IsNotApplicable ? "n/a" : string.Empty) : CellFormatter.Display(v, TableColumn.DefaultFor(v.Kind!.Value));
                     AppendKeyValue(sb, item.Key, value);
                 }
 

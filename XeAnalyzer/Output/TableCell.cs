@@ -23,11 +23,27 @@ public readonly struct TableCell : IEquatable<TableCell>
         _hasValue = true;
     }
 
+    private const string NotApplicableText = "n/a";
+
+    private TableCell(string notApplicable)
+    {
+        _text = notApplicable;
+    }
+
     /// <summary>An empty cell (no value); every writer shows it as an empty field (JSON: <c>null</c>).</summary>
     public static TableCell Empty => default;
 
-    /// <summary>Whether the cell has no value.</summary>
+    /// <summary>
+    /// A value the data does not have (a field the event's schema lacks): no value, shown as <c>n/a</c> in text and HTML, an empty field in
+    /// CSV and <c>null</c> in JSON, never 0.
+    /// </summary>
+    public static TableCell NotApplicable => new(NotApplicableText);
+
+    /// <summary>Whether the cell has no value (empty or <see cref="NotApplicable"/>).</summary>
     public bool IsEmpty => !_hasValue;
+
+    /// <summary>Whether the cell is <see cref="NotApplicable"/>.</summary>
+    public bool IsNotApplicable => !_hasValue && _text is not null;
 
     /// <summary>The kind of the value; <see langword="null"/> for an empty cell.</summary>
     public ColumnKind? Kind => _hasValue ? _kind : null;
@@ -141,7 +157,7 @@ public readonly struct TableCell : IEquatable<TableCell>
 
     /// <summary>The value formatted for display with the default format of its kind (see <see cref="TableColumn"/>).</summary>
     public override string ToString() =>
-        _hasValue ? CellFormatter.Display(this, TableColumn.DefaultFor(_kind)) : string.Empty;
+        _hasValue ? CellFormatter.Display(this, TableColumn.DefaultFor(_kind)) : IsNotApplicable ? NotApplicableText : string.Empty;
 
     /// <summary>Returns this cell re-typed for a column of <paramref name="kind"/>, or <see langword="null"/> if it does not fit.</summary>
     internal TableCell? CoerceTo(ColumnKind kind)

@@ -226,7 +226,7 @@ public sealed class TextReportWriter : IReportWriter
         for (int i = 0; i < keys.Length; i++)
         {
             TableCell v = kv.Items[i].Value;
-            string value = v.IsEmpty ? string.Empty : CellFormatter.Display(v, TableColumn.DefaultFor(v.Kind!.Value));
+            string value = v.IsEmpty ? (v.IsNotApplicable ? "n/a" : string.Empty) : CellFormatter.Display(v, TableColumn.DefaultFor(v.Kind!.Value));
             sb.Append((keys[i].PadRight(width) + " " + TextEscaping.Terminal(value)).TrimEnd(' ')).Append('\n');
         }
     }

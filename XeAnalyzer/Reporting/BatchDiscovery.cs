@@ -1,3 +1,4 @@
+using XeAnalyzer.Capture;
 using System.Globalization;
 using System.Security.Cryptography;
 using System.Text;

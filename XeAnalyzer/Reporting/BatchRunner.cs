@@ -1,3 +1,4 @@
+using XeAnalyzer.Capture;
 using System.Diagnostics;
 using XeAnalyzer.Symbols.Resolution;
 
@@ -281,11 +282,8 @@ public static class BatchRunner
                 Input = template.Input,
                 Analyses = template.Analyses,
                 Resolver = resolver,
-                ModuleList = null,
-                FindModuleLists = true,
                 DisplayPath = capture.DisplayPath,
                 Title = "XeAnalyzer report: " + capture.Name,
-                ReadMode = template.ReadMode,
                 Filter = template.Filter,
             };
             CaptureReport report = await Task.Run(() => CaptureReporter.Run(capture.Files, options, cancellationToken), cancellationToken).ConfigureAwait(false);

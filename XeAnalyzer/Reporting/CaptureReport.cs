@@ -29,10 +29,11 @@ public sealed record ReportAnalysisEntry(string Key, string Title, ReportAnalysi
 /// <param name="SkippedBuffers">Damaged buffers skipped (only with skip-corrupt reading).</param>
 /// <param name="IncompleteBuffers">Incomplete final buffers (a capture cut short).</param>
 /// <param name="UndecodableEvents">Events whose type could not be decoded.</param>
-public sealed record ReportReadStatistics(long SkippedBuffers, long IncompleteBuffers, long UndecodableEvents)
+/// <param name="EventsLeftOut">Events an analysis counted but left out (a limit was reached).</param>
+public sealed record ReportReadStatistics(long SkippedBuffers, long IncompleteBuffers, long UndecodableEvents, long EventsLeftOut = 0)
 {
     /// <summary>Whether anything was skipped.</summary>
-    public bool IsPartial => SkippedBuffers > 0 || IncompleteBuffers > 0 || UndecodableEvents > 0;
+    public bool IsPartial => SkippedBuffers > 0 || IncompleteBuffers > 0 || UndecodableEvents > 0 || EventsLeftOut > 0;
 }
 
 /// <summary>
@@ -88,7 +89,7 @@ public sealed class CaptureReport
     public IEnumerable<ReportAnalysisEntry> Completed => Analyses.Where(a => a.Outcome.IsPossible);
 
     /// <summary>The analyses that were not possible.</summary>
-    public IEnumerable<ReportAnalysisEntry> NotPossible => Analyses.Where(a => !a.Outcome.IsPossible);
+    public IEnumerable<ReportAnalysisEntry> NotPossible => Analyses.Where(a => !a.Outcome.IsPossible && !a.Outcome.IsNotApplicable);
 
     /// <summary>
     /// Writes the report into <paramref name="directory"/> (created if needed): <c>index.html</c> (one self-contained page),

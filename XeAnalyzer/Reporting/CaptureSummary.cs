@@ -1,5 +1,5 @@
 using System.Globalization;
-using XeAnalyzer.Analysis;
+using XeAnalyzer.Capture;
 using XeAnalyzer.Events;
 using XeAnalyzer.Output;
 
@@ -57,7 +57,7 @@ public sealed class CaptureSummary
     /// <summary>Whether any event carries a callstack.</summary>
     public bool HasCallstacks => Events.Any(e => e.HasCallstack);
 
-    /// <summary>The events found, as <see cref="MissingData.Describe"/> takes them.</summary>
+    /// <summary>The events found, as <see cref="Analysis.MissingData.Describe"/> takes them.</summary>
     /// <returns>Names with counts, most frequent first.</returns>
     public IReadOnlyList<EventNameCount> ToEventNameCounts() => [.. Events.Select(e => new EventNameCount(e.Name, e.Count))];
 
@@ -97,7 +97,7 @@ public sealed class CaptureSummary
 }
 
 /// <summary>Accumulates a <see cref="CaptureSummary"/> from the events of one pass. Not thread-safe.</summary>
-internal sealed class CaptureSummaryBuilder
+internal sealed class CaptureSummaryBuilder(Func<string, string> display) : ICaptureConsumer
 {
     private const int MaxNames = 10_000;
     private const int MaxActions = 64;
@@ -112,6 +112,30 @@ internal sealed class CaptureSummaryBuilder
     private XeEventType? _lastType;
     private EventState? _lastEvent;
     private XeActionSet? _lastActions;
+
+    public bool Accepts(XeEventType eventType, XeActionSet actions) => true;
+
+    /// <summary>Registers an input's files (so files without events are listed too), with the module list shown beside them.</summary>
+    public void BeginInput(CaptureInput input)
+    {
+        string? list = input.ModuleMap.Map is not null ? input.ModuleMap.Path : null;
+        foreach (string f in input.Files)
+        {
+            AddFile(f, Length(f), list);
+        }
+    }
+
+    private static long Length(string path)
+    {
+        try
+        {
+            return new FileInfo(path).Length;
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            return 0;
+        }
+    }
 
     public void AddFile(string path, long length, string? moduleList)
     {
@@ -165,7 +189,6 @@ internal sealed class CaptureSummaryBuilder
                     _byType.Add(e.EventType, _lastEvent);
                 }
 
-                _lastEvent.HasCallstack |= e.EventType.HasCallstackField;
             }
 
             _lastActions = null;
@@ -178,9 +201,9 @@ internal sealed class CaptureSummaryBuilder
             _lastActions = e.ActionSet;
             if (_actionSets.Count < 100_000 && _actionSets.Add((s, e.ActionSet)))
             {
+                s.HasCallstack |= StackColumns.Find(e.EventType, e.ActionSet, null, out _) is not null;
                 foreach (XeColumn c in e.ActionSet.Columns)
                 {
-                    s.HasCallstack |= c.BaseType == XeBaseType.Callstack;
                     if (s.Actions.Count < MaxActions)
                     {
                         s.Actions.Add(c.FullName);
@@ -190,7 +213,7 @@ internal sealed class CaptureSummaryBuilder
         }
     }
 
-    public CaptureSummary Build(Func<string, string> display)
+    public CaptureSummary Build()
     {
         CaptureFileSummary[] files = [.. _files.Select(f => new CaptureFileSummary(
             f.Path.Length == 0 ? "(built events)" : display(f.Path), f.Length, f.Events, f.Events > 0 ? f.First : null, f.Events > 0 ? f.Last : null,

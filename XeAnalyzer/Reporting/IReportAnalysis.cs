@@ -2,47 +2,34 @@ using XeAnalyzer.Analysis;
 using XeAnalyzer.Events;
 using XeAnalyzer.Output;
 using XeAnalyzer.Symbols.Resolution;
-using XeAnalyzer.Xel;
+using XeAnalyzer.Capture;
 
 namespace XeAnalyzer.Reporting;
 
 /// <summary>
-/// One analysis of a capture report (<see cref="CaptureReporter"/>): the seam through which latches, memory, waits, the
-/// callstack symbolization and stack buckets plug into <c>xeanalyze report</c> and <c>xeanalyze batch</c>. The reporter reads the
-/// capture once and hands each analysis the events it <see cref="Accepts"/>; the analysis returns its report sections, or the
-/// <see cref="MissingData"/> that says what the event session would need.
+/// One section of a capture report (<see cref="CaptureReporter"/>): how latches, memory, waits, stack buckets, the callstack symbolization
+/// and target data plug into <c>xeanalyze report</c> and <c>xeanalyze batch</c>. The reporter reads the capture once, runs each distinct
+/// <see cref="Analysis"/> once over it (two sections may share one analysis: the stack buckets and the symbolization view of the same
+/// stacks), and asks each section to describe the result.
 /// </summary>
-/// <remarks>
-/// Implementations must be thread-safe in the sense that one instance may analyse several captures at once (batch mode):
-/// keep per-capture state inside <see cref="Analyze"/>. <see cref="Analyze"/> runs on its own thread while the capture is read,
-/// so it must consume the events it is given (to the end, or until it throws) and must not touch the others.
-/// </remarks>
+/// <remarks>Implementations must be immutable and thread-safe: one instance serves many captures at once (batch mode).</remarks>
 public interface IReportAnalysis
 {
-    /// <summary>A short lowercase key (<c>latches</c>): the prefix of the analysis's files (<c>latches.&lt;table&gt;.csv</c>). Letters, digits and <c>-</c> only.</summary>
+    /// <summary>A short lowercase key (<c>latches</c>): the prefix of the section's files (<c>latches.&lt;table&gt;.csv</c>). Letters, digits and <c>-</c> only.</summary>
     string Key { get; }
 
-    /// <summary>The title of the analysis in the page (<c>Latches</c>); its sections are titled <c>Latches: …</c>.</summary>
+    /// <summary>The title of the section in the page (<c>Latches</c>); its parts are titled <c>Latches: …</c>.</summary>
     string Title { get; }
 
-    /// <summary>
-    /// The short event names the analysis reads (for the reader's name filter when captures are read once per analysis), or
-    /// <see langword="null"/> when the events cannot be named in advance (for example "every event with a callstack").
-    /// </summary>
-    IReadOnlyCollection<string>? EventNames { get; }
+    /// <summary>The analysis whose result the section describes (run once per report, even when several sections share it).</summary>
+    ICaptureAnalysis Analysis { get; }
 
-    /// <summary>Whether events of this type with these actions go to the analysis. Called once per distinct pair.</summary>
-    /// <param name="eventType">The event type.</param>
-    /// <param name="actions">The actions the events carry.</param>
-    /// <returns>Whether the analysis reads such events.</returns>
-    bool Accepts(XeEventType eventType, XeActionSet actions);
-
-    /// <summary>Runs the analysis over the accepted events of one capture.</summary>
-    /// <param name="events">The accepted events, input by input, each in file order.</param>
-    /// <param name="context">The capture's symbol sessions and settings.</param>
-    /// <param name="cancellationToken">Stops the analysis.</param>
-    /// <returns>The sections, or why the analysis was not possible.</returns>
-    ReportAnalysisOutcome Analyze(IEnumerable<XEvent> events, ReportAnalysisContext context, CancellationToken cancellationToken);
+    /// <summary>Describes the analysis's result: the section's report, what the capture lacks, or that the section does not apply.</summary>
+    /// <param name="result">The result of <see cref="Analysis"/> over the capture.</param>
+    /// <param name="read">What the read found.</param>
+    /// <param name="context">The run's context (how paths are shown, the filter).</param>
+    /// <returns>The outcome.</returns>
+    ReportAnalysisOutcome Describe(IAnalysisResult result, CaptureReadSummary read, AnalysisContext context);
 }
 
 /// <summary>What one <see cref="IReportAnalysis"/> gave for one capture: its report, or what the capture lacks. Immutable.</summary>
@@ -66,6 +53,9 @@ public sealed class ReportAnalysisOutcome
 
     /// <summary>Whether the analysis ran (<see cref="Report"/> is set).</summary>
     public bool IsPossible => Report is not null;
+
+    /// <summary>Whether the section does not apply to this capture at all (for example target data of a <c>.xel</c> capture): no section, no note.</summary>
+    public bool IsNotApplicable => Report is null && MissingData is null;
 
     /// <summary>How many of the capture's events the analysis used (for the overview).</summary>
     public long EventsUsed { get; }
@@ -92,6 +82,10 @@ public sealed class ReportAnalysisOutcome
         return new ReportAnalysisOutcome(report, null, eventsUsed, warnings, result, symbolization);
     }
 
+    /// <summary>A section that does not apply to the capture (no section and no note in the page).</summary>
+    /// <returns>The outcome.</returns>
+    public static ReportAnalysisOutcome NotApplicable() => new(null, null, 0, null, null, null);
+
     /// <summary>An analysis that was not possible.</summary>
     /// <param name="missing">What the capture lacks.</param>
     /// <param name="eventsUsed">How many events it looked at.</param>
@@ -102,78 +96,4 @@ public sealed class ReportAnalysisOutcome
         ArgumentNullException.ThrowIfNull(missing);
         return new ReportAnalysisOutcome(null, missing, eventsUsed, null, result, null);
     }
-}
-
-/// <summary>
-/// What an <see cref="IReportAnalysis"/> may use besides the events: the symbol resolver shared by the whole run (one per
-/// batch) and each input's <see cref="ResolverSession"/> (its module list). Immutable; thread-safe.
-/// </summary>
-public sealed class ReportAnalysisContext
-{
-    private readonly IReadOnlyDictionary<string, ResolverSession> _sessions;
-    private readonly ResolverSession _fallback;
-
-    private readonly Func<string, string> _display;
-
-    internal ReportAnalysisContext(
-        CallstackResolver resolver,
-        IReadOnlyDictionary<string, ResolverSession> sessions,
-        ResolverSession fallback,
-        IReadOnlyDictionary<string, string> moduleLists,
-        Func<string, string> display,
-        IReadOnlyList<CaptureSet> captures,
-        IReadOnlyList<string> targetDataFiles,
-        AnalysisInputOptions inputOptions,
-        bool moduleListIsExplicit,
-        EventFilter filter)
-    {
-        Filter = filter;
-        ModuleListIsExplicit = moduleListIsExplicit;
-        Resolver = resolver;
-        _sessions = sessions;
-        _fallback = fallback;
-        ModuleLists = moduleLists;
-        _display = display;
-        Captures = captures;
-        TargetDataFiles = targetDataFiles;
-        InputOptions = inputOptions;
-    }
-
-    /// <summary>
-    /// The report's event filter. The events given to <see cref="IReportAnalysis.Analyze"/> have passed it already; an analysis
-    /// that reads target-data files itself applies it there.
-    /// </summary>
-    public EventFilter Filter { get; }
-
-    /// <summary>The <c>.xel</c> capture sets of the report, in input order.</summary>
-    public IReadOnlyList<CaptureSet> Captures { get; }
-
-    /// <summary>
-    /// The target-data XML files of the report, in input order. Only their events reach <see cref="IReportAnalysis.Analyze"/>; an
-    /// analysis that also reads other target data (histogram slots, event counters) reads these files itself.
-    /// </summary>
-    public IReadOnlyList<string> TargetDataFiles { get; }
-
-    /// <summary>Whether one module list was given for every input (<c>--modules</c>) rather than found beside each capture.</summary>
-    public bool ModuleListIsExplicit { get; }
-
-    /// <summary>The reader options of the report (limits of the target-data reader).</summary>
-    public AnalysisInputOptions InputOptions { get; }
-
-    /// <summary>The resolver (PDB caches shared by every capture of the run).</summary>
-    public CallstackResolver Resolver { get; }
-
-    /// <summary>The module list (sidecar or <c>--modules</c>) used for each input file, by file path as read; files without one are absent.</summary>
-    public IReadOnlyDictionary<string, string> ModuleLists { get; }
-
-    /// <summary>How a path is shown in the report (batch reports show paths relative to the batch input, so they do not depend on where it lies).</summary>
-    /// <param name="path">A file path as read.</param>
-    /// <returns>The path to show.</returns>
-    public string DisplayPath(string path) => _display(path);
-
-    /// <summary>The resolver session for the file an event came from (its module list), or a session without module list.</summary>
-    /// <param name="filePath">The event's <see cref="XeSourceLocation.FilePath"/>.</param>
-    /// <returns>The session.</returns>
-    public ResolverSession SessionFor(string? filePath) =>
-        filePath is not null && _sessions.TryGetValue(filePath, out ResolverSession? s) ? s : _fallback;
 }

@@ -18,7 +18,7 @@ internal static class ReportComposer
             ("capture", new ReportSection("Capture", report.Capture.ToBlocks())),
         };
 
-        IReadOnlyList<EventNameCount> found = report.Capture.ToEventNameCounts();
+        IReadOnlyList<Capture.EventNameCount> found = report.Capture.ToEventNameCounts();
         foreach (ReportAnalysisEntry a in report.Analyses)
         {
             if (a.Outcome.Report is ReportDocument doc)
@@ -232,7 +232,7 @@ internal static class ReportComposer
             .AddColumn(TableColumn.Text("status"))
             .AddColumn(TableColumn.Integer("events used"))
             .AddColumn(TableColumn.Text("notes"));
-        foreach (ReportAnalysisEntry a in r.Analyses)
+        foreach (ReportAnalysisEntry a in r.Analyses.Where(a => !a.Outcome.IsNotApplicable))
         {
             ReportAnalysisOutcome o = a.Outcome;
             t.AddRow(a.Title, o.IsPossible ? "done" : "not possible", o.EventsUsed,

@@ -1,7 +1,7 @@
 using System.Globalization;
 using XeAnalyzer.Analysis;
 using XeAnalyzer.Analysis.Stacks;
-using XeAnalyzer.Callstacks;
+using XeAnalyzer.Capture;
 using XeAnalyzer.Events;
 using XeAnalyzer.Output;
 using XeAnalyzer.Symbols.Resolution;
@@ -9,31 +9,27 @@ using XeAnalyzer.Symbols.Resolution;
 namespace XeAnalyzer.Reporting;
 
 /// <summary>
-/// The stack buckets (<see cref="StackBucketBuilder"/>: events bucketed by callstack after symbolization) as a report analysis:
-/// the top buckets with their frames, the flame graph, how each input was resolved, and a table of every frame of the 100 largest buckets. The
-/// events of <c>.xel</c> captures come from the report's one pass (one input per capture, with its module list); target-data XML
-/// files are read by the stack reader itself (histogram slots become buckets with their counts).
+/// The stack buckets (<see cref="StackBucketAnalysis"/>: events and callstack histogram slots bucketed by callstack after
+/// symbolization) as a report section: the top buckets with their frames, the flame graph, how each input was resolved, and a table of
+/// every frame of the 100 largest buckets.
 /// </summary>
 /// <remarks>
-/// The resolution section lists the PDBs only through <see cref="CallstackSymbolization"/>'s section: a batch shares one resolver,
-/// whose PDB list spans every capture, so it is left out here to keep each report independent of the others.
+/// The resolution part lists the PDBs only through the symbolization section (<see cref="SymbolizationReportAnalysis"/>): a batch shares
+/// one resolver, whose PDB list spans every capture, so it is left out here to keep each report independent of the others.
 /// </remarks>
-/// <param name="options">Bucketing options; <see langword="null"/> for the defaults.</param>
+/// <param name="analysis">The stack analysis (share one instance with <see cref="SymbolizationReportAnalysis"/> so the stacks are bucketed once); <see langword="null"/> for the defaults.</param>
 /// <param name="top">The buckets kept in the report's tables (1 to 100,000; default 500; the rest are counted in a note).</param>
 /// <param name="framesShown">The buckets whose frames are printed in the page (0 to 1,000; default 10).</param>
-public sealed class StackReportAnalysis(StackBucketOptions? options = null, int top = 500, int framesShown = 10) : IReportAnalysis
+public sealed class StackReportAnalysis(StackBucketAnalysis? analysis = null, int top = 500, int framesShown = 10) : IReportAnalysis
 {
-    /// <summary>The bucketing options.</summary>
-    public StackBucketOptions Options { get; } = options ?? StackBucketOptions.Default;
+    /// <summary>The buckets of the "Bucket frames" table.</summary>
+    public const int FramesTableBuckets = 100;
 
-    /// <summary>The buckets kept in the report's tables.</summary>
+    /// <summary>The most buckets kept in the report's tables.</summary>
     public int Top { get; } = top is >= 1 and <= 100_000 ? top : throw new ArgumentOutOfRangeException(nameof(top), top, "expected 1 to 100,000");
 
     /// <summary>The buckets whose frames are printed in the page.</summary>
     public int FramesShown { get; } = framesShown is >= 0 and <= 1000 ? framesShown : throw new ArgumentOutOfRangeException(nameof(framesShown), framesShown, "expected 0 to 1,000");
-
-    /// <summary>The buckets whose frames are listed in the frames table (one row per frame): the 100 largest.</summary>
-    public const int FramesTableBuckets = 100;
 
     /// <inheritdoc/>
     public string Key => "stacks";
@@ -42,75 +38,19 @@ public sealed class StackReportAnalysis(StackBucketOptions? options = null, int 
     public string Title => "Stacks";
 
     /// <inheritdoc/>
-    public IReadOnlyCollection<string>? EventNames => null;
+    public ICaptureAnalysis Analysis { get; } = analysis ?? new StackBucketAnalysis();
 
     /// <inheritdoc/>
-    public bool Accepts(XeEventType eventType, XeActionSet actions)
+    public ReportAnalysisOutcome Describe(IAnalysisResult result, CaptureReadSummary read, AnalysisContext context)
     {
-        ArgumentNullException.ThrowIfNull(eventType);
-        ArgumentNullException.ThrowIfNull(actions);
-        return Options.StackSource is string source
-            ? EventFilter.FindColumn(eventType, actions, source, source.Contains('.', StringComparison.Ordinal)) != int.MinValue
-            : actions.IndexOf("callstack") >= 0 || actions.IndexOf("callstack_rva") >= 0;
-    }
-
-    /// <inheritdoc/>
-    public ReportAnalysisOutcome Analyze(IEnumerable<XEvent> events, ReportAnalysisContext context, CancellationToken cancellationToken)
-    {
-        ArgumentNullException.ThrowIfNull(events);
-        ArgumentNullException.ThrowIfNull(context);
-        var builder = new StackBucketBuilder(Options);
-        var targetFiles = new HashSet<string>(context.TargetDataFiles, StringComparer.Ordinal);
-
-        // One input per run of events that share a resolver session (a capture set and its module list); events of target-data
-        // files are skipped here and read below with their histogram slots.
-        using (IEnumerator<XEvent> e = events.GetEnumerator())
-        {
-            bool more = e.MoveNext();
-            while (more)
-            {
-                string? file = e.Current.Source.FilePath;
-                if (file is not null && targetFiles.Contains(file))
-                {
-                    more = e.MoveNext();
-                    continue;
-                }
-
-                ResolverSession session = context.SessionFor(file);
-                var run = new Run(e, session, context, targetFiles);
-                builder.AddEvents(run, session, Describe(context, file), cancellationToken);
-                more = run.More;
-            }
-        }
-
-        foreach (string xml in context.TargetDataFiles)
-        {
-            using StackTextReader reader = StackTextReader.OpenFile(xml, new StackTextReaderOptions { FilePath = xml, Limits = context.InputOptions.TextLimits });
-            StackInputInfo info = Describe(context, xml);
-            builder.AddTargetData(reader, context.SessionFor(xml), info with { Kind = "target-xml" }, context.Filter, cancellationToken);
-        }
-
-        StackBucketResult all = builder.Build(cancellationToken);
+        var all = (StackBucketResult)result;
         if (all.MissingData is MissingData m)
         {
             return ReportAnalysisOutcome.NotPossible(m, all.EventsRead, all);
         }
 
         StackBucketResult shown = all.Filter(Top, 0);
-        return ReportAnalysisOutcome.Completed(ToReport(shown), all.EventsWithStack, all.Warnings, all);
-    }
-
-    private static StackInputInfo Describe(ReportAnalysisContext context, string? file)
-    {
-        if (file is null)
-        {
-            return new StackInputInfo("events");
-        }
-
-        string name = context.Captures.FirstOrDefault(c => c.Files.Contains(file, StringComparer.Ordinal))?.Files[0] ?? file;
-        string? list = context.ModuleLists.GetValueOrDefault(file);
-        return new StackInputInfo(context.DisplayPath(name), "xel", list is null ? null : context.DisplayPath(list),
-            list is null ? ModuleMapSource.None : context.ModuleListIsExplicit ? ModuleMapSource.Explicit : ModuleMapSource.Sidecar);
+        return ReportAnalysisOutcome.Completed(ToReport(shown), all.TotalCount, all.Warnings, all);
     }
 
     private ReportDocument ToReport(StackBucketResult result)
@@ -195,50 +135,5 @@ public sealed class StackReportAnalysis(StackBucketOptions? options = null, int 
         t.AddNote(string.Create(ic, $"Frames of each distinct raw stack, counted once. {result.DistinctRawStacks:N0} distinct raw stack(s) gave {result.TotalBuckets:N0} bucket(s) after symbolization. The PDBs used, and the frames counted per event, are under Symbolization."));
         reasons.AddNote("Frames of each distinct raw stack, counted once.");
         return [t.Build(), reasons.Build(), .. notes];
-    }
-
-    /// <summary>The events of one input: from the enumerator's current event while the session stays the same.</summary>
-    private sealed class Run(IEnumerator<XEvent> e, ResolverSession session, ReportAnalysisContext context, HashSet<string> skip) : IEnumerable<XEvent>
-    {
-        private bool _used;
-
-        /// <summary>Whether the enumerator holds an event after the run ended (the first event of the next run).</summary>
-        public bool More { get; private set; }
-
-        public IEnumerator<XEvent> GetEnumerator()
-        {
-            if (_used)
-            {
-                throw new InvalidOperationException("a run is enumerated once");
-            }
-
-            _used = true;
-            string? lastFile = e.Current.Source.FilePath;
-            bool same = true;
-            while (true)
-            {
-                yield return e.Current;
-                if (!e.MoveNext())
-                {
-                    More = false;
-                    yield break;
-                }
-
-                string? file = e.Current.Source.FilePath;
-                if (!ReferenceEquals(file, lastFile))
-                {
-                    lastFile = file;
-                    same = (file is null || !skip.Contains(file)) && ReferenceEquals(context.SessionFor(file), session);
-                }
-
-                if (!same)
-                {
-                    More = true;
-                    yield break;
-                }
-            }
-        }
-
-        System.Collections.IEnumerator System.Collections.IEnumerable.GetEnumerator() => GetEnumerator();
     }
 }

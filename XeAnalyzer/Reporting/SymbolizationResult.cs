@@ -1,5 +1,6 @@
 using System.Globalization;
 using XeAnalyzer.Analysis;
+using XeAnalyzer.Analysis.Stacks;
 using XeAnalyzer.Output;
 using XeAnalyzer.Symbols.Resolution;
 
@@ -24,7 +25,7 @@ public sealed record SymbolizationCounts(long Stacks, long Frames, long InEngine
     }
 }
 
-/// <summary>The result of <see cref="CallstackSymbolization"/> for one capture. Immutable.</summary>
+/// <summary>The symbolization of one capture's stacks, counted per event (<see cref="SymbolizationReportAnalysis"/>). Immutable.</summary>
 public sealed class SymbolizationResult
 {
     internal SymbolizationResult(
@@ -73,7 +74,7 @@ public sealed class SymbolizationResult
     /// <summary>Distinct raw address lists (per module list).</summary>
     public long DistinctStacks { get; }
 
-    /// <summary>Events whose stack was not kept because <see cref="CallstackSymbolization.MaxDistinctStacks"/> was reached.</summary>
+    /// <summary>Events whose stack was not kept because <see cref="StackBucketOptions.MaxDistinctStacks"/> was reached.</summary>
     public long EventsBeyondCap { get; }
 
     /// <summary>Events whose callstack value was empty.</summary>
@@ -85,7 +86,31 @@ public sealed class SymbolizationResult
     /// <summary>Events with callstacks by full event name (ordinal order).</summary>
     public IReadOnlyDictionary<string, long> EventsByName { get; }
 
-    /// <summary>The result as report sections: the counts, unresolved frames by reason, the PDBs, hints and warnings.</summary>
+    /// <summary>The per-event view of a stack analysis's symbolization.</summary>
+    /// <param name="stacks">The stack analysis's result (with <see cref="StackBucketResult.Symbolization"/>).</param>
+    /// <returns>The result.</returns>
+    public static SymbolizationResult From(StackBucketResult stacks)
+    {
+        ArgumentNullException.ThrowIfNull(stacks);
+        StackSymbolization s = stacks.Symbolization ?? throw new ArgumentException("the result has no symbolization (it was not built by StackBucketBuilder)", nameof(stacks));
+        var byEvent = new SortedDictionary<string, long>(StringComparer.Ordinal);
+        long empty = 0;
+        foreach (StackBucket b in stacks.Buckets)
+        {
+            string name = b.EventName ?? (b.EventNames.Count == 1 ? b.EventNames[0] : "(histogram slots and merged events)");
+            byEvent[name] = StackBucketBuilder.SatAdd(byEvent.GetValueOrDefault(name), b.Count);
+            if (b.Frames.Count == 0)
+            {
+                empty = StackBucketBuilder.SatAdd(empty, b.Count);
+            }
+        }
+
+        return new SymbolizationResult(s.Resolution, new SymbolizationCounts(s.Stacks, s.Frames, s.InEngine, s.ResolvedOffline, s.Unverified, s.Unresolved),
+            s.UnresolvedByReason, s.Pdbs, s.Stacks, stacks.DistinctRawStacks, stacks.UntrackedEvents, empty,
+            [.. stacks.Inputs.Select(i => i.ModuleMapPath ?? "(none)")], byEvent);
+    }
+
+    /// <summary>The result as a report section: counts, unresolved frames by reason, PDBs looked up, hints and warnings.</summary>
     /// <returns>The report.</returns>
     public ReportDocument ToReport()
     {

@@ -28,6 +28,42 @@ public sealed class TargetValue
     /// <summary>1-based input line where the content starts.</summary>
     public long LineNumber { get; }
 
+    /// <summary>
+    /// The value as written: <see cref="Text"/> with each child element's markup put back at its place (a <c>callstack_rva</c> value's
+    /// <c>&lt;frame …/&gt;</c> elements, one per line), so frame parsers see every frame; <see cref="Text"/> itself when there are no
+    /// child elements.
+    /// </summary>
+    /// <returns>The text.</returns>
+    public string TextWithElements()
+    {
+        if (Elements.Count == 0)
+        {
+            return Text;
+        }
+
+        var sb = new System.Text.StringBuilder(Text.Length + (Elements.Count * 96));
+        int pos = 0;
+        foreach (XmlChildElement e in Elements)
+        {
+            int upTo = Math.Clamp(e.TextOffset, pos, Text.Length);
+            sb.Append(Text, pos, upTo - pos);
+            if (sb.Length > 0 && sb[^1] != '\n')
+            {
+                sb.Append('\n');
+            }
+
+            sb.Append(e.ToMarkup());
+            pos = upTo;
+        }
+
+        if (pos < Text.Length && Text[pos] != '\n')
+        {
+            sb.Append('\n');
+        }
+
+        return sb.Append(Text, pos, Text.Length - pos).ToString();
+    }
+
     /// <summary>Returns <see cref="Text"/>.</summary>
     public override string ToString() => Text;
 }

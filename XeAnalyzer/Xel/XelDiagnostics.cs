@@ -84,4 +84,20 @@ public sealed class XelDiagnostics
     internal void AddEvents(long n) => Interlocked.Add(ref _eventsRead, n);
 
     internal void FileRead() => Interlocked.Increment(ref _filesRead);
+
+    /// <summary>Adds everything another collector recorded.</summary>
+    internal void Add(XelDiagnostics other)
+    {
+        foreach (XelWarning w in other.Warnings)
+        {
+            Warn(w.FilePath, w.Offset, w.Message);
+        }
+
+        Interlocked.Add(ref _warningCount, other.WarningCount - other.Warnings.Count);
+        Interlocked.Add(ref _skippedBuffers, other.SkippedBuffers);
+        Interlocked.Add(ref _incompleteBuffers, other.IncompleteBuffers);
+        Interlocked.Add(ref _undecodableEvents, other.UndecodableEvents);
+        Interlocked.Add(ref _eventsRead, other.EventsRead);
+        Interlocked.Add(ref _filesRead, other.FilesRead);
+    }
 }

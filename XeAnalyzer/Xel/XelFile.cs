@@ -7,7 +7,7 @@ namespace XeAnalyzer.Xel;
 /// <summary>The 8 meaningful bytes of a <c>.xel</c> file header.</summary>
 /// <param name="Magic">The magic number, <see cref="XelFile.Magic"/>.</param>
 /// <param name="Version">The format version (10 in every known file).</param>
-/// <param name="HeaderSize">Offset of the first buffer (512 in every known file).</param>
+/// <param name="HeaderSize">Offset of the first buffer (512 in every known file); a file shorter than this is not a readable capture.</param>
 public readonly record struct XelFileHeader(uint Magic, ushort Version, ushort HeaderSize);
 
 /// <summary>The answer of <see cref="XelFile.Identify(string)"/>: what a file is, without reading its events.</summary>
@@ -79,6 +79,7 @@ public static class XelFile
         int n = source.Read(0, b);
         if (n < 8)
         {
+            offset = n;
             return string.Create(CultureInfo.InvariantCulture, $"expected an 8-byte .xel file header, but the file has only {n} bytes");
         }
 
@@ -100,6 +101,13 @@ public static class XelFile
         {
             offset = 6;
             return string.Create(CultureInfo.InvariantCulture, $"expected a header size of at least 8 bytes, found {size}");
+        }
+
+        // The first buffer starts after the whole header: a file cut inside it is damaged, not an empty capture.
+        if (length < size)
+        {
+            offset = length;
+            return string.Create(CultureInfo.InvariantCulture, $"expected a {size}-byte .xel file header (as its size field at offset 6 says), but the file ends after {length} bytes (truncated capture)");
         }
 
         header = new XelFileHeader(magic, version, size);

@@ -47,6 +47,24 @@ internal sealed class XelFileReader
     /// <summary>Metadata buffers read.</summary>
     public int MetadataBufferCount { get; private set; }
 
+    /// <summary>The earliest package start time of the metadata read so far (no event of the file is earlier), or <see langword="null"/>.</summary>
+    public DateTime? EarliestPackageStart
+    {
+        get
+        {
+            long min = long.MaxValue;
+            foreach (XelPackageClock c in _clocks.Values)
+            {
+                if (c.StartFileTime >= 0 && c.StartFileTime < min)
+                {
+                    min = c.StartFileTime;
+                }
+            }
+
+            return min == long.MaxValue || min > MaxFileTime ? null : DateTime.FromFileTimeUtc(min);
+        }
+    }
+
     private sealed class EventState(XeEventType type, bool included, XelPackageClock clock, int[] varFields)
     {
         public readonly XeEventType Type = type;
@@ -56,12 +74,28 @@ internal sealed class XelFileReader
         public readonly int MinPayload = type.MinPayloadLength;
         public readonly uint Rid = type.Rid;
         public XeActionSet? LastActions;
+        public long Records;
     }
 
     private readonly record struct Record(int Offset, int PayloadOffset, int PayloadLength, int ActionsOffset, EventState State, XeActionSet Actions, DateTime Time);
 
     /// <summary>Reads the file; with <paramref name="metadataOnly"/>, event buffers are skipped unread.</summary>
     public IEnumerable<XEvent> Read(bool metadataOnly, CancellationToken cancellationToken)
+    {
+        try
+        {
+            foreach (XEvent e in ReadCore(metadataOnly, cancellationToken))
+            {
+                yield return e;
+            }
+        }
+        finally
+        {
+            FoldTally();
+        }
+    }
+
+    private IEnumerable<XEvent> ReadCore(bool metadataOnly, CancellationToken cancellationToken)
     {
         XelFileHeader header = XelFile.ReadHeader(_source);
         _diag?.FileRead();
@@ -204,8 +238,27 @@ internal sealed class XelFileReader
             _diag?.Warn(_file, pos, "objects of RID 0x" + b.Key.ToString("X8", CultureInfo.InvariantCulture) + " cannot be decoded: " + b.Value);
         }
 
+        FoldTally();
         _states.Clear();
         _last = null;
+    }
+
+    /// <summary>Adds the records counted per event type to <see cref="XelReadOptions.Tally"/> and resets the counts.</summary>
+    private void FoldTally()
+    {
+        if (_options.Tally is not XelEventTally tally)
+        {
+            return;
+        }
+
+        foreach (EventState st in _states.Values)
+        {
+            if (st.Records > 0)
+            {
+                tally.Add(st.Type.FullName, st.Records);
+                st.Records = 0;
+            }
+        }
     }
 
     private EventState? GetState(uint rid)
@@ -373,6 +426,7 @@ internal sealed class XelFileReader
             return string.Create(CultureInfo.InvariantCulture, $"an event RID defined in the file's metadata, found 0x{rid:X8} (package {XeRid.PackageIndex(rid)}, object {XeRid.ObjectIndex(rid)}, type {XeRid.ObjectType(rid)})");
         }
 
+        st.Records++;
         if (!st.Included)
         {
             return null;

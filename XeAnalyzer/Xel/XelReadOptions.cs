@@ -35,4 +35,54 @@ public sealed class XelReadOptions
 
     /// <summary>Receives warnings and counts (skipped buffers, incomplete final buffers, undecodable events); optional.</summary>
     public XelDiagnostics? Diagnostics { get; init; }
+
+    /// <summary>
+    /// Receives the number of event records met per event type, including the records <see cref="EventNames"/> skipped before
+    /// decoding (so a caller can say what a capture holds without reading it again); <see langword="null"/> for none.
+    /// </summary>
+    public XelEventTally? Tally { get; init; }
+}
+
+/// <summary>Counts event records by full name (<c>package.event</c>) as the <c>.xel</c> reader meets them. Thread-safe.</summary>
+public sealed class XelEventTally
+{
+    private readonly Dictionary<string, long> _counts = new(StringComparer.Ordinal);
+
+    /// <summary>The counts so far, most frequent first (ties by name, ordinal).</summary>
+    public IReadOnlyList<KeyValuePair<string, long>> Counts
+    {
+        get
+        {
+            lock (_counts)
+            {
+                return [.. _counts.OrderByDescending(kv => kv.Value).ThenBy(kv => kv.Key, StringComparer.Ordinal)];
+            }
+        }
+    }
+
+    /// <summary>The number of records of one event (full name), or 0.</summary>
+    /// <param name="fullName">The <c>package.event</c> name.</param>
+    /// <returns>The count.</returns>
+    public long this[string fullName]
+    {
+        get
+        {
+            lock (_counts)
+            {
+                return _counts.GetValueOrDefault(fullName);
+            }
+        }
+    }
+
+    /// <summary>Adds records of one event.</summary>
+    /// <param name="fullName">The <c>package.event</c> name.</param>
+    /// <param name="records">How many.</param>
+    public void Add(string fullName, long records)
+    {
+        ArgumentNullException.ThrowIfNull(fullName);
+        lock (_counts)
+        {
+            _counts[fullName] = _counts.GetValueOrDefault(fullName) + records;
+        }
+    }
 }

@@ -82,6 +82,19 @@ public static class XelReader
         return reader.Schema;
     }
 
+    /// <summary>Reads a file's metadata (not its events): the schema and the earliest package start time (no event is earlier).</summary>
+    internal static (XeSchema Schema, DateTime? EarliestStart) ReadMetadata(string path, XelReadOptions options, CancellationToken cancellationToken)
+    {
+        using var src = new FileRandomAccessSource(path, sequential: true);
+        var reader = new XelFileReader(src, options);
+        foreach (XEvent unused in reader.Read(true, cancellationToken))
+        {
+            _ = unused;
+        }
+
+        return (reader.Schema, reader.EarliestPackageStart);
+    }
+
     private static IEnumerable<XEvent> ReadFiles(IEnumerable<string> paths, XelReadOptions options, CancellationToken cancellationToken)
     {
         foreach (string path in paths)

@@ -106,7 +106,7 @@ public sealed class XelFileSummary
 
     /// <summary>Reads a file (events are enumerated but their values are not decoded) and summarizes it.</summary>
     /// <param name="path">The <c>.xel</c> file.</param>
-    /// <param name="options">Integrity and limits (the event-name filter and diagnostics collector are ignored).</param>
+    /// <param name="options">Integrity and limits (the event-name filter is ignored); a diagnostics collector given there also receives what the file's own summary records.</param>
     /// <param name="cancellationToken">Checked between buffers.</param>
     /// <returns>The summary.</returns>
     /// <exception cref="InvalidXelDataException">The file is malformed.</exception>
@@ -155,6 +155,7 @@ public sealed class XelFileSummary
             .Select(kv => new XelEventTypeSummary(kv.Key, kv.Value.Count, kv.Value.First, kv.Value.Last, [.. kv.Value.Actions]))
             .OrderBy(t => t.EventType.FullName, StringComparer.Ordinal)
             .ThenBy(t => t.EventType.Package.Index)];
+        options?.Diagnostics?.Add(diag);
         return new XelFileSummary(path, src.Length, reader.Schema, types, reader.BufferCount, reader.MetadataBufferCount, diag);
     }
 }

@@ -1,16 +1,15 @@
 using System.CommandLine;
 using System.Globalization;
 using XeAnalyzer.Analysis;
-using XeAnalyzer.Events;
+using XeAnalyzer.Capture;
 using XeAnalyzer.Output;
-using XeAnalyzer.Xel;
 
 namespace XeAnalyzer.Cli.Commands.Common;
 
 /// <summary>
-/// The options every analysis command shares (inputs, <c>--event</c>, <c>--where</c>, <c>--from</c>/<c>--to</c>, <c>--format</c>,
-/// <c>-o</c>, <c>--chart</c>, <c>--skip-corrupt</c>, reorder window) and the run loop: open inputs, analyse, report missing data
-/// (exit 4) or write the report.
+/// The options every analysis command shares (inputs, <c>--skip-corrupt</c>, <c>--event</c>, <c>--where</c>, <c>--from</c>/<c>--to</c>,
+/// <c>--format</c>, <c>-o</c>, <c>--chart</c>, reorder window) and the run: open the inputs, run the analysis over one read, write the
+/// result or the explanation of what is missing, and map the status to the exit code.
 /// </summary>
 internal sealed class AnalysisCommandOptions
 {
@@ -18,11 +17,7 @@ internal sealed class AnalysisCommandOptions
     {
     }
 
-    public Argument<string[]> Inputs { get; } = new("input")
-    {
-        Description = "Capture files (.xel), rollover sets, folders (their *.xel files), globs, or target-data XML files (ring_buffer, event_data).",
-        Arity = ArgumentArity.OneOrMore,
-    };
+    public CaptureInputOptions Input { get; private set; } = null!;
 
     public EventFilterOptions FilterOptions { get; } = new("By default the events the analysis reads.");
 
@@ -38,8 +33,6 @@ internal sealed class AnalysisCommandOptions
         Description = "Also write the chart as an SVG file.",
     };
 
-    public Option<bool> SkipCorrupt { get; } = CaptureCommandSupport.SkipCorruptOption();
-
     public Option<double?> ReorderWindow { get; } = new("--reorder-window")
     {
         Description = "Seconds an event may arrive behind the newest one and still be put in time order (default 30).",
@@ -50,17 +43,27 @@ internal sealed class AnalysisCommandOptions
         Description = "The most events held for re-ordering at once (default 1,000,000); bounds memory.",
     };
 
-    public static AnalysisCommandOptions AddTo(Command command)
+    public bool HasEventOptions { get; private set; }
+
+    /// <summary>Adds the options to a command; <paramref name="eventOptions"/> false leaves out the event filter and reorder window (for analyses of target data, which carries no events).</summary>
+    public static AnalysisCommandOptions AddTo(Command command, bool eventOptions = true)
     {
-        var o = new AnalysisCommandOptions();
-        command.Arguments.Add(o.Inputs);
-        o.FilterOptions.AddTo(command);
+        var o = new AnalysisCommandOptions { HasEventOptions = eventOptions };
+        o.Input = CaptureInputOptions.AddTo(command);
+        if (eventOptions)
+        {
+            o.FilterOptions.AddTo(command);
+        }
+
         command.Options.Add(o.Format);
         command.Options.Add(o.Output);
         command.Options.Add(o.Chart);
-        command.Options.Add(o.SkipCorrupt);
-        command.Options.Add(o.ReorderWindow);
-        command.Options.Add(o.ReorderMax);
+        if (eventOptions)
+        {
+            command.Options.Add(o.ReorderWindow);
+            command.Options.Add(o.ReorderMax);
+        }
+
         return o;
     }
 
@@ -85,80 +88,60 @@ internal sealed class AnalysisCommandOptions
         };
     }
 
-    /// <summary>Opens the inputs, runs the analysis, and writes the result or the missing-data message.</summary>
+    /// <summary>Opens the inputs, runs the analysis over one read, and writes the result or the explanation of what is missing.</summary>
     public int Run<TResult>(
         ParseResult parse,
         TextWriter stdout,
         TextWriter stderr,
-        IReadOnlyList<string> eventNames,
-        Func<IEnumerable<XEvent>, TResult> analyze,
-        Func<TResult, MissingData?> missing,
+        ICaptureAnalysis analysis,
         Func<TResult, ReportDocument> report,
         Func<TResult, Stream, ValueTask>? writeChart,
-        Func<TResult, IEnumerable<string>>? warnings = null)
+        CancellationToken cancellationToken = default)
+        where TResult : class, IAnalysisResult
     {
-        EventFilter filter = FilterOptions.Filter(parse);
+        EventFilter filter = HasEventOptions ? FilterOptions.Filter(parse) : EventFilter.None;
         string format = parse.GetValue(Format) ?? "text";
-        IReportWriter writer = OutputFormats.FindReportWriter(format) ?? throw new UsageException("--format: expected text, csv, json or html");
-        string[] inputs = parse.GetValue(Inputs) ?? [];
-        AnalysisInput input = AnalysisInput.Open(inputs, new AnalysisInputOptions
+        IReportWriter? writer = format == "svg" ? null : OutputFormats.FindReportWriter(format) ?? throw new UsageException("--format: expected text, csv, json, html or svg");
+        CaptureSource source = Input.Open(parse, null, cancellationToken);
+        var diagnostics = new CaptureDiagnostics();
+        AnalysisOutcome<TResult> outcome = AnalysisOutcome.Run<TResult>(source, analysis, new AnalysisContext(filter, diagnostics), cancellationToken);
+        if (outcome.Explanation is string explanation)
         {
-            Integrity = parse.GetValue(SkipCorrupt) ? XelIntegrityHandling.SkipCorruptBuffers : XelIntegrityHandling.Strict,
-        });
-
-        TResult result = analyze(input.ReadEvents(filter, eventNames));
-        foreach (string w in input.Warnings)
-        {
-            stderr.WriteLine("xeanalyze: warning: " + w);
+            CaptureCommandSupport.WriteMessage(explanation, stdout, stderr);
+            return CaptureCommandSupport.Finish(diagnostics, stderr, outcome.Status);
         }
 
-        if (missing(result) is MissingData m)
+        ReportDocument doc = report(outcome.Result);
+        doc = new ReportDocument(doc.Title, doc.Sections) { Description = Describe(source.Names, filter) };
+        if (writer is null)
         {
-            string text;
-            if (m.Kind == MissingDataKind.Events && input.EventsRead > 0 && input.EventsMatched == 0)
+            // --format svg: the analysis's chart is the output.
+            if (writeChart is null)
             {
-                text = "none of the " + input.EventsRead.ToString("N0", CultureInfo.InvariantCulture) + " " + string.Join("/", filter.EventNames.Count > 0 ? filter.EventNames : eventNames)
-                    + " events read matched the filter (" + filter + "); nothing to analyse.";
-            }
-            else
-            {
-                IReadOnlyList<EventNameCount> found = m.Kind == MissingDataKind.Events ? input.CountEvents() : m.EventsSeen;
-                text = m.Describe(found);
+                throw new UsageException("--format svg: this analysis has no chart");
             }
 
-            CaptureCommandSupport.WriteMessage(text, stdout, stderr);
-            return CaptureCommandSupport.FinishMissing(input.Diagnostics, stderr);
+            CaptureCommandSupport.WriteOutput(parse.GetValue(Output), stdout, s => writeChart(outcome.Result, s).AsTask().GetAwaiter().GetResult());
+            return CaptureCommandSupport.Finish(diagnostics, stderr, outcome.Status);
         }
 
-        ReportDocument doc = report(result);
-        doc = new ReportDocument(doc.Title, doc.Sections) { Description = Describe(inputs, filter) };
         CaptureCommandSupport.WriteOutput(parse.GetValue(Output), stdout, s => writer.WriteAsync(doc, s).AsTask().GetAwaiter().GetResult());
         string? chartPath = parse.GetValue(Chart);
         if (chartPath is not null && writeChart is not null)
         {
-            CaptureCommandSupport.WriteFile(chartPath, s => writeChart(result, s).AsTask().GetAwaiter().GetResult());
+            CaptureCommandSupport.WriteFile(chartPath, s => writeChart(outcome.Result, s).AsTask().GetAwaiter().GetResult());
         }
 
-        foreach (string w in warnings?.Invoke(result) ?? [])
-        {
-            stderr.WriteLine("xeanalyze: warning: " + w);
-        }
-
-        return CaptureCommandSupport.Finish(input.Diagnostics, stderr);
+        return CaptureCommandSupport.Finish(diagnostics, stderr, outcome.Status);
     }
 
-    public static string OrderingWarning(OrderingStatistics o) =>
-        o.LateEvents > 0
-            ? o.LateEvents.ToString("N0", CultureInfo.InvariantCulture) + " events arrived later than the reorder window allows (--reorder-window/--reorder-max) and were processed out of time order"
-            : string.Empty;
-
-    private static string Describe(string[] inputs, EventFilter filter) =>
+    private static string Describe(IReadOnlyList<string> inputs, EventFilter filter) =>
         "Input: " + string.Join(", ", inputs) + (filter.IsEmpty ? string.Empty : ". Filter: " + filter) + ".";
 
     private static Option<string> CreateFormat()
     {
-        var o = new Option<string>("--format") { Description = "Output format: text, csv, json or html (default text).", DefaultValueFactory = _ => "text" };
-        o.AcceptOnlyFromAmong("text", "csv", "json", "html");
+        var o = new Option<string>("--format") { Description = "Output format: text, csv, json, html, or svg (the chart) (default text).", DefaultValueFactory = _ => "text" };
+        o.AcceptOnlyFromAmong("text", "csv", "json", "html", "svg");
         return o;
     }
 }

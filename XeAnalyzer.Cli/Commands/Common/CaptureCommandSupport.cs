@@ -1,6 +1,8 @@
 using System.CommandLine;
 using System.Globalization;
 using System.Text;
+using XeAnalyzer.Analysis;
+using XeAnalyzer.Capture;
 using XeAnalyzer.Xel;
 
 namespace XeAnalyzer.Cli.Commands.Common;
@@ -17,13 +19,6 @@ internal static class CaptureCommandSupport
     public static Option<bool> SkipCorruptOption() => new("--skip-corrupt")
     {
         Description = "Skip damaged buffers (reported on stderr, exit code 3) instead of stopping at the first damage.",
-    };
-
-    public static XelReadOptions ReadOptions(bool skipCorrupt, XelDiagnostics diagnostics, IReadOnlyCollection<string>? eventNames = null) => new()
-    {
-        Integrity = skipCorrupt ? XelIntegrityHandling.SkipCorruptBuffers : XelIntegrityHandling.Strict,
-        Diagnostics = diagnostics,
-        EventNames = eventNames,
     };
 
     /// <summary>Runs a command body, turning input errors into one line on stderr and exit code 1 (never a stack trace).</summary>
@@ -61,42 +56,30 @@ internal static class CaptureCommandSupport
         }
     }
 
-    /// <summary>Writes the warnings of a read to stderr and returns the exit code (3 when the result is partial).</summary>
-    public static int Finish(XelDiagnostics diagnostics, TextWriter error)
+    /// <summary>
+    /// Ends a command that read captures: writes every warning of the run to stderr once (the reader's, target data's, the analyses' and
+    /// the resolver's), the partial-result line when data was skipped, and returns the exit code of <paramref name="status"/>.
+    /// </summary>
+    public static int Finish(CaptureDiagnostics diagnostics, TextWriter error, AnalysisStatus status = AnalysisStatus.Complete)
     {
-        foreach (XelWarning w in diagnostics.Warnings)
+        foreach (string w in diagnostics.Warnings)
         {
             error.WriteLine("xeanalyze: warning: " + w);
         }
 
-        if (diagnostics.WarningCount > diagnostics.Warnings.Count)
+        long hidden = diagnostics.WarningCount - diagnostics.Warnings.Count;
+        if (hidden > 0)
         {
-            error.WriteLine(string.Create(CultureInfo.InvariantCulture, $"xeanalyze: warning: {diagnostics.WarningCount - diagnostics.Warnings.Count} more warnings not shown"));
+            error.WriteLine(string.Create(CultureInfo.InvariantCulture, $"xeanalyze: warning: {hidden} more warnings not shown"));
         }
 
-        if (diagnostics.IsPartial)
+        if (diagnostics.PartialSummary is string partial)
         {
-            error.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"xeanalyze: partial result: {diagnostics.SkippedBuffers} damaged buffer(s) skipped, {diagnostics.IncompleteBuffers} incomplete final buffer(s), {diagnostics.UndecodableEvents} undecodable event(s)"));
-            return ExitCodes.Partial;
+            error.WriteLine("xeanalyze: " + partial);
+            status = AnalysisStatus.Partial;
         }
 
-        return ExitCodes.Ok;
-    }
-
-    /// <summary>
-    /// Ends a command whose analysis found what it needs missing: the reader's warnings, then exit code 4, or 3 when the input
-    /// was read only in part (the missing events may be in what could not be read, so the session advice may not apply).
-    /// </summary>
-    public static int FinishMissing(XelDiagnostics diagnostics, TextWriter error)
-    {
-        if (Finish(diagnostics, error) == ExitCodes.Partial)
-        {
-            error.WriteLine("xeanalyze: the input could be read only in part: what is reported missing above may be in the part that could not be read");
-            return ExitCodes.Partial;
-        }
-
-        return ExitCodes.MissingData;
+        return ExitCodes.For(status);
     }
 
     /// <summary>Writes text to a file (-o) or to standard output.</summary>
@@ -122,6 +105,9 @@ internal static class CaptureCommandSupport
         write(fs);
     }
 
+    /// <summary>A UTC time as ISO 8601 with seven fraction digits and a Z (<c>2024-03-01T12:00:00.0000000Z</c>), as every output writes it.</summary>
+    public static string IsoUtc(DateTime t) => t.ToString("yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'", CultureInfo.InvariantCulture);
+
     /// <summary>
     /// Writes a message of one or more <c>\n</c>-separated lines to stderr, after flushing stdout: the first line prefixed with
     /// <c>xeanalyze: </c> (and <paramref name="side"/>, when given), the others as they are.
@@ -135,25 +121,6 @@ internal static class CaptureCommandSupport
         {
             stderr.WriteLine(line);
         }
-    }
-
-    /// <summary>A UTC time as ISO 8601 with seven fraction digits and a Z (<c>2024-03-01T12:00:00.0000000Z</c>), as every output writes it.</summary>
-    public static string IsoUtc(DateTime t) => t.ToString("yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'", CultureInfo.InvariantCulture);
-
-    /// <summary>Parses a time given on the command line (ISO 8601; UTC unless an offset is given).</summary>
-    public static DateTime? ParseTime(string? text, string option)
-    {
-        if (string.IsNullOrEmpty(text))
-        {
-            return null;
-        }
-
-        if (DateTime.TryParse(text, CultureInfo.InvariantCulture, DateTimeStyles.AdjustToUniversal | DateTimeStyles.AssumeUniversal, out DateTime t))
-        {
-            return DateTime.SpecifyKind(t, DateTimeKind.Utc);
-        }
-
-        throw new UsageException(option + ": expected a time such as 2024-03-01T12:00:00Z, found '" + text + "'");
     }
 }
 

@@ -1,5 +1,5 @@
 using System.CommandLine;
-using XeAnalyzer.Analysis;
+using XeAnalyzer.Capture;
 
 namespace XeAnalyzer.Cli.Commands.Common;
 

@@ -1,7 +1,7 @@
 using System.CommandLine;
 using XeAnalyzer.Analysis;
 using XeAnalyzer.Analysis.Stacks;
-using XeAnalyzer.Callstacks;
+using XeAnalyzer.Capture;
 using XeAnalyzer.Symbols.Resolution;
 using XeAnalyzer.Xel;
 
@@ -29,7 +29,7 @@ internal sealed class StackCommandOptions
 
     public Option<string?> Stack { get; } = new("--stack")
     {
-        Description = "The field or action holding the stack (default: the package0.callstack action, else callstack_rva), e.g. call_stack for system_health events. Raw addresses or frame text.",
+        Description = "The field or action holding the stack. Default: the package0.callstack action, else callstack_rva, else the event's callstack field (system_health's call_stack), else any other callstack action. Raw addresses or frame text.",
     };
 
     public Option<bool> GroupByEvent { get; } = new("--group-by-event")
@@ -40,7 +40,7 @@ internal sealed class StackCommandOptions
 
     public EventFilterOptions FilterOptions { get; } = new("Default: every event with a callstack.", "Example: opcode=End for wait_info durations.");
 
-    public Option<bool> SkipCorrupt { get; } = CaptureCommandSupport.SkipCorruptOption();
+    public Option<bool> SkipCorrupt { get; } = new CaptureInputOptions().SkipCorrupt;
 
     public static StackCommandOptions AddTo(Command command)
     {
@@ -66,42 +66,19 @@ internal sealed class StackCommandOptions
         GroupByEvent = parse.GetValue(GroupByEvent),
     };
 
-    public StackFileOptions FileOptions(ParseResult parse, XelDiagnostics diagnostics)
+    /// <summary>How the inputs are read: <c>--skip-corrupt</c> and <c>--modules</c> (the module map of every input; else each input's sidecar).</summary>
+    public CaptureReadOptions ReadOptions(ParseResult parse) => new()
     {
-        string? modules = parse.GetValue(Modules);
-        if (modules is not null && !File.Exists(modules))
-        {
-            throw new FileNotFoundException("the module list " + modules + " does not exist", modules);
-        }
+        Integrity = parse.GetValue(SkipCorrupt) ? XelIntegrityHandling.SkipCorruptBuffers : XelIntegrityHandling.Strict,
+        ModuleMapPath = parse.GetValue(Modules),
+    };
 
-        return new StackFileOptions
-        {
-            Filter = FilterOptions.Filter(parse),
-            ModuleMapPath = modules,
-            Integrity = parse.GetValue(SkipCorrupt) ? XelIntegrityHandling.SkipCorruptBuffers : XelIntegrityHandling.Strict,
-            Diagnostics = diagnostics,
-        };
-    }
-
-    /// <summary>
-    /// Writes why nothing could be bucketed to stderr (with the events the inputs hold, for missing events) and the reader's
-    /// warnings, and returns exit code 4 (3 when the input was read only in part; see <see cref="CaptureCommandSupport.FinishMissing"/>).
-    /// </summary>
-    public static int ReportMissing(MissingData m, IReadOnlyList<string> inputs, EventFilter filter, XelDiagnostics diagnostics, TextWriter stdout, TextWriter stderr, string? side = null)
+    /// <summary>Runs the stack analysis over one input set (one read) with the command's filter and the shared resolver.</summary>
+    public AnalysisOutcome<StackBucketResult> Analyze(ParseResult parse, IReadOnlyList<string> inputs, CallstackResolver resolver, CaptureDiagnostics diagnostics, CancellationToken cancellationToken)
     {
-        string text;
-        if (m.Kind == MissingDataKind.Events)
-        {
-            IReadOnlyList<EventNameCount> found = AnalysisInput.Open(inputs).CountEvents();
-            text = (filter.IsEmpty ? string.Empty : "No event passed the filter (" + filter + "). ") + m.Describe(found);
-        }
-        else
-        {
-            text = m.Describe();
-        }
-
-        CaptureCommandSupport.WriteMessage(text, stdout, stderr, side);
-        return CaptureCommandSupport.FinishMissing(diagnostics, stderr);
+        CaptureSource source = CaptureSource.Open(inputs, ReadOptions(parse), cancellationToken);
+        var analysis = new StackBucketAnalysis(BucketOptions(parse));
+        return analysis.Analyze(source, new AnalysisContext(FilterOptions.Filter(parse), diagnostics, resolver), cancellationToken);
     }
 
     public static StackWeight ParseWeight(string? text) => text switch

@@ -1,5 +1,6 @@
 using System.Globalization;
 using XeAnalyzer.Analysis;
+using XeAnalyzer.Capture;
 using XeAnalyzer.Analysis.Stacks;
 using XeAnalyzer.Callstacks;
 using XeAnalyzer.Events;
@@ -213,8 +214,8 @@ public sealed class StackBucketAnalysisTests
         IReadOnlyList<Frame> a = Seed("A");
         var builder = new StackBucketBuilder();
         builder.AddEvents([_c.Latch(At(0), Addresses(a, BasesA))], resolver.CreateSession(Map(BasesA)));
-        string xml = "<HistogramTarget truncated=\"0\" buckets=\"256\"><Slot count=\"4\"><value>" + string.Join("\n", a.Select(f => f.ModuleOffset)) + "</value></Slot></HistogramTarget>";
-        builder.AddStacks(StackTextReader.Parse(xml), resolver.CreateSession());
+        builder.BeginInput(resolver.CreateSession(), new StackInputInfo("h.xml", "target-xml"));
+        builder.AddStack(string.Join("\n", a.Select(f => f.ModuleOffset)), 4);
         StackBucketResult r = builder.Build();
         StackBucket only = r.Buckets.Single(b => b.EventNames.Count == 1);
         Assert.That(only.Frames, Is.EqualTo(a.Select(f => f.ModuleOffset)));
@@ -223,7 +224,7 @@ public sealed class StackBucketAnalysisTests
     }
 
     [Test]
-    public void AddStacks_HistogramUsingAllItsBuckets_KeepsEverySlotCount_MergesSlotsThatResolveAlike_AndWarns()
+    public void Analyze_HistogramUsingAllItsBuckets_KeepsEverySlotCount_MergesSlotsThatResolveAlike_AndWarns()
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
         IReadOnlyList<Frame> a = Seed("A"), b = Seed("B"), c = Seed("C");
@@ -233,10 +234,7 @@ public sealed class StackBucketAnalysisTests
         string xml = "<HistogramTarget truncated=\"0\" buckets=\"4\">" +
             Slot(50, a.Select(f => f.ModuleOffset)) + Slot(30, b.Select(f => f.ModuleOffset)) + Slot(20, c.Select(f => f.ModuleOffset)) + Slot(7, a.Select(f => f.Engine)) +
             "</HistogramTarget>";
-        using var reader = new StackTextReader(new StringReader(xml));
-        var builder = new StackBucketBuilder();
-        builder.AddTargetData(reader, resolver.CreateSession(), new StackInputInfo("h.xml", "target-xml"));
-        StackBucketResult r = builder.Build();
+        StackBucketResult r = FromXml(xml, resolver);
 
         Assert.That(r.HistogramSlots, Is.EqualTo(4));
         Assert.That(r.TotalCount, Is.EqualTo(50 + 30 + 20 + 7));
@@ -244,12 +242,13 @@ public sealed class StackBucketAnalysisTests
         Assert.That(r.Buckets[0].Frames, Is.EqualTo(Engine("A")));
         Assert.That(r.MergedRawStacks, Is.EqualTo(1));
         Assert.That(r.MayHaveMergedHistogramValues, Is.True);
-        Assert.That(r.Warnings, Has.Some.Contains("buckets"));
+        Assert.That(_lastRead!.Diagnostics.Warnings, Has.Some.Contains("buckets"), "the reader's warning about the histogram, given once for the whole run");
+        Assert.That(StackBucketWriter.ToText(r), Does.Contain("slots = buckets"));
         Assert.That(r.Buckets.All(x => x.EventName is null && x.FirstSeen is null), Is.True);
     }
 
     [Test]
-    public void AddTargetData_RingBufferEvents_FilterAppliesToTheirFields()
+    public void Analyze_RingBufferEvents_FilterAppliesToTheirFields()
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
         string g = string.Join("\n", Seed("G").Select(f => f.ModuleOffset));
@@ -259,16 +258,25 @@ public sealed class StackBucketAnalysisTests
             severity.ToString(CultureInfo.InvariantCulture) + "</value></data><action name=\"callstack\" package=\"package0\"><type name=\"callstack\" package=\"package0\" /><value>" + stack + "</value></action></event>";
         string xml = "<RingBufferTarget truncated=\"0\" eventCount=\"4\">" + Event(17, g, "2024-01-01T00:00:01Z") + Event(17, g, "2024-01-01T00:00:02Z") + Event(20, d, "2024-01-01T00:00:03Z") + Event(17, d, "2024-01-01T00:00:04Z") + "</RingBufferTarget>";
 
-        var builder = new StackBucketBuilder();
-        using var reader = new StackTextReader(new StringReader(xml));
-        builder.AddTargetData(reader, resolver.CreateSession(), new StackInputInfo("rb.xml", "target-xml"), new EventFilter(null, [FieldCondition.Parse("severity=17")]));
-        StackBucketResult r = builder.Build();
+        StackBucketResult r = FromXml(xml, resolver, new EventFilter(null, [FieldCondition.Parse("severity=17")]));
         Assert.That(r.EventsRead, Is.EqualTo(3));
         Assert.That(r.Buckets.Select(b => (b.Count, b.Frames[0])), Is.EqualTo(new[] { (2L, Engine("G")[0]), (1L, Engine("D")[0]) }));
         Assert.That(r.Buckets[0].EventName, Is.EqualTo("sqlserver.error_reported"));
         Assert.That(r.Buckets[0].FirstSeen, Is.EqualTo(new DateTime(2024, 1, 1, 0, 0, 1, DateTimeKind.Utc)));
         Assert.That(r.Buckets[0].LastSeen, Is.EqualTo(new DateTime(2024, 1, 1, 0, 0, 2, DateTimeKind.Utc)));
     }
+
+    /// <summary>Target-data XML through the real pipeline: written to a file, opened and read by <see cref="CaptureSource"/>.</summary>
+    private StackBucketResult FromXml(string xml, CallstackResolver resolver, EventFilter? filter = null)
+    {
+        string path = _tmp.File("target-" + Guid.NewGuid().ToString("N") + ".xml");
+        File.WriteAllText(path, xml);
+        AnalysisOutcome<StackBucketResult> outcome = new StackBucketAnalysis().Analyze(CaptureSource.Open([path]), new AnalysisContext(filter, resolver: resolver));
+        _lastRead = outcome.Read;
+        return outcome.Result;
+    }
+
+    private CaptureReadSummary? _lastRead;
 
     [Test]
     public void Build_MoreDistinctStacksThanTheCap_CountsTheRestAsUntracked()
@@ -321,14 +329,14 @@ public sealed class StackBucketAnalysisTests
         string xel = Path.Combine(_tmp.Path, "cap_0_133601526724170000.xel");
         _c.WriteXel(xel, [_c.Latch(At(0), Addresses(Seed("A"), BasesA), 1), _c.Latch(At(1), Addresses(Seed("A"), BasesA), 2)]);
         File.WriteAllText(Path.Combine(_tmp.Path, "cap.modules.txt"), ModuleList(BasesA));
-        StackBucketResult r = new StackBucketAnalysis().AnalyzeFiles([xel], resolver);
+        StackBucketResult r = new StackBucketAnalysis().Analyze(CaptureSource.Open([xel]), new AnalysisContext(resolver: resolver)).Result;
         Assert.That(r.Inputs[0].ModuleMapSource, Is.EqualTo(ModuleMapSource.Sidecar));
         Assert.That(r.Inputs[0].ModuleMapPath, Does.EndWith("cap.modules.txt"));
         Assert.That(r.Buckets.Single().Frames, Is.EqualTo(Engine("A")));
 
         string wrongMap = Path.Combine(_tmp.Path, "other.txt");
         File.WriteAllText(wrongMap, ModuleList(BasesB));
-        StackBucketResult o = new StackBucketAnalysis().AnalyzeFiles([xel], resolver, new StackFileOptions { ModuleMapPath = wrongMap });
+        StackBucketResult o = new StackBucketAnalysis().Analyze(CaptureSource.Open([xel], new CaptureReadOptions { ModuleMapPath = wrongMap }), new AnalysisContext(resolver: resolver)).Result;
         Assert.That(o.Inputs[0].ModuleMapSource, Is.EqualTo(ModuleMapSource.Explicit));
         Assert.That(o.Buckets.Single().Frames, Is.Not.EqualTo(Engine("A")), "another process's bases cannot place these addresses");
     }

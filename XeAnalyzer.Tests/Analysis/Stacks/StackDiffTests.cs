@@ -1,3 +1,5 @@
+using XeAnalyzer.Analysis;
+using XeAnalyzer.Capture;
 using System.Globalization;
 using XeAnalyzer.Analysis.Stacks;
 using XeAnalyzer.Events;
@@ -122,8 +124,8 @@ public sealed class StackDiffTests
             Offline = true,
             Binaries = ModuleBinaries.Scan([TestPaths.SymbolsCache]),
         });
-        StackBucketResult xel = new StackBucketAnalysis().AnalyzeFiles([Path.Combine(TestPaths.Samples, "latch_nesting_full")], resolver);
-        StackBucketResult hist = new StackBucketAnalysis().AnalyzeFiles([Path.Combine(TestPaths.Samples, "latch_nesting_full_histogram", "latch_nesting_full.tf3656.histogram.xml")], resolver);
+        StackBucketResult xel = new StackBucketAnalysis().Analyze(CaptureSource.Open([Path.Combine(TestPaths.Samples, "latch_nesting_full")]), new AnalysisContext(resolver: resolver)).Result;
+        StackBucketResult hist = new StackBucketAnalysis().Analyze(CaptureSource.Open([Path.Combine(TestPaths.Samples, "latch_nesting_full_histogram", "latch_nesting_full.tf3656.histogram.xml")]), new AnalysisContext(resolver: resolver)).Result;
         StackDiff d = StackDiff.Compare(xel, hist);
         Assert.That(d.MatchedByEvent, Is.False);
         Assert.That(d.Changes, Has.Count.EqualTo(14));
@@ -175,8 +177,8 @@ public sealed class StackDiffTests
             Offline = true,
             Binaries = ModuleBinaries.Scan([TestPaths.SymbolsCache]),
         });
-        StackBucketResult full = new StackBucketAnalysis().AnalyzeFiles([capture], resolver);
-        StackBucketResult part = new StackBucketAnalysis().AnalyzeFiles([slicePath], resolver);
+        StackBucketResult full = new StackBucketAnalysis().Analyze(CaptureSource.Open([capture]), new AnalysisContext(resolver: resolver)).Result;
+        StackBucketResult part = new StackBucketAnalysis().Analyze(CaptureSource.Open([slicePath]), new AnalysisContext(resolver: resolver)).Result;
         StackDiff d = StackDiff.Compare(full, part);
 
         Assert.That(d.BaseTotal, Is.EqualTo(all.Count));

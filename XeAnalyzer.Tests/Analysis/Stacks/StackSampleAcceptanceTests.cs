@@ -1,3 +1,5 @@
+using XeAnalyzer.Analysis;
+using XeAnalyzer.Capture;
 using System.Globalization;
 using System.Xml.Linq;
 using XeAnalyzer.Analysis.Stacks;
@@ -54,7 +56,7 @@ public sealed class StackSampleAcceptanceTests
     public void AnalyzeFiles_LatchSample_GivesTheGeneratorsBuckets_WithTheSameCounts(string input)
     {
         using CallstackResolver resolver = Resolver();
-        StackBucketResult r = new StackBucketAnalysis().AnalyzeFiles([input], resolver);
+        StackBucketResult r = new StackBucketAnalysis().Analyze(CaptureSource.Open([input]), new AnalysisContext(resolver: resolver)).Result;
         List<(long Count, string[] Frames)> expected = ExpectedBuckets(row => row["symbolized"]);
 
         Assert.That(r.IsComplete, Is.True);
@@ -75,7 +77,7 @@ public sealed class StackSampleAcceptanceTests
     public void ToReport_BucketTable_ShowsEachBucketsDistinguishingFrame()
     {
         using CallstackResolver resolver = Resolver();
-        StackBucketResult r = new StackBucketAnalysis().AnalyzeFiles([Path.Combine(TestPaths.Samples, "latch_nesting_full")], resolver);
+        StackBucketResult r = new StackBucketAnalysis().Analyze(CaptureSource.Open([Path.Combine(TestPaths.Samples, "latch_nesting_full")]), new AnalysisContext(resolver: resolver)).Result;
         XeAnalyzer.Output.ReportTable table = r.ToReport().Sections.SelectMany(s => s.Blocks).OfType<XeAnalyzer.Output.ReportTable>().First(t => t.Title == "Buckets");
         Assert.That(table.Columns[^1].Name, Is.EqualTo("distinguishing frame"));
 
@@ -104,7 +106,7 @@ public sealed class StackSampleAcceptanceTests
     public void AnalyzeFiles_AllThreeRenderings_GiveIdenticalBuckets()
     {
         using CallstackResolver resolver = Resolver();
-        string[][] keys = [.. SampleInputs().Select(t => Keys(new StackBucketAnalysis().AnalyzeFiles([(string)t.Arguments[0]!], resolver)).ToArray())];
+        string[][] keys = [.. SampleInputs().Select(t => Keys(new StackBucketAnalysis().Analyze(CaptureSource.Open([(string)t.Arguments[0]!]), new AnalysisContext(resolver: resolver)).Result).ToArray())];
         Assert.That(keys[1], Is.EqualTo(keys[0]));
         Assert.That(keys[2], Is.EqualTo(keys[0]));
     }
@@ -120,7 +122,7 @@ public sealed class StackSampleAcceptanceTests
         Assert.That(expected, Has.Count.LessThan(14), "test setup: some sample buckets differ only by offsets");
 
         using CallstackResolver resolver = Resolver(offsets: false);
-        StackBucketResult r = new StackBucketAnalysis().AnalyzeFiles([Path.Combine(TestPaths.Samples, "latch_nesting_full")], resolver);
+        StackBucketResult r = new StackBucketAnalysis().Analyze(CaptureSource.Open([Path.Combine(TestPaths.Samples, "latch_nesting_full")]), new AnalysisContext(resolver: resolver)).Result;
         Assert.That(Keys(r).Order(StringComparer.Ordinal), Is.EqualTo(Keys(expected).Order(StringComparer.Ordinal)));
         Assert.That(r.MergedRawStacks, Is.EqualTo(14 - expected.Count));
     }
@@ -129,7 +131,7 @@ public sealed class StackSampleAcceptanceTests
     public void AnalyzeFiles_Sample1_ReportsTheSidecarAndResolvesEachDistinctStackOnce()
     {
         using CallstackResolver resolver = Resolver();
-        StackBucketResult r = new StackBucketAnalysis().AnalyzeFiles([Path.Combine(TestPaths.Samples, "latch_nesting_full")], resolver);
+        StackBucketResult r = new StackBucketAnalysis().Analyze(CaptureSource.Open([Path.Combine(TestPaths.Samples, "latch_nesting_full")]), new AnalysisContext(resolver: resolver)).Result;
         StackInputSummary input = r.Inputs.Single();
         Assert.That(input.ModuleMapSource, Is.EqualTo(ModuleMapSource.Sidecar));
         Assert.That(Path.GetFileName(input.ModuleMapPath), Is.EqualTo("latch_nesting_full.modules.txt"));
@@ -159,7 +161,7 @@ public sealed class StackSampleAcceptanceTests
         int buckets = int.Parse(root.Attribute("buckets")!.Value, CultureInfo.InvariantCulture);
 
         using CallstackResolver resolver = NoSymbols();
-        StackBucketResult r = new StackBucketAnalysis().AnalyzeFiles([path], resolver);
+        StackBucketResult r = new StackBucketAnalysis().Analyze(CaptureSource.Open([path]), new AnalysisContext(resolver: resolver)).Result;
         Assert.That(r.HistogramSlots, Is.EqualTo(slots.Count));
         Assert.That(r.TotalCount, Is.EqualTo(slots.Sum(s => s.Count)), "sum of bucket counts = sum of slot counts");
         Assert.That(r.Buckets.Sum(b => b.Count), Is.EqualTo(slots.Sum(s => s.Count)));
@@ -184,7 +186,7 @@ public sealed class StackSampleAcceptanceTests
         Assert.That(stacks, Is.Not.Empty);
 
         using CallstackResolver resolver = NoSymbols();
-        StackBucketResult r = new StackBucketAnalysis().AnalyzeFiles([path], resolver);
+        StackBucketResult r = new StackBucketAnalysis().Analyze(CaptureSource.Open([path]), new AnalysisContext(resolver: resolver)).Result;
         Assert.That(r.TotalCount, Is.EqualTo(stacks.Count));
         Assert.That(r.TotalBuckets, Is.EqualTo(stacks.Distinct(StringComparer.Ordinal).Count()));
         Assert.That(r.Buckets.All(b => b.EventName == "sqlserver.error_reported"), Is.True);

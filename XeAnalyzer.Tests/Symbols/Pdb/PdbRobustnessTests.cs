@@ -20,6 +20,27 @@ public class PdbRobustnessTests
         Assert.That(ex.Message, Does.Contain("truncated"));
     }
 
+    [TestCase(0, 0xFFFFFFFFu)]
+    [TestCase(1, 0xFFFFFFFFu)]
+    [TestCase(1, 0xFFFFFFFEu)]
+    [TestCase(1, 0x7FFFFFFFu)]
+    public void Open_Throws_WhenADirectoryBlockIndexOfAMultiBlockDirectoryIsOutOfRange(int entry, uint value)
+    {
+        // Reported: a directory spanning several blocks with one block index of 0xFFFFFFFF ended in an OverflowException.
+        var msf = MsfTestFile.Read(File.ReadAllBytes(TinyFixture.Pdb("full")));
+        msf.Streams.Add(new byte[64 * 1024]); // an unused extra stream: 128 more block indices make the directory span blocks
+        byte[] file = msf.Write(512, scatter: false);
+        int dirBytes = BinaryPrimitives.ReadInt32LittleEndian(file.AsSpan(44));
+        Assert.That(dirBytes, Is.GreaterThan(512), "the directory spans several blocks");
+        int mapBlock = BinaryPrimitives.ReadInt32LittleEndian(file.AsSpan(52));
+        int at = (mapBlock * 512) + (entry * 4);
+        BinaryPrimitives.WriteUInt32LittleEndian(file.AsSpan(at), value);
+        var ex = Assert.Throws<InvalidPdbDataException>(() => Open(file));
+        Assert.That(ex!.FilePath, Is.EqualTo(Name));
+        Assert.That(ex.Offset, Is.EqualTo(at), "the offset of the bad block index");
+        Assert.That(ex.Detail, Does.Contain("stream directory block " + entry).And.Contain("below the file's"));
+    }
+
     [Test]
     public void Open_ReportsTheStoredGuid_EvenWhenItIsGarbage()
     {

@@ -60,10 +60,33 @@ public class HostileInputTests
         (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(ResolutionFixtures.StackAModuleOffsetText(), resolver);
         string[] lines = ResolutionFixtures.Lines(output);
         AssertStackARestResolved(lines);
-        Assert.That(lines[0], Does.EndWith(" -- unresolved: no PDB for sqlmin.pdb 9C072258-C838-1309-4C4C-44205044422E/1"));
+        Assert.That(lines[0], Does.Contain(" -- unresolved: PDB damaged: sqlmin.pdb 9C072258-C838-1309-4C4C-44205044422E/1 ("));
+        Assert.That(lines[0], Does.Contain("byte offset").And.Contain("truncated"), "the reason names the offset and what was expected");
         UnresolvedGroup g = summary.UnresolvedGroups.Single();
         Assert.That(g.Count, Is.EqualTo(23));
+        Assert.That(g.Reason, Is.EqualTo(UnresolvedReason.PdbDamaged));
         Assert.That(string.Join("\n", g.SearchLog), Does.Contain("truncated"), "the search log says why the file was rejected");
+    }
+
+    [Test]
+    public void Resolve_PdbWhoseMultiBlockDirectoryHasBlockIndexFFFFFFFF_IsReportedAsDamaged()
+    {
+        // The reported case: only sqlmin's frames stay raw, with the reason, the file and the byte offset; every other PDB still resolves.
+        var msf = MsfTestFile.Read(File.ReadAllBytes(FixtureFiles.StrippedPdb("sqlmin")));
+        msf.Streams.Add(new byte[64 * 1024]); // an unused extra stream: 128 more block indices make the directory span blocks
+        byte[] file = msf.Write(512, scatter: false);
+        Assert.That(BinaryPrimitives.ReadInt32LittleEndian(file.AsSpan(44)), Is.GreaterThan(512), "the directory spans several blocks");
+        int mapBlock = BinaryPrimitives.ReadInt32LittleEndian(file.AsSpan(52));
+        BinaryPrimitives.WriteUInt32LittleEndian(file.AsSpan((mapBlock * 512) + 4), 0xFFFFFFFF);
+        using CallstackResolver resolver = ResolverWithSqlmin(file);
+        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(ResolutionFixtures.StackAModuleOffsetText(), resolver);
+        string[] lines = ResolutionFixtures.Lines(output);
+        AssertStackARestResolved(lines);
+        string offset = ((mapBlock * 512) + 4).ToString(System.Globalization.CultureInfo.InvariantCulture);
+        Assert.That(lines[0], Does.Contain(" -- unresolved: PDB damaged: sqlmin.pdb 9C072258-C838-1309-4C4C-44205044422E/1 (")
+            .And.Contain(Path.Combine(SqlminKey, "sqlmin.pdb") + "): byte offset " + offset + " ")
+            .And.Contain("found 4294967295"));
+        Assert.That(summary.UnresolvedGroups.Single().Reason, Is.EqualTo(UnresolvedReason.PdbDamaged));
     }
 
     [Test]

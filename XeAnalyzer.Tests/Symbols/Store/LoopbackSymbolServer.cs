@@ -34,10 +34,14 @@ internal sealed class ServedResponse
     /// <summary>Wait this long before sending the status line.</summary>
     public TimeSpan DelayBeforeHeaders { get; init; }
 
+    /// <summary>Extra header lines sent as given (name and value, e.g. <c>("Location", "ftp://…")</c>), in order.</summary>
+    public IReadOnlyList<(string Name, string Value)> Headers { get; init; } = [];
+
     public static ServedResponse NotFound { get; } = new() { Status = 404, Body = "not found"u8.ToArray() };
 
-    /// <summary>Extra header lines (name, value), e.g. a <c>Location</c> for a redirect.</summary>
-    public IReadOnlyList<(string Name, string Value)> Headers { get; init; } = [];
+    /// <summary>A redirect with <paramref name="status"/> to <paramref name="location"/>, sent byte for byte (hostile values included).</summary>
+    public static ServedResponse Redirect(string location, int status = 302) =>
+        new() { Status = status, Headers = [("Location", location)], Body = "moved"u8.ToArray() };
 }
 
 /// <summary>
@@ -217,7 +221,7 @@ internal sealed class LoopbackSymbolServer : IDisposable
         head.Append("Content-Type: application/octet-stream\r\n");
         foreach ((string name, string value) in response.Headers)
         {
-            head.Append(CultureInfo.InvariantCulture, $"{name}: {value}\r\n");
+            head.Append(name).Append(": ").Append(value).Append("\r\n");
         }
 
         if (response.Chunked)
@@ -230,7 +234,7 @@ internal sealed class LoopbackSymbolServer : IDisposable
         }
 
         head.Append("Connection: close\r\n\r\n");
-        await stream.WriteAsync(Encoding.ASCII.GetBytes(head.ToString()), _stop.Token);
+        await stream.WriteAsync(Encoding.Latin1.GetBytes(head.ToString()), _stop.Token);
 
         byte[] body = response.Body;
         int send = Math.Min(body.Length, response.CloseAfterBytes ?? body.Length);
@@ -267,10 +271,68 @@ internal sealed class LoopbackSymbolServer : IDisposable
     private static string Reason(int status) => status switch
     {
         200 => "OK",
+        301 => "Moved Permanently",
         302 => "Found",
+        303 => "See Other",
+        307 => "Temporary Redirect",
+        308 => "Permanent Redirect",
         404 => "Not Found",
         500 => "Internal Server Error",
         503 => "Service Unavailable",
         _ => "Status",
     };
+}
+
+/// <summary>
+/// A TCP listener on 127.0.0.1 that only counts connections: the target of redirects to other schemes (ftp://, gopher://), to prove
+/// that the client never connects there.
+/// </summary>
+internal sealed class ConnectionCounter : IDisposable
+{
+    private readonly TcpListener _listener;
+    private readonly CancellationTokenSource _stop = new();
+    private readonly Task _loop;
+    private int _connections;
+
+    public ConnectionCounter()
+    {
+        _listener = new TcpListener(IPAddress.Loopback, 0);
+        _listener.Start();
+        Port = ((IPEndPoint)_listener.LocalEndpoint).Port;
+        _loop = Task.Run(async () =>
+        {
+            while (!_stop.IsCancellationRequested)
+            {
+                try
+                {
+                    using TcpClient c = await _listener.AcceptTcpClientAsync(_stop.Token);
+                    Interlocked.Increment(ref _connections);
+                }
+                catch (Exception ex) when (ex is OperationCanceledException or ObjectDisposedException or SocketException)
+                {
+                    return;
+                }
+            }
+        });
+    }
+
+    public int Port { get; }
+
+    public int Connections => Volatile.Read(ref _connections);
+
+    public void Dispose()
+    {
+        _stop.Cancel();
+        _listener.Stop();
+        try
+        {
+            _loop.Wait(TimeSpan.FromSeconds(5));
+        }
+        catch (AggregateException)
+        {
+            // The loop ends with the listener.
+        }
+
+        _stop.Dispose();
+    }
 }

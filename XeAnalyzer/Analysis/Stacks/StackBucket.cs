@@ -1,3 +1,4 @@
+using XeAnalyzer.Capture;
 using XeAnalyzer.Symbols.Resolution;
 
 namespace XeAnalyzer.Analysis.Stacks;
@@ -19,9 +20,9 @@ public sealed record BucketFrame(string Text, FrameResolutionStatus Status, bool
 /// <param name="EventsWithDuration">How many of the bucket's events had a <c>duration</c> field.</param>
 /// <param name="TotalDuration">The sum of <c>duration</c> (saturating at <see cref="long.MaxValue"/>).</param>
 /// <param name="MaxDuration">The largest <c>duration</c>.</param>
-/// <param name="TotalSignalDuration">The sum of <c>signal_duration</c> (0 when the events have no such field).</param>
-/// <param name="MaxSignalDuration">The largest <c>signal_duration</c>.</param>
-public sealed record StackDurations(long EventsWithDuration, long TotalDuration, long MaxDuration, long TotalSignalDuration, long MaxSignalDuration);
+/// <param name="TotalSignalDuration">The sum of <c>signal_duration</c>, or <see langword="null"/> (n/a) when none of the events has that field (<c>wait_info_external</c>).</param>
+/// <param name="MaxSignalDuration">The largest <c>signal_duration</c>, or <see langword="null"/> (n/a).</param>
+public sealed record StackDurations(long EventsWithDuration, long TotalDuration, long MaxDuration, long? TotalSignalDuration, long? MaxSignalDuration);
 
 /// <summary>
 /// One bucket: events whose stacks read the same after symbolization (and, by default, of the same event). Immutable.
@@ -94,19 +95,6 @@ public sealed class StackBucket
     /// <summary>Returns <c>#rank count leaf-frame</c>.</summary>
     public override string ToString() => "#" + Rank.ToString(System.Globalization.CultureInfo.InvariantCulture) + " " +
         Count.ToString(System.Globalization.CultureInfo.InvariantCulture) + " " + (Frames.Count > 0 ? Frames[0] : "(no frames)");
-}
-
-/// <summary>Where an input's module map (for raw addresses) came from.</summary>
-public enum ModuleMapSource
-{
-    /// <summary>No module map: raw addresses stay unresolved.</summary>
-    None,
-
-    /// <summary>Given explicitly (<c>--modules FILE</c>).</summary>
-    Explicit,
-
-    /// <summary>The <c>&lt;set-name&gt;.modules.txt</c> sidecar found beside the capture (<see cref="ModuleListSidecar"/>).</summary>
-    Sidecar,
 }
 
 /// <summary>What one input (a capture set, a target-data file) contributed, and how its frames were resolved. Immutable.</summary>

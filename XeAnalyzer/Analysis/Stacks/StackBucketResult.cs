@@ -9,7 +9,7 @@ namespace XeAnalyzer.Analysis.Stacks;
 /// count (descending), then frames (ordinal), then event name; what each input contributed and how its frames were resolved; warnings.
 /// Immutable. The writers (<see cref="StackBucketWriter"/>) give the same bytes for the same result whatever the current culture.
 /// </summary>
-public sealed class StackBucketResult
+public sealed class StackBucketResult : IAnalysisResult
 {
     internal StackBucketResult(
         MissingData? missingData,
@@ -112,6 +112,12 @@ public sealed class StackBucketResult
     /// <summary>Warnings (events without a stack, histograms that may hold merged values, cut stacks, the distinct-stack cap).</summary>
     public IReadOnlyList<string> Warnings { get; }
 
+    /// <summary>How the frames resolved, counted per event (each distinct stack's frames weighted by its events), and the PDBs used.</summary>
+    public StackSymbolization? Symbolization { get; init; }
+
+    /// <summary>Slots of histograms on an event field or action (not stacks: see <c>xeanalyze histogram</c>), which were not bucketed.</summary>
+    public long ValueHistogramSlots { get; init; }
+
     /// <summary>Whether any bucket has <c>duration</c> totals (wait events).</summary>
     public bool HasDurations => Buckets.Any(b => b.Durations is not null);
 
@@ -140,7 +146,11 @@ public sealed class StackBucketResult
         }
 
         return new StackBucketResult(MissingData, Array.AsReadOnly(kept), TotalBuckets, TotalCount, omitted, EventsRead, EventsWithStack, EventsWithoutStack,
-            HistogramSlots, UntrackedEvents, DistinctRawStacks, GroupedByEvent, MayHaveMergedHistogramValues, Style, IncludeOffsets, Inputs, Warnings);
+            HistogramSlots, UntrackedEvents, DistinctRawStacks, GroupedByEvent, MayHaveMergedHistogramValues, Style, IncludeOffsets, Inputs, Warnings)
+        {
+            Symbolization = Symbolization,
+            ValueHistogramSlots = ValueHistogramSlots,
+        };
     }
 
     /// <summary>

@@ -1,3 +1,4 @@
+using XeAnalyzer.Capture;
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
@@ -52,7 +53,7 @@ public static class StackBucketWriter
             sb.Append('\n');
             if (b.Durations is StackDurations d)
             {
-                sb.Append(string.Create(Ic, $"  duration: total {d.TotalDuration:N0}, max {d.MaxDuration:N0}, mean {(d.EventsWithDuration > 0 ? (double)d.TotalDuration / d.EventsWithDuration : 0):N2}; signal_duration: total {d.TotalSignalDuration:N0}, max {d.MaxSignalDuration:N0} (ms for wait events)\n"));
+                sb.Append(string.Create(Ic, $"  duration: total {d.TotalDuration:N0}, max {d.MaxDuration:N0}, mean {(d.EventsWithDuration > 0 ? (double)d.TotalDuration / d.EventsWithDuration : 0):N2}; signal_duration: {(d.TotalSignalDuration is long ts ? string.Create(Ic, $"total {ts:N0}, max {d.MaxSignalDuration:N0}") : "n/a (not in the events' schema)")} (ms for wait events)\n"));
             }
 
             if (b.FirstSeen is DateTime first && b.LastSeen is DateTime last)
@@ -138,7 +139,7 @@ public static class StackBucketWriter
             t.AddRow(b.Rank, b.Count, TableCell.FromPercentage(b.Share), string.Join(";", b.EventNames), b.RawStacks,
                 b.FirstSeen is DateTime f ? TableCell.FromDateTime(f) : TableCell.Empty, b.LastSeen is DateTime l ? TableCell.FromDateTime(l) : TableCell.Empty,
                 d is null ? TableCell.Empty : d.EventsWithDuration, d is null ? TableCell.Empty : d.TotalDuration, d is null ? TableCell.Empty : d.MaxDuration,
-                d is null ? TableCell.Empty : d.TotalSignalDuration, d is null ? TableCell.Empty : d.MaxSignalDuration,
+                d?.TotalSignalDuration is long ts ? ts : TableCell.Empty, d?.MaxSignalDuration is long ms ? ms : TableCell.Empty,
                 b.Frames.Count, b.UnresolvedFrames, b.Frames.Count > 0 ? b.Frames[0] : string.Empty, string.Join("\n", b.Frames));
         }
 
@@ -241,8 +242,16 @@ public static class StackBucketWriter
                 w.WriteNumber("events", d.EventsWithDuration);
                 w.WriteNumber("total", d.TotalDuration);
                 w.WriteNumber("max", d.MaxDuration);
-                w.WriteNumber("totalSignal", d.TotalSignalDuration);
-                w.WriteNumber("maxSignal", d.MaxSignalDuration);
+                if (d.TotalSignalDuration is long ts && d.MaxSignalDuration is long ms)
+                {
+                    w.WriteNumber("totalSignal", ts);
+                    w.WriteNumber("maxSignal", ms);
+                }
+                else
+                {
+                    w.WriteNull("totalSignal");
+                    w.WriteNull("maxSignal");
+                }
                 w.WriteEndObject();
             }
             else

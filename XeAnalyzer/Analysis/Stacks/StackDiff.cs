@@ -153,7 +153,7 @@ public sealed class StackDiff
 
             if (c == 0)
             {
-                c = StackBucketBuilder.CompareFrames(x.Frames, y.Frames);
+                c = StackMerger.CompareFrames(x.Frames, y.Frames);
             }
 
             return c != 0 ? c : string.CompareOrdinal(x.EventName, y.EventName);

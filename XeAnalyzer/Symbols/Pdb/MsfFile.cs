@@ -23,10 +23,12 @@ internal sealed class MsfFile
 
     private readonly IRandomAccessSource _source;
     private readonly MsfStream?[] _streams;
+    private readonly MsfStream _directory;
 
-    private MsfFile(IRandomAccessSource source, int blockSize, uint numBlocks, MsfStream?[] streams)
+    private MsfFile(IRandomAccessSource source, int blockSize, uint numBlocks, MsfStream directory, MsfStream?[] streams)
     {
         _source = source;
+        _directory = directory;
         BlockSize = blockSize;
         NumBlocks = numBlocks;
         _streams = streams;
@@ -42,6 +44,13 @@ internal sealed class MsfFile
 
     /// <summary>The stream at <paramref name="index"/>, or <see langword="null"/> if the index is out of range or the stream is absent (nil).</summary>
     public MsfStream? GetStream(int index) => index >= 0 && index < _streams.Length ? _streams[index] : null;
+
+    /// <summary>
+    /// The file offset where the directory records stream <paramref name="index"/>'s size, or the stream count when the directory has
+    /// no such stream: where to point an error about a stream that is missing or too short.
+    /// </summary>
+    public long? StreamEntryOffset(int index) =>
+        index >= 0 && index < _streams.Length ? _directory.FileOffsetOf(4 + (4L * index)) : _directory.FileOffsetOf(0);
 
     public static MsfFile Open(IRandomAccessSource source, PdbReaderLimits limits)
     {
@@ -94,6 +103,14 @@ internal sealed class MsfFile
             }
         }
 
+        for (int i = 0; i < mapBlocks.Length; i++)
+        {
+            if (mapBlocks[i] >= numBlocks)
+            {
+                throw new InvalidPdbDataException(file, 52 + (i * 4L), Inv($"expected a directory block-map block index below the file's {numBlocks} blocks, found {mapBlocks[i]}"));
+            }
+        }
+
         uint[] directoryBlocks = new uint[directoryBlockCount];
         byte[] blockBuf = new byte[blockSize];
         int filled = 0;
@@ -102,11 +119,17 @@ internal sealed class MsfFile
             ReadBlock(source, file, mb, blockSize, numBlocks, blockBuf, "directory block map");
             for (int i = 0; i < blockSize / 4 && filled < directoryBlockCount; i++)
             {
-                directoryBlocks[filled++] = BinaryPrimitives.ReadUInt32LittleEndian(blockBuf.AsSpan(i * 4));
+                uint block = BinaryPrimitives.ReadUInt32LittleEndian(blockBuf.AsSpan(i * 4));
+                if (block >= numBlocks)
+                {
+                    throw new InvalidPdbDataException(file, ((long)mb * blockSize) + (i * 4L), Inv($"expected the index of stream directory block {filled} to be below the file's {numBlocks} blocks, found {block}"));
+                }
+
+                directoryBlocks[filled++] = block;
             }
         }
 
-        var directory = new MsfStream(source, file, blockSize, numDirectoryBytes, directoryBlocks, numBlocks, "stream directory");
+        var directory = new MsfStream(source, file, blockSize, numDirectoryBytes, directoryBlocks, numBlocks, "stream directory", 44);
         byte[] dir = directory.ReadAll(limits.MaxDirectoryBytes);
         const string DirectoryDescription = "MSF stream directory";
         var r = new PdbRecordReader(dir, directory, 0, DirectoryDescription);
@@ -137,6 +160,11 @@ internal sealed class MsfFile
             }
 
             int count = (int)((size + (uint)blockSize - 1) / (uint)blockSize);
+            if (count > r.Remaining / 4)
+            {
+                throw r.Error(4 + (i * 4), Inv($"the block list of stream {i} ({count} blocks for {size} bytes) to fit in the {r.Remaining} bytes left in the directory"));
+            }
+
             uint[] blocks = new uint[count];
             for (int b = 0; b < count; b++)
             {
@@ -147,10 +175,10 @@ internal sealed class MsfFile
                 }
             }
 
-            streams[i] = new MsfStream(source, file, blockSize, size, blocks, numBlocks, Inv($"stream {i}"));
+            streams[i] = new MsfStream(source, file, blockSize, size, blocks, numBlocks, Inv($"stream {i}"), directory.FileOffsetOf(4 + (4L * i)));
         }
 
-        return new MsfFile(source, blockSize, numBlocks, streams);
+        return new MsfFile(source, blockSize, numBlocks, directory, streams);
     }
 
     /// <summary>Throws a clear <see cref="InvalidPdbDataException"/> unless <paramref name="head"/> starts with the MSF 7.0 magic.</summary>

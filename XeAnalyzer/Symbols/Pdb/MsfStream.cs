@@ -12,8 +12,9 @@ internal sealed class MsfStream
     private readonly uint[] _blocks;
     private readonly uint _numBlocks;
 
-    public MsfStream(IRandomAccessSource source, string file, int blockSize, uint length, uint[] blocks, uint numBlocks, string name)
+    public MsfStream(IRandomAccessSource source, string file, int blockSize, uint length, uint[] blocks, uint numBlocks, string name, long? sizeFieldOffset)
     {
+        SizeFieldOffset = sizeFieldOffset;
         _source = source;
         _file = file;
         _blockSize = blockSize;
@@ -29,12 +30,18 @@ internal sealed class MsfStream
 
     public string File => _file;
 
+    /// <summary>The file offset where the stream's size is stored (its entry in the MSF directory; the superblock for the directory itself).</summary>
+    public long? SizeFieldOffset { get; }
+
+    /// <summary>The file offset of stream byte <paramref name="position"/> when it is inside the stream, else where the stream's size is stored.</summary>
+    public long? OffsetForError(long position) => FileOffsetOf(position) ?? SizeFieldOffset;
+
     /// <summary>Reads <paramref name="destination"/>.Length bytes at <paramref name="position"/>; throws if the range is outside the stream.</summary>
     public void Read(long position, Span<byte> destination)
     {
         if (position < 0 || position + destination.Length > Length)
         {
-            throw new InvalidPdbDataException(_file, position >= 0 && position < Length ? FileOffsetOf(position) : null, string.Create(CultureInfo.InvariantCulture, $"expected {destination.Length} bytes at offset {position} of {Name}, but the stream has only {Length} bytes"));
+            throw new InvalidPdbDataException(_file, OffsetForError(position), string.Create(CultureInfo.InvariantCulture, $"expected {destination.Length} bytes at offset {position} of {Name}, but the stream has only {Length} bytes"));
         }
 
         while (!destination.IsEmpty)
@@ -45,7 +52,7 @@ internal sealed class MsfStream
             int n = Math.Min(destination.Length, _blockSize - inBlock);
 
             // Coalesce runs of consecutive blocks into one read (streams written by linkers are mostly contiguous).
-            while (n < destination.Length && blockIndex + 1 < _blocks.Length && _blocks[blockIndex + 1] == _blocks[blockIndex] + 1)
+            while (n < destination.Length && blockIndex + 1 < _blocks.Length && (ulong)_blocks[blockIndex + 1] == (ulong)_blocks[blockIndex] + 1)
             {
                 blockIndex++;
                 n = Math.Min(destination.Length, n + _blockSize);
@@ -72,12 +79,12 @@ internal sealed class MsfStream
     {
         if (count > maxBytes)
         {
-            throw new InvalidPdbDataException(_file, null, string.Create(CultureInfo.InvariantCulture, $"expected {what} in {Name} to be at most {maxBytes} bytes, found {count}"));
+            throw new InvalidPdbDataException(_file, OffsetForError(position), string.Create(CultureInfo.InvariantCulture, $"expected {what} in {Name} to be at most {maxBytes} bytes, found {count}"));
         }
 
         if (position < 0 || count < 0 || position + count > Length)
         {
-            throw new InvalidPdbDataException(_file, position >= 0 && position < Length ? FileOffsetOf(position) : null, string.Create(CultureInfo.InvariantCulture, $"expected {count} bytes of {what} at offset {position} of {Name}, but the stream has only {Length} bytes"));
+            throw new InvalidPdbDataException(_file, OffsetForError(position), string.Create(CultureInfo.InvariantCulture, $"expected {count} bytes of {what} at offset {position} of {Name}, but the stream has only {Length} bytes"));
         }
 
         byte[] data = new byte[count];
@@ -98,5 +105,5 @@ internal sealed class MsfStream
 
     /// <summary>An <see cref="InvalidPdbDataException"/> for bad data at stream <paramref name="position"/>, located at the matching file offset.</summary>
     public InvalidPdbDataException Error(long position, string description, string expected) =>
-        new(_file, FileOffsetOf(position), string.Create(CultureInfo.InvariantCulture, $"expected {expected} in the {description} ({Name}, stream offset {position})"));
+        new(_file, OffsetForError(position), string.Create(CultureInfo.InvariantCulture, $"expected {expected} in the {description} ({Name}, stream offset {position})"));
 }

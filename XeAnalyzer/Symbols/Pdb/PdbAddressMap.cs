@@ -28,11 +28,11 @@ internal sealed class PdbAddressMap
     public static PdbAddressMap Create(PdbFile pdb)
     {
         PdbDbiHeader dbi = pdb.Dbi!;
-        OmapTable? from = ReadOmap(pdb, dbi.OmapFromSourceStreamIndex, "OMAP from-source");
-        OmapTable? to = ReadOmap(pdb, dbi.OmapToSourceStreamIndex, "OMAP to-source");
+        OmapTable? from = ReadOmap(pdb, dbi, 4, "OMAP from-source");
+        OmapTable? to = ReadOmap(pdb, dbi, 3, "OMAP to-source");
         if ((from is null) != (to is null))
         {
-            throw new InvalidPdbDataException(pdb.Name, null, "expected both OMAP streams (to-source, slot 3, and from-source, slot 4) or neither, but the DBI optional debug header names only one");
+            throw new InvalidPdbDataException(pdb.Name, PdbFile.DbiFileOffset(pdb.Msf, dbi.SlotOffset(from is null ? 4 : 3)), "expected both OMAP streams (to-source, slot 3, and from-source, slot 4) or neither, but the DBI optional debug header names only one");
         }
 
         IReadOnlyList<PdbSection> sections = from is not null && pdb.OriginalSections.Count > 0 ? pdb.OriginalSections : pdb.Sections;
@@ -80,15 +80,15 @@ internal sealed class PdbAddressMap
         return _toSource.TryTranslate(imageRva, out sourceRva);
     }
 
-    private static OmapTable? ReadOmap(PdbFile pdb, int? streamIndex, string what)
+    private static OmapTable? ReadOmap(PdbFile pdb, PdbDbiHeader dbi, int slot, string what)
     {
-        if (streamIndex is not int index)
+        if (slot >= dbi.DebugStreams.Count || dbi.DebugStreams[slot] is not int index)
         {
             return null;
         }
 
         MsfStream stream = pdb.Msf.GetStream(index)
-            ?? throw new InvalidPdbDataException(pdb.Name, null, string.Create(CultureInfo.InvariantCulture, $"expected the {what} stream {index} named by the DBI optional debug header, but the MSF directory has no such stream"));
+            ?? throw new InvalidPdbDataException(pdb.Name, PdbFile.DbiFileOffset(pdb.Msf, dbi.SlotOffset(slot)), string.Create(CultureInfo.InvariantCulture, $"expected the {what} stream {index} named by the DBI optional debug header, but the MSF directory has no such stream"));
         string description = what + " stream";
         if (stream.Length % 8 != 0)
         {

@@ -23,8 +23,10 @@ public sealed class PdbDbiHeader
         uint mfcTypeServerIndex,
         ushort flags,
         ushort machine,
-        IReadOnlyList<int?> debugStreams)
+        IReadOnlyList<int?> debugStreams,
+        long debugHeaderOffset)
     {
+        DebugHeaderOffset = debugHeaderOffset;
         VersionSignature = versionSignature;
         VersionHeader = versionHeader;
         Age = age;
@@ -137,6 +139,12 @@ public sealed class PdbDbiHeader
 
     /// <summary>The original (pre-OMAP) section header stream (slot 10); <see langword="null"/> when absent.</summary>
     public int? OriginalSectionHeaderStreamIndex => Slot(10);
+
+    /// <summary>The offset of the optional debug header in the DBI stream (for locating errors about its slots).</summary>
+    internal long DebugHeaderOffset { get; }
+
+    /// <summary>The DBI stream offset of slot <paramref name="slot"/> of the optional debug header.</summary>
+    internal long SlotOffset(int slot) => DebugHeaderOffset + (2L * slot);
 
     private int? Slot(int index) => index < DebugStreams.Count ? DebugStreams[index] : null;
 

@@ -18,6 +18,9 @@ public sealed partial class PdbFile
     /// <summary>The original section headers before OMAP reordering (slot 10); empty when the PDB has none.</summary>
     public IReadOnlyList<PdbSection> OriginalSections { get; private init; } = [];
 
+    /// <summary>The file offset of DBI stream byte <paramref name="position"/> (for errors about a DBI field).</summary>
+    internal static long? DbiFileOffset(MsfFile msf, long position) => msf.GetStream(DbiStreamIndex)?.OffsetForError(position);
+
     private static PdbDbiHeader? ReadDbiHeader(MsfFile msf, PdbReaderLimits limits)
     {
         MsfStream? dbi = msf.GetStream(DbiStreamIndex);
@@ -88,18 +91,19 @@ public sealed partial class PdbFile
             BinaryPrimitives.ReadUInt32LittleEndian(h[44..]),
             BinaryPrimitives.ReadUInt16LittleEndian(h[56..]),
             BinaryPrimitives.ReadUInt16LittleEndian(h[58..]),
-            Array.AsReadOnly(debugStreams));
+            Array.AsReadOnly(debugStreams),
+            debugOffset);
     }
 
-    private static PdbSection[] ReadSectionHeaders(MsfFile msf, PdbReaderLimits limits, int? streamIndex, string what)
+    private static PdbSection[] ReadSectionHeaders(MsfFile msf, PdbReaderLimits limits, PdbDbiHeader? dbi, int slot, string what)
     {
-        if (streamIndex is not int index)
+        if (dbi is null || slot >= dbi.DebugStreams.Count || dbi.DebugStreams[slot] is not int index)
         {
             return [];
         }
 
         MsfStream stream = msf.GetStream(index)
-            ?? throw new InvalidPdbDataException(msf.Name, null, string.Create(CultureInfo.InvariantCulture, $"expected {what} in stream {index} (named by the DBI optional debug header), but the MSF directory has {msf.StreamCount} streams and that one is absent"));
+            ?? throw new InvalidPdbDataException(msf.Name, DbiFileOffset(msf, dbi.SlotOffset(slot)), string.Create(CultureInfo.InvariantCulture, $"expected {what} in stream {index} (named by the DBI optional debug header, slot {slot}), but the MSF directory has {msf.StreamCount} streams and that one is absent"));
         string description = what + " stream";
         if (stream.Length % PdbSection.Size != 0)
         {

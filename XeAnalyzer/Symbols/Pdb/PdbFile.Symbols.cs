@@ -125,7 +125,7 @@ public sealed partial class PdbFile
                 PdbDbiHeader dbi = RequireDbi("translate symbol addresses");
                 if (Sections.Count == 0 && (dbi.PublicStreamIndex is not null || dbi.ModuleInfoSize > 0))
                 {
-                    throw new InvalidPdbDataException(Name, null, "expected section headers (DBI optional debug header slot 5) to turn symbol section:offset addresses into RVAs, but the PDB has none");
+                    throw new InvalidPdbDataException(Name, DbiFileOffset(Msf, dbi.SlotOffset(SectionHeaderSlot)), "expected section headers (DBI optional debug header slot 5) to turn symbol section:offset addresses into RVAs, but the PDB has none");
                 }
 
                 _addressMap = PdbAddressMap.Create(this);
@@ -136,10 +136,10 @@ public sealed partial class PdbFile
     }
 
     private PdbDbiHeader RequireDbi(string purpose) =>
-        Dbi ?? throw new InvalidPdbDataException(Name, null, "expected a DBI stream (stream 3) to " + purpose + ", but the PDB has none (a type-only PDB?)");
+        Dbi ?? throw new InvalidPdbDataException(Name, Msf.StreamEntryOffset(DbiStreamIndex), "expected a DBI stream (stream 3) to " + purpose + ", but the PDB has none (a type-only PDB?)");
 
-    private MsfStream RequireStream(int index, string what) =>
-        Msf.GetStream(index) ?? throw new InvalidPdbDataException(Name, null, string.Create(CultureInfo.InvariantCulture, $"expected the {what} stream {index} named by the DBI header, but the MSF directory has {Msf.StreamCount} streams and that one is absent"));
+    private MsfStream RequireStream(int index, string what, int dbiFieldOffset) =>
+        Msf.GetStream(index) ?? throw new InvalidPdbDataException(Name, DbiFileOffset(Msf, dbiFieldOffset), string.Create(CultureInfo.InvariantCulture, $"expected the {what} stream {index} named by the DBI header (offset {dbiFieldOffset}), but the MSF directory has {Msf.StreamCount} streams and that one is absent"));
 
     private bool IsX86 => Dbi?.Machine == Machine.I386;
 
@@ -187,12 +187,12 @@ public sealed partial class PdbFile
 
         if (dbi.SymbolRecordStreamIndex is not int recordIndex)
         {
-            throw new InvalidPdbDataException(Name, null, "expected a symbol record stream (DBI header offset 20) for the publics, but the DBI header names none");
+            throw new InvalidPdbDataException(Name, DbiFileOffset(Msf, 20), "expected a symbol record stream (DBI header offset 20) for the publics, but the DBI header names none");
         }
 
         PdbAddressMap map = GetAddressMap();
-        MsfStream pub = RequireStream(publicIndex, "publics");
-        MsfStream sym = RequireStream(recordIndex, "symbol record");
+        MsfStream pub = RequireStream(publicIndex, "publics", 16);
+        MsfStream sym = RequireStream(recordIndex, "symbol record", 20);
         const string PubDescription = "publics stream";
         const string SymDescription = "symbol record stream";
         if (pub.Length < 28)
@@ -341,7 +341,7 @@ public sealed partial class PdbFile
             }
 
             MsfStream stream = Msf.GetStream(index)
-                ?? throw new InvalidPdbDataException(Name, null, string.Create(CultureInfo.InvariantCulture, $"expected the symbol stream {index} of module {module.Index} ('{module.ModuleName}'), but that stream is absent"));
+                ?? throw new InvalidPdbDataException(Name, Msf.StreamEntryOffset(index), string.Create(CultureInfo.InvariantCulture, $"expected the symbol stream {index} of module {module.Index} ('{module.ModuleName}'), but that stream is absent"));
             string description = string.Create(CultureInfo.InvariantCulture, $"symbol stream of module {module.Index} ('{module.ModuleName}')");
             if (module.SymbolByteSize > stream.Length || module.SymbolByteSize < 4)
             {

@@ -13,6 +13,8 @@ public sealed partial class PdbFile : IDisposable
 {
     private const int InfoStreamIndex = 1;
     private const int DbiStreamIndex = 3;
+    private const int SectionHeaderSlot = 5;
+    private const int OriginalSectionHeaderSlot = 10;
 
     private readonly IRandomAccessSource _source;
     private readonly bool _ownsSource;
@@ -77,10 +79,10 @@ public sealed partial class PdbFile : IDisposable
         limits ??= PdbReaderLimits.Default;
         MsfFile msf = MsfFile.Open(source, limits);
         MsfStream info = msf.GetStream(InfoStreamIndex)
-            ?? throw new InvalidPdbDataException(source.Name, null, "expected a PDB info stream (stream 1), but the MSF directory has none");
+            ?? throw new InvalidPdbDataException(source.Name, msf.StreamEntryOffset(InfoStreamIndex), "expected a PDB info stream (stream 1), but the MSF directory has none");
         if (info.Length < 28)
         {
-            throw new InvalidPdbDataException(source.Name, null, string.Create(CultureInfo.InvariantCulture, $"expected a PDB info stream of at least 28 bytes, found {info.Length}"));
+            throw new InvalidPdbDataException(source.Name, info.SizeFieldOffset, string.Create(CultureInfo.InvariantCulture, $"expected a PDB info stream of at least 28 bytes, found {info.Length}"));
         }
 
         Span<byte> head = stackalloc byte[28];
@@ -99,8 +101,8 @@ public sealed partial class PdbFile : IDisposable
         return new PdbFile(source, ownsSource, msf, limits, version, signature, new PdbIdentity(guid, age))
         {
             Dbi = dbi,
-            Sections = Array.AsReadOnly(ReadSectionHeaders(msf, limits, dbi?.SectionHeaderStreamIndex, "section header")),
-            OriginalSections = Array.AsReadOnly(ReadSectionHeaders(msf, limits, dbi?.OriginalSectionHeaderStreamIndex, "original section header")),
+            Sections = Array.AsReadOnly(ReadSectionHeaders(msf, limits, dbi, SectionHeaderSlot, "section header")),
+            OriginalSections = Array.AsReadOnly(ReadSectionHeaders(msf, limits, dbi, OriginalSectionHeaderSlot, "original section header")),
         };
     }
 

@@ -75,8 +75,12 @@ public sealed class CallstackResolver : IDisposable
     /// <summary>The locator PDBs are found with.</summary>
     public SymbolLocator Locator => _locator;
 
-    /// <summary>Problems with the setup: unusable symbol-path elements, binaries that are not PE images or exist in two builds.</summary>
-    public IReadOnlyList<string> Warnings => _warnings;
+    /// <summary>
+    /// Problems with the setup: unusable symbol-path elements, binaries that are not PE images or exist in two builds; and the
+    /// symbol servers that failed so far (a redirect not followed, a timeout, a rejected download), which were skipped.
+    /// </summary>
+    public IReadOnlyList<string> Warnings =>
+        [.. _warnings, .. _locator.GetServerProblems().Select(p => "symbol server skipped: " + p)];
 
     /// <summary>
     /// The PDBs looked up so far (found, damaged or missing), ordered by name then identity: what was searched and what was used.

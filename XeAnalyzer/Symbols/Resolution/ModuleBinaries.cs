@@ -132,14 +132,9 @@ public sealed class ModuleBinaries
             {
                 image = PeImage.Open(file);
             }
-            catch (InvalidPeDataException ex)
+            catch (Exception ex) when (InputFailure.IsReadFailure(ex))
             {
-                warnings.Add(file + " is not a usable PE image, skipped: " + ex.Detail);
-                continue;
-            }
-            catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
-            {
-                warnings.Add(file + " cannot be read, skipped: " + ex.Message);
+                warnings.Add(file + (ex is XeFormatException ? " is not a usable PE image, skipped: " : " cannot be read, skipped: ") + InputFailure.Describe(ex));
                 continue;
             }
 

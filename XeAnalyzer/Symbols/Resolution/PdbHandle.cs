@@ -139,6 +139,12 @@ internal sealed class PdbHandle : IDisposable
         PdbLookupResult lookup = _locator.LocatePdb(b.PdbName, b.Identity, cancellationToken);
         var log = new List<string>(lookup.Reasons);
         b.SearchLog = log.AsReadOnly();
+        if (!lookup.IsFound && lookup.DamagedCandidate is not null)
+        {
+            Fail(UnresolvedReason.PdbDamaged, "PDB damaged: " + wanted + " (" + lookup.DamagedCandidate + "): " + lookup.Damage);
+            return;
+        }
+
         if (!lookup.IsFound)
         {
             Fail(UnresolvedReason.NoPdb, b.Identity is null
@@ -169,15 +175,10 @@ internal sealed class PdbHandle : IDisposable
                 pdb = null;
             }
         }
-        catch (InvalidPdbDataException ex)
+        catch (Exception ex) when (InputFailure.IsReadFailure(ex))
         {
             log.Add(ex.Message);
-            Fail(UnresolvedReason.PdbDamaged, "PDB damaged: " + wanted + " (" + lookup.Path + "): " + ex.Detail);
-        }
-        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
-        {
-            log.Add(ex.Message);
-            Fail(UnresolvedReason.PdbDamaged, "PDB damaged: " + wanted + " (" + lookup.Path + ") cannot be read: " + ex.Message);
+            Fail(UnresolvedReason.PdbDamaged, "PDB damaged: " + wanted + " (" + lookup.Path + ")" + (ex is XeFormatException ? ": " : " cannot be read: ") + InputFailure.Describe(ex));
         }
         finally
         {

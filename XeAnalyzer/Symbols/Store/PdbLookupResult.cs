@@ -50,8 +50,12 @@ public sealed class PdbLookupResult
         string? originLocation,
         bool expandedFromCabinet,
         bool viaPointerFile,
-        IReadOnlyList<string> reasons)
+        IReadOnlyList<string> reasons,
+        string? damagedCandidate = null,
+        string? damage = null)
     {
+        DamagedCandidate = damagedCandidate;
+        Damage = damage;
         PdbName = pdbName;
         RequestedIdentity = requestedIdentity;
         Status = status;
@@ -102,6 +106,16 @@ public sealed class PdbLookupResult
     /// (offline, unusable), server errors and 404s. Useful for found results too.
     /// </summary>
     public IReadOnlyList<string> Reasons { get; }
+
+    /// <summary>
+    /// When nothing usable was found: the first file that sat where the requested build belongs (its store key folder,
+    /// <c>name.pdb/KEY/name.pdb</c>) but is not a readable PDB (truncated, damaged directory); otherwise <see langword="null"/>.
+    /// Such a PDB is damaged rather than missing.
+    /// </summary>
+    public string? DamagedCandidate { get; }
+
+    /// <summary>What is wrong with <see cref="DamagedCandidate"/> (file offset and what was expected), or <see langword="null"/>.</summary>
+    public string? Damage { get; }
 
     /// <summary>A one-line summary: status, path or name, and the first reason when not found.</summary>
     public override string ToString() => Status switch

@@ -111,22 +111,26 @@ internal static class StoreLayout
     /// <param name="reasons">Receives the reason when the file is rejected.</param>
     /// <param name="actual">The identity read from the file.</param>
     /// <param name="shownAs">How to name the file in the reason (default: <c>name in folder</c>).</param>
-    public static bool TryVerify(string path, PdbIdentity? wanted, List<string> reasons, out PdbIdentity actual, string? shownAs = null)
+    public static bool TryVerify(string path, PdbIdentity? wanted, List<string> reasons, out PdbIdentity actual, string? shownAs = null) =>
+        TryVerify(path, wanted, reasons, out actual, out _, shownAs);
+
+    /// <summary>
+    /// As <see cref="TryVerify(string, PdbIdentity?, List{string}, out PdbIdentity, string?)"/>; <paramref name="damage"/> receives
+    /// what is wrong with the file when it is not a readable PDB at all (as opposed to a readable PDB of another build).
+    /// </summary>
+    public static bool TryVerify(string path, PdbIdentity? wanted, List<string> reasons, out PdbIdentity actual, out string? damage, string? shownAs = null)
     {
         actual = default;
+        damage = null;
         string shown = shownAs ?? Path.GetFileName(path) + " in " + (Path.GetDirectoryName(path) ?? ".");
         try
         {
             actual = PdbFile.ReadIdentity(path);
         }
-        catch (InvalidPdbDataException ex)
+        catch (Exception ex) when (InputFailure.IsReadFailure(ex))
         {
-            reasons.Add(shown + " is not usable: " + ex.Detail);
-            return false;
-        }
-        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
-        {
-            reasons.Add(shown + " cannot be read: " + ex.Message);
+            damage = ex is XeFormatException ? InputFailure.Describe(ex) : "cannot be read: " + ex.Message;
+            reasons.Add(shown + (ex is XeFormatException ? " is not usable: " : " cannot be read: ") + InputFailure.Describe(ex));
             return false;
         }
 
@@ -279,12 +283,12 @@ internal static class StoreLayout
             ok = true;
             return final;
         }
-        catch (InvalidPdbDataException ex)
+        catch (XeFormatException ex)
         {
             reasons.Add("cannot expand " + cabPath + ": " + ex.Detail);
             return null;
         }
-        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or InvalidOperationException)
+        catch (Exception ex) when (InputFailure.IsReadFailure(ex) || ex is InvalidOperationException)
         {
             reasons.Add("cannot expand " + cabPath + " into " + cacheRoot + ": " + ex.Message);
             return null;

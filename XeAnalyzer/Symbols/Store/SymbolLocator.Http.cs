@@ -11,6 +11,12 @@ public sealed partial class SymbolLocator
 {
     private const int ServerFailureLimit = 3;
 
+    /// <summary>Most redirects followed for one request.</summary>
+    internal const int MaxRedirects = 10;
+
+    /// <summary>Longest <c>Location</c> value considered.</summary>
+    private const int MaxLocationLength = 4096;
+
     private static readonly byte[] s_msfzMagic = "Microsoft MSFZ Container"u8.ToArray();
 
     private readonly HttpClient? _http;
@@ -20,6 +26,20 @@ public sealed partial class SymbolLocator
 
     // Consecutive connection failures or timeouts per server; at ServerFailureLimit the server is skipped for the session.
     private readonly ConcurrentDictionary<string, int> _serverFailures = new(StringComparer.Ordinal);
+
+    // Why servers failed in this session (distinct texts, capped), for summaries of runs that still found their PDBs elsewhere.
+    private readonly ConcurrentDictionary<string, byte> _serverProblems = new(StringComparer.Ordinal);
+
+    private const int MaxServerProblems = 100;
+
+    /// <summary>
+    /// Why symbol servers failed in this session (a redirect not followed, a timeout, a refused or rejected download, …), one line
+    /// each, sorted ordinally; at most 100. A failed server is skipped for that lookup and the next symbol path element is tried,
+    /// so these may matter even when every PDB was found.
+    /// </summary>
+    /// <returns>The problems.</returns>
+    public IReadOnlyList<string> GetServerProblems() =>
+        _serverProblems.Keys.Order(StringComparer.Ordinal).ToList().AsReadOnly();
 
     private enum Kind
     {
@@ -40,8 +60,8 @@ public sealed partial class SymbolLocator
         var handler = new SocketsHttpHandler
         {
             ConnectTimeout = options.ConnectTimeout,
-            AllowAutoRedirect = true,
-            MaxAutomaticRedirections = 10,
+            // Redirects are followed by SendFollowingRedirectsAsync, which checks every Location first (http/https only).
+            AllowAutoRedirect = false,
             AutomaticDecompression = DecompressionMethods.None,
             PooledConnectionLifetime = TimeSpan.FromMinutes(5),
         };
@@ -100,6 +120,11 @@ public sealed partial class SymbolLocator
 
                 if (outcome == Outcome.Failed)
                 {
+                    if (reasons.Count > 0 && _serverProblems.Count < MaxServerProblems)
+                    {
+                        _serverProblems.TryAdd(reasons[^1], 0);
+                    }
+
                     return null;
                 }
             }
@@ -120,9 +145,15 @@ public sealed partial class SymbolLocator
             attemptCts.CancelAfter(Options.Timeout);
             try
             {
-                using var request = new HttpRequestMessage(HttpMethod.Get, url);
-                using HttpResponseMessage response = await _http!.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, attemptCts.Token).ConfigureAwait(false);
+                (HttpResponseMessage? sent, string? refused) = await SendFollowingRedirectsAsync(url, attemptCts.Token).ConfigureAwait(false);
                 _serverFailures[serverText] = 0;
+                if (sent is null)
+                {
+                    reasons.Add(url + " " + refused + "; server skipped");
+                    return (Outcome.Failed, null);
+                }
+
+                using HttpResponseMessage response = sent;
                 int status = (int)response.StatusCode;
                 if (response.StatusCode is HttpStatusCode.NotFound or HttpStatusCode.Gone)
                 {
@@ -170,6 +201,108 @@ public sealed partial class SymbolLocator
                 return (Outcome.Failed, null);
             }
         }
+    }
+
+    /// <summary>
+    /// Sends a GET for <paramref name="url"/> and follows redirects itself, each checked by <see cref="CheckRedirect"/> before any
+    /// connection is made, at most <see cref="MaxRedirects"/>. Returns the final response, or <see langword="null"/> and why a
+    /// redirect was not followed (a failed lookup on this server, never an exception).
+    /// </summary>
+    private async Task<(HttpResponseMessage? Response, string? Refused)> SendFollowingRedirectsAsync(Uri url, CancellationToken cancellationToken)
+    {
+        Uri current = url;
+        for (int hop = 0; ; hop++)
+        {
+            using var request = new HttpRequestMessage(HttpMethod.Get, current);
+            HttpResponseMessage response = await _http!.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, cancellationToken).ConfigureAwait(false);
+            if ((int)response.StatusCode is not (301 or 302 or 303 or 307 or 308))
+            {
+                return (response, null);
+            }
+
+            int status = (int)response.StatusCode;
+            string? location = null;
+            int locations = 0;
+            if (response.Headers.NonValidated.TryGetValues("Location", out System.Net.Http.Headers.HeaderStringValues values))
+            {
+                foreach (string v in values)
+                {
+                    location = v;
+                    locations++;
+                }
+            }
+
+            response.Dispose();
+            string via = hop == 0 ? string.Empty : " (after " + hop.ToString(CultureInfo.InvariantCulture) + " redirects, at " + current + ")";
+            if (locations > 1)
+            {
+                return (null, string.Create(CultureInfo.InvariantCulture, $"answered {status} with {locations} Location headers{via}; not followed"));
+            }
+
+            string? problem = CheckRedirect(current, location, out Uri? next);
+            if (problem is not null)
+            {
+                return (null, string.Create(CultureInfo.InvariantCulture, $"answered {status}{via}: {problem}; not followed"));
+            }
+
+            if (hop + 1 > MaxRedirects)
+            {
+                return (null, string.Create(CultureInfo.InvariantCulture, $"was redirected more than {MaxRedirects} times (a redirect loop?); not followed further"));
+            }
+
+            current = next!;
+        }
+    }
+
+    /// <summary>
+    /// The one rule for following a redirect from <paramref name="from"/> to the <c>Location</c> value <paramref name="location"/>:
+    /// it must resolve (relative to <paramref name="from"/>) to an absolute http or https URL with a host, and must not go from https
+    /// to http. Returns <see langword="null"/> and the target when it may be followed, else what is wrong with it.
+    /// </summary>
+    internal static string? CheckRedirect(Uri from, string? location, out Uri? target)
+    {
+        target = null;
+        if (string.IsNullOrWhiteSpace(location))
+        {
+            return "a redirect without a Location";
+        }
+
+        string shown = "'" + PdbNames.Printable(location.Length > 200 ? location[..200] + "…" : location) + "'";
+        if (location.Length > MaxLocationLength || location.Any(char.IsControl))
+        {
+            return "a redirect to an unusable location " + shown;
+        }
+
+        Uri? next;
+        try
+        {
+            if (!Uri.TryCreate(from, location.Trim(), out next))
+            {
+                return "a redirect to an unparsable location " + shown;
+            }
+        }
+        catch (UriFormatException)
+        {
+            return "a redirect to an unparsable location " + shown;
+        }
+
+        if (!next.IsAbsoluteUri || (next.Scheme != Uri.UriSchemeHttp && next.Scheme != Uri.UriSchemeHttps))
+        {
+            return "a redirect to " + shown + ", which is not an http or https URL";
+        }
+
+        if (string.IsNullOrEmpty(next.IdnHost))
+        {
+            return "a redirect to " + shown + ", which names no host";
+        }
+
+        if (from.Scheme == Uri.UriSchemeHttps && next.Scheme == Uri.UriSchemeHttp)
+        {
+            return "a redirect from https to http (" + shown + ")";
+        }
+
+        target = next;
+        return null;
     }
 
     private void CountFailure(string server) => _serverFailures.AddOrUpdate(server, 1, (_, n) => n + 1);

@@ -163,8 +163,9 @@ public sealed partial class SymbolLocator : IDisposable
         _http?.Dispose();
     }
 
-    private static PdbLookupResult NotFound(string name, PdbIdentity? identity, IReadOnlyList<string> reasons) =>
-        new(name, identity, PdbLookupStatus.NotFound, null, null, PdbOrigin.None, null, false, false, reasons.ToArray().AsReadOnly());
+    private static PdbLookupResult NotFound(string name, PdbIdentity? identity, IReadOnlyList<string> reasons, List<(string Path, string Damage)>? damaged = null) =>
+        new(name, identity, PdbLookupStatus.NotFound, null, null, PdbOrigin.None, null, false, false, reasons.ToArray().AsReadOnly(),
+            damaged is { Count: > 0 } ? damaged[0].Path : null, damaged is { Count: > 0 } ? damaged[0].Damage : null);
 
     private void BuildPlan()
     {
@@ -230,6 +231,7 @@ public sealed partial class SymbolLocator : IDisposable
     private async Task<PdbLookupResult> LocateCoreAsync(string name, PdbIdentity? identity, CancellationToken cancellationToken)
     {
         var reasons = new List<string>();
+        var damaged = new List<(string Path, string Damage)>();
         try
         {
             if (_local.Count == 0 && _servers.Count == 0 && (identity is not null || _nameOnly.Count == 0))
@@ -246,7 +248,7 @@ public sealed partial class SymbolLocator : IDisposable
             foreach (LocalLocation location in _local)
             {
                 cancellationToken.ThrowIfCancellationRequested();
-                PdbLookupResult? found = ProbeLocal(location, name, id, reasons, cancellationToken);
+                PdbLookupResult? found = ProbeLocal(location, name, id, reasons, damaged, cancellationToken);
                 if (found is not null)
                 {
                     return found;
@@ -273,7 +275,7 @@ public sealed partial class SymbolLocator : IDisposable
             }
 
             reasons.Add(name + " " + id.ToString() + " was not found in " + (_local.Count + _servers.Count).ToString(CultureInfo.InvariantCulture) + " location(s)");
-            return NotFound(name, identity, reasons);
+            return NotFound(name, identity, reasons, damaged);
         }
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
         {
@@ -288,7 +290,7 @@ public sealed partial class SymbolLocator : IDisposable
         }
     }
 
-    private PdbLookupResult? ProbeLocal(LocalLocation location, string name, PdbIdentity id, List<string> reasons, CancellationToken cancellationToken)
+    private PdbLookupResult? ProbeLocal(LocalLocation location, string name, PdbIdentity id, List<string> reasons, List<(string Path, string Damage)> damaged, CancellationToken cancellationToken)
     {
         if (!Directory.Exists(location.Directory))
         {
@@ -317,9 +319,15 @@ public sealed partial class SymbolLocator : IDisposable
             {
                 foreach (string candidate in StoreLayout.Match(keyDir, name, directories: false))
                 {
-                    if (StoreLayout.TryVerify(candidate, id, reasons, out PdbIdentity actual))
+                    if (StoreLayout.TryVerify(candidate, id, reasons, out PdbIdentity actual, out string? damage))
                     {
                         return Found(name, id, PdbLookupStatus.Verified, candidate, actual, PdbOrigin.Store, location.Directory, false, false, reasons);
+                    }
+
+                    if (damage is not null)
+                    {
+                        // Its key folder says it is the wanted build: a file there that cannot be read is a damaged PDB, not a missing one.
+                        damaged.Add((Path.GetFullPath(candidate), damage));
                     }
                 }
 

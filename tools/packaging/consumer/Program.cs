@@ -1,5 +1,6 @@
 using XeAnalyzer.Analysis;
 using XeAnalyzer.Analysis.Stacks;
+using XeAnalyzer.Capture;
 using XeAnalyzer.Symbols.Resolution;
 
 // Proof that other tools can import the packed library (the same code is the README's library example):
@@ -12,8 +13,8 @@ if (args.Length != 2)
 
 string capture = args[0], symbols = args[1];
 
-AnalysisInput input = AnalysisInput.Open([capture]);
-LatchAnalysisResult latches = new LatchAnalysis().Analyze(input.ReadEvents(defaultEventNames: LatchAnalysis.EventNames));
+CaptureSource source = CaptureSource.Open([capture]);
+LatchAnalysisResult latches = new LatchAnalysis().Analyze(source).Result;
 foreach (GroupTally s in latches.Schedulers)
 {
     Console.WriteLine(FormattableString.Invariant($"scheduler {s.Key}\t{s.Count}\t{s.DeviationFromPeerMean:P1}{(s.IsOutlier ? "\toutlier" : "")}"));
@@ -25,7 +26,7 @@ using var resolver = new CallstackResolver(new CallstackResolverOptions
     Offline = true,
     Binaries = ModuleBinaries.Scan([symbols]),
 });
-StackBucketResult stacks = new StackBucketAnalysis().AnalyzeFiles([capture], resolver);
+StackBucketResult stacks = new StackBucketAnalysis().Analyze(source, new AnalysisContext(resolver: resolver)).Result;
 foreach (StackBucket b in stacks.Buckets.Take(3))
 {
     Console.WriteLine(FormattableString.Invariant($"bucket {b.Rank}\t{b.Count}\t{b.Frames[0]}\t{b.Frames[4]}"));

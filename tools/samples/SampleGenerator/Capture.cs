@@ -26,8 +26,8 @@ internal sealed class PendingEvent
     /// <summary>Action values; the one empty entry (<c>default</c>) becomes the <c>event_sequence</c> when the order is known.</summary>
     public required XeValue[] Actions { get; init; }
 
-    /// <summary>The <c>event_sequence</c> action column.</summary>
-    public required XeColumn SequenceColumn { get; init; }
+    /// <summary>The <c>event_sequence</c> action column, or <see langword="null"/> for events without that action.</summary>
+    public required XeColumn? SequenceColumn { get; init; }
 
     /// <summary>The event's <c>package0.event_sequence</c>: its rank in true (time, then tie-break) order, from 1.</summary>
     public ulong Sequence { get; private set; }
@@ -46,6 +46,16 @@ internal sealed class PendingEvent
         {
             PendingEvent e = ordered[i];
             e.Sequence = (ulong)(i + 1);
+            if (e.SequenceColumn is null)
+            {
+                if (Array.FindIndex(e.Actions, a => !a.HasValue) >= 0)
+                {
+                    throw new InvalidOperationException("Event " + e.Type.FullName + " has an empty action value but no event_sequence column.");
+                }
+
+                continue;
+            }
+
             int at = Array.FindIndex(e.Actions, a => !a.HasValue);
             if (at < 0 || Array.FindIndex(e.Actions, at + 1, a => !a.HasValue) >= 0)
             {
@@ -108,6 +118,24 @@ internal static class Output
 
     /// <summary>Invariant decimal text of a number with thousands separators (for prose).</summary>
     public static string Grouped(long v) => v.ToString("#,0", CultureInfo.InvariantCulture);
+
+    /// <summary><paramref name="part"/> / <paramref name="whole"/> as a percentage with two decimals, rounded half away from zero (<c>93.50</c>).</summary>
+    public static string Percent(long part, long whole) => Math.Round(100m * part / whole, 2, MidpointRounding.AwayFromZero).ToString("0.00", CultureInfo.InvariantCulture);
+
+    /// <summary>A TSV text as a Markdown table (an empty cell shown as <c>(empty)</c>).</summary>
+    public static string Markdown(string tsv)
+    {
+        string[] lines = tsv.TrimEnd('\n').Split('\n');
+        var sb = new StringBuilder();
+        string[] header = lines[0].Split('\t');
+        sb.Append("| ").Append(string.Join(" | ", header)).Append(" |\n|").Append(string.Concat(Enumerable.Repeat("---|", header.Length))).Append('\n');
+        foreach (string line in lines.Skip(1))
+        {
+            sb.Append("| ").Append(string.Join(" | ", line.Split('\t').Select(c => c.Length == 0 ? "(empty)" : c))).Append(" |\n");
+        }
+
+        return sb.ToString().TrimEnd('\n');
+    }
 
     /// <summary><c>0x</c> + 16 upper-case hex digits.</summary>
     public static string Hex16(ulong v) => "0x" + v.ToString("X16", CultureInfo.InvariantCulture);

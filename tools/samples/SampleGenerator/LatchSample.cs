@@ -16,6 +16,15 @@ internal static class LatchSample
 {
     public const string SetName = "latch_nesting_full";
     public const string HistogramFolder = "latch_nesting_full_histogram";
+
+    /// <summary>
+    /// The event_counter target's folder. Not <see cref="HistogramFolder"/>: tests copy every XML file of that folder and expect
+    /// only the two histograms there.
+    /// </summary>
+    public const string CounterFolder = "latch_nesting_full_counter";
+
+    /// <summary>latch_acquired events of the seed's MAXDOP 2 run (SEED-STACKS §1): the event_counter sample's count.</summary>
+    public const long SeedEventCount = 347_435;
     public const ushort SessionId = 58;
     public const ulong LatchAddress = 0x000001D96C3F2A58;
     public const ushort DatabaseId = 2;
@@ -202,6 +211,9 @@ internal static class LatchSample
         Output.WriteText(Path.Combine(outDir, HistogramFolder, SetName + ".histogram.xml"), Histogram(bySlot, f => f.ModuleOffsetText));
         Output.WriteText(Path.Combine(outDir, "expected", SetName + ".stacks.tsv"), ExpectedStacks(bySlot));
 
+        // SEED-STACKS §1's other target: an event_counter beside the histogram, with the seed's count (not this sample's).
+        Output.WriteText(Path.Combine(outDir, CounterFolder, SetName + ".event_counter.xml"), TargetXml.EventCounter("sqlserver", "latch_acquired", SeedEventCount));
+
         // Figures, from the model above.
         var fig = new Figures("latch");
         fig.Add("file", SetName + "/" + file, "the capture (rollover name: set name, _0_, FILETIME of the session start)");
@@ -237,6 +249,8 @@ internal static class LatchSample
         fig.Add("peer_mean", peers.ToString("0.00", CultureInfo.InvariantCulture), "mean events per scheduler of the 7 workers other than scheduler 27");
         fig.Add("scheduler27_ratio", (perScheduler[27] / peers).ToString("0.000", CultureInfo.InvariantCulture), "scheduler 27's events / that mean (seed: about 10% fewer)");
         fig.Add("histogram_slots", bySlot.Count, "slots of both histogram files");
+        fig.Add("event_counter.count", SeedEventCount, "sqlserver.latch_acquired count of the event_counter target (the seed's figure, not this sample's event count)");
+        fig.Add("event_counter.file", CounterFolder + "/" + SetName + ".event_counter.xml", "the event_counter target");
         var table = new StringBuilder("| scheduler | worker_address | system_thread_id | full extents | last extent caught | events |\n|---|---|---|---|---|---|\n");
         foreach ((uint sched, int ext, int partial, ulong worker, uint thread) in Workers)
         {
@@ -260,22 +274,8 @@ internal static class LatchSample
     }
 
     /// <summary>Histogram target XML as SQL Server renders it (indentation and layout of a saved target_data).</summary>
-    private static string Histogram(IEnumerable<Bucket> slots, Func<Frame, string> render)
-    {
-        var sb = new StringBuilder();
-        sb.Append("<HistogramTarget truncated=\"0\" buckets=\"256\">\n");
-        foreach (Bucket bk in slots)
-        {
-            sb.Append("  <Slot count=\"").Append(bk.Count.ToString(CultureInfo.InvariantCulture)).Append("\">\n");
-            sb.Append("    <value>").Append(string.Join("\n", bk.Frames.Select(f => Escape(render(f))))).Append("</value>\n");
-            sb.Append("  </Slot>\n");
-        }
-
-        sb.Append("</HistogramTarget>\n");
-        return sb.ToString();
-    }
-
-    private static string Escape(string s) => s.Replace("&", "&amp;", StringComparison.Ordinal).Replace("<", "&lt;", StringComparison.Ordinal).Replace(">", "&gt;", StringComparison.Ordinal);
+    private static string Histogram(IEnumerable<Bucket> slots, Func<Frame, string> render) =>
+        TargetXml.Histogram(slots.Select(bk => (string.Join("\n", bk.Frames.Select(render)), (long)bk.Count)));
 
     /// <summary>One row per frame of each bucket, in histogram slot order.</summary>
     private static string ExpectedStacks(List<Bucket> bySlot)

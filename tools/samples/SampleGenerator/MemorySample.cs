@@ -11,6 +11,7 @@ namespace XeAnalyzer.SampleGenerator;
 internal static class MemorySample
 {
     public const string SetName = "cci_insert_memory";
+    public const string HistogramFolder = "cci_insert_memory_histogram";
     public const ushort InsertSession = 64;
     public const ushort BackgroundSession = 53;
     public const int Rowgroups = 3;
@@ -266,6 +267,22 @@ internal static class MemorySample
 
         List<PageEvent> insertFrees = [.. insert.Where(e => e.Freed)];
         fig.Add("session64.frees_reservations", insertFrees.Count(e => e.Clerk == Reservations), "page_freed events of session 64 with memory_clerk_name " + Reservations);
+
+        // SEED-STACKS §3's histogram target: page_freed of session 64 by memory_clerk_name (source_type 0), from the same model.
+        List<(string Clerk, long Count)> clerks = [.. insertFrees.GroupBy(e => e.Clerk).Select(g => (Clerk: g.Key, Count: (long)g.Count())).OrderByDescending(x => x.Count).ThenBy(x => x.Clerk, StringComparer.Ordinal)];
+        Output.WriteText(Path.Combine(outDir, HistogramFolder, SetName + ".page_freed.memory_clerk_name.histogram.xml"), TargetXml.Histogram(clerks));
+        var clerkTsv = new System.Text.StringBuilder("memory_clerk_name\tcount\tshare_percent\n");
+        foreach ((string clerk, long count) in clerks)
+        {
+            clerkTsv.Append(clerk).Append('\t').Append(Output.N(count)).Append('\t').Append(Output.Percent(count, insertFrees.Count)).Append('\n');
+        }
+
+        Output.WriteText(Path.Combine(outDir, "expected", SetName + ".page_freed_clerks.tsv"), clerkTsv.ToString());
+        fig.Blocks.Add("clerks_table", Output.Markdown(clerkTsv.ToString()));
+        fig.Add("clerk_histogram.slots", clerks.Count, "slots of the memory_clerk_name histogram (clerks of session 64's frees)");
+        fig.Add("clerk_histogram.events", insertFrees.Count, "page_freed events of session 64 it counts");
+        fig.Add("clerk_histogram.top", clerks[0].Clerk, "the largest slot");
+        fig.Add("clerk_histogram.top_percent", Output.Percent(clerks[0].Count, insertFrees.Count), "its share (%)");
         fig.Add("events_one_plus_power_of_two", trueOrder.Count(e => e.Pages > 1 && ((e.Pages - 1) & (e.Pages - 2)) == 0), "events whose number_pages is 1 + 2^k (2, 3, 5, 9, 17, ...)");
         fig.Add("events_one_page", trueOrder.Count(e => e.Pages == 1), "events whose number_pages is 1");
         fig.Add("insert_schedulers", string.Join(",", InsertWorkers.Select(w => w.Scheduler.ToString(CultureInfo.InvariantCulture))), "schedulers (and buffer slots) of the insert's workers");

@@ -33,12 +33,18 @@ internal static partial class Program
             Figures latch = LatchSample.Generate(fx, outDir);
             Figures memory = MemorySample.Generate(fx, outDir);
             (Figures waits, string waitsTsv) = WaitSample.Generate(fx, outDir);
+            Figures ring = RingBufferSample.Generate(outDir);
+            Figures health = SystemHealthSample.Generate(fx, outDir);
             string expected = Path.Combine(outDir, "expected");
             Output.WriteText(Path.Combine(expected, LatchSample.SetName + ".figures.tsv"), latch.ToTsv());
             Output.WriteText(Path.Combine(expected, MemorySample.SetName + ".figures.tsv"), memory.ToTsv());
             Output.WriteText(Path.Combine(expected, WaitSample.SetName + ".figures.tsv"), waits.ToTsv());
             Output.WriteText(Path.Combine(expected, WaitSample.SetName + ".waits.tsv"), waitsTsv);
-            string readme = FillTemplate(File.ReadAllText(templatePath, Output.Utf8).Replace("\r\n", "\n", StringComparison.Ordinal), [latch, memory, waits], Blocks(fx, waitsTsv));
+            Output.WriteText(Path.Combine(expected, RingBufferSample.SetName + ".figures.tsv"), ring.ToTsv());
+            Output.WriteText(Path.Combine(expected, SystemHealthSample.SetName + ".figures.tsv"), health.ToTsv());
+            Dictionary<string, string> blocks = Blocks(fx, waitsTsv);
+            blocks.Add("health.modules_table", ModulesTable(SystemHealthSample.Modules));
+            string readme = FillTemplate(File.ReadAllText(templatePath, Output.Utf8).Replace("\r\n", "\n", StringComparison.Ordinal), [latch, memory, waits, ring, health], blocks);
             Output.WriteText(Path.Combine(outDir, "README.md"), readme);
             return 0;
         }

@@ -9,10 +9,21 @@ namespace XeAnalyzer.SampleGenerator;
 /// </summary>
 internal sealed class Schemas
 {
-    // Real: the UUIDs of sqlos.wait_info and sqlos.wait_info_external, from the metadata of a public SQL Server 2012
-    // capture (microsoft/Tx Traces/sqlhealth.xel), where they are events 45 and 46 of sqlos.
-    public static readonly Guid WaitInfoUuid = new("992caa1d-ef90-4278-9821-ebdd0180db0c");
+    // Real: the UUID of sqlos.wait_info_external, from the metadata of a public SQL Server 2012 capture (microsoft/Tx
+    // Traces/sqlhealth.xel), where it is event 46 of sqlos; SQL Server 2017 RTM has the same UUID (version 2).
     public static readonly Guid WaitInfoExternalUuid = new("749f148a-3bab-4ede-91b1-fcf69523f372");
+
+    // Real: the UUID of sqlos.wait_info on SQL Server 2017 RTM (version 3, the version with wait_resource), XE-TEXT-SHAPES §12.
+    public static readonly Guid WaitInfoUuid = new("2306bd6b-4db7-4c11-b9a4-e07ef19c1451");
+
+    // Partly real: the published UUID of sqlos.wait_completed ends in -ebdd0180db0d (XE-TEXT-SHAPES §12); its first groups
+    // are not published and are taken from the 2012 wait_info UUID (992caa1d-ef90-4278-9821-ebdd0180db0c): unverified.
+    public static readonly Guid WaitCompletedUuid = new("992caa1d-ef90-4278-9821-ebdd0180db0d");
+
+    // Real: the UUIDs of two system_health ring-buffer events of the public SQL Server 2012 sqlhealth.xel (their object
+    // indices are not known and are invented here).
+    public static readonly Guid MemoryBrokerRingBufferRecordedUuid = new("faa6dd00-3d81-4c94-bef6-8141d021166b");
+    public static readonly Guid SchedulerMonitorSystemHealthUuid = new("5a280226-c02b-4522-baf7-4976eb7b09ae");
 
     // Invented UUIDs (not known from a real capture).
     public static readonly Guid LatchAcquiredUuid = new("5f0c2d6e-3b71-4c8a-9e12-7a4b6c1d0e01");
@@ -62,6 +73,9 @@ internal sealed class Schemas
     public const uint WaitPageIoLatchSh = 66;
     public const uint WaitCxPacket = 191;
     public const uint WaitPreemptiveHttpRequest = 1086;
+    public const uint WaitPageLatchEx = 52;
+    public const uint WaitSosSchedulerYield = 124;
+    public const uint WaitWriteLog = 182;
     public const uint OpcodeBegin = 0;
     public const uint OpcodeEnd = 1;
 
@@ -149,15 +163,78 @@ internal sealed class Schemas
         XeFieldDefinition.Of("duration", XeBaseType.UInt64),
     ], objectIndex: 151, description: "Occurs when a read completes");
 
-    /// <summary><c>sqlos.wait_info</c> / <c>sqlos.wait_info_external</c>: wait_type, opcode, duration, signal_duration, wait_resource.</summary>
-    public XeEventType Wait(bool external) => Schema.AddEvent(Sqlos, external ? "wait_info_external" : "wait_info", external ? WaitInfoExternalUuid : WaitInfoUuid,
+    /// <summary>
+    /// <c>sqlos.wait_info</c> as SQL Server 2017 RTM defines it: wait_type, opcode, duration, signal_duration, wait_resource (ptr);
+    /// <c>sqlos.wait_info_external</c> as the 2012 and 2017 RTM builds define it: wait_type, opcode, duration only (no
+    /// signal_duration, no wait_resource). XE-TEXT-SHAPES §12.
+    /// </summary>
+    public XeEventType Wait(bool external) => external
+        ? Schema.AddEvent(Sqlos, "wait_info_external", WaitInfoExternalUuid,
+        [
+            XeFieldDefinition.Of("wait_type", WaitTypesMap),
+            XeFieldDefinition.Of("opcode", EventOpcode),
+            XeFieldDefinition.Of("duration", XeBaseType.UInt64),
+        ], objectIndex: 46, description: "Occurs when a SQL Server thread waits on an external resource")
+        : Schema.AddEvent(Sqlos, "wait_info", WaitInfoUuid,
+        [
+            XeFieldDefinition.Of("wait_type", WaitTypesMap),
+            XeFieldDefinition.Of("opcode", EventOpcode),
+            XeFieldDefinition.Of("duration", XeBaseType.UInt64),
+            XeFieldDefinition.Of("signal_duration", XeBaseType.UInt64),
+            XeFieldDefinition.Of("wait_resource", XeBaseType.Pointer),
+        ], objectIndex: 45, description: "Occurs when there is a wait on a SQLOS controlled resource");
+
+    /// <summary>
+    /// <c>sqlos.wait_completed</c> as a SQL Server 2017 build after RTM defines it: wait_type, wait_result (uint32), duration,
+    /// signal_duration, wait_resource (unicode_string); no opcode. XE-TEXT-SHAPES §12 (object index invented).
+    /// </summary>
+    public XeEventType WaitCompleted() => Schema.AddEvent(Sqlos, "wait_completed", WaitCompletedUuid,
     [
         XeFieldDefinition.Of("wait_type", WaitTypesMap),
-        XeFieldDefinition.Of("opcode", EventOpcode),
+        XeFieldDefinition.Of("wait_result", XeBaseType.UInt32),
         XeFieldDefinition.Of("duration", XeBaseType.UInt64),
         XeFieldDefinition.Of("signal_duration", XeBaseType.UInt64),
-        XeFieldDefinition.Of("wait_resource", XeBaseType.Pointer),
-    ], objectIndex: external ? 46 : 45, description: external ? "Occurs when a SQL Server thread waits on an external resource" : "Occurs when there is a wait on a SQLOS controlled resource");
+        XeFieldDefinition.Of("wait_resource", XeBaseType.UnicodeString),
+    ], objectIndex: 47, description: "Occurs when a wait completes");
+
+    /// <summary>
+    /// <c>sqlos.memory_broker_ring_buffer_recorded</c> with the fields of the public 2012 sqlhealth.xel metadata, ending in the
+    /// callstack-typed field <c>call_stack</c> (object index invented).
+    /// </summary>
+    public XeEventType MemoryBrokerRingBufferRecorded() => Schema.AddEvent(Sqlos, "memory_broker_ring_buffer_recorded", MemoryBrokerRingBufferRecordedUuid,
+    [
+        XeFieldDefinition.Of("id", XeBaseType.UInt32),
+        XeFieldDefinition.Of("timestamp", XeBaseType.UInt64),
+        XeFieldDefinition.Of("delta_time", XeBaseType.UInt32),
+        XeFieldDefinition.Of("memory_ratio", XeBaseType.Int64),
+        XeFieldDefinition.Of("new_target", XeBaseType.Int64),
+        XeFieldDefinition.Of("overall", XeBaseType.Int64),
+        XeFieldDefinition.Of("rate", XeBaseType.Int64),
+        XeFieldDefinition.Of("currently_predicated", XeBaseType.Int64),
+        XeFieldDefinition.Of("currently_allocated", XeBaseType.Int64),
+        XeFieldDefinition.Of("previously_allocated", XeBaseType.Int64),
+        XeFieldDefinition.Of("broker", XeBaseType.UnicodeString),
+        XeFieldDefinition.Of("notification", XeBaseType.UnicodeString),
+        XeFieldDefinition.Of("call_stack", XeBaseType.Callstack),
+    ], objectIndex: 70, description: "Memory broker ring buffer recorded");
+
+    /// <summary>
+    /// <c>sqlos.scheduler_monitor_system_health_ring_buffer_recorded</c> with the fields of the public 2012 sqlhealth.xel metadata,
+    /// ending in the callstack-typed field <c>call_stack</c> (object index invented).
+    /// </summary>
+    public XeEventType SchedulerMonitorSystemHealth() => Schema.AddEvent(Sqlos, "scheduler_monitor_system_health_ring_buffer_recorded", SchedulerMonitorSystemHealthUuid,
+    [
+        XeFieldDefinition.Of("id", XeBaseType.UInt32),
+        XeFieldDefinition.Of("timestamp", XeBaseType.UInt64),
+        XeFieldDefinition.Of("process_utilization", XeBaseType.UInt32),
+        XeFieldDefinition.Of("system_idle", XeBaseType.UInt32),
+        XeFieldDefinition.Of("user_mode_time", XeBaseType.UInt64),
+        XeFieldDefinition.Of("kernel_mode_time", XeBaseType.UInt64),
+        XeFieldDefinition.Of("page_faults", XeBaseType.UInt32),
+        XeFieldDefinition.Of("working_set_delta", XeBaseType.UInt64),
+        XeFieldDefinition.Of("memory_utilization", XeBaseType.UInt32),
+        XeFieldDefinition.Of("call_stack", XeBaseType.Callstack),
+    ], objectIndex: 71, description: "Scheduler monitor system health ring buffer recorded");
 
     /// <summary><c>sqlos.page_allocated</c> / <c>page_freed</c>: number_pages (name unverified), memory_clerk_name, page_location.</summary>
     public XeEventType Page(bool freed) => Schema.AddEvent(Sqlos, freed ? "page_freed" : "page_allocated", freed ? PageFreedUuid : PageAllocatedUuid,

@@ -14,6 +14,7 @@ namespace XeAnalyzer.SampleGenerator;
 internal static class WaitSample
 {
     public const string SetName = "blob_storage_waits";
+    public const string HistogramFolder = "blob_storage_waits_histogram";
     public const ushort QuerySession = 61;
     public const ushort LogWriterSession = 3;
     public const ushort LeaseSession = 23;
@@ -246,7 +247,16 @@ internal static class WaitSample
             fig.Add(p + "waits", ends.Count, "End events (completed waits) of " + text);
             fig.Add(p + "total_ms", total, "sum of End duration (ms)");
             fig.Add(p + "max_ms", ends.Max(i => i.DurationMs), "largest End duration (ms)");
-            fig.Add(p + "signal_ms", ends.Sum(i => i.SignalMs), "sum of End signal_duration (ms)");
+
+            // wait_info_external has no signal_duration field: its wait types have no signal figure (n/a, not 0).
+            bool external = ends.All(i => i.Name == "wait_info_external");
+            if (!external && ends.Any(i => i.Name == "wait_info_external"))
+            {
+                throw new InvalidOperationException(text + " is both a wait_info and a wait_info_external wait type.");
+            }
+
+            string signal = external ? "n/a" : Output.N(ends.Sum(i => i.SignalMs));
+            fig.Add(p + "signal_ms", signal, external ? "sum of End signal_duration (ms): n/a, wait_info_external has no signal_duration field" : "sum of End signal_duration (ms)");
             string stackIds = string.Join(",", ends.Select(i => i.Stack!).Distinct().Order(StringComparer.Ordinal));
             waits.Append(text).Append('\t').Append(key.ToString(CultureInfo.InvariantCulture)).Append('\t')
                 .Append(key == Schemas.WaitPreemptiveHttpRequest ? "wait_info_external" : "wait_info").Append('\t')
@@ -254,9 +264,34 @@ internal static class WaitSample
                 .Append(total.ToString(CultureInfo.InvariantCulture)).Append('\t')
                 .Append(ends.Max(i => i.DurationMs).ToString(CultureInfo.InvariantCulture)).Append('\t')
                 .Append(((decimal)total / ends.Count).ToString("0.00", CultureInfo.InvariantCulture)).Append('\t')
-                .Append(ends.Sum(i => i.SignalMs).ToString(CultureInfo.InvariantCulture)).Append('\t')
+                .Append(signal).Append('\t')
                 .Append(stackIds).Append('\n');
         }
+
+        // The wait_type histogram of the same model: End events of wait_info and wait_info_external per map key, as a histogram
+        // target on the wait_type field (source_type 0) with an opcode = End predicate writes it, and the map values that go with it.
+        List<(uint Key, string Text, long Count)> histogram =
+        [
+            .. infos.Where(i => i.Info.End && i.Info.Name is "wait_info" or "wait_info_external").GroupBy(i => i.Info.WaitType)
+                .Select(g => (Key: g.Key, Text: Schemas.WaitTypes.Single(w => w.Key == g.Key).Name, Count: (long)g.Count()))
+                .OrderByDescending(x => x.Count).ThenBy(x => x.Key),
+        ];
+        Output.WriteText(Path.Combine(outDir, HistogramFolder, SetName + ".wait_type.histogram.xml"), TargetXml.Histogram(histogram.Select(h => (Output.N(h.Key), h.Count))));
+        Output.WriteText(Path.Combine(outDir, HistogramFolder, SetName + ".map_values.tsv"), TargetXml.MapValues([s.WaitTypesMap, s.EventOpcode]));
+        long histogramTotal = histogram.Sum(h => h.Count);
+        var histogramTsv = new StringBuilder("map_key\twait_type\tcount\tshare_percent\n");
+        foreach ((uint key, string text, long count) in histogram)
+        {
+            histogramTsv.Append(Output.N(key)).Append('\t').Append(text).Append('\t').Append(Output.N(count)).Append('\t')
+                .Append(Output.Percent(count, histogramTotal)).Append('\n');
+        }
+
+        Output.WriteText(Path.Combine(outDir, "expected", SetName + ".wait_type_histogram.tsv"), histogramTsv.ToString());
+        fig.Blocks.Add("histogram_table", Output.Markdown(histogramTsv.ToString()));
+        fig.Add("histogram.slots", histogram.Count, "slots of the wait_type histogram (one per wait type)");
+        fig.Add("histogram.events", histogramTotal, "events the wait_type histogram counts (End events of wait_info and wait_info_external)");
+        fig.Add("histogram.map_keys", s.WaitTypesMap.Entries.Count, "wait_types keys in the map-values file");
+        fig.Add("histogram.opcode_keys", s.EventOpcode.Entries.Count, "event_opcode keys in the map-values file");
 
         int pre = infos.Count(i => i.Info.WaitType == Schemas.WaitPreemptiveHttpRequest && i.Info.End);
         fig.Add("preemptive_by_stack", string.Join(",", PreemptiveStacks.Select(id => id + "=" + infos.Count(i => i.Info.WaitType == Schemas.WaitPreemptiveHttpRequest && i.Info.End && i.Info.Stack == id).ToString(CultureInfo.InvariantCulture))), "PREEMPTIVE_HTTP_REQUEST waits per stack (D scan reads, E LOB send, F log writer, G lease renewal)");
@@ -279,14 +314,31 @@ internal static class WaitSample
 
     private static ulong BufAddress(uint page) => 0x0000020A00000000UL + ((ulong)(page % 1_000_003) * 0x40);
 
-    private static XeValue[] WaitFields(XeEventType t, uint waitType, uint opcode, long durationMs, long signalMs, ulong resource) =>
-    [
-        XeValue.Create(t.Fields[0], (ulong)waitType),
-        XeValue.Create(t.Fields[1], (ulong)opcode),
-        XeValue.Create(t.Fields[2], (ulong)durationMs),
-        XeValue.Create(t.Fields[3], (ulong)signalMs),
-        XeValue.Create(t.Fields[4], resource),
-    ];
+    /// <summary>
+    /// The fields of a wait_info (wait_type, opcode, duration, signal_duration, wait_resource) or wait_info_external (wait_type,
+    /// opcode, duration: that event has no signal_duration and no wait_resource, so they must be 0 in the model) event.
+    /// </summary>
+    private static XeValue[] WaitFields(XeEventType t, uint waitType, uint opcode, long durationMs, long signalMs, ulong resource)
+    {
+        if (t.Fields.Count == 3)
+        {
+            if (signalMs != 0 || resource != 0)
+            {
+                throw new InvalidOperationException(t.Name + " has no signal_duration or wait_resource field.");
+            }
+
+            return [XeValue.Create(t.Fields[0], (ulong)waitType), XeValue.Create(t.Fields[1], (ulong)opcode), XeValue.Create(t.Fields[2], (ulong)durationMs)];
+        }
+
+        return
+        [
+            XeValue.Create(t.Fields[0], (ulong)waitType),
+            XeValue.Create(t.Fields[1], (ulong)opcode),
+            XeValue.Create(t.Fields[2], (ulong)durationMs),
+            XeValue.Create(t.Fields[3], (ulong)signalMs),
+            XeValue.Create(t.Fields[4], resource),
+        ];
+    }
 
     private static XeValue[] LatchFields(XeEventType t, uint latchClass, uint mode, ulong address, ushort db, ushort fileId, uint page, ulong? durationUs)
     {

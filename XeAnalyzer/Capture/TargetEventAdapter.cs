@@ -1,8 +1,9 @@
 using System.Globalization;
+using XeAnalyzer.Analysis;
 using XeAnalyzer.Events;
 using XeAnalyzer.TargetData;
 
-namespace XeAnalyzer.Analysis;
+namespace XeAnalyzer.Capture;
 
 /// <summary>
 /// Turns events of target-data XML (ring_buffer, pair_matching, <c>&lt;Events&gt;</c> lists, bare <c>event_data</c>
@@ -21,15 +22,18 @@ namespace XeAnalyzer.Analysis;
 /// counted in <see cref="EventsWithoutTimestamp"/>.</para>
 /// <para>Not thread-safe: use one converter per input.</para>
 /// </remarks>
-public sealed class TargetEventConverter
+internal sealed class TargetEventAdapter
 {
     /// <summary>The most distinct event shapes (name, fields and types) one converter accepts.</summary>
     public const int MaxEventTypes = 10_000;
 
+    /// <summary>The most keys of one map (a map's keys arrive with the events that use them).</summary>
+    public const int MaxMapEntries = 1_000_000;
+
     private readonly XeSchema _schema = new();
     private readonly string? _filePath;
     private readonly Dictionary<string, XePackage> _packages = new(StringComparer.Ordinal);
-    private readonly Dictionary<string, MapState> _maps = new(StringComparer.Ordinal);
+    private readonly Dictionary<string, XeMap> _maps = new(StringComparer.Ordinal);
     private readonly Dictionary<string, XeEventType> _types = new(StringComparer.Ordinal);
     private readonly Dictionary<string, XeColumn> _actions = new(StringComparer.Ordinal);
     private readonly Dictionary<string, XeActionSet> _actionSets = new(StringComparer.Ordinal);
@@ -37,7 +41,7 @@ public sealed class TargetEventConverter
 
     /// <summary>Creates a converter.</summary>
     /// <param name="filePath">The input file, for event locations and messages; <see langword="null"/> for other sources.</param>
-    public TargetEventConverter(string? filePath = null)
+    public TargetEventAdapter(string? filePath = null)
     {
         _filePath = filePath;
     }
@@ -61,8 +65,8 @@ public sealed class TargetEventConverter
     public XEvent Convert(TargetEvent targetEvent)
     {
         ArgumentNullException.ThrowIfNull(targetEvent);
-        string package = string.IsNullOrEmpty(targetEvent.Package) ? "unknown" : targetEvent.Package!;
-        string name = targetEvent.Name.Length == 0 ? "unnamed" : targetEvent.Name;
+        string package = PackageOf(targetEvent);
+        string name = NameOf(targetEvent);
 
         var specs = new ValueSpec[targetEvent.Fields.Count];
         _sig.Clear().Append(package).Append('.').Append(name).Append('|');
@@ -162,6 +166,15 @@ public sealed class TargetEventConverter
         return XEvent.CreateShared(type, timestamp, values, actionValues, set, new XeSourceLocation(_filePath, -1));
     }
 
+    /// <summary>The full name (<c>package.event</c>) the converted event will have.</summary>
+    /// <param name="targetEvent">The event.</param>
+    /// <returns>The name.</returns>
+    public static string FullName(TargetEvent targetEvent) => PackageOf(targetEvent) + "." + NameOf(targetEvent);
+
+    private static string PackageOf(TargetEvent te) => string.IsNullOrEmpty(te.Package) ? "unknown" : te.Package!;
+
+    private static string NameOf(TargetEvent te) => te.Name.Length == 0 ? "unnamed" : te.Name;
+
     private static int? Line(long line) => line is > 0 and <= int.MaxValue ? (int)line : null;
 
     private XePackage Package(string name)
@@ -183,7 +196,7 @@ public sealed class TargetEventConverter
 
     private ValueSpec Classify(EventField f, string eventPackage, bool allowMap)
     {
-        string text = f.ValueText ?? string.Empty;
+        string text = f.Value?.TextWithElements() ?? string.Empty;
         bool isInteger = FieldCondition.TryParseInteger(text, out ulong unsigned, out long signed, out bool negative);
         if (allowMap && f.MapText is not null && isInteger && !negative)
         {
@@ -346,39 +359,33 @@ public sealed class TargetEventConverter
     private XeMap MapFor(string package, string name, ulong key, string text, long line)
     {
         string id = package + "." + name;
-        if (!_maps.TryGetValue(id, out MapState? state))
+        if (!_maps.TryGetValue(id, out XeMap? map))
         {
-            state = new MapState();
-            _maps.Add(id, state);
+            if (_maps.Count >= MaxEventTypes)
+            {
+                throw new InvalidTextInputException(_filePath, Line(line), string.Create(CultureInfo.InvariantCulture, $"more than {MaxEventTypes} distinct maps; expected Extended Events target data"));
+            }
+
+            map = _schema.AddMap(Package(package), name, [], keySize: 8);
+            _maps.Add(id, map);
         }
 
-        if (state.Entries.TryGetValue(key, out string? known))
+        // XeMapEntry keys are 32-bit: a larger key renders as its number.
+        if (key <= uint.MaxValue)
         {
-            if (!string.Equals(known, text, StringComparison.Ordinal))
+            if (map.Entries.Count >= MaxMapEntries && map.TryGetName(key, out _) is false)
+            {
+                throw new InvalidTextInputException(_filePath, Line(line), string.Create(CultureInfo.InvariantCulture, $"at most {MaxMapEntries:N0} keys in map {id}; expected Extended Events target data"));
+            }
+
+            map.TryAddEntry((uint)key, text, out bool conflict);
+            if (conflict)
             {
                 MapTextConflicts++;
             }
-
-            return state.Current!;
         }
 
-        if (_schema.Maps.Count >= MaxEventTypes * 4)
-        {
-            throw new InvalidTextInputException(_filePath, Line(line), string.Create(CultureInfo.InvariantCulture, $"more than {MaxEventTypes * 4} map versions; expected Extended Events target data"));
-        }
-
-        state.Entries.Add(key, text);
-
-        // XeMapEntry keys are 32-bit: a larger key renders as its number.
-        state.Current = _schema.AddMap(Package(package), name, state.Entries.Where(e => e.Key <= uint.MaxValue).Select(e => new XeMapEntry((uint)e.Key, e.Value)), keySize: 8);
-        return state.Current;
-    }
-
-    private sealed class MapState
-    {
-        public Dictionary<ulong, string> Entries { get; } = [];
-
-        public XeMap? Current { get; set; }
+        return map;
     }
 
     private readonly record struct ValueSpec(XeBaseType BaseType, XeMap? Map, ulong Unsigned, long Signed, double Double, string Text, ulong[]? Frames, Guid Guid)

@@ -1,12 +1,14 @@
 using XeAnalyzer.Analysis;
+using XeAnalyzer.Capture;
 using XeAnalyzer.Events;
 using XeAnalyzer.TargetData;
+using XeAnalyzer.Tests.Analysis;
 using static XeAnalyzer.Tests.Analysis.AnalysisCaptures;
 
-namespace XeAnalyzer.Tests.Analysis;
+namespace XeAnalyzer.Tests.Capture;
 
-/// <summary>The input opener (.xel and target-data XML), the XML-to-XEvent conversion, and name push-down.</summary>
-public sealed class AnalysisInputTests
+/// <summary>The input layer (.xel and target-data XML), the XML-to-XEvent adapter, name push-down and the read summary.</summary>
+public sealed class CaptureSourceTests
 {
     /// <summary>A ring_buffer target with wait_info events as SQL Server renders them (types, map value + text).</summary>
     internal const string RingBuffer = """
@@ -55,7 +57,7 @@ public sealed class AnalysisInputTests
     [Test]
     public void Convert_BuildsTypedFieldsMapValuesAndActions_FromRingBufferXml()
     {
-        var converter = new TargetEventConverter("rb.xml");
+        var converter = new TargetEventAdapter("rb.xml");
         XEvent[] events = [.. TargetDataReader.Read(new StringReader(RingBuffer)).OfType<TargetEvent>().Select(converter.Convert)];
 
         Assert.That(events, Has.Length.EqualTo(5));
@@ -72,10 +74,11 @@ public sealed class AnalysisInputTests
         Assert.That(w.EventSequence, Is.EqualTo(2));
         Assert.That(w.Source.FilePath, Is.EqualTo("rb.xml"));
 
-        // A new map key gives a new map version; the first event's text is unchanged.
+        // A new map key grows the one map of the field's type; the first event's text is unchanged and both events share one type.
         Assert.That(events[1].GetField("wait_type").MapText, Is.EqualTo("PAGEIOLATCH_SH"));
         Assert.That(events[0].GetField("wait_type").MapText, Is.EqualTo("PREEMPTIVE_HTTP_REQUEST"));
         Assert.That(events[2].GetField("opcode").MapText, Is.EqualTo("Begin"));
+        Assert.That(events[1].EventType, Is.SameAs(events[0].EventType), "map keys met later do not make new event type versions");
 
         XEvent err = events[3];
         Assert.That(err.GetField("error_number").AsInt64(), Is.EqualTo(701));
@@ -93,7 +96,7 @@ public sealed class AnalysisInputTests
             <event name="lock_acquired" package="sqlserver" timestamp="2016-08-07T20:13:35.827Z"><data name="mode"><value>3</value><text>S</text></data><data name="owner"><value>0x000001a2</value></data><data name="ok"><value>true</value></data><data name="delta"><value>-4</value></data><action name="transaction_id" package="sqlserver"><value>39194</value></action><action name="sql_text" package="sqlserver"><value><![CDATA[ select 1 ]]></value></action></event>
             <event name="lock_acquired" package="sqlserver"><data name="mode"><value>5</value><text>X</text></data><data name="owner"><value>not a number</value></data><data name="ok"><value>false</value></data><data name="delta"><value>4</value></data></event>
             """;
-        var converter = new TargetEventConverter();
+        var converter = new TargetEventAdapter();
         XEvent[] events = [.. TargetDataReader.Read(new StringReader(xml)).OfType<TargetEvent>().Select(converter.Convert)];
         XEvent a = events[0];
         Assert.That(a.GetField("mode").MapText, Is.EqualTo("S"));
@@ -121,28 +124,31 @@ public sealed class AnalysisInputTests
         string xml = tmp.File("ring.xml");
         File.WriteAllText(xml, RingBuffer);
 
-        AnalysisInput input = AnalysisInput.Open([xel, xml]);
-        Assert.That(input.Captures.Single().Files, Is.EqualTo(new[] { xel }));
-        Assert.That(input.TargetDataFiles, Is.EqualTo(new[] { xml }));
+        CaptureSource source = CaptureSource.Open([xel, xml]);
+        Assert.That(source.Inputs.Select(i => i.Kind), Is.EqualTo(new[] { CaptureInputKind.Xel, CaptureInputKind.TargetData }));
+        Assert.That(source.Inputs[0].Files, Is.EqualTo(new[] { xel }));
+        Assert.That(source.Inputs[1].Name, Is.EqualTo(xml));
 
-        XEvent[] waits = [.. input.ReadEvents(null, WaitAnalysis.EventNames)];
+        var waits = new List<XEvent>();
+        CaptureReadSummary read = source.Read([new Collect(waits, "wait_info")], null, WaitAnalysis.EventNames);
         Assert.That(waits.Select(e => e.Name), Is.EqualTo(new[] { "wait_info", "wait_info", "wait_info", "wait_info" }));
-        Assert.That(input.EventsRead, Is.EqualTo(4), "other events were skipped by the reader");
-
-        XEvent[] filtered = [.. input.ReadEvents(new EventFilter(conditions: [FieldCondition.Parse("wait_type=66")]), WaitAnalysis.EventNames)];
-        Assert.That(filtered.Single().GetField("wait_type").MapText, Is.EqualTo("PAGEIOLATCH_SH"));
-        Assert.That((input.EventsRead, input.EventsMatched), Is.EqualTo((4L, 1L)));
-
-        IReadOnlyList<EventNameCount> counts = input.CountEvents();
-        Assert.That(counts, Is.EqualTo(new[]
+        Assert.That(read.EventsRead, Is.EqualTo(4), "other events were skipped by the reader");
+        Assert.That(read.EventsByName, Is.EqualTo(new[]
         {
             new EventNameCount("sqlos.wait_info", 4),
             new EventNameCount("sqlserver.error_reported", 2),
             new EventNameCount("sqlserver.sql_batch_completed", 2),
             new EventNameCount("sqlos.page_allocated", 1),
-        }));
+        }), "events skipped before decoding are still counted by name: nothing reads the inputs again to explain");
 
-        WaitAnalysisResult r = new WaitAnalysis().Analyze(input.ReadEvents(null, WaitAnalysis.EventNames));
+        var filtered = new List<XEvent>();
+        CaptureReadSummary f = source.Read([new Collect(filtered, "wait_info")], new EventFilter(conditions: [FieldCondition.Parse("wait_type=66")]), WaitAnalysis.EventNames);
+        Assert.That(filtered.Single().GetField("wait_type").MapText, Is.EqualTo("PAGEIOLATCH_SH"));
+        Assert.That((f.EventsRead, f.EventsMatched), Is.EqualTo((4L, 1L)));
+
+        AnalysisOutcome<WaitAnalysisResult> outcome = new WaitAnalysis().Analyze(source);
+        Assert.That(outcome.Status, Is.EqualTo(AnalysisStatus.Complete));
+        WaitAnalysisResult r = outcome.Result;
         Assert.That(r.PrecededByFor("PAGEIOLATCH_SH").Single().PrecededBy, Is.EqualTo("PREEMPTIVE_HTTP_REQUEST"));
         Assert.That(r.Pairs.Single(p => p.WaitType == "PREEMPTIVE_HTTP_REQUEST").Pairs, Is.EqualTo(1));
     }
@@ -153,10 +159,10 @@ public sealed class AnalysisInputTests
         using var tmp = new TempFolder();
         string bin = tmp.File("data.bin");
         File.WriteAllBytes(bin, [0x4D, 0x5A, 0x90, 0x00, 1, 2, 3]);
-        InvalidXelDataException ex = Assert.Throws<InvalidXelDataException>(() => AnalysisInput.Open([bin]))!;
+        InvalidXelDataException ex = Assert.Throws<InvalidXelDataException>(() => CaptureSource.Open([bin]))!;
         Assert.That(ex.FilePath, Is.EqualTo(bin));
         Assert.That(ex.Message, Does.Contain("target-data XML"));
-        Assert.Throws<FileNotFoundException>(() => AnalysisInput.Open([tmp.File("missing.xel")]));
+        Assert.Throws<FileNotFoundException>(() => CaptureSource.Open([tmp.File("missing.xel")]));
     }
 
     [Test]
@@ -165,8 +171,8 @@ public sealed class AnalysisInputTests
         using var tmp = new TempFolder();
         string xml = tmp.File("bad.xml");
         File.WriteAllText(xml, "<RingBufferTarget>\n<event name=\"wait_info\" package=\"sqlos\">\n<data name=\"x\"><value>1</value></data>\n</RingBufferTarget>");
-        AnalysisInput input = AnalysisInput.Open([xml]);
-        InvalidTextInputException ex = Assert.Throws<InvalidTextInputException>(() => input.ReadEvents().ToList())!;
+        CaptureSource source = CaptureSource.Open([xml]);
+        InvalidTextInputException ex = Assert.Throws<InvalidTextInputException>(() => source.ReadEvents().ToList())!;
         Assert.That(ex.FilePath, Is.EqualTo(xml));
         Assert.That(ex.Line, Is.Not.Null);
     }
@@ -175,13 +181,13 @@ public sealed class AnalysisInputTests
     public void Convert_RefusesUnboundedEventShapes_WithTheLine()
     {
         var sb = new System.Text.StringBuilder("<RingBufferTarget>\n");
-        for (int i = 0; i <= TargetEventConverter.MaxEventTypes; i++)
+        for (int i = 0; i <= TargetEventAdapter.MaxEventTypes; i++)
         {
             sb.Append("<event name=\"e").Append(i).Append("\" package=\"p\" timestamp=\"2024-01-01T00:00:00Z\"><data name=\"x\"><value>1</value></data></event>\n");
         }
 
         sb.Append("</RingBufferTarget>");
-        var converter = new TargetEventConverter("many.xml");
+        var converter = new TargetEventAdapter("many.xml");
         InvalidTextInputException ex = Assert.Throws<InvalidTextInputException>(() =>
         {
             foreach (TargetEvent e in TargetDataReader.Read(new StringReader(sb.ToString())).OfType<TargetEvent>())
@@ -189,7 +195,7 @@ public sealed class AnalysisInputTests
                 converter.Convert(e);
             }
         })!;
-        Assert.That(ex.Line, Is.EqualTo(TargetEventConverter.MaxEventTypes + 2));
+        Assert.That(ex.Line, Is.EqualTo(TargetEventAdapter.MaxEventTypes + 2));
         Assert.That(ex.FilePath, Is.EqualTo("many.xml"));
     }
 
@@ -206,5 +212,13 @@ public sealed class AnalysisInputTests
         string[] lines = o.ToString().Split('\n');
         Assert.That(lines[1], Does.StartWith("PAGEIOLATCH_SH,1,39,"));
         Assert.That(lines[2], Does.StartWith("PREEMPTIVE_HTTP_REQUEST,1,2,"));
+    }
+
+    /// <summary>Keeps the events of one name.</summary>
+    private sealed class Collect(List<XEvent> into, string name) : ICaptureConsumer
+    {
+        public bool Accepts(XeEventType eventType, XeActionSet actions) => eventType.Name == name;
+
+        public void Add(XEvent e) => into.Add(e);
     }
 }

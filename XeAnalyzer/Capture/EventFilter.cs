@@ -2,7 +2,7 @@ using System.Globalization;
 using XeAnalyzer.Events;
 using XeAnalyzer.Output;
 
-namespace XeAnalyzer.Analysis;
+namespace XeAnalyzer.Capture;
 
 /// <summary>
 /// Selects events for an analysis: by event name (<c>--event</c>), by field or action value (<c>--where name=value</c>) and by
@@ -10,7 +10,7 @@ namespace XeAnalyzer.Analysis;
 /// </summary>
 /// <remarks>
 /// <para><b>Event names</b> are <c>package.event</c> or <c>event</c>, compared ordinally and case-sensitively (as the reader's
-/// name filter, to which <see cref="AnalysisInput"/> pushes them down so other events are skipped before decoding).</para>
+/// name filter, to which <see cref="CaptureSource"/> pushes them down so other events are skipped before decoding).</para>
 /// <para><b>Conditions</b> name a field or an action. A short name is looked up among the event's fields first, then among its
 /// actions (exact match first, then ignoring case); a <c>package.action</c> name only among actions. An event that has neither
 /// does not match. Values compare as follows: a map field matches its map text (ignoring case, e.g.
@@ -101,13 +101,18 @@ public sealed class EventFilter
     public bool MatchesName(string? package, string name)
     {
         ArgumentNullException.ThrowIfNull(name);
-        if (EventNames.Count == 0)
-        {
-            return true;
-        }
+        return EventNames.Count == 0 || MatchesAny(EventNames, package, name);
+    }
 
+    /// <summary>Whether an event named <paramref name="package"/>.<paramref name="name"/> matches one of <paramref name="names"/> (short names match the event name, <c>package.event</c> names the full name).</summary>
+    /// <param name="names">The names.</param>
+    /// <param name="package">The event's package, or <see langword="null"/> when unknown.</param>
+    /// <param name="name">The event's short name.</param>
+    /// <returns>Whether one matches.</returns>
+    internal static bool MatchesAny(IReadOnlyCollection<string> names, string? package, string name)
+    {
         string full = package is null ? name : package + "." + name;
-        foreach (string n in EventNames)
+        foreach (string n in names)
         {
             if (n.Contains('.', StringComparison.Ordinal) ? string.Equals(n, full, StringComparison.Ordinal) : string.Equals(n, name, StringComparison.Ordinal))
             {

@@ -1,7 +1,9 @@
+using XeAnalyzer.Capture;
+using XeAnalyzer.Tests.Symbols.Resolution;
 using XeAnalyzer.Symbols.Resolution;
 using XeAnalyzer.Xel;
 
-namespace XeAnalyzer.Tests.Symbols.Resolution;
+namespace XeAnalyzer.Tests.Capture;
 
 /// <summary>The <c>&lt;set-name&gt;.modules.txt</c> convention for a capture's module list.</summary>
 public class ModuleListSidecarTests

@@ -1,7 +1,7 @@
 using System.Globalization;
 using XeAnalyzer.Events;
 
-namespace XeAnalyzer.Analysis;
+namespace XeAnalyzer.Capture;
 
 /// <summary>
 /// One <c>--where name=value</c> condition of an <see cref="EventFilter"/>. The name is a field or action of the event

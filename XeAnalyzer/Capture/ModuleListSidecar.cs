@@ -1,7 +1,7 @@
 using XeAnalyzer.Callstacks;
 using XeAnalyzer.Xel;
 
-namespace XeAnalyzer.Symbols.Resolution;
+namespace XeAnalyzer.Capture;
 
 /// <summary>
 /// The convention for keeping a capture's module list (<c>select name, base_address from sys.dm_os_loaded_modules</c>, needed to

@@ -1,0 +1,258 @@
+using System.Collections.Immutable;
+using System.Globalization;
+using System.Runtime.InteropServices;
+using XeAnalyzer.Callstacks;
+using XeAnalyzer.Symbols.Resolution;
+
+namespace XeAnalyzer.Analysis.Stacks;
+
+/// <summary>The frames of one distinct raw stack after symbolization, rendered in the resolver's frame style.</summary>
+internal readonly record struct SymbolizedStack(RawStack Raw, BucketFrame[] Frames, ResolvedCallstack Resolved);
+
+/// <summary>
+/// Symbolizes one input's raw-stack table: each distinct address once (through <see cref="ResolverSession.ResolveAddresses"/>, in address
+/// order so results are deterministic) and each distinct text stack once; renders each frame once (interned text), and feeds one
+/// <see cref="ResolutionSummaryBuilder"/> (each distinct stack counted once) and the per-event <see cref="StackSymbolizationTally"/>
+/// (frames weighted by the events of their stack).
+/// </summary>
+internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerStack, Func<string, string> intern)
+{
+    private readonly FrameStyle _style = session.Resolver.Options.Style;
+    private readonly Dictionary<(FrameResolution, string), BucketFrame> _textFrames = [];
+    private FrameTokenizer? _tokenizer;
+
+    /// <summary>Stacks whose text had more frames than the cap (outermost frames dropped).</summary>
+    public long TruncatedStacks { get; private set; }
+
+    public IEnumerable<SymbolizedStack> Symbolize(RawStackTable table, ResolutionSummaryBuilder summary, StackSymbolizationTally tally, CancellationToken cancellationToken)
+    {
+        var distinct = new HashSet<ulong>();
+        foreach (RawStack raw in table.Order)
+        {
+            if (raw.Addresses is ulong[] a)
+            {
+                for (int i = 1; i < a.Length; i++)
+                {
+                    distinct.Add(a[i]);
+                }
+            }
+        }
+
+        ulong[] addresses = [.. distinct.Order()];
+        var resolutions = new FrameResolution[addresses.Length];
+        session.ResolveAddresses(addresses, resolutions, cancellationToken);
+        var byAddress = new Dictionary<ulong, (BucketFrame Frame, ResolvedFrame Resolved)>(addresses.Length);
+        for (int i = 0; i < addresses.Length; i++)
+        {
+            string text = "0x" + addresses[i].ToString("X16", CultureInfo.InvariantCulture);
+            var vaFrame = new VirtualAddressFrame(addresses[i], text, FrameProvenance.Binary);
+            byAddress.Add(addresses[i], (Render(resolutions[i], vaFrame), new ResolvedFrame(vaFrame, resolutions[i])));
+        }
+
+        foreach (RawStack raw in table.Order)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            BucketFrame[] frames;
+            ResolvedCallstack resolved;
+            if (raw.Addresses is ulong[] a)
+            {
+                frames = new BucketFrame[a.Length - 1];
+                var rf = new ResolvedFrame[a.Length - 1];
+                var sf = new StackFrame[a.Length - 1];
+                for (int i = 1; i < a.Length; i++)
+                {
+                    (BucketFrame f, ResolvedFrame r) = byAddress[a[i]];
+                    frames[i - 1] = f;
+                    rf[i - 1] = r;
+                    sf[i - 1] = r.Frame;
+                }
+
+                resolved = new ResolvedCallstack(BinaryStack(sf), ImmutableCollectionsMarshal.AsImmutableArray(rf), sf.Length == 0 ? StackShape.NoFrames : StackShape.RawAddresses);
+            }
+            else
+            {
+                resolved = session.Resolve(Parse(raw.Text!), cancellationToken);
+                frames = new BucketFrame[resolved.Frames.Length];
+                for (int i = 0; i < frames.Length; i++)
+                {
+                    ResolvedFrame r = resolved.Frames[i];
+                    var key = (r.Resolution, r.Frame.Raw);
+                    if (!_textFrames.TryGetValue(key, out BucketFrame? f))
+                    {
+                        f = Render(r.Resolution, r.Frame);
+                        if (_textFrames.Count < 1_000_000)
+                        {
+                            _textFrames.Add(key, f);
+                        }
+                    }
+
+                    frames[i] = f;
+                }
+            }
+
+            summary.Add(resolved);
+            tally.Add(resolved, raw.Count);
+            yield return new SymbolizedStack(raw, WithInlineFrames(frames, resolved), resolved);
+        }
+    }
+
+    /// <summary>Parses stack text as read (frames one per line, <c>callstack_rva</c> markup, SQLDumper and WinDbg lines).</summary>
+    private Callstack Parse(string text)
+    {
+        _tokenizer ??= new FrameTokenizer(OffsetRadix.Hex, framesOnSingleLine: false, TargetData.TextInputLimits.Default.MaxFramesPerLine);
+        var builder = new StackBuilder(_tokenizer, new SymbolMetadataTable(), null, OffsetRadix.Hex);
+        builder.AddTextBlock(text, 1);
+        Callstack stack = builder.Build(0, null, false);
+        if (stack.Frames.Length > maxFramesPerStack)
+        {
+            TruncatedStacks++;
+            stack = Callstack.FromFrames(stack.Frames.Take(maxFramesPerStack));
+        }
+
+        return stack;
+    }
+
+    /// <summary>A stack of frames decoded from a binary capture: one line per frame, with no input line number (0).</summary>
+    private static Callstack BinaryStack(StackFrame[] frames)
+    {
+        var lines = new StackLine[frames.Length];
+        for (int i = 0; i < frames.Length; i++)
+        {
+            lines[i] = new StackLine(frames[i].Raw, 0, frames, i, 1, null);
+        }
+
+        return new Callstack(0, null, ImmutableCollectionsMarshal.AsImmutableArray(lines), ImmutableCollectionsMarshal.AsImmutableArray(frames), false);
+    }
+
+    /// <summary>Each frame preceded by its inline frames (innermost first), when the resolver gives them (<c>--inlines</c>).</summary>
+    private BucketFrame[] WithInlineFrames(BucketFrame[] frames, ResolvedCallstack resolved)
+    {
+        int extra = 0;
+        foreach (ResolvedFrame r in resolved.Frames)
+        {
+            extra += r.Resolution.InlineFrames.Count;
+        }
+
+        if (extra == 0)
+        {
+            return frames;
+        }
+
+        var expanded = new BucketFrame[frames.Length + extra];
+        int k = 0;
+        for (int i = 0; i < frames.Length; i++)
+        {
+            foreach (FrameResolution inline in resolved.Frames[i].Resolution.InlineFrames)
+            {
+                expanded[k++] = Render(inline, resolved.Frames[i].Frame);
+            }
+
+            expanded[k++] = frames[i];
+        }
+
+        return expanded;
+    }
+
+    private BucketFrame Render(FrameResolution r, StackFrame frame)
+    {
+        string text;
+        if (r.Text is string t)
+        {
+            text = t;
+        }
+        else if (r.ModuleDisplayName is string display && r.Rva is ulong rva)
+        {
+            text = FrameText.StyledModule(display, _style) + "+0x" + rva.ToString("X16", CultureInfo.InvariantCulture);
+        }
+        else if (frame is VirtualAddressFrame va)
+        {
+            text = "0x" + va.Address.ToString("X16", CultureInfo.InvariantCulture);
+        }
+        else
+        {
+            text = frame.Raw;
+        }
+
+        return new BucketFrame(intern(text), r.Status, r.IsVerified, r.ModuleDisplayName, r.Function, r.ReasonText);
+    }
+}
+
+/// <summary>
+/// Frame resolution counted per event (each distinct stack's frames weighted by its events), the PDBs the stacks used, and the
+/// unresolved frames by reason: the report's symbolization view of the same raw-stack table the buckets come from.
+/// </summary>
+internal sealed class StackSymbolizationTally
+{
+    private readonly Dictionary<string, (UnresolvedReason Reason, long Count, string FirstExample, string FirstReason)> _groups = new(StringComparer.Ordinal);
+    private readonly HashSet<PdbBinding> _pdbs = new(ReferenceEqualityComparer.Instance);
+
+    public long Stacks { get; private set; }
+
+    public long Frames { get; private set; }
+
+    public long InEngine { get; private set; }
+
+    public long ResolvedOffline { get; private set; }
+
+    public long Unverified { get; private set; }
+
+    public long Unresolved { get; private set; }
+
+    public void Add(ResolvedCallstack stack, long weight)
+    {
+        Stacks = StackBucketBuilder.SatAdd(Stacks, weight);
+        foreach (ResolvedFrame f in stack.Frames)
+        {
+            FrameResolution r = f.Resolution;
+            if (r.Pdb is PdbBinding b)
+            {
+                _pdbs.Add(b);
+            }
+
+            Frames = StackBucketBuilder.SatAdd(Frames, weight);
+            switch (r.Status)
+            {
+                case FrameResolutionStatus.InEngine:
+                    InEngine = StackBucketBuilder.SatAdd(InEngine, weight);
+                    break;
+                case FrameResolutionStatus.ResolvedOffline:
+                    ResolvedOffline = StackBucketBuilder.SatAdd(ResolvedOffline, weight);
+                    if (!r.IsVerified)
+                    {
+                        Unverified = StackBucketBuilder.SatAdd(Unverified, weight);
+                    }
+
+                    break;
+                default:
+                    Unresolved = StackBucketBuilder.SatAdd(Unresolved, weight);
+                    string key = r.ReasonGroup ?? r.ReasonText ?? "unresolved";
+                    _groups[key] = _groups.TryGetValue(key, out var g)
+                        ? (g.Reason, StackBucketBuilder.SatAdd(g.Count, weight), g.FirstExample, g.FirstReason)
+                        : (r.Reason, weight, f.Frame.Raw, r.ReasonText ?? key);
+                    break;
+            }
+        }
+    }
+
+    public StackSymbolization Build(ResolutionSummary summary) => new(
+        summary, Stacks, Frames, InEngine, ResolvedOffline, Unverified, Unresolved,
+        [.. _groups.OrderByDescending(kv => kv.Value.Count).ThenBy(kv => kv.Key, StringComparer.Ordinal)
+            .Select(kv => new UnresolvedGroup(kv.Value.Reason, kv.Key, kv.Value.Count, kv.Value.FirstExample, kv.Value.FirstReason, 0,
+                summary.UnresolvedGroups.FirstOrDefault(g => string.Equals(g.Description, kv.Key, StringComparison.Ordinal))?.SearchLog ?? []))],
+        [.. _pdbs.OrderBy(b => b.PdbName, StringComparer.OrdinalIgnoreCase).ThenBy(b => b.Identity?.Key ?? string.Empty, StringComparer.Ordinal)]);
+}
+
+/// <summary>
+/// How the frames of a stack analysis resolved, counted per event: each distinct raw stack's frames weighted by its events. Immutable.
+/// </summary>
+/// <param name="Resolution">The distinct stacks' resolution, each stack counted once (hints, reasons, search logs).</param>
+/// <param name="Stacks">Events (and histogram slot counts) with a stack.</param>
+/// <param name="Frames">Frames, per event.</param>
+/// <param name="InEngine">Frames symbolized in the engine (trace flag 3656).</param>
+/// <param name="ResolvedOffline">Frames resolved offline against a PDB.</param>
+/// <param name="Unverified">Of those, frames whose PDB was matched by name only.</param>
+/// <param name="Unresolved">Frames not resolved (printed raw with a reason).</param>
+/// <param name="UnresolvedByReason">Unresolved frames by reason, per event, most first.</param>
+/// <param name="Pdbs">The PDBs the frames used (by name, then identity).</param>
+public sealed record StackSymbolization(ResolutionSummary Resolution, long Stacks, long Frames, long InEngine, long ResolvedOffline, long Unverified, long Unresolved,
+    IReadOnlyList<UnresolvedGroup> UnresolvedByReason, IReadOnlyList<PdbBinding> Pdbs);

@@ -1,0 +1,309 @@
+using System.Buffers;
+using System.Globalization;
+using System.Text;
+using System.Text.Json;
+using CsvHelper;
+using XeAnalyzer.Events;
+
+namespace XeAnalyzer.Output;
+
+/// <summary>The formats of <see cref="EventListWriter"/>.</summary>
+public enum EventListFormat
+{
+    /// <summary>One line per event: time, name, then <c>name=value</c> pairs (line breaks in values escaped).</summary>
+    Text,
+
+    /// <summary>One row per event: <c>timestamp, event, file, offset</c>, then every field, then every action (columns known before the first row).</summary>
+    Csv,
+
+    /// <summary>A JSON array with one object per event: timestamp, event, uuid, file, offset, fields, actions.</summary>
+    Json,
+}
+
+/// <summary>
+/// The columns of an event table: every field of the event types (in event-type order, each name once), then every action (in metadata
+/// order); an action whose short name clashes with a field or another action is labelled <c>name (action)</c> or by its full name.
+/// Immutable.
+/// </summary>
+public sealed class EventListColumns
+{
+    /// <summary>The fixed columns that start every row.</summary>
+    public static IReadOnlyList<string> Fixed { get; } = ["timestamp", "event", "file", "offset"];
+
+    private EventListColumns(IReadOnlyList<string> fields, IReadOnlyList<(string Key, string Label)> actions)
+    {
+        Fields = fields;
+        Actions = actions;
+        Header = [.. Fixed, .. fields, .. actions.Select(a => a.Label)];
+    }
+
+    /// <summary>The field columns.</summary>
+    public IReadOnlyList<string> Fields { get; }
+
+    /// <summary>The action columns: full name and label.</summary>
+    public IReadOnlyList<(string Key, string Label)> Actions { get; }
+
+    /// <summary>Every column label, in order.</summary>
+    public IReadOnlyList<string> Header { get; }
+
+    /// <summary>The columns of these event types and actions.</summary>
+    /// <param name="eventTypes">The event types, in order.</param>
+    /// <param name="actions">The actions, in order.</param>
+    /// <returns>The columns.</returns>
+    public static EventListColumns From(IEnumerable<XeEventType> eventTypes, IEnumerable<XeColumn> actions)
+    {
+        ArgumentNullException.ThrowIfNull(eventTypes);
+        ArgumentNullException.ThrowIfNull(actions);
+        var fields = new List<string>();
+        var seen = new HashSet<string>(StringComparer.Ordinal);
+        foreach (XeEventType t in eventTypes)
+        {
+            foreach (XeColumn f in t.Fields)
+            {
+                if (seen.Add(f.Name))
+                {
+                    fields.Add(f.Name);
+                }
+            }
+        }
+
+        var acts = new List<(string Key, string Label)>();
+        foreach (XeColumn a in actions)
+        {
+            if (!acts.Exists(x => x.Key == a.FullName))
+            {
+                acts.Add((a.FullName, a.Name));
+            }
+        }
+
+        for (int i = 0; i < acts.Count; i++)
+        {
+            (string key, string label) = acts[i];
+            bool clash = seen.Contains(label) || acts.Exists(x => x.Key != key && x.Label == label);
+            acts[i] = (key, clash ? (acts.Count(x => x.Label == label) > 1 ? key : label + " (action)") : label);
+        }
+
+        return new EventListColumns(fields.AsReadOnly(), acts.AsReadOnly());
+    }
+}
+
+/// <summary>
+/// Flattens events to text, CSV or JSON with the same columns and value renderings whatever the input (<c>.xel</c> or target-data XML):
+/// map values as their text, pointers as <c>0x</c> + 16 hex digits, callstacks as one <c>0x…</c> line per frame, times as ISO 8601 UTC
+/// with seven fraction digits. A value an event does not carry (a field its type lacks, the file offset of an XML event, the type GUID
+/// XML does not give) is empty in text and CSV and <c>null</c> in JSON, never invented.
+/// </summary>
+public static class EventListWriter
+{
+    /// <summary>Writes events.</summary>
+    /// <param name="output">The destination (not closed).</param>
+    /// <param name="format">The format.</param>
+    /// <param name="events">The events.</param>
+    /// <param name="columns">The CSV columns (required for <see cref="EventListFormat.Csv"/>).</param>
+    /// <returns>The number of events written.</returns>
+    /// <exception cref="ArgumentException">CSV without columns.</exception>
+    public static long Write(TextWriter output, EventListFormat format, IEnumerable<XEvent> events, EventListColumns? columns = null)
+    {
+        ArgumentNullException.ThrowIfNull(output);
+        ArgumentNullException.ThrowIfNull(events);
+        return format switch
+        {
+            EventListFormat.Csv => WriteCsv(output, events, columns ?? throw new ArgumentException("CSV needs the columns (EventListColumns.From)", nameof(columns))),
+            EventListFormat.Json => WriteJson(output, events),
+            _ => WriteText(output, events),
+        };
+    }
+
+    private static string Offset(XEvent e) => e.Source.Offset >= 0 ? e.Source.Offset.ToString(CultureInfo.InvariantCulture) : string.Empty;
+
+    private static string ActionLabel(XeEventType type, XeActionSet set, int i)
+    {
+        XeColumn a = set[i];
+        if (type.GetFieldIndex(a.Name) >= 0)
+        {
+            return a.Name + " (action)";
+        }
+
+        for (int j = 0; j < set.Count; j++)
+        {
+            if (j != i && string.Equals(set[j].Name, a.Name, StringComparison.Ordinal))
+            {
+                return a.FullName;
+            }
+        }
+
+        return a.Name;
+    }
+
+    private static long WriteText(TextWriter o, IEnumerable<XEvent> events)
+    {
+        var sb = new StringBuilder();
+        long n = 0;
+        foreach (XEvent e in events)
+        {
+            sb.Clear();
+            sb.Append(CellFormatter.IsoUtc(e.Timestamp)).Append(' ').Append(e.FullName);
+            for (int i = 0; i < e.FieldCount; i++)
+            {
+                sb.Append(' ').Append(e.Fields[i].Name).Append('=').Append(Escape(e.GetField(i).ToString()));
+            }
+
+            for (int i = 0; i < e.ActionCount; i++)
+            {
+                sb.Append(' ').Append(ActionLabel(e.EventType, e.ActionSet, i)).Append('=').Append(Escape(e.GetAction(i).ToString()));
+            }
+
+            o.WriteLine(sb.ToString());
+            n++;
+        }
+
+        return n;
+    }
+
+    private static string Escape(string s) => s.AsSpan().IndexOfAny('\n', '\r', '\t') < 0 ? s : s.Replace("\r", "\\r", StringComparison.Ordinal).Replace("\n", "\\n", StringComparison.Ordinal).Replace("\t", "\\t", StringComparison.Ordinal);
+
+    private static long WriteCsv(TextWriter o, IEnumerable<XEvent> events, EventListColumns columns)
+    {
+        int fixedCount = EventListColumns.Fixed.Count;
+        var fieldIndex = new Dictionary<string, int>(StringComparer.Ordinal);
+        for (int i = 0; i < columns.Fields.Count; i++)
+        {
+            fieldIndex[columns.Fields[i]] = fixedCount + i;
+        }
+
+        var actionIndex = new Dictionary<string, int>(StringComparer.Ordinal);
+        for (int i = 0; i < columns.Actions.Count; i++)
+        {
+            actionIndex[columns.Actions[i].Key] = fixedCount + columns.Fields.Count + i;
+        }
+
+        using CsvWriter csv = CsvWriter.Create(o, new CsvWriterOptions { FormatProvider = CultureInfo.InvariantCulture }, leaveOpen: true);
+        csv.WriteHeader([.. columns.Header]);
+        string[] row = new string[columns.Header.Count];
+        var typeMap = new Dictionary<XeEventType, int[]>(ReferenceEqualityComparer.Instance);
+        var setMap = new Dictionary<XeActionSet, int[]>(ReferenceEqualityComparer.Instance);
+        long n = 0;
+        foreach (XEvent e in events)
+        {
+            Array.Fill(row, string.Empty);
+            row[0] = CellFormatter.IsoUtc(e.Timestamp);
+            row[1] = e.FullName;
+            row[2] = e.Source.FilePath ?? string.Empty;
+            row[3] = Offset(e);
+            if (!typeMap.TryGetValue(e.EventType, out int[]? fmap))
+            {
+                fmap = [.. e.Fields.Select(f => fieldIndex.GetValueOrDefault(f.Name, -1))];
+                typeMap.Add(e.EventType, fmap);
+            }
+
+            for (int i = 0; i < fmap.Length; i++)
+            {
+                if (fmap[i] >= 0)
+                {
+                    row[fmap[i]] = e.GetField(i).ToString();
+                }
+            }
+
+            if (!setMap.TryGetValue(e.ActionSet, out int[]? amap))
+            {
+                amap = [.. e.Actions.Select(a => actionIndex.GetValueOrDefault(a.FullName, -1))];
+                setMap.Add(e.ActionSet, amap);
+            }
+
+            for (int i = 0; i < amap.Length; i++)
+            {
+                if (amap[i] >= 0)
+                {
+                    row[amap[i]] = e.GetAction(i).ToString();
+                }
+            }
+
+            csv.WriteRecord(row);
+            n++;
+        }
+
+        csv.Flush();
+        return n;
+    }
+
+    private static long WriteJson(TextWriter o, IEnumerable<XEvent> events)
+    {
+        var buffer = new ArrayBufferWriter<byte>(4096);
+        using var json = new Utf8JsonWriter(buffer, new JsonWriterOptions { Indented = false, Encoder = System.Text.Encodings.Web.JavaScriptEncoder.UnsafeRelaxedJsonEscaping });
+        o.Write('[');
+        bool first = true;
+        long n = 0;
+        foreach (XEvent e in events)
+        {
+            json.Reset(buffer);
+            json.WriteStartObject();
+            json.WriteString("timestamp", CellFormatter.IsoUtc(e.Timestamp));
+            json.WriteString("event", e.FullName);
+            if (e.Uuid == Guid.Empty)
+            {
+                json.WriteNull("uuid");
+            }
+            else
+            {
+                json.WriteString("uuid", e.Uuid.ToString("D", CultureInfo.InvariantCulture));
+            }
+
+            json.WriteString("file", e.Source.FilePath);
+            if (e.Source.Offset >= 0)
+            {
+                json.WriteNumber("offset", e.Source.Offset);
+            }
+            else
+            {
+                json.WriteNull("offset");
+            }
+
+            json.WriteStartObject("fields");
+            for (int i = 0; i < e.FieldCount; i++)
+            {
+                WriteValue(json, e.Fields[i].Name, e.GetField(i));
+            }
+
+            json.WriteEndObject();
+            json.WriteStartObject("actions");
+            for (int i = 0; i < e.ActionCount; i++)
+            {
+                WriteValue(json, e.ActionSet.IndexOf(e.Actions[i].Name) == i ? e.Actions[i].Name : e.Actions[i].FullName, e.GetAction(i));
+            }
+
+            json.WriteEndObject();
+            json.WriteEndObject();
+            json.Flush();
+            o.Write(first ? "\n" : ",\n");
+            first = false;
+            o.Write(Encoding.UTF8.GetString(buffer.WrittenSpan));
+            buffer.Clear();
+            n++;
+        }
+
+        o.WriteLine(first ? "]" : "\n]");
+        return n;
+    }
+
+    private static void WriteValue(Utf8JsonWriter json, string name, XeValue v)
+    {
+        switch (v.ToObject())
+        {
+            case sbyte or short or int or long:
+                json.WriteNumber(name, v.AsInt64());
+                break;
+            case byte or ushort or uint or ulong:
+                json.WriteNumber(name, v.AsUInt64());
+                break;
+            case float or double when double.IsFinite(v.AsDouble()):
+                json.WriteNumber(name, v.AsDouble());
+                break;
+            case bool b:
+                json.WriteBoolean(name, b);
+                break;
+            default:
+                json.WriteString(name, v.ToString());
+                break;
+        }
+    }
+}
