@@ -179,6 +179,25 @@ public sealed class SourceLinesCliTests
         _ => [],
     };
 
+    [Test]
+    public void Export_Resolve_TakesLinesAndInlines_AndPublicPdbFramesResolveAsBefore()
+    {
+        string capture = Path.Combine(TestPaths.Samples, "latch_nesting_full");
+        string[] common = ["export", capture, "--format", "parquet", "--resolve", "--symbols", TestPaths.SymbolsCache, "--binaries", TestPaths.SymbolsCache, "--offline"];
+        (int exit, _, string plain) = StacksCliTests.Run([.. common, "-o", _tmp.File("plain")]);
+        Assert.That(exit, Is.EqualTo(0), plain);
+        (exit, _, string with) = StacksCliTests.Run([.. common, "-o", _tmp.File("lines"), "--lines", "--inlines"]);
+        Assert.That(exit, Is.EqualTo(0), with);
+        string Summary(string err) => err.Split('\n').Single(l => l.StartsWith("xeanalyze: --resolve:", StringComparison.Ordinal));
+        Assert.That(Summary(with), Is.EqualTo(Summary(plain)));
+        Assert.That(Directory.GetFiles(_tmp.File("lines")).Select(Path.GetFileName), Is.EquivalentTo(Directory.GetFiles(_tmp.File("plain")).Select(Path.GetFileName)));
+        foreach (string file in Directory.GetFiles(_tmp.File("plain")))
+        {
+            // Public PDBs: the frames columns, and so the files, are byte for byte the same.
+            Assert.That(File.ReadAllBytes(Path.Combine(_tmp.File("lines"), Path.GetFileName(file))), Is.EqualTo(File.ReadAllBytes(file)), file);
+        }
+    }
+
     private string[] ResolveLines(string style, params string[] options)
     {
         string input = _tmp.File("in-" + Guid.NewGuid().ToString("N") + ".txt");
