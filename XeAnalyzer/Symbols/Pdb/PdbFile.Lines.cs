@@ -43,7 +43,7 @@ public sealed partial class PdbFile
 
         PdbModuleSourceInfo info = GetModuleSource(module, cancellationToken);
         PdbSourceLocation? location = null;
-        if (info.FindLine(source) is PdbModuleSourceInfo.LineEntry line && !IsHiddenLine(line.Line))
+        if (info.FindLine(source) is PdbModuleSourceInfo.LineEntry line)
         {
             location = new PdbSourceLocation(FileName(info, line.File), line.Line);
         }
@@ -70,7 +70,7 @@ public sealed partial class PdbFile
             {
                 long number = (long)inlinee.Line + range.LineOffset;
                 uint file = range.FileId == InlineRange.DefaultFile ? inlinee.File : range.FileId;
-                if (number > 0 && !IsHiddenLine((int)number))
+                if (number > 0)
                 {
                     at = new PdbSourceLocation(FileName(info, file, strings), (int)number);
                 }
@@ -115,9 +115,6 @@ public sealed partial class PdbFile
     /// <returns><see langword="true"/> when at least one module has C13 debug subsections.</returns>
     /// <exception cref="InvalidPdbDataException">The module-info substream is damaged.</exception>
     public bool HasLineInfo() => GetModules().Any(m => m.C13LineByteSize > 0);
-
-    /// <summary>Lines 0xFEEFEE and 0xF00F00 mark code the compiler generated with no source line (DIA hides them too).</summary>
-    private static bool IsHiddenLine(int line) => line is 0xFEEFEE or 0xF00F00;
 
     private string FileName(PdbModuleSourceInfo info, uint checksumOffset, PdbStringTable? strings = null)
     {

@@ -2,7 +2,8 @@ namespace XeAnalyzer.Symbols.Pdb;
 
 /// <summary>A source position: the file as the compiler recorded it (usually a full path) and a 1-based line.</summary>
 /// <param name="File">The file name from the PDB's <c>/names</c> string table (for example <c>c:\src\latch.cpp</c>).</param>
-/// <param name="Line">The line number.</param>
+/// <param name="Line">The line number, as stored: MSVC marks code it generated with no source line as 0xFEEFEE (16707566) or 0xF00F00,
+/// and these are answered as they are, as DIA answers them.</param>
 public readonly record struct PdbSourceLocation(string File, int Line);
 
 /// <summary>
