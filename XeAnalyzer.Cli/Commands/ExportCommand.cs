@@ -177,7 +177,13 @@ internal sealed class FrameResolverPerCapture : IDisposable
             _unresolved[group] = _unresolved.TryGetValue(group, out long n) ? n + 1 : 1;
         }
 
-        // As stack buckets show frames, so the SQL stack buckets over the export match xeanalyze stacks.
+        // As stack buckets show frames, so the SQL stack buckets over the export match xeanalyze stacks (with --inlines, the
+        // frame's inline frames come first in the same element, one per line).
+        if (r.TextWithInlineFrames is string withInlines)
+        {
+            return withInlines;
+        }
+
         return r.DisplayText(new VirtualAddressFrame(address, "0x" + address.ToString("X16", CultureInfo.InvariantCulture)), _resolver.Options.Style);
     }
 

@@ -8,18 +8,20 @@ using XeAnalyzer.Symbols.Store;
 namespace XeAnalyzer.Cli.Commands;
 
 /// <summary>
-/// <c>xeanalyze symbols fetch|verify|list</c>: fill a symbol cache from a symbol server (a SQL Server build's PDBs from the build
-/// catalog, or one PDB by GUID/age), check that every cached PDB matches its folder key, and list a cache.
-/// Exit codes: 0 done; 1 unreadable input (catalog, folder); 2 usage; 3 some PDBs could not be fetched, or the cache holds invalid files.
+/// <c>xeanalyze symbols fetch|verify|list|catalog</c>: fill a symbol cache from a symbol server (a SQL Server build's PDBs from the build
+/// catalog, or one PDB by GUID/age), check that every cached PDB matches its folder key, list a cache, and show, list or extend the
+/// SQL Server build catalog (<c>catalog show BUILD</c>, <c>catalog list</c>, <c>catalog add --binaries DIR --sql-build BUILD</c>).
+/// Exit codes: 0 done; 1 unreadable input (catalog, folder); 2 usage (an unknown build); 3 some PDBs could not be fetched, or the cache holds invalid files.
 /// </summary>
 internal static class SymbolsCommand
 {
     public static Command Create()
     {
-        var command = new Command("symbols", "Manage symbol caches: fetch a build's PDBs from a symbol server, verify, list.");
+        var command = new Command("symbols", "Manage symbol caches (fetch a build's PDBs from a symbol server, verify, list) and the SQL Server build catalog.");
         command.Subcommands.Add(CreateFetch());
         command.Subcommands.Add(CreateVerify());
         command.Subcommands.Add(CreateList());
+        command.Subcommands.Add(CatalogCommand.Create());
         return command;
     }
 
@@ -56,7 +58,7 @@ internal static class SymbolsCommand
 
             if (requests.Count == 0)
             {
-                throw new UsageException("symbols fetch: give --sql-build BUILD (with --catalog) or --pdb NAME --guid GUID --age AGE");
+                throw new UsageException("symbols fetch: give --sql-build BUILD or --pdb NAME --guid GUID --age AGE");
             }
 
             string fallback = "srv*" + SymbolStoreOptions.GetDefaultCacheDirectory() + "*" + SymbolCommandOptions.MicrosoftSymbolServer;

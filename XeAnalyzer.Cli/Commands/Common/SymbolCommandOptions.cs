@@ -51,7 +51,7 @@ internal sealed class SymbolCommandOptions
 
     public Option<string?> Catalog { get; } = new("--catalog")
     {
-        Description = "The build catalog (sqlbuildinfo.json, one JSON object per line); default: $" + CatalogEnvironmentVariable + ". None ships with XeAnalyzer.",
+        Description = "A build catalog file (sqlbuildinfo.json format, one JSON object per line) that adds to or overrides the catalog embedded in XeAnalyzer; default: $" + CatalogEnvironmentVariable + ".",
     };
 
     public Option<string[]> Binaries { get; } = new("--binaries")
@@ -72,13 +72,25 @@ internal sealed class SymbolCommandOptions
         Description = "Frames without displacement (sqlmin.dll!Name). For stacks and diff a coarser bucketing: stacks that differ only by offsets within the same functions merge. Unresolved frames keep their module+offset.",
     };
 
+    public Option<bool> Lines { get; } = new("--lines")
+    {
+        Description = "Source file and line of frames resolved through private PDBs: engine/windbg 'sqlmin.dll!Name+0x1a9 [C:\\src\\x.cpp @ 123]', resolver 'sqlmin!Name+425<TAB>(C:\\src\\x.cpp:123)'. Public PDBs have none. Off by default (bucketing unchanged).",
+    };
+
+    public Option<bool> Inlines { get; } = new("--inlines")
+    {
+        Description = "Precede each frame in inlined code with its inline frames, innermost first, as '(Inline Function) sqlmin.dll!Inner+0x12' (private PDBs only).",
+    };
+
     private bool _frameOptionsAdded;
 
-    /// <summary>Adds <c>--frame-style</c> and <c>--no-offsets</c>.</summary>
+    /// <summary>Adds <c>--frame-style</c>, <c>--no-offsets</c>, <c>--lines</c> and <c>--inlines</c>.</summary>
     public void AddFrameOptions(Command command)
     {
         command.Options.Add(FrameStyle);
         command.Options.Add(NoOffsets);
+        command.Options.Add(Lines);
+        command.Options.Add(Inlines);
         _frameOptionsAdded = true;
     }
 
@@ -101,6 +113,8 @@ internal sealed class SymbolCommandOptions
             _ => ResolutionFrameStyle.Engine,
         },
         IncludeOffsets = !_frameOptionsAdded || !parse.GetValue(NoOffsets),
+        IncludeSourceLines = _frameOptionsAdded && parse.GetValue(Lines),
+        IncludeInlineFrames = _frameOptionsAdded && parse.GetValue(Inlines),
     };
 
     /// <summary>Adds the symbol-path options (<c>--symbols</c>, <c>--offline</c>, <c>--symbol-timeout</c>).</summary>
@@ -152,11 +166,30 @@ internal sealed class SymbolCommandOptions
             Offline = parse.GetValue(Offline),
             Timeout = timeout,
             ConnectTimeout = timeout < SymbolStoreOptions.Default.ConnectTimeout ? timeout : SymbolStoreOptions.Default.ConnectTimeout,
+            NameOnlyFolders = GetNameOnlyFolders(parse),
         };
     }
 
+    /// <summary>
+    /// The folders the user named on this command line, where a PDB may be matched by name only when nothing identifies a module's
+    /// build: the plain folders of <c>--symbols</c> (not its <c>cache*</c> or <c>srv*</c> elements, nor <c>_NT_SYMBOL_PATH</c>, nor the
+    /// default cache) and the <c>--binaries</c> folders.
+    /// </summary>
+    public IReadOnlyList<string> GetNameOnlyFolders(ParseResult parse)
+    {
+        var folders = new List<string>();
+        string? text = parse.GetValue(Symbols);
+        if (!string.IsNullOrWhiteSpace(text))
+        {
+            folders.AddRange(SymbolPath.Parse(text).Elements.Where(e => e.Kind == SymbolPathElementKind.Folder).Select(e => e.Directory!));
+        }
+
+        folders.AddRange((parse.GetValue(Binaries) ?? []).Select(Path.GetFullPath));
+        return folders.Distinct(StringComparer.Ordinal).ToList().AsReadOnly();
+    }
+
     /// <summary>The catalog entry of <c>--sql-build</c>, or <see langword="null"/> when no build was given.</summary>
-    /// <exception cref="UsageException">No catalog, or the build is not (or not uniquely) in it.</exception>
+    /// <exception cref="UsageException">The build is not (or not uniquely) in the catalog in force; the message names the nearest known builds.</exception>
     public SqlBuildInfo? GetSqlBuild(ParseResult parse, CancellationToken cancellationToken = default)
     {
         string? build = parse.GetValue(SqlBuild);
@@ -165,32 +198,74 @@ internal sealed class SymbolCommandOptions
             return null;
         }
 
-        string? catalogPath = parse.GetValue(Catalog) ?? Environment.GetEnvironmentVariable(CatalogEnvironmentVariable);
-        if (string.IsNullOrWhiteSpace(catalogPath))
-        {
-            throw new UsageException("--sql-build needs the build catalog: --catalog FILE or $" + CatalogEnvironmentVariable +
-                " (XeAnalyzer ships none; microsoft/SQLCallStackResolver publishes sqlbuildinfo.json)");
-        }
-
         if (!System.Version.TryParse(build, out _) && !int.TryParse(build, NumberStyles.None, CultureInfo.InvariantCulture, out _))
         {
             throw new UsageException("--sql-build: expected a build number such as 13.0.4001.0, found '" + build + "'");
         }
 
         string machine = parse.GetValue(Machine) ?? "x64";
-        SqlBuildCatalog catalog = SqlBuildCatalog.Load(catalogPath, cancellationToken);
+        string? catalogPath = GetCatalogPath(parse);
+        return FindBuild(SqlBuildCatalog.LoadLayered(catalogPath, cancellationToken), build, machine, catalogPath, "--sql-build " + build);
+    }
+
+    /// <summary>The catalog file of <c>--catalog</c>, else <c>$XEANALYZER_BUILD_CATALOG</c>, else <see langword="null"/>.</summary>
+    public string? GetCatalogPath(ParseResult parse)
+    {
+        string? path = parse.GetValue(Catalog) ?? Environment.GetEnvironmentVariable(CatalogEnvironmentVariable);
+        return string.IsNullOrWhiteSpace(path) ? null : path;
+    }
+
+    /// <summary>
+    /// The one entry of <paramref name="build"/> in <paramref name="catalog"/>; otherwise a usage error naming the catalogs searched, the
+    /// nearest known builds and the command that records a build from its DLLs.
+    /// </summary>
+    public static SqlBuildInfo FindBuild(SqlBuildCatalog catalog, string build, string machine, string? catalogPath, string what)
+    {
         SqlBuildLookupResult result = catalog.Find(build, machine);
         switch (result.Status)
         {
             case SqlBuildLookupStatus.Found:
-                return result.Build;
+                return result.Build!;
             case SqlBuildLookupStatus.Ambiguous:
                 throw new UsageException(string.Create(CultureInfo.InvariantCulture,
-                    $"--sql-build {build}: {result.Matches.Count} {machine} entries of {catalogPath} match ({string.Join("; ", result.Matches.Select(m => m.DisplayName))})"));
+                    $"{what}: {result.Matches.Count} {machine} entries match ({string.Join("; ", result.Matches.Select(m => m.DisplayName + " in " + (m.Source ?? "?") + ", line " + m.LineNumber.ToString(CultureInfo.InvariantCulture)))})"));
             default:
-                string others = result.OtherMachineTypes.Count > 0 ? " (it exists for " + string.Join(", ", result.OtherMachineTypes) + ": use --machine)" : string.Empty;
-                throw new UsageException("--sql-build " + build + ": no " + machine + " entry in the catalog " + catalogPath + others);
+                string searched = "the catalog embedded in XeAnalyzer (" + SqlBuildCatalog.Embedded.Builds.Count.ToString(CultureInfo.InvariantCulture) + " builds)";
+                string user = SqlBuildCatalog.GetUserCatalogPath();
+                if (File.Exists(user))
+                {
+                    searched += ", " + user;
+                }
+
+                if (catalogPath is not null)
+                {
+                    searched += ", " + catalogPath;
+                }
+
+                string others = result.OtherMachineTypes.Count > 0 ? " It is known for " + string.Join(", ", result.OtherMachineTypes) + ": use --machine." : string.Empty;
+                IReadOnlyList<SqlBuildInfo> nearest = catalog.FindNearest(build, machine);
+                string near = nearest.Count == 0
+                    ? string.Empty
+                    : " Nearest known " + machine + " builds: " + string.Join(", ", nearest.Select(n => n.BuildNumber + " (" + Describe(n) + ")")) + ".";
+                throw new UsageException(what + ": no " + machine + " build " + build + " in " + searched + "." + others + near +
+                    " To record a build the catalog does not know yet, from the DLLs of its Binn folder: xeanalyze symbols catalog add --binaries <Binn folder> --sql-build " + build +
+                    (catalogPath is null ? string.Empty : " --catalog " + catalogPath));
         }
+    }
+
+    /// <summary>A build's product, level and label, without repeats (<c>SQL Server 2016 SP1</c>, <c>SQL Server 2019 RTM CU16</c>).</summary>
+    public static string Describe(SqlBuildInfo b)
+    {
+        var parts = new List<string> { b.ProductMajorVersion };
+        foreach (string p in new[] { b.ProductLevel, b.Label })
+        {
+            if (p.Length > 0 && !parts.Contains(p, StringComparer.Ordinal))
+            {
+                parts.Add(p);
+            }
+        }
+
+        return string.Join(' ', parts.Where(p => p.Length > 0));
     }
 
     /// <summary>The images of <c>--binaries</c>, or <see langword="null"/> when none was given.</summary>

@@ -15,6 +15,37 @@ internal static class BreakpadSym
     public static List<(bool Multiple, uint Rva, string Name)> Publics(string path) =>
         Lines(path, "PUBLIC").Select(f => (f.Multiple, Hex(f.Fields[0]), string.Join(' ', f.Fields[2..]))).Where(p => p.Item3 != "<unknown>").ToList();
 
+    /// <summary>The FILE lines: file id → path.</summary>
+    public static Dictionary<int, string> Files(string path) =>
+        Lines(path, "FILE").ToDictionary(f => int.Parse(f.Fields[0], CultureInfo.InvariantCulture), f => string.Join(' ', f.Fields[1..]));
+
+    /// <summary>The line records (<c>address size line file</c>, address and size in hex) that follow FUNC lines, in file order.</summary>
+    public static List<(uint Rva, uint Size, int Line, int File)> LineRecords(string path)
+    {
+        var records = new List<(uint, uint, int, int)>();
+        bool inFunc = false;
+        foreach (string line in File.ReadLines(path))
+        {
+            if (line.StartsWith("FUNC ", StringComparison.Ordinal))
+            {
+                inFunc = true;
+                continue;
+            }
+
+            string[] f = line.Split(' ');
+            if (inFunc && f.Length == 4 && f.All(x => x.Length > 0 && Uri.IsHexDigit(x[0])) && uint.TryParse(f[0], NumberStyles.HexNumber, CultureInfo.InvariantCulture, out uint rva))
+            {
+                records.Add((rva, Hex(f[1]), int.Parse(f[2], CultureInfo.InvariantCulture), int.Parse(f[3], CultureInfo.InvariantCulture)));
+            }
+            else
+            {
+                inFunc = false;
+            }
+        }
+
+        return records;
+    }
+
     /// <summary>The name without its parameter list: cut at the first '(' outside template brackets.</summary>
     public static string CutAtParameters(string name)
     {

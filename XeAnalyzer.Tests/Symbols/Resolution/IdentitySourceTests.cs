@@ -101,11 +101,11 @@ public class IdentitySourceTests
     }
 
     [Test]
-    public void Resolve_WithNothingIdentifyingTheBuild_UsesTheSingleNameMatch_MarkedUnverified()
+    public void Resolve_WithNothingIdentifyingTheBuild_UsesTheSingleNameMatch_InANamedFolder_MarkedUnverified()
     {
-        using CallstackResolver resolver = ResolutionFixtures.Resolver(withBuild: false);
+        using CallstackResolver resolver = NameOnlyResolver(nameOnlyFolders: [TestPaths.SymbolsCache]);
         (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(ResolutionFixtures.StackAModuleOffsetText(), resolver);
-        // Every frame resolved through a name-only PDB match carries the unverified marker in the text output.
+        // Every frame resolved through a name-only PDB match carries the unverified marker in its text.
         Assert.That(ResolutionFixtures.Lines(output), Is.EqualTo(ResolutionFixtures.PublishedStackA.Select(l => l + " -- unverified: PDB matched by name only")));
         Assert.That(summary.Unverified, Is.EqualTo(24));
         PdbBinding b = summary.Pdbs.Single(p => p.PdbName == "sqlmin.pdb");
@@ -116,21 +116,53 @@ public class IdentitySourceTests
         ResolvedFrame f = resolver.Resolve(new XeAnalyzer.Callstacks.FrameParser().ParseLine("sqlmin.dll+0x11e9")[0]);
         Assert.That(f.Resolution.IsVerified, Is.False);
         Assert.That(f.Status, Is.EqualTo(FrameResolutionStatus.ResolvedOffline));
+        Assert.That(f.Resolution.Text, Does.EndWith(" -- unverified: PDB matched by name only"), "the mark is part of the frame text, for every output format");
+        Assert.That(f.Resolution.Function, Is.EqualTo("XeSqlPkg::latch_acquired::Publish"), "the function name itself carries no mark");
     }
 
     [Test]
-    public void Resolve_WhenUnverifiedPdbsAreRefused_LeavesFramesRaw()
+    public void Resolve_WithNothingIdentifyingTheBuild_NeverUsesANameMatch_FromACacheOrStore()
     {
-        using var resolver = new CallstackResolver(new CallstackResolverOptions
+        // The symbol store holds exactly one sqlmin.pdb, but it is a store (cache*, srv*) or a folder nobody named for name-only matching.
+        foreach (string path in new[] { "cache*" + TestPaths.SymbolsCache, "srv*" + TestPaths.SymbolsCache, TestPaths.SymbolsCache })
         {
-            SymbolPath = XeAnalyzer.Symbols.Store.SymbolPath.Parse(TestPaths.SymbolsCache),
-            Offline = true,
-            AllowUnverifiedPdbs = false,
-        });
-        (_, ResolutionSummary summary) = ResolutionFixtures.ResolveText("sqlmin.dll+0x11e9", resolver);
-        Assert.That(summary.Unresolved, Is.EqualTo(1));
-        Assert.That(summary.UnresolvedGroups.Single().Description, Does.StartWith("no PDB for sqlmin.pdb: only a name match was found"));
+            using CallstackResolver resolver = NameOnlyResolver(nameOnlyFolders: [], symbolPath: path);
+            (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText("sqlmin.dll+0x11e9", resolver);
+            Assert.That(summary.Unresolved, Is.EqualTo(1), path);
+            Assert.That(summary.ResolvedOffline, Is.Zero, path);
+            Assert.That(output, Does.Contain("-- unresolved: no PDB for sqlmin.pdb (GUID/age unknown)"), path);
+            PdbBinding b = summary.Pdbs.Single(p => p.PdbName == "sqlmin.pdb");
+            Assert.That(b.SearchLog, Has.Some.Contains("has that name but is not used"), path);
+            Assert.That(b.IsLoaded, Is.False, path);
+        }
     }
+
+    [Test]
+    public void Resolve_WithTwoBuildsInTheNamedFolders_UsesNeither()
+    {
+        // The symbols-cache store and the private store hold different builds of sqlmin.pdb: a name says nothing about which.
+        using CallstackResolver resolver = NameOnlyResolver(nameOnlyFolders: [TestPaths.SymbolsCache, ResolutionFixtures.PrivateSymbols]);
+        (_, ResolutionSummary summary) = ResolutionFixtures.ResolveText("sqlmin.dll+0x11e9", resolver);
+        Assert.That(summary.Unresolved + summary.ResolvedOffline, Is.EqualTo(1));
+        PdbBinding b = summary.Pdbs.Single(p => p.PdbName == "sqlmin.pdb");
+        if (b.IsLoaded)
+        {
+            // Only when the two stores hold the same build (the full and stripped twins share GUID and age) is the match unique.
+            Assert.That(b.IsVerified, Is.False);
+        }
+        else
+        {
+            Assert.That(b.SearchLog, Has.Some.Contains("different builds"));
+        }
+    }
+
+    private static CallstackResolver NameOnlyResolver(IReadOnlyList<string> nameOnlyFolders, string? symbolPath = null) =>
+        new(new CallstackResolverOptions
+        {
+            SymbolPath = XeAnalyzer.Symbols.Store.SymbolPath.Parse(symbolPath ?? TestPaths.SymbolsCache),
+            StoreOptions = new XeAnalyzer.Symbols.Store.SymbolStoreOptions { NameOnlyFolders = nameOnlyFolders, DefaultCacheDirectory = Path.Combine(Path.GetTempPath(), "xea-nameonly-default-cache") },
+            Offline = true,
+        });
 
     private static void AssertBinding(ResolutionSummary summary, string pdb, PdbIdentity identity, PdbIdentitySource source)
     {

@@ -72,6 +72,9 @@ internal sealed class LoopbackSymbolServer : IDisposable
     /// <summary>Special responses by path below <see cref="BaseUrl"/>; take precedence over <see cref="Files"/>.</summary>
     public ConcurrentDictionary<string, ServedResponse> Overrides { get; } = new(StringComparer.Ordinal);
 
+    /// <summary>Responses used once each, in order, by path below <see cref="BaseUrl"/>, before <see cref="Overrides"/> and <see cref="Files"/> (a first attempt that fails, then the real file).</summary>
+    public ConcurrentDictionary<string, ConcurrentQueue<ServedResponse>> Once { get; } = new(StringComparer.Ordinal);
+
     /// <summary>A response for every path (for "server down" cases); takes precedence over everything.</summary>
     public ServedResponse? Everything { get; set; }
 
@@ -156,6 +159,11 @@ internal sealed class LoopbackSymbolServer : IDisposable
         }
 
         string relative = Uri.UnescapeDataString(request.Path[prefix.Length..]);
+        if (Once.TryGetValue(relative, out ConcurrentQueue<ServedResponse>? queue) && queue.TryDequeue(out ServedResponse? first))
+        {
+            return first;
+        }
+
         if (Overrides.TryGetValue(relative, out ServedResponse? special))
         {
             return special;

@@ -85,18 +85,38 @@ public class SymbolLocatorLocalTests
     }
 
     [Test]
-    public void LocatePdb_ReturnsUnverified_WhenIdentityUnknownAndNameUnique()
+    public void LocatePdb_ReturnsUnverified_WhenIdentityUnknownAndNameUniqueInTheNamedFolders()
     {
         string folder = Path.Combine(_sandbox, "pdbs");
         Place(StoreFixtures.PdbA, folder, "storea.pdb");
-        string store = Path.Combine(_sandbox, "store");
-        Place(StoreFixtures.PdbA, store, "storea.pdb", _a.Key, "storea.pdb"); // the same build twice is still unique
-        using var locator = Offline(folder + ";srv*" + store);
+        Place(StoreFixtures.PdbA, Path.Combine(folder, "sub"), "storea.pdb", _a.Key, "storea.pdb"); // the same build twice (store layout inside) is still unique
+        using var locator = Offline(folder, nameOnly: [folder, Path.Combine(folder, "sub")]);
         PdbLookupResult r = locator.LocatePdb("storea.pdb", null);
         Assert.That(r.Status, Is.EqualTo(PdbLookupStatus.Unverified));
         Assert.That(r.IsVerified, Is.False);
         Assert.That(r.FileIdentity, Is.EqualTo(_a));
         Assert.That(r.Path, Is.EqualTo(Path.Combine(folder, "storea.pdb")));
+    }
+
+    [Test]
+    public void LocatePdb_NeverMatchesByNameOnly_InACacheStoreOrUnnamedFolder()
+    {
+        string folder = Path.Combine(_sandbox, "pdbs");
+        Place(StoreFixtures.PdbA, folder, "storea.pdb");
+        string store = Path.Combine(_sandbox, "store");
+        Place(StoreFixtures.PdbA, store, "storea.pdb", _a.Key, "storea.pdb");
+        Place(StoreFixtures.PdbA, _cache, "storea.pdb", _a.Key, "storea.pdb");
+        using var locator = Offline(folder + ";srv*" + store + ";cache*", nameOnly: []);
+        PdbLookupResult r = locator.LocatePdb("storea.pdb", null);
+        Assert.That(r.IsFound, Is.False);
+        Assert.That(r.Reasons, Has.Some.Contains("no folder was named for matching a PDB by name only"));
+        Assert.That(r.Reasons.Count(x => x.Contains("has that name but is not used", StringComparison.Ordinal)), Is.EqualTo(3));
+
+        // A folder named for name-only matching is searched even when it is not on the symbol path; the store still is not.
+        using var named = Offline("srv*" + store, nameOnly: [folder]);
+        Assert.That(named.LocatePdb("storea.pdb", null).Path, Is.EqualTo(Path.Combine(folder, "storea.pdb")));
+        using var storeOnly = Offline("srv*" + store, nameOnly: [Path.Combine(_sandbox, "empty")]);
+        Assert.That(storeOnly.LocatePdb("storea.pdb", null).IsFound, Is.False);
     }
 
     [Test]
@@ -106,7 +126,7 @@ public class SymbolLocatorLocalTests
         string two = Path.Combine(_sandbox, "two");
         Place(StoreFixtures.PdbA, one, "storea.pdb");
         Place(StoreFixtures.PdbB, two, "storea.pdb");
-        using var locator = Offline(one + ";" + two);
+        using var locator = Offline(one + ";" + two, nameOnly: [one, two]);
         PdbLookupResult r = locator.LocatePdb("storea.pdb", null);
         Assert.That(r.IsFound, Is.False);
         Assert.That(r.Reasons, Has.Some.Contains("2 different builds of storea.pdb"));
@@ -324,8 +344,8 @@ public class SymbolLocatorLocalTests
         File.WriteAllBytes(pdbPath, bytes);
     }
 
-    private SymbolLocator Offline(string path) =>
-        new(SymbolPath.Parse(path), new SymbolStoreOptions { Offline = true, DefaultCacheDirectory = _cache });
+    private SymbolLocator Offline(string path, IReadOnlyList<string>? nameOnly = null) =>
+        new(SymbolPath.Parse(path), new SymbolStoreOptions { Offline = true, DefaultCacheDirectory = _cache, NameOnlyFolders = nameOnly ?? [] });
 
     private static void Place(string source, string root, params string[] parts)
     {

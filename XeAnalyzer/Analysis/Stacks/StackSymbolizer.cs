@@ -103,7 +103,7 @@ internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerS
 
             summary.Add(resolved);
             tally.Add(resolved, raw.Count);
-            yield return new SymbolizedStack(raw, frames, resolved);
+            yield return new SymbolizedStack(raw, WithInlineFrames(frames, resolved), resolved);
         }
     }
 
@@ -132,6 +132,35 @@ internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerS
         }
 
         return new Callstack(0, null, ImmutableCollectionsMarshal.AsImmutableArray(lines), ImmutableCollectionsMarshal.AsImmutableArray(frames), false);
+    }
+
+    /// <summary>Each frame preceded by its inline frames (innermost first), when the resolver gives them (<c>--inlines</c>).</summary>
+    private BucketFrame[] WithInlineFrames(BucketFrame[] frames, ResolvedCallstack resolved)
+    {
+        int extra = 0;
+        foreach (ResolvedFrame r in resolved.Frames)
+        {
+            extra += r.Resolution.InlineFrames.Count;
+        }
+
+        if (extra == 0)
+        {
+            return frames;
+        }
+
+        var expanded = new BucketFrame[frames.Length + extra];
+        int k = 0;
+        for (int i = 0; i < frames.Length; i++)
+        {
+            foreach (FrameResolution inline in resolved.Frames[i].Resolution.InlineFrames)
+            {
+                expanded[k++] = Render(inline, resolved.Frames[i].Frame);
+            }
+
+            expanded[k++] = frames[i];
+        }
+
+        return expanded;
     }
 
     private BucketFrame Render(FrameResolution r, StackFrame frame)

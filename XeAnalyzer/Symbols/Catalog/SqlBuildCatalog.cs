@@ -44,8 +44,9 @@ public sealed class SqlBuildPdb
 public sealed class SqlBuildInfo
 {
     internal SqlBuildInfo(string productMajorVersion, string productLevel, string label, string buildNumber, Version? version, string kbInfo,
-        string machineType, IReadOnlyList<SqlBuildPdb> pdbs, long lineNumber)
+        string machineType, IReadOnlyList<SqlBuildPdb> pdbs, long lineNumber, string? source = null)
     {
+        Source = source;
         ProductMajorVersion = productMajorVersion;
         ProductLevel = productLevel;
         Label = label;
@@ -81,8 +82,11 @@ public sealed class SqlBuildInfo
     /// <summary>The PDBs, in catalog order.</summary>
     public IReadOnlyList<SqlBuildPdb> Pdbs { get; }
 
-    /// <summary>1-based line of the catalog.</summary>
+    /// <summary>1-based line of the catalog (for the embedded catalog: the line of the published <c>sqlbuildinfo.json</c>).</summary>
     public long LineNumber { get; }
+
+    /// <summary>Where the entry comes from: the catalog file, <see cref="SqlBuildCatalog.EmbeddedSource"/>, or <see langword="null"/> when read from a text reader without a file.</summary>
+    public string? Source { get; }
 
     /// <summary>A display name, <c>SQL Server 2016 SP1 SP1 - 13.0.4001.0 - x64</c>.</summary>
     public string DisplayName => $"{ProductMajorVersion} {ProductLevel} {Label} - {BuildNumber} - {MachineType}";
@@ -133,7 +137,7 @@ public sealed class SqlBuildLookupResult
 /// <c>SymbolDetails[]</c> (<c>PDBName</c>, <c>DownloadURL</c>, <c>DownloadVerified</c>, <c>FileVersion</c>). Each PDB's identity is read
 /// from its download URL (<c>…/sqldk.pdb/1D3FA75EB35540E287B2E012D69785DF2/sqldk.pdb</c>: 32 hex GUID digits then the age in hex).
 /// </summary>
-public sealed class SqlBuildCatalog
+public sealed partial class SqlBuildCatalog
 {
     private const int MaxLineLength = 1024 * 1024;
     private const int MaxPdbsPerBuild = 4096;
@@ -406,7 +410,8 @@ public sealed class SqlBuildCatalog
                 OptionalString(root, "KBInfo", filePath, number) ?? string.Empty,
                 machineType,
                 pdbs,
-                number);
+                number,
+                filePath);
         }
     }
 

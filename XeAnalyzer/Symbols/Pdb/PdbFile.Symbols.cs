@@ -296,7 +296,8 @@ public sealed partial class PdbFile
             r.Skip(4 + 28 + 2, "module header (unused field, section contribution, flags)");
             ushort symStream = r.ReadUInt16("module symbol stream index");
             uint symBytes = r.ReadUInt32("module symbol byte size");
-            r.Skip(8, "module C11/C13 line sizes");
+            uint c11Bytes = r.ReadUInt32("module C11 line byte size");
+            uint c13Bytes = r.ReadUInt32("module C13 line byte size");
             ushort files = r.ReadUInt16("module source file count");
             r.Skip(2 + 12, "module header tail");
             string module = Encoding.UTF8.GetString(r.ReadCString(r.Remaining, "module name"));
@@ -314,7 +315,11 @@ public sealed partial class PdbFile
                 throw r.Error(start + 34, string.Create(CultureInfo.InvariantCulture, $"module {modules.Count} ('{module}') to have its own symbol stream, but stream {symStream} already belongs to another module"));
             }
 
-            modules.Add(new PdbModule(modules.Count, module, obj, symStream == 0xFFFF ? null : symStream, symBytes, files));
+            modules.Add(new PdbModule(modules.Count, module, obj, symStream == 0xFFFF ? null : symStream, symBytes, files)
+            {
+                C11LineByteSize = c11Bytes,
+                C13LineByteSize = c13Bytes,
+            });
         }
 
         return [.. modules];

@@ -15,10 +15,15 @@ public sealed class PdbReaderLimits
     private readonly int _maxPublics = 20_000_000;
     private readonly int _maxProcedures = 20_000_000;
     private readonly int _maxOmapEntries = 100_000_000;
+    private readonly int _maxLineRecordsPerModule = 10_000_000;
+    private readonly int _maxInlineSitesPerModule = 10_000_000;
+    private readonly int _maxInlineDepth = 256;
+    private readonly int _maxTypeRecords = 50_000_000;
 
     /// <summary>
     /// The defaults: 1,000,000 streams, a 64 MB stream directory, 1 GB per stream read whole, 65,535 sections,
-    /// 1,000,000 modules, 20,000,000 publics, 20,000,000 procedures and 100,000,000 OMAP entries.
+    /// 1,000,000 modules, 20,000,000 publics, 20,000,000 procedures, 100,000,000 OMAP entries, 10,000,000 line records and
+    /// 10,000,000 inline sites per module, inline sites nested 256 deep, and 50,000,000 type or id records.
     /// </summary>
     public static PdbReaderLimits Default { get; } = new();
 
@@ -76,5 +81,33 @@ public sealed class PdbReaderLimits
     {
         get => _maxOmapEntries;
         init => _maxOmapEntries = value > 0 ? value : throw new ArgumentOutOfRangeException(nameof(value));
+    }
+
+    /// <summary>Maximum number of line records (C13 <c>DEBUG_S_LINES</c> entries) in one module.</summary>
+    public int MaxLineRecordsPerModule
+    {
+        get => _maxLineRecordsPerModule;
+        init => _maxLineRecordsPerModule = value > 0 ? value : throw new ArgumentOutOfRangeException(nameof(value));
+    }
+
+    /// <summary>Maximum number of inline sites (<c>S_INLINESITE</c>, <c>S_INLINESITE2</c>) in one module's symbols.</summary>
+    public int MaxInlineSitesPerModule
+    {
+        get => _maxInlineSitesPerModule;
+        init => _maxInlineSitesPerModule = value > 0 ? value : throw new ArgumentOutOfRangeException(nameof(value));
+    }
+
+    /// <summary>Maximum nesting of scopes (procedures, blocks, inline sites) in a module's symbols.</summary>
+    public int MaxInlineDepth
+    {
+        get => _maxInlineDepth;
+        init => _maxInlineDepth = value > 0 ? value : throw new ArgumentOutOfRangeException(nameof(value));
+    }
+
+    /// <summary>Maximum number of records in the TPI (type) or IPI (id) stream, which inline-frame names are read from.</summary>
+    public int MaxTypeRecords
+    {
+        get => _maxTypeRecords;
+        init => _maxTypeRecords = value > 0 ? value : throw new ArgumentOutOfRangeException(nameof(value));
     }
 }

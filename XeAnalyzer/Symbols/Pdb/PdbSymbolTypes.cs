@@ -76,7 +76,14 @@ public sealed record PdbProcedure(string Name, uint Rva, uint Size, ushort Segme
 /// <param name="SymbolStreamIndex">The module's symbol stream, or <see langword="null"/> when it has none (as in stripped PDBs).</param>
 /// <param name="SymbolByteSize">Bytes of symbol records in that stream, including its 4-byte signature.</param>
 /// <param name="SourceFileCount">The number of source files the module contributes.</param>
-public sealed record PdbModule(int Index, string ModuleName, string ObjectFileName, int? SymbolStreamIndex, uint SymbolByteSize, int SourceFileCount);
+public sealed record PdbModule(int Index, string ModuleName, string ObjectFileName, int? SymbolStreamIndex, uint SymbolByteSize, int SourceFileCount)
+{
+    /// <summary>Bytes of old-style (C11) line information after the symbols in the module's stream (not read by XeAnalyzer).</summary>
+    public uint C11LineByteSize { get; init; }
+
+    /// <summary>Bytes of C13 debug subsections (lines, file checksums, inlinee lines) after the symbols and the C11 lines.</summary>
+    public uint C13LineByteSize { get; init; }
+}
 
 /// <summary>
 /// The symbol found for an RVA by <see cref="PdbSymbolIndex.Lookup"/>: <c>Name + Displacement</c>.

@@ -117,9 +117,14 @@ public sealed class CallstackResolver : IDisposable
     public void ResolveAddresses(ReadOnlySpan<ulong> addresses, Span<FrameResolution> destination, CancellationToken cancellationToken = default) =>
         _defaultSession.Value.ResolveAddresses(addresses, destination, cancellationToken);
 
-    /// <summary>Disposes the locator when the resolver created it.</summary>
+    /// <summary>Closes the PDBs kept open for source lines and inline frames, and disposes the locator when the resolver created it.</summary>
     public void Dispose()
     {
+        foreach (PdbHandle h in _pdbs.Values)
+        {
+            h.Dispose();
+        }
+
         if (_ownsLocator)
         {
             _locator.Dispose();
@@ -132,7 +137,8 @@ public sealed class CallstackResolver : IDisposable
     internal bool TryGetCatalogPdb(ModuleName module, out SqlBuildPdb pdb) => _catalog.TryGetValue(module.Key, out pdb!);
 
     internal PdbHandle GetPdb(string pdbName, PdbIdentity? identity, PdbIdentitySource source) =>
-        _pdbs.GetOrAdd(new PdbKey(pdbName, identity), static (k, a) => new PdbHandle(a.Name, k.Identity, a.Source, a.Self._locator, a.Self.Options.PdbLimits, a.Self.Options.AllowUnverifiedPdbs),
+        _pdbs.GetOrAdd(new PdbKey(pdbName, identity), static (k, a) => new PdbHandle(a.Name, k.Identity, a.Source, a.Self._locator, a.Self.Options.PdbLimits,
+                a.Self.Options.IncludeSourceLines || a.Self.Options.IncludeInlineFrames),
             (Name: pdbName, Source: source, Self: this));
 
     private static SymbolStoreOptions CopyOffline(SymbolStoreOptions s) => new()
@@ -148,6 +154,7 @@ public sealed class CallstackResolver : IDisposable
         SearchFoldersRecursively = s.SearchFoldersRecursively,
         MaxSearchDepth = s.MaxSearchDepth,
         AllowPointerTargetsOutsideSymbolPath = s.AllowPointerTargetsOutsideSymbolPath,
+        NameOnlyFolders = s.NameOnlyFolders,
         MaxParallelDownloads = s.MaxParallelDownloads,
         UserAgent = s.UserAgent,
     };

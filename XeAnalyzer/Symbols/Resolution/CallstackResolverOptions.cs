@@ -12,8 +12,9 @@ namespace XeAnalyzer.Symbols.Resolution;
 /// <remarks>
 /// <para><b>Which PDB build a module's frames are looked up in</b>, first match wins: the <c>callstack_rva</c> frame's own GUID/age;
 /// CSV symbol metadata (of the input, then <see cref="SymbolMetadata"/>); the RSDS record of the module's DLL in <see cref="Binaries"/>;
-/// the entry of <see cref="SqlBuild"/>; otherwise nothing identifies the build, and a PDB found by name only (exactly one build of that
-/// name along the symbol path) is used with its frames marked unverified.</para>
+/// the entry of <see cref="SqlBuild"/>; otherwise nothing identifies the build, and a PDB is matched by name only, and only from the
+/// folders named for it (<see cref="SymbolStoreOptions.NameOnlyFolders"/>; never a cache or symbol store), when exactly one build of that
+/// name is there: its frames then carry <c> -- unverified: PDB matched by name only</c> in their text, in every output.</para>
 /// </remarks>
 public sealed class CallstackResolverOptions
 {
@@ -57,10 +58,21 @@ public sealed class CallstackResolverOptions
     public bool IncludeOffsets { get; init; } = true;
 
     /// <summary>
-    /// Whether a PDB found by name only may be used when nothing identifies the module's build (its frames are then marked unverified);
-    /// <see langword="true"/> by default.
+    /// Whether frames resolved through a private PDB get their source file and line, from the PDB's C13 line table at the frame's
+    /// address (<see cref="Pdb.PdbFile.GetSourceInfo"/>): <c> [C:\src\latch.cpp @ 123]</c> in the engine and WinDbg styles,
+    /// <c>\t(C:\src\latch.cpp:123)</c> in the resolver style (see <see cref="FrameStyle"/>). Frames resolved through public PDBs
+    /// (no line table) are written exactly as without it. <see langword="false"/> by default, so bucketing does not change.
     /// </summary>
-    public bool AllowUnverifiedPdbs { get; init; } = true;
+    public bool IncludeSourceLines { get; init; }
+
+    /// <summary>
+    /// Whether a frame inside code the compiler inlined (a private PDB's <c>S_INLINESITE</c> records) is preceded by its inline chain,
+    /// innermost first, each frame written as <c>(Inline Function) {module}!{inlined function}+{displacement}</c> (the displacement from
+    /// the start of the inline site's code block holding the address), with its source line when <see cref="IncludeSourceLines"/> is set.
+    /// The chain is <see cref="FrameResolution.InlineFrames"/>; <see cref="FrameResolution.Text"/> stays the frame itself.
+    /// <see langword="false"/> by default.
+    /// </summary>
+    public bool IncludeInlineFrames { get; init; }
 
     /// <summary>Caps on PDB sizes and counts; <see cref="PdbReaderLimits.Default"/> when <see langword="null"/>.</summary>
     public PdbReaderLimits? PdbLimits { get; init; }

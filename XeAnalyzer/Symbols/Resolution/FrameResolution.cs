@@ -23,7 +23,11 @@ public sealed class FrameResolution
         IReadOnlyList<string>? tiedNames,
         UnresolvedReason reason,
         string? reasonText,
-        string? reasonGroup)
+        string? reasonGroup,
+        string? sourceFile = null,
+        int? sourceLine = null,
+        IReadOnlyList<FrameResolution>? inlineFrames = null,
+        bool isInline = false)
     {
         Status = status;
         Text = text;
@@ -38,6 +42,10 @@ public sealed class FrameResolution
         Reason = reason;
         ReasonText = reasonText;
         ReasonGroup = reasonGroup;
+        SourceFile = sourceFile;
+        SourceLine = sourceLine;
+        InlineFrames = inlineFrames ?? [];
+        IsInline = isInline;
     }
 
     /// <summary>In-engine, resolved offline, or unresolved.</summary>
@@ -120,6 +128,33 @@ public sealed class FrameResolution
         return frame is VirtualAddressFrame va ? "0x" + va.Address.ToString("X16", System.Globalization.CultureInfo.InvariantCulture) : frame.Raw;
     }
 
+    /// <summary>
+    /// The source file of the frame's address, from a private PDB's line table (or, for an inline frame, the inline site's
+    /// annotations), when <see cref="CallstackResolverOptions.IncludeSourceLines"/> is set; <see langword="null"/> otherwise and for
+    /// public PDBs. Written as the PDB stores it (usually a full path; control characters escaped).
+    /// </summary>
+    public string? SourceFile { get; }
+
+    /// <summary>The source line that goes with <see cref="SourceFile"/>, or <see langword="null"/>.</summary>
+    public int? SourceLine { get; }
+
+    /// <summary>
+    /// The functions inlined at the frame's address, innermost first, each a resolution of its own with <see cref="IsInline"/> set and
+    /// its <see cref="Text"/> prefixed <c>(Inline Function) </c>; written before the frame. Empty unless
+    /// <see cref="CallstackResolverOptions.IncludeInlineFrames"/> is set and the PDB has inline sites there.
+    /// </summary>
+    public IReadOnlyList<FrameResolution> InlineFrames { get; }
+
+    /// <summary>Whether this is one of another frame's <see cref="InlineFrames"/>.</summary>
+    public bool IsInline { get; }
+
+    /// <summary>
+    /// The frame's inline frames (innermost first) and the frame itself, one per line (LF): what the frame expands to with
+    /// <c>--inlines</c> when one string must hold it (a Parquet list element). Equals <see cref="Text"/> without inline frames.
+    /// </summary>
+    public string? TextWithInlineFrames =>
+        InlineFrames.Count == 0 || Text is null ? Text : string.Join('\n', InlineFrames.Select(f => f.Text).Append(Text));
+
     /// <summary>Returns <see cref="Text"/>, or the reason for an unresolved frame.</summary>
     public override string ToString() => Text ?? "(unresolved: " + ReasonText + ")";
 }
@@ -154,6 +189,12 @@ public sealed class PdbBinding
 
     /// <summary>Whether the PDB was found and its symbols read.</summary>
     public bool IsLoaded { get; internal set; }
+
+    /// <summary>
+    /// Why source lines or inline frames could not be read from this PDB (its line table, inline sites or string table are damaged), or
+    /// <see langword="null"/>. Its frames are then resolved without them.
+    /// </summary>
+    public string? SourceInfoProblem { get; internal set; }
 
     /// <summary>Why the PDB is not usable (not found, damaged), or <see langword="null"/>.</summary>
     public string? Problem { get; internal set; }

@@ -31,6 +31,65 @@ internal static class FrameText
         return styledModule is null ? function + offset : string.Concat(styledModule, "!", function, offset);
     }
 
+    /// <summary>The mark of a frame resolved through a PDB matched by name only (nothing identified the build), appended to its text.</summary>
+    public const string UnverifiedMark = " -- unverified: PDB matched by name only";
+
+    /// <summary>The prefix of an inline frame, as SQLCallStackResolver and WinDbg write it.</summary>
+    public const string InlinePrefix = "(Inline Function) ";
+
+    /// <summary>
+    /// A source position in the style: <c> [{file} @ {line}]</c> (engine and WinDbg, as WinDbg's <c>k</c> prints it) or
+    /// <c>\t({file}:{line})</c> (resolver, as SQLCallStackResolver prints it); empty without a position. Control characters in the
+    /// file name (from the PDB, untrusted) are escaped, so a name cannot start a new output line.
+    /// </summary>
+    public static string Location(string? file, int? line, FrameStyle style)
+    {
+        if (file is null || line is not int l)
+        {
+            return string.Empty;
+        }
+
+        string f = Escape(file);
+        string n = l.ToString(CultureInfo.InvariantCulture);
+        return style == FrameStyle.Resolver ? "\t(" + f + ":" + n + ")" : " [" + f + " @ " + n + "]";
+    }
+
+    /// <summary>Text from a PDB with control characters written as <c>\uXXXX</c> and at most 4,096 characters.</summary>
+    public static string Escape(string text)
+    {
+        bool clean = text.Length <= 4096;
+        foreach (char c in text)
+        {
+            clean &= !char.IsControl(c);
+        }
+
+        if (clean)
+        {
+            return text;
+        }
+
+        var sb = new System.Text.StringBuilder(Math.Min(text.Length, 4100));
+        foreach (char c in text)
+        {
+            if (sb.Length >= 4096)
+            {
+                sb.Append('…');
+                break;
+            }
+
+            if (char.IsControl(c))
+            {
+                sb.Append(CultureInfo.InvariantCulture, $"\\u{(int)c:X4}");
+            }
+            else
+            {
+                sb.Append(c);
+            }
+        }
+
+        return sb.ToString();
+    }
+
     /// <summary>
     /// The module file name for engine-style output: the name as written when it has an extension; else the known file name of the same
     /// module (module map, binaries); else <c>sqlservr.exe</c> for <c>sqlservr</c> and <c>{name}.dll</c> for every other module.

@@ -4,22 +4,28 @@ using XeAnalyzer.Symbols.Undecoration;
 
 namespace XeAnalyzer.Symbols.Resolution;
 
-/// <summary>One PDB build (name + identity) of a resolver: found once, opened once, its symbol index kept (the file is closed).</summary>
-internal sealed class PdbHandle
+/// <summary>
+/// One PDB build (name + identity) of a resolver: found once, opened once, its symbol index kept. The file is closed after reading the
+/// index, unless source lines or inline frames were asked for and the PDB has line information: then it stays open (its modules are read
+/// on demand) until the resolver is disposed.
+/// </summary>
+internal sealed class PdbHandle : IDisposable
 {
     private readonly Lock _gate = new();
     private readonly SymbolLocator _locator;
     private readonly PdbReaderLimits? _limits;
-    private readonly bool _allowUnverified;
+    private readonly bool _wantSource;
     private PdbSymbolIndex? _index;
+    private PdbFile? _source;
     private volatile bool _loaded;
+    private int _sourceFailed;
 
-    public PdbHandle(string pdbName, PdbIdentity? identity, PdbIdentitySource source, SymbolLocator locator, PdbReaderLimits? limits, bool allowUnverified)
+    public PdbHandle(string pdbName, PdbIdentity? identity, PdbIdentitySource source, SymbolLocator locator, PdbReaderLimits? limits, bool wantSource)
     {
         Binding = new PdbBinding(pdbName, identity, source);
         _locator = locator;
         _limits = limits;
-        _allowUnverified = allowUnverified;
+        _wantSource = wantSource;
     }
 
     public PdbBinding Binding { get; }
@@ -80,6 +86,48 @@ internal sealed class PdbHandle
         return (Display(match.Name, match.Decoration), match.Displacement, tied);
     }
 
+    /// <summary>
+    /// The source line and inline frames at <paramref name="rva"/> (<see cref="PdbFile.GetSourceInfo"/>), or
+    /// <see cref="PdbSourceInfo.None"/> for a PDB without line information. A damaged line table is reported once on
+    /// <see cref="PdbBinding.SourceInfoProblem"/>, and its frames get no source information.
+    /// </summary>
+    public PdbSourceInfo GetSourceInfo(uint rva, bool inlineFrames, CancellationToken cancellationToken)
+    {
+        PdbFile? pdb = _source;
+        if (pdb is null || Volatile.Read(ref _sourceFailed) != 0)
+        {
+            return PdbSourceInfo.None;
+        }
+
+        try
+        {
+            return pdb.GetSourceInfo(rva, inlineFrames, cancellationToken);
+        }
+        catch (InvalidPdbDataException ex)
+        {
+            if (Interlocked.Exchange(ref _sourceFailed, 1) == 0)
+            {
+                Binding.SourceInfoProblem = "source lines and inline frames unavailable: " + ex.Message;
+            }
+
+            return PdbSourceInfo.None;
+        }
+        catch (ObjectDisposedException)
+        {
+            return PdbSourceInfo.None;
+        }
+    }
+
+    /// <summary>Closes the PDB kept open for source information.</summary>
+    public void Dispose()
+    {
+        lock (_gate)
+        {
+            _source?.Dispose();
+            _source = null;
+        }
+    }
+
     private static string Display(string name, PdbNameDecoration decoration) =>
         decoration != PdbNameDecoration.None && MsvcNameUndecorator.TryUndecorate(name, out string undecorated) ? undecorated : name;
 
@@ -105,17 +153,12 @@ internal sealed class PdbHandle
             return;
         }
 
-        if (!lookup.IsVerified && !_allowUnverified)
-        {
-            Fail(UnresolvedReason.NoPdb, "no PDB for " + shownName + ": only a name match was found (" + lookup.Path + "), and unverified PDBs are not allowed");
-            return;
-        }
-
         b.FileIdentity = lookup.FileIdentity;
         b.IsVerified = lookup.IsVerified;
+        PdbFile? pdb = null;
         try
         {
-            using PdbFile pdb = PdbFile.Open(lookup.Path!, _limits);
+            pdb = PdbFile.Open(lookup.Path!, _limits);
             _index = pdb.GetSymbolIndex(cancellationToken);
             ulong end = 0;
             foreach (PdbSection section in pdb.Sections)
@@ -126,11 +169,20 @@ internal sealed class PdbHandle
             ImageEnd = end;
             b.Path = lookup.Path;
             b.IsLoaded = true;
+            if (_wantSource && pdb.HasLineInfo())
+            {
+                _source = pdb;
+                pdb = null;
+            }
         }
         catch (Exception ex) when (InputFailure.IsReadFailure(ex))
         {
             log.Add(ex.Message);
             Fail(UnresolvedReason.PdbDamaged, "PDB damaged: " + wanted + " (" + lookup.Path + ")" + (ex is XeFormatException ? ": " : " cannot be read: ") + InputFailure.Describe(ex));
+        }
+        finally
+        {
+            pdb?.Dispose();
         }
     }
 

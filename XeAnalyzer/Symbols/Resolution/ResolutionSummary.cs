@@ -111,6 +111,10 @@ public sealed class ResolutionSummary
         foreach (PdbBinding p in Pdbs.Where(p => p.IsLoaded))
         {
             lines.Add("pdb: " + p + " (" + SourceText(p.IdentitySource) + ") " + p.Path + (p.IsVerified ? string.Empty : " [unverified: matched by name only]"));
+            if (p.SourceInfoProblem is string source)
+            {
+                lines.Add("  " + source);
+            }
         }
 
         lines.AddRange(Hints.Select(h => "hint: " + h));
@@ -179,6 +183,11 @@ public sealed class ResolutionSummary
             w.WriteBoolean("verified", p.IsVerified);
             w.WriteString("path", p.Path);
             w.WriteString("problem", p.Problem);
+            if (p.SourceInfoProblem is string source)
+            {
+                w.WriteString("sourceInfoProblem", source);
+            }
+
             w.WriteEndObject();
         }
 

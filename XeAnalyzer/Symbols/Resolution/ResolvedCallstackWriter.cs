@@ -9,7 +9,9 @@ namespace XeAnalyzer.Symbols.Resolution;
 /// in the resolver's style, with the input's frame number (<c>{n:x2} </c>) when it had one (except for unresolved <c>callstack_rva</c> frames, echoed as their markup with its <c>id</c>); unresolved frames as captured (a line holding one
 /// unresolved frame is kept whole: a SQLDumper <c>Return Addr: … Module(…)</c> line, a numbered frame), followed by
 /// <c> -- unresolved: {reason}</c>; frames resolved against a PDB matched by name only (no GUID/age known) get
-/// <c> -- unverified: PDB matched by name only</c>; text lines verbatim; histogram slots headed <c>Slot_{n}\t[count:{c}]:</c> and events
+/// <c> -- unverified: PDB matched by name only</c> (part of their text); with inline frames
+/// (<see cref="CallstackResolverOptions.IncludeInlineFrames"/>) each frame is preceded by its inline chain, innermost first, one per line,
+/// and when the input numbered its frames the inline frames take numbers and shift the later ones; text lines verbatim; histogram slots headed <c>Slot_{n}\t[count:{c}]:</c> and events
 /// <c>Event …:</c>, each followed by a blank line, the frames and a blank line; a target's annotation (the free text before it) before
 /// its first stack. Lines end with LF. Not thread-safe.
 /// </summary>
@@ -19,6 +21,7 @@ public sealed class ResolvedCallstackWriter
     private readonly bool _writeReasons;
     private readonly char[] _number = new char[24];
     private StackTargetInfo? _lastTarget;
+    private int _numberShift;
 
     /// <summary>Creates a writer.</summary>
     /// <param name="output">The destination (not disposed); a large buffered <see cref="StreamWriter"/> for big outputs.</param>
@@ -48,6 +51,7 @@ public sealed class ResolvedCallstackWriter
         }
 
         bool framed = false;
+        _numberShift = 0;
         if (header is not null && !stack.Stack.IsContinuation)
         {
             switch (header.Origin)
@@ -155,21 +159,35 @@ public sealed class ResolvedCallstackWriter
         FrameResolution r = f.Resolution;
 
         // An unresolved callstack_rva frame is echoed as its markup, which carries its id already.
-        if (f.Frame.FrameNumber is int n && (r.Text is not null || f.Frame.Provenance != FrameProvenance.CallstackRvaXml))
+        bool numbered = f.Frame.FrameNumber is int && (r.Text is not null || f.Frame.Provenance != FrameProvenance.CallstackRvaXml);
+        int n = f.Frame.FrameNumber ?? 0;
+        if (numbered && n == 0)
         {
-            n.TryFormat(_number, out int len, "x2", CultureInfo.InvariantCulture);
-            _number[len++] = ' ';
-            o.Write(_number, 0, len);
+            // An input frame 00 starts a new stack: inline frames before it shifted nothing yet.
+            _numberShift = 0;
+        }
+
+        // Inline frames (innermost first) come before the frame and, as SQLCallStackResolver numbers them, take numbers of their own.
+        foreach (FrameResolution inline in r.InlineFrames)
+        {
+            if (numbered)
+            {
+                WriteFrameNumber(n + _numberShift++);
+            }
+
+            o.Write(inline.Text);
+            o.Write('\n');
+        }
+
+        if (numbered)
+        {
+            WriteFrameNumber(n + _numberShift);
         }
 
         if (r.Text is string text)
         {
+            // A frame resolved through a PDB matched by name only carries " -- unverified: …" in its text already.
             o.Write(text);
-            if (_writeReasons && r.Status == FrameResolutionStatus.ResolvedOffline && !r.IsVerified)
-            {
-                // Nothing identified the build (no GUID/age), so the PDB was matched by name only.
-                o.Write(" -- unverified: PDB matched by name only");
-            }
         }
         else
         {
@@ -182,6 +200,13 @@ public sealed class ResolvedCallstackWriter
         }
 
         o.Write('\n');
+    }
+
+    private void WriteFrameNumber(int n)
+    {
+        n.TryFormat(_number, out int len, "x2", CultureInfo.InvariantCulture);
+        _number[len++] = ' ';
+        _output.Write(_number, 0, len);
     }
 
     private void WriteUnresolvedLine(string text, FrameResolution r)

@@ -5,6 +5,7 @@ using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using XeAnalyzer.Callstacks;
 using XeAnalyzer.Symbols.Catalog;
+using XeAnalyzer.Symbols.Pdb;
 using XeAnalyzer.Symbols.Pe;
 
 namespace XeAnalyzer.Symbols.Resolution;
@@ -21,6 +22,8 @@ public sealed class ResolverSession
     private readonly CallstackResolver _owner;
     private readonly FrameStyle _style;
     private readonly bool _offsets;
+    private readonly bool _lines;
+    private readonly bool _inlines;
     private readonly Dictionary<string, string> _knownFileNames = new(StringComparer.Ordinal);
     private readonly Dictionary<string, ModulePdbInfo> _optionMetadata = new(StringComparer.Ordinal);
     private readonly ConcurrentDictionary<(string Raw, FrameProvenance Provenance), FrameResolution> _inEngine = new();
@@ -36,6 +39,8 @@ public sealed class ResolverSession
         _owner = owner;
         _style = owner.Options.Style;
         _offsets = owner.Options.IncludeOffsets;
+        _lines = owner.Options.IncludeSourceLines;
+        _inlines = owner.Options.IncludeInlineFrames;
         ModuleMap = moduleMap;
         if (owner.Options.Binaries is ModuleBinaries binaries)
         {
@@ -356,8 +361,36 @@ public sealed class ResolverSession
                 "RVA " + Rva(rva) + " before the first symbol of " + pdb, "RVA before the first symbol of " + pdb);
         }
 
-        return new FrameResolution(FrameResolutionStatus.ResolvedOffline, FrameText.Render(view.Styled, h.Name, h.Displacement, _style, _offsets),
-            view.Module, view.Display, h.Name, h.Displacement, rva, binding.IsVerified, binding, h.Tied, UnresolvedReason.None, null, null);
+        // A PDB matched by name only: every frame carries the mark in its text, so every output (text, CSV, JSON, folded stacks,
+        // flame graphs, reports) shows it, and such frames never bucket with verified ones.
+        string mark = binding.IsVerified ? string.Empty : FrameText.UnverifiedMark;
+        if (!_lines && !_inlines)
+        {
+            return new FrameResolution(FrameResolutionStatus.ResolvedOffline, FrameText.Render(view.Styled, h.Name, h.Displacement, _style, _offsets) + mark,
+                view.Module, view.Display, h.Name, h.Displacement, rva, binding.IsVerified, binding, h.Tied, UnresolvedReason.None, null, null);
+        }
+
+        PdbSourceInfo source = handle.GetSourceInfo((uint)rva, _inlines, cancellationToken);
+        FrameResolution[]? inline = null;
+        if (_inlines && source.InlineFrames.Count > 0)
+        {
+            inline = new FrameResolution[source.InlineFrames.Count];
+            for (int i = 0; i < inline.Length; i++)
+            {
+                PdbInlineFrame f = source.InlineFrames[i];
+                string name = FrameText.Escape(f.Name);
+                ulong displacement = rva >= f.BlockRva ? rva - f.BlockRva : 0;
+                (string? file, int? line) = _lines && f.Location is PdbSourceLocation at ? (FrameText.Escape(at.File), (int?)at.Line) : ((string?)null, (int?)null);
+                string text = FrameText.InlinePrefix + FrameText.Render(view.Styled, name, displacement, _style, _offsets) + FrameText.Location(file, line, _style) + mark;
+                inline[i] = new FrameResolution(FrameResolutionStatus.ResolvedOffline, text, view.Module, view.Display, name, displacement, rva,
+                    binding.IsVerified, binding, null, UnresolvedReason.None, null, null, file, line, null, isInline: true);
+            }
+        }
+
+        (string? sourceFile, int? sourceLine) = _lines && source.Location is PdbSourceLocation l ? (FrameText.Escape(l.File), (int?)l.Line) : ((string?)null, (int?)null);
+        string frameText = FrameText.Render(view.Styled, h.Name, h.Displacement, _style, _offsets) + FrameText.Location(sourceFile, sourceLine, _style) + mark;
+        return new FrameResolution(FrameResolutionStatus.ResolvedOffline, frameText, view.Module, view.Display, h.Name, h.Displacement, rva,
+            binding.IsVerified, binding, h.Tied, UnresolvedReason.None, null, null, sourceFile, sourceLine, inline);
     }
 
     private static string Rva(ulong rva) => "0x" + rva.ToString("x", CultureInfo.InvariantCulture);

@@ -19,6 +19,7 @@ namespace XeAnalyzer.Symbols.Store;
 public sealed partial class SymbolLocator : IDisposable
 {
     private readonly List<LocalLocation> _local = [];
+    private readonly List<LocalLocation> _nameOnly = [];
     private readonly List<ServerLocation> _servers = [];
     private readonly List<string> _allowedRoots = [];
     private readonly ConcurrentDictionary<LookupKey, Lazy<Task<PdbLookupResult>>> _lookups = new();
@@ -36,6 +37,15 @@ public sealed partial class SymbolLocator : IDisposable
         Options = options ?? SymbolStoreOptions.Default;
         _defaultCache = Path.TrimEndingDirectorySeparator(Path.GetFullPath(Options.DefaultCacheDirectory ?? SymbolStoreOptions.GetDefaultCacheDirectory()));
         BuildPlan();
+        foreach (string folder in Options.NameOnlyFolders)
+        {
+            string full = Path.TrimEndingDirectorySeparator(Path.GetFullPath(folder));
+            if (!_nameOnly.Exists(l => l.Directory == full))
+            {
+                _nameOnly.Add(new LocalLocation(full, IsPlainFolder: true, _defaultCache));
+            }
+        }
+
         if (!Options.Offline && _servers.Count > 0)
         {
             _http = CreateHttpClient(Options);
@@ -224,7 +234,7 @@ public sealed partial class SymbolLocator : IDisposable
         var damaged = new List<(string Path, string Damage)>();
         try
         {
-            if (_local.Count == 0 && _servers.Count == 0)
+            if (_local.Count == 0 && _servers.Count == 0 && (identity is not null || _nameOnly.Count == 0))
             {
                 reasons.Add("the symbol path is empty" + (SymbolPath.Warnings.Count > 0 ? " (" + SymbolPath.Warnings.Count.ToString(CultureInfo.InvariantCulture) + " elements were unusable)" : string.Empty));
                 return NotFound(name, identity, reasons);
@@ -391,32 +401,13 @@ public sealed partial class SymbolLocator : IDisposable
 
     private PdbLookupResult LocateByNameOnly(string name, List<string> reasons, CancellationToken cancellationToken)
     {
-        // Nothing identifies the build: collect every file of that name, and accept one only if all of them are the same build.
+        // Nothing identifies the build: collect every file of that name in the folders named for name-only matching
+        // (SymbolStoreOptions.NameOnlyFolders), and accept one only if all of them are the same build. Caches and stores never count.
         var byIdentity = new Dictionary<PdbIdentity, (string Path, LocalLocation Where, PdbOrigin Origin)>();
         var order = new List<PdbIdentity>();
-        foreach (LocalLocation location in _local)
+        foreach (LocalLocation location in _nameOnly)
         {
-            cancellationToken.ThrowIfCancellationRequested();
-            if (!Directory.Exists(location.Directory))
-            {
-                continue;
-            }
-
-            var candidates = new List<(string, PdbOrigin)>();
-            if (location.IsPlainFolder)
-            {
-                candidates.AddRange(FolderCandidates(location.Directory, name).Select(c => (c, PdbOrigin.Folder)));
-            }
-
-            foreach (string nameDir in StoreLayout.NameFolders(location.Directory, name))
-            {
-                foreach (string keyDir in SafeSubdirectories(nameDir))
-                {
-                    candidates.AddRange(StoreLayout.Match(keyDir, name, directories: false).Select(c => (c, PdbOrigin.Store)));
-                }
-            }
-
-            foreach ((string path, PdbOrigin origin) in candidates)
+            foreach ((string path, PdbOrigin origin) in NameCandidates(location, name, cancellationToken))
             {
                 if (StoreLayout.TryVerify(path, null, reasons, out PdbIdentity actual) && !byIdentity.ContainsKey(actual))
                 {
@@ -441,13 +432,53 @@ public sealed partial class SymbolLocator : IDisposable
         if (order.Count > 1)
         {
             reasons.Add(string.Create(CultureInfo.InvariantCulture, $"{order.Count} different builds of {name} were found ({string.Join(", ", order.Select(i => i.ToString()))}) and nothing identifies which one is wanted"));
+            return NotFound(name, null, reasons);
         }
-        else
+
+        reasons.Add(_nameOnly.Count == 0
+            ? "no GUID/age is known for " + name + ", and no folder was named for matching a PDB by name only"
+            : "no file named " + name + " was found in the " + _nameOnly.Count.ToString(CultureInfo.InvariantCulture) + " folder(s) named for matching by name only");
+
+        // Say what the symbol path holds under that name, and why it is not used.
+        int shown = 0;
+        foreach (LocalLocation location in _local)
         {
-            reasons.Add("no file named " + name + " was found in " + _local.Count.ToString(CultureInfo.InvariantCulture) + " local location(s)");
+            foreach ((string path, _) in NameCandidates(location, name, cancellationToken))
+            {
+                if (shown++ < 4)
+                {
+                    reasons.Add(path + " has that name but is not used: without a GUID/age a PDB is matched by name only from a folder named for it, never from a cache or symbol store (it may be of another build)");
+                }
+            }
         }
 
         return NotFound(name, null, reasons);
+    }
+
+    /// <summary>Files named <paramref name="name"/> in a location: in the folder (recursively when enabled) and in symbol-store layout.</summary>
+    private List<(string Path, PdbOrigin Origin)> NameCandidates(LocalLocation location, string name, CancellationToken cancellationToken)
+    {
+        cancellationToken.ThrowIfCancellationRequested();
+        var candidates = new List<(string, PdbOrigin)>();
+        if (!Directory.Exists(location.Directory))
+        {
+            return candidates;
+        }
+
+        if (location.IsPlainFolder)
+        {
+            candidates.AddRange(FolderCandidates(location.Directory, name).Select(c => (c, PdbOrigin.Folder)));
+        }
+
+        foreach (string nameDir in StoreLayout.NameFolders(location.Directory, name))
+        {
+            foreach (string keyDir in SafeSubdirectories(nameDir))
+            {
+                candidates.AddRange(StoreLayout.Match(keyDir, name, directories: false).Select(c => (c, PdbOrigin.Store)));
+            }
+        }
+
+        return candidates;
     }
 
     private static string[] SafeSubdirectories(string dir)

@@ -87,6 +87,16 @@ public sealed class SymbolStoreOptions
     /// </summary>
     public bool AllowPointerTargetsOutsideSymbolPath { get; init; }
 
+    /// <summary>
+    /// The folders where a PDB may be matched by name only, when nothing gives its GUID and age (no <c>callstack_rva</c> identity, CSV
+    /// metadata, DLL or build catalog entry): only folders the user named for this run (the CLI passes the plain folders of
+    /// <c>--symbols</c> and the <c>--binaries</c> folders), searched like plain folders (and in symbol-store layout inside them), and the
+    /// match is used only when exactly one build of that name is found there. Never the default cache, a <c>cache*</c> element or a
+    /// <c>srv*</c> store: a cache collects PDBs of every build ever fetched, so a name alone says nothing about which build a frame
+    /// comes from. Empty by default: no PDB is used without its identity.
+    /// </summary>
+    public IReadOnlyList<string> NameOnlyFolders { get; init; } = [];
+
     /// <summary>How many downloads <see cref="SymbolLocator.FetchAsync(IEnumerable{PdbRequest}, CancellationToken)"/> runs at once.</summary>
     public int MaxParallelDownloads
     {
