@@ -86,9 +86,7 @@ internal static class ExportCommand
                 },
             };
 
-            var sw = Stopwatch.StartNew();
             XelExportResult result = XelParquetExporter.Export(sets.SelectMany(s => s.Files), dir, options);
-            sw.Stop();
             foreach (string note in result.Notes)
             {
                 error.WriteLine("xeanalyze: note: " + note);
@@ -100,7 +98,7 @@ internal static class ExportCommand
             }
 
             long bytes = result.Tables.Sum(t => t.Bytes);
-            stdout.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{result.Tables.Count} file(s), {result.Events} events, {bytes} bytes in {sw.Elapsed.TotalSeconds:F1} s"));
+            stdout.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{result.Tables.Count} file(s), {result.Events} events, {bytes} bytes"));
             if (result.SkippedEvents > 0 || result.DroppedActionValues > 0)
             {
                 error.WriteLine(string.Create(CultureInfo.InvariantCulture,
