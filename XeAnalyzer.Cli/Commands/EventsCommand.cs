@@ -17,7 +17,7 @@ internal static class EventsCommand
     {
         var filterOptions = new EventFilterOptions("Default: every event.");
         var format = new Option<string>("--format") { Description = "Output format: text, csv or json.", DefaultValueFactory = _ => "text" };
-        format.AcceptOnlyFromAmong("text", "csv", "json");
+        format.AcceptOnlyFromAmong([.. EventListWriter.FormatNames]);
         var limit = new Option<long?>("--limit") { Description = "Stop after this many events." };
         var command = new Command("events", "List events with their fields and actions (text, CSV or JSON), from .xel captures and target-data XML alike.");
         CaptureInputOptions input = CaptureInputOptions.AddTo(command);
@@ -35,12 +35,7 @@ internal static class EventsCommand
             EventFilter filter = filterOptions.Filter(parse);
             CaptureSource source = input.Open(parse, null, cancellationToken);
             var diagnostics = new CaptureDiagnostics();
-            EventListFormat f = parse.GetValue(format) switch
-            {
-                "csv" => EventListFormat.Csv,
-                "json" => EventListFormat.Json,
-                _ => EventListFormat.Text,
-            };
+            EventListFormat f = EventListWriter.ParseFormat(parse.GetValue(format) ?? "text");
             EventListColumns? columns = null;
             if (f == EventListFormat.Csv)
             {

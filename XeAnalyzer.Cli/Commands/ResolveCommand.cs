@@ -3,6 +3,7 @@ using System.Text;
 using XeAnalyzer.Capture;
 using XeAnalyzer.Callstacks;
 using XeAnalyzer.Cli.Commands.Common;
+using XeAnalyzer.Output;
 using XeAnalyzer.Symbols.Resolution;
 
 namespace XeAnalyzer.Cli.Commands;
@@ -94,15 +95,10 @@ internal static class ResolveCommand
                 }
             }
 
-            foreach (string line in summary.ToTextLines())
+            CaptureCommandSupport.WriteLines(summary, "xeanalyze: ", output, error);
+            if (parse.GetValue(summaryJson) is string jsonPath)
             {
-                error.WriteLine("xeanalyze: " + line);
-            }
-
-            string? jsonPath = parse.GetValue(summaryJson);
-            if (jsonPath is not null)
-            {
-                CaptureCommandSupport.WriteFile(jsonPath, summary.WriteJson);
+                CaptureCommandSupport.WriteFile(jsonPath, s => OutputFormats.Write(summary, "json", s, cancellationToken));
             }
 
             return ExitCodes.Ok;

@@ -226,7 +226,7 @@ public sealed class BatchCliTests
             Binaries = ModuleBinaries.Scan([TestPaths.SymbolsCache]),
         });
         IReadOnlyList<BatchCapture> captures = BatchDiscovery.Discover([input]);
-        BatchResult result = await BatchRunner.RunAsync([input], captures, _temp.File("out"), new BatchOptions { Jobs = 2, Report = new ReportOptions { Resolver = resolver } });
+        BatchResult result = BatchRunner.Run([input], captures, _temp.File("out"), new BatchOptions { Jobs = 2, Report = new ReportOptions { Resolver = resolver } });
 
         Assert.That(result.Items.Select(i => i.Status), Has.All.EqualTo(BatchStatus.Ok));
         PdbBinding[] loaded = [.. resolver.GetPdbBindings().Where(b => b.IsLoaded)];

@@ -172,8 +172,8 @@ public sealed class CaptureReporterTests
         {
             string a = Path.Combine(_temp.Path, set + "-first");
             string b = Path.Combine(_temp.Path, set + "-second");
-            await Report(set).WriteAsync(a);
-            await Report(set).WriteAsync(b);
+            Report(set).Write(a);
+            Report(set).Write(b);
             ReportTestSupport.AssertSame(ReportTestSupport.Snapshot(a), ReportTestSupport.Snapshot(b));
         }
     }
@@ -183,7 +183,7 @@ public sealed class CaptureReporterTests
     {
         CaptureReport report = Report(SampleData.Waits);
         string dir = _temp.File("out");
-        await report.WriteAsync(dir);
+        report.Write(dir);
 
         Assert.That(Directory.GetFiles(dir).Select(Path.GetFileName).Order(StringComparer.Ordinal), Is.EqualTo(report.Files.Select(f => f.Name).Order(StringComparer.Ordinal)));
         using JsonDocument json = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(dir, "report.json")));
@@ -226,7 +226,7 @@ public sealed class CaptureReporterTests
         Assert.That(overview, Does.Contain("This page is not a result").And.Contain("sqlserver.sql_batch_completed (50)"));
         Assert.That(((Preformatted)report.Document.Sections.Single(s => s.Title == "Symbolization: not possible").Blocks[1]).Text, Does.Contain("package0.callstack"));
 
-        await report.WriteAsync(_temp.File("out"));
+        report.Write(_temp.File("out"));
         Assert.That(File.Exists(_temp.File("out/index.html")), Is.True);
     }
 

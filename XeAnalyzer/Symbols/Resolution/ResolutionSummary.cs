@@ -1,6 +1,5 @@
 using System.Globalization;
-using System.Text;
-using System.Text.Json;
+using XeAnalyzer.Output;
 
 namespace XeAnalyzer.Symbols.Resolution;
 
@@ -18,7 +17,7 @@ public sealed record UnresolvedGroup(UnresolvedReason Reason, string Description
 /// What resolving one input did: stacks by shape, frames by status, unresolved frames grouped by reason, the PDBs searched and used,
 /// hints about trace flags 3656/2592, and warnings. Immutable; made by <see cref="ResolutionSummaryBuilder"/>.
 /// </summary>
-public sealed class ResolutionSummary
+public sealed class ResolutionSummary : IDocumentSource
 {
     internal ResolutionSummary(
         string? inputName,
@@ -84,127 +83,108 @@ public sealed class ResolutionSummary
     /// <summary>Problems with the input or the setup (raw addresses without module map, an unused module map, malformed frames, …).</summary>
     public IReadOnlyList<string> Warnings { get; }
 
-    /// <summary>The summary as text lines (no line breaks inside), for a console.</summary>
-    /// <returns>The lines.</returns>
-    public IReadOnlyList<string> ToTextLines()
+    /// <summary>
+    /// The summary as an outline, as a console shows it: stacks by shape and frames by status, each unresolved reason (with up to six
+    /// lines of what was searched), each PDB loaded, the hints and the warnings.
+    /// </summary>
+    /// <returns>The block.</returns>
+    public Outline ToOutline()
     {
         IFormatProvider ic = CultureInfo.InvariantCulture;
-        var lines = new List<string>();
+        var items = new List<OutlineItem>();
         string shapes = Shapes.Count == 0 ? string.Empty : " (" + string.Join(", ", Shapes.Select(kv => string.Create(ic, $"{kv.Value} {ShapeText(kv.Key)}"))) + ")";
-        lines.Add(string.Create(ic,
-            $"{InputName ?? "input"}: {Stacks} stack(s){shapes}; {Frames} frame(s): {InEngine} symbolized in-engine, {ResolvedOffline} resolved offline ({Unverified} unverified), {Unresolved} unresolved"));
+        items.Add(new OutlineItem(0, string.Create(ic,
+            $"{InputName ?? "input"}: {Stacks} stack(s){shapes}; {Frames} frame(s): {InEngine} symbolized in-engine, {ResolvedOffline} resolved offline ({Unverified} unverified), {Unresolved} unresolved")));
         foreach (UnresolvedGroup g in UnresolvedGroups)
         {
             string line = g.FirstLine > 0 ? string.Create(ic, $", line {g.FirstLine}") : string.Empty;
-            lines.Add(string.Create(ic, $"unresolved: {g.Count} frame(s): {g.Description} (first: {g.FirstExample}{line})"));
+            items.Add(new OutlineItem(0, string.Create(ic, $"unresolved: {g.Count} frame(s): {g.Description} (first: {g.FirstExample}{line})")));
             foreach (string s in g.SearchLog.Take(6))
             {
-                lines.Add("  searched: " + s);
+                items.Add(new OutlineItem(1, "searched: " + s));
             }
 
             if (g.SearchLog.Count > 6)
             {
-                lines.Add(string.Create(ic, $"  searched: … {g.SearchLog.Count - 6} more"));
+                items.Add(new OutlineItem(1, string.Create(ic, $"searched: … {g.SearchLog.Count - 6} more")));
             }
         }
 
         foreach (PdbBinding p in Pdbs.Where(p => p.IsLoaded))
         {
-            lines.Add("pdb: " + p + " (" + SourceText(p.IdentitySource) + ") " + p.Path + (p.IsVerified ? string.Empty : " [unverified: matched by name only]"));
+            items.Add(new OutlineItem(0, "pdb: " + p + " (" + SourceText(p.IdentitySource) + ") " + p.Path + (p.IsVerified ? string.Empty : " [unverified: matched by name only]")));
             if (p.SourceInfoProblem is string source)
             {
-                lines.Add("  " + source);
+                items.Add(new OutlineItem(1, source));
             }
         }
 
-        lines.AddRange(Hints.Select(h => "hint: " + h));
-        lines.AddRange(Warnings.Select(w => "warning: " + w));
-        return lines.AsReadOnly();
+        items.AddRange(Hints.Select(h => new OutlineItem(0, "hint: " + h)));
+        items.AddRange(Warnings.Select(w => new OutlineItem(0, "warning: " + w)));
+        return new Outline(items);
     }
 
-    /// <summary>Writes the summary as JSON (UTF-8, indented; property names camelCase).</summary>
-    /// <param name="stream">The destination; not closed.</param>
-    public void WriteJson(Stream stream)
+    /// <inheritdoc/>
+    /// <remarks>
+    /// The listing (text) is <see cref="ToOutline"/>, untitled and without a generated-by line, for a console. Every other view is the
+    /// summary as data: the counts, stacks by shape, unresolved frames by reason (with what was searched), the PDBs looked up, hints and
+    /// warnings.
+    /// </remarks>
+    public ReportDocument ToDocument(DocumentView view)
     {
-        ArgumentNullException.ThrowIfNull(stream);
-        using var w = new Utf8JsonWriter(stream, new JsonWriterOptions { Indented = true });
-        WriteJson(w);
-    }
+        if (view == DocumentView.Listing)
+        {
+            return new ReportDocument(string.Empty, [new ReportSection(string.Empty, ToOutline())]) { Generator = null };
+        }
 
-    /// <summary>Writes the summary as one JSON object.</summary>
-    /// <param name="w">The writer.</param>
-    public void WriteJson(Utf8JsonWriter w)
-    {
-        ArgumentNullException.ThrowIfNull(w);
-        w.WriteStartObject();
-        w.WriteString("input", InputName);
-        w.WriteNumber("stacks", Stacks);
-        w.WriteStartObject("shapes");
+        var counts = new KeyValueList(
+        [
+            new("input", InputName ?? string.Empty),
+            new("stacks", Stacks),
+            new("frames", Frames),
+            new("symbolized in-engine", InEngine),
+            new("resolved offline", ResolvedOffline),
+            new("of which unverified (PDB matched by name only)", Unverified),
+            new("unresolved", Unresolved),
+        ]);
+        var shapes = new TableBuilder("Stacks by shape").AddColumn(TableColumn.Text("shape")).AddColumn(TableColumn.Integer("stacks"));
         foreach (KeyValuePair<StackShape, long> kv in Shapes)
         {
-            w.WriteNumber(JsonName(kv.Key.ToString()), kv.Value);
+            shapes.AddRow(ShapeText(kv.Key), kv.Value);
         }
 
-        w.WriteEndObject();
-        w.WriteNumber("frames", Frames);
-        w.WriteNumber("inEngine", InEngine);
-        w.WriteNumber("resolvedOffline", ResolvedOffline);
-        w.WriteNumber("unresolved", Unresolved);
-        w.WriteNumber("unverified", Unverified);
-        w.WriteStartArray("unresolvedGroups");
+        var reasons = new TableBuilder("Unresolved frames by reason")
+            .AddColumn(TableColumn.Text("reason"))
+            .AddColumn(TableColumn.Text("description"))
+            .AddColumn(TableColumn.Integer("frames"))
+            .AddColumn(TableColumn.Text("first frame"))
+            .AddColumn(TableColumn.Text("first frame's reason"))
+            .AddColumn(TableColumn.Integer("first line"))
+            .AddColumn(TableColumn.Text("searched"));
         foreach (UnresolvedGroup g in UnresolvedGroups)
         {
-            w.WriteStartObject();
-            w.WriteString("reason", JsonName(g.Reason.ToString()));
-            w.WriteString("description", g.Description);
-            w.WriteNumber("count", g.Count);
-            w.WriteString("firstExample", g.FirstExample);
-            w.WriteString("firstReason", g.FirstReason);
-            w.WriteNumber("firstLine", g.FirstLine);
-            w.WriteStartArray("searchLog");
-            foreach (string s in g.SearchLog)
-            {
-                w.WriteStringValue(s);
-            }
-
-            w.WriteEndArray();
-            w.WriteEndObject();
+            reasons.AddRow(g.Reason.ToString(), g.Description, g.Count, g.FirstExample, g.FirstReason, g.FirstLine > 0 ? g.FirstLine : TableCell.Empty, string.Join("\n", g.SearchLog));
         }
 
-        w.WriteEndArray();
-        w.WriteStartArray("pdbs");
+        var pdbs = new TableBuilder("PDBs looked up")
+            .AddColumn(TableColumn.Text("pdb"))
+            .AddColumn(TableColumn.Text("identity (GUID/age)"))
+            .AddColumn(TableColumn.Text("identity from"))
+            .AddColumn(TableColumn.Text("loaded"))
+            .AddColumn(TableColumn.Text("verified"))
+            .AddColumn(TableColumn.Text("path"))
+            .AddColumn(TableColumn.Text("problem"))
+            .AddColumn(TableColumn.Text("source lines"));
         foreach (PdbBinding p in Pdbs)
         {
-            w.WriteStartObject();
-            w.WriteString("name", p.PdbName);
-            w.WriteString("identity", p.Identity?.ToString());
-            w.WriteString("identitySource", JsonName(p.IdentitySource.ToString()));
-            w.WriteBoolean("loaded", p.IsLoaded);
-            w.WriteBoolean("verified", p.IsVerified);
-            w.WriteString("path", p.Path);
-            w.WriteString("problem", p.Problem);
-            if (p.SourceInfoProblem is string source)
-            {
-                w.WriteString("sourceInfoProblem", source);
-            }
-
-            w.WriteEndObject();
+            pdbs.AddRow(p.PdbName, p.Identity?.ToString() ?? string.Empty, p.IdentitySource.ToString(), p.IsLoaded ? "yes" : "no", p.IsVerified ? "yes" : "no",
+                p.Path ?? string.Empty, p.Problem ?? string.Empty, p.SourceInfoProblem ?? string.Empty);
         }
 
-        w.WriteEndArray();
-        WriteStrings(w, "hints", Hints);
-        WriteStrings(w, "warnings", Warnings);
-        w.WriteEndObject();
-        w.Flush();
-    }
-
-    /// <summary>The JSON form as a string.</summary>
-    /// <returns>The JSON.</returns>
-    public string ToJson()
-    {
-        using var ms = new MemoryStream();
-        WriteJson(ms);
-        return Encoding.UTF8.GetString(ms.ToArray());
+        var blocks = new List<ReportBlock> { counts, shapes.Build(), reasons.Build(), pdbs.Build() };
+        blocks.AddRange(Hints.Select(h => new Paragraph("Hint: " + h)));
+        blocks.AddRange(Warnings.Select(w => new Paragraph("Warning: " + w)));
+        return new ReportDocument("Callstack resolution", [new ReportSection(InputName ?? "input", blocks)]);
     }
 
     /// <summary>How a shape reads in text (<c>module+offset</c>, <c>symbolized in-engine</c>).</summary>
@@ -229,17 +209,4 @@ public sealed class ResolutionSummary
         PdbIdentitySource.BuildCatalog => "identity from the build catalog",
         _ => "no identity",
     };
-
-    private static void WriteStrings(Utf8JsonWriter w, string name, IReadOnlyList<string> items)
-    {
-        w.WriteStartArray(name);
-        foreach (string s in items)
-        {
-            w.WriteStringValue(s);
-        }
-
-        w.WriteEndArray();
-    }
-
-    private static string JsonName(string pascal) => char.ToLowerInvariant(pascal[0]) + pascal[1..];
 }
