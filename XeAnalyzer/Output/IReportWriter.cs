@@ -7,13 +7,13 @@ namespace XeAnalyzer.Output;
 /// </summary>
 public enum DocumentView
 {
-    /// <summary>Everything: tables, charts, flame graphs, notes (the HTML page and JSON).</summary>
+    /// <summary>What a page shows: tables, charts, flame graphs, notes (HTML).</summary>
     Page,
 
     /// <summary>What a person reads in a terminal, top to bottom (text).</summary>
     Listing,
 
-    /// <summary>The data tables (CSV).</summary>
+    /// <summary>Everything the result holds, as data (JSON; CSV writes its tables).</summary>
     Data,
 
     /// <summary>The figure: a chart or a flame graph (SVG, folded stacks, speedscope).</summary>

@@ -41,7 +41,7 @@ public sealed class JsonReportWriter : IReportWriter
     public string FileExtension => ".json";
 
     /// <inheritdoc/>
-    public DocumentView View => DocumentView.Page;
+    public DocumentView View => DocumentView.Data;
 
     /// <inheritdoc/>
     public void Write(ReportDocument document, Stream output, CancellationToken cancellationToken = default)

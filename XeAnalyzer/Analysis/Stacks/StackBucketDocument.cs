@@ -33,8 +33,9 @@ public sealed record StackDocumentOptions
 /// (module map used, frames in-engine/offline/unresolved by reason, unverified, PDBs, hints) and the warnings.</item>
 /// <item><see cref="DocumentView.Page"/> (HTML, JSON): a summary, the bucket table (with each bucket's distinguishing frame), the frames
 /// of the first <see cref="StackDocumentOptions.StacksShown"/> buckets with each frame's status, a flame graph and the resolution.</item>
-/// <item><see cref="DocumentView.Data"/> (CSV): one row per bucket; the <c>frames</c> field holds the frames leaf first separated by
-/// <c>\n</c>, since <c>;</c> and <c>,</c> occur in C++ names.</item>
+/// <item><see cref="DocumentView.Data"/> (JSON; CSV writes its one table): the counts; one row per bucket (the <c>frames</c> field
+/// holds the frames leaf first separated by <c>\n</c>, since <c>;</c> and <c>,</c> occur in C++ names) and, in the same order, every
+/// bucket's frames with their status, module, function and reason; the flame graph; the resolution of each input.</item>
 /// <item><see cref="DocumentView.Figure"/> (SVG, folded, speedscope): the flame graph, weighed by <see cref="StackDocumentOptions.Weight"/>.</item>
 /// </list>
 /// Immutable.
@@ -70,7 +71,7 @@ public sealed class StackBucketDocument : IDocumentSource
         return view switch
         {
             DocumentView.Listing => Listing(),
-            DocumentView.Data => ReportDocument.Of(Title, BucketTable()),
+            DocumentView.Data => Data(),
             DocumentView.Figure => new ReportDocument(Title, [new ReportSection("Flame graph", FigureFlameGraph())]),
             _ => Page(),
         };
@@ -317,7 +318,31 @@ public sealed class StackBucketDocument : IDocumentSource
         return new ReportDocument(Title, sections) { Description = Options.InputsLabel };
     }
 
-    private ReportDocument Listing()
+    private ReportDocument Data()
+    {
+        KeyValueList summary = SummaryList();
+        var items = new List<KeyValuePair<string, TableCell>>(summary.Items)
+        {
+            Kv("events read", Result.EventsRead),
+            Kv("events beyond the distinct-stack cap", Result.UntrackedEvents),
+            Kv("grouped by event", Result.GroupedByEvent ? "yes" : "no"),
+            Kv("frame style", Result.Style.ToString().ToLowerInvariant()),
+            Kv("offsets", Result.IncludeOffsets ? "yes" : "no"),
+            Kv("a histogram used all its slots", Result.MayHaveMergedHistogramValues ? "yes" : "no"),
+        };
+        return new ReportDocument(Title,
+        [
+            new ReportSection("Summary", new KeyValueList(items), CountsParagraph()),
+            new ReportSection("Buckets", BucketTable(), ListingStacks()),
+            new ReportSection("Flame graph", FlameGraph()),
+            new ReportSection("Resolution", ResolutionOutline()),
+        ])
+        {
+            Description = Options.InputsLabel,
+        };
+    }
+
+    private StackList ListingStacks()
     {
         var items = new List<StackListItem>(Result.Buckets.Count);
         foreach (StackBucket b in Result.Buckets)
@@ -351,9 +376,14 @@ public sealed class StackBucketDocument : IDocumentSource
         string[] notes = Result.OmittedBuckets > 0
             ? [string.Create(Ic, $"{Result.OmittedBuckets:N0} more bucket(s) with {Result.OmittedCount:N0} {Unit(Result.OmittedCount)} not shown (--top, --min-count).")]
             : [];
+        return new StackList(items, notes);
+    }
+
+    private ReportDocument Listing()
+    {
         return new ReportDocument(Title,
         [
-            new ReportSection(string.Empty, new StackList(items, notes)),
+            new ReportSection(string.Empty, ListingStacks()),
             new ReportSection(string.Empty, ResolutionOutline()),
         ])
         {

@@ -28,9 +28,9 @@ public sealed record StackDiffDocumentOptions
 /// <list type="bullet">
 /// <item><see cref="DocumentView.Listing"/> (text): the totals under the title, then each stack (up to
 /// <see cref="StackDiffDocumentOptions.Top"/>) headed with its weights, shares and deltas, its frames, and the gate results.</item>
-/// <item><see cref="DocumentView.Page"/> (HTML, JSON): totals, the table of every stack, a differential flame graph, the gate results.</item>
-/// <item><see cref="DocumentView.Data"/> (CSV): one row per stack: kind, event, base/new count, weight and share, deltas, leaf and frames
-/// (<c>\n</c>-separated).</item>
+/// <item><see cref="DocumentView.Page"/> (HTML): totals, the table of every stack, a differential flame graph.</item>
+/// <item><see cref="DocumentView.Data"/> (JSON; CSV writes its one table): the totals, one row per stack (kind, event, base/new count,
+/// weight and share, deltas, leaf and frames <c>\n</c>-separated), the gate results.</item>
 /// <item><see cref="DocumentView.Figure"/> (SVG, folded): the differential flame graph (new weights, base weights as the baseline).</item>
 /// </list>
 /// Immutable.
@@ -59,7 +59,7 @@ public sealed class StackDiffDocument : IDocumentSource
     public ReportDocument ToDocument(DocumentView view) => view switch
     {
         DocumentView.Listing => Listing(),
-        DocumentView.Data => ReportDocument.Of(Title, Table()),
+        DocumentView.Data => Data(),
         DocumentView.Figure => new ReportDocument(Title, [new ReportSection("Differential flame graph", new FlameGraph(Diff.ToCallTree(), new FlameGraphOptions
         {
             Title = "Stack diff: " + Options.NewLabel + " vs " + Options.BaseLabel,
@@ -96,29 +96,40 @@ public sealed class StackDiffDocument : IDocumentSource
         return t.Build();
     }
 
-    private ReportDocument Page()
+    private List<KeyValuePair<string, TableCell>> Totals() =>
+    [
+        Kv("base total", Diff.BaseTotal),
+        Kv("new total", Diff.NewTotal),
+        Kv("growth", double.IsFinite(Diff.TotalGrowth) ? TableCell.FromPercentage(Diff.TotalGrowth) : TableCell.Empty),
+        Kv("stacks in both", Diff.Changes.Count(c => c.Kind == StackChangeKind.Common)),
+        Kv("new stacks", Diff.NewStacks.Count),
+        Kv("vanished stacks", Diff.VanishedStacks.Count),
+    ];
+
+    private string Description() => "Base: " + Options.BaseLabel + ". New: " + Options.NewLabel + ".";
+
+    private ReportDocument Page() => new(Title,
+    [
+        new ReportSection("Summary", new KeyValueList(Totals())),
+        new ReportSection("Stacks", Table()),
+        new ReportSection("Differential flame graph", new FlameGraph(Diff.ToCallTree(), new FlameGraphOptions { Title = "Stack diff (width = new; red = share grew, blue = shrank)" })),
+    ])
     {
-        var totals = new KeyValueList(
-        [
-            Kv("base total", Diff.BaseTotal),
-            Kv("new total", Diff.NewTotal),
-            Kv("growth", double.IsFinite(Diff.TotalGrowth) ? TableCell.FromPercentage(Diff.TotalGrowth) : TableCell.Empty),
-            Kv("stacks in both", Diff.Changes.Count(c => c.Kind == StackChangeKind.Common)),
-            Kv("new stacks", Diff.NewStacks.Count),
-            Kv("vanished stacks", Diff.VanishedStacks.Count),
-        ]);
-        var sections = new List<ReportSection>
-        {
-            new("Summary", totals),
-            new("Stacks", Table()),
-            new("Differential flame graph", new FlameGraph(Diff.ToCallTree(), new FlameGraphOptions { Title = "Stack diff (width = new; red = share grew, blue = shrank)" })),
-        };
+        Description = Description(),
+    };
+
+    private ReportDocument Data()
+    {
+        List<KeyValuePair<string, TableCell>> totals = Totals();
+        totals.Add(Kv("weight", Diff.Weight == StackWeight.Duration ? "duration" : "count"));
+        totals.Add(Kv("matched by", Diff.MatchedByEvent ? "event name and frames" : "frames"));
+        var sections = new List<ReportSection> { new("Summary", new KeyValueList(totals)), new("Stacks", Table()) };
         if (Options.Gate is StackDiffGate gate)
         {
             sections.Add(new ReportSection("Gates", Gates(gate)));
         }
 
-        return new ReportDocument(Title, sections) { Description = "Base: " + Options.BaseLabel + ". New: " + Options.NewLabel + "." };
+        return new ReportDocument(Title, sections) { Description = Description() };
     }
 
     private ReportDocument Listing()
