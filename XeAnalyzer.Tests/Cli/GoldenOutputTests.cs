@@ -130,13 +130,21 @@ public sealed class GoldenOutputTests
         actual.Append("--- stderr\n").Append(e.ToString());
         foreach (string file in Directory.EnumerateFiles(outDir, "*", SearchOption.AllDirectories).Order(StringComparer.Ordinal))
         {
-            byte[] bytes = File.ReadAllBytes(file);
             string rel = Path.GetRelativePath(outDir, file).Replace('\\', '/');
-            actual.Append("--- file ").Append(rel).Append(' ').Append(bytes.Length.ToString(CultureInfo.InvariantCulture)).Append(" bytes, sha256 ")
-                .Append(Convert.ToHexString(System.Security.Cryptography.SHA256.HashData(bytes))).Append('\n');
+            byte[] bytes = File.ReadAllBytes(file);
+            string? text = null;
             if (IsText(rel))
             {
-                actual.Append(Encoding.UTF8.GetString(bytes)).Append('\n');
+                // The size and hash of a text file are those of its normalized text (see below), so they do not depend on the checkout's place.
+                text = Encoding.UTF8.GetString(bytes).Replace(repo, "<repo>", StringComparison.Ordinal);
+                bytes = Encoding.UTF8.GetBytes(text);
+            }
+
+            actual.Append("--- file ").Append(rel).Append(' ').Append(bytes.Length.ToString(CultureInfo.InvariantCulture)).Append(" bytes, sha256 ")
+                .Append(Convert.ToHexString(System.Security.Cryptography.SHA256.HashData(bytes))).Append('\n');
+            if (text is not null)
+            {
+                actual.Append(text).Append('\n');
             }
         }
 
