@@ -73,7 +73,7 @@ public class DeterminismTests
         Assert.That(() => OutputFormats.Get("pdf"), Throws.ArgumentException.With.Message.Contains("text, csv, json, html, svg, folded, speedscope"));
         Assert.That(OutputFormats.Writers.Select(w => w.View), Is.EqualTo(new[]
         {
-            DocumentView.Listing, DocumentView.Data, DocumentView.Page, DocumentView.Page, DocumentView.Figure, DocumentView.Figure, DocumentView.Figure,
+            DocumentView.Listing, DocumentView.Table, DocumentView.Data, DocumentView.Page, DocumentView.Figure, DocumentView.Figure, DocumentView.Figure,
         }));
     }
 }

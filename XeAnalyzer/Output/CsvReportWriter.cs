@@ -1,7 +1,7 @@
 namespace XeAnalyzer.Output;
 
 /// <summary>
-/// Writes the tables of a document as CSV (format <c>csv</c>, the tables of the <see cref="DocumentView.Data"/> view), through the one CSV encoder
+/// Writes the tables of a document as CSV (format <c>csv</c>, the tables of the <see cref="DocumentView.Table"/> view), through the one CSV encoder
 /// (<see cref="CsvTableWriter"/>: CsvHelper, RFC 4180 quoting, the CSV-injection rule, <c>\n</c> record endings, UTF-8 without a byte
 /// order mark, the invariant culture). Values are written for machines: integers without grouping, decimals and percentages (as
 /// fractions) with full round-trip precision, durations as a number in the column's unit (the header gets the unit, e.g.
@@ -18,7 +18,7 @@ public sealed class CsvReportWriter : IReportWriter
     public string FileExtension => ".csv";
 
     /// <inheritdoc/>
-    public DocumentView View => DocumentView.Data;
+    public DocumentView View => DocumentView.Table;
 
     /// <summary>The CSV header of a column: its name, plus the unit for durations.</summary>
     /// <param name="column">The column.</param>

@@ -13,8 +13,11 @@ public enum DocumentView
     /// <summary>What a person reads in a terminal, top to bottom (text).</summary>
     Listing,
 
-    /// <summary>Everything the result holds, as data (JSON; CSV writes its tables).</summary>
+    /// <summary>Everything the result holds, as data (JSON).</summary>
     Data,
+
+    /// <summary>The tables a spreadsheet opens (CSV): for most results the tables of the data; a stack result gives its one bucket table.</summary>
+    Table,
 
     /// <summary>The figure: a chart or a flame graph (SVG, folded stacks, speedscope).</summary>
     Figure,

@@ -33,9 +33,11 @@ public sealed record StackDocumentOptions
 /// (module map used, frames in-engine/offline/unresolved by reason, unverified, PDBs, hints) and the warnings.</item>
 /// <item><see cref="DocumentView.Page"/> (HTML, JSON): a summary, the bucket table (with each bucket's distinguishing frame), the frames
 /// of the first <see cref="StackDocumentOptions.StacksShown"/> buckets with each frame's status, a flame graph and the resolution.</item>
-/// <item><see cref="DocumentView.Data"/> (JSON; CSV writes its one table): the counts; one row per bucket (the <c>frames</c> field
-/// holds the frames leaf first separated by <c>\n</c>, since <c>;</c> and <c>,</c> occur in C++ names) and, in the same order, every
-/// bucket's frames with their status, module, function and reason; the flame graph; the resolution of each input.</item>
+/// <item><see cref="DocumentView.Data"/> (JSON): the counts; one row per bucket (the <c>frames</c> field holds the frames leaf first
+/// separated by <c>\n</c>, since <c>;</c> and <c>,</c> occur in C++ names) and, in the same order, every bucket's frames with their
+/// status, module, function and reason; the flame graph; the resolution of each input as tables (inputs, unresolved frames by reason,
+/// PDBs looked up).</item>
+/// <item><see cref="DocumentView.Table"/> (CSV): the one bucket table of the data view.</item>
 /// <item><see cref="DocumentView.Figure"/> (SVG, folded, speedscope): the flame graph, weighed by <see cref="StackDocumentOptions.Weight"/>.</item>
 /// </list>
 /// Immutable.
@@ -43,6 +45,7 @@ public sealed record StackDocumentOptions
 public sealed class StackBucketDocument : IDocumentSource
 {
     private const string Title = "Stack buckets";
+    private const string FigureName = "xeanalyze stacks";
 
     /// <summary>Creates the documents of a result.</summary>
     /// <param name="result">The result (filter it first with <see cref="StackBucketResult.Filter"/>).</param>
@@ -72,7 +75,9 @@ public sealed class StackBucketDocument : IDocumentSource
         {
             DocumentView.Listing => Listing(),
             DocumentView.Data => Data(),
-            DocumentView.Figure => new ReportDocument(Title, [new ReportSection("Flame graph", FigureFlameGraph())]),
+            DocumentView.Table => ReportDocument.Of(Title, BucketTable()),
+            // The figure is named for the command that drew it: speedscope shows the document title as the profile's name.
+            DocumentView.Figure => new ReportDocument(FigureName, [new ReportSection("Flame graph", FigureFlameGraph())]),
             _ => Page(),
         };
     }
@@ -335,11 +340,45 @@ public sealed class StackBucketDocument : IDocumentSource
             new ReportSection("Summary", new KeyValueList(items), CountsParagraph()),
             new ReportSection("Buckets", BucketTable(), ListingStacks()),
             new ReportSection("Flame graph", FlameGraph()),
-            new ReportSection("Resolution", ResolutionOutline()),
+            new ReportSection("Resolution", ResolutionData()),
         ])
         {
             Description = Options.InputsLabel,
         };
+    }
+
+    /// <summary>
+    /// The resolution as data: a table of the inputs (kind, module map and its source, events, histogram slots, distinct raw stacks),
+    /// then per input the blocks of its <see cref="ResolutionSummary"/> data view (counts, stacks by shape, unresolved frames by
+    /// reason, PDBs looked up, hints, warnings), then the warnings of the result that no input owns.
+    /// </summary>
+    private List<ReportBlock> ResolutionData()
+    {
+        var inputs = new TableBuilder("Inputs")
+            .AddColumn(TableColumn.Text("input"))
+            .AddColumn(TableColumn.Text("kind"))
+            .AddColumn(TableColumn.Text("module map"))
+            .AddColumn(TableColumn.Text("module map source"))
+            .AddColumn(TableColumn.Integer("events"))
+            .AddColumn(TableColumn.Integer("events without a stack"))
+            .AddColumn(TableColumn.Integer("histogram slots"))
+            .AddColumn(TableColumn.Integer("histogram count"))
+            .AddColumn(TableColumn.Integer("distinct raw stacks"));
+        foreach (StackInputSummary i in Result.Inputs)
+        {
+            inputs.AddRow(i.Name, i.Kind, i.ModuleMapPath ?? string.Empty, i.ModuleMapSource.ToString(), i.Events, i.EventsWithoutStack, i.HistogramSlots,
+                i.HistogramCount, (long)i.DistinctRawStacks);
+        }
+
+        var blocks = new List<ReportBlock> { inputs.Build() };
+        foreach (StackInputSummary i in Result.Inputs)
+        {
+            blocks.AddRange(i.Resolution.ToDocument(DocumentView.Data).Blocks);
+            blocks.AddRange(i.Warnings.Select(w => new Paragraph("Warning: " + w)));
+        }
+
+        blocks.AddRange(OwnWarnings().Select(w => new Paragraph("Warning: " + w)));
+        return blocks;
     }
 
     private StackList ListingStacks()

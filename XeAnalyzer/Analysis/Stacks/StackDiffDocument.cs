@@ -29,7 +29,8 @@ public sealed record StackDiffDocumentOptions
 /// <item><see cref="DocumentView.Listing"/> (text): the totals under the title, then each stack (up to
 /// <see cref="StackDiffDocumentOptions.Top"/>) headed with its weights, shares and deltas, its frames, and the gate results.</item>
 /// <item><see cref="DocumentView.Page"/> (HTML): totals, the table of every stack, a differential flame graph.</item>
-/// <item><see cref="DocumentView.Data"/> (JSON; CSV writes its one table): the totals, one row per stack (kind, event, base/new count,
+/// <item><see cref="DocumentView.Table"/> (CSV): the one table of the stacks.</item>
+/// <item><see cref="DocumentView.Data"/> (JSON): the totals, one row per stack (kind, event, base/new count,
 /// weight and share, deltas, leaf and frames <c>\n</c>-separated), the gate results.</item>
 /// <item><see cref="DocumentView.Figure"/> (SVG, folded): the differential flame graph (new weights, base weights as the baseline).</item>
 /// </list>
@@ -60,6 +61,7 @@ public sealed class StackDiffDocument : IDocumentSource
     {
         DocumentView.Listing => Listing(),
         DocumentView.Data => Data(),
+        DocumentView.Table => ReportDocument.Of(Title, Table()),
         DocumentView.Figure => new ReportDocument(Title, [new ReportSection("Differential flame graph", new FlameGraph(Diff.ToCallTree(), new FlameGraphOptions
         {
             Title = "Stack diff: " + Options.NewLabel + " vs " + Options.BaseLabel,
