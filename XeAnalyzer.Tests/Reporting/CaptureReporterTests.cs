@@ -117,8 +117,9 @@ public sealed class CaptureReporterTests
         Assert.That(((ReportTable)buckets.Blocks[0]).Rows, Has.Count.EqualTo(ExpectedBuckets().Count));
         Assert.That(buckets.Blocks[1], Is.InstanceOf<FlameGraph>());
         ReportSection frames = report.Document.Sections.Single(s => s.Title == "Stacks: Largest buckets, frames leaf first");
-        Assert.That(frames.Blocks.OfType<Preformatted>().First().Text.Split('\n'), Is.EqualTo(ExpectedBuckets()[0].Split('|')[1].Split('\n')));
-        Assert.That(frames.Blocks.OfType<Preformatted>().Count(), Is.EqualTo(10), "the ten largest of 14 buckets");
+        StackList largest = frames.Blocks.OfType<StackList>().Single();
+        Assert.That(largest.Items[0].Frames.Select(f => f.Text), Is.EqualTo(ExpectedBuckets()[0].Split('|')[1].Split('\n')));
+        Assert.That(largest.Items, Has.Count.EqualTo(10), "the ten largest of 14 buckets");
         Assert.That(frames.Blocks.OfType<Paragraph>().Single().Text, Does.Contain("10 largest of 14"));
         Assert.That(((ReportTable)report.Document.Sections.Single(s => s.Title == "Stacks: Bucket frames").Blocks.Single()).Rows,
             Has.Count.EqualTo(SampleData.Tsv(Path.Combine(TestPaths.Samples, "expected", "latch_nesting_full.stacks.tsv")).Count), "one row per frame of every bucket");

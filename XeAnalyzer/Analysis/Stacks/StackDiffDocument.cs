@@ -128,7 +128,7 @@ public sealed class StackDiffDocument : IDocumentSource
         var sections = new List<ReportSection> { new("Summary", new KeyValueList(totals)), new("Stacks", Table()) };
         if (Options.Gate is StackDiffGate gate)
         {
-            sections.Add(new ReportSection("Gates", Gates(gate)));
+            sections.Add(new ReportSection("Gates", new KeyValueList([Kv("tripped", gate.Tripped ? "yes" : "no")]), Gates(gate)));
         }
 
         return new ReportDocument(Title, sections) { Description = Description() };
