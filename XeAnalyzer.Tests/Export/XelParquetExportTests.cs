@@ -366,10 +366,10 @@ public sealed class XelParquetExportTests
     /// <summary>Two "builds" of a test package: event x (compatible changes) and event y (field 'value' changes type).</summary>
     private static void WriteBuild(string path, bool fieldAIsWide, bool yValueIsText, bool extraField, bool appName, int rows)
     {
-        var s = new XeSchema();
-        XePackage p0 = s.Package0;
-        XePackage test = s.AddPackage("test", 5);
-        XeMap mode = s.AddMap(test, "mode", [new(0, "OFF"), new(1, "ON")], keySize: fieldAIsWide ? 4 : 2);
+        var sBuilder = new XeSchemaBuilder();
+        XePackage p0 = sBuilder.Package0;
+        XePackage test = sBuilder.AddPackage("test", 5);
+        XeMap mode = sBuilder.AddMap(test, "mode", [new(0, "OFF"), new(1, "ON")], keySize: fieldAIsWide ? 4 : 2);
         var xFields = new List<XeFieldDefinition>
         {
             XeFieldDefinition.Of("a", fieldAIsWide ? XeBaseType.UInt32 : XeBaseType.UInt16),
@@ -380,10 +380,11 @@ public sealed class XelParquetExportTests
             xFields.Add(XeFieldDefinition.Of("extra", XeBaseType.UnicodeString));
         }
 
-        XeEventType x = s.AddEvent(test, "x", new Guid("11111111-2222-3333-4444-555555555555"), xFields);
-        XeEventType y = s.AddEvent(test, "y", new Guid("11111111-2222-3333-4444-666666666666"), [XeFieldDefinition.Of("value", yValueIsText ? XeBaseType.AnsiString : XeBaseType.Int32)]);
-        XeColumn seq = s.AddAction(p0, "event_sequence", XeBaseType.UInt64, objectIndex: 9);
-        XeColumn app = s.AddAction(test, "client_app_name", XeBaseType.UnicodeString);
+        XeEventType x = sBuilder.AddEvent(test, "x", new Guid("11111111-2222-3333-4444-555555555555"), xFields);
+        XeEventType y = sBuilder.AddEvent(test, "y", new Guid("11111111-2222-3333-4444-666666666666"), [XeFieldDefinition.Of("value", yValueIsText ? XeBaseType.AnsiString : XeBaseType.Int32)]);
+        XeColumn seq = sBuilder.AddAction(p0, "event_sequence", XeBaseType.UInt64, objectIndex: 9);
+        XeColumn app = sBuilder.AddAction(test, "client_app_name", XeBaseType.UnicodeString);
+        XeSchema s = sBuilder.Build();
         DateTime start = new(2024, 6, 1, 0, 0, 0, DateTimeKind.Utc);
         using XelWriter w = XelWriter.Create(path, s, new XelWriterOptions { StartTimeUtc = start });
         for (int i = 0; i < rows; i++)
