@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text;
 using XeAnalyzer.Callstacks;
+using XeAnalyzer.IO;
 using XeAnalyzer.TargetData;
 
 namespace XeAnalyzer.Tests.Callstacks;

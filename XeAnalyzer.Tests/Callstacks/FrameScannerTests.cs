@@ -1,5 +1,6 @@
 using XeAnalyzer.Callstacks;
 using XeAnalyzer.Callstacks.Scanning;
+using XeAnalyzer.IO;
 
 namespace XeAnalyzer.Tests.Callstacks;
 

@@ -1,4 +1,5 @@
 using XeAnalyzer.Callstacks.Scanning;
+using XeAnalyzer.IO;
 using XeAnalyzer.TargetData;
 
 namespace XeAnalyzer.Callstacks;
@@ -94,7 +95,7 @@ public sealed class StackTextReader : IDisposable
             };
         }
 
-        return new StackTextReader(TargetDataReader.OpenText(path), options, ownsInput: true);
+        return new StackTextReader(TextInput.OpenText(path), options, ownsInput: true);
     }
 
     /// <summary>Parses a whole text held in memory (for small inputs and tests).</summary>

@@ -2,7 +2,6 @@ using System.Diagnostics;
 using System.Globalization;
 using XeAnalyzer.Cli;
 using XeAnalyzer.IO;
-using XeAnalyzer.Symbols;
 using XeAnalyzer.Symbols.Pdb;
 using XeAnalyzer.Tests.Fixtures;
 using XeAnalyzer.Tests.Symbols.Resolution;

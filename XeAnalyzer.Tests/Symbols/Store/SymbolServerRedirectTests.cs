@@ -1,7 +1,6 @@
 using System.Globalization;
 using System.Text.RegularExpressions;
 using XeAnalyzer.Cli;
-using XeAnalyzer.Symbols;
 using XeAnalyzer.Symbols.Store;
 using XeAnalyzer.Tests.Symbols.Resolution;
 

@@ -3,6 +3,7 @@ using System.Globalization;
 using System.Runtime.InteropServices;
 using XeAnalyzer.Callstacks;
 using XeAnalyzer.Callstacks.Scanning;
+using XeAnalyzer.IO;
 using XeAnalyzer.Symbols.Resolution;
 
 namespace XeAnalyzer.Analysis.Stacks;
@@ -111,7 +112,7 @@ internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerS
     /// <summary>Parses stack text as read (frames one per line, <c>callstack_rva</c> markup, SQLDumper and WinDbg lines).</summary>
     private Callstack Parse(string text)
     {
-        _parser ??= new StackBuilder(new FrameLineScanner(OffsetRadix.Hex, framesOnSingleLine: false, TargetData.TextInputLimits.Default.MaxFramesPerLine), new SymbolMetadataTable(), null, OffsetRadix.Hex);
+        _parser ??= new StackBuilder(new FrameLineScanner(OffsetRadix.Hex, framesOnSingleLine: false, TextInputLimits.Default.MaxFramesPerLine), new SymbolMetadataTable(), null, OffsetRadix.Hex);
         _parser.AddTextBlock(text, 1);
         Callstack stack = _parser.Build(0, null, false);
         if (stack.Frames.Length > maxFramesPerStack)

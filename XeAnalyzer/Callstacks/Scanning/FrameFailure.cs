@@ -1,3 +1,5 @@
+using XeAnalyzer.IO;
+
 namespace XeAnalyzer.Callstacks.Scanning;
 
 /// <summary>Why a piece of text is not a frame (the grammar that rejected it is part of the name).</summary>
@@ -9,7 +11,7 @@ internal enum FrameFailureReason : byte
     /// <summary>A blank token.</summary>
     Empty,
 
-    /// <summary>The line already holds <see cref="XeAnalyzer.TargetData.TextInputLimits.MaxFramesPerLine"/> frames.</summary>
+    /// <summary>The line already holds <see cref="TextInputLimits.MaxFramesPerLine"/> frames.</summary>
     TooManyFrames,
 
     /// <summary>General grammar: a <c>0x</c> address with more than 16 significant hex digits.</summary>

@@ -1,6 +1,5 @@
 using System.Globalization;
 using System.Net;
-using XeAnalyzer.Symbols;
 
 namespace XeAnalyzer.Callstacks.Scanning;
 

@@ -1,0 +1,288 @@
+using System.Reflection;
+using System.Reflection.Emit;
+using XeAnalyzer.Callstacks;
+
+namespace XeAnalyzer.Tests.Architecture;
+
+/// <summary>
+/// Dependencies point down (ARCHITECTURE.md, "Layers"): every type of the library, with everything it refers to (base type,
+/// interfaces, attributes, fields, signatures, locals, and every type, method and field its IL names), may use its own layer
+/// and lower ones only. A namespace's layer is that of its folder under <c>XeAnalyzer/</c> (<c>XeAnalyzer.Symbols.Pdb</c> is
+/// in <c>Symbols</c>).
+/// </summary>
+public sealed class LayeringTests
+{
+    /// <summary>The layers, lowest first; the names within one layer may use each other.</summary>
+    internal static readonly string[][] Layers =
+    [
+        ["XeAnalyzer", "IO"],
+        ["Events", "TargetData"],
+        ["Xel", "Callstacks"],
+        ["Symbols", "Output"],
+        ["Capture"],
+        ["Analysis"],
+        ["Reporting", "Export", "Sql"],
+    ];
+
+    private static readonly Assembly s_library = typeof(StackFrame).Assembly;
+
+    [Test]
+    public void EveryNamespace_HasALayer()
+    {
+        string[] missing = s_library.GetTypes().Select(t => Component(t)).Distinct().Where(c => LayerOf(c) < 0).Order(StringComparer.Ordinal).ToArray();
+        Assert.That(missing, Is.Empty, "namespaces without a layer in LayeringTests.Layers and ARCHITECTURE.md");
+    }
+
+    [Test]
+    public void NoNamespace_UsesAHigherLayer()
+    {
+        var violations = new SortedSet<string>(StringComparer.Ordinal);
+        foreach (Type type in s_library.GetTypes())
+        {
+            int own = LayerOf(Component(type));
+            foreach ((Type used, string where) in References(type))
+            {
+                if (used.Assembly == s_library && LayerOf(Component(used)) > own)
+                {
+                    violations.Add($"{Component(type)} -> {Component(used)}: {Name(type)} uses {Name(used)} ({where})");
+                }
+            }
+        }
+
+        Assert.That(violations, Is.Empty, "references to a higher layer:\n" + string.Join('\n', violations));
+    }
+
+    [Test]
+    public void References_SeeTypesNamedOnlyInsideMethodBodies()
+    {
+        // StackTextReader names TargetDataReader only in IL (a static call in OpenFile); the walk must see it, or the layering
+        // test above could not fail for such a reference.
+        Assert.That(References(typeof(StackTextReader)).Select(r => r.Type), Does.Contain(typeof(XeAnalyzer.TargetData.TargetDataReader)));
+
+        // And types from lambdas and iterators, compiled into nested types, count for the namespace that wrote them.
+        Assert.That(s_library.GetTypes().Where(t => t.IsNested && t.Name.Contains('<', StringComparison.Ordinal)).All(t => LayerOf(Component(t)) >= 0), Is.True);
+    }
+
+    [TestCase("XeAnalyzer.Symbols.Pdb", "Symbols")]
+    [TestCase("XeAnalyzer.Analysis.Stacks", "Analysis")]
+    [TestCase("XeAnalyzer", "XeAnalyzer")]
+    public void Component_IsTheFolderUnderTheLibrary(string ns, string component)
+    {
+        Assert.That(ComponentOf(ns), Is.EqualTo(component));
+    }
+
+    /// <summary>The layer index of a component, or -1.</summary>
+    internal static int LayerOf(string component)
+    {
+        for (int i = 0; i < Layers.Length; i++)
+        {
+            if (Layers[i].Contains(component, StringComparer.Ordinal))
+            {
+                return i;
+            }
+        }
+
+        return -1;
+    }
+
+    private static string Component(Type t) => ComponentOf(t.Namespace ?? string.Empty);
+
+    private static string ComponentOf(string ns)
+    {
+        string[] parts = ns.Split('.');
+        return parts.Length >= 2 && parts[0] == "XeAnalyzer" ? parts[1] : parts[0];
+    }
+
+    private static string Name(Type t) => t.IsNested ? Name(t.DeclaringType!) + "+" + t.Name : t.Name;
+
+    /// <summary>Every type <paramref name="type"/> refers to, with where.</summary>
+    internal static IEnumerable<(Type Type, string Where)> References(Type type)
+    {
+        var found = new List<(Type, string)>();
+        void Add(Type? t, string where)
+        {
+            if (t is null)
+            {
+                return;
+            }
+
+            if (t.HasElementType)
+            {
+                Add(t.GetElementType(), where);
+                return;
+            }
+
+            if (t.IsGenericParameter)
+            {
+                foreach (Type c in t.GetGenericParameterConstraints())
+                {
+                    Add(c, where);
+                }
+
+                return;
+            }
+
+            if (t.IsConstructedGenericType)
+            {
+                foreach (Type a in t.GetGenericArguments())
+                {
+                    Add(a, where);
+                }
+
+                t = t.GetGenericTypeDefinition();
+            }
+
+            found.Add((t, where));
+        }
+
+        const BindingFlags All = BindingFlags.Public | BindingFlags.NonPublic | BindingFlags.Instance | BindingFlags.Static | BindingFlags.DeclaredOnly;
+        Add(type.BaseType, "base type");
+        foreach (Type i in type.GetInterfaces())
+        {
+            Add(i, "interface");
+        }
+
+        foreach (CustomAttributeData a in type.CustomAttributes)
+        {
+            Add(a.AttributeType, "attribute");
+        }
+
+        if (type.IsGenericTypeDefinition)
+        {
+            foreach (Type p in type.GetGenericArguments())
+            {
+                Add(p, "type parameter");
+            }
+        }
+
+        foreach (FieldInfo f in type.GetFields(All))
+        {
+            Add(f.FieldType, "field " + f.Name);
+        }
+
+        foreach (PropertyInfo p in type.GetProperties(All))
+        {
+            Add(p.PropertyType, "property " + p.Name);
+        }
+
+        foreach (EventInfo e in type.GetEvents(All))
+        {
+            Add(e.EventHandlerType, "event " + e.Name);
+        }
+
+        foreach (MethodBase m in type.GetMethods(All).Cast<MethodBase>().Concat(type.GetConstructors(All)))
+        {
+            string where = "member " + m.Name;
+            if (m is MethodInfo mi)
+            {
+                Add(mi.ReturnType, where);
+            }
+
+            foreach (ParameterInfo p in m.GetParameters())
+            {
+                Add(p.ParameterType, where);
+            }
+
+            foreach (CustomAttributeData a in m.CustomAttributes)
+            {
+                Add(a.AttributeType, where);
+            }
+
+            MethodBody? body = m.GetMethodBody();
+            if (body is null)
+            {
+                continue;
+            }
+
+            foreach (LocalVariableInfo l in body.LocalVariables)
+            {
+                Add(l.LocalType, where + " (local)");
+            }
+
+            foreach (MemberInfo member in IlMembers(m, body))
+            {
+                switch (member)
+                {
+                    case Type t:
+                        Add(t, where + " (IL)");
+                        break;
+                    case FieldInfo f:
+                        Add(f.DeclaringType, where + " (IL)");
+                        Add(f.FieldType, where + " (IL)");
+                        break;
+                    case MethodBase callee:
+                        Add(callee.DeclaringType, where + " (IL)");
+                        if (callee is MethodInfo { IsGenericMethod: true } g)
+                        {
+                            foreach (Type a in g.GetGenericArguments())
+                            {
+                                Add(a, where + " (IL)");
+                            }
+                        }
+
+                        break;
+                    default:
+                        break;
+                }
+            }
+        }
+
+        return found;
+    }
+
+    private static readonly Dictionary<short, OpCode> s_opCodes = typeof(OpCodes).GetFields(BindingFlags.Public | BindingFlags.Static)
+        .Select(f => (OpCode)f.GetValue(null)!).ToDictionary(o => o.Value);
+
+    /// <summary>The types, methods and fields named by the IL of one method body.</summary>
+    private static IEnumerable<MemberInfo> IlMembers(MethodBase method, MethodBody body)
+    {
+        byte[] il = body.GetILAsByteArray() ?? [];
+        Module module = method.Module;
+        Type[] typeArgs = method.DeclaringType is { IsGenericType: true } d ? d.GetGenericArguments() : [];
+        Type[] methodArgs = method.IsGenericMethod ? method.GetGenericArguments() : [];
+        int i = 0;
+        while (i < il.Length)
+        {
+            short value = il[i] == 0xFE && i + 1 < il.Length ? unchecked((short)(0xFE00 | il[i + 1])) : il[i];
+            i += value > 0xFF || value < 0 ? 2 : 1;
+            OpCode op = s_opCodes[value];
+            switch (op.OperandType)
+            {
+                case OperandType.InlineField:
+                case OperandType.InlineMethod:
+                case OperandType.InlineType:
+                case OperandType.InlineTok:
+                    int token = BitConverter.ToInt32(il, i);
+                    MemberInfo? member = module.ResolveMember(token, typeArgs, methodArgs);
+                    if (member is not null)
+                    {
+                        yield return member;
+                    }
+
+                    i += 4;
+                    break;
+                case OperandType.InlineSwitch:
+                    int count = BitConverter.ToInt32(il, i);
+                    i += 4 + (count * 4);
+                    break;
+                case OperandType.InlineNone:
+                    break;
+                case OperandType.ShortInlineBrTarget:
+                case OperandType.ShortInlineI:
+                case OperandType.ShortInlineVar:
+                    i += 1;
+                    break;
+                case OperandType.InlineVar:
+                    i += 2;
+                    break;
+                case OperandType.InlineI8:
+                case OperandType.InlineR:
+                    i += 8;
+                    break;
+                default:
+                    i += 4;
+                    break;
+            }
+        }
+    }
+}
