@@ -1,55 +1,69 @@
+using System.Globalization;
 using System.Reflection;
 using System.Reflection.Emit;
+using System.Text.RegularExpressions;
 using XeAnalyzer.Callstacks;
 
 namespace XeAnalyzer.Tests.Architecture;
 
 /// <summary>
-/// Dependencies point down (ARCHITECTURE.md, "Layers"): every type of the library, with everything it refers to (base type,
-/// interfaces, attributes, fields, signatures, locals, and every type, method and field its IL names), may use its own layer
-/// and lower ones only. A namespace's layer is that of its folder under <c>XeAnalyzer/</c> (<c>XeAnalyzer.Symbols.Pdb</c> is
-/// in <c>Symbols</c>).
+/// Dependencies point down, as ARCHITECTURE.md states them (its "Layers" table is read here, so the document cannot drift from
+/// the code): every type of the library, with everything it refers to (base type, interfaces, attributes, fields, signatures,
+/// locals, and every type, method and field its IL names), may use its own namespace and those of strictly lower layers only.
+/// A namespace's component is its folder under <c>XeAnalyzer/</c> (<c>XeAnalyzer.Symbols.Pdb</c> is <c>Symbols</c>).
 /// </summary>
 public sealed class LayeringTests
 {
-    /// <summary>The layers, lowest first; the names within one layer may use each other.</summary>
-    internal static readonly string[][] Layers =
-    [
-        ["XeAnalyzer", "IO"],
-        ["Events", "TargetData"],
-        ["Xel", "Callstacks"],
-        ["Symbols", "Output"],
-        ["Capture"],
-        ["Analysis"],
-        ["Reporting", "Export", "Sql"],
-    ];
-
     private static readonly Assembly s_library = typeof(StackFrame).Assembly;
+
+    private static readonly Lazy<IReadOnlyDictionary<string, int>> s_layers = new(() => ReadLayers(Path.Combine(TestPaths.RepoRoot, "ARCHITECTURE.md")));
 
     [Test]
     public void EveryNamespace_HasALayer()
     {
         string[] missing = s_library.GetTypes().Select(t => Component(t)).Distinct().Where(c => LayerOf(c) < 0).Order(StringComparer.Ordinal).ToArray();
-        Assert.That(missing, Is.Empty, "namespaces without a layer in LayeringTests.Layers and ARCHITECTURE.md");
+        Assert.That(missing, Is.Empty, "namespaces without a layer in ARCHITECTURE.md's Layers table");
     }
 
     [Test]
-    public void NoNamespace_UsesAHigherLayer()
+    public void NoNamespace_UsesItsOwnLayerOrAHigherOne()
     {
         var violations = new SortedSet<string>(StringComparer.Ordinal);
         foreach (Type type in s_library.GetTypes())
         {
-            int own = LayerOf(Component(type));
+            string own = Component(type);
             foreach ((Type used, string where) in References(type))
             {
-                if (used.Assembly == s_library && LayerOf(Component(used)) > own)
+                string other = Component(used);
+                if (used.Assembly == s_library && other != own && LayerOf(other) >= LayerOf(own))
                 {
-                    violations.Add($"{Component(type)} -> {Component(used)}: {Name(type)} uses {Name(used)} ({where})");
+                    violations.Add($"{own} -> {other}: {Name(type)} uses {Name(used)} ({where})");
                 }
             }
         }
 
-        Assert.That(violations, Is.Empty, "references to a higher layer:\n" + string.Join('\n', violations));
+        Assert.That(violations, Is.Empty, "references that do not point down:\n" + string.Join('\n', violations));
+    }
+
+    [Test]
+    public void TheTable_StatesTheRulesTheProjectHolds()
+    {
+        // IO depends on nothing but the root namespace (the exception family).
+        Assert.That(LayerOf("XeAnalyzer"), Is.Zero);
+        Assert.That(s_layers.Value.Where(l => l.Value <= LayerOf("IO")).Select(l => l.Key), Is.EquivalentTo(new[] { "XeAnalyzer", "IO" }));
+
+        // The format readers and the symbol resolver know nothing of captures, analyses or how results are written.
+        foreach (string reader in new[] { "Xel", "TargetData", "Callstacks", "Symbols" })
+        {
+            foreach (string upper in new[] { "Capture", "Analysis", "Output", "Reporting", "Export", "Sql" })
+            {
+                Assert.That(LayerOf(reader), Is.LessThan(LayerOf(upper)), reader + " below " + upper);
+            }
+        }
+
+        // The capture pipeline does not write (and the writers do not read captures): one layer, so neither uses the other.
+        Assert.That(LayerOf("Capture"), Is.EqualTo(LayerOf("Output")));
+        Assert.That(LayerOf("Analysis"), Is.GreaterThan(LayerOf("Capture")));
     }
 
     [Test]
@@ -71,19 +85,54 @@ public sealed class LayeringTests
         Assert.That(ComponentOf(ns), Is.EqualTo(component));
     }
 
-    /// <summary>The layer index of a component, or -1.</summary>
-    internal static int LayerOf(string component)
+    [Test]
+    public void ReadLayers_ReadsTheRowsOfTheLayersSection_Only()
     {
-        for (int i = 0; i < Layers.Length; i++)
+        string md = Path.Combine(Path.GetTempPath(), "layers-" + Guid.NewGuid().ToString("N") + ".md");
+        File.WriteAllText(md, "# A\n| 9 | `Other` |\n## Layers\n\n| Layer | Namespaces |\n|---|---|\n| 1 | `B`, `C` (text) |\n| 0 | `A` |\n\n## Next\n| 5 | `D` |\n");
+        try
         {
-            if (Layers[i].Contains(component, StringComparer.Ordinal))
+            Assert.That(ReadLayers(md), Is.EquivalentTo(new Dictionary<string, int> { ["A"] = 0, ["B"] = 1, ["C"] = 1 }));
+        }
+        finally
+        {
+            File.Delete(md);
+        }
+    }
+
+    /// <summary>The layers of ARCHITECTURE.md: the rows <c>| n | `Name`, `Name` |</c> of its <c>## Layers</c> section.</summary>
+    internal static IReadOnlyDictionary<string, int> ReadLayers(string path)
+    {
+        var layers = new Dictionary<string, int>(StringComparer.Ordinal);
+        bool inSection = false;
+        foreach (string line in File.ReadLines(path))
+        {
+            if (line.StartsWith("## ", StringComparison.Ordinal))
             {
-                return i;
+                inSection = line.Trim() == "## Layers";
+                continue;
+            }
+
+            Match row = Regex.Match(line, @"^\|\s*(\d+)\s*\|(.*)\|\s*$");
+            if (!inSection || !row.Success)
+            {
+                continue;
+            }
+
+            int layer = int.Parse(row.Groups[1].Value, CultureInfo.InvariantCulture);
+            string names = Regex.Replace(row.Groups[2].Value, @"\([^)]*\)", string.Empty);
+            foreach (Match name in Regex.Matches(names, "`([A-Za-z]+)`"))
+            {
+                Assert.That(layers.TryAdd(name.Groups[1].Value, layer), Is.True, name.Groups[1].Value + " appears twice in " + path);
             }
         }
 
-        return -1;
+        Assert.That(layers, Is.Not.Empty, "a Layers table in " + path);
+        return layers;
     }
+
+    /// <summary>The layer of a component, or -1.</summary>
+    internal static int LayerOf(string component) => s_layers.Value.TryGetValue(component, out int layer) ? layer : -1;
 
     private static string Component(Type t) => ComponentOf(t.Namespace ?? string.Empty);
 
