@@ -3,14 +3,14 @@ namespace XeAnalyzer.Tests;
 /// <summary>The shared-vector rule of <see cref="TestPaths"/>: decided when a test runs, by <see cref="ToolRequirement"/>.</summary>
 public sealed class TestPathsTests
 {
-    [TestCase(true, "true", ToolRequirement.Outcome.Run)]
-    [TestCase(false, "true", ToolRequirement.Outcome.Fail)]
-    [TestCase(false, "TRUE", ToolRequirement.Outcome.Fail)]
-    [TestCase(false, null, ToolRequirement.Outcome.Ignore)]
-    [TestCase(false, "false", ToolRequirement.Outcome.Ignore)]
-    public void MissingVectors_FailUnderCi_AreIgnoredElsewhere(bool present, string? ci, ToolRequirement.Outcome expected)
+    [TestCase(true, "true", "Run")]
+    [TestCase(false, "true", "Fail")]
+    [TestCase(false, "TRUE", "Fail")]
+    [TestCase(false, null, "Ignore")]
+    [TestCase(false, "false", "Ignore")]
+    public void MissingVectors_FailUnderCi_AreIgnoredElsewhere(bool present, string? ci, string expected)
     {
-        Assert.That(ToolRequirement.Decide(present, ci), Is.EqualTo(expected));
+        Assert.That(ToolRequirement.Decide(present, ci).ToString(), Is.EqualTo(expected));
     }
 
     [Test]
