@@ -2,6 +2,7 @@ using System.CommandLine;
 using XeAnalyzer.Capture;
 using XeAnalyzer.Cli.Commands.Common;
 using XeAnalyzer.Output;
+using XeAnalyzer.Reporting;
 
 namespace XeAnalyzer.Cli.Commands;
 

@@ -1,8 +1,10 @@
 using System.CommandLine;
 using System.Text;
+using XeAnalyzer.Analysis;
 using XeAnalyzer.Capture;
 using XeAnalyzer.Callstacks;
 using XeAnalyzer.Cli.Commands.Common;
+using XeAnalyzer.IO;
 using XeAnalyzer.Output;
 using XeAnalyzer.Symbols.Resolution;
 
@@ -67,7 +69,7 @@ internal static class ResolveCommand
 
             using var resolver = new CallstackResolver(options);
             ResolutionSummary summary;
-            TextReader reader = stdin ? Console.In : OpenText(path);
+            TextReader reader = stdin ? Console.In : TextInput.OpenText(path);
             try
             {
                 string? outPath = parse.GetValue(outputFile);
@@ -95,19 +97,15 @@ internal static class ResolveCommand
                 }
             }
 
-            CaptureCommandSupport.WriteLines(summary, "xeanalyze: ", output, error);
+            var document = new ResolutionSummaryDocument(summary);
+            CaptureCommandSupport.WriteLines(document, "xeanalyze: ", output, error);
             if (parse.GetValue(summaryJson) is string jsonPath)
             {
-                CaptureCommandSupport.WriteFile(jsonPath, s => OutputFormats.Write(summary, "json", s, cancellationToken));
+                CaptureCommandSupport.WriteFile(jsonPath, s => OutputFormats.Write(document, "json", s, cancellationToken));
             }
 
             return ExitCodes.Ok;
         })));
         return command;
     }
-
-    /// <summary>Opens a text input shared for reading (SQL Server may still be writing it): UTF-8 unless a BOM says otherwise.</summary>
-    private static StreamReader OpenText(string path) =>
-        new(new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite, 1, FileOptions.SequentialScan),
-            new UTF8Encoding(false), detectEncodingFromByteOrderMarks: true, bufferSize: 1 << 16);
 }

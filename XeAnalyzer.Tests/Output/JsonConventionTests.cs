@@ -1,6 +1,7 @@
 using System.Text.Json;
 using XeAnalyzer.Capture;
 using XeAnalyzer.Output;
+using XeAnalyzer.Reporting;
 using XeAnalyzer.Tests.Analysis;
 using XeAnalyzer.Xel;
 using static XeAnalyzer.Tests.Analysis.AnalysisCaptures;

@@ -1,5 +1,6 @@
 using System.Text;
 using System.Text.Json;
+using XeAnalyzer.Analysis;
 using XeAnalyzer.Callstacks;
 using XeAnalyzer.Output;
 using XeAnalyzer.Symbols.Resolution;
@@ -79,12 +80,12 @@ public class ClassificationAndSummaryTests
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
         (_, ResolutionSummary s) = ResolutionFixtures.ResolveText("sqlmin.dll+0x11e9\nntdll.dll+0x91735\n0x00007FFEABD0D919", resolver, new CallstackTextResolverOptions { InputName = "in.txt" });
-        string[] lines = OutputFormats.ToText(s).Split('\n');
+        string[] lines = OutputFormats.ToText(new ResolutionSummaryDocument(s)).Split('\n');
         Assert.That(lines[0], Is.EqualTo("in.txt: 1 stack(s) (1 mixed); 3 frame(s): 0 symbolized in-engine, 1 resolved offline (0 unverified), 2 unresolved"));
         Assert.That(lines, Has.Some.StartsWith("unresolved: 1 frame(s): no PDB for ntdll.pdb").And.Some.StartsWith("  searched: "), "search logs are indented under their reason");
         Assert.That(lines.Count(l => l.StartsWith("warning: ", StringComparison.Ordinal)), Is.EqualTo(1));
 
-        using JsonDocument doc = JsonDocument.Parse(Encoding.UTF8.GetBytes(OutputFormats.ToText(s, "json")));
+        using JsonDocument doc = JsonDocument.Parse(Encoding.UTF8.GetBytes(OutputFormats.ToText(new ResolutionSummaryDocument(s), "json")));
         JsonElement[] blocks = [.. doc.RootElement.GetProperty("sections")[0].GetProperty("blocks").EnumerateArray()];
         Dictionary<string, JsonElement> kv = blocks[0].GetProperty("items").EnumerateArray().ToDictionary(i => i.GetProperty("key").GetString()!, i => i.GetProperty("value"));
         Assert.That(kv["input"].GetString(), Is.EqualTo("in.txt"));
@@ -176,7 +177,7 @@ public class ClassificationAndSummaryTests
             using CallstackResolver resolver = ResolutionFixtures.Resolver(style: FrameStyle.Resolver);
             (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(text, resolver);
             Assert.That(output, Is.EqualTo(expected));
-            Assert.That(OutputFormats.ToText(summary), Is.EqualTo(OutputFormats.ToText(expectedSummary)));
+            Assert.That(OutputFormats.ToText(new ResolutionSummaryDocument(summary)), Is.EqualTo(OutputFormats.ToText(new ResolutionSummaryDocument(expectedSummary))));
             Assert.That(output, Does.Contain("[count:1234567]").And.Contain("sqlmin!LatchBase::AcquireInternal+1177"));
         }
         finally
@@ -195,7 +196,7 @@ public class ClassificationAndSummaryTests
         (string a, ResolutionSummary sa) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = true });
         (string b, ResolutionSummary sb) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = false });
         Assert.That(a, Is.EqualTo(b));
-        Assert.That(OutputFormats.ToText(sa, "json"), Is.EqualTo(OutputFormats.ToText(sb, "json")));
+        Assert.That(OutputFormats.ToText(new ResolutionSummaryDocument(sa), "json"), Is.EqualTo(OutputFormats.ToText(new ResolutionSummaryDocument(sb), "json")));
         Assert.That(sa.Stacks, Is.EqualTo(3000));
         Assert.That(sa.Frames, Is.EqualTo(75_000));
     }

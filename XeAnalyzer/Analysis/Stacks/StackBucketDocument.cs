@@ -167,7 +167,7 @@ public sealed class StackBucketDocument : IDocumentSource
 
             head.Append(string.Create(Ic, $", {i.DistinctRawStacks:N0} distinct raw stack(s), each symbolized once"));
             items.Add(new OutlineItem(0, head.ToString()));
-            items.AddRange(i.Resolution.ToOutline().Items.Select(x => x with { Depth = x.Depth + 1 }));
+            items.AddRange(new ResolutionSummaryDocument(i.Resolution).ToOutline().Items.Select(x => x with { Depth = x.Depth + 1 }));
             if (i.ModuleMapSource == ModuleMapSource.None && i.Resolution.UnresolvedGroups.Any(g => g.Reason == UnresolvedReason.NoModuleMap))
             {
                 items.Add(new OutlineItem(1, "hint: put the module list (select name, base_address from sys.dm_os_loaded_modules, same process lifetime) beside the capture as "
@@ -194,7 +194,7 @@ public sealed class StackBucketDocument : IDocumentSource
         foreach (StackInputSummary i in Result.Inputs)
         {
             items.Add(new OutlineItem(0, i.Name + ": " + i.ModuleMapDescription));
-            items.AddRange(i.Resolution.ToOutline().Items);
+            items.AddRange(new ResolutionSummaryDocument(i.Resolution).ToOutline().Items);
         }
 
         return new ReportDocument(string.Empty, [new ReportSection(string.Empty, new Outline(items))]) { Generator = null };
@@ -373,7 +373,7 @@ public sealed class StackBucketDocument : IDocumentSource
         var blocks = new List<ReportBlock> { inputs.Build() };
         foreach (StackInputSummary i in Result.Inputs)
         {
-            blocks.AddRange(i.Resolution.ToDocument(DocumentView.Data).Blocks);
+            blocks.AddRange(new ResolutionSummaryDocument(i.Resolution).ToDocument(DocumentView.Data).Blocks);
             blocks.AddRange(i.Warnings.Select(w => new Paragraph("Warning: " + w)));
         }
 

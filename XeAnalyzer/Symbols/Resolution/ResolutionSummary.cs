@@ -1,5 +1,3 @@
-using System.Globalization;
-using XeAnalyzer.Output;
 
 namespace XeAnalyzer.Symbols.Resolution;
 
@@ -15,9 +13,10 @@ public sealed record UnresolvedGroup(UnresolvedReason Reason, string Description
 
 /// <summary>
 /// What resolving one input did: stacks by shape, frames by status, unresolved frames grouped by reason, the PDBs searched and used,
-/// hints about trace flags 3656/2592, and warnings. Immutable; made by <see cref="ResolutionSummaryBuilder"/>.
+/// hints about trace flags 3656/2592, and warnings. Immutable; made by <see cref="ResolutionSummaryBuilder"/>; shown through
+/// <c>XeAnalyzer.Analysis.ResolutionSummaryDocument</c> (the symbol layer knows nothing of output).
 /// </summary>
-public sealed class ResolutionSummary : IDocumentSource
+public sealed class ResolutionSummary
 {
     internal ResolutionSummary(
         string? inputName,
@@ -83,110 +82,6 @@ public sealed class ResolutionSummary : IDocumentSource
     /// <summary>Problems with the input or the setup (raw addresses without module map, an unused module map, malformed frames, …).</summary>
     public IReadOnlyList<string> Warnings { get; }
 
-    /// <summary>
-    /// The summary as an outline, as a console shows it: stacks by shape and frames by status, each unresolved reason (with up to six
-    /// lines of what was searched), each PDB loaded, the hints and the warnings.
-    /// </summary>
-    /// <returns>The block.</returns>
-    public Outline ToOutline()
-    {
-        IFormatProvider ic = CultureInfo.InvariantCulture;
-        var items = new List<OutlineItem>();
-        string shapes = Shapes.Count == 0 ? string.Empty : " (" + string.Join(", ", Shapes.Select(kv => string.Create(ic, $"{kv.Value} {ShapeText(kv.Key)}"))) + ")";
-        items.Add(new OutlineItem(0, string.Create(ic,
-            $"{InputName ?? "input"}: {Stacks} stack(s){shapes}; {Frames} frame(s): {InEngine} symbolized in-engine, {ResolvedOffline} resolved offline ({Unverified} unverified), {Unresolved} unresolved")));
-        foreach (UnresolvedGroup g in UnresolvedGroups)
-        {
-            string line = g.FirstLine > 0 ? string.Create(ic, $", line {g.FirstLine}") : string.Empty;
-            items.Add(new OutlineItem(0, string.Create(ic, $"unresolved: {g.Count} frame(s): {g.Description} (first: {g.FirstExample}{line})")));
-            foreach (string s in g.SearchLog.Take(6))
-            {
-                items.Add(new OutlineItem(1, "searched: " + s));
-            }
-
-            if (g.SearchLog.Count > 6)
-            {
-                items.Add(new OutlineItem(1, string.Create(ic, $"searched: … {g.SearchLog.Count - 6} more")));
-            }
-        }
-
-        foreach (PdbBinding p in Pdbs.Where(p => p.IsLoaded))
-        {
-            items.Add(new OutlineItem(0, "pdb: " + p + " (" + SourceText(p.IdentitySource) + ") " + p.Path + (p.IsVerified ? string.Empty : " [unverified: matched by name only]")));
-            if (p.SourceInfoProblem is string source)
-            {
-                items.Add(new OutlineItem(1, source));
-            }
-        }
-
-        items.AddRange(Hints.Select(h => new OutlineItem(0, "hint: " + h)));
-        items.AddRange(Warnings.Select(w => new OutlineItem(0, "warning: " + w)));
-        return new Outline(items);
-    }
-
-    /// <inheritdoc/>
-    /// <remarks>
-    /// The listing (text) is <see cref="ToOutline"/>, untitled and without a generated-by line, for a console. Every other view is the
-    /// summary as data: the counts, stacks by shape, unresolved frames by reason (with what was searched), the PDBs looked up, hints and
-    /// warnings.
-    /// </remarks>
-    public ReportDocument ToDocument(DocumentView view)
-    {
-        if (view == DocumentView.Listing)
-        {
-            return new ReportDocument(string.Empty, [new ReportSection(string.Empty, ToOutline())]) { Generator = null };
-        }
-
-        var counts = new KeyValueList(
-        [
-            new("input", InputName ?? string.Empty),
-            new("stacks", Stacks),
-            new("frames", Frames),
-            new("symbolized in-engine", InEngine),
-            new("resolved offline", ResolvedOffline),
-            new("of which unverified (PDB matched by name only)", Unverified),
-            new("unresolved", Unresolved),
-        ]);
-        var shapes = new TableBuilder("Stacks by shape").AddColumn(TableColumn.Text("shape")).AddColumn(TableColumn.Integer("stacks"));
-        foreach (KeyValuePair<StackShape, long> kv in Shapes)
-        {
-            shapes.AddRow(ShapeText(kv.Key), kv.Value);
-        }
-
-        var reasons = new TableBuilder("Unresolved frames by reason")
-            .AddColumn(TableColumn.Text("reason"))
-            .AddColumn(TableColumn.Text("description"))
-            .AddColumn(TableColumn.Integer("frames"))
-            .AddColumn(TableColumn.Text("first frame"))
-            .AddColumn(TableColumn.Text("first frame's reason"))
-            .AddColumn(TableColumn.Integer("first line"))
-            .AddColumn(TableColumn.Text("searched"));
-        foreach (UnresolvedGroup g in UnresolvedGroups)
-        {
-            reasons.AddRow(g.Reason.ToString(), g.Description, g.Count, g.FirstExample, g.FirstReason, g.FirstLine > 0 ? g.FirstLine : TableCell.Empty, string.Join("\n", g.SearchLog));
-        }
-
-        var pdbs = new TableBuilder("PDBs looked up")
-            .AddColumn(TableColumn.Text("pdb"))
-            .AddColumn(TableColumn.Text("identity (GUID/age)"))
-            .AddColumn(TableColumn.Text("identity from"))
-            .AddColumn(TableColumn.Text("loaded"))
-            .AddColumn(TableColumn.Text("verified"))
-            .AddColumn(TableColumn.Text("path"))
-            .AddColumn(TableColumn.Text("problem"))
-            .AddColumn(TableColumn.Text("source lines"));
-        foreach (PdbBinding p in Pdbs)
-        {
-            pdbs.AddRow(p.PdbName, p.Identity?.ToString() ?? string.Empty, p.IdentitySource.ToString(), p.IsLoaded ? "yes" : "no", p.IsVerified ? "yes" : "no",
-                p.Path ?? string.Empty, p.Problem ?? string.Empty, p.SourceInfoProblem ?? string.Empty);
-        }
-
-        var blocks = new List<ReportBlock> { counts, shapes.Build(), reasons.Build(), pdbs.Build() };
-        blocks.AddRange(Hints.Select(h => new Paragraph("Hint: " + h)));
-        blocks.AddRange(Warnings.Select(w => new Paragraph("Warning: " + w)));
-        return new ReportDocument("Callstack resolution", [new ReportSection(InputName ?? "input", blocks)]);
-    }
-
     /// <summary>How a shape reads in text (<c>module+offset</c>, <c>symbolized in-engine</c>).</summary>
     /// <param name="shape">The shape.</param>
     /// <returns>The text.</returns>
@@ -199,14 +94,5 @@ public sealed class ResolutionSummary : IDocumentSource
         StackShape.Ordinals => "with ordinals",
         StackShape.CallstackRva => "callstack_rva",
         _ => "mixed",
-    };
-
-    private static string SourceText(PdbIdentitySource s) => s switch
-    {
-        PdbIdentitySource.Frame => "identity from the callstack_rva frames",
-        PdbIdentitySource.SymbolMetadata => "identity from CSV symbol metadata",
-        PdbIdentitySource.Binary => "identity from the DLL's RSDS record",
-        PdbIdentitySource.BuildCatalog => "identity from the build catalog",
-        _ => "no identity",
     };
 }

@@ -1,7 +1,8 @@
+using XeAnalyzer.Capture;
 using XeAnalyzer.Events;
 using XeAnalyzer.Output;
 
-namespace XeAnalyzer.Capture;
+namespace XeAnalyzer.Reporting;
 
 /// <summary>
 /// The events of a <see cref="CaptureSource"/> flattened to text, CSV or JSON (<c>xeanalyze events</c>): the entry point that reads
