@@ -1,7 +1,5 @@
 using System.CommandLine;
 using System.Globalization;
-using System.Text;
-using System.Text.Json;
 using XeAnalyzer.Capture;
 using XeAnalyzer.Analysis;
 using XeAnalyzer.Cli.Commands.Common;
@@ -73,14 +71,9 @@ internal static class BatchCommand
             bool progress = !isQuiet && ReferenceEquals(error, Console.Error) && !Console.IsErrorRedirected;
             string? logPath = parse.GetValue(log);
             using CallstackResolver resolver = ReportCommand.CreateResolver(parse, symbols, cancellationToken);
-            using var logger = logPath is null ? null : new JsonLinesLog(logPath);
+            using BatchLog? logger = logPath is null ? null : new BatchLog(logPath);
             var reporter = new BatchConsole(error, isQuiet, progress, logger);
-            logger?.Write("batch-start", w =>
-            {
-                w.WriteNumber("captures", captures.Count);
-                w.WriteNumber("jobs", j ?? new BatchOptions().Jobs);
-                w.WriteString("output", dir);
-            });
+            logger?.BatchStarted(captures.Count, j ?? new BatchOptions().Jobs, dir);
             var options = new BatchOptions
             {
                 Jobs = j ?? new BatchOptions().Jobs,
@@ -88,19 +81,9 @@ internal static class BatchCommand
                 Report = new ReportOptions { Input = ReportCommand.InputOptions(parse.GetValue(skip)), Resolver = resolver, Filter = filter },
                 Progress = reporter.OnEvent,
             };
-            BatchResult result = BatchRunner.RunAsync(given, captures, dir, options, cancellationToken).GetAwaiter().GetResult();
+            BatchResult result = BatchRunner.Run(given, captures, dir, options, cancellationToken);
             reporter.Finish(result);
-            int loaded = resolver.GetPdbBindings().Count(b => b.IsLoaded);
-            logger?.Write("batch-finish", w =>
-            {
-                w.WriteNumber("elapsedMs", Math.Round(result.Elapsed.TotalMilliseconds, 1));
-                foreach (BatchStatus s in Enum.GetValues<BatchStatus>())
-                {
-                    w.WriteNumber(BatchOutput.StatusName(s), result.Count(s));
-                }
-
-                w.WriteNumber("pdbsLoaded", loaded);
-            });
+            logger?.BatchFinished(result, resolver.GetPdbBindings().Count(b => b.IsLoaded));
 
             stdout.WriteLine(Path.Combine(dir, BatchOutput.IndexFile));
             stdout.Flush();
@@ -110,28 +93,13 @@ internal static class BatchCommand
     }
 
     /// <summary>The stderr side of a batch: progress (terminal only), per-capture lines (unless quiet), failures (always), and the log.</summary>
-    private sealed class BatchConsole(TextWriter error, bool quiet, bool progress, JsonLinesLog? log)
+    private sealed class BatchConsole(TextWriter error, bool quiet, bool progress, BatchLog? log)
     {
         private int _statusWidth;
 
         public void OnEvent(BatchEvent e)
         {
-            log?.Write(e.Kind switch { BatchEventKind.Start => "start", BatchEventKind.Finish => "finish", _ => "fail" }, w =>
-            {
-                w.WriteString("capture", e.Capture.Name);
-                w.WriteString("folder", e.Capture.Folder);
-                w.WriteNumber("index", e.Index);
-                if (e.Kind != BatchEventKind.Start)
-                {
-                    w.WriteString("status", BatchOutput.StatusName(e.Status!.Value));
-                    w.WriteNumber("elapsedMs", Math.Round(e.Elapsed.TotalMilliseconds, 1));
-                    w.WriteNumber("events", e.Events);
-                    if (e.Reason is not null)
-                    {
-                        w.WriteString("reason", e.Reason);
-                    }
-                }
-            });
+            log?.Capture(e);
 
             if (e.Kind == BatchEventKind.Start)
             {
@@ -204,28 +172,5 @@ internal static class BatchCommand
                 _statusWidth = 0;
             }
         }
-    }
-
-    /// <summary>The <c>--log</c> file: one JSON object per line, flushed per line (timestamps here, never in the batch's files).</summary>
-    private sealed class JsonLinesLog(string path) : IDisposable
-    {
-        private readonly FileStream _stream = new(path, FileMode.Create, FileAccess.Write, FileShare.Read);
-
-        public void Write(string kind, Action<Utf8JsonWriter> body)
-        {
-            using (var w = new Utf8JsonWriter(_stream, new JsonWriterOptions { Indented = false }))
-            {
-                w.WriteStartObject();
-                w.WriteString("event", kind);
-                w.WriteString("utc", CaptureCommandSupport.IsoUtc(DateTime.UtcNow));
-                body(w);
-                w.WriteEndObject();
-            }
-
-            _stream.Write("\n"u8);
-            _stream.Flush();
-        }
-
-        public void Dispose() => _stream.Dispose();
     }
 }

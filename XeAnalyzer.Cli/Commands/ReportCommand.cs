@@ -53,7 +53,7 @@ internal static class ReportCommand
                 Resolver = resolver,
             };
             CaptureReport report = CaptureReporter.Run(parse.GetValue(inputs)!, options, cancellationToken);
-            report.WriteAsync(dir, cancellationToken).GetAwaiter().GetResult();
+            report.Write(dir, cancellationToken);
 
             stdout.WriteLine(Path.Combine(dir, "index.html"));
             foreach (ReportAnalysisEntry a in report.Analyses.Where(a => !a.Outcome.IsNotApplicable))

@@ -1,9 +1,11 @@
 using System.CommandLine;
 using System.Text;
+using XeAnalyzer.Analysis;
 using XeAnalyzer.Capture;
 using XeAnalyzer.Callstacks;
 using XeAnalyzer.Cli.Commands.Common;
 using XeAnalyzer.IO;
+using XeAnalyzer.Output;
 using XeAnalyzer.Symbols.Resolution;
 
 namespace XeAnalyzer.Cli.Commands;
@@ -95,15 +97,11 @@ internal static class ResolveCommand
                 }
             }
 
-            foreach (string line in summary.ToTextLines())
+            var document = new ResolutionSummaryDocument(summary);
+            CaptureCommandSupport.WriteLines(document, "xeanalyze: ", output, error);
+            if (parse.GetValue(summaryJson) is string jsonPath)
             {
-                error.WriteLine("xeanalyze: " + line);
-            }
-
-            string? jsonPath = parse.GetValue(summaryJson);
-            if (jsonPath is not null)
-            {
-                CaptureCommandSupport.WriteFile(jsonPath, summary.WriteJson);
+                CaptureCommandSupport.WriteFile(jsonPath, s => OutputFormats.Write(document, "json", s, cancellationToken));
             }
 
             return ExitCodes.Ok;

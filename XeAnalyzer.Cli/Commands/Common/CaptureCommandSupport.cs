@@ -3,6 +3,7 @@ using System.Globalization;
 using System.Text;
 using XeAnalyzer.Analysis;
 using XeAnalyzer.Capture;
+using XeAnalyzer.Output;
 using XeAnalyzer.Xel;
 
 namespace XeAnalyzer.Cli.Commands.Common;
@@ -82,6 +83,24 @@ internal static class CaptureCommandSupport
         return ExitCodes.For(status);
     }
 
+    /// <summary>Writes the view of <paramref name="source"/> the writer shows to a file (-o) or to standard output.</summary>
+    public static void WriteDocument(IDocumentSource source, IReportWriter writer, string? path, TextWriter stdout, CancellationToken cancellationToken = default) =>
+        WriteOutput(path, stdout, s => OutputFormats.Write(source, writer, s, cancellationToken));
+
+    /// <summary>
+    /// Writes the listing (text) of <paramref name="source"/> to stderr, after flushing stdout, each line prefixed with
+    /// <paramref name="prefix"/> (for example <c>xeanalyze: </c>).
+    /// </summary>
+    public static void WriteLines(IDocumentSource source, string prefix, TextWriter stdout, TextWriter stderr)
+    {
+        stdout.Flush();
+        string text = OutputFormats.ToText(source);
+        foreach (string line in text.Split('\n').SkipLast(1))
+        {
+            stderr.WriteLine(prefix + line);
+        }
+    }
+
     /// <summary>Writes text to a file (-o) or to standard output.</summary>
     public static void WriteOutput(string? path, TextWriter stdout, Action<Stream> write)
     {
@@ -104,9 +123,6 @@ internal static class CaptureCommandSupport
         using var fs = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read);
         write(fs);
     }
-
-    /// <summary>A UTC time as ISO 8601 with seven fraction digits and a Z (<c>2024-03-01T12:00:00.0000000Z</c>), as every output writes it.</summary>
-    public static string IsoUtc(DateTime t) => t.ToString("yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'", CultureInfo.InvariantCulture);
 
     /// <summary>
     /// Writes a message of one or more <c>\n</c>-separated lines to stderr, after flushing stdout: the first line prefixed with
