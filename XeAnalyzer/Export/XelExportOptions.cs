@@ -19,6 +19,12 @@ public sealed class XelExportOptions
     /// </summary>
     public XelReadOptions ReadOptions { get; init; } = XelReadOptions.Default;
 
+    /// <summary>
+    /// Receives <see cref="WorkKind.Reading"/> reports (bytes read of the captures over both passes: the total is twice their size),
+    /// about once per mebibyte and once at the end; <see langword="null"/> (the default) for none.
+    /// </summary>
+    public IProgress<WorkProgress>? Progress { get; init; }
+
     /// <summary>A table's row group is written when it holds this many rows (default 131,072).</summary>
     public int RowGroupRows
     {

@@ -47,7 +47,21 @@ public static class XelParquetExporter
         options ??= XelExportOptions.Default;
         string[] inputs = [.. files];
         XelReadOptions read = options.ReadOptions;
+        FileReadProgress? progress = options.Progress is IProgress<WorkProgress> sink && inputs.Length > 0
+            ? new FileReadProgress(sink, FileReadProgress.Describe(inputs), inputs, passes: 2)
+            : null;
+        try
+        {
+            return ExportPasses(inputs, outputDirectory, options, read, progress, cancellationToken);
+        }
+        finally
+        {
+            progress?.Finish();
+        }
+    }
 
+    private static XelExportResult ExportPasses(string[] inputs, string outputDirectory, XelExportOptions options, XelReadOptions read, FileReadProgress? progress, CancellationToken cancellationToken)
+    {
         // Pass 1: which event types occur, and with which actions.
         var layoutRead = new XelReadOptions { EventNames = read.EventNames, Integrity = read.Integrity, Limits = read.Limits, Diagnostics = new XelDiagnostics() };
         var tables = new List<EventTable>();
@@ -57,13 +71,16 @@ public static class XelParquetExporter
         foreach (string file in inputs)
         {
             var byRid = new Dictionary<uint, EventTable>();
-            foreach ((XeEventType type, List<XeColumn> actions) in ScanFile(file, layoutRead, cancellationToken))
+            foreach ((XeEventType type, List<XeColumn> actions) in ScanFile(file, layoutRead, progress, cancellationToken))
             {
                 byRid[type.Rid] = Place(tables, notes, file, type, actions);
             }
 
             tableOf[file] = byRid;
+            progress?.Past(file);
         }
+
+        progress?.NextPass();
 
         foreach (EventTable t in tables)
         {
@@ -114,12 +131,18 @@ public static class XelParquetExporter
                     last.Write(e, file, scratch);
                     dropped += last.DroppedActions;
                     events++;
-                    if ((events & 4095) == 0)
+                    if ((events & 255) == 0)
                     {
-                        cancellationToken.ThrowIfCancellationRequested();
-                        LimitMemory(writers.Values, options.MaxBufferedBytes);
+                        progress?.At(e.Source.FilePath, e.Source.Offset);
+                        if ((events & 4095) == 0)
+                        {
+                            cancellationToken.ThrowIfCancellationRequested();
+                            LimitMemory(writers.Values, options.MaxBufferedBytes);
+                        }
                     }
                 }
+
+                progress?.Past(file);
             }
 
             foreach (EventTable t in tables.OrderBy(t => t.FileName, StringComparer.Ordinal))
@@ -141,15 +164,21 @@ public static class XelParquetExporter
     }
 
     /// <summary>The event types of one file with the union of the actions their events carry (first-seen order).</summary>
-    private static List<(XeEventType Type, List<XeColumn> Actions)> ScanFile(string file, XelReadOptions options, CancellationToken cancellationToken)
+    private static List<(XeEventType Type, List<XeColumn> Actions)> ScanFile(string file, XelReadOptions options, FileReadProgress? progress, CancellationToken cancellationToken)
     {
         var found = new List<(XeEventType Type, List<XeColumn> Actions)>();
         var index = new Dictionary<XeEventType, int>(ReferenceEqualityComparer.Instance);
         var seenSets = new HashSet<(XeEventType, XeActionSet)>(PairComparer.Instance);
         XeEventType? lastType = null;
         XeActionSet? lastSet = null;
+        long n = 0;
         foreach (XEvent e in XelReader.ReadEvents(file, options, cancellationToken))
         {
+            if (progress is not null && (++n & 0xFF) == 0)
+            {
+                progress.At(e.Source.FilePath, e.Source.Offset);
+            }
+
             if (ReferenceEquals(e.EventType, lastType) && ReferenceEquals(e.ActionSet, lastSet))
             {
                 continue;
