@@ -7,6 +7,7 @@ using XeAnalyzer.Export;
 using XeAnalyzer.Callstacks;
 using XeAnalyzer.Symbols.Resolution;
 using XeAnalyzer.Xel;
+using XeAnalyzer.Cli.Progress;
 
 namespace XeAnalyzer.Cli.Commands;
 
@@ -77,6 +78,7 @@ internal static class ExportCommand
                     EventNames = names.Length > 0 ? names : null,
                 },
                 RowGroupRows = rows ?? XelExportOptions.Default.RowGroupRows,
+                Progress = TerminalProgress.Current,
                 Compression = parse.GetValue(compression) switch
                 {
                     "none" => ParquetCompression.None,

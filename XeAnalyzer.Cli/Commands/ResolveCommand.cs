@@ -4,6 +4,7 @@ using XeAnalyzer.Capture;
 using XeAnalyzer.Callstacks;
 using XeAnalyzer.Cli.Commands.Common;
 using XeAnalyzer.Symbols.Resolution;
+using XeAnalyzer.Cli.Progress;
 
 namespace XeAnalyzer.Cli.Commands;
 
@@ -111,7 +112,14 @@ internal static class ResolveCommand
     }
 
     /// <summary>Opens a text input shared for reading (SQL Server may still be writing it): UTF-8 unless a BOM says otherwise.</summary>
-    private static StreamReader OpenText(string path) =>
-        new(new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite, 1, FileOptions.SequentialScan),
-            new UTF8Encoding(false), detectEncodingFromByteOrderMarks: true, bufferSize: 1 << 16);
+    private static StreamReader OpenText(string path)
+    {
+        Stream stream = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite, 1, FileOptions.SequentialScan);
+        if (TerminalProgress.Current is TerminalProgress progress)
+        {
+            stream = progress.Track(stream, path);
+        }
+
+        return new StreamReader(stream, new UTF8Encoding(false), detectEncodingFromByteOrderMarks: true, bufferSize: 1 << 16);
+    }
 }
