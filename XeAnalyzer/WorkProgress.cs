@@ -103,14 +103,18 @@ internal sealed class FileReadProgress
             _lastStart = _starts.GetValueOrDefault(path);
         }
 
-        Report(_pass * FilesBytes + _lastStart + Math.Max(0, offset));
+        Report((_pass * FilesBytes) + _lastStart + Math.Max(0, offset));
     }
 
-    /// <summary>Every byte before <paramref name="path"/> and of it is read.</summary>
+    /// <summary>Every byte before <paramref name="path"/> and of it is read (reported whatever the step since the last report).</summary>
     public void Past(string path)
     {
-        long start = _starts.GetValueOrDefault(path);
-        Report(_pass * FilesBytes + start + SizeOf(path));
+        long position = (_pass * FilesBytes) + _starts.GetValueOrDefault(path) + SizeOf(path);
+        if (position > _reported)
+        {
+            _reported = position;
+            _sink.Report(new WorkProgress(WorkKind.Reading, _item, position, Total, false));
+        }
     }
 
     /// <summary>The reading ended (also when it failed).</summary>

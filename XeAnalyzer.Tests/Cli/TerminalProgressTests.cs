@@ -124,7 +124,7 @@ public sealed class TerminalProgressTests
     private static string Visible(string s) => s.Replace(Escape, "\\e", StringComparison.Ordinal).Replace("\r", "\\r", StringComparison.Ordinal);
 
     /// <summary>latch_acquired events with 16-frame callstacks (about 190 bytes each): the shape of the analyses' captures, big enough to read for a while.</summary>
-    private static void WriteLatchCapture(string path, int events)
+    internal static void WriteLatchCapture(string path, int events)
     {
         XeSchema s = XelFixtures.LatchSchema(out XeEventType t, out XeColumn[] a);
         var stacks = new ulong[64][];
