@@ -15,8 +15,8 @@ public enum WorkKind
 
 /// <summary>
 /// A progress report of long work (reading captures, symbolizing stacks, downloading PDBs), for progress displays: the library
-/// calls an <see cref="IProgress{T}"/> given in the work's options (<c>CaptureReadOptions.Progress</c>,
-/// <c>XelExportOptions.Progress</c>, <c>CallstackResolverOptions.Progress</c>, <c>SymbolStoreOptions.DownloadProgress</c>) with
+/// calls an <see cref="IProgress{T}"/> given in the work's options (<c>CaptureReadOptions.Progress</c>, also for the export's two
+/// reads, <c>CallstackResolverOptions.Progress</c>, <c>SymbolStoreOptions.DownloadProgress</c>) with
 /// these, at most about once per mebibyte or per thousand items, and once with <see cref="Finished"/> set when the work ends.
 /// Reports are never part of any output. The callback may be called from several threads at once (parallel downloads,
 /// batch captures) and must be quick.
@@ -40,18 +40,15 @@ internal sealed class FileReadProgress
     private readonly IProgress<WorkProgress> _sink;
     private readonly string _item;
     private readonly Dictionary<string, long> _starts = new(StringComparer.Ordinal);
-    private readonly long _multiplier;
     private string? _lastPath;
     private long _lastStart;
     private long _reported = -1;
-    private long _pass;
 
     /// <summary>Sizes the files (a file that cannot be sized counts 0 bytes).</summary>
     /// <param name="sink">Where reports go.</param>
     /// <param name="item">What is read, as shown.</param>
     /// <param name="files">The files, in reading order.</param>
-    /// <param name="passes">How many times the files are read in all (the total covers every pass).</param>
-    public FileReadProgress(IProgress<WorkProgress> sink, string item, IEnumerable<string> files, int passes = 1)
+    public FileReadProgress(IProgress<WorkProgress> sink, string item, IEnumerable<string> files)
     {
         _sink = sink;
         _item = item;
@@ -64,30 +61,15 @@ internal sealed class FileReadProgress
             }
         }
 
-        FilesBytes = total;
-        _multiplier = passes;
-        Total = total * passes;
+        Total = total;
     }
 
-    /// <summary>The bytes of every pass together.</summary>
+    /// <summary>The bytes of the files.</summary>
     public long Total { get; }
-
-    /// <summary>The bytes of the files (one pass).</summary>
-    public long FilesBytes { get; }
 
     /// <summary>A name for several inputs: the first, and how many more.</summary>
     public static string Describe(IReadOnlyList<string> names) =>
         names.Count == 1 ? names[0] : names[0] + " and " + (names.Count - 1).ToString(System.Globalization.CultureInfo.InvariantCulture) + " more";
-
-    /// <summary>Starts the next pass over the files.</summary>
-    public void NextPass()
-    {
-        if (_pass + 1 < _multiplier)
-        {
-            _pass++;
-            _lastPath = null;
-        }
-    }
 
     /// <summary>The reader is at <paramref name="offset"/> in <paramref name="path"/> (one of the files).</summary>
     public void At(string? path, long offset)
@@ -103,13 +85,13 @@ internal sealed class FileReadProgress
             _lastStart = _starts.GetValueOrDefault(path);
         }
 
-        Report((_pass * FilesBytes) + _lastStart + Math.Max(0, offset));
+        Report(_lastStart + Math.Max(0, offset));
     }
 
     /// <summary>Every byte before <paramref name="path"/> and of it is read (reported whatever the step since the last report).</summary>
     public void Past(string path)
     {
-        long position = (_pass * FilesBytes) + _starts.GetValueOrDefault(path) + SizeOf(path);
+        long position = _starts.GetValueOrDefault(path) + SizeOf(path);
         if (position > _reported)
         {
             _reported = position;

@@ -112,7 +112,7 @@ public sealed class ExportCliTests
     {
         (int exit, _, string err) = Run("export", Sample("cci_insert_memory"), "-o", Path.Combine(_dir, "o"), "--event", "no_such_event");
         Assert.That(exit, Is.EqualTo(ExitCodes.MissingData));
-        Assert.That(err, Does.Contain("no event matches --event no_such_event"));
+        Assert.That(err, Does.Contain("no event passed the filter: events no_such_event"));
     }
 
     [Test]
