@@ -52,6 +52,11 @@ internal static class Program
             return BatchBenchmark.Run(args);
         }
 
+        if (args.Length > 0 && args[0] == "progress")
+        {
+            return ProgressBenchmark.Run(args);
+        }
+
         if (args.Length > 0 && args[0] is "resolve" or "pdb")
         {
             return ResolveBenchmark.Run(args);
