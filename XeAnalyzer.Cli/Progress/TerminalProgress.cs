@@ -12,7 +12,7 @@ namespace XeAnalyzer.Cli.Progress;
 /// captures, resolving stacks, symbol downloads and <c>batch</c> (bytes or items done, rate, time left), drawn by Spectre.Console on
 /// stderr. It shows only when stderr is a terminal (<see cref="Console.IsErrorRedirected"/> false) that understands ANSI escapes,
 /// never with <c>--quiet</c>, never when the command writes to other writers than the console (tests), and only once work has run
-/// for <see cref="DefaultDelay"/> (<c>XEANALYZER_PROGRESS_DELAY_MS</c>), so short runs print nothing. It is redrawn at most ten
+/// for <see cref="DefaultDelay"/> (<c>XEANALYZER_PROGRESS_DELAY_MS</c>), so short runs print nothing. It is redrawn at most five
 /// times a second. Any text written to the terminal through <see cref="Output"/> or <see cref="Error"/> first clears the display
 /// (it comes back, below that text, once nothing has been written for a fifth of a second and work is still running), so messages
 /// never mix with it; disposing clears it for good. Standard output is never touched when it is redirected: its bytes are the same
@@ -30,6 +30,9 @@ internal sealed class TerminalProgress : IProgress<WorkProgress>, IDisposable
     private const int BarWidth = 12;
     private const int MaxTitle = 32;
     private static readonly TimeSpan Tick = TimeSpan.FromMilliseconds(100);
+
+    /// <summary>Time between two redraws: five a second (each costs a few milliseconds of CPU on a small machine).</summary>
+    private static readonly TimeSpan RenderInterval = TimeSpan.FromMilliseconds(200);
     private static readonly long QuietAfterWrite = Stopwatch.Frequency / 5;
     private static readonly AsyncLocal<TerminalProgress?> s_current = new();
 
@@ -241,10 +244,11 @@ internal sealed class TerminalProgress : IProgress<WorkProgress>, IDisposable
     {
         var progress = new Spectre.Console.Progress(_console)
         {
+            // Redrawn by the loop below only (no refresh thread of its own): one redraw per interval, after the figures are brought up to date.
             AutoClear = true,
-            AutoRefresh = true,
+            AutoRefresh = false,
             HideCompleted = false,
-            RefreshRate = Tick,
+            RefreshRate = RenderInterval,
             ExcludeVerticalPadding = true,
         };
         progress.Columns(new TaskDescriptionColumn { Alignment = Justify.Left }, new ProgressBarColumn { Width = BarWidth }, new PercentageColumn(), new DetailColumn());
@@ -260,7 +264,7 @@ internal sealed class TerminalProgress : IProgress<WorkProgress>, IDisposable
                     return;
                 }
 
-                _wake.Wait(Tick);
+                _wake.Wait(RenderInterval);
                 _wake.Reset();
             }
         });
