@@ -3,6 +3,7 @@ using System.Text;
 using XeAnalyzer.Capture;
 using XeAnalyzer.Callstacks;
 using XeAnalyzer.Cli.Commands.Common;
+using XeAnalyzer.IO;
 using XeAnalyzer.Symbols.Resolution;
 using XeAnalyzer.Cli.Progress;
 
@@ -67,7 +68,7 @@ internal static class ResolveCommand
 
             using var resolver = new CallstackResolver(options);
             ResolutionSummary summary;
-            TextReader reader = stdin ? Console.In : OpenText(path);
+            TextReader reader = stdin ? Console.In : TextInput.OpenText(path, TerminalProgress.Current is TerminalProgress progress ? stream => progress.Track(stream, path) : null);
             try
             {
                 string? outPath = parse.GetValue(outputFile);
@@ -109,17 +110,5 @@ internal static class ResolveCommand
             return ExitCodes.Ok;
         })));
         return command;
-    }
-
-    /// <summary>Opens a text input shared for reading (SQL Server may still be writing it): UTF-8 unless a BOM says otherwise.</summary>
-    private static StreamReader OpenText(string path)
-    {
-        Stream stream = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite, 1, FileOptions.SequentialScan);
-        if (TerminalProgress.Current is TerminalProgress progress)
-        {
-            stream = progress.Track(stream, path);
-        }
-
-        return new StreamReader(stream, new UTF8Encoding(false), detectEncodingFromByteOrderMarks: true, bufferSize: 1 << 16);
     }
 }

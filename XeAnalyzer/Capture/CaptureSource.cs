@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Text;
 using XeAnalyzer.Callstacks;
 using XeAnalyzer.Events;
+using XeAnalyzer.IO;
 using XeAnalyzer.TargetData;
 using XeAnalyzer.Xel;
 
@@ -484,7 +485,7 @@ public sealed class CaptureSource
             long read = 0, matched = 0, n = 0;
             long first = long.MaxValue, last = long.MinValue;
             var options = new TargetDataReaderOptions { FilePath = path, Limits = source.Options.TextLimits };
-            using StreamReader textReader = TargetDataReader.OpenText(path);
+            using StreamReader textReader = TextInput.OpenText(path);
             foreach (TargetDataElement element in TargetDataReader.Read(textReader, options, cancellationToken))
             {
                 if ((++n & 0xFFF) == 0)
