@@ -134,7 +134,7 @@ internal static class AnalysisBenchmarks
     }
 
     /// <summary>latch_acquired/latch_released pairs on 16 schedulers (one worker each; scheduler 5 gets ~10 % fewer), with a 16-frame callstack on acquires.</summary>
-    private static long GenerateLatches(string path, long targetBytes)
+    internal static long GenerateLatches(string path, long targetBytes)
     {
         var sBuilder = new XeSchemaBuilder();
         XePackage p0 = sBuilder.Package0;

@@ -242,13 +242,13 @@ internal static class BatchBenchmark
         return Convert.ToHexString(sha.GetHashAndReset());
     }
 
-    private static double Median(IEnumerable<double> values)
+    internal static double Median(IEnumerable<double> values)
     {
         double[] v = [.. values.Order()];
         return v.Length % 2 == 1 ? v[v.Length / 2] : (v[(v.Length / 2) - 1] + v[v.Length / 2]) / 2;
     }
 
-    private static string FindRepo()
+    internal static string FindRepo()
     {
         foreach (string start in new[] { Environment.CurrentDirectory, AppContext.BaseDirectory })
         {

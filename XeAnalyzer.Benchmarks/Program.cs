@@ -52,6 +52,11 @@ internal static class Program
             return BatchBenchmark.Run(args);
         }
 
+        if (args.Length > 0 && args[0] == "progress")
+        {
+            return ProgressBenchmark.Run(args);
+        }
+
         if (args.Length > 0 && args[0] == "text")
         {
             return TextBenchmark.Run(args);

@@ -5,6 +5,7 @@ using XeAnalyzer.Cli.Commands.Common;
 using XeAnalyzer.Reporting;
 using XeAnalyzer.Symbols.Resolution;
 using XeAnalyzer.Xel;
+using XeAnalyzer.Cli.Progress;
 
 namespace XeAnalyzer.Cli.Commands;
 
@@ -96,6 +97,7 @@ internal static class ReportCommand
     {
         Integrity = skipCorrupt ? XelIntegrityHandling.SkipCorruptBuffers : XelIntegrityHandling.Strict,
         ModuleMapPath = modules,
+        Progress = TerminalProgress.Current,
     };
 
     /// <summary>The resolver of the symbol options (as <c>resolve</c> makes it: default symbol path is the default cache, no network).</summary>

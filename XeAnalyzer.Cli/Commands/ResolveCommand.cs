@@ -7,6 +7,7 @@ using XeAnalyzer.Cli.Commands.Common;
 using XeAnalyzer.IO;
 using XeAnalyzer.Output;
 using XeAnalyzer.Symbols.Resolution;
+using XeAnalyzer.Cli.Progress;
 
 namespace XeAnalyzer.Cli.Commands;
 
@@ -69,7 +70,7 @@ internal static class ResolveCommand
 
             using var resolver = new CallstackResolver(options);
             ResolutionSummary summary;
-            TextReader reader = stdin ? Console.In : TextInput.OpenText(path);
+            TextReader reader = stdin ? Console.In : TextInput.OpenText(path, TerminalProgress.Current is TerminalProgress progress ? stream => progress.Track(stream, path) : null);
             try
             {
                 string? outPath = parse.GetValue(outputFile);

@@ -255,7 +255,7 @@ public sealed class BatchCliTests
         Assert.That(exit, Is.EqualTo(0), stderr);
         Assert.That(stdout, Does.Contain("index.html"));
         Assert.That(stderr, Does.Contain("xeanalyze: [1/7] "), "per-capture lines are not progress");
-        Assert.That(stderr, Does.Not.Contain("batch progress"));
+        Assert.That(stderr, Does.Not.Contain("of 7 captures"), "no progress display");
         Assert.That(stderr, Does.Not.Contain("\r"));
 
         (exit, _, stderr) = CliRunner.RunProcess(Batch(_in, _temp.File("out-quiet"), "--quiet"));
@@ -266,23 +266,16 @@ public sealed class BatchCliTests
     [Test]
     public void Batch_StderrIsATerminal_ShowsProgress_UnlessQuiet()
     {
-        string? script = new[] { "/usr/bin/script", "/bin/script" }.FirstOrDefault(File.Exists);
-        if (script is null)
-        {
-            if (string.Equals(Environment.GetEnvironmentVariable("CI"), "true", StringComparison.OrdinalIgnoreCase))
-            {
-                Assert.Fail("util-linux 'script' (a pseudo-terminal) is needed for this test on CI");
-            }
-
-            Assert.Ignore("util-linux 'script' is not installed: no pseudo-terminal to run the batch in");
-        }
-
-        string terminal = CliRunner.RunInTerminal(script!, Batch(_in, _temp.File("out")));
-        Assert.That(terminal, Does.Contain("batch progress: "), terminal);
+        string script = Pty.Script();
+        string terminal = Pty.Run(script, Pty.Cli(Batch(_in, _temp.File("out"))), delayMs: 0, out int exit);
+        Assert.That(exit, Is.EqualTo(0), terminal);
+        Assert.That(terminal, Does.Match(@"batch +.*\d of 7 captures, \d running"), terminal);
         Assert.That(terminal, Does.Contain("xeanalyze: batch: 7 capture(s): 7 ok"));
 
-        string quiet = CliRunner.RunInTerminal(script!, Batch(_in, _temp.File("out-q"), "--quiet"));
-        Assert.That(quiet, Does.Not.Contain("batch progress"));
+        string quiet = Pty.Run(script, Pty.Cli(Batch(_in, _temp.File("out-q"), "--quiet")), delayMs: 0, out exit);
+        Assert.That(exit, Is.EqualTo(0), quiet);
+        Assert.That(quiet, Does.Not.Contain("captures,"));
         Assert.That(quiet, Does.Not.Contain("[1/7]"));
+        Assert.That(quiet, Does.Not.Contain("\u001b[?25l"), "no progress display");
     }
 }

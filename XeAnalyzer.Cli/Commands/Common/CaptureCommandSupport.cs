@@ -3,6 +3,7 @@ using System.Globalization;
 using System.Text;
 using XeAnalyzer.Analysis;
 using XeAnalyzer.Capture;
+using XeAnalyzer.Cli.Progress;
 using XeAnalyzer.Output;
 using XeAnalyzer.Xel;
 
@@ -22,11 +23,22 @@ internal static class CaptureCommandSupport
         Description = "Skip damaged buffers (reported on stderr, exit code 3) instead of stopping at the first damage.",
     };
 
-    /// <summary>Runs a command body, turning input errors into one line on stderr and exit code 1 (never a stack trace).</summary>
+    /// <summary>
+    /// Runs a command body, turning input errors into one line on stderr and exit code 1 (never a stack trace). While it runs, the
+    /// progress display of <see cref="TerminalProgress"/> is <see cref="TerminalProgress.Current"/> (when it may show), and the body
+    /// writes through it; it is cleared before the command returns.
+    /// </summary>
     public static int Run(ParseResult parse, Func<TextWriter, TextWriter, int> body)
     {
         TextWriter output = parse.InvocationConfiguration.Output;
         TextWriter error = parse.InvocationConfiguration.Error;
+        using TerminalProgress? progress = TerminalProgress.Start(parse, output, error);
+        if (progress is not null)
+        {
+            output = progress.Output;
+            error = progress.Error;
+        }
+
         try
         {
             return body(output, error);
