@@ -27,4 +27,17 @@ public sealed class CaptureReadOptions
 
     /// <summary>Whether sidecar module maps are looked for when <see cref="ModuleMapPath"/> is not given (default <see langword="true"/>).</summary>
     public bool UseSidecars { get; init; } = true;
+
+    /// <summary>
+    /// How many threads decode the event buffers of a <c>.xel</c> input (see <see cref="XelReadOptions.DecodeThreads"/>); default
+    /// <see cref="Environment.ProcessorCount"/>, 1 to decode on the reading thread only (as a batch running one capture per core may want).
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">The value is outside 1..64.</exception>
+    public int DecodeThreads
+    {
+        get;
+        init => field = value is >= 1 and <= 64 ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "DecodeThreads must be 1..64.");
+    }
+
+    = XelReadOptions.DefaultDecodeThreads;
 }
