@@ -86,10 +86,10 @@ internal static class AnalysisBenchmarks
                 string what = string.Create(Ic, $"{command} {Path.GetFileName(path)}");
                 if (baseline is not null)
                 {
-                    table.Add(what + " baseline", ChildProcess.RunDll(baseline.BenchmarkDll, "analysis-child", command, path));
+                    table.Add(what + " baseline", ChildProcess.RunTimed(baseline.BenchmarkDll, "analysis-child", command, path));
                 }
 
-                table.Add(what + " new", ChildProcess.Run("analysis-child", command, path));
+                table.Add(what + " new", ChildProcess.RunTimed(null, "analysis-child", command, path));
             }
         }
 
@@ -161,7 +161,7 @@ internal static class AnalysisBenchmarks
         me.Refresh();
         double s = sw.Elapsed.TotalSeconds;
         Console.WriteLine(string.Create(Ic,
-            $"{events:N0} events in {s:F2} s = {events / s / 1e6:F2} M events/s, {length / 1048576.0 / s:F0} MiB/s; peak working set {me.PeakWorkingSet64 / 1048576.0:F0} MiB; gen2 GCs {GC.CollectionCount(2)}; report {ms.Length:N0} bytes, chart {chart.Length:N0} chars; {summary}"));
+            $"{events:N0} events in {s:F2} s = {events / s / 1e6:F2} M events/s, {length / 1048576.0 / s:F0} MiB/s; peak working set {me.PeakWorkingSet64 / 1048576.0:F0} MiB; gen2 GCs {GC.CollectionCount(2)}; report {ms.Length:N0} bytes, chart {chart.Length:N0} chars; {summary}") + ChildProcess.CpuNote());
         return 0;
     }
 

@@ -217,6 +217,31 @@ internal sealed class RunTable
         double ratio = n / b;
         bool ok = double.IsNaN(b) || ratio >= target;
         met &= ok;
-        return string.Create(Ic, $"{what}: baseline {b:F2} {unit} (runs {Spread(what + " baseline", unit)}, peak {Spread(what + " baseline", "MiB; gen2", "F0")} MiB), new {n:F2} (runs {Spread(what + " new", unit)}, peak {Spread(what + " new", "MiB; gen2", "F0")} MiB): {ratio:F2}x (target >= {target:0.##}x: {(double.IsNaN(b) ? "no baseline" : ok ? "met" : "NOT met")})");
+        double cb = CpuBoundMedian(what + " baseline"), cn = CpuBoundMedian(what + " new");
+        string cpu = double.IsNaN(cn) ? string.Empty : string.Create(Ic, $"; CPU-bound estimate (events / max(busiest thread CPU, process CPU / {Environment.ProcessorCount}), what an otherwise idle machine allows): baseline {cb:F2}, new {cn:F2}: {cn / cb:F2}x");
+        return string.Create(Ic, $"{what}: baseline {b:F2} {unit} (runs {Spread(what + " baseline", unit)}, peak {Spread(what + " baseline", "MiB; gen2", "F0")} MiB), new {n:F2} (runs {Spread(what + " new", unit)}, peak {Spread(what + " new", "MiB; gen2", "F0")} MiB): {ratio:F2}x (target >= {target:0.##}x: {(double.IsNaN(b) ? "no baseline" : ok ? "met" : "NOT met")})") + cpu;
+    }
+
+    /// <summary>The median of <see cref="CpuBound"/> over the runs of <paramref name="key"/>.</summary>
+    public double CpuBoundMedian(string key) => _lines.TryGetValue(key, out List<string>? l) ? BaselineBuild.Median(l.Select(CpuBound)) : double.NaN;
+
+    /// <summary>
+    /// M events/s that a run's CPU time allows on an otherwise idle machine: events / max(busiest thread CPU, process CPU / cores), from
+    /// the child's own line (events, <c>busiest thread cpu</c> when it reports it: a single-threaded baseline does not) and
+    /// <c>/usr/bin/time</c>'s user and system time; NaN without them.
+    /// </summary>
+    public static double CpuBound(string line)
+    {
+        double events = BaselineBuild.Figure(line, "events");
+        Match t = Regex.Match(line, @"/usr/bin/time: cpu user ([0-9.]+) s, sys ([0-9.]+) s");
+        if (double.IsNaN(events) || !t.Success)
+        {
+            return double.NaN;
+        }
+
+        double process = double.Parse(t.Groups[1].Value, Ic) + double.Parse(t.Groups[2].Value, Ic);
+        Match busiest = Regex.Match(line, @"busiest thread cpu ([0-9.]+) s");
+        double bound = busiest.Success ? Math.Max(double.Parse(busiest.Groups[1].Value, Ic), process / Environment.ProcessorCount) : process;
+        return events / bound / 1e6;
     }
 }

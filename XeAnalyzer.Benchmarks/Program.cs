@@ -144,14 +144,14 @@ internal static class Program
                 {
                     if (baseline is not null)
                     {
-                        Record("baseline " + mode, ChildProcess.RunDll(baseline.BenchmarkDll, "read-child", path, mode));
+                        Record("baseline " + mode, ChildProcess.RunTimed(baseline.BenchmarkDll, "read-child", path, mode));
                     }
 
-                    Record("new " + mode, ChildProcess.Run("read-child", path, mode));
+                    Record("new " + mode, ChildProcess.RunTimed(null, "read-child", path, mode));
                 }
 
-                Record("new decode-1", ChildProcess.Run("read-child", path, "decode-1"));
-                Record("new decode-enum", ChildProcess.Run("read-child", path, "decode-enum"));
+                Record("new decode-1", ChildProcess.RunTimed(null, "read-child", path, "decode-1"));
+                Record("new decode-enum", ChildProcess.RunTimed(null, "read-child", path, "decode-enum"));
             }
 
             double Med(string key, string unit) => lines.TryGetValue(key, out List<string>? l) ? BaselineBuild.Median(l.Select(x => BaselineBuild.Figure(x, unit))) : double.NaN;
@@ -162,6 +162,12 @@ internal static class Program
                 bool ok = mode != "decode" || double.IsNaN(b) || n / b >= 2;
                 met &= ok;
                 summary.Add(string.Create(Ic, $"{Path.GetFileName(path)} {mode}: baseline {b:F2} M events/s (runs {Spr("baseline " + mode, "M events/s")}), new {n:F2} (runs {Spr("new " + mode, "M events/s")}): {n / b:F2}x") + (mode == "decode" ? (ok ? " (target >= 2x: met)" : " (target >= 2x: NOT met)") : string.Empty));
+            }
+
+            foreach (string mode in new[] { "decode", "scan" })
+            {
+                double b = BaselineBuild.Median(lines.GetValueOrDefault("baseline " + mode, []).Select(l => RunTable.CpuBound(l))), n = BaselineBuild.Median(lines.GetValueOrDefault("new " + mode, []).Select(l => RunTable.CpuBound(l)));
+                summary.Add(string.Create(Ic, $"{Path.GetFileName(path)} {mode}, CPU-bound estimate (events / max(busiest thread CPU, process CPU / {Environment.ProcessorCount}), what an otherwise idle machine allows): baseline {b:F2} M events/s, new {n:F2}: {n / b:F2}x"));
             }
 
             double alloc = Med("new decode", "B/event");
@@ -180,7 +186,7 @@ internal static class Program
                 }
             }
 
-            string checks = string.Join(", ", DecodeModes.Where(lines.ContainsKey).Select(k => lines[k].Select(l => l[(l.IndexOf("checksum", StringComparison.Ordinal) + 9)..].TrimEnd(')')).Distinct().Single()).Distinct());
+            string checks = string.Join(", ", DecodeModes.Where(lines.ContainsKey).Select(k => lines[k].Select(l => System.Text.RegularExpressions.Regex.Match(l, "checksum ([0-9A-F]+)").Groups[1].Value).Distinct().Single()).Distinct());
             summary.Add(Path.GetFileName(path) + " decode checksums of every build and mode: " + checks + (checks.Contains(',', StringComparison.Ordinal) ? " (DIFFER)" : " (equal)"));
         }
 
@@ -227,7 +233,7 @@ internal static class Program
         me.Refresh();
         double s = sw.Elapsed.TotalSeconds;
         Console.WriteLine(string.Create(Ic,
-            $"{events:N0} events in {s:F2} s = {events / s / 1e6:F2} M events/s, {length / 1048576.0 / s:F0} MiB/s; allocated {allocated / 1048576.0:F1} MiB ({(double)allocated / Math.Max(1, events):F1} B/event); peak working set {me.PeakWorkingSet64 / 1048576.0:F0} MiB; gen2 GCs {GC.CollectionCount(2)} (checksum {decoder.Checksum:X})"));
+            $"{events:N0} events in {s:F2} s = {events / s / 1e6:F2} M events/s, {length / 1048576.0 / s:F0} MiB/s; allocated {allocated / 1048576.0:F1} MiB ({(double)allocated / Math.Max(1, events):F1} B/event); peak working set {me.PeakWorkingSet64 / 1048576.0:F0} MiB; gen2 GCs {GC.CollectionCount(2)} (checksum {decoder.Checksum:X})") + ChildProcess.CpuNote());
         return 0;
     }
 

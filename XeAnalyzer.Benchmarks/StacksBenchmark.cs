@@ -81,10 +81,10 @@ internal static class StacksBenchmark
             {
                 if (baseline is not null)
                 {
-                    table.Add("stacks " + Path.GetFileName(path) + " baseline", ChildProcess.RunDll(baseline.BenchmarkDll, "stacks-child", path, Path.Combine(repo, "symbols-cache")));
+                    table.Add("stacks " + Path.GetFileName(path) + " baseline", ChildProcess.RunTimed(baseline.BenchmarkDll, "stacks-child", path, Path.Combine(repo, "symbols-cache")));
                 }
 
-                table.Add("stacks " + Path.GetFileName(path) + " new", ChildProcess.Run("stacks-child", path, Path.Combine(repo, "symbols-cache")));
+                table.Add("stacks " + Path.GetFileName(path) + " new", ChildProcess.RunTimed(null, "stacks-child", path, Path.Combine(repo, "symbols-cache")));
             }
         }
 
@@ -144,7 +144,7 @@ internal static class StacksBenchmark
         ResolutionSummary res = r.Inputs[0].Resolution;
         Console.WriteLine(string.Create(Ic,
             $"{events:N0} events ({r.EventsWithStack:N0} with a callstack) in {s:F2} s = {events / s / 1e6:F2} M events/s, {length / 1048576.0 / s:F0} MiB/s (bucketing {analyzed.TotalSeconds:F2} s); peak working set {me.PeakWorkingSet64 / 1048576.0:F0} MiB; gen2 GCs {GC.CollectionCount(2)}; " +
-            $"{r.DistinctRawStacks:N0} raw stacks -> {r.TotalBuckets:N0} buckets; frames of distinct stacks: {res.ResolvedOffline:N0} offline, {res.Unresolved:N0} unresolved; text {text.Length:N0} chars, folded {ms.Length:N0} bytes; top bucket {r.Buckets[0].Count:N0}"));
+            $"{r.DistinctRawStacks:N0} raw stacks -> {r.TotalBuckets:N0} buckets; frames of distinct stacks: {res.ResolvedOffline:N0} offline, {res.Unresolved:N0} unresolved; text {text.Length:N0} chars, folded {ms.Length:N0} bytes; top bucket {r.Buckets[0].Count:N0}") + ChildProcess.CpuNote());
         return 0;
     }
 

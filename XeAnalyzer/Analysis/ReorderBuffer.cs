@@ -95,6 +95,7 @@ internal readonly struct OrderKey(long ticks, ulong sequence, long arrival) : IC
 public sealed class ReorderBuffer<T>
 {
     private const int ChunkSize = 8192;
+    private const int MaxMergedRuns = 64;
 
     private readonly PriorityQueue<Run, OrderKey> _runs = new();
     private readonly Stack<Entry[]> _pool = new();
@@ -102,6 +103,7 @@ public sealed class ReorderBuffer<T>
     private readonly int _maxPending;
     private readonly TimeSpan _window;
     private Entry[] _incoming = new Entry[ChunkSize];
+    private Entry[] _scratch = [];
     private int _incomingCount;
     private OrderKey _incomingMin;
     private int _count;
@@ -268,11 +270,91 @@ public sealed class ReorderBuffer<T>
             return;
         }
 
-        Array.Sort(_incoming, 0, _incomingCount);
+        SortIncoming();
         var run = new Run(_incoming, _incomingCount);
         _runs.Enqueue(run, _incoming[0].Key);
         _incoming = _pool.Count > 0 ? _pool.Pop() : new Entry[ChunkSize];
         _incomingCount = 0;
+    }
+
+    /// <summary>
+    /// Sorts the incoming chunk. A chunk is a few ascending runs (each per-CPU buffer is in order), so the runs are merged (a natural
+    /// merge sort, linear for a sorted chunk); a chunk of many short runs is sorted by <see cref="Array.Sort{T}(T[], int, int)"/>.
+    /// Keys are unique (arrival breaks ties), so both give the same order.
+    /// </summary>
+    private void SortIncoming()
+    {
+        int n = _incomingCount;
+        Span<int> starts = stackalloc int[MaxMergedRuns + 1];
+        int runs = 0;
+        starts[runs++] = 0;
+        for (int i = 1; i < n; i++)
+        {
+            if (_incoming[i].Key.CompareTo(_incoming[i - 1].Key) < 0)
+            {
+                if (runs == MaxMergedRuns)
+                {
+                    Array.Sort(_incoming, 0, n);
+                    return;
+                }
+
+                starts[runs++] = i;
+            }
+        }
+
+        if (runs == 1)
+        {
+            return;
+        }
+
+        starts[runs] = n;
+        if (_scratch.Length < _incoming.Length)
+        {
+            _scratch = new Entry[_incoming.Length];
+        }
+
+        Entry[] from = _incoming, to = _scratch;
+        while (runs > 1)
+        {
+            int merged = 0;
+            for (int r = 0; r < runs; r += 2)
+            {
+                int lo = starts[r], mid = starts[Math.Min(r + 1, runs)], hi = starts[Math.Min(r + 2, runs)];
+                int a = lo, b = mid, o = lo;
+                while (a < mid && b < hi)
+                {
+                    to[o++] = from[b].Key.CompareTo(from[a].Key) < 0 ? from[b++] : from[a++];
+                }
+
+                while (a < mid)
+                {
+                    to[o++] = from[a++];
+                }
+
+                while (b < hi)
+                {
+                    to[o++] = from[b++];
+                }
+
+                starts[merged++] = lo;
+            }
+
+            starts[merged] = n;
+            runs = merged;
+            (from, to) = (to, from);
+        }
+
+        if (!ReferenceEquals(from, _incoming))
+        {
+            // The sorted chunk is in the scratch array: swap the two (both are chunk-sized).
+            _scratch = _incoming;
+            _incoming = from;
+        }
+
+        if (System.Runtime.CompilerServices.RuntimeHelpers.IsReferenceOrContainsReferences<Entry>())
+        {
+            Array.Clear(_scratch, 0, n);
+        }
     }
 
     private readonly struct Entry(OrderKey key, T item) : IComparable<Entry>

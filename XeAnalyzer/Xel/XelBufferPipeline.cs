@@ -165,17 +165,23 @@ internal sealed class XelEventBuffer(bool pooled)
         }
     }
 
-    /// <summary>Waits until the buffer is decoded, decoding it here when no worker has started it.</summary>
-    public void Complete()
+    /// <summary>Whether the decode has ended.</summary>
+    public bool IsFinished => Volatile.Read(ref _state) == Finished;
+
+    /// <summary>Decodes the buffer here if no one has claimed it yet; returns whether it did.</summary>
+    public bool TryRunHere()
     {
         if (Interlocked.CompareExchange(ref _state, Claimed, Claimable) == Claimable)
         {
             Run();
-            return;
+            return true;
         }
 
-        _done.Wait();
+        return false;
     }
+
+    /// <summary>Waits until a worker has finished decoding the buffer.</summary>
+    public void Wait() => _done.Wait();
 
     /// <summary>Makes sure no worker runs or will run the buffer's decode (the read stopped before it was needed).</summary>
     public void Cancel()
@@ -268,7 +274,23 @@ internal sealed class XelBufferPipeline
     public XelEventBuffer TakeNext()
     {
         XelEventBuffer b = _window.Dequeue();
-        b.Complete();
+        if (!b.TryRunHere() && !b.IsFinished)
+        {
+            // A worker is on it: decode later buffers here meanwhile rather than wait idle (on a busy machine the worker may not run
+            // for a while).
+            foreach (XelEventBuffer later in _window)
+            {
+                if (b.IsFinished)
+                {
+                    break;
+                }
+
+                later.TryRunHere();
+            }
+
+            b.Wait();
+        }
+
         return b;
     }
 
