@@ -87,8 +87,9 @@ internal readonly struct OrderKey(long ticks, ulong sequence, long arrival) : IC
 /// </summary>
 /// <remarks>
 /// <para>Captures are nearly sorted (each per-CPU buffer is in order), so records are collected in chunks of 8,192, each chunk
-/// is sorted once, and released by merging the sorted chunks (a small heap over chunk heads): a few comparisons per record
-/// instead of a heap over every held record.</para>
+/// is sorted once, and released by merging the sorted chunks (the run with the oldest head apart, a small heap over the other
+/// runs' heads, touched only when the oldest record moves to another run): a few comparisons per record instead of a heap over
+/// every held record.</para>
 /// <para>Not thread-safe.</para>
 /// </remarks>
 /// <typeparam name="T">The record type (keep it small: it is held, not the event).</typeparam>
@@ -98,6 +99,9 @@ public sealed class ReorderBuffer<T>
     private const int MaxMergedRuns = 64;
 
     private readonly PriorityQueue<Run, OrderKey> _runs = new();
+
+    // The sorted run holding the oldest record (not in _runs; every run in _runs has a later head), or null when none is sorted.
+    private Run? _top;
     private readonly Stack<Entry[]> _pool = new();
     private readonly long _windowTicks;
     private readonly int _maxPending;
@@ -208,7 +212,7 @@ public sealed class ReorderBuffer<T>
         }
 
         bool must = _completed || _count > _maxPending;
-        if (_incomingCount > 0 && (_runs.Count == 0 || (_runs.TryPeek(out _, out OrderKey head) && _incomingMin.CompareTo(head) < 0)))
+        if (_incomingCount > 0 && (_top is null || _incomingMin.CompareTo(_top.Items[_top.Position].Key) < 0))
         {
             // The oldest record has not been sorted yet.
             if (!must && !Releasable(_incomingMin))
@@ -219,20 +223,27 @@ public sealed class ReorderBuffer<T>
             Seal();
         }
 
-        _runs.TryPeek(out Run? run, out OrderKey key);
+        Run run = _top!;
+        OrderKey key = run.Items[run.Position].Key;
         if (!must && !Releasable(key))
         {
             return false;
         }
 
-        Entry e = run!.Items[run.Position++];
+        Entry e = run.Items[run.Position++];
         if (run.Position < run.Count)
         {
-            _runs.DequeueEnqueue(run, run.Items[run.Position].Key);
+            // The head run usually stays the oldest for a stretch (chunks are long sorted runs): the heap is touched only when
+            // another run's head becomes older.
+            OrderKey next = run.Items[run.Position].Key;
+            if (_runs.TryPeek(out _, out OrderKey other) && other.CompareTo(next) < 0)
+            {
+                _top = _runs.DequeueEnqueue(run, next);
+            }
         }
         else
         {
-            _runs.Dequeue();
+            _top = _runs.TryDequeue(out Run? following, out _) ? following : null;
             if (_pool.Count <= (_maxPending / ChunkSize) + 1)
             {
                 // Keep emptied chunks for reuse (as many as the cap can fill), so chunks are not reallocated on the large object heap.
@@ -272,7 +283,20 @@ public sealed class ReorderBuffer<T>
 
         SortIncoming();
         var run = new Run(_incoming, _incomingCount);
-        _runs.Enqueue(run, _incoming[0].Key);
+        OrderKey first = _incoming[0].Key;
+        if (_top is null)
+        {
+            _top = run;
+        }
+        else if (first.CompareTo(_top.Items[_top.Position].Key) < 0)
+        {
+            _runs.Enqueue(_top, _top.Items[_top.Position].Key);
+            _top = run;
+        }
+        else
+        {
+            _runs.Enqueue(run, first);
+        }
         _incoming = _pool.Count > 0 ? _pool.Pop() : new Entry[ChunkSize];
         _incomingCount = 0;
     }

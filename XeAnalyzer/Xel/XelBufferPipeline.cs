@@ -229,8 +229,8 @@ internal sealed class XelEventBuffer(bool pooled)
 
 /// <summary>
 /// Decodes the event buffers of a read ahead of the reading thread, on thread-pool workers and on the reading thread itself, and hands
-/// them back in file order: a window of at most twice <see cref="XelReadOptions.DecodeThreads"/> buffers (so memory does not grow with the
-/// file), each claimed by whichever thread gets to it first. The reading thread never waits for a buffer no one has started: it decodes it
+/// them back in file order: a window of at most eight times <see cref="XelReadOptions.DecodeThreads"/> buffers, 64 at most (so memory does not grow
+/// with the file), handed to the workers half a window at a time and each claimed by whichever thread gets to it first. The reading thread never waits for a buffer no one has started: it decodes it
 /// itself, so the read progresses even when every pool thread is busy (batch mode).
 /// </summary>
 /// <remarks>Used from one reading thread. A pooled pipeline reuses each buffer once its events are delivered.</remarks>
@@ -238,9 +238,11 @@ internal sealed class XelBufferPipeline
 {
     private readonly Queue<XelEventBuffer> _window = new();
     private readonly Stack<XelEventBuffer> _free = new();
+    private readonly List<XelEventBuffer> _batch = [];
     private readonly bool _pooled;
-    private readonly bool _parallel;
+    private readonly int _workers;
     private readonly int _maxAhead;
+    private readonly int _batchSize;
 
     /// <summary>Creates a pipeline.</summary>
     /// <param name="threads">Threads that decode (the reading thread included); 1 decodes on the reading thread only.</param>
@@ -248,8 +250,9 @@ internal sealed class XelBufferPipeline
     public XelBufferPipeline(int threads, bool pooled)
     {
         _pooled = pooled;
-        _parallel = threads > 1;
-        _maxAhead = threads > 1 ? Math.Min(threads * 2, 32) : 1;
+        _workers = threads - 1;
+        _maxAhead = threads > 1 ? Math.Min(threads * 8, 64) : 1;
+        _batchSize = Math.Max(1, _maxAhead / 2);
     }
 
     /// <summary>Whether another buffer may be dispatched now.</summary>
@@ -264,15 +267,53 @@ internal sealed class XelBufferPipeline
         XelEventBuffer b = _free.Count > 0 ? _free.Pop() : new XelEventBuffer(_pooled);
         b.Reset(reader, position, dataOffset, dataEnd, readable, paddedLength);
         _window.Enqueue(b);
-        if (_parallel && !inline)
+        if (_workers > 0 && !inline)
         {
-            ThreadPool.UnsafeQueueUserWorkItem(static x => x.RunIfUnclaimed(), b, preferLocal: false);
+            _batch.Add(b);
+            if (_batch.Count >= _batchSize)
+            {
+                Flush();
+            }
+        }
+    }
+
+    /// <summary>
+    /// Hands the buffers dispatched since the last flush to the workers: one work item per worker thread, each decoding whichever of them
+    /// no one has claimed yet, in file order. Buffers go to the workers in batches of half the window (not one work item per buffer), so
+    /// a worker wakes once per batch and a read does not pay for thread-pool wake-ups and spinning on every 64 KB buffer.
+    /// </summary>
+    public void Flush()
+    {
+        if (_batch.Count == 0)
+        {
+            return;
+        }
+
+        XelEventBuffer[] batch = [.. _batch];
+        _batch.Clear();
+        for (int w = 0; w < _workers && w < batch.Length; w++)
+        {
+            ThreadPool.UnsafeQueueUserWorkItem(static x => RunUnclaimed(x), batch, preferLocal: false);
+        }
+    }
+
+    private static void RunUnclaimed(XelEventBuffer[] batch)
+    {
+        foreach (XelEventBuffer b in batch)
+        {
+            b.RunIfUnclaimed();
         }
     }
 
     /// <summary>The next buffer in file order, decoded.</summary>
     public XelEventBuffer TakeNext()
     {
+        if (_batch.Count > 0 && ReferenceEquals(_batch[0], _window.Peek()))
+        {
+            // The dispatching stopped short of a full batch (end of the file): the rest goes to the workers now.
+            Flush();
+        }
+
         XelEventBuffer b = _window.Dequeue();
         if (!b.TryRunHere() && !b.IsFinished)
         {
@@ -307,6 +348,7 @@ internal sealed class XelBufferPipeline
     /// <summary>Stops every buffer still in the window (the read ended early or failed) and waits for the ones being decoded.</summary>
     public void Abandon()
     {
+        _batch.Clear();
         while (_window.Count > 0)
         {
             XelEventBuffer b = _window.Dequeue();
