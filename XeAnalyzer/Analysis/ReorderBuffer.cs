@@ -96,6 +96,10 @@ internal readonly struct OrderKey(long ticks, ulong sequence, long arrival) : IC
 public sealed class ReorderBuffer<T>
 {
     private const int ChunkSize = 8192;
+
+    // Chunks start small and double up to ChunkSize, so a window over a small capture never allocates chunk-sized arrays (hundreds of
+    // KB, on the large object heap: a batch of many small captures would otherwise churn it and run a full collection every few captures).
+    private const int FirstChunkSize = 256;
     private const int MaxMergedRuns = 64;
 
     private readonly PriorityQueue<Run, OrderKey> _runs = new();
@@ -106,7 +110,7 @@ public sealed class ReorderBuffer<T>
     private readonly long _windowTicks;
     private readonly int _maxPending;
     private readonly TimeSpan _window;
-    private Entry[] _incoming = new Entry[ChunkSize];
+    private Entry[] _incoming = new Entry[FirstChunkSize];
     private Entry[] _scratch = [];
     private int _incomingCount;
     private OrderKey _incomingMin;
@@ -297,7 +301,7 @@ public sealed class ReorderBuffer<T>
         {
             _runs.Enqueue(run, first);
         }
-        _incoming = _pool.Count > 0 ? _pool.Pop() : new Entry[ChunkSize];
+        _incoming = _pool.Count > 0 ? _pool.Pop() : new Entry[Math.Min(ChunkSize, run.Items.Length * 2)];
         _incomingCount = 0;
     }
 
@@ -332,7 +336,7 @@ public sealed class ReorderBuffer<T>
         }
 
         starts[runs] = n;
-        if (_scratch.Length < _incoming.Length)
+        if (_scratch.Length < n)
         {
             _scratch = new Entry[_incoming.Length];
         }
@@ -370,7 +374,7 @@ public sealed class ReorderBuffer<T>
 
         if (!ReferenceEquals(from, _incoming))
         {
-            // The sorted chunk is in the scratch array: swap the two (both are chunk-sized).
+            // The sorted chunk is in the scratch array: swap the two (the scratch array holds at least the chunk's records).
             _scratch = _incoming;
             _incoming = from;
         }

@@ -40,4 +40,15 @@ public sealed class CaptureReadOptions
     }
 
     = XelReadOptions.DefaultDecodeThreads;
+
+    /// <summary>These options with at most <paramref name="threads"/> decode threads (the same instance when they already have no more).</summary>
+    internal CaptureReadOptions WithAtMostDecodeThreads(int threads) => DecodeThreads <= threads ? this : new CaptureReadOptions
+    {
+        Integrity = Integrity,
+        Limits = Limits,
+        TextLimits = TextLimits,
+        ModuleMapPath = ModuleMapPath,
+        UseSidecars = UseSidecars,
+        DecodeThreads = Math.Max(1, threads),
+    };
 }
