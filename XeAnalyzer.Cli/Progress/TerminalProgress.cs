@@ -329,7 +329,7 @@ internal sealed class TerminalProgress : IProgress<WorkProgress>, IDisposable
         _screen.Release();
     }
 
-    private enum Unit
+    internal enum Unit
     {
         Bytes,
         Items,
@@ -337,7 +337,7 @@ internal sealed class TerminalProgress : IProgress<WorkProgress>, IDisposable
     }
 
     /// <summary>One piece of work on display: what it is, how far it is, and since when it runs (for its rate and time left).</summary>
-    private sealed class Activity(string kind, string item, Unit unit, long started, long startDone)
+    internal sealed class Activity(string kind, string item, Unit unit, long started, long startDone)
     {
         public long Done { get; set; }
 
