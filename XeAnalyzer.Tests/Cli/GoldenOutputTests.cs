@@ -1,32 +1,32 @@
 using System.Globalization;
 using System.Text;
 using XeAnalyzer.Cli;
-using XeAnalyzer.Tests.Analysis;
 
 namespace XeAnalyzer.Tests.Cli;
 
 /// <summary>
 /// The outputs of the README's commands and of every sample, compared byte for byte with outputs recorded before a refactoring
-/// (<c>TestData/golden/</c>): stdout, stderr, the exit code and every file written. Paths are written as <c>&lt;repo&gt;</c> and
-/// <c>&lt;out&gt;</c>. To record them again after an intended change (and list that change in CHANGELOG.md), run the tests with
-/// <c>XEANALYZER_RECORD_GOLDEN=1</c>; never record them to make a failing run pass.
+/// (<c>TestData/golden/</c>): stdout, stderr, the exit code and every file written. The commands run in the repository root with
+/// relative paths, as the README gives them, and write into <c>.golden-out/&lt;case&gt;</c> there, so the outputs do not depend on
+/// where the checkout lies. To record them again after an intended change (and list that change in CHANGELOG.md), run the tests
+/// with <c>XEANALYZER_RECORD_GOLDEN=1</c>; never record them to make a failing run pass.
 /// </summary>
 public sealed class GoldenOutputTests
 {
-    private const string Sym = "--symbols {repo}/symbols-cache --binaries {repo}/symbols-cache --offline";
-    private const string L = "{repo}/sample-xel/latch_nesting_full";
-    private const string M = "{repo}/sample-xel/cci_insert_memory";
-    private const string W = "{repo}/sample-xel/blob_storage_waits";
-    private const string RXel = "{repo}/sample-xel/ring_buffer_waits/ring_buffer_waits_0_133601625036040000.xel";
-    private const string RXml = "{repo}/sample-xel/ring_buffer_waits/ring_buffer_waits.ring_buffer.xml";
-    private const string S = "{repo}/sample-xel/system_health_stacks";
-    private const string H1 = "{repo}/sample-xel/latch_nesting_full_histogram/latch_nesting_full.histogram.xml";
-    private const string H2 = "{repo}/sample-xel/latch_nesting_full_histogram/latch_nesting_full.tf3656.histogram.xml";
-    private const string C = "{repo}/sample-xel/latch_nesting_full_counter/latch_nesting_full.event_counter.xml";
-    private const string Clerks = "{repo}/sample-xel/cci_insert_memory_histogram/cci_insert_memory.page_freed.memory_clerk_name.histogram.xml";
-    private const string WaitKeys = "{repo}/sample-xel/blob_storage_waits_histogram/blob_storage_waits.wait_type.histogram.xml";
-    private const string Maps = "{repo}/sample-xel/blob_storage_waits_histogram/blob_storage_waits.map_values.tsv";
-    private const string Text = "{repo}/XeAnalyzer.Tests/TestData/text";
+    private const string Sym = "--symbols symbols-cache --binaries symbols-cache --offline";
+    private const string L = "sample-xel/latch_nesting_full";
+    private const string M = "sample-xel/cci_insert_memory";
+    private const string W = "sample-xel/blob_storage_waits";
+    private const string RXel = "sample-xel/ring_buffer_waits/ring_buffer_waits_0_133601625036040000.xel";
+    private const string RXml = "sample-xel/ring_buffer_waits/ring_buffer_waits.ring_buffer.xml";
+    private const string S = "sample-xel/system_health_stacks";
+    private const string H1 = "sample-xel/latch_nesting_full_histogram/latch_nesting_full.histogram.xml";
+    private const string H2 = "sample-xel/latch_nesting_full_histogram/latch_nesting_full.tf3656.histogram.xml";
+    private const string C = "sample-xel/latch_nesting_full_counter/latch_nesting_full.event_counter.xml";
+    private const string Clerks = "sample-xel/cci_insert_memory_histogram/cci_insert_memory.page_freed.memory_clerk_name.histogram.xml";
+    private const string WaitKeys = "sample-xel/blob_storage_waits_histogram/blob_storage_waits.wait_type.histogram.xml";
+    private const string Maps = "sample-xel/blob_storage_waits_histogram/blob_storage_waits.map_values.tsv";
+    private const string Text = "XeAnalyzer.Tests/TestData/text";
 
     private static readonly (string Name, string Command)[] Cases =
     [
@@ -99,14 +99,29 @@ public sealed class GoldenOutputTests
     [TestCaseSource(nameof(AllCases))]
     public void Output_IsAsRecorded(string name, string command)
     {
-        using var tmp = new TempFolder();
-        string outDir = Path.Combine(tmp.Path, "out");
-        Directory.CreateDirectory(outDir);
         string repo = TestPaths.RepoRoot;
-        string[] args = [.. command.Split(' ', StringSplitOptions.RemoveEmptyEntries).Select(a => a.Replace("{repo}", repo, StringComparison.Ordinal).Replace("{out}", outDir, StringComparison.Ordinal))];
+        string relativeOut = ".golden-out/" + name;
+        string outDir = Path.Combine(repo, ".golden-out", name);
+        if (Directory.Exists(outDir))
+        {
+            Directory.Delete(outDir, recursive: true);
+        }
+
+        Directory.CreateDirectory(outDir);
+        string[] args = [.. command.Split(' ', StringSplitOptions.RemoveEmptyEntries).Select(a => a.Replace("{out}", relativeOut, StringComparison.Ordinal))];
         using var o = new StringWriter();
         using var e = new StringWriter();
-        int exit = Program.Run(args, o, e);
+        string cwd = Environment.CurrentDirectory;
+        int exit;
+        try
+        {
+            Environment.CurrentDirectory = repo;
+            exit = Program.Run(args, o, e);
+        }
+        finally
+        {
+            Environment.CurrentDirectory = cwd;
+        }
 
         var actual = new StringBuilder();
         actual.Append("$ xeanalyze ").Append(command).Append('\n');
@@ -115,17 +130,28 @@ public sealed class GoldenOutputTests
         actual.Append("--- stderr\n").Append(e.ToString());
         foreach (string file in Directory.EnumerateFiles(outDir, "*", SearchOption.AllDirectories).Order(StringComparer.Ordinal))
         {
-            byte[] bytes = File.ReadAllBytes(file);
             string rel = Path.GetRelativePath(outDir, file).Replace('\\', '/');
-            actual.Append("--- file ").Append(rel).Append(' ').Append(bytes.Length.ToString(CultureInfo.InvariantCulture)).Append(" bytes, sha256 ")
-                .Append(Convert.ToHexString(System.Security.Cryptography.SHA256.HashData(bytes))).Append('\n');
+            byte[] bytes = File.ReadAllBytes(file);
+            string? text = null;
             if (IsText(rel))
             {
-                actual.Append(Encoding.UTF8.GetString(bytes)).Append('\n');
+                // The size and hash of a text file are those of its normalized text (see below), so they do not depend on the checkout's place.
+                text = Encoding.UTF8.GetString(bytes).Replace(repo, "<repo>", StringComparison.Ordinal);
+                bytes = Encoding.UTF8.GetBytes(text);
+            }
+
+            actual.Append("--- file ").Append(rel).Append(' ').Append(bytes.Length.ToString(CultureInfo.InvariantCulture)).Append(" bytes, sha256 ")
+                .Append(Convert.ToHexString(System.Security.Cryptography.SHA256.HashData(bytes))).Append('\n');
+            if (text is not null)
+            {
+                actual.Append(text).Append('\n');
             }
         }
 
-        string normalized = actual.ToString().Replace(outDir, "<out>", StringComparison.Ordinal).Replace(repo, "<repo>", StringComparison.Ordinal);
+        Directory.Delete(outDir, recursive: true);
+
+        // PDB paths are printed absolute (symbols-cache under the checkout): the one place the checkout's location shows.
+        string normalized = actual.ToString().Replace(repo, "<repo>", StringComparison.Ordinal);
         string path = Path.Combine(GoldenDir, name + ".txt");
         if (Recording)
         {

@@ -59,7 +59,7 @@ public sealed class ExportCliTests
             Assert.That(long.Parse(m.Groups[4].Value, Ic), Is.EqualTo(new FileInfo(file).Length), line);
         }
 
-        Assert.That(lines[^1], Does.Match(@"^6 file\(s\), 7194 events, \d+ bytes in \d+\.\d s$"));
+        Assert.That(lines[^1], Does.Match(@"^6 file\(s\), 7194 events, \d+ bytes$"));
     }
 
     [Test]
