@@ -231,7 +231,8 @@ internal static class ResolveBenchmark
         }
     }
 
-    private static string FindRepo()
+    /// <summary>The checkout: the first folder holding XeAnalyzer.sln above the current directory or the program.</summary>
+    internal static string FindRepo()
     {
         foreach (string start in new[] { Directory.GetCurrentDirectory(), AppContext.BaseDirectory })
         {

@@ -7,7 +7,7 @@ namespace XeAnalyzer.Symbols.Pdb;
 /// <content>
 /// The <c>S_PUB32</c> records the publics address map names, read without holding the symbol record stream in memory: the entries
 /// are visited in record-offset order, so the stream is read front to back in pieces of at most <see cref="PublicsWindowBytes"/>,
-/// and only the names are kept (one pool of UTF-8 bytes). Errors are the ones a front-to-back walk of the address map would meet first.
+/// and only the names are kept (one pool of UTF-8 bytes), or not even those: then only where each name lies in the stream. Errors are the ones a front-to-back walk of the address map would meet first.
 /// </content>
 public sealed partial class PdbFile
 {
@@ -39,8 +39,11 @@ public sealed partial class PdbFile
     /// inside it; the names of the mapped entries so far do not add up to more bytes than the stream holds (entries that share or
     /// overlap records, which a damaged map could repeat until memory runs out).
     /// </summary>
+    /// <param name="recordFields">Whether to keep segment, offset and flags.</param>
+    /// <param name="poolNames">Whether to copy the names into one pool; else they are left in the stream and read on demand.</param>
+    /// <param name="ct">Cancels the read.</param>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)] // hot loop over every public, run once: skip tier-0 code
-    private PdbPublicRecords ReadPublicRecords(bool recordFields, CancellationToken ct)
+    private PdbPublicRecords ReadPublicRecords(bool recordFields, bool poolNames, CancellationToken ct)
     {
         PdbDbiHeader dbi = RequireDbi("read publics");
         if (dbi.PublicStreamIndex is not int publicIndex)
@@ -89,7 +92,7 @@ public sealed partial class PdbFile
 
         // Distinct records cannot hold more name bytes than the stream, so the pool is at most the stream's size; it is allocated
         // uninitialized, and the part no name reaches is never touched.
-        var records = new PdbPublicRecords(n, streamLength, recordFields);
+        var records = new PdbPublicRecords(n, poolNames ? null : sym, poolNames ? GC.AllocateUninitializedArray<byte>((int)streamLength) : [], recordFields);
         byte[] window = new byte[Math.Min(streamLength, PublicsWindowBytes)];
         long windowStart = 0, windowEnd = 0;
         long pooled = 0;
@@ -161,9 +164,13 @@ public sealed partial class PdbFile
             {
                 records.SourceRva[i] = source;
                 records.NameLength[i] = (ushort)nameLength;
-                if (!poolFull && pooled + nameLength <= streamLength)
+                if (!poolNames)
                 {
-                    nameArea[..nameLength].CopyTo(records.Pool.AsSpan((int)pooled));
+                    records.NameOffset[i] = at + 14;
+                }
+                else if (!poolFull && pooled + nameLength <= streamLength)
+                {
+                    nameArea[..nameLength].CopyTo(records.Pool!.AsSpan((int)pooled));
                     records.NameOffset[i] = (uint)pooled;
                     pooled += nameLength;
                 }

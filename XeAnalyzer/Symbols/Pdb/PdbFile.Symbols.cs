@@ -15,11 +15,13 @@ public sealed partial class PdbFile
     private readonly Lock _gate = new();
     private PdbAddressMap? _addressMap;
     private PdbPublicTable? _publics;
+    private PdbPublicTable? _filePublics;
     private PdbSymbolTable? _procedures;
     private PdbModule[]? _modules;
     private IReadOnlyList<PdbPublicSymbol>? _publicList;
     private IReadOnlyList<PdbProcedure>? _procedureList;
     private PdbSymbolIndex? _index;
+    private PdbSymbolIndex? _fileIndex;
     private bool _disposed;
 
     /// <summary>Whether the PDB translates addresses through OMAP (an image reordered after linking).</summary>
@@ -40,7 +42,7 @@ public sealed partial class PdbFile
             if (_publicList is null)
             {
                 ObjectDisposedException.ThrowIf(_disposed, this);
-                PdbPublicRecords r = ReadPublicRecords(recordFields: true, CancellationToken.None);
+                PdbPublicRecords r = ReadPublicRecords(recordFields: true, poolNames: true, CancellationToken.None);
                 PdbAddressMap map = GetAddressMap();
                 bool isX86 = IsX86;
                 var list = new List<PdbPublicSymbol>(r.Count);
@@ -116,6 +118,35 @@ public sealed partial class PdbFile
         }
     }
 
+    /// <summary>
+    /// The index of <see cref="GetSymbolIndex"/>, except that public names are not held in memory but read from this file when a lookup
+    /// returns them: a few bytes per public instead of the names (tens of MB in a big PDB). Valid only while this file is open (lookups
+    /// throw <see cref="ObjectDisposedException"/> after); the resolver keeps the file open for as long as it keeps the index.
+    /// </summary>
+    /// <param name="cancellationToken">Cancels building the index.</param>
+    /// <returns>The index.</returns>
+    /// <exception cref="InvalidPdbDataException">The PDB's symbol data is damaged.</exception>
+    /// <exception cref="OperationCanceledException">The token was cancelled before the index was built.</exception>
+    internal PdbSymbolIndex GetFileBackedSymbolIndex(CancellationToken cancellationToken = default)
+    {
+        lock (_gate)
+        {
+            if (_fileIndex is null)
+            {
+                PdbSymbolTable procedures = GetProcedureTable(cancellationToken);
+                if (_filePublics is null)
+                {
+                    ObjectDisposedException.ThrowIf(_disposed, this);
+                    _filePublics = PdbPublicTable.Build(ReadPublicRecords(recordFields: false, poolNames: false, cancellationToken));
+                }
+
+                _fileIndex = new PdbSymbolIndex(GetAddressMap(), procedures, _filePublics) { IsX86 = IsX86 };
+            }
+
+            return _fileIndex;
+        }
+    }
+
     /// <summary>Finds the symbol for <paramref name="rva"/>; see <see cref="PdbSymbolIndex.Lookup"/>. Builds the index on first use.</summary>
     /// <param name="rva">An image RVA (address minus module base).</param>
     /// <returns>The match, or <see langword="null"/> when the RVA precedes every symbol (or falls in an OMAP hole).</returns>
@@ -155,7 +186,7 @@ public sealed partial class PdbFile
         if (_publics is null)
         {
             ObjectDisposedException.ThrowIf(_disposed, this);
-            _publics = PdbPublicTable.Build(ReadPublicRecords(recordFields: false, ct));
+            _publics = PdbPublicTable.Build(ReadPublicRecords(recordFields: false, poolNames: true, ct));
         }
 
         return _publics;

@@ -2,7 +2,8 @@ namespace XeAnalyzer.Symbols.Pdb;
 
 /// <summary>
 /// A sorted RVA → symbol index over one PDB's procedures and publics, built once by <see cref="PdbFile.GetSymbolIndex"/>.
-/// Immutable and safe for concurrent lookups; it holds no file handle, so it keeps working after the <see cref="PdbFile"/> is disposed.
+/// Immutable and safe for concurrent lookups; the index of <see cref="PdbFile.GetSymbolIndex"/> holds no file handle, so it keeps working
+/// after the <see cref="PdbFile"/> is disposed.
 /// </summary>
 /// <remarks>
 /// <para><b>Lookup rule.</b> A procedure whose code range [start, start + size) contains the RVA wins (private PDBs, and the few
@@ -74,23 +75,14 @@ public sealed class PdbSymbolIndex
             return null;
         }
 
-        List<int> tied = TiedEntries(hit);
-        var names = new List<string>(tied.Count);
-        for (int k = 0; k < tied.Count; k++)
-        {
-            if (k == 0 || !NameBytes(hit.Kind, tied[k]).SequenceEqual(NameBytes(hit.Kind, tied[k - 1])))
-            {
-                names.Add(Name(hit.Kind, tied[k]));
-            }
-        }
-
+        IReadOnlyList<string> names = TiedNames(hit);
         return new PdbSymbolMatch(names[0], GetDecoration(hit), SymbolRva(hit), hit.Displacement, hit.Kind,
-            hit.Kind == PdbSymbolKind.Procedure ? _procedures.Items[hit.Entry].Size : null, names.AsReadOnly());
+            hit.Kind == PdbSymbolKind.Procedure ? _procedures.Items[hit.Entry].Size : null, names);
     }
 
     /// <summary>
     /// The allocation-free form of <see cref="Lookup"/>: which symbol wins (the ordinal-smallest name among ties), its displacement and
-    /// how many names of the same kind share its start. Read the name with <see cref="NameBytes(in PdbSymbolHit)"/>.
+    /// how many names of the same kind share its start. Read the name with <see cref="NameBytes(in PdbSymbolHit, Span{byte})"/>.
     /// </summary>
     internal bool TryFind(uint rva, out PdbSymbolHit hit)
     {
@@ -103,12 +95,19 @@ public sealed class PdbSymbolIndex
         return TryFindProcedure(source, out hit) || TryFindPublic(source, out hit);
     }
 
-    /// <summary>The stored name of the symbol found, as UTF-8.</summary>
-    internal ReadOnlySpan<byte> NameBytes(in PdbSymbolHit hit) => NameBytes(hit.Kind, hit.Entry);
+    /// <summary>
+    /// The stored name of the symbol found, as UTF-8: in memory, or read from the PDB into <paramref name="scratch"/> (a new array when
+    /// it is too short) for an index whose public names stay in the file (<see cref="PdbFile.GetFileBackedSymbolIndex"/>).
+    /// </summary>
+    internal ReadOnlySpan<byte> NameBytes(in PdbSymbolHit hit, Span<byte> scratch) => NameBytes(hit.Kind, hit.Entry, scratch);
 
     /// <summary>How the stored name of the symbol found is decorated.</summary>
     internal PdbNameDecoration GetDecoration(in PdbSymbolHit hit) =>
-        hit.Kind == PdbSymbolKind.Procedure ? _procedures.Items[hit.Entry].Decoration : PdbNames.Classify(_publics.NameBytes(hit.Entry), isPublic: true, IsX86);
+        hit.Kind == PdbSymbolKind.Procedure ? _procedures.Items[hit.Entry].Decoration : GetDecoration(hit, NameBytes(hit, stackalloc byte[256]));
+
+    /// <summary>How the stored name of the symbol found is decorated, given that name (<see cref="NameBytes(in PdbSymbolHit, Span{byte})"/>).</summary>
+    internal PdbNameDecoration GetDecoration(in PdbSymbolHit hit, ReadOnlySpan<byte> name) =>
+        hit.Kind == PdbSymbolKind.Procedure ? _procedures.Items[hit.Entry].Decoration : PdbNames.Classify(name, isPublic: true, IsX86);
 
     /// <summary>The image RVA where the symbol found starts.</summary>
     internal uint SymbolRva(in PdbSymbolHit hit)
@@ -128,9 +127,10 @@ public sealed class PdbSymbolIndex
     {
         List<int> tied = TiedEntries(hit);
         var names = new List<string>(tied.Count);
+        Span<byte> current = stackalloc byte[256], previous = stackalloc byte[256];
         for (int k = 0; k < tied.Count; k++)
         {
-            if (k == 0 || !NameBytes(hit.Kind, tied[k]).SequenceEqual(NameBytes(hit.Kind, tied[k - 1])))
+            if (k == 0 || !NameBytes(hit.Kind, tied[k], current).SequenceEqual(NameBytes(hit.Kind, tied[k - 1], previous)))
             {
                 names.Add(Name(hit.Kind, tied[k]));
             }
@@ -139,7 +139,8 @@ public sealed class PdbSymbolIndex
         return names.AsReadOnly();
     }
 
-    private ReadOnlySpan<byte> NameBytes(PdbSymbolKind kind, int entry) => kind == PdbSymbolKind.Procedure ? _procedures.NameBytes(entry) : _publics.NameBytes(entry);
+    private ReadOnlySpan<byte> NameBytes(PdbSymbolKind kind, int entry, Span<byte> scratch) =>
+        kind == PdbSymbolKind.Procedure ? _procedures.NameBytes(entry) : _publics.NameBytes(entry, scratch);
 
     private string Name(PdbSymbolKind kind, int entry) => kind == PdbSymbolKind.Procedure ? _procedures.Name(entry) : _publics.Name(entry);
 
@@ -208,7 +209,7 @@ public sealed class PdbSymbolIndex
     /// <summary>The tie order: ordinal on the UTF-8 bytes, then table position (for identical names with different records).</summary>
     private bool Precedes(PdbSymbolKind kind, int a, int b)
     {
-        int c = NameBytes(kind, a).SequenceCompareTo(NameBytes(kind, b));
+        int c = NameBytes(kind, a, stackalloc byte[256]).SequenceCompareTo(NameBytes(kind, b, stackalloc byte[256]));
         return c != 0 ? c < 0 : a < b;
     }
 

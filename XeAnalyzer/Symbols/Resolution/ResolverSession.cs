@@ -373,6 +373,24 @@ public sealed class ResolverSession
                 "RVA past the end of the image of " + pdb + " (another build?)");
         }
 
+        try
+        {
+            return Lookup(view, rva, cancellationToken);
+        }
+        catch (Exception ex) when (InputFailure.IsReadFailure(ex))
+        {
+            // The index reads public names from the file (PdbFile.GetFileBackedSymbolIndex): it was changed since it was opened.
+            string pdb = Store.PdbNames.Printable(binding.PdbName);
+            return Unresolved(view.Module, view.Display, rva, binding, UnresolvedReason.PdbDamaged,
+                "PDB damaged: " + pdb + " (" + binding.Path + ") cannot be read: " + InputFailure.Describe(ex), "PDB damaged: " + pdb);
+        }
+    }
+
+    /// <summary>The lookup part of <see cref="Compute"/>, once the PDB is loaded and the RVA inside its image.</summary>
+    private FrameResolution Lookup(ModuleView view, ulong rva, CancellationToken cancellationToken)
+    {
+        PdbHandle handle = view.Handle;
+        PdbBinding binding = handle.Binding;
         if (!handle.TryFind((uint)rva, out PdbSymbolHit hit))
         {
             string pdb = Store.PdbNames.Printable(binding.PdbName);
