@@ -7,7 +7,7 @@ namespace XeAnalyzer.Benchmarks;
 
 /// <summary>
 /// Our resolver against a real peer, llvm-symbolizer-14, on the same random addresses of a big publics-only PDB, in the same run. Usage:
-/// <c>dotnet run -c Release --project XeAnalyzer.Benchmarks -- symbolizer [--dir /tmp/bigpdb] [--functions 300000] [--addresses 200000] [--runs 3] [--seed 1]</c>.
+/// <c>dotnet run -c Release --project XeAnalyzer.Benchmarks -- symbolizer [--dir /tmp/bigpdb] [--functions 300000] [--addresses 200000] [--runs 3] [--seed 1] [--baseline REF|none]</c>.
 /// <para>
 /// Makes <c>big.dll</c> + <c>big.pdb</c> with <c>tools/bigpdb/make.sh</c> when the folder has none, draws the addresses uniformly
 /// over the DLL's <c>.text</c> (seeded, so every run and tool sees the same ones), then runs, alternating, per round:
@@ -15,7 +15,9 @@ namespace XeAnalyzer.Benchmarks;
 /// <c>0x&lt;rva&gt;</c> lines, and <c>xeanalyze resolve</c> (the built CLI, <c>XeAnalyzer.Cli/bin/Release</c>) on a file of
 /// <c>big.dll+0x&lt;rva&gt;</c> lines with <c>--symbols DIR --binaries DIR --offline</c>. Both are separate processes, both read
 /// the addresses from a file and write their answers to a file, and both are measured by <c>/usr/bin/time</c> the same way
-/// (elapsed wall time, user and system CPU, maximum resident set size), so start-up is counted for both.
+/// (elapsed wall time, user and system CPU, maximum resident set size), so start-up is counted for both. The same
+/// <c>xeanalyze resolve</c> of a baseline commit (<see cref="BaselineCli"/>; by default the one before the symbolizer work of issue 12)
+/// runs too, and its output must be byte-identical to ours.
 /// </para>
 /// <para>
 /// Agreement: every one of our frames must be resolved, and its function (DIA's name-only form) must be the one llvm named: llvm's
@@ -35,6 +37,7 @@ internal static class SymbolizerBenchmark
         string dir = Path.Combine(Path.GetTempPath(), "bigpdb");
         int functions = 300_000, addresses = 200_000, runs = 3;
         ulong seed = 1;
+        string? baseline = null;
         for (int i = 1; i + 1 < args.Length; i += 2)
         {
             switch (args[i])
@@ -44,6 +47,7 @@ internal static class SymbolizerBenchmark
                 case "--addresses": addresses = int.Parse(args[i + 1], Ic); break;
                 case "--runs": runs = int.Parse(args[i + 1], Ic); break;
                 case "--seed": seed = ulong.Parse(args[i + 1], Ic); break;
+                case "--baseline": baseline = args[i + 1]; break;
                 default: Console.Error.WriteLine("unknown option " + args[i]); return 2;
             }
         }
@@ -75,6 +79,13 @@ internal static class SymbolizerBenchmark
 
         Console.WriteLine("XeAnalyzer symbolizer benchmark: xeanalyze resolve against llvm-symbolizer-14, same addresses, same run");
         Console.WriteLine(string.Create(Ic, $"runtime {Environment.Version}, {Environment.ProcessorCount} cores, load average {LoadAverage()}; {pdb}: {new FileInfo(pdb).Length / 1048576.0:F1} MiB"));
+        string? baselineCli = null;
+        if (baseline != "none")
+        {
+            (baselineCli, string note) = BaselineCli.Build(repo, baseline ?? BaselineCli.DefaultRef(repo));
+            Console.WriteLine(note);
+        }
+
         (uint textStart, uint textEnd) = TextSection(dll);
         uint[] rvas = Draw(addresses, textStart, textEnd, seed);
         string work = Path.Combine(dir, "symbolizer-bench");
@@ -88,6 +99,9 @@ internal static class SymbolizerBenchmark
         var oursWall = new List<double>();
         var llvmRss = new List<double>();
         var oursRss = new List<double>();
+        var baseWall = new List<double>();
+        var baseRss = new List<double>();
+        bool baselineSame = true;
         int disagreements = -1;
         for (int run = 1; run <= runs; run++)
         {
@@ -102,6 +116,16 @@ internal static class SymbolizerBenchmark
 
             Console.WriteLine(string.Create(Ic, $"run {run}: llvm-symbolizer {l}"));
             Console.WriteLine(string.Create(Ic, $"run {run}: xeanalyze      {o}  -> wall {o.Wall / l.Wall:F2}x, peak {o.MaxRssMiB / l.MaxRssMiB:F2}x llvm's"));
+            if (baselineCli is not null)
+            {
+                string baseOut = Path.Combine(work, "baseline.out");
+                Measure b = Timed("dotnet", [baselineCli, "resolve", oursIn, "--symbols", dir, "--binaries", dir, "--offline", "-o", baseOut], null, Path.Combine(work, "baseline.stdout"));
+                Console.WriteLine(string.Create(Ic, $"run {run}: baseline      {b}  -> wall {b.Wall / l.Wall:F2}x, peak {b.MaxRssMiB / l.MaxRssMiB:F2}x llvm's{(b.ExitCode != 0 ? " EXIT " + b.ExitCode : string.Empty)}"));
+                baseWall.Add(b.Wall);
+                baseRss.Add(b.MaxRssMiB);
+                baselineSame &= b.ExitCode == 0 && File.ReadAllBytes(baseOut).AsSpan().SequenceEqual(File.ReadAllBytes(oursOut));
+            }
+
             llvmWall.Add(l.Wall);
             oursWall.Add(o.Wall);
             llvmRss.Add(l.MaxRssMiB);
@@ -118,7 +142,13 @@ internal static class SymbolizerBenchmark
 
         Console.WriteLine(string.Create(Ic,
             $"summary over {runs} runs: wall llvm-symbolizer {Spread(llvmWall)} s, xeanalyze {Spread(oursWall)} s (median ratio {Median(oursWall) / Median(llvmWall):F2}); max RSS llvm-symbolizer {Spread(llvmRss)} MiB, xeanalyze {Spread(oursRss)} MiB (median ratio {Median(oursRss) / Median(llvmRss):F2}); names agree on {addresses - disagreements:N0} of {addresses:N0} addresses ({100.0 * (addresses - disagreements) / addresses:F3} %)"));
-        return disagreements == 0 ? 0 : 3;
+        if (baselineCli is not null)
+        {
+            Console.WriteLine(string.Create(Ic,
+                $"baseline over {runs} runs: wall {Spread(baseWall)} s, max RSS {Spread(baseRss)} MiB; its output {(baselineSame ? "byte-identical to ours" : "DIFFERS from ours")}"));
+        }
+
+        return disagreements == 0 && baselineSame ? 0 : 3;
     }
 
     /// <summary>Counts the addresses whose names differ (printing the first few); -1 when an output cannot be read.</summary>
@@ -177,7 +207,8 @@ internal static class SymbolizerBenchmark
         return rvas;
     }
 
-    private readonly record struct Measure(int ExitCode, double Wall, double User, double Sys, double MaxRssMiB)
+    /// <summary>What <c>/usr/bin/time</c> measured of one child process.</summary>
+    internal readonly record struct Measure(int ExitCode, double Wall, double User, double Sys, double MaxRssMiB)
     {
         public override string ToString() => string.Create(CultureInfo.InvariantCulture, $"wall {Wall:F2} s (user {User:F2} s, sys {Sys:F2} s), max RSS {MaxRssMiB:F0} MiB");
     }
@@ -186,7 +217,7 @@ internal static class SymbolizerBenchmark
     /// Runs <paramref name="program"/> under <c>/usr/bin/time</c>, its standard input and output redirected from and to files by the
     /// shell (<c>/dev/null</c> when not given; standard error appended to the output's name + <c>.stderr</c>), so no pipe through this process slows either tool.
     /// </summary>
-    private static Measure Timed(string program, string[] args, string? stdin, string? stdout)
+    internal static Measure Timed(string program, string[] args, string? stdin, string? stdout)
     {
         string report = Path.GetTempFileName();
         int exit = Exec("sh", ["-c", "in=$1; out=$2; shift 2; exec \"$@\" <\"$in\" >\"$out\" 2>>\"$out.stderr\"", "sh", stdin ?? "/dev/null", stdout ?? "/dev/null",
@@ -209,13 +240,13 @@ internal static class SymbolizerBenchmark
         return p.ExitCode;
     }
 
-    private static string LoadAverage() => File.Exists("/proc/loadavg") ? string.Join(' ', File.ReadAllText("/proc/loadavg").Split(' ').Take(3)) : "unknown";
+    internal static string LoadAverage() => File.Exists("/proc/loadavg") ? string.Join(' ', File.ReadAllText("/proc/loadavg").Split(' ').Take(3)) : "unknown";
 
-    private static double Median(List<double> v)
+    internal static double Median(List<double> v)
     {
         var s = v.Order().ToList();
         return s.Count % 2 == 1 ? s[s.Count / 2] : (s[(s.Count / 2) - 1] + s[s.Count / 2]) / 2;
     }
 
-    private static string Spread(List<double> v) => string.Create(CultureInfo.InvariantCulture, $"{v.Min():F2}–{v.Max():F2} (median {Median(v):F2})");
+    internal static string Spread(List<double> v) => string.Create(CultureInfo.InvariantCulture, $"{v.Min():F2}–{v.Max():F2} (median {Median(v):F2})");
 }
