@@ -136,21 +136,22 @@ internal static class AnalysisBenchmarks
     /// <summary>latch_acquired/latch_released pairs on 16 schedulers (one worker each; scheduler 5 gets ~10 % fewer), with a 16-frame callstack on acquires.</summary>
     private static long GenerateLatches(string path, long targetBytes)
     {
-        var s = new XeSchema();
-        XePackage p0 = s.Package0;
-        XePackage sqlos = s.AddPackage("sqlos", 1);
-        XePackage sqlserver = s.AddPackage("sqlserver", 3);
+        var sBuilder = new XeSchemaBuilder();
+        XePackage p0 = sBuilder.Package0;
+        XePackage sqlos = sBuilder.AddPackage("sqlos", 1);
+        XePackage sqlserver = sBuilder.AddPackage("sqlserver", 3);
         string[] classNames = ["BUFFER", "ACCESS_METHODS_DATASET_PARENT", "NESTING_TRANSACTION_FULL", "LOG_MANAGER"];
-        XeMap latchClass = s.AddMap(sqlserver, "latch_class", classNames.Select((n, i) => new XeMapEntry((uint)(i * 7 + 3), n)));
-        XeMap latchMode = s.AddMap(sqlserver, "latch_mode", [new(0, "NL"), new(1, "KP"), new(2, "SH"), new(3, "UP"), new(4, "EX"), new(5, "DT")]);
+        XeMap latchClass = sBuilder.AddMap(sqlserver, "latch_class", classNames.Select((n, i) => new XeMapEntry((uint)(i * 7 + 3), n)));
+        XeMap latchMode = sBuilder.AddMap(sqlserver, "latch_mode", [new(0, "NL"), new(1, "KP"), new(2, "SH"), new(3, "UP"), new(4, "EX"), new(5, "DT")]);
         XeFieldDefinition[] common = [XeFieldDefinition.Of("class", latchClass), XeFieldDefinition.Of("mode", latchMode), XeFieldDefinition.Of("address", XeBaseType.Pointer), XeFieldDefinition.Of("database_id", XeBaseType.UInt16), XeFieldDefinition.Of("page_id", XeBaseType.UInt32)];
-        XeEventType acq = s.AddEvent(sqlserver, "latch_acquired", Guid.Parse("2d8b4f30-ab6c-4e73-9f90-5c4d3e2f1ab1"), common);
-        XeEventType rel = s.AddEvent(sqlserver, "latch_released", Guid.Parse("2d8b4f30-ab6c-4e73-9f90-5c4d3e2f1ab2"), [.. common, XeFieldDefinition.Of("duration", XeBaseType.UInt64)]);
-        XeColumn scheduler = s.AddAction(sqlos, "scheduler_id", XeBaseType.UInt32);
-        XeColumn worker = s.AddAction(sqlos, "worker_address", XeBaseType.Pointer);
-        XeColumn session = s.AddAction(sqlserver, "session_id", XeBaseType.UInt16);
-        XeColumn sequence = s.AddAction(p0, "event_sequence", XeBaseType.UInt64, objectIndex: 9);
-        XeColumn callstack = s.AddAction(p0, "callstack", XeBaseType.Callstack, objectIndex: 0);
+        XeEventType acq = sBuilder.AddEvent(sqlserver, "latch_acquired", Guid.Parse("2d8b4f30-ab6c-4e73-9f90-5c4d3e2f1ab1"), common);
+        XeEventType rel = sBuilder.AddEvent(sqlserver, "latch_released", Guid.Parse("2d8b4f30-ab6c-4e73-9f90-5c4d3e2f1ab2"), [.. common, XeFieldDefinition.Of("duration", XeBaseType.UInt64)]);
+        XeColumn scheduler = sBuilder.AddAction(sqlos, "scheduler_id", XeBaseType.UInt32);
+        XeColumn worker = sBuilder.AddAction(sqlos, "worker_address", XeBaseType.Pointer);
+        XeColumn session = sBuilder.AddAction(sqlserver, "session_id", XeBaseType.UInt16);
+        XeColumn sequence = sBuilder.AddAction(p0, "event_sequence", XeBaseType.UInt64, objectIndex: 9);
+        XeColumn callstack = sBuilder.AddAction(p0, "callstack", XeBaseType.Callstack, objectIndex: 0);
+        XeSchema s = sBuilder.Build();
         var stacks = new ulong[32][];
         ulong seed = 0x9E3779B97F4A7C15UL;
         for (int i = 0; i < stacks.Length; i++)
@@ -225,16 +226,17 @@ internal static class AnalysisBenchmarks
     /// <summary>page_allocated/page_freed of 8 sessions rising and falling in cycles; pages mostly 1 + 2^k.</summary>
     private static long GenerateMemory(string path, long targetBytes)
     {
-        var s = new XeSchema();
-        XePackage p0 = s.Package0;
-        XePackage sqlos = s.AddPackage("sqlos", 1);
-        XePackage sqlserver = s.AddPackage("sqlserver", 3);
+        var sBuilder = new XeSchemaBuilder();
+        XePackage p0 = sBuilder.Package0;
+        XePackage sqlos = sBuilder.AddPackage("sqlos", 1);
+        XePackage sqlserver = sBuilder.AddPackage("sqlserver", 3);
         XeFieldDefinition[] f = [XeFieldDefinition.Of("number_pages", XeBaseType.UInt64), XeFieldDefinition.Of("memory_clerk_name", XeBaseType.UnicodeString), XeFieldDefinition.Of("page_location", XeBaseType.Pointer)];
-        XeEventType alloc = s.AddEvent(sqlos, "page_allocated", Guid.Parse("3d8b4f30-ab6c-4e73-9f90-5c4d3e2f1ab1"), f);
-        XeEventType free = s.AddEvent(sqlos, "page_freed", Guid.Parse("3d8b4f30-ab6c-4e73-9f90-5c4d3e2f1ab2"), f);
-        XeColumn session = s.AddAction(sqlserver, "session_id", XeBaseType.UInt16);
-        XeColumn sequence = s.AddAction(p0, "event_sequence", XeBaseType.UInt64, objectIndex: 9);
-        XeColumn scheduler = s.AddAction(sqlos, "scheduler_id", XeBaseType.UInt32);
+        XeEventType alloc = sBuilder.AddEvent(sqlos, "page_allocated", Guid.Parse("3d8b4f30-ab6c-4e73-9f90-5c4d3e2f1ab1"), f);
+        XeEventType free = sBuilder.AddEvent(sqlos, "page_freed", Guid.Parse("3d8b4f30-ab6c-4e73-9f90-5c4d3e2f1ab2"), f);
+        XeColumn session = sBuilder.AddAction(sqlserver, "session_id", XeBaseType.UInt16);
+        XeColumn sequence = sBuilder.AddAction(p0, "event_sequence", XeBaseType.UInt64, objectIndex: 9);
+        XeColumn scheduler = sBuilder.AddAction(sqlos, "scheduler_id", XeBaseType.UInt32);
+        XeSchema s = sBuilder.Build();
         string[] clerks = ["MEMORYCLERK_SQLQERESERVATIONS", "MEMORYCLERK_SQLBUFFERPOOL", "MEMORYCLERK_SOSNODE"];
         var outstanding = new Queue<long>[8];
         for (int i = 0; i < outstanding.Length; i++)
@@ -293,19 +295,20 @@ internal static class AnalysisBenchmarks
     /// <summary>wait_info/wait_info_external Begin/End pairs on 64 workers: PREEMPTIVE_HTTP_REQUEST before every PAGEIOLATCH_SH, plus LATCH_EX and CXPACKET.</summary>
     private static long GenerateWaits(string path, long targetBytes)
     {
-        var s = new XeSchema();
-        XePackage p0 = s.Package0;
-        XePackage sqlos = s.AddPackage("sqlos", 1);
-        XePackage sqlserver = s.AddPackage("sqlserver", 3);
-        XeMap waitTypes = s.AddMap(sqlos, "wait_types", [new(36, "LATCH_EX"), new(66, "PAGEIOLATCH_SH"), new(191, "CXPACKET"), new(1086, "PREEMPTIVE_HTTP_REQUEST")], keySize: 4);
-        XeMap opcode = s.AddMap(sqlos, "event_opcode", [new(0, "Begin"), new(1, "End")]);
+        var sBuilder = new XeSchemaBuilder();
+        XePackage p0 = sBuilder.Package0;
+        XePackage sqlos = sBuilder.AddPackage("sqlos", 1);
+        XePackage sqlserver = sBuilder.AddPackage("sqlserver", 3);
+        XeMap waitTypes = sBuilder.AddMap(sqlos, "wait_types", [new(36, "LATCH_EX"), new(66, "PAGEIOLATCH_SH"), new(191, "CXPACKET"), new(1086, "PREEMPTIVE_HTTP_REQUEST")], keySize: 4);
+        XeMap opcode = sBuilder.AddMap(sqlos, "event_opcode", [new(0, "Begin"), new(1, "End")]);
         XeFieldDefinition[] f = [XeFieldDefinition.Of("wait_type", waitTypes), XeFieldDefinition.Of("opcode", opcode), XeFieldDefinition.Of("duration", XeBaseType.UInt64), XeFieldDefinition.Of("signal_duration", XeBaseType.UInt64), XeFieldDefinition.Of("wait_resource", XeBaseType.Pointer)];
-        XeEventType info = s.AddEvent(sqlos, "wait_info", Guid.Parse("992caa1d-ef90-4278-9821-ebdd0180db0c"), f);
-        XeEventType ext = s.AddEvent(sqlos, "wait_info_external", Guid.Parse("992caa1d-ef90-4278-9821-ebdd0180db0e"), f);
-        XeColumn scheduler = s.AddAction(sqlos, "scheduler_id", XeBaseType.UInt32);
-        XeColumn worker = s.AddAction(sqlos, "worker_address", XeBaseType.Pointer);
-        XeColumn session = s.AddAction(sqlserver, "session_id", XeBaseType.UInt16);
-        XeColumn sequence = s.AddAction(p0, "event_sequence", XeBaseType.UInt64, objectIndex: 9);
+        XeEventType info = sBuilder.AddEvent(sqlos, "wait_info", Guid.Parse("992caa1d-ef90-4278-9821-ebdd0180db0c"), f);
+        XeEventType ext = sBuilder.AddEvent(sqlos, "wait_info_external", Guid.Parse("992caa1d-ef90-4278-9821-ebdd0180db0e"), f);
+        XeColumn scheduler = sBuilder.AddAction(sqlos, "scheduler_id", XeBaseType.UInt32);
+        XeColumn worker = sBuilder.AddAction(sqlos, "worker_address", XeBaseType.Pointer);
+        XeColumn session = sBuilder.AddAction(sqlserver, "session_id", XeBaseType.UInt16);
+        XeColumn sequence = sBuilder.AddAction(p0, "event_sequence", XeBaseType.UInt64, objectIndex: 9);
+        XeSchema s = sBuilder.Build();
         ulong seed = 0x0FEDCBA987654321UL;
         long n = 0;
         long tick = 0;

@@ -195,7 +195,7 @@ internal static class ExportBenchmark
             },
         };
         var sw = Stopwatch.StartNew();
-        XelExportResult result = XelParquetExporter.Export([path], outDir, options);
+        XelExportResult result = XelParquetExporter.Export(Capture.CaptureSource.Open([path]), outDir, options);
         sw.Stop();
         long allocated = GC.GetTotalAllocatedBytes(true) - allocatedBefore;
         using Process me = Process.GetCurrentProcess();

@@ -57,6 +57,11 @@ internal static class Program
             return SymbolizerBenchmark.Run(args);
         }
 
+        if (args.Length > 0 && args[0] == "text")
+        {
+            return TextBenchmark.Run(args);
+        }
+
         if (args.Length > 0 && args[0] is "resolve" or "pdb")
         {
             return ResolveBenchmark.Run(args);
@@ -66,7 +71,7 @@ internal static class Program
         {
             Console.Error.WriteLine("usage: XeAnalyzer.Benchmarks xel [--size-gb 1] [--small-gb 0.25] [--dir /tmp/xebench]");
             Console.Error.WriteLine("       XeAnalyzer.Benchmarks analysis [--commands latches,memory,waits] [--size-gb 1] [--small-gb 0.25] [--dir /tmp/xebench]");
-            Console.Error.WriteLine("       XeAnalyzer.Benchmarks export | resolve | pdb | symbolizer ... (see README, Performance)");
+            Console.Error.WriteLine("       XeAnalyzer.Benchmarks export | resolve | pdb | symbolizer | text ... (see README, Performance)");
             return 2;
         }
 
@@ -178,14 +183,14 @@ internal static class Program
 
     internal static long Generate(string path, long targetBytes)
     {
-        var s = new XeSchema();
-        XePackage p0 = s.Package0;
-        XePackage sqlos = s.AddPackage("sqlos", 1);
-        XePackage sqlserver = s.AddPackage("sqlserver", 3);
+        var sBuilder = new XeSchemaBuilder();
+        XePackage p0 = sBuilder.Package0;
+        XePackage sqlos = sBuilder.AddPackage("sqlos", 1);
+        XePackage sqlserver = sBuilder.AddPackage("sqlserver", 3);
         string[] classNames = ["BUFFER", "ACCESS_METHODS_HOBT_VIRTUAL_ROOT", "FGCB_ADD_REMOVE", "LOG_MANAGER", "TRACE_CONTROLLER", "DATABASE_MIRRORING_CONNECTION"];
-        XeMap latchClass = s.AddMap(sqlserver, "latch_class", classNames.Select((n, i) => new XeMapEntry((uint)(i * 7), n)));
-        XeMap latchMode = s.AddMap(sqlserver, "latch_mode", [new(0, "NL"), new(1, "KP"), new(2, "SH"), new(3, "UP"), new(4, "EX"), new(5, "DT")]);
-        XeEventType latch = s.AddEvent(sqlserver, "latch_acquired", new Guid("2d8b4f30-ab6c-4e73-9f90-5c4d3e2f1ab1"),
+        XeMap latchClass = sBuilder.AddMap(sqlserver, "latch_class", classNames.Select((n, i) => new XeMapEntry((uint)(i * 7), n)));
+        XeMap latchMode = sBuilder.AddMap(sqlserver, "latch_mode", [new(0, "NL"), new(1, "KP"), new(2, "SH"), new(3, "UP"), new(4, "EX"), new(5, "DT")]);
+        XeEventType latch = sBuilder.AddEvent(sqlserver, "latch_acquired", new Guid("2d8b4f30-ab6c-4e73-9f90-5c4d3e2f1ab1"),
         [
             XeFieldDefinition.Of("class", latchClass),
             XeFieldDefinition.Of("mode", latchMode),
@@ -195,10 +200,11 @@ internal static class Program
             XeFieldDefinition.Of("page_id", XeBaseType.UInt32),
             XeFieldDefinition.Of("duration", XeBaseType.UInt64),
         ]);
-        XeColumn scheduler = s.AddAction(sqlos, "scheduler_id", XeBaseType.UInt32);
-        XeColumn session = s.AddAction(sqlserver, "session_id", XeBaseType.UInt16);
-        XeColumn sequence = s.AddAction(p0, "event_sequence", XeBaseType.UInt64, objectIndex: 9);
-        XeColumn callstack = s.AddAction(p0, "callstack", XeBaseType.Callstack, objectIndex: 0);
+        XeColumn scheduler = sBuilder.AddAction(sqlos, "scheduler_id", XeBaseType.UInt32);
+        XeColumn session = sBuilder.AddAction(sqlserver, "session_id", XeBaseType.UInt16);
+        XeColumn sequence = sBuilder.AddAction(p0, "event_sequence", XeBaseType.UInt64, objectIndex: 9);
+        XeColumn callstack = sBuilder.AddAction(p0, "callstack", XeBaseType.Callstack, objectIndex: 0);
+        XeSchema s = sBuilder.Build();
 
         // 64 distinct 24-frame stacks.
         var stacks = new ulong[64][];

@@ -173,18 +173,19 @@ internal static class StacksBenchmark
     /// <summary>latch_acquired (with callstack; skewed: a few stacks dominate, as in the seed) and latch_released (without) on 16 schedulers.</summary>
     private static long Generate(string path, long targetBytes, List<ulong[]> stacks)
     {
-        var s = new XeSchema();
-        XePackage p0 = s.Package0;
-        XePackage sqlos = s.AddPackage("sqlos", 1);
-        XePackage sqlserver = s.AddPackage("sqlserver", 3);
-        XeMap latchClass = s.AddMap(sqlserver, "latch_class", [new(3, "BUFFER"), new(17, "NESTING_TRANSACTION_FULL")]);
-        XeMap latchMode = s.AddMap(sqlserver, "latch_mode", [new(2, "SH"), new(4, "EX")]);
+        var sBuilder = new XeSchemaBuilder();
+        XePackage p0 = sBuilder.Package0;
+        XePackage sqlos = sBuilder.AddPackage("sqlos", 1);
+        XePackage sqlserver = sBuilder.AddPackage("sqlserver", 3);
+        XeMap latchClass = sBuilder.AddMap(sqlserver, "latch_class", [new(3, "BUFFER"), new(17, "NESTING_TRANSACTION_FULL")]);
+        XeMap latchMode = sBuilder.AddMap(sqlserver, "latch_mode", [new(2, "SH"), new(4, "EX")]);
         XeFieldDefinition[] common = [XeFieldDefinition.Of("class", latchClass), XeFieldDefinition.Of("mode", latchMode), XeFieldDefinition.Of("address", XeBaseType.Pointer), XeFieldDefinition.Of("database_id", XeBaseType.UInt16)];
-        XeEventType acq = s.AddEvent(sqlserver, "latch_acquired", Guid.Parse("4d8b4f30-ab6c-4e73-9f90-5c4d3e2f1ab1"), common);
-        XeEventType rel = s.AddEvent(sqlserver, "latch_released", Guid.Parse("4d8b4f30-ab6c-4e73-9f90-5c4d3e2f1ab2"), [.. common, XeFieldDefinition.Of("duration", XeBaseType.UInt64)]);
-        XeColumn scheduler = s.AddAction(sqlos, "scheduler_id", XeBaseType.UInt32);
-        XeColumn sequence = s.AddAction(p0, "event_sequence", XeBaseType.UInt64, objectIndex: 9);
-        XeColumn callstack = s.AddAction(p0, "callstack", XeBaseType.Callstack, objectIndex: 0);
+        XeEventType acq = sBuilder.AddEvent(sqlserver, "latch_acquired", Guid.Parse("4d8b4f30-ab6c-4e73-9f90-5c4d3e2f1ab1"), common);
+        XeEventType rel = sBuilder.AddEvent(sqlserver, "latch_released", Guid.Parse("4d8b4f30-ab6c-4e73-9f90-5c4d3e2f1ab2"), [.. common, XeFieldDefinition.Of("duration", XeBaseType.UInt64)]);
+        XeColumn scheduler = sBuilder.AddAction(sqlos, "scheduler_id", XeBaseType.UInt32);
+        XeColumn sequence = sBuilder.AddAction(p0, "event_sequence", XeBaseType.UInt64, objectIndex: 9);
+        XeColumn callstack = sBuilder.AddAction(p0, "callstack", XeBaseType.Callstack, objectIndex: 0);
+        XeSchema s = sBuilder.Build();
         ulong seed = 0x1234567890ABCDEFUL;
         long n = 0;
         long tick = 0;

@@ -14,38 +14,38 @@ internal sealed class AnalysisCaptures
 
     public AnalysisCaptures(string pagesField = "number_pages", bool releaseDuration = true)
     {
-        Schema = new XeSchema();
-        XePackage p0 = Schema.Package0;
-        Sqlos = Schema.AddPackage("sqlos", 1);
-        Sqlserver = Schema.AddPackage("sqlserver", 3);
-        LatchClass = Schema.AddMap(Sqlserver, "latch_class", [new(3, "BUFFER"), new(17, "NESTING_TRANSACTION_FULL"), new(88, "ACCESS_METHODS_DATASET_PARENT")]);
-        LatchMode = Schema.AddMap(Sqlserver, "latch_mode", [new(0, "NL"), new(1, "KP"), new(2, "SH"), new(3, "UP"), new(4, "EX"), new(5, "DT")]);
-        WaitTypes = Schema.AddMap(Sqlos, "wait_types", [new(36, "LATCH_EX"), new(66, "PAGEIOLATCH_SH"), new(120, "PREEMPTIVE_HTTP_REQUEST"), new(191, "CXPACKET")]);
-        Opcode = Schema.AddMap(Sqlos, "event_opcode", [new(0, "Begin"), new(1, "End")]);
-        LatchAcquired = Schema.AddEvent(Sqlserver, "latch_acquired", new Guid("11111111-0000-4000-8000-000000000001"),
+        var builder = new XeSchemaBuilder();
+        XePackage p0 = builder.Package0;
+        Sqlos = builder.AddPackage("sqlos", 1);
+        Sqlserver = builder.AddPackage("sqlserver", 3);
+        LatchClass = builder.AddMap(Sqlserver, "latch_class", [new(3, "BUFFER"), new(17, "NESTING_TRANSACTION_FULL"), new(88, "ACCESS_METHODS_DATASET_PARENT")]);
+        LatchMode = builder.AddMap(Sqlserver, "latch_mode", [new(0, "NL"), new(1, "KP"), new(2, "SH"), new(3, "UP"), new(4, "EX"), new(5, "DT")]);
+        WaitTypes = builder.AddMap(Sqlos, "wait_types", [new(36, "LATCH_EX"), new(66, "PAGEIOLATCH_SH"), new(120, "PREEMPTIVE_HTTP_REQUEST"), new(191, "CXPACKET")]);
+        Opcode = builder.AddMap(Sqlos, "event_opcode", [new(0, "Begin"), new(1, "End")]);
+        LatchAcquired = builder.AddEvent(Sqlserver, "latch_acquired", new Guid("11111111-0000-4000-8000-000000000001"),
         [
             XeFieldDefinition.Of("class", LatchClass),
             XeFieldDefinition.Of("mode", LatchMode),
             XeFieldDefinition.Of("address", XeBaseType.Pointer),
             XeFieldDefinition.Of("database_id", XeBaseType.UInt16),
         ]);
-        LatchReleased = Schema.AddEvent(Sqlserver, "latch_released", new Guid("11111111-0000-4000-8000-000000000002"),
+        LatchReleased = builder.AddEvent(Sqlserver, "latch_released", new Guid("11111111-0000-4000-8000-000000000002"),
             releaseDuration
                 ? [XeFieldDefinition.Of("class", LatchClass), XeFieldDefinition.Of("mode", LatchMode), XeFieldDefinition.Of("address", XeBaseType.Pointer), XeFieldDefinition.Of("duration", XeBaseType.UInt64)]
                 : [XeFieldDefinition.Of("class", LatchClass), XeFieldDefinition.Of("mode", LatchMode), XeFieldDefinition.Of("address", XeBaseType.Pointer)]);
-        PageAllocated = Schema.AddEvent(Sqlos, "page_allocated", new Guid("11111111-0000-4000-8000-000000000003"),
+        PageAllocated = builder.AddEvent(Sqlos, "page_allocated", new Guid("11111111-0000-4000-8000-000000000003"),
         [
             XeFieldDefinition.Of(pagesField, XeBaseType.UInt64),
             XeFieldDefinition.Of("memory_clerk_name", XeBaseType.UnicodeString),
             XeFieldDefinition.Of("page_location", XeBaseType.Pointer),
         ]);
-        PageFreed = Schema.AddEvent(Sqlos, "page_freed", new Guid("11111111-0000-4000-8000-000000000004"),
+        PageFreed = builder.AddEvent(Sqlos, "page_freed", new Guid("11111111-0000-4000-8000-000000000004"),
         [
             XeFieldDefinition.Of(pagesField, XeBaseType.UInt64),
             XeFieldDefinition.Of("memory_clerk_name", XeBaseType.UnicodeString),
             XeFieldDefinition.Of("page_location", XeBaseType.Pointer),
         ]);
-        WaitInfo = Schema.AddEvent(Sqlos, "wait_info", new Guid("992caa1d-ef90-4278-9821-ebdd0180db0c"),
+        WaitInfo = builder.AddEvent(Sqlos, "wait_info", new Guid("992caa1d-ef90-4278-9821-ebdd0180db0c"),
         [
             XeFieldDefinition.Of("wait_type", WaitTypes),
             XeFieldDefinition.Of("opcode", Opcode),
@@ -53,28 +53,29 @@ internal sealed class AnalysisCaptures
             XeFieldDefinition.Of("signal_duration", XeBaseType.UInt64),
             XeFieldDefinition.Of("wait_resource", XeBaseType.Pointer),
         ]);
-        WaitInfoExternal = Schema.AddEvent(Sqlos, "wait_info_external", new Guid("11111111-0000-4000-8000-000000000005"),
+        WaitInfoExternal = builder.AddEvent(Sqlos, "wait_info_external", new Guid("11111111-0000-4000-8000-000000000005"),
         [
             XeFieldDefinition.Of("wait_type", WaitTypes),
             XeFieldDefinition.Of("opcode", Opcode),
             XeFieldDefinition.Of("duration", XeBaseType.UInt64),
         ]);
-        WaitCompleted = Schema.AddEvent(Sqlos, "wait_completed", new Guid("992caa1d-ef90-4278-9821-ebdd0180db0d"),
+        WaitCompleted = builder.AddEvent(Sqlos, "wait_completed", new Guid("992caa1d-ef90-4278-9821-ebdd0180db0d"),
         [
             XeFieldDefinition.Of("wait_type", WaitTypes),
             XeFieldDefinition.Of("wait_result", XeBaseType.UInt32),
             XeFieldDefinition.Of("duration", XeBaseType.UInt64),
             XeFieldDefinition.Of("signal_duration", XeBaseType.UInt64),
         ]);
-        Other = Schema.AddEvent(Sqlserver, "sql_batch_completed", new Guid("11111111-0000-4000-8000-000000000006"),
+        Other = builder.AddEvent(Sqlserver, "sql_batch_completed", new Guid("11111111-0000-4000-8000-000000000006"),
         [
             XeFieldDefinition.Of("batch_text", XeBaseType.UnicodeString),
         ]);
-        Scheduler = Schema.AddAction(Sqlos, "scheduler_id", XeBaseType.UInt32);
-        Worker = Schema.AddAction(Sqlos, "worker_address", XeBaseType.Pointer);
-        Thread = Schema.AddAction(Sqlos, "system_thread_id", XeBaseType.UInt32);
-        Session = Schema.AddAction(Sqlserver, "session_id", XeBaseType.UInt16);
-        Sequence = Schema.AddAction(p0, "event_sequence", XeBaseType.UInt64, objectIndex: 9);
+        Scheduler = builder.AddAction(Sqlos, "scheduler_id", XeBaseType.UInt32);
+        Worker = builder.AddAction(Sqlos, "worker_address", XeBaseType.Pointer);
+        Thread = builder.AddAction(Sqlos, "system_thread_id", XeBaseType.UInt32);
+        Session = builder.AddAction(Sqlserver, "session_id", XeBaseType.UInt16);
+        Sequence = builder.AddAction(p0, "event_sequence", XeBaseType.UInt64, objectIndex: 9);
+        Schema = builder.Build();
     }
 
     public XeSchema Schema { get; }

@@ -1,3 +1,7 @@
+using XeAnalyzer.Symbols.Resolution;
+using XeAnalyzer.Analysis.Stacks;
+using XeAnalyzer.Analysis;
+using XeAnalyzer.Capture;
 using System.Globalization;
 using XeAnalyzer.Events;
 using XeAnalyzer.Export;
@@ -43,7 +47,7 @@ public sealed class XelParquetExportTests
     public void Export_MatchesReader(string label, string[] inputs)
     {
         string[] files = Files(inputs);
-        XelExportResult result = XelParquetExporter.Export(files, _dir);
+        XelExportResult result = XelParquetExporter.Export(CaptureSource.Open(files), _dir);
         Dictionary<string, List<XEvent>> expected = ExportOracle.ReadEvents(files);
 
         Assert.That(result.Tables.Select(t => t.EventName), Is.EquivalentTo(expected.Keys), label + ": one table per event");
@@ -69,7 +73,7 @@ public sealed class XelParquetExportTests
             TestPaths.RequireVector("xel", "gatewaysample.xel"),
             TestPaths.RequireVector("xel", "sqltrace.xel"),
         ];
-        XelExportResult result = XelParquetExporter.Export(files, _dir);
+        XelExportResult result = XelParquetExporter.Export(CaptureSource.Open(files), _dir);
         Dictionary<string, List<XEvent>> expected = ExportOracle.ReadEvents(files);
         Assert.That(result.Tables.Select(t => t.EventName), Is.EquivalentTo(expected.Keys));
         foreach (XelExportTable t in result.Tables)
@@ -84,7 +88,7 @@ public sealed class XelParquetExportTests
         // The value-by-value comparison above only proves something if the fixture exercises these cases; check that it does,
         // with a few direct DuckDB checks of the documented types.
         string file = XelFixtures.PathOf("all-types.xel");
-        XelExportResult result = XelParquetExporter.Export([file], _dir);
+        XelExportResult result = XelParquetExporter.Export(CaptureSource.Open([file]), _dir);
         string path = result.Tables.Single(t => t.EventName == "xetest.all_types").Path;
         IReadOnlyList<QueryResult> r = DuckDbOracle.Query(path,
             "SELECT column_name, column_type FROM (DESCRIBE t)",
@@ -135,7 +139,7 @@ public sealed class XelParquetExportTests
         WriteBuild(b, fieldAIsWide: true, yValueIsText: true, extraField: true, appName: true, rows: 4);
         string outDir = Path.Combine(_dir, "out");
 
-        XelExportResult result = XelParquetExporter.Export([a, b], outDir);
+        XelExportResult result = XelParquetExporter.Export(CaptureSource.Open([a, b]), outDir);
 
         Assert.That(result.Tables.Select(t => Path.GetFileName(t.Path)), Is.EqualTo(new[] { "test.x.parquet", "test.y.parquet", "test.y.schema2.parquet" }));
         Assert.That(result.Notes, Has.Count.EqualTo(1));
@@ -170,7 +174,7 @@ public sealed class XelParquetExportTests
             return Path.GetFileNameWithoutExtension(file) + "!f_" + address.ToString("x", Ic);
         }
 
-        XelExportResult result = XelParquetExporter.Export(files, _dir, new XelExportOptions { FrameResolver = Fake });
+        XelExportResult result = XelParquetExporter.Export(CaptureSource.Open(files), _dir, new XelExportOptions { FrameResolver = Fake });
         var distinct = new HashSet<(string, ulong)>();
         int checkedStacks = 0;
         foreach (XelExportTable t in result.Tables)
@@ -216,11 +220,61 @@ public sealed class XelParquetExportTests
     }
 
     [Test]
+    public void Export_OfTargetDataXml_WritesTheSameRowsAsItsEvents()
+    {
+        string xml = Path.Combine(TestPaths.Samples, "ring_buffer_waits", "ring_buffer_waits.ring_buffer.xml");
+        XelExportResult result = XelParquetExporter.Export(CaptureSource.Open([xml]), _dir);
+        var expected = new Dictionary<string, List<XEvent>>(StringComparer.Ordinal);
+        foreach (XEvent e in CaptureSource.Open([xml]).ReadEvents())
+        {
+            if (!expected.TryGetValue(e.FullName, out List<XEvent>? list))
+            {
+                expected[e.FullName] = list = [];
+            }
+
+            list.Add(e);
+        }
+
+        Assert.That(result.Tables.Select(t => t.EventName), Is.EquivalentTo(expected.Keys));
+        Assert.That(result.Events, Is.EqualTo(expected.Values.Sum(l => l.Count)));
+        foreach (XelExportTable t in result.Tables)
+        {
+            ExportOracle.AssertTableMatches(t.Path, expected[t.EventName]);
+        }
+    }
+
+    [Test]
+    public void Export_Resolve_ResolvesTextStacksOfTargetData_AsStackBucketsWriteThem()
+    {
+        string xml = Path.Combine(TestPaths.TestData, "text", "ring_buffer_callstack.xml");
+        using CallstackResolver resolver = XeAnalyzer.Tests.Symbols.Resolution.ResolutionFixtures.Resolver();
+        XelExportResult result = XelParquetExporter.Export(CaptureSource.Open([xml]), _dir, new XelExportOptions { Resolver = resolver });
+        XelExportTable errors = result.Tables.Single(t => t.EventName == "sqlserver.error_reported");
+        Assert.That(errors.Columns.Select(c => c.Name), Does.Contain("callstack_frames"), "a text stack column gets frames by the one stack-column rule");
+        XelExportTable waits = result.Tables.Single(t => t.EventName == "sqlos.wait_info");
+        Assert.That(waits.Columns.Select(c => c.Name), Does.Contain("callstack_rva_frames"));
+
+        // The frames are what stack bucketing shows for the same stacks (one frame list per distinct stack).
+        StackBucketResult stacks = new StackBucketAnalysis(new StackBucketOptions { GroupByEvent = true })
+            .Analyze(CaptureSource.Open([xml]), new AnalysisContext(resolver: resolver)).Result;
+        foreach ((XelExportTable table, string column) in new[] { (errors, "callstack_frames"), (waits, "callstack_rva_frames") })
+        {
+            QueryResult q = DuckDbOracle.Single(null, "SELECT array_to_string(" + column + ", chr(10)) FROM read_parquet(" + DuckDbOracle.Literal(table.Path) + ")");
+            string exported = q.Rows.Single()[0].GetString()!;
+            StackBucket bucket = stacks.Buckets.Single(b => b.EventName == table.EventName);
+            Assert.That(exported, Is.EqualTo(string.Join("\n", bucket.Frames)), table.EventName);
+        }
+
+        Assert.That(result.Resolution, Is.Not.Null);
+        Assert.That(result.Resolution!.Resolved + result.Resolution.Unresolved, Is.EqualTo(6), "4 + 2 distinct frames, each counted once");
+    }
+
+    [Test]
     public void Export_WritesOnlyChosenEvents_WithEventFilter()
     {
         string[] files = Files(["sample-xel/blob_storage_waits"]);
-        var options = new XelExportOptions { ReadOptions = new XelReadOptions { EventNames = ["latch_acquired", "sqlos.wait_info"] } };
-        XelExportResult result = XelParquetExporter.Export(files, _dir, options);
+        var options = new XelExportOptions { Filter = new EventFilter(["latch_acquired", "sqlos.wait_info"]) };
+        XelExportResult result = XelParquetExporter.Export(CaptureSource.Open(files), _dir, options);
         Assert.That(result.Tables.Select(t => t.EventName), Is.EqualTo(new[] { "sqlos.wait_info", "sqlserver.latch_acquired" }));
         Assert.That(Directory.GetFiles(_dir).Select(Path.GetFileName), Is.EquivalentTo(new[] { "sqlos.wait_info.parquet", "sqlserver.latch_acquired.parquet" }));
     }
@@ -231,7 +285,7 @@ public sealed class XelParquetExportTests
         string[] files = Files(["sample-xel/blob_storage_waits"]);
         Dictionary<string, List<XEvent>> expected = ExportOracle.ReadEvents(files);
         var options = new XelExportOptions { RowGroupRows = 500 };
-        XelExportResult byRows = XelParquetExporter.Export(files, Path.Combine(_dir, "rows"), options);
+        XelExportResult byRows = XelParquetExporter.Export(CaptureSource.Open(files), Path.Combine(_dir, "rows"), options);
         foreach (XelExportTable t in byRows.Tables)
         {
             int n = expected[t.EventName].Count;
@@ -241,7 +295,7 @@ public sealed class XelParquetExportTests
         }
 
         // A tiny shared budget forces early row groups across tables; the rows stay the same.
-        XelExportResult budget = XelParquetExporter.Export(files, Path.Combine(_dir, "budget"), new XelExportOptions { MaxBufferedBytes = 64 * 1024 });
+        XelExportResult budget = XelParquetExporter.Export(CaptureSource.Open(files), Path.Combine(_dir, "budget"), new XelExportOptions { MaxBufferedBytes = 64 * 1024 });
         Assert.That(budget.Tables.Sum(t => t.RowGroups), Is.GreaterThan(budget.Tables.Count), "the budget closed row groups early");
         foreach (XelExportTable t in budget.Tables)
         {
@@ -253,8 +307,8 @@ public sealed class XelParquetExportTests
     public void Export_IsDeterministic_ForSameInput()
     {
         string[] files = Files(["sample-xel/cci_insert_memory", "XeAnalyzer.Tests/TestData/xel/all-types.xel"]);
-        XelExportResult first = XelParquetExporter.Export(files, Path.Combine(_dir, "1"));
-        XelExportResult second = XelParquetExporter.Export(files, Path.Combine(_dir, "2"));
+        XelExportResult first = XelParquetExporter.Export(CaptureSource.Open(files), Path.Combine(_dir, "1"));
+        XelExportResult second = XelParquetExporter.Export(CaptureSource.Open(files), Path.Combine(_dir, "2"));
         Assert.That(second.Tables.Select(t => Path.GetFileName(t.Path)), Is.EqualTo(first.Tables.Select(t => Path.GetFileName(t.Path))));
         for (int i = 0; i < first.Tables.Count; i++)
         {
@@ -267,7 +321,7 @@ public sealed class XelParquetExportTests
     {
         string damaged = WriteDamagedLatch();
         string outDir = Path.Combine(_dir, "out");
-        Assert.That(() => XelParquetExporter.Export([damaged], outDir), Throws.InstanceOf<InvalidXelDataException>());
+        Assert.That(() => XelParquetExporter.Export(CaptureSource.Open([damaged]), outDir), Throws.InstanceOf<InvalidXelDataException>());
         Assert.That(!Directory.Exists(outDir) || Directory.GetFiles(outDir).Length == 0, Is.True, "no partial or temporary file");
     }
 
@@ -275,10 +329,10 @@ public sealed class XelParquetExportTests
     public void Export_WritesEventsBeforeDamage_WhenSkippingCorruptBuffers()
     {
         string damaged = WriteDamagedLatch();
-        var diag = new XelDiagnostics();
-        var read = new XelReadOptions { Integrity = XelIntegrityHandling.SkipCorruptBuffers, Diagnostics = diag };
-        XelExportResult result = XelParquetExporter.Export([damaged], Path.Combine(_dir, "out"), new XelExportOptions { ReadOptions = read });
-        Assert.That(diag.SkippedBuffers, Is.EqualTo(1));
+        var diag = new CaptureDiagnostics();
+        CaptureSource source = CaptureSource.Open([damaged], new CaptureReadOptions { Integrity = XelIntegrityHandling.SkipCorruptBuffers });
+        XelExportResult result = XelParquetExporter.Export(source, Path.Combine(_dir, "out"), new XelExportOptions { Diagnostics = diag });
+        Assert.That(diag.Reader.SkippedBuffers, Is.EqualTo(1));
         List<XEvent> readable = [.. XelReader.ReadEvents(damaged, new XelReadOptions { Integrity = XelIntegrityHandling.SkipCorruptBuffers })];
         Assert.That(readable.Count, Is.GreaterThan(0).And.LessThan(40));
         Assert.That(result.Events, Is.EqualTo(readable.Count));
@@ -312,10 +366,10 @@ public sealed class XelParquetExportTests
     /// <summary>Two "builds" of a test package: event x (compatible changes) and event y (field 'value' changes type).</summary>
     private static void WriteBuild(string path, bool fieldAIsWide, bool yValueIsText, bool extraField, bool appName, int rows)
     {
-        var s = new XeSchema();
-        XePackage p0 = s.Package0;
-        XePackage test = s.AddPackage("test", 5);
-        XeMap mode = s.AddMap(test, "mode", [new(0, "OFF"), new(1, "ON")], keySize: fieldAIsWide ? 4 : 2);
+        var sBuilder = new XeSchemaBuilder();
+        XePackage p0 = sBuilder.Package0;
+        XePackage test = sBuilder.AddPackage("test", 5);
+        XeMap mode = sBuilder.AddMap(test, "mode", [new(0, "OFF"), new(1, "ON")], keySize: fieldAIsWide ? 4 : 2);
         var xFields = new List<XeFieldDefinition>
         {
             XeFieldDefinition.Of("a", fieldAIsWide ? XeBaseType.UInt32 : XeBaseType.UInt16),
@@ -326,10 +380,11 @@ public sealed class XelParquetExportTests
             xFields.Add(XeFieldDefinition.Of("extra", XeBaseType.UnicodeString));
         }
 
-        XeEventType x = s.AddEvent(test, "x", new Guid("11111111-2222-3333-4444-555555555555"), xFields);
-        XeEventType y = s.AddEvent(test, "y", new Guid("11111111-2222-3333-4444-666666666666"), [XeFieldDefinition.Of("value", yValueIsText ? XeBaseType.AnsiString : XeBaseType.Int32)]);
-        XeColumn seq = s.AddAction(p0, "event_sequence", XeBaseType.UInt64, objectIndex: 9);
-        XeColumn app = s.AddAction(test, "client_app_name", XeBaseType.UnicodeString);
+        XeEventType x = sBuilder.AddEvent(test, "x", new Guid("11111111-2222-3333-4444-555555555555"), xFields);
+        XeEventType y = sBuilder.AddEvent(test, "y", new Guid("11111111-2222-3333-4444-666666666666"), [XeFieldDefinition.Of("value", yValueIsText ? XeBaseType.AnsiString : XeBaseType.Int32)]);
+        XeColumn seq = sBuilder.AddAction(p0, "event_sequence", XeBaseType.UInt64, objectIndex: 9);
+        XeColumn app = sBuilder.AddAction(test, "client_app_name", XeBaseType.UnicodeString);
+        XeSchema s = sBuilder.Build();
         DateTime start = new(2024, 6, 1, 0, 0, 0, DateTimeKind.Utc);
         using XelWriter w = XelWriter.Create(path, s, new XelWriterOptions { StartTimeUtc = start });
         for (int i = 0; i < rows; i++)

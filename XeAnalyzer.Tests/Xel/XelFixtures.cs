@@ -31,14 +31,14 @@ internal static class XelFixtures
     /// <summary>The schema of all-types.xel: one field per base type, a plain and a bitmask map, two packages named xetest.</summary>
     public static XeSchema AllTypesSchema(out XeEventType allTypes, out XeEventType dup, out XeColumn[] actions)
     {
-        var s = new XeSchema();
-        XePackage p0 = s.Package0;
-        XePackage test = s.AddPackage("xetest", 3, description: "test package");
-        XePackage test2 = s.AddPackage("xetest", 7, description: "second package with the same name");
-        XeMap color = s.AddMap(test, "color", [new(0, "RED"), new(1, "GREEN"), new(7, "BLUE")], keySize: 4);
-        XeMap flags = s.AddMap(test, "flags", [new(0, "NONE"), new(1, "READ"), new(2, "WRITE"), new(4, "EXEC")], isBitmask: true, keySize: 2);
-        XeMap wide = s.AddMap(test, "wide_keys", [new(1, "ONE"), new(uint.MaxValue, "MAX")], keySize: 8);
-        allTypes = s.AddEvent(test, "all_types", AllTypesUuid,
+        var sBuilder = new XeSchemaBuilder();
+        XePackage p0 = sBuilder.Package0;
+        XePackage test = sBuilder.AddPackage("xetest", 3, description: "test package");
+        XePackage test2 = sBuilder.AddPackage("xetest", 7, description: "second package with the same name");
+        XeMap color = sBuilder.AddMap(test, "color", [new(0, "RED"), new(1, "GREEN"), new(7, "BLUE")], keySize: 4);
+        XeMap flags = sBuilder.AddMap(test, "flags", [new(0, "NONE"), new(1, "READ"), new(2, "WRITE"), new(4, "EXEC")], isBitmask: true, keySize: 2);
+        XeMap wide = sBuilder.AddMap(test, "wide_keys", [new(1, "ONE"), new(uint.MaxValue, "MAX")], keySize: 8);
+        allTypes = sBuilder.AddEvent(test, "all_types", AllTypesUuid,
         [
             XeFieldDefinition.Of("f_int8", XeBaseType.Int8),
             XeFieldDefinition.Of("f_int16", XeBaseType.Int16),
@@ -68,14 +68,15 @@ internal static class XelFixtures
             XeFieldDefinition.Of("f_wide", wide),
             XeFieldDefinition.Of("session_id", XeBaseType.UInt16),
         ]);
-        dup = s.AddEvent(test2, "dup_event", DupUuid, [XeFieldDefinition.Of("value", XeBaseType.Int32)]);
+        dup = sBuilder.AddEvent(test2, "dup_event", DupUuid, [XeFieldDefinition.Of("value", XeBaseType.Int32)]);
         actions =
         [
-            s.AddAction(test, "session_id", XeBaseType.UInt16),
-            s.AddAction(p0, "event_sequence", XeBaseType.UInt64, objectIndex: 9),
-            s.AddAction(p0, "callstack", XeBaseType.Callstack, objectIndex: 0),
-            s.AddAction(p0, "attach_activity_id", XeBaseType.ActivityId, objectIndex: 1),
+            sBuilder.AddAction(test, "session_id", XeBaseType.UInt16),
+            sBuilder.AddAction(p0, "event_sequence", XeBaseType.UInt64, objectIndex: 9),
+            sBuilder.AddAction(p0, "callstack", XeBaseType.Callstack, objectIndex: 0),
+            sBuilder.AddAction(p0, "attach_activity_id", XeBaseType.ActivityId, objectIndex: 1),
         ];
+        XeSchema s = sBuilder.Build();
         return s;
     }
 
@@ -150,13 +151,13 @@ internal static class XelFixtures
     /// <summary>A latch_acquired-like schema (the benchmark's and the analyses' shape).</summary>
     public static XeSchema LatchSchema(out XeEventType latch, out XeColumn[] actions)
     {
-        var s = new XeSchema();
-        XePackage p0 = s.Package0;
-        XePackage sqlos = s.AddPackage("sqlos", 1);
-        XePackage sqlserver = s.AddPackage("sqlserver", 3);
-        XeMap latchClass = s.AddMap(sqlserver, "latch_class", [new(0, "BUFFER"), new(28, "ACCESS_METHODS_HOBT_VIRTUAL_ROOT"), new(41, "FGCB_ADD_REMOVE"), new(57, "LOG_MANAGER")]);
-        XeMap latchMode = s.AddMap(sqlserver, "latch_mode", [new(0, "NL"), new(1, "KP"), new(2, "SH"), new(3, "UP"), new(4, "EX"), new(5, "DT")]);
-        latch = s.AddEvent(sqlserver, "latch_acquired", LatchUuid,
+        var sBuilder = new XeSchemaBuilder();
+        XePackage p0 = sBuilder.Package0;
+        XePackage sqlos = sBuilder.AddPackage("sqlos", 1);
+        XePackage sqlserver = sBuilder.AddPackage("sqlserver", 3);
+        XeMap latchClass = sBuilder.AddMap(sqlserver, "latch_class", [new(0, "BUFFER"), new(28, "ACCESS_METHODS_HOBT_VIRTUAL_ROOT"), new(41, "FGCB_ADD_REMOVE"), new(57, "LOG_MANAGER")]);
+        XeMap latchMode = sBuilder.AddMap(sqlserver, "latch_mode", [new(0, "NL"), new(1, "KP"), new(2, "SH"), new(3, "UP"), new(4, "EX"), new(5, "DT")]);
+        latch = sBuilder.AddEvent(sqlserver, "latch_acquired", LatchUuid,
         [
             XeFieldDefinition.Of("class", latchClass),
             XeFieldDefinition.Of("mode", latchMode),
@@ -168,11 +169,12 @@ internal static class XelFixtures
         ]);
         actions =
         [
-            s.AddAction(sqlos, "scheduler_id", XeBaseType.UInt32),
-            s.AddAction(sqlserver, "session_id", XeBaseType.UInt16),
-            s.AddAction(p0, "event_sequence", XeBaseType.UInt64, objectIndex: 9),
-            s.AddAction(p0, "callstack", XeBaseType.Callstack, objectIndex: 0),
+            sBuilder.AddAction(sqlos, "scheduler_id", XeBaseType.UInt32),
+            sBuilder.AddAction(sqlserver, "session_id", XeBaseType.UInt16),
+            sBuilder.AddAction(p0, "event_sequence", XeBaseType.UInt64, objectIndex: 9),
+            sBuilder.AddAction(p0, "callstack", XeBaseType.Callstack, objectIndex: 0),
         ];
+        XeSchema s = sBuilder.Build();
         return s;
     }
 

@@ -29,8 +29,9 @@ public sealed class XelRoundTripTests
     {
         XeSchema source = XelReader.ReadSchema(path);
         List<XEvent> events = [.. XelReader.ReadEvents(path)];
-        var schema = new XeSchema(source.PointerSize);
-        schema.ImportAll(source);
+        var schemaBuilder = new XeSchemaBuilder(source.PointerSize);
+        schemaBuilder.ImportAll(source);
+        XeSchema schema = schemaBuilder.Build();
         DateTime start = events.Count == 0 ? new DateTime(2000, 1, 1, 0, 0, 0, DateTimeKind.Utc) : events.Min(e => e.Timestamp);
         using var ms = new MemoryStream();
         using (var w = new XelWriter(ms, schema, new XelWriterOptions { StartTimeUtc = start, SplitMetadata = true }, leaveOpen: true))
@@ -125,8 +126,9 @@ public sealed class XelRoundTripTests
     {
         string path = XelFixtures.PathOf("all-types.xel");
         List<XEvent> events = [.. XelReader.ReadEvents(path, new XelReadOptions { EventNames = ["dup_event"] })];
-        var schema = new XeSchema();
-        schema.ImportEvent(events[0].EventType);
+        var schemaBuilder = new XeSchemaBuilder();
+        schemaBuilder.ImportEvent(events[0].EventType);
+        XeSchema schema = schemaBuilder.Build();
         using var ms = new MemoryStream();
         using (var w = new XelWriter(ms, schema, new XelWriterOptions { StartTimeUtc = XelFixtures.Start.AddHours(-1) }, leaveOpen: true))
         {

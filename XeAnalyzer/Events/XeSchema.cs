@@ -46,12 +46,16 @@ public readonly record struct XeFieldDefinition
 }
 
 /// <summary>
-/// The metadata of a capture: packages, event types, actions, maps and types, keyed by RID. The reader builds one per
-/// <c>.xel</c> file from the file itself (no hard-coded schemas); code builds one with the <c>Add…</c> methods to write
-/// captures or to describe events converted from other sources. Objects keep the RIDs they were given, so a schema can
-/// import objects of another schema (<see cref="ImportEvent"/>) and write them back with the same identities.
+/// The metadata of a capture: packages, event types, actions, maps and types, keyed by RID. Read-only to its users: the
+/// reader builds one per <c>.xel</c> file from the file itself (no hard-coded schemas), and code that writes captures or
+/// describes events from other sources builds one with <see cref="XeSchemaBuilder"/>. Objects keep the RIDs they were
+/// given, so a builder can import objects of another schema and write them back with the same identities.
 /// </summary>
-/// <remarks>Not thread-safe while being built; a finished schema can be read from many threads.</remarks>
+/// <remarks>
+/// A schema handed out by a reader only grows, by the readers themselves, when later metadata of the same capture
+/// arrives (a rollover file's metadata, a map key met in target-data XML); nothing already in it changes. It can be read
+/// from many threads once reading has finished.
+/// </remarks>
 public sealed class XeSchema
 {
     private readonly SortedDictionary<int, XePackage> _packages = [];
@@ -66,7 +70,7 @@ public sealed class XeSchema
 
     /// <summary>Creates an empty schema.</summary>
     /// <param name="pointerSize">Pointer size of the captured process: 8 (x64) or 4.</param>
-    public XeSchema(int pointerSize = 8)
+    internal XeSchema(int pointerSize = 8)
     {
         if (pointerSize is not (4 or 8))
         {
@@ -100,7 +104,7 @@ public sealed class XeSchema
     public IReadOnlyList<XeType> Types => _typeList;
 
     /// <summary>Package 0 (<c>package0</c>), created on first use.</summary>
-    public XePackage Package0 => GetPackage(0) ?? AddPackage("package0", 0, description: "Default package. Contains all standard types, maps, compare operators, actions and targets");
+    internal XePackage Package0 => GetPackage(0) ?? AddPackage("package0", 0, description: "Default package. Contains all standard types, maps, compare operators, actions and targets");
 
     /// <summary>The package with index <paramref name="index"/>, or <see langword="null"/>.</summary>
     /// <param name="index">Package index.</param>
@@ -115,7 +119,7 @@ public sealed class XeSchema
     /// <param name="description">Description.</param>
     /// <returns>The package.</returns>
     /// <exception cref="InvalidOperationException">The index is already used.</exception>
-    public XePackage AddPackage(string name, int? index = null, Guid? id = null, Guid? moduleId = null, string? description = null)
+    internal XePackage AddPackage(string name, int? index = null, Guid? id = null, Guid? moduleId = null, string? description = null)
     {
         ArgumentException.ThrowIfNullOrEmpty(name);
         int i = index ?? (_packages.Count == 0 ? 0 : _packages.Keys.Max() + 1);
@@ -137,7 +141,7 @@ public sealed class XeSchema
     /// <summary>The standard <c>package0</c> type of <paramref name="baseType"/>, added on first use with its standard name and size.</summary>
     /// <param name="baseType">The base type.</param>
     /// <returns>The type.</returns>
-    public XeType GetStandardType(XeBaseType baseType)
+    internal XeType GetStandardType(XeBaseType baseType)
     {
         XePackage p0 = Package0;
         uint rid = XeRid.Make(0, (int)baseType, XeRid.TypeType);
@@ -156,7 +160,7 @@ public sealed class XeSchema
     /// <param name="size">Size in bytes, 0 for variable length.</param>
     /// <param name="description">Description.</param>
     /// <returns>The type.</returns>
-    public XeType AddType(XePackage package, XeBaseType baseType, string name, int size, string? description = null)
+    internal XeType AddType(XePackage package, XeBaseType baseType, string name, int size, string? description = null)
     {
         CheckPackage(package);
         ArgumentException.ThrowIfNullOrEmpty(name);
@@ -175,7 +179,7 @@ public sealed class XeSchema
     /// <param name="objectIndex">Object index; by default the next free one in the package.</param>
     /// <param name="description">Description.</param>
     /// <returns>The map.</returns>
-    public XeMap AddMap(XePackage package, string name, IEnumerable<XeMapEntry> entries, bool isBitmask = false, int keySize = 4, int? objectIndex = null, string? description = null)
+    internal XeMap AddMap(XePackage package, string name, IEnumerable<XeMapEntry> entries, bool isBitmask = false, int keySize = 4, int? objectIndex = null, string? description = null)
     {
         CheckPackage(package);
         ArgumentException.ThrowIfNullOrEmpty(name);
@@ -198,7 +202,7 @@ public sealed class XeSchema
     /// <param name="objectIndex">Object index; by default the next free one in the package.</param>
     /// <param name="description">Description.</param>
     /// <returns>The action column.</returns>
-    public XeColumn AddAction(XePackage package, string name, XeBaseType baseType, int? objectIndex = null, string? description = null) =>
+    internal XeColumn AddAction(XePackage package, string name, XeBaseType baseType, int? objectIndex = null, string? description = null) =>
         AddAction(package, name, GetStandardType(baseType), objectIndex, description);
 
     /// <summary>Adds an action of an explicit type.</summary>
@@ -208,7 +212,7 @@ public sealed class XeSchema
     /// <param name="objectIndex">Object index; by default the next free one in the package.</param>
     /// <param name="description">Description.</param>
     /// <returns>The action column.</returns>
-    public XeColumn AddAction(XePackage package, string name, XeType type, int? objectIndex = null, string? description = null)
+    internal XeColumn AddAction(XePackage package, string name, XeType type, int? objectIndex = null, string? description = null)
     {
         CheckPackage(package);
         ArgumentException.ThrowIfNullOrEmpty(name);
@@ -235,7 +239,7 @@ public sealed class XeSchema
     /// <param name="objectIndex">Object index; by default the next free one in the package.</param>
     /// <param name="description">Description.</param>
     /// <returns>The event type.</returns>
-    public XeEventType AddEvent(XePackage package, string name, Guid uuid, IEnumerable<XeFieldDefinition> fields, int? objectIndex = null, string? description = null)
+    internal XeEventType AddEvent(XePackage package, string name, Guid uuid, IEnumerable<XeFieldDefinition> fields, int? objectIndex = null, string? description = null)
     {
         CheckPackage(package);
         ArgumentException.ThrowIfNullOrEmpty(name);
@@ -281,7 +285,7 @@ public sealed class XeSchema
     /// <param name="source">The event type to import.</param>
     /// <returns>This schema's event type.</returns>
     /// <exception cref="InvalidOperationException">A different object already uses one of the RIDs.</exception>
-    public XeEventType ImportEvent(XeEventType source)
+    internal XeEventType ImportEvent(XeEventType source)
     {
         ArgumentNullException.ThrowIfNull(source);
         if (_events.TryGetValue(source.Rid, out XeEventType? existing))
@@ -333,7 +337,7 @@ public sealed class XeSchema
     /// <param name="source">The action to import.</param>
     /// <returns>This schema's action column.</returns>
     /// <exception cref="InvalidOperationException">A different object already uses the RID.</exception>
-    public XeColumn ImportAction(XeColumn source)
+    internal XeColumn ImportAction(XeColumn source)
     {
         ArgumentNullException.ThrowIfNull(source);
         if (source.Kind != XeColumnKind.Action)
@@ -362,7 +366,7 @@ public sealed class XeSchema
 
     /// <summary>Imports every package, type, map, action and event type of <paramref name="source"/> (keeping RIDs).</summary>
     /// <param name="source">The schema to copy.</param>
-    public void ImportAll(XeSchema source)
+    internal void ImportAll(XeSchema source)
     {
         ArgumentNullException.ThrowIfNull(source);
         foreach (XePackage p in source.Packages)

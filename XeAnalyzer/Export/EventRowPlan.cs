@@ -86,7 +86,15 @@ internal sealed class EventRowPlan
         }
 
         w.WriteString(2, captureFile);
-        w.WriteInt64(3, e.Source.Offset);
+        if (e.Source.Offset >= 0)
+        {
+            w.WriteInt64(3, e.Source.Offset);
+        }
+        else
+        {
+            // An event of target-data XML has no file offset: null, never invented.
+            w.WriteNull(3);
+        }
         w.WriteString(4, e.Name);
         w.WriteString(5, e.PackageName);
         foreach (ValueOp op in _fields)
@@ -157,7 +165,13 @@ internal sealed class EventRowPlan
 
                 break;
             case ValueConversion.Text:
-                w.WriteString(op.Column, v.AsString());
+                string text = v.AsString();
+                w.WriteString(op.Column, text);
+                if (op.FramesColumn >= 0)
+                {
+                    w.WriteStringList(op.FramesColumn, scratch.ResolveText(captureFile, text));
+                }
+
                 break;
             case ValueConversion.Rendered:
                 w.WriteString(op.Column, v.ToString());
@@ -187,7 +201,7 @@ internal sealed class EventRowPlan
 }
 
 /// <summary>Reusable buffers of one export, and the cache of resolved frames.</summary>
-internal sealed class ExportScratch(Func<string, ulong, string>? resolver)
+internal sealed class ExportScratch(Func<string, ulong, string>? resolver, Func<string, string, IReadOnlyList<string>>? textResolver = null)
 {
     private const int MaxCachedFrames = 1_000_000;
     private readonly Dictionary<ulong, string> _resolved = [];
@@ -221,6 +235,28 @@ internal sealed class ExportScratch(Func<string, ulong, string>? resolver)
         }
 
         return _texts.AsSpan(0, addresses.Length);
+    }
+
+    /// <summary>The frame texts of a stack held as text (empty when the stack is blank).</summary>
+    public ReadOnlySpan<string> ResolveText(string captureFile, string stackText)
+    {
+        if (string.IsNullOrWhiteSpace(stackText) || textResolver is null)
+        {
+            return [];
+        }
+
+        IReadOnlyList<string> frames = textResolver(captureFile, stackText);
+        if (_texts.Length < frames.Count)
+        {
+            _texts = new string[Math.Max(frames.Count, _texts.Length * 2)];
+        }
+
+        for (int i = 0; i < frames.Count; i++)
+        {
+            _texts[i] = frames[i];
+        }
+
+        return _texts.AsSpan(0, frames.Count);
     }
 
     public Span<ulong> Frames(int count)

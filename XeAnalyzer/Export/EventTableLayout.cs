@@ -20,7 +20,7 @@ internal enum ValueConversion
 }
 
 /// <summary>The exported shape of one field or action: a value column (and, for a map, a key column).</summary>
-internal readonly record struct ColumnShape(bool IsMap, ParquetColumnType ValueType, ParquetColumnType? KeyType)
+internal readonly record struct ColumnShape(bool IsMap, ParquetColumnType ValueType, ParquetColumnType? KeyType, bool TextStack = false)
 {
     public static ColumnShape Of(XeColumn c)
     {
@@ -35,7 +35,8 @@ internal readonly record struct ColumnShape(bool IsMap, ParquetColumnType ValueT
             });
         }
 
-        return new ColumnShape(false, ValueTypeOf(c), null);
+        // A text column holding frames (target-data XML carries stacks as text) is a stack by the one rule of StackColumns.
+        return new ColumnShape(false, ValueTypeOf(c), null, c.BaseType != XeBaseType.Callstack && Capture.StackColumns.IsStack(c));
     }
 
     public static ValueConversion ConversionOf(XeColumn c)
@@ -107,7 +108,7 @@ internal readonly record struct ColumnShape(bool IsMap, ParquetColumnType ValueT
             key = k;
         }
 
-        merged = new ColumnShape(a.IsMap, value, key);
+        merged = new ColumnShape(a.IsMap, value, key, a.TextStack || b.TextStack);
         return true;
     }
 
@@ -293,6 +294,9 @@ internal sealed class EventTable
         return true;
     }
 
+    /// <summary>Whether some events of the table come from target-data XML, which has no file offsets (<c>file_offset</c> is then nullable).</summary>
+    public bool HasEventsWithoutOffset { get; set; }
+
     /// <summary>
     /// Assigns column names and indices: the common columns, then fields (<c>name</c>; a map adds <c>name_key</c>), then
     /// actions (<c>name</c>; <c>action_name</c> when a field or common column has that name; <c>action_package_name</c>
@@ -302,6 +306,11 @@ internal sealed class EventTable
     public void Complete(bool resolvedFrames)
     {
         var columns = new List<ParquetColumn>(CommonColumns);
+        if (HasEventsWithoutOffset)
+        {
+            columns[3] = new ParquetColumn(CommonColumns[3].Name, CommonColumns[3].Type, isNullable: true);
+        }
+
         var used = new HashSet<string>(CommonColumns.Select(c => c.Name), StringComparer.Ordinal);
         foreach (TableMember f in _fields)
         {
@@ -333,7 +342,7 @@ internal sealed class EventTable
         used.Add(name);
         m.ValueColumn = columns.Count;
         columns.Add(new ParquetColumn(name, m.Shape.ValueType));
-        if (resolvedFrames && m.Shape.ValueType == ParquetColumnType.Int64List)
+        if (resolvedFrames && (m.Shape.ValueType == ParquetColumnType.Int64List || m.Shape.TextStack))
         {
             string framesName = Unique(used, name + "_frames");
             used.Add(framesName);

@@ -1,9 +1,10 @@
-using XeAnalyzer.Xel;
+using XeAnalyzer.Capture;
+using XeAnalyzer.Symbols.Resolution;
 
 namespace XeAnalyzer.Export;
 
 /// <summary>Options of <see cref="XelParquetExporter"/>.</summary>
-/// <remarks>Immutable apart from the diagnostics collector <see cref="ReadOptions"/> may refer to.</remarks>
+/// <remarks>Immutable apart from the <see cref="Diagnostics"/> collector.</remarks>
 public sealed class XelExportOptions
 {
     private readonly long _maxBufferedBytes = 256L * 1024 * 1024;
@@ -13,11 +14,11 @@ public sealed class XelExportOptions
     /// <summary>The default options.</summary>
     public static XelExportOptions Default { get; } = new();
 
-    /// <summary>
-    /// How captures are read: event names to keep, integrity handling, limits, and the diagnostics collector that receives
-    /// the warnings of the export pass. Default <see cref="XelReadOptions.Default"/>.
-    /// </summary>
-    public XelReadOptions ReadOptions { get; init; } = XelReadOptions.Default;
+    /// <summary>Which events are exported (<c>--event</c>, <c>--where</c>, <c>--from</c>/<c>--to</c>); default every event.</summary>
+    public EventFilter Filter { get; init; } = EventFilter.None;
+
+    /// <summary>Receives what the reads skipped or doubt (damaged buffers make the export partial); <see langword="null"/> for none.</summary>
+    public CaptureDiagnostics? Diagnostics { get; init; }
 
     /// <summary>A table's row group is written when it holds this many rows (default 131,072).</summary>
     public int RowGroupRows
@@ -42,12 +43,14 @@ public sealed class XelExportOptions
     public ParquetCompression Compression { get; init; } = ParquetCompression.Zstd;
 
     /// <summary>
-    /// Resolves a callstack frame: (capture file, raw return address) → frame text, for example <c>sqlmin!Func+0x12</c>.
-    /// When set, each callstack column <c>name</c> is followed by <c>name_frames</c> (LIST&lt;STRING&gt;, same order: leaf
-    /// first). Results are cached per capture file (up to a million addresses), so the function is called about once per
-    /// distinct address. <see langword="null"/> (the default) writes raw addresses only.
+    /// The resolver for <c>--resolve</c>: when set, each stack column <c>name</c> (raw return addresses, or a text column holding frames
+    /// by the rule of <see cref="StackColumns"/>) is followed by <c>name_frames</c> (LIST&lt;STRING&gt;, leaf first), each frame written as
+    /// stack buckets write it; each input's raw addresses are placed with its module map (<see cref="CaptureInput.ModuleMap"/>).
     /// </summary>
-    public Func<string, ulong, string>? FrameResolver { get; init; }
+    public CallstackResolver? Resolver { get; init; }
+
+    /// <summary>Replaces the resolver's frame texts (tests): (capture file, raw return address) → frame text.</summary>
+    internal Func<string, ulong, string>? FrameResolver { get; init; }
 
     /// <summary>
     /// The most bytes all open tables may buffer together (default 256 MiB). When exceeded, the largest open row groups are

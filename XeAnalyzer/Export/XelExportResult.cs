@@ -33,4 +33,8 @@ public sealed record XelExportResult(
     IReadOnlyList<string> Notes,
     long Events,
     long SkippedEvents,
-    long DroppedActionValues);
+    long DroppedActionValues)
+{
+    /// <summary>What <c>--resolve</c> resolved, or <see langword="null"/> without a resolver.</summary>
+    public ExportResolution? Resolution { get; init; }
+}

@@ -1,5 +1,6 @@
 using XeAnalyzer.Events;
-using XeAnalyzer.Xel;
+using XeAnalyzer.Capture;
+using XeAnalyzer.Symbols.Resolution;
 
 namespace XeAnalyzer.Export;
 
@@ -32,42 +33,49 @@ namespace XeAnalyzer.Export;
 /// </remarks>
 public static class XelParquetExporter
 {
-    /// <summary>Exports the events of <paramref name="files"/> (in the given order) to <paramref name="outputDirectory"/>.</summary>
-    /// <param name="files">The capture files (for example the files of <see cref="CaptureSet.Expand"/>).</param>
-    /// <param name="outputDirectory">The output folder (created when missing).</param>
-    /// <param name="options">Options; <see cref="XelExportOptions.Default"/> when <see langword="null"/>.</param>
-    /// <param name="cancellationToken">Checked between buffers and every few thousand events.</param>
+    /// <summary>
+    /// Exports the events of the inputs (<c>.xel</c> files and sets, and target-data XML: the same events by the same pipeline) that pass
+    /// <see cref="XelExportOptions.Filter"/>. Each input is read twice: once for the layout (which event types and actions occur: Parquet
+    /// needs every column before the first row), once for the rows.
+    /// </summary>
+    /// <param name="source">The inputs.</param>
+    /// <param name="outputDirectory">The folder to write (created when missing).</param>
+    /// <param name="options">Options; <see langword="null"/> for <see cref="XelExportOptions.Default"/>.</param>
+    /// <param name="cancellationToken">Stops the export.</param>
     /// <returns>The files written.</returns>
-    /// <exception cref="InvalidXelDataException">A capture is malformed (in strict mode, any damage).</exception>
-    /// <exception cref="IOException">A capture cannot be read or an output file cannot be written.</exception>
-    public static XelExportResult Export(IEnumerable<string> files, string outputDirectory, XelExportOptions? options = null, CancellationToken cancellationToken = default)
+    /// <exception cref="XeFormatException">An input is malformed.</exception>
+    /// <exception cref="IOException">An input cannot be read or a file cannot be written.</exception>
+    public static XelExportResult Export(CaptureSource source, string outputDirectory, XelExportOptions? options = null, CancellationToken cancellationToken = default)
     {
-        ArgumentNullException.ThrowIfNull(files);
+        ArgumentNullException.ThrowIfNull(source);
         ArgumentException.ThrowIfNullOrEmpty(outputDirectory);
         options ??= XelExportOptions.Default;
-        string[] inputs = [.. files];
-        XelReadOptions read = options.ReadOptions;
+        EventFilter filter = options.Filter;
 
-        // Pass 1: which event types occur, and with which actions.
-        var layoutRead = new XelReadOptions { EventNames = read.EventNames, Integrity = read.Integrity, Limits = read.Limits, Diagnostics = new XelDiagnostics() };
+        // Pass 1: which event types occur in each file, and with which actions.
         var tables = new List<EventTable>();
         var notes = new List<string>();
         // Each read builds new metadata objects, so the export pass finds an event type's table by file and RID.
         var tableOf = new Dictionary<string, Dictionary<uint, EventTable>>(StringComparer.Ordinal);
-        foreach (string file in inputs)
+        var targetData = new HashSet<string>(source.Inputs.Where(i => i.Kind == CaptureInputKind.TargetData).Select(i => i.Name), StringComparer.Ordinal);
+        foreach ((string file, List<(XeEventType Type, List<XeColumn> Actions)> found) in Scan(source, filter, cancellationToken))
         {
             var byRid = new Dictionary<uint, EventTable>();
-            foreach ((XeEventType type, List<XeColumn> actions) in ScanFile(file, layoutRead, cancellationToken))
+            foreach ((XeEventType type, List<XeColumn> actions) in found)
             {
-                byRid[type.Rid] = Place(tables, notes, file, type, actions);
+                EventTable table = Place(tables, notes, file, type, actions);
+                table.HasEventsWithoutOffset |= targetData.Contains(file);
+                byRid[type.Rid] = table;
             }
 
             tableOf[file] = byRid;
         }
 
+        ExportFrameResolver? frames = options.Resolver is CallstackResolver resolver && options.FrameResolver is null ? new ExportFrameResolver(resolver, source) : null;
+        bool resolving = frames is not null || options.FrameResolver is not null;
         foreach (EventTable t in tables)
         {
-            t.Complete(options.FrameResolver is not null);
+            t.Complete(resolving);
         }
 
         // Pass 2: rows.
@@ -84,41 +92,48 @@ public static class XelParquetExporter
             }
 
             var plans = new Dictionary<(XeEventType, XeActionSet), EventRowPlan?>(PairComparer.Instance);
-            var scratch = new ExportScratch(options.FrameResolver);
-            foreach (string file in inputs)
+            var scratch = new ExportScratch(options.FrameResolver ?? (frames is null ? null : frames.Resolve), frames is null ? null : frames.ResolveText);
+            string file = string.Empty;
+            Dictionary<uint, EventTable> fileTables = tableOf.GetValueOrDefault(file) ?? [];
+            EventRowPlan? last = null;
+            XeEventType? lastType = null;
+            XeActionSet? lastSet = null;
+            foreach (XEvent e in source.ReadEvents(filter, options.Diagnostics, null, cancellationToken))
             {
-                Dictionary<uint, EventTable> fileTables = tableOf[file];
-                plans.Clear();
-                EventRowPlan? last = null;
-                XeEventType? lastType = null;
-                XeActionSet? lastSet = null;
-                foreach (XEvent e in XelReader.ReadEvents(file, read, cancellationToken))
+                string eventFile = e.Source.FilePath ?? string.Empty;
+                if (!ReferenceEquals(eventFile, file) && !string.Equals(eventFile, file, StringComparison.Ordinal))
                 {
-                    if (!ReferenceEquals(e.EventType, lastType) || !ReferenceEquals(e.ActionSet, lastSet))
-                    {
-                        lastType = e.EventType;
-                        lastSet = e.ActionSet;
-                        if (!plans.TryGetValue((lastType, lastSet), out last))
-                        {
-                            last = fileTables.TryGetValue(lastType.Rid, out EventTable? table) ? new EventRowPlan(table, writers[table], lastType, lastSet) : null;
-                            plans.Add((lastType, lastSet), last);
-                        }
-                    }
+                    file = eventFile;
+                    fileTables = tableOf.GetValueOrDefault(file) ?? [];
+                    plans.Clear();
+                    lastType = null;
+                    lastSet = null;
+                }
 
-                    if (last is null)
+                if (!ReferenceEquals(e.EventType, lastType) || !ReferenceEquals(e.ActionSet, lastSet))
+                {
+                    lastType = e.EventType;
+                    lastSet = e.ActionSet;
+                    if (!plans.TryGetValue((lastType, lastSet), out last))
                     {
-                        skipped++;
-                        continue;
+                        last = fileTables.TryGetValue(lastType.Rid, out EventTable? table) ? new EventRowPlan(table, writers[table], lastType, lastSet) : null;
+                        plans.Add((lastType, lastSet), last);
                     }
+                }
 
-                    last.Write(e, file, scratch);
-                    dropped += last.DroppedActions;
-                    events++;
-                    if ((events & 4095) == 0)
-                    {
-                        cancellationToken.ThrowIfCancellationRequested();
-                        LimitMemory(writers.Values, options.MaxBufferedBytes);
-                    }
+                if (last is null)
+                {
+                    skipped++;
+                    continue;
+                }
+
+                last.Write(e, file, scratch);
+                dropped += last.DroppedActions;
+                events++;
+                if ((events & 4095) == 0)
+                {
+                    cancellationToken.ThrowIfCancellationRequested();
+                    LimitMemory(writers.Values, options.MaxBufferedBytes);
                 }
             }
 
@@ -137,18 +152,21 @@ public static class XelParquetExporter
             }
         }
 
-        return new XelExportResult(result, notes, events, skipped, dropped);
+        return new XelExportResult(result, notes, events, skipped, dropped) { Resolution = frames?.Summary };
     }
 
     /// <summary>The event types of one file with the union of the actions their events carry (first-seen order).</summary>
-    private static List<(XeEventType Type, List<XeColumn> Actions)> ScanFile(string file, XelReadOptions options, CancellationToken cancellationToken)
+    /// <summary>The layout pass: per file (in read order), the event types that occur and the actions they carry.</summary>
+    private static List<(string File, List<(XeEventType Type, List<XeColumn> Actions)> Found)> Scan(CaptureSource source, EventFilter filter, CancellationToken cancellationToken)
     {
-        var found = new List<(XeEventType Type, List<XeColumn> Actions)>();
-        var index = new Dictionary<XeEventType, int>(ReferenceEqualityComparer.Instance);
+        var files = new List<(string File, List<(XeEventType Type, List<XeColumn> Actions)> Found)>();
+        var byFile = new Dictionary<string, (Dictionary<XeEventType, int> Index, List<(XeEventType Type, List<XeColumn> Actions)> Found)>(StringComparer.Ordinal);
         var seenSets = new HashSet<(XeEventType, XeActionSet)>(PairComparer.Instance);
         XeEventType? lastType = null;
         XeActionSet? lastSet = null;
-        foreach (XEvent e in XelReader.ReadEvents(file, options, cancellationToken))
+
+        // The layout pass's own diagnostics: the row pass reports what the reads skip, once.
+        foreach (XEvent e in source.ReadEvents(filter, new CaptureDiagnostics(), null, cancellationToken))
         {
             if (ReferenceEquals(e.EventType, lastType) && ReferenceEquals(e.ActionSet, lastSet))
             {
@@ -162,14 +180,22 @@ public static class XelParquetExporter
                 continue;
             }
 
-            if (!index.TryGetValue(lastType, out int i))
+            string file = e.Source.FilePath ?? string.Empty;
+            if (!byFile.TryGetValue(file, out var state))
             {
-                i = found.Count;
-                index.Add(lastType, i);
-                found.Add((lastType, []));
+                state = (new Dictionary<XeEventType, int>(ReferenceEqualityComparer.Instance), []);
+                byFile.Add(file, state);
+                files.Add((file, state.Found));
             }
 
-            List<XeColumn> actions = found[i].Actions;
+            if (!state.Index.TryGetValue(lastType, out int i))
+            {
+                i = state.Found.Count;
+                state.Index.Add(lastType, i);
+                state.Found.Add((lastType, []));
+            }
+
+            List<XeColumn> actions = state.Found[i].Actions;
             foreach (XeColumn a in lastSet.Columns)
             {
                 if (!actions.Exists(x => string.Equals(x.FullName, a.FullName, StringComparison.Ordinal)))
@@ -179,7 +205,7 @@ public static class XelParquetExporter
             }
         }
 
-        return found;
+        return files;
     }
 
     private static EventTable Place(List<EventTable> tables, List<string> notes, string file, XeEventType type, List<XeColumn> actions)

@@ -39,33 +39,34 @@ internal sealed class StackCaptures
 
     public StackCaptures()
     {
-        Schema = new XeSchema();
-        XePackage p0 = Schema.Package0;
-        Sqlos = Schema.AddPackage("sqlos", 1);
-        Sqlserver = Schema.AddPackage("sqlserver", 3);
-        LatchClass = Schema.AddMap(Sqlserver, "latch_class", [new(17, "NESTING_TRANSACTION_FULL")]);
-        WaitTypes = Schema.AddMap(Sqlos, "wait_types", [new(120, "PREEMPTIVE_HTTP_REQUEST"), new(66, "PAGEIOLATCH_SH")]);
-        Opcode = Schema.AddMap(Sqlos, "event_opcode", [new(0, "Begin"), new(1, "End")]);
-        LatchAcquired = Schema.AddEvent(Sqlserver, "latch_acquired", new Guid("22222222-0000-4000-8000-000000000001"),
+        var builder = new XeSchemaBuilder();
+        XePackage p0 = builder.Package0;
+        Sqlos = builder.AddPackage("sqlos", 1);
+        Sqlserver = builder.AddPackage("sqlserver", 3);
+        LatchClass = builder.AddMap(Sqlserver, "latch_class", [new(17, "NESTING_TRANSACTION_FULL")]);
+        WaitTypes = builder.AddMap(Sqlos, "wait_types", [new(120, "PREEMPTIVE_HTTP_REQUEST"), new(66, "PAGEIOLATCH_SH")]);
+        Opcode = builder.AddMap(Sqlos, "event_opcode", [new(0, "Begin"), new(1, "End")]);
+        LatchAcquired = builder.AddEvent(Sqlserver, "latch_acquired", new Guid("22222222-0000-4000-8000-000000000001"),
             [XeFieldDefinition.Of("class", LatchClass), XeFieldDefinition.Of("address", XeBaseType.Pointer)]);
-        WaitInfo = Schema.AddEvent(Sqlos, "wait_info", new Guid("992caa1d-ef90-4278-9821-ebdd0180db0c"),
+        WaitInfo = builder.AddEvent(Sqlos, "wait_info", new Guid("992caa1d-ef90-4278-9821-ebdd0180db0c"),
         [
             XeFieldDefinition.Of("wait_type", WaitTypes),
             XeFieldDefinition.Of("opcode", Opcode),
             XeFieldDefinition.Of("duration", XeBaseType.UInt64),
             XeFieldDefinition.Of("signal_duration", XeBaseType.UInt64),
         ]);
-        WaitInfoExternal = Schema.AddEvent(Sqlos, "wait_info_external", new Guid("22222222-0000-4000-8000-000000000003"),
+        WaitInfoExternal = builder.AddEvent(Sqlos, "wait_info_external", new Guid("22222222-0000-4000-8000-000000000003"),
         [
             XeFieldDefinition.Of("wait_type", WaitTypes),
             XeFieldDefinition.Of("opcode", Opcode),
             XeFieldDefinition.Of("duration", XeBaseType.UInt64),
         ]);
-        HealthEvent = Schema.AddEvent(Sqlserver, "health_report", new Guid("22222222-0000-4000-8000-000000000004"),
+        HealthEvent = builder.AddEvent(Sqlserver, "health_report", new Guid("22222222-0000-4000-8000-000000000004"),
             [XeFieldDefinition.Of("call_stack", XeBaseType.UnicodeString), XeFieldDefinition.Of("severity", XeBaseType.Int32)]);
-        Callstack = Schema.AddAction(p0, "callstack", XeBaseType.Callstack, objectIndex: 0);
-        Sequence = Schema.AddAction(p0, "event_sequence", XeBaseType.UInt64, objectIndex: 9);
-        Session = Schema.AddAction(Sqlserver, "session_id", XeBaseType.UInt16);
+        Callstack = builder.AddAction(p0, "callstack", XeBaseType.Callstack, objectIndex: 0);
+        Sequence = builder.AddAction(p0, "event_sequence", XeBaseType.UInt64, objectIndex: 9);
+        Session = builder.AddAction(Sqlserver, "session_id", XeBaseType.UInt16);
+        Schema = builder.Build();
     }
 
     public XeSchema Schema { get; }

@@ -142,12 +142,14 @@ public sealed class StackDiffTests
         DateTime cut = all.Min(e => e.Timestamp).AddSeconds(2);
         List<XEvent> slice = [.. all.Where(e => e.Timestamp < cut)];
         Assert.That(slice.Count, Is.InRange(1, all.Count - 1), "test setup: a proper slice");
-        var schema = new XeSchema(8);
-        schema.ImportEvent(all[0].EventType);
+        var schemaBuilder = new XeSchemaBuilder(8);
+        schemaBuilder.ImportEvent(all[0].EventType);
         foreach (XeColumn a in all[0].Actions)
         {
-            schema.ImportAction(a);
+            schemaBuilder.ImportAction(a);
         }
+
+        XeSchema schema = schemaBuilder.Build();
 
         string slicePath = Path.Combine(_tmp.Path, "slice_0_133601526724170000.xel");
         using (XelWriter w = XelWriter.Create(slicePath, schema, new XelWriterOptions { StartTimeUtc = all.Min(e => e.Timestamp).AddMilliseconds(-20) }))

@@ -22,7 +22,7 @@ internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerS
     private const int MaxCachedTextFrames = 65_536;
 
     private readonly Dictionary<(FrameResolution, string), BucketFrame> _textFrames = [];
-    private StackBuilder? _parser;
+    private StackTextParser? _parser;
 
     /// <summary>Stacks whose text had more frames than the cap (outermost frames dropped).</summary>
     public long TruncatedStacks { get; private set; }
@@ -110,13 +110,11 @@ internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerS
     /// <summary>Parses stack text as read (frames one per line, <c>callstack_rva</c> markup, SQLDumper and WinDbg lines).</summary>
     private Callstack Parse(string text)
     {
-        _parser ??= new StackBuilder(new FrameTokenizer(OffsetRadix.Hex, framesOnSingleLine: false, TargetData.TextInputLimits.Default.MaxFramesPerLine), new SymbolMetadataTable(), null, OffsetRadix.Hex);
-        _parser.AddTextBlock(text, 1);
-        Callstack stack = _parser.Build(0, null, false);
-        if (stack.Frames.Length > maxFramesPerStack)
+        _parser ??= new StackTextParser();
+        Callstack stack = _parser.Parse(text, maxFramesPerStack, out bool cut);
+        if (cut)
         {
             TruncatedStacks++;
-            stack = Callstack.FromFrames(stack.Frames.Take(maxFramesPerStack));
         }
 
         return stack;

@@ -3,6 +3,7 @@ using System.Globalization;
 using System.Reflection.PortableExecutable;
 using System.Runtime.CompilerServices;
 using System.Text;
+using XeAnalyzer.IO;
 
 namespace XeAnalyzer.Symbols.Pdb;
 
@@ -224,7 +225,7 @@ public sealed partial class PdbFile
 
         MsfStream stream = Msf.GetStream(DbiStreamIndex)!;
         byte[] raw = stream.ReadRange(PdbDbiHeader.Size, dbi.ModuleInfoSize, Limits.MaxStreamBytes, "module-info substream");
-        var r = new PdbRecordReader(raw, stream, PdbDbiHeader.Size, "DBI module-info substream");
+        var r = new SpanReader(raw, stream, PdbDbiHeader.Size, "DBI module-info substream");
         var modules = new List<PdbModule>();
         var ownedStreams = new HashSet<int>();
         while (r.Remaining > 0)
@@ -291,7 +292,7 @@ public sealed partial class PdbFile
             }
 
             byte[] data = stream.ReadRange(0, module.SymbolByteSize, Limits.MaxStreamBytes, "module symbols");
-            var r = new PdbRecordReader(data, stream, 0, description);
+            var r = new SpanReader(data, stream, 0, description);
             r.ReadUInt32("symbol signature");
             while (r.Remaining > 0)
             {

@@ -81,13 +81,16 @@ internal sealed class Schemas
 
     public Schemas()
     {
-        Schema = new XeSchema();
-        Package0 = Schema.Package0;
-        Sqlos = Schema.AddPackage("sqlos", 1, description: "Extended events for SQL Operating System");
-        Sqlserver = Schema.AddPackage("sqlserver", 3, description: "Extended events for Microsoft SQL Server");
+        Builder = new XeSchemaBuilder();
+        Package0 = Builder.Package0;
+        Sqlos = Builder.AddPackage("sqlos", 1, description: "Extended events for SQL Operating System");
+        Sqlserver = Builder.AddPackage("sqlserver", 3, description: "Extended events for Microsoft SQL Server");
     }
 
-    public XeSchema Schema { get; }
+    public XeSchemaBuilder Builder { get; }
+
+    /// <summary>The finished schema (no event types or actions can be added afterwards).</summary>
+    public XeSchema Schema => Builder.Build();
 
     public XePackage Package0 { get; }
 
@@ -97,32 +100,32 @@ internal sealed class Schemas
 
     // ------------------------------------------------------------------ actions (created on first use, fixed indices)
 
-    public XeColumn Callstack => _callstack ??= Schema.AddAction(Package0, "callstack", XeBaseType.Callstack, objectIndex: 0, description: "Collect the current call stack");
+    public XeColumn Callstack => _callstack ??= Builder.AddAction(Package0, "callstack", XeBaseType.Callstack, objectIndex: 0, description: "Collect the current call stack");
 
-    public XeColumn EventSequence => _eventSequence ??= Schema.AddAction(Package0, "event_sequence", XeBaseType.UInt64, objectIndex: 9, description: "Collect event sequence number");
+    public XeColumn EventSequence => _eventSequence ??= Builder.AddAction(Package0, "event_sequence", XeBaseType.UInt64, objectIndex: 9, description: "Collect event sequence number");
 
-    public XeColumn SchedulerId => _schedulerId ??= Schema.AddAction(Sqlos, "scheduler_id", XeBaseType.UInt32, objectIndex: 6, description: "Collect current scheduler ID");
+    public XeColumn SchedulerId => _schedulerId ??= Builder.AddAction(Sqlos, "scheduler_id", XeBaseType.UInt32, objectIndex: 6, description: "Collect current scheduler ID");
 
-    public XeColumn WorkerAddress => _workerAddress ??= Schema.AddAction(Sqlos, "worker_address", XeBaseType.Pointer, objectIndex: 8, description: "Collect current worker address");
+    public XeColumn WorkerAddress => _workerAddress ??= Builder.AddAction(Sqlos, "worker_address", XeBaseType.Pointer, objectIndex: 8, description: "Collect current worker address");
 
-    public XeColumn SystemThreadId => _systemThreadId ??= Schema.AddAction(Sqlos, "system_thread_id", XeBaseType.UInt32, objectIndex: 9, description: "Collect current system thread ID");
+    public XeColumn SystemThreadId => _systemThreadId ??= Builder.AddAction(Sqlos, "system_thread_id", XeBaseType.UInt32, objectIndex: 9, description: "Collect current system thread ID");
 
-    public XeColumn SessionId => _sessionId ??= Schema.AddAction(Sqlserver, "session_id", XeBaseType.UInt16, objectIndex: 2, description: "Collect session ID");
+    public XeColumn SessionId => _sessionId ??= Builder.AddAction(Sqlserver, "session_id", XeBaseType.UInt16, objectIndex: 2, description: "Collect session ID");
 
     // ------------------------------------------------------------------ maps
 
-    public XeMap LatchClass => _latchClass ??= Schema.AddMap(Sqlserver, "latch_class", LatchClasses, keySize: 4, objectIndex: 20);
+    public XeMap LatchClass => _latchClass ??= Builder.AddMap(Sqlserver, "latch_class", LatchClasses, keySize: 4, objectIndex: 20);
 
-    public XeMap LatchMode => _latchMode ??= Schema.AddMap(Sqlserver, "latch_mode", LatchModes, keySize: 4, objectIndex: 21);
+    public XeMap LatchMode => _latchMode ??= Builder.AddMap(Sqlserver, "latch_mode", LatchModes, keySize: 4, objectIndex: 21);
 
-    public XeMap WaitTypesMap => _waitTypes ??= Schema.AddMap(Sqlos, "wait_types", WaitTypes, keySize: 8, objectIndex: 16);
+    public XeMap WaitTypesMap => _waitTypes ??= Builder.AddMap(Sqlos, "wait_types", WaitTypes, keySize: 8, objectIndex: 16);
 
-    public XeMap EventOpcode => _eventOpcode ??= Schema.AddMap(Sqlos, "event_opcode", [new(0, "Begin"), new(1, "End")], keySize: 4, objectIndex: 1);
+    public XeMap EventOpcode => _eventOpcode ??= Builder.AddMap(Sqlos, "event_opcode", [new(0, "Begin"), new(1, "End")], keySize: 4, objectIndex: 1);
 
     // ------------------------------------------------------------------ events
 
     /// <summary><c>sqlserver.latch_acquired</c>: class, mode, address, database_id, file_id, page_id.</summary>
-    public XeEventType LatchAcquired() => Schema.AddEvent(Sqlserver, "latch_acquired", LatchAcquiredUuid,
+    public XeEventType LatchAcquired() => Builder.AddEvent(Sqlserver, "latch_acquired", LatchAcquiredUuid,
     [
         XeFieldDefinition.Of("class", LatchClass),
         XeFieldDefinition.Of("mode", LatchMode),
@@ -133,7 +136,7 @@ internal sealed class Schemas
     ], objectIndex: 140, description: "Occurs when a latch is acquired");
 
     /// <summary><c>sqlserver.latch_released</c>: the latch_acquired fields plus duration (hold time, microseconds; unverified).</summary>
-    public XeEventType LatchReleased() => Schema.AddEvent(Sqlserver, "latch_released", LatchReleasedUuid,
+    public XeEventType LatchReleased() => Builder.AddEvent(Sqlserver, "latch_released", LatchReleasedUuid,
     [
         XeFieldDefinition.Of("class", LatchClass),
         XeFieldDefinition.Of("mode", LatchMode),
@@ -145,7 +148,7 @@ internal sealed class Schemas
     ], objectIndex: 141, description: "Occurs when a latch is released");
 
     /// <summary><c>sqlserver.file_read</c>: database_id, file_id, offset, size.</summary>
-    public XeEventType FileRead() => Schema.AddEvent(Sqlserver, "file_read", FileReadUuid,
+    public XeEventType FileRead() => Builder.AddEvent(Sqlserver, "file_read", FileReadUuid,
     [
         XeFieldDefinition.Of("database_id", XeBaseType.UInt16),
         XeFieldDefinition.Of("file_id", XeBaseType.UInt16),
@@ -154,7 +157,7 @@ internal sealed class Schemas
     ], objectIndex: 150, description: "Occurs when a read is issued");
 
     /// <summary><c>sqlserver.file_read_completed</c>: database_id, file_id, offset, size, duration (ms).</summary>
-    public XeEventType FileReadCompleted() => Schema.AddEvent(Sqlserver, "file_read_completed", FileReadCompletedUuid,
+    public XeEventType FileReadCompleted() => Builder.AddEvent(Sqlserver, "file_read_completed", FileReadCompletedUuid,
     [
         XeFieldDefinition.Of("database_id", XeBaseType.UInt16),
         XeFieldDefinition.Of("file_id", XeBaseType.UInt16),
@@ -169,13 +172,13 @@ internal sealed class Schemas
     /// signal_duration, no wait_resource). XE-TEXT-SHAPES §12.
     /// </summary>
     public XeEventType Wait(bool external) => external
-        ? Schema.AddEvent(Sqlos, "wait_info_external", WaitInfoExternalUuid,
+        ? Builder.AddEvent(Sqlos, "wait_info_external", WaitInfoExternalUuid,
         [
             XeFieldDefinition.Of("wait_type", WaitTypesMap),
             XeFieldDefinition.Of("opcode", EventOpcode),
             XeFieldDefinition.Of("duration", XeBaseType.UInt64),
         ], objectIndex: 46, description: "Occurs when a SQL Server thread waits on an external resource")
-        : Schema.AddEvent(Sqlos, "wait_info", WaitInfoUuid,
+        : Builder.AddEvent(Sqlos, "wait_info", WaitInfoUuid,
         [
             XeFieldDefinition.Of("wait_type", WaitTypesMap),
             XeFieldDefinition.Of("opcode", EventOpcode),
@@ -188,7 +191,7 @@ internal sealed class Schemas
     /// <c>sqlos.wait_completed</c> as a SQL Server 2017 build after RTM defines it: wait_type, wait_result (uint32), duration,
     /// signal_duration, wait_resource (unicode_string); no opcode. XE-TEXT-SHAPES §12 (object index invented).
     /// </summary>
-    public XeEventType WaitCompleted() => Schema.AddEvent(Sqlos, "wait_completed", WaitCompletedUuid,
+    public XeEventType WaitCompleted() => Builder.AddEvent(Sqlos, "wait_completed", WaitCompletedUuid,
     [
         XeFieldDefinition.Of("wait_type", WaitTypesMap),
         XeFieldDefinition.Of("wait_result", XeBaseType.UInt32),
@@ -201,7 +204,7 @@ internal sealed class Schemas
     /// <c>sqlos.memory_broker_ring_buffer_recorded</c> with the fields of the public 2012 sqlhealth.xel metadata, ending in the
     /// callstack-typed field <c>call_stack</c> (object index invented).
     /// </summary>
-    public XeEventType MemoryBrokerRingBufferRecorded() => Schema.AddEvent(Sqlos, "memory_broker_ring_buffer_recorded", MemoryBrokerRingBufferRecordedUuid,
+    public XeEventType MemoryBrokerRingBufferRecorded() => Builder.AddEvent(Sqlos, "memory_broker_ring_buffer_recorded", MemoryBrokerRingBufferRecordedUuid,
     [
         XeFieldDefinition.Of("id", XeBaseType.UInt32),
         XeFieldDefinition.Of("timestamp", XeBaseType.UInt64),
@@ -222,7 +225,7 @@ internal sealed class Schemas
     /// <c>sqlos.scheduler_monitor_system_health_ring_buffer_recorded</c> with the fields of the public 2012 sqlhealth.xel metadata,
     /// ending in the callstack-typed field <c>call_stack</c> (object index invented).
     /// </summary>
-    public XeEventType SchedulerMonitorSystemHealth() => Schema.AddEvent(Sqlos, "scheduler_monitor_system_health_ring_buffer_recorded", SchedulerMonitorSystemHealthUuid,
+    public XeEventType SchedulerMonitorSystemHealth() => Builder.AddEvent(Sqlos, "scheduler_monitor_system_health_ring_buffer_recorded", SchedulerMonitorSystemHealthUuid,
     [
         XeFieldDefinition.Of("id", XeBaseType.UInt32),
         XeFieldDefinition.Of("timestamp", XeBaseType.UInt64),
@@ -237,7 +240,7 @@ internal sealed class Schemas
     ], objectIndex: 71, description: "Scheduler monitor system health ring buffer recorded");
 
     /// <summary><c>sqlos.page_allocated</c> / <c>page_freed</c>: number_pages (name unverified), memory_clerk_name, page_location.</summary>
-    public XeEventType Page(bool freed) => Schema.AddEvent(Sqlos, freed ? "page_freed" : "page_allocated", freed ? PageFreedUuid : PageAllocatedUuid,
+    public XeEventType Page(bool freed) => Builder.AddEvent(Sqlos, freed ? "page_freed" : "page_allocated", freed ? PageFreedUuid : PageAllocatedUuid,
     [
         XeFieldDefinition.Of("number_pages", XeBaseType.UInt64),
         XeFieldDefinition.Of("memory_clerk_name", XeBaseType.UnicodeString),
