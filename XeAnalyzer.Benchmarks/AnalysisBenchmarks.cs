@@ -86,7 +86,7 @@ internal static class AnalysisBenchmarks
                 LatchAnalysisResult r = o.Result;
                 events = o.Read.EventsRead;
                 report = r.ToReport();
-                chart = ChartSvgWriter.ToSvg(r.ToBarChart());
+                chart = ChartSvg.ToSvg(r.ToBarChart());
                 summary = string.Create(Ic, $"acquires {r.AcquiredEvents:N0}, releases {r.ReleasedEvents:N0}, pairs {r.PairedReleases:N0}, outliers [{string.Join(",", r.Outliers.Select(o => o.Key))}], late {r.Ordering.LateEvents:N0}, out of order {r.Ordering.ArrivedOutOfOrder:N0}");
                 break;
             }
@@ -97,7 +97,7 @@ internal static class AnalysisBenchmarks
                 MemoryAnalysisResult r = o.Result;
                 events = o.Read.EventsRead;
                 report = r.ToReport();
-                chart = ChartSvgWriter.ToSvg(r.ToLineChart());
+                chart = ChartSvg.ToSvg(r.ToLineChart());
                 summary = string.Create(Ic, $"peak {r.PeakPages:N0} pages, series {r.Total.PointsBeforeReduction:N0} -> {r.Total.Points.Count:N0} points, late {r.Ordering.LateEvents:N0}, out of order {r.Ordering.ArrivedOutOfOrder:N0}");
                 break;
             }
@@ -108,7 +108,7 @@ internal static class AnalysisBenchmarks
                 WaitAnalysisResult r = o.Result;
                 events = o.Read.EventsRead;
                 report = r.ToReport();
-                chart = ChartSvgWriter.ToSvg(r.ToBarChart());
+                chart = ChartSvg.ToSvg(r.ToBarChart());
                 IReadOnlyList<PrecedingWait> pre = r.PrecededByFor("PAGEIOLATCH_SH");
                 PrecedingWait? top = pre.Count > 0 ? pre[0] : null;
                 summary = string.Create(Ic, $"waits {r.Waits:N0}, PAGEIOLATCH_SH preceded by {top?.PrecededBy} {top?.Share:P1}, late {r.Ordering.LateEvents:N0}, out of order {r.Ordering.ArrivedOutOfOrder:N0}");
@@ -117,7 +117,7 @@ internal static class AnalysisBenchmarks
         }
 
         using var ms = new MemoryStream();
-        new TextReportWriter().WriteAsync(report, ms).AsTask().GetAwaiter().GetResult();
+        new TextReportWriter().Write(report, ms);
         sw.Stop();
         using Process me = Process.GetCurrentProcess();
         me.Refresh();
@@ -134,7 +134,7 @@ internal static class AnalysisBenchmarks
     }
 
     /// <summary>latch_acquired/latch_released pairs on 16 schedulers (one worker each; scheduler 5 gets ~10 % fewer), with a 16-frame callstack on acquires.</summary>
-    private static long GenerateLatches(string path, long targetBytes)
+    internal static long GenerateLatches(string path, long targetBytes)
     {
         var sBuilder = new XeSchemaBuilder();
         XePackage p0 = sBuilder.Package0;

@@ -80,7 +80,7 @@ internal static class BatchBenchmark
         {
             using CallstackResolver resolver = Resolver(symbols);
             CaptureReport report = CaptureReporter.Run(c.Files, new ReportOptions { Resolver = resolver, DisplayPath = c.DisplayPath });
-            report.WriteAsync(Path.Combine(dir, "out-unshared", c.Folder)).GetAwaiter().GetResult();
+            report.Write(Path.Combine(dir, "out-unshared", c.Folder));
             int n = resolver.GetPdbBindings().Count(b => b.IsLoaded);
             lock (gate)
             {
@@ -112,14 +112,14 @@ internal static class BatchBenchmark
             sw.Restart();
             for (int i = 0; i < reports.Length; i++)
             {
-                reports[i].WriteAsync(Path.Combine(dir, "out-split", captures[i].Folder)).GetAwaiter().GetResult();
+                reports[i].Write(Path.Combine(dir, "out-split", captures[i].Folder));
             }
 
             Console.WriteLine(string.Create(Ic, $"one job, split: building {reports.Length} reports {build:F2} s, writing their {reports.Sum(r => r.Files.Count):N0} files {sw.Elapsed.TotalSeconds:F2} s"));
             sw.Restart();
             foreach (BatchCapture c in captures)
             {
-                CaptureReporter.Run(c.Files, new ReportOptions { Resolver = resolver, DisplayPath = c.DisplayPath }).WriteAsync(Path.Combine(dir, "out-split", c.Folder)).GetAwaiter().GetResult();
+                CaptureReporter.Run(c.Files, new ReportOptions { Resolver = resolver, DisplayPath = c.DisplayPath }).Write(Path.Combine(dir, "out-split", c.Folder));
             }
 
             Console.WriteLine(string.Create(Ic, $"one job, each report built then written: {sw.Elapsed.TotalSeconds:F2} s"));
@@ -147,7 +147,7 @@ internal static class BatchBenchmark
 
         using CallstackResolver resolver = Resolver(symbols);
         var sw = Stopwatch.StartNew();
-        BatchResult result = BatchRunner.RunAsync(inputs, captures, output, new BatchOptions { Jobs = jobs, KeepGoing = true, Report = new ReportOptions { Resolver = resolver } }).GetAwaiter().GetResult();
+        BatchResult result = BatchRunner.Run(inputs, captures, output, new BatchOptions { Jobs = jobs, KeepGoing = true, Report = new ReportOptions { Resolver = resolver } });
         double seconds = sw.Elapsed.TotalSeconds;
         if (result.AnyFailed)
         {
@@ -242,13 +242,13 @@ internal static class BatchBenchmark
         return Convert.ToHexString(sha.GetHashAndReset());
     }
 
-    private static double Median(IEnumerable<double> values)
+    internal static double Median(IEnumerable<double> values)
     {
         double[] v = [.. values.Order()];
         return v.Length % 2 == 1 ? v[v.Length / 2] : (v[(v.Length / 2) - 1] + v[v.Length / 2]) / 2;
     }
 
-    private static string FindRepo()
+    internal static string FindRepo()
     {
         foreach (string start in new[] { Environment.CurrentDirectory, AppContext.BaseDirectory })
         {

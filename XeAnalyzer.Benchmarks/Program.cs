@@ -57,6 +57,11 @@ internal static class Program
             return SymbolizerBenchmark.Run(args);
         }
 
+        if (args.Length > 0 && args[0] == "progress")
+        {
+            return ProgressBenchmark.Run(args);
+        }
+
         if (args.Length > 0 && args[0] == "text")
         {
             return TextBenchmark.Run(args);

@@ -4,6 +4,7 @@ using System.Text;
 using XeAnalyzer.Analysis;
 using XeAnalyzer.Analysis.Stacks;
 using XeAnalyzer.Capture;
+using XeAnalyzer.Output;
 using XeAnalyzer.Symbols.Resolution;
 using XeAnalyzer.Symbols.Store;
 
@@ -78,7 +79,7 @@ internal static class StackMemoryBenchmark
         using var resolver = new CallstackResolver(new CallstackResolverOptions { Offline = true, SymbolPath = SymbolPath.Parse(Path.GetDirectoryName(path)!) });
         var diagnostics = new CaptureDiagnostics();
         AnalysisOutcome<StackBucketResult> o = new StackBucketAnalysis().Analyze(CaptureSource.Open([path]), new AnalysisContext(diagnostics: diagnostics, resolver: resolver));
-        string text = StackBucketWriter.ToText(o.Result.Filter(1, 0));
+        string text = OutputFormats.ToText(new StackBucketDocument(o.Result.Filter(1, 0)));
         sw.Stop();
         using Process me = Process.GetCurrentProcess();
         me.Refresh();

@@ -98,9 +98,10 @@ internal static class StacksBenchmark
         });
         StackBucketResult r = new StackBucketAnalysis().Analyze(CaptureSource.Open([path]), new AnalysisContext(resolver: resolver)).Result;
         TimeSpan analyzed = sw.Elapsed;
-        string text = StackBucketWriter.ToText(r);
+        var document = new StackBucketDocument(r);
+        string text = OutputFormats.ToText(document);
         using var ms = new MemoryStream();
-        new FoldedStackWriter().WriteAsync(r.ToCallTree(), ms).AsTask().GetAwaiter().GetResult();
+        OutputFormats.Write(document, "folded", ms);
         sw.Stop();
         long events = r.EventsRead;
         using Process me = Process.GetCurrentProcess();

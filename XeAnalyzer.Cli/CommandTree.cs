@@ -8,6 +8,7 @@ internal static class CommandTree
     public static RootCommand Build()
     {
         var root = new RootCommand("xeanalyze: read SQL Server Extended Events captures, resolve callstacks on any OS, and analyse latches, memory, waits and stack buckets.");
+        root.Options.Add(Progress.TerminalProgress.CreateQuietOption());
         root.Subcommands.Add(Commands.InfoCommand.Create());
         root.Subcommands.Add(Commands.EventsCommand.Create());
         root.Subcommands.Add(Commands.SliceCommand.Create());

@@ -1,10 +1,9 @@
 using System.CommandLine;
 using System.Globalization;
-using System.Text;
-using System.Text.Json;
 using XeAnalyzer.Capture;
 using XeAnalyzer.Analysis;
 using XeAnalyzer.Cli.Commands.Common;
+using XeAnalyzer.Cli.Progress;
 using XeAnalyzer.Reporting;
 using XeAnalyzer.Symbols.Resolution;
 
@@ -14,7 +13,8 @@ namespace XeAnalyzer.Cli.Commands;
 /// <c>xeanalyze batch &lt;dir|glob|file...&gt; -o DIR [--jobs N] [--keep-going] [--quiet] [--log FILE]</c>: a report folder per
 /// capture found under the inputs, an <c>index.html</c> and a <c>summary.json</c>; one symbol resolver for the whole batch.
 /// Exit codes: 0 every capture reported, 1 some capture failed (or an input does not exist), 2 usage, 3 none failed but some
-/// were partial. Progress goes to stderr only when it is a terminal; per-capture lines unless <c>--quiet</c>; failures always.
+/// were partial. Progress (captures done, rate, time left) goes to stderr only when it is a terminal (<see cref="TerminalProgress"/>);
+/// per-capture lines unless <c>--quiet</c> (which also hides the progress); failures always.
 /// </summary>
 internal static class BatchCommand
 {
@@ -28,7 +28,6 @@ internal static class BatchCommand
         var output = new Option<string>("--output", "-o") { Description = "The output folder: one report folder per capture, index.html, summary.json.", Required = true };
         var jobs = new Option<int?>("--jobs", "-j") { Description = "Captures processed at once (default: the number of processors)." };
         var keepGoing = new Option<bool>("--keep-going") { Description = "Go on after a capture fails (default: the first failure stops starting new captures)." };
-        var quiet = new Option<bool>("--quiet", "-q") { Description = "No progress and no per-capture lines on stderr (failures are still listed)." };
         var log = new Option<string?>("--log") { Description = "Write a machine-readable log: JSON lines, one per event (batch start, capture start/finish/fail with durations, batch finish)." };
         var symbols = new SymbolCommandOptions();
         var filterOptions = new EventFilterOptions("Default: every event; each analysis uses the events it understands.");
@@ -38,7 +37,6 @@ internal static class BatchCommand
         command.Options.Add(output);
         command.Options.Add(jobs);
         command.Options.Add(keepGoing);
-        command.Options.Add(quiet);
         command.Options.Add(log);
         filterOptions.AddTo(command);
         symbols.AddPathOptions(command);
@@ -69,18 +67,13 @@ internal static class BatchCommand
                 return ExitCodes.InputError;
             }
 
-            bool isQuiet = parse.GetValue(quiet);
-            bool progress = !isQuiet && ReferenceEquals(error, Console.Error) && !Console.IsErrorRedirected;
+            // --quiet (shared by every command: no progress display) also drops the per-capture lines here.
+            bool isQuiet = TerminalProgress.IsQuiet(parse);
             string? logPath = parse.GetValue(log);
             using CallstackResolver resolver = ReportCommand.CreateResolver(parse, symbols, cancellationToken);
-            using var logger = logPath is null ? null : new JsonLinesLog(logPath);
-            var reporter = new BatchConsole(error, isQuiet, progress, logger);
-            logger?.Write("batch-start", w =>
-            {
-                w.WriteNumber("captures", captures.Count);
-                w.WriteNumber("jobs", j ?? new BatchOptions().Jobs);
-                w.WriteString("output", dir);
-            });
+            using BatchLog? logger = logPath is null ? null : new BatchLog(logPath);
+            var reporter = new BatchConsole(error, isQuiet, TerminalProgress.Current, logger);
+            logger?.BatchStarted(captures.Count, j ?? new BatchOptions().Jobs, dir);
             var options = new BatchOptions
             {
                 Jobs = j ?? new BatchOptions().Jobs,
@@ -88,19 +81,9 @@ internal static class BatchCommand
                 Report = new ReportOptions { Input = ReportCommand.InputOptions(parse.GetValue(skip)), Resolver = resolver, Filter = filter },
                 Progress = reporter.OnEvent,
             };
-            BatchResult result = BatchRunner.RunAsync(given, captures, dir, options, cancellationToken).GetAwaiter().GetResult();
+            BatchResult result = BatchRunner.Run(given, captures, dir, options, cancellationToken);
             reporter.Finish(result);
-            int loaded = resolver.GetPdbBindings().Count(b => b.IsLoaded);
-            logger?.Write("batch-finish", w =>
-            {
-                w.WriteNumber("elapsedMs", Math.Round(result.Elapsed.TotalMilliseconds, 1));
-                foreach (BatchStatus s in Enum.GetValues<BatchStatus>())
-                {
-                    w.WriteNumber(BatchOutput.StatusName(s), result.Count(s));
-                }
-
-                w.WriteNumber("pdbsLoaded", loaded);
-            });
+            logger?.BatchFinished(result, resolver.GetPdbBindings().Count(b => b.IsLoaded));
 
             stdout.WriteLine(Path.Combine(dir, BatchOutput.IndexFile));
             stdout.Flush();
@@ -110,28 +93,11 @@ internal static class BatchCommand
     }
 
     /// <summary>The stderr side of a batch: progress (terminal only), per-capture lines (unless quiet), failures (always), and the log.</summary>
-    private sealed class BatchConsole(TextWriter error, bool quiet, bool progress, JsonLinesLog? log)
+    private sealed class BatchConsole(TextWriter error, bool quiet, TerminalProgress? progress, BatchLog? log)
     {
-        private int _statusWidth;
-
         public void OnEvent(BatchEvent e)
         {
-            log?.Write(e.Kind switch { BatchEventKind.Start => "start", BatchEventKind.Finish => "finish", _ => "fail" }, w =>
-            {
-                w.WriteString("capture", e.Capture.Name);
-                w.WriteString("folder", e.Capture.Folder);
-                w.WriteNumber("index", e.Index);
-                if (e.Kind != BatchEventKind.Start)
-                {
-                    w.WriteString("status", BatchOutput.StatusName(e.Status!.Value));
-                    w.WriteNumber("elapsedMs", Math.Round(e.Elapsed.TotalMilliseconds, 1));
-                    w.WriteNumber("events", e.Events);
-                    if (e.Reason is not null)
-                    {
-                        w.WriteString("reason", e.Reason);
-                    }
-                }
-            });
+            log?.Capture(e);
 
             if (e.Kind == BatchEventKind.Start)
             {
@@ -142,11 +108,11 @@ internal static class BatchCommand
             string prefix = string.Create(CultureInfo.InvariantCulture, $"[{e.Completed}/{e.Total}] ");
             if (e.Kind == BatchEventKind.Fail)
             {
-                Line("xeanalyze: " + prefix + "FAILED " + e.Capture.Name + ": " + e.Reason);
+                error.WriteLine("xeanalyze: " + prefix + "FAILED " + e.Capture.Name + ": " + e.Reason);
             }
             else if (!quiet)
             {
-                Line(string.Create(CultureInfo.InvariantCulture,
+                error.WriteLine(string.Create(CultureInfo.InvariantCulture,
                     $"xeanalyze: {prefix}{BatchOutput.StatusName(e.Status!.Value)} {e.Capture.Name} ({e.Events:N0} events) -> {e.Capture.Folder}/index.html"));
             }
 
@@ -155,7 +121,7 @@ internal static class BatchCommand
 
         public void Finish(BatchResult result)
         {
-            ClearStatus();
+            progress?.ReportCaptures(0, 0, 0, finished: true);
             foreach (BatchItemResult i in result.Items.Where(i => i.Status == BatchStatus.NotRun))
             {
                 error.WriteLine("xeanalyze: not run: " + i.Capture.Name);
@@ -176,56 +142,7 @@ internal static class BatchCommand
             error.Flush();
         }
 
-        private void Line(string text)
-        {
-            ClearStatus();
-            error.WriteLine(text);
-        }
-
-        /// <summary>The live status line (terminal only): rewritten in place with a carriage return.</summary>
-        private void Status(BatchEvent e)
-        {
-            if (!progress)
-            {
-                return;
-            }
-
-            string text = string.Create(CultureInfo.InvariantCulture, $"batch progress: {e.Completed}/{e.Total} done, {e.Running} running");
-            error.Write("\r" + text.PadRight(_statusWidth));
-            _statusWidth = text.Length;
-            error.Flush();
-        }
-
-        private void ClearStatus()
-        {
-            if (progress && _statusWidth > 0)
-            {
-                error.Write("\r" + new string(' ', _statusWidth) + "\r");
-                _statusWidth = 0;
-            }
-        }
-    }
-
-    /// <summary>The <c>--log</c> file: one JSON object per line, flushed per line (timestamps here, never in the batch's files).</summary>
-    private sealed class JsonLinesLog(string path) : IDisposable
-    {
-        private readonly FileStream _stream = new(path, FileMode.Create, FileAccess.Write, FileShare.Read);
-
-        public void Write(string kind, Action<Utf8JsonWriter> body)
-        {
-            using (var w = new Utf8JsonWriter(_stream, new JsonWriterOptions { Indented = false }))
-            {
-                w.WriteStartObject();
-                w.WriteString("event", kind);
-                w.WriteString("utc", CaptureCommandSupport.IsoUtc(DateTime.UtcNow));
-                body(w);
-                w.WriteEndObject();
-            }
-
-            _stream.Write("\n"u8);
-            _stream.Flush();
-        }
-
-        public void Dispose() => _stream.Dispose();
+        /// <summary>The batch's line of the progress display (terminal only).</summary>
+        private void Status(BatchEvent e) => progress?.ReportCaptures(e.Completed, e.Total, e.Running, finished: false);
     }
 }

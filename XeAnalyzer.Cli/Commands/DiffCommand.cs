@@ -91,52 +91,19 @@ internal static class DiffCommand
 
             StackDiff diff = StackDiff.Compare(baseResult, newResult, w);
             StackDiffGate? gate = grows is null && bucketGrows is null ? null : diff.Check(grows, bucketGrows);
-            string fmt = parse.GetValue(format) ?? "text";
-            CaptureCommandSupport.WriteOutput(parse.GetValue(output), stdout, stream =>
+            var document = new StackDiffDocument(diff, new StackDiffDocumentOptions { BaseLabel = b, NewLabel = n, Top = topN, Gate = gate });
+            CaptureCommandSupport.WriteDocument(document, OutputFormats.Get(parse.GetValue(format) ?? "text"), parse.GetValue(output), stdout, cancellationToken);
+            foreach ((Option<string?> option, string figureFormat) in new[] { (folded, "folded"), (svg, "svg") })
             {
-                switch (fmt)
+                if (parse.GetValue(option) is string path)
                 {
-                    case "csv":
-                        CsvReportWriter.WriteTableAsync(diff.ToTable(), stream, false, cancellationToken).AsTask().GetAwaiter().GetResult();
-                        break;
-                    case "json":
-                        diff.WriteJson(stream, gate);
-                        break;
-                    case "html":
-                        ReportDocument doc = diff.ToReport();
-                        doc = new ReportDocument(doc.Title, doc.Sections) { Description = "Base: " + b + ". New: " + n + "." };
-                        new HtmlReportWriter().WriteAsync(doc, stream, cancellationToken).AsTask().GetAwaiter().GetResult();
-                        break;
-                    default:
-                        stream.Write(new System.Text.UTF8Encoding(false).GetBytes(diff.ToText(topN, gate, b, n)));
-                        break;
+                    CaptureCommandSupport.WriteFile(path, s => OutputFormats.Write(document, figureFormat, s, cancellationToken));
                 }
-            });
-
-            CallTree? tree = null;
-            if (parse.GetValue(folded) is string foldedPath)
-            {
-                tree ??= diff.ToCallTree();
-                CaptureCommandSupport.WriteFile(foldedPath, s => new FoldedStackWriter(includeBaseline: true).WriteAsync(tree, s, cancellationToken).AsTask().GetAwaiter().GetResult());
-            }
-
-            if (parse.GetValue(svg) is string svgPath)
-            {
-                tree ??= diff.ToCallTree();
-                var options = new FlameGraphOptions { Title = "Stack diff: " + n + " vs " + b, CountName = w == StackWeight.Duration ? "ms" : "events", Differential = true };
-                CaptureCommandSupport.WriteFile(svgPath, s => new FlameGraphSvgWriter(options).WriteAsync(tree, s, cancellationToken).AsTask().GetAwaiter().GetResult());
             }
 
             foreach ((string side, StackBucketResult r) in new[] { ("base", baseResult), ("new", newResult) })
             {
-                foreach (StackInputSummary i in r.Inputs)
-                {
-                    stderr.WriteLine("xeanalyze: " + side + ": " + i.Name + ": " + i.ModuleMapDescription);
-                    foreach (string line in i.Resolution.ToTextLines())
-                    {
-                        stderr.WriteLine("xeanalyze: " + side + ": " + line);
-                    }
-                }
+                CaptureCommandSupport.WriteLines(new StackBucketDocument(r).ResolutionNotice(), "xeanalyze: " + side + ": ", stdout, stderr);
             }
 
             int exit = CaptureCommandSupport.Finish(diagnostics, stderr, newOutcome.Status == Analysis.AnalysisStatus.Partial ? newOutcome.Status : baseOutcome.Status);

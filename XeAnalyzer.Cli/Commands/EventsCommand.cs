@@ -1,15 +1,15 @@
 using System.CommandLine;
 using XeAnalyzer.Capture;
 using XeAnalyzer.Cli.Commands.Common;
-using XeAnalyzer.Events;
 using XeAnalyzer.Output;
+using XeAnalyzer.Reporting;
 
 namespace XeAnalyzer.Cli.Commands;
 
 /// <summary>
 /// <c>xeanalyze events &lt;input...&gt; [--event NAME] [--where ...] [--from T] [--to T] [--format text|csv|json] [--limit N]</c>:
 /// flattened events of <c>.xel</c> captures and target-data XML (ring_buffer, event_file XML, <c>fn_xe_file_target_read_file</c> rows,
-/// pair_matching leftovers), with the same columns and renderings for both (<see cref="EventListWriter"/>).
+/// pair_matching leftovers), with the same columns and renderings for both (<see cref="EventListing"/>).
 /// </summary>
 internal static class EventsCommand
 {
@@ -17,7 +17,7 @@ internal static class EventsCommand
     {
         var filterOptions = new EventFilterOptions("Default: every event.");
         var format = new Option<string>("--format") { Description = "Output format: text, csv or json.", DefaultValueFactory = _ => "text" };
-        format.AcceptOnlyFromAmong("text", "csv", "json");
+        format.AcceptOnlyFromAmong([.. EventListWriter.FormatNames]);
         var limit = new Option<long?>("--limit") { Description = "Stop after this many events." };
         var command = new Command("events", "List events with their fields and actions (text, CSV or JSON), from .xel captures and target-data XML alike.");
         CaptureInputOptions input = CaptureInputOptions.AddTo(command);
@@ -35,23 +35,7 @@ internal static class EventsCommand
             EventFilter filter = filterOptions.Filter(parse);
             CaptureSource source = input.Open(parse, null, cancellationToken);
             var diagnostics = new CaptureDiagnostics();
-            EventListFormat f = parse.GetValue(format) switch
-            {
-                "csv" => EventListFormat.Csv,
-                "json" => EventListFormat.Json,
-                _ => EventListFormat.Text,
-            };
-            EventListColumns? columns = null;
-            if (f == EventListFormat.Csv)
-            {
-                // The header needs every column before the first row: .xel metadata, or the event shapes of target-data XML.
-                var schemas = source.ReadSchemas(filter, cancellationToken);
-                columns = EventListColumns.From(schemas.SelectMany(s => s.EventTypes), schemas.SelectMany(s => s.Actions));
-            }
-
-            IEnumerable<XEvent> events = source.ReadEvents(filter, diagnostics, null, cancellationToken);
-            EventListWriter.Write(output, f, max == long.MaxValue ? events : events.Take(max > int.MaxValue ? int.MaxValue : (int)max), columns);
-            output.Flush();
+            EventListing.Write(source, filter, EventListWriter.ParseFormat(parse.GetValue(format) ?? "text"), output, max, diagnostics, cancellationToken);
             return CaptureCommandSupport.Finish(diagnostics, error);
         })));
         return command;

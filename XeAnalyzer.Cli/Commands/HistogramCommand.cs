@@ -2,7 +2,6 @@ using System.CommandLine;
 using XeAnalyzer.Analysis;
 using XeAnalyzer.Capture;
 using XeAnalyzer.Cli.Commands.Common;
-using XeAnalyzer.Output;
 
 namespace XeAnalyzer.Cli.Commands;
 
@@ -46,8 +45,7 @@ internal static class HistogramCommand
             }
 
             var analysis = new HistogramAnalysis(new HistogramAnalysisOptions { MapValues = table, MapName = mapName });
-            return common.Run<HistogramAnalysisResult>(parse, output, error, analysis, r => r.ToReport(),
-                (r, s) => ChartSvgWriter.WriteAsync(r.Histograms[0].ToBarChart(), s), cancellationToken);
+            return common.Run<HistogramAnalysisResult>(parse, output, error, analysis, cancellationToken);
         })));
         return command;
     }

@@ -1,8 +1,6 @@
 using System.CommandLine;
-using System.Globalization;
 using XeAnalyzer.Analysis;
 using XeAnalyzer.Cli.Commands.Common;
-using XeAnalyzer.Output;
 
 namespace XeAnalyzer.Cli.Commands;
 
@@ -40,7 +38,7 @@ internal static class LatchesCommand
                 OutlierThreshold = pct / 100,
                 Reorder = common.Reorder(parse),
             };
-            return common.Run<LatchAnalysisResult>(parse, output, error, new LatchAnalysis(options), r => r.ToReport(), (r, s) => ChartSvgWriter.WriteAsync(r.ToBarChart(), s));
+            return common.Run<LatchAnalysisResult>(parse, output, error, new LatchAnalysis(options));
         }));
         return command;
     }

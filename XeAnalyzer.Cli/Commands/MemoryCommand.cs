@@ -1,9 +1,6 @@
 using System.CommandLine;
-using System.Globalization;
-using System.Text;
 using XeAnalyzer.Analysis;
 using XeAnalyzer.Cli.Commands.Common;
-using XeAnalyzer.Output;
 
 namespace XeAnalyzer.Cli.Commands;
 
@@ -38,59 +35,10 @@ internal static class MemoryCommand
                 Reorder = common.Reorder(parse),
             };
             string? seriesPath = parse.GetValue(series);
-            StreamWriter? csv = null;
-            try
-            {
-                Action<MemoryPoint>? onPoint = null;
-                if (seriesPath is not null)
-                {
-                    csv = new StreamWriter(new FileStream(seriesPath, FileMode.Create, FileAccess.Write, FileShare.Read), new UTF8Encoding(false)) { NewLine = "\n" };
-                    csv.Write("timestamp,event_sequence,event,session_id,memory_clerk_name,pages,session_running_total,running_total\n");
-                    StreamWriter w = csv;
-                    onPoint = p => WritePoint(w, p);
-                }
-
-                return common.Run<MemoryAnalysisResult>(parse, output, error, new MemoryAnalysis(options, onPoint), r => r.ToReport(), (r, s) => ChartSvgWriter.WriteAsync(r.ToLineChart(), s));
-            }
-            finally
-            {
-                csv?.Dispose();
-            }
+            using MemorySeriesWriter? seriesWriter = seriesPath is null ? null : MemorySeriesWriter.Create(seriesPath);
+            var analysis = new MemoryAnalysis(options, seriesWriter is null ? null : seriesWriter.Write);
+            return common.Run<MemoryAnalysisResult>(parse, output, error, analysis);
         }));
         return command;
     }
-
-    private static void WritePoint(StreamWriter w, MemoryPoint p)
-    {
-        IFormatProvider ic = CultureInfo.InvariantCulture;
-        w.Write(CaptureCommandSupport.IsoUtc(p.Time));
-        w.Write(',');
-        if (p.EventSequence is ulong s)
-        {
-            w.Write(s.ToString(ic));
-        }
-
-        w.Write(p.IsAllocation ? ",page_allocated," : ",page_freed,");
-        if (p.SessionId is long id)
-        {
-            w.Write(id.ToString(ic));
-        }
-
-        w.Write(',');
-        if (p.Clerk is string c)
-        {
-            w.Write(Csv(c));
-        }
-
-        w.Write(',');
-        w.Write(p.Pages.ToString(ic));
-        w.Write(',');
-        w.Write(p.SessionTotal.ToString(ic));
-        w.Write(',');
-        w.Write(p.Total.ToString(ic));
-        w.Write('\n');
-    }
-
-    private static string Csv(string s) =>
-        s.AsSpan().IndexOfAny(",\"\r\n") >= 0 ? "\"" + s.Replace("\"", "\"\"", StringComparison.Ordinal) + "\"" : s;
 }

@@ -5,6 +5,7 @@ using XeAnalyzer.Cli.Commands.Common;
 using XeAnalyzer.Reporting;
 using XeAnalyzer.Symbols.Resolution;
 using XeAnalyzer.Xel;
+using XeAnalyzer.Cli.Progress;
 
 namespace XeAnalyzer.Cli.Commands;
 
@@ -53,7 +54,7 @@ internal static class ReportCommand
                 Resolver = resolver,
             };
             CaptureReport report = CaptureReporter.Run(parse.GetValue(inputs)!, options, cancellationToken);
-            report.WriteAsync(dir, cancellationToken).GetAwaiter().GetResult();
+            report.Write(dir, cancellationToken);
 
             stdout.WriteLine(Path.Combine(dir, "index.html"));
             foreach (ReportAnalysisEntry a in report.Analyses.Where(a => !a.Outcome.IsNotApplicable))
@@ -96,6 +97,7 @@ internal static class ReportCommand
     {
         Integrity = skipCorrupt ? XelIntegrityHandling.SkipCorruptBuffers : XelIntegrityHandling.Strict,
         ModuleMapPath = modules,
+        Progress = TerminalProgress.Current,
     };
 
     /// <summary>The resolver of the symbol options (as <c>resolve</c> makes it: default symbol path is the default cache, no network).</summary>

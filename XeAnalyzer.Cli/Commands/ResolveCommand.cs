@@ -1,10 +1,13 @@
 using System.CommandLine;
 using System.Text;
+using XeAnalyzer.Analysis;
 using XeAnalyzer.Capture;
 using XeAnalyzer.Callstacks;
 using XeAnalyzer.Cli.Commands.Common;
 using XeAnalyzer.IO;
+using XeAnalyzer.Output;
 using XeAnalyzer.Symbols.Resolution;
+using XeAnalyzer.Cli.Progress;
 
 namespace XeAnalyzer.Cli.Commands;
 
@@ -67,7 +70,7 @@ internal static class ResolveCommand
 
             using var resolver = new CallstackResolver(options);
             ResolutionSummary summary;
-            TextReader reader = stdin ? Console.In : TextInput.OpenText(path);
+            TextReader reader = stdin ? Console.In : TextInput.OpenText(path, TerminalProgress.Current is TerminalProgress progress ? stream => progress.Track(stream, path) : null);
             try
             {
                 string? outPath = parse.GetValue(outputFile);
@@ -95,15 +98,11 @@ internal static class ResolveCommand
                 }
             }
 
-            foreach (string line in summary.ToTextLines())
+            var document = new ResolutionSummaryDocument(summary);
+            CaptureCommandSupport.WriteLines(document, "xeanalyze: ", output, error);
+            if (parse.GetValue(summaryJson) is string jsonPath)
             {
-                error.WriteLine("xeanalyze: " + line);
-            }
-
-            string? jsonPath = parse.GetValue(summaryJson);
-            if (jsonPath is not null)
-            {
-                CaptureCommandSupport.WriteFile(jsonPath, summary.WriteJson);
+                CaptureCommandSupport.WriteFile(jsonPath, s => OutputFormats.Write(document, "json", s, cancellationToken));
             }
 
             return ExitCodes.Ok;

@@ -25,17 +25,15 @@ internal static class SliceCommand
         {
             string outPath = parse.GetValue(output)!;
             CaptureSource source = input.Open(parse, null, cancellationToken);
-            string fullOut = Path.GetFullPath(outPath);
-            if (source.Inputs.SelectMany(i => i.Files).Any(f => string.Equals(Path.GetFullPath(f), fullOut, StringComparison.Ordinal)))
-            {
-                throw new UsageException("-o: the output file is one of the inputs");
-            }
-
             var diagnostics = new CaptureDiagnostics();
             SliceResult result;
             try
             {
                 result = CaptureSlicer.Slice(source, filterOptions.Filter(parse), outPath, diagnostics, cancellationToken);
+            }
+            catch (ArgumentException ex) when (ex.ParamName == "output")
+            {
+                throw new UsageException("-o: " + CaptureSlicer.OutputIsInput);
             }
             catch (InvalidOperationException ex)
             {

@@ -66,59 +66,20 @@ internal static class StacksCommand
                 return ExitCodes.MissingData;
             }
 
-            StackBucketResult result = full.Filter(topN, min);
-            string fmt = parse.GetValue(format) ?? "text";
-            string? outPath = parse.GetValue(output);
             string label = "Input: " + StackCommandOptions.Label(files) + (filter.IsEmpty ? string.Empty : ". Filter: " + filter) + ".";
-            CaptureCommandSupport.WriteOutput(outPath, stdout, stream =>
-            {
-                switch (fmt)
-                {
-                    case "csv":
-                        StackBucketWriter.WriteCsvAsync(result, stream, cancellationToken).AsTask().GetAwaiter().GetResult();
-                        break;
-                    case "json":
-                        StackBucketWriter.WriteJson(result, stream);
-                        break;
-                    case "html":
-                        ReportDocument doc = result.ToReport();
-                        doc = new ReportDocument(doc.Title, doc.Sections) { Description = label };
-                        new HtmlReportWriter().WriteAsync(doc, stream, cancellationToken).AsTask().GetAwaiter().GetResult();
-                        break;
-                    case "folded" or "speedscope" or "svg":
-                        ICallTreeWriter writer = fmt switch
-                        {
-                            "folded" => new FoldedStackWriter(),
-                            "speedscope" => new SpeedscopeWriter("xeanalyze stacks"),
-                            _ => new FlameGraphSvgWriter(new FlameGraphOptions { Title = "Stack buckets", Subtitle = label, CountName = w == StackWeight.Duration ? "ms" : "events" }),
-                        };
-                        writer.WriteAsync(result.ToCallTree(w), stream, cancellationToken).AsTask().GetAwaiter().GetResult();
-                        break;
-                    default:
-                        byte[] bytes = new System.Text.UTF8Encoding(false).GetBytes(StackBucketWriter.ToText(result, label));
-                        stream.Write(bytes);
-                        break;
-                }
-            });
-
+            var document = new StackBucketDocument(full.Filter(topN, min), new StackDocumentOptions { InputsLabel = label, Weight = w });
+            IReportWriter writer = OutputFormats.Get(parse.GetValue(format) ?? "text");
+            CaptureCommandSupport.WriteDocument(document, writer, parse.GetValue(output), stdout, cancellationToken);
             if (parse.GetValue(framesCsv) is string framesPath)
             {
-                CaptureCommandSupport.WriteFile(framesPath, s => StackBucketWriter.WriteFramesCsvAsync(result, s, cancellationToken).AsTask().GetAwaiter().GetResult());
+                CaptureCommandSupport.WriteFile(framesPath, s => OutputFormats.Write(ReportDocument.Of("Stack bucket frames", document.FramesTable()), "csv", s, cancellationToken));
             }
 
-            if (fmt != "text")
+            if (writer.View != DocumentView.Listing)
             {
-                // The text form carries the resolution summary itself; other formats get it on stderr, as resolve prints it.
-                foreach (StackInputSummary i in result.Inputs)
-                {
-                    stderr.WriteLine("xeanalyze: " + i.Name + ": " + i.ModuleMapDescription);
-                    foreach (string line in i.Resolution.ToTextLines())
-                    {
-                        stderr.WriteLine("xeanalyze: " + line);
-                    }
-                }
-
-                foreach (string warning in result.Warnings.Except(result.Inputs.SelectMany(i => i.Warnings), StringComparer.Ordinal))
+                // The listing carries the resolution summary itself; other formats get it on stderr, as resolve prints it.
+                CaptureCommandSupport.WriteLines(document.ResolutionNotice(), "xeanalyze: ", stdout, stderr);
+                foreach (string warning in document.OwnWarnings())
                 {
                     diagnostics.Warn(warning);
                 }

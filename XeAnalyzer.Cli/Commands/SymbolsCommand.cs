@@ -72,7 +72,7 @@ internal static class SymbolsCommand
                 output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"build {build.DisplayName}: {build.Pdbs.Count} PDB(s)"));
             }
 
-            IReadOnlyList<PdbLookupResult> results = locator.FetchAsync(requests, cancellationToken).GetAwaiter().GetResult();
+            IReadOnlyList<PdbLookupResult> results = locator.Fetch(requests, cancellationToken);
             int missing = 0;
             foreach (PdbLookupResult r in results)
             {

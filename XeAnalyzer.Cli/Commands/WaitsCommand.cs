@@ -1,7 +1,6 @@
 using System.CommandLine;
 using XeAnalyzer.Analysis;
 using XeAnalyzer.Cli.Commands.Common;
-using XeAnalyzer.Output;
 
 namespace XeAnalyzer.Cli.Commands;
 
@@ -18,7 +17,7 @@ internal static class WaitsCommand
         command.SetAction(parse => CaptureCommandSupport.Run(parse, (output, error) =>
         {
             var analysis = new WaitAnalysis(new WaitAnalysisOptions { Reorder = common.Reorder(parse) });
-            return common.Run<WaitAnalysisResult>(parse, output, error, analysis, r => r.ToReport(), (r, s) => ChartSvgWriter.WriteAsync(r.ToBarChart(), s));
+            return common.Run<WaitAnalysisResult>(parse, output, error, analysis);
         }));
         return command;
     }

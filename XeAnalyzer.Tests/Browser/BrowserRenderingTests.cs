@@ -66,7 +66,7 @@ public class BrowserRenderingTests
         Assert.That(page.Problems(), Is.Empty, "console errors, exceptions or log errors");
         JsonElement c = await page.EvaluateAsync(CountsScript, cancellationToken);
         ReportBlock[] blocks = [.. report.Sections.SelectMany(s => s.Blocks)];
-        int expectedFrames = blocks.OfType<FlameGraph>().Sum(f => FlameGraphSvgWriter.Render(f.Tree, f.Options, cancellationToken).Stats.DrawnFrames);
+        int expectedFrames = blocks.OfType<FlameGraph>().Sum(f => FlameGraphSvg.Render(f.Tree, f.Options, cancellationToken).Stats.DrawnFrames);
         Assert.Multiple(() =>
         {
             Assert.That(c.GetProperty("title").GetString(), Is.EqualTo(report.Title));
@@ -110,12 +110,12 @@ public class BrowserRenderingTests
     public async Task SvgFiles_OpenInBrowser_WithoutErrors(CancellationToken cancellationToken)
     {
         var files = new List<(string Path, string Kind, int Expected)>();
-        FlameGraphRendering flame = FlameGraphSvgWriter.Render(SampleReport.LatchTree(), cancellationToken: cancellationToken);
-        FlameGraphRendering diff = FlameGraphSvgWriter.Render(SampleReport.WaitDiffTree(), cancellationToken: cancellationToken);
+        FlameGraphRendering flame = FlameGraphSvg.Render(SampleReport.LatchTree(), cancellationToken: cancellationToken);
+        FlameGraphRendering diff = FlameGraphSvg.Render(SampleReport.WaitDiffTree(), cancellationToken: cancellationToken);
         files.Add((await WriteTextAsync("flame.svg", flame.Svg), "g.frame", flame.Stats.DrawnFrames));
         files.Add((await WriteTextAsync("diff.svg", diff.Svg), "g.frame", diff.Stats.DrawnFrames));
-        files.Add((await WriteTextAsync("bars.svg", ChartSvgWriter.ToSvg(SampleReport.SchedulerChart())), "rect.bar", 24));
-        files.Add((await WriteTextAsync("line.svg", ChartSvgWriter.ToSvg(SampleReport.MemoryChart(), cancellationToken: cancellationToken)), "polyline.series", 2));
+        files.Add((await WriteTextAsync("bars.svg", ChartSvg.ToSvg(SampleReport.SchedulerChart())), "rect.bar", 24));
+        files.Add((await WriteTextAsync("line.svg", ChartSvg.ToSvg(SampleReport.MemoryChart(), cancellationToken: cancellationToken)), "polyline.series", 2));
 
         foreach ((string path, string selector, int expected) in files)
         {
@@ -206,7 +206,7 @@ public class BrowserRenderingTests
     {
         string path = Path.Combine(_dir, name);
         await using FileStream fs = File.Create(path);
-        await new HtmlReportWriter().WriteAsync(report, fs);
+        new HtmlReportWriter().Write(report, fs);
         return path;
     }
 

@@ -166,6 +166,19 @@ public sealed class CaptureSourceTests
     }
 
     [Test]
+    public void Slice_RefusesToWriteOverOneOfItsInputs_BeforeTouchingIt()
+    {
+        using var tmp = new TempFolder();
+        string xml = tmp.File("ring.xml");
+        File.WriteAllText(xml, RingBuffer);
+        CaptureSource source = CaptureSource.Open([xml]);
+        ArgumentException ex = Assert.Throws<ArgumentException>(() => CaptureSlicer.Slice(source, EventFilter.None, xml))!;
+        Assert.That(ex.ParamName, Is.EqualTo("output"));
+        Assert.That(ex.Message, Does.StartWith(CaptureSlicer.OutputIsInput));
+        Assert.That(File.ReadAllText(xml), Is.EqualTo(RingBuffer), "the input is left as it was");
+    }
+
+    [Test]
     public void ReadEvents_ReportsMalformedXml_WithFileAndLine()
     {
         using var tmp = new TempFolder();

@@ -6,6 +6,7 @@ using XeAnalyzer.Symbols.Store;
 using XeAnalyzer.Tests.Analysis;
 using XeAnalyzer.Tests.Reporting;
 using XeAnalyzer.Tests.Samples;
+using XeAnalyzer.Tests.Output;
 
 namespace XeAnalyzer.Tests.Cli;
 
@@ -32,14 +33,15 @@ public sealed class BatchCliTests
 
     private static string[] Batch(string input, string output, params string[] more) => ["batch", input, "-o", output, .. ReportTestSupport.SymbolArgs, .. more];
 
-    private static JsonElement Summary(string dir)
-    {
-        using JsonDocument doc = JsonDocument.Parse(File.ReadAllBytes(Path.Combine(dir, "summary.json")));
-        return doc.RootElement.Clone();
-    }
+    /// <summary>summary.json: the batch index document (totals, the Captures table, the detail tables).</summary>
+    private static JsonElement Summary(string dir) => DocumentJson.ParseFile(Path.Combine(dir, "summary.json"));
 
-    private static Dictionary<string, JsonElement> ByName(JsonElement summary) =>
-        summary.GetProperty("captures").EnumerateArray().ToDictionary(c => c.GetProperty("name").GetString()!, c => c, StringComparer.Ordinal);
+    private static Dictionary<string, Dictionary<string, JsonElement>> ByName(JsonElement summary) =>
+        DocumentJson.Table(summary, "Captures").ToDictionary(c => c["capture"].GetString()!, c => c, StringComparer.Ordinal);
+
+    private static string EventsByName(JsonElement summary, string capture) =>
+        string.Join(", ", DocumentJson.Table(summary, "Events by name").Where(r => r["capture"].GetString() == capture)
+            .Select(r => r["event"].GetString() + "=" + r["events"].GetInt64().ToString(System.Globalization.CultureInfo.InvariantCulture)));
 
     [Test]
     public void Batch_TwiceAndWithOneOrTwoJobs_WritesByteIdenticalFiles()
@@ -57,26 +59,27 @@ public sealed class BatchCliTests
         ReportTestSupport.AssertSame(first, ReportTestSupport.Snapshot(c));
 
         JsonElement summary = Summary(a);
-        Dictionary<string, JsonElement> captures = ByName(summary);
+        Dictionary<string, Dictionary<string, JsonElement>> captures = ByName(summary);
         Assert.That(captures.Keys, Is.EquivalentTo(new[]
         {
             "latch/latch_nesting_full_0_133601526724170000.xel", "memory/cci_insert_memory_0_133601545612080000.xel", "waits/blob_storage_waits_0_133601608255530000.xel",
             "variants/latch_every_other_0_133601526724170000.xel", "variants/waits_copy_0_133601526724170000.xel",
             "xml/latch_nesting_full.histogram.xml", "xml/latch_nesting_full.tf3656.histogram.xml",
         }));
-        Assert.That(summary.GetProperty("totals").GetProperty("ok").GetInt32(), Is.EqualTo(7));
-        Assert.That(summary.GetProperty("totals").GetProperty("nothing-to-analyse").GetInt32(), Is.Zero);
-        Assert.That(captures["xml/latch_nesting_full.histogram.xml"].GetProperty("analyses").EnumerateArray().Where(a => a.GetProperty("status").GetString() == "done").Select(a => a.GetProperty("key").GetString()),
+        Assert.That(DocumentJson.Value(summary, "ok").GetInt32(), Is.EqualTo(7));
+        Assert.That(DocumentJson.Value(summary, "nothing-to-analyse").GetInt32(), Is.Zero);
+        Assert.That(DocumentJson.Table(summary, "Analyses").Where(a => a["capture"].GetString() == "xml/latch_nesting_full.histogram.xml" && a["status"].GetString() == "done").Select(a => a["analysis"].GetString()),
             Is.EqualTo(new[] { "targets", "stacks", "symbols" }), "a callstack histogram: its target table, its stack buckets and their symbolization (no event analysis)");
-        Assert.That(captures["latch/latch_nesting_full_0_133601526724170000.xel"].GetProperty("events").GetInt64(), Is.EqualTo(SampleData.Figure(SampleData.Figures(SampleData.Latch), "events")));
-        Assert.That(captures["variants/latch_every_other_0_133601526724170000.xel"].GetProperty("events").GetInt64(), Is.EqualTo(6043 / 2), "every other event of 6,043");
-        Assert.That(captures["variants/waits_copy_0_133601526724170000.xel"].GetProperty("eventsByName").ToString(),
-            Is.EqualTo(captures["waits/blob_storage_waits_0_133601608255530000.xel"].GetProperty("eventsByName").ToString()));
-        foreach (JsonElement capture in captures.Values)
+        Assert.That(captures["latch/latch_nesting_full_0_133601526724170000.xel"]["events"].GetInt64(), Is.EqualTo(SampleData.Figure(SampleData.Figures(SampleData.Latch), "events")));
+        Assert.That(captures["variants/latch_every_other_0_133601526724170000.xel"]["events"].GetInt64(), Is.EqualTo(6043 / 2), "every other event of 6,043");
+        Assert.That(EventsByName(summary, "variants/waits_copy_0_133601526724170000.xel"), Is.Not.Empty);
+        Assert.That(EventsByName(summary, "variants/waits_copy_0_133601526724170000.xel"), Is.EqualTo(EventsByName(summary, "waits/blob_storage_waits_0_133601608255530000.xel")));
+        foreach (Dictionary<string, JsonElement> capture in captures.Values)
         {
-            string folder = capture.GetProperty("folder").GetString()!;
-            Assert.That(File.Exists(Path.Combine(a, folder, "index.html")), Is.True, folder);
-            Assert.That(File.Exists(Path.Combine(a, folder, "report.json")), Is.True, folder);
+            string report = capture["report"].GetString()!;
+            Assert.That(report, Does.EndWith("/index.html"));
+            Assert.That(File.Exists(Path.Combine(a, report)), Is.True, report);
+            Assert.That(File.Exists(Path.Combine(a, Path.GetDirectoryName(report)!, "report.json")), Is.True, report);
         }
 
         // Paths in the reports are the batch's names: nothing of where the input or output lies (summary.json and the index
@@ -113,7 +116,7 @@ public sealed class BatchCliTests
 
         Assert.That(exit, Is.EqualTo(1), err);
         Assert.That(stdout, Does.Contain("index.html"));
-        Dictionary<string, JsonElement> captures = ByName(Summary(output));
+        Dictionary<string, Dictionary<string, JsonElement>> captures = ByName(Summary(output));
         var expectedReasons = new Dictionary<string, string>
         {
             ["bad/cut_header.xel"] = "expected an 8-byte .xel file header",
@@ -125,19 +128,19 @@ public sealed class BatchCliTests
         };
         foreach ((string name, string reason) in expectedReasons)
         {
-            JsonElement c = captures[name];
-            Assert.That(c.GetProperty("status").GetString(), Is.EqualTo("failed"), name);
-            Assert.That(c.GetProperty("reason").GetString(), Does.Contain(reason), name);
-            Assert.That(c.GetProperty("folder").ValueKind, Is.EqualTo(JsonValueKind.Null), name + ": no report folder");
+            Dictionary<string, JsonElement> c = captures[name];
+            Assert.That(c["status"].GetString(), Is.EqualTo("failed"), name);
+            Assert.That(c["reason"].GetString(), Does.Contain(reason), name);
+            Assert.That(c["report"].ValueKind == JsonValueKind.Null || c["report"].GetString() == string.Empty, Is.True, name + ": no report folder");
             Assert.That(err, Does.Contain(name + ": "), "stderr lists " + name);
-            Assert.That(c.GetProperty("reason").GetString(), Does.Not.StartWith(name + ":"), name + ": the reason does not repeat the capture's name");
+            Assert.That(c["reason"].GetString(), Does.Not.StartWith(name + ":"), name + ": the reason does not repeat the capture's name");
             Assert.That(err, Does.Not.Contain(name + ": " + name), name + ": stderr does not repeat the name");
         }
 
-        Assert.That(captures["bad/cut_tail_0_133601526724170000.xel"].GetProperty("status").GetString(), Is.EqualTo("partial"), "a capture cut inside its last buffer is reported, partially");
-        Assert.That(captures.Values.Count(c => c.GetProperty("status").GetString() == "ok"), Is.EqualTo(7), "every good capture is still reported");
+        Assert.That(captures["bad/cut_tail_0_133601526724170000.xel"]["status"].GetString(), Is.EqualTo("partial"), "a capture cut inside its last buffer is reported, partially");
+        Assert.That(captures.Values.Count(c => c["status"].GetString() == "ok"), Is.EqualTo(7), "every good capture is still reported");
         string index = File.ReadAllText(Path.Combine(output, "index.html"));
-        Assert.That(index, Does.Contain("data-status=\"failed\"").And.Contain("expected Extended Events target data"));
+        Assert.That(index, Does.Contain(">failed</td>").And.Contain("expected Extended Events target data"));
     }
 
     [Test]
@@ -151,11 +154,11 @@ public sealed class BatchCliTests
         (int exit, _, string err) = CliRunner.Run(Batch(_in, output, "--jobs", "1"));
 
         Assert.That(exit, Is.EqualTo(1));
-        JsonElement[] captures = [.. Summary(output).GetProperty("captures").EnumerateArray()];
-        Assert.That(captures[0].GetProperty("name").GetString(), Is.EqualTo("aaa/broken.xel"));
-        Assert.That(captures[0].GetProperty("status").GetString(), Is.EqualTo("failed"));
-        Assert.That(captures.Skip(1).Select(c => c.GetProperty("status").GetString()), Has.All.EqualTo("not-run"));
-        Assert.That(captures[1].GetProperty("reason").GetString(), Does.Contain("aaa/broken.xel failed").And.Contain("--keep-going"));
+        List<Dictionary<string, JsonElement>> captures = DocumentJson.Table(Summary(output), "Captures");
+        Assert.That(captures[0]["capture"].GetString(), Is.EqualTo("aaa/broken.xel"));
+        Assert.That(captures[0]["status"].GetString(), Is.EqualTo("failed"));
+        Assert.That(captures.Skip(1).Select(c => c["status"].GetString()), Has.All.EqualTo("not-run"));
+        Assert.That(captures[1]["reason"].GetString(), Does.Contain("aaa/broken.xel failed").And.Contain("--keep-going"));
         Assert.That(Directory.GetDirectories(output), Is.Empty, "no report was started after the failure");
         Assert.That(err, Does.Contain("not run: latch/"));
     }
@@ -226,7 +229,7 @@ public sealed class BatchCliTests
             Binaries = ModuleBinaries.Scan([TestPaths.SymbolsCache]),
         });
         IReadOnlyList<BatchCapture> captures = BatchDiscovery.Discover([input]);
-        BatchResult result = await BatchRunner.RunAsync([input], captures, _temp.File("out"), new BatchOptions { Jobs = 2, Report = new ReportOptions { Resolver = resolver } });
+        BatchResult result = BatchRunner.Run([input], captures, _temp.File("out"), new BatchOptions { Jobs = 2, Report = new ReportOptions { Resolver = resolver } });
 
         Assert.That(result.Items.Select(i => i.Status), Has.All.EqualTo(BatchStatus.Ok));
         PdbBinding[] loaded = [.. resolver.GetPdbBindings().Where(b => b.IsLoaded)];
@@ -252,7 +255,7 @@ public sealed class BatchCliTests
         Assert.That(exit, Is.EqualTo(0), stderr);
         Assert.That(stdout, Does.Contain("index.html"));
         Assert.That(stderr, Does.Contain("xeanalyze: [1/7] "), "per-capture lines are not progress");
-        Assert.That(stderr, Does.Not.Contain("batch progress"));
+        Assert.That(stderr, Does.Not.Contain("of 7 captures"), "no progress display");
         Assert.That(stderr, Does.Not.Contain("\r"));
 
         (exit, _, stderr) = CliRunner.RunProcess(Batch(_in, _temp.File("out-quiet"), "--quiet"));
@@ -263,23 +266,16 @@ public sealed class BatchCliTests
     [Test]
     public void Batch_StderrIsATerminal_ShowsProgress_UnlessQuiet()
     {
-        string? script = new[] { "/usr/bin/script", "/bin/script" }.FirstOrDefault(File.Exists);
-        if (script is null)
-        {
-            if (string.Equals(Environment.GetEnvironmentVariable("CI"), "true", StringComparison.OrdinalIgnoreCase))
-            {
-                Assert.Fail("util-linux 'script' (a pseudo-terminal) is needed for this test on CI");
-            }
-
-            Assert.Ignore("util-linux 'script' is not installed: no pseudo-terminal to run the batch in");
-        }
-
-        string terminal = CliRunner.RunInTerminal(script!, Batch(_in, _temp.File("out")));
-        Assert.That(terminal, Does.Contain("batch progress: "), terminal);
+        string script = Pty.Script();
+        string terminal = Pty.Run(script, Pty.Cli(Batch(_in, _temp.File("out"))), delayMs: 0, out int exit);
+        Assert.That(exit, Is.EqualTo(0), terminal);
+        Assert.That(terminal, Does.Match(@"batch +.*\d of 7 captures, \d running"), terminal);
         Assert.That(terminal, Does.Contain("xeanalyze: batch: 7 capture(s): 7 ok"));
 
-        string quiet = CliRunner.RunInTerminal(script!, Batch(_in, _temp.File("out-q"), "--quiet"));
-        Assert.That(quiet, Does.Not.Contain("batch progress"));
+        string quiet = Pty.Run(script, Pty.Cli(Batch(_in, _temp.File("out-q"), "--quiet")), delayMs: 0, out exit);
+        Assert.That(exit, Is.EqualTo(0), quiet);
+        Assert.That(quiet, Does.Not.Contain("captures,"));
         Assert.That(quiet, Does.Not.Contain("[1/7]"));
+        Assert.That(quiet, Does.Not.Contain("\u001b[?25l"), "no progress display");
     }
 }

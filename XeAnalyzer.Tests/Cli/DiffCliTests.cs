@@ -4,6 +4,7 @@ using XeAnalyzer.Events;
 using XeAnalyzer.Tests.Analysis;
 using XeAnalyzer.Tests.Analysis.Stacks;
 using static XeAnalyzer.Tests.Analysis.Stacks.StackCaptures;
+using XeAnalyzer.Tests.Output;
 
 namespace XeAnalyzer.Tests.Cli;
 
@@ -100,11 +101,11 @@ public sealed class DiffCliTests
     {
         (int exit, string json, string err) = CliRunner.Run(["diff", _base, _new, "--format", "json", "--fail-if-grows", "50", .. Symbols]);
         Assert.That(exit, Is.EqualTo(0), err);
-        using JsonDocument doc = JsonDocument.Parse(json);
-        Assert.That(doc.RootElement.GetProperty("baseTotal").GetInt64(), Is.EqualTo(15));
-        Assert.That(doc.RootElement.GetProperty("newTotal").GetInt64(), Is.EqualTo(20));
-        Assert.That(doc.RootElement.GetProperty("changes").EnumerateArray().Select(c => c.GetProperty("change").GetString()), Is.EqualTo(new[] { "new", "common", "common" }));
-        Assert.That(doc.RootElement.GetProperty("gate").GetProperty("tripped").GetBoolean(), Is.False);
+        JsonElement doc = DocumentJson.Parse(json);
+        Assert.That(DocumentJson.Value(doc, "base total").GetInt64(), Is.EqualTo(15));
+        Assert.That(DocumentJson.Value(doc, "new total").GetInt64(), Is.EqualTo(20));
+        Assert.That(DocumentJson.Table(doc, "Stack diff").Select(c => c["change"].GetString()), Is.EqualTo(new[] { "new", "common", "common" }));
+        Assert.That(DocumentJson.Value(doc, "tripped").GetString(), Is.EqualTo("no"));
 
         (_, string csv, _) = CliRunner.Run(["diff", _base, _new, "--format", "csv", .. Symbols]);
         Assert.That(csv, Does.StartWith("change,event,base_count,new_count,base_weight,new_weight,base_share,new_share,delta,share_delta,leaf,frames\n"));

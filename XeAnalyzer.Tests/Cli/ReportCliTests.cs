@@ -3,6 +3,7 @@ using System.Text.Json;
 using XeAnalyzer.Tests.Analysis;
 using XeAnalyzer.Tests.Reporting;
 using XeAnalyzer.Tests.Samples;
+using XeAnalyzer.Tests.Output;
 
 namespace XeAnalyzer.Tests.Cli;
 
@@ -155,9 +156,9 @@ public sealed class ReportCliTests
         string batchOut = _temp.File("batch");
         (exit, _, err) = CliRunner.Run("batch", Path.GetDirectoryName(cut)!, "-o", batchOut, "--quiet");
         Assert.That(exit, Is.EqualTo(3), err);
-        using JsonDocument summary = JsonDocument.Parse(File.ReadAllBytes(Path.Combine(batchOut, "summary.json")));
-        JsonElement capture = summary.RootElement.GetProperty("captures").EnumerateArray().Single(c => c.GetProperty("name").GetString() == "cut_0_133601526724170000.xel");
-        Assert.That(capture.GetProperty("status").GetString(), Is.EqualTo("partial"));
+        JsonElement summary = DocumentJson.ParseFile(Path.Combine(batchOut, "summary.json"));
+        Dictionary<string, JsonElement> capture = DocumentJson.Table(summary, "Captures").Single(c => c["capture"].GetString() == "cut_0_133601526724170000.xel");
+        Assert.That(capture["status"].GetString(), Is.EqualTo("partial"));
     }
 
     [Test]

@@ -6,6 +6,7 @@ using XeAnalyzer.Cli;
 using XeAnalyzer.Symbols.Resolution;
 using XeAnalyzer.Tests.Symbols.Resolution;
 using XeAnalyzer.Tests.Symbols.Store;
+using XeAnalyzer.Tests.Output;
 
 namespace XeAnalyzer.Tests.Cli;
 
@@ -51,8 +52,7 @@ public sealed class ResolveCliTests
         string[] lines = File.ReadAllLines(outFile);
         Assert.That(lines[0], Is.EqualTo("sqlmin!XeSqlPkg::latch_acquired::Publish+425"));
         Assert.That(lines, Has.Length.EqualTo(24));
-        using JsonDocument doc = JsonDocument.Parse(File.ReadAllText(json));
-        Assert.That(doc.RootElement.GetProperty("resolvedOffline").GetInt64(), Is.EqualTo(24));
+        Assert.That(DocumentJson.Value(DocumentJson.ParseFile(json), "resolved offline").GetInt64(), Is.EqualTo(24));
     }
 
     [Test]

@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Text.Json;
 using XeAnalyzer.Tests.Analysis;
 using XeAnalyzer.Tests.Symbols.Resolution;
+using XeAnalyzer.Tests.Output;
 
 namespace XeAnalyzer.Tests.Cli;
 
@@ -119,11 +120,10 @@ public sealed class SourceLinesCliTests
         string histogram = Histogram(("xelines.dll+0x1020\nxelines.dll+0x10cf", 7), ("xelines.dll+0x1042", 3));
         (int exit, string json, string err) = CliRunner.Run(["stacks", histogram, "--format", "json", "--lines", "--inlines", .. Symbols]);
         Assert.That(exit, Is.EqualTo(0), err);
-        using (JsonDocument doc = JsonDocument.Parse(json))
         {
-            JsonElement first = doc.RootElement.GetProperty("buckets")[0];
-            Assert.That(first.GetProperty("count").GetInt64(), Is.EqualTo(7));
-            Assert.That(first.GetProperty("frames").EnumerateArray().Select(f => f.GetProperty("text").GetString()), Is.EqualTo(new[]
+            JsonElement doc = DocumentJson.Parse(json);
+            Assert.That(DocumentJson.Table(doc, "Stack buckets")[0]["count"].GetInt64(), Is.EqualTo(7));
+            Assert.That(DocumentJson.FrameTexts(DocumentJson.Stacks(doc)[0]), Is.EqualTo(new[]
             {
                 @"(Inline Function) xelines.dll!xe::Leaf+0x1 [C:\src\xelines.h @ 21]",
                 @"(Inline Function) xelines.dll!Mid+0x1 [C:\src\xelines.cpp @ 19]",
@@ -148,9 +148,8 @@ public sealed class SourceLinesCliTests
         string b = Histogram(("xelines.dll+0x1020", 9));
         (int exit, string diff, string err) = CliRunner.Run(["diff", a, b, "--format", "json", "--lines", "--inlines", .. Symbols]);
         Assert.That(exit, Is.EqualTo(0), err);
-        using (JsonDocument doc = JsonDocument.Parse(diff))
         {
-            Assert.That(doc.RootElement.GetProperty("changes")[0].GetProperty("frames").EnumerateArray().Select(f => f.GetString()), Is.EqualTo(new[]
+            Assert.That(DocumentJson.Lines(DocumentJson.Table(DocumentJson.Parse(diff), "Stack diff")[0]["frames"]), Is.EqualTo(new[]
             {
                 @"(Inline Function) xelines.dll!xe::Leaf+0x1 [C:\src\xelines.h @ 21]",
                 @"(Inline Function) xelines.dll!Mid+0x1 [C:\src\xelines.cpp @ 19]",

@@ -7,6 +7,7 @@ using XeAnalyzer.Tests.Analysis.Stacks;
 using XeAnalyzer.Tests.Samples;
 using XeAnalyzer.Tests.Symbols.Resolution;
 using static XeAnalyzer.Tests.Analysis.Stacks.StackCaptures;
+using XeAnalyzer.Tests.Output;
 
 namespace XeAnalyzer.Tests.Cli;
 
@@ -60,9 +61,9 @@ public sealed class StacksCliTests
         {
             (int exit, string output, string err) = CliRunner.Run(["stacks", input, "--format", "json", .. Symbols]);
             Assert.That(exit, Is.EqualTo(0), err);
-            using JsonDocument doc = JsonDocument.Parse(output);
-            return string.Join("\n\n", doc.RootElement.GetProperty("buckets").EnumerateArray().Select(b =>
-                b.GetProperty("count").GetInt64().ToString(CultureInfo.InvariantCulture) + "\n" + string.Join("\n", b.GetProperty("frames").EnumerateArray().Select(f => f.GetProperty("text").GetString()))));
+            JsonElement doc = DocumentJson.Parse(output);
+            return string.Join("\n\n", DocumentJson.Table(doc, "Stack buckets").Zip(DocumentJson.Stacks(doc)).Select(b =>
+                b.First["count"].GetInt64().ToString(CultureInfo.InvariantCulture) + "\n" + string.Join("\n", DocumentJson.FrameTexts(b.Second))));
         }
 
         string fromCapture = Buckets(Sample1);
@@ -132,8 +133,9 @@ public sealed class StacksCliTests
         Assert.That(output, Does.Contain(string.Create(CultureInfo.InvariantCulture, $"11 more bucket(s) with {rest} events not shown")));
 
         (_, string min, _) = CliRunner.Run(["stacks", Sample1, "--min-count", "5", "--format", "json", .. Symbols]);
-        using JsonDocument doc = JsonDocument.Parse(min);
-        Assert.That(doc.RootElement.GetProperty("buckets").GetArrayLength(), Is.EqualTo(Expected().Count(b => b.Count >= 5)));
+        JsonElement doc = DocumentJson.Parse(min);
+        Assert.That(DocumentJson.Table(doc, "Stack buckets"), Has.Count.EqualTo(Expected().Count(b => b.Count >= 5)));
+        Assert.That(DocumentJson.Stacks(doc), Has.Length.EqualTo(Expected().Count(b => b.Count >= 5)));
     }
 
     [Test]
@@ -233,12 +235,11 @@ public sealed class StacksCliTests
         File.WriteAllText(_tmp.File("waits.modules.txt"), ModuleList(BasesA));
         (int exit, string output, string err) = CliRunner.Run(["stacks", path, "--where", "opcode=End", "--format", "json", "--symbols", TestPaths.SymbolsCache, "--binaries", TestPaths.SymbolsCache]);
         Assert.That(exit, Is.EqualTo(0), err);
-        using JsonDocument doc = JsonDocument.Parse(output);
-        JsonElement bucket = doc.RootElement.GetProperty("buckets")[0];
-        Assert.That(bucket.GetProperty("count").GetInt64(), Is.EqualTo(2));
-        JsonElement dur = bucket.GetProperty("durations");
-        Assert.That((dur.GetProperty("total").GetInt64(), dur.GetProperty("max").GetInt64(), dur.GetProperty("totalSignal").GetInt64()), Is.EqualTo((65L, 40L, 6L)));
-        Assert.That(bucket.GetProperty("frames")[0].GetProperty("text").GetString(), Is.EqualTo(Seed("D")[0].Engine));
+        JsonElement doc = DocumentJson.Parse(output);
+        Dictionary<string, JsonElement> bucket = DocumentJson.Table(doc, "Stack buckets")[0];
+        Assert.That(bucket["count"].GetInt64(), Is.EqualTo(2));
+        Assert.That((bucket["total_duration"].GetInt64(), bucket["max_duration"].GetInt64(), bucket["total_signal_duration"].GetInt64()), Is.EqualTo((65L, 40L, 6L)));
+        Assert.That(DocumentJson.FrameTexts(DocumentJson.Stacks(doc)[0])[0], Is.EqualTo(Seed("D")[0].Engine));
 
         (int fexit, string folded, _) = CliRunner.Run(["stacks", path, "--where", "opcode=End", "--format", "folded", "--weight", "duration", "--symbols", TestPaths.SymbolsCache, "--binaries", TestPaths.SymbolsCache]);
         Assert.That(fexit, Is.EqualTo(0));
@@ -257,19 +258,16 @@ public sealed class StacksCliTests
 
         (int exit, string byEvent, string err) = CliRunner.Run(args);
         Assert.That(exit, Is.EqualTo(0), err);
-        using (JsonDocument doc = JsonDocument.Parse(byEvent))
         {
-            Assert.That(doc.RootElement.GetProperty("buckets").EnumerateArray().Select(b => (b.GetProperty("event").GetString(), b.GetProperty("count").GetInt64())),
+            Assert.That(DocumentJson.Table(DocumentJson.Parse(byEvent), "Stack buckets").Select(b => (b["event"].GetString(), b["count"].GetInt64())),
                 Is.EqualTo(new[] { ((string?)"sqlos.wait_info_external", 2L), ("sqlos.wait_info", 1L) }));
         }
 
         (int mexit, string merged, _) = CliRunner.Run([.. args, "--group-by-event", "false"]);
         Assert.That(mexit, Is.EqualTo(0));
-        using JsonDocument m = JsonDocument.Parse(merged);
-        JsonElement only = m.RootElement.GetProperty("buckets").EnumerateArray().Single();
-        Assert.That(only.GetProperty("count").GetInt64(), Is.EqualTo(3));
-        Assert.That(only.GetProperty("event").ValueKind, Is.EqualTo(JsonValueKind.Null));
-        Assert.That(only.GetProperty("events").EnumerateArray().Select(e => e.GetString()), Is.EqualTo(new[] { "sqlos.wait_info", "sqlos.wait_info_external" }));
+        Dictionary<string, JsonElement> only = DocumentJson.Table(DocumentJson.Parse(merged), "Stack buckets").Single();
+        Assert.That(only["count"].GetInt64(), Is.EqualTo(3));
+        Assert.That(only["event"].GetString()!.Split(';'), Is.EqualTo(new[] { "sqlos.wait_info", "sqlos.wait_info_external" }), "both events, in one bucket");
     }
 
     [TestCase("text")]

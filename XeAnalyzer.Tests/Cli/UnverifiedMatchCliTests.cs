@@ -1,5 +1,6 @@
 using System.Text.Json;
 using XeAnalyzer.Tests.Analysis;
+using XeAnalyzer.Tests.Output;
 
 namespace XeAnalyzer.Tests.Cli;
 
@@ -37,9 +38,8 @@ public sealed class UnverifiedMatchCliTests
         Assert.That(csv, Does.Contain("sqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1a9" + Mark));
 
         (_, string json, _) = CliRunner.Run(["stacks", Histogram, "--format", "json", .. symbols]);
-        using (JsonDocument doc = JsonDocument.Parse(json))
         {
-            var all = doc.RootElement.GetProperty("buckets").EnumerateArray().SelectMany(b => b.GetProperty("frames").EnumerateArray()).ToList();
+            var all = DocumentJson.Stacks(DocumentJson.Parse(json)).SelectMany(b => b.GetProperty("frames").EnumerateArray()).ToList();
             var resolved = all.Where(f => f.GetProperty("status").GetString() == "resolvedOffline").ToList();
             Assert.That(resolved, Is.Not.Empty);
             Assert.That(resolved.Select(f => f.GetProperty("text").GetString()), Has.All.EndsWith(Mark), "json: frame text");

@@ -64,7 +64,7 @@ public class CallTreeTests
         CallTree tree = b.Build();
         Assert.That(tree.MaxDepth, Is.EqualTo(50_000));
         Assert.That(FoldedStackWriter.GetLines(tree), Has.Count.EqualTo(1));
-        Assert.That(FlameGraphSvgWriter.Render(tree).Stats.DrawnDepth, Is.EqualTo(50_000));
+        Assert.That(FlameGraphSvg.Render(tree).Stats.DrawnDepth, Is.EqualTo(50_000));
     }
 
     [Test]

@@ -5,7 +5,7 @@ using static XeAnalyzer.Tests.Output.OutputTestSupport;
 
 namespace XeAnalyzer.Tests.Output;
 
-public class ChartSvgWriterTests
+public class ChartSvgTests
 {
     private static BarChart SchedulerChart()
     {
@@ -25,7 +25,7 @@ public class ChartSvgWriterTests
     public void BarChart_DrawsOneBarPerCategory_HeightsProportionalToValues()
     {
         BarChart chart = SchedulerChart();
-        XDocument d = ParseXml(ChartSvgWriter.ToSvg(chart));
+        XDocument d = ParseXml(ChartSvg.ToSvg(chart));
         XElement[] bars = [.. d.Descendants(SvgNs + "rect").Where(r => HasClass(r, "bar"))];
 
         Assert.That(bars, Has.Length.EqualTo(24));
@@ -42,7 +42,7 @@ public class ChartSvgWriterTests
     [Test]
     public void BarChart_HighlightsOnlyTheChosenCategory()
     {
-        XElement[] bars = [.. ParseXml(ChartSvgWriter.ToSvg(SchedulerChart())).Descendants(SvgNs + "rect").Where(r => HasClass(r, "bar"))];
+        XElement[] bars = [.. ParseXml(ChartSvg.ToSvg(SchedulerChart())).Descendants(SvgNs + "rect").Where(r => HasClass(r, "bar"))];
         XElement[] highlighted = [.. bars.Where(b => HasClass(b, "highlighted"))];
         Assert.That(highlighted, Has.Length.EqualTo(1));
         Assert.That(highlighted[0].Element(SvgNs + "title")!.Value, Does.StartWith("27: "));
@@ -54,7 +54,7 @@ public class ChartSvgWriterTests
     public void BarChart_DrawsMeanLine_AtMeanHeight()
     {
         BarChart chart = SchedulerChart();
-        XDocument d = ParseXml(ChartSvgWriter.ToSvg(chart));
+        XDocument d = ParseXml(ChartSvg.ToSvg(chart));
         XElement[] bars = [.. d.Descendants(SvgNs + "rect").Where(r => HasClass(r, "bar"))];
         double baseline = Attr(bars[0], "y") + Attr(bars[0], "height");
         double perUnit = Attr(bars[0], "height") / chart.Values[0];
@@ -68,7 +68,7 @@ public class ChartSvgWriterTests
     [Test]
     public void BarChart_UsesNiceTicks_FromZero()
     {
-        XElement[] ticks = Ticks(ParseXml(ChartSvgWriter.ToSvg(SchedulerChart())), "y-ticks");
+        XElement[] ticks = Ticks(ParseXml(ChartSvg.ToSvg(SchedulerChart())), "y-ticks");
         Assert.That(ticks.Select(t => t.Value), Is.EqualTo(new[] { "0", "10k", "20k", "30k", "40k", "50k" }));
         double[] ys = [.. ticks.Select(t => Attr(t, "y"))];
         for (int i = 2; i < ys.Length; i++)
@@ -82,7 +82,7 @@ public class ChartSvgWriterTests
     {
         string[] cats = [.. Enumerable.Range(0, 12).Select(i => "PREEMPTIVE_OS_WAIT_TYPE_NUMBER_" + i.ToString(CultureInfo.InvariantCulture))];
         var chart = new BarChart("waits", cats, [.. Enumerable.Range(1, 12).Select(i => (double)i)]);
-        XDocument d = ParseXml(ChartSvgWriter.ToSvg(chart));
+        XDocument d = ParseXml(ChartSvg.ToSvg(chart));
         XElement[] labels = Ticks(d, "category-labels");
         Assert.That(labels, Has.Length.EqualTo(12));
         Assert.That(labels.All(l => l.Attribute("transform")?.Value.StartsWith("rotate(-45", StringComparison.Ordinal) == true), Is.True);
@@ -94,7 +94,7 @@ public class ChartSvgWriterTests
     public void BarChart_WritesValueLabels_OnlyWhenTheyFitTheBars()
     {
         XElement[] Labels(BarChart c, int width) =>
-            [.. ParseXml(ChartSvgWriter.ToSvg(c, new ChartSvgOptions { Width = width })).Descendants(SvgNs + "g").Where(g => HasClass(g, "value-labels")).Elements(SvgNs + "text")];
+            [.. ParseXml(ChartSvg.ToSvg(c, new ChartSvgOptions { Width = width })).Descendants(SvgNs + "g").Where(g => HasClass(g, "value-labels")).Elements(SvgNs + "text")];
 
         var few = new BarChart("few", ["a", "b", "c"], [1234.0, 0, 98765]);
         Assert.That(Labels(few, 900).Select(t => t.Value), Is.EqualTo(new[] { "1,234", "0", "98,765" }));
@@ -106,7 +106,7 @@ public class ChartSvgWriterTests
     {
         var start = new DateTime(2024, 5, 1, 10, 0, 0, DateTimeKind.Utc);
         LineSeries s = LineSeries.FromTimestamps("pages", Enumerable.Range(0, 601).Select(i => (start.AddSeconds(i), (double)(i % 100))));
-        XDocument d = ParseXml(ChartSvgWriter.ToSvg(new LineChart("memory", XAxisKind.Time, [s])));
+        XDocument d = ParseXml(ChartSvg.ToSvg(new LineChart("memory", XAxisKind.Time, [s])));
         string[] labels = [.. Ticks(d, "x-ticks").Select(t => t.Value)];
         Assert.That(labels, Is.EqualTo(new[] { "10:00", "10:02", "10:04", "10:06", "10:08", "10:10" }));
         Assert.That(d.Descendants(SvgNs + "text").Any(t => t.Value == "time (UTC), 2024-05-01"), Is.True);
@@ -117,7 +117,7 @@ public class ChartSvgWriterTests
     {
         var a = new LineSeries("allocated", [0.0, 1, 2], [1.0, 5, 2]);
         var b = new LineSeries("freed <&>", [0.0, 2], [0.0, 4]);
-        XDocument d = ParseXml(ChartSvgWriter.ToSvg(new LineChart("pages", XAxisKind.Number, [a, b]) { YAxisLabel = "pages" }));
+        XDocument d = ParseXml(ChartSvg.ToSvg(new LineChart("pages", XAxisKind.Number, [a, b]) { YAxisLabel = "pages" }));
         XElement[] lines = [.. d.Descendants(SvgNs + "polyline")];
         Assert.That(lines, Has.Length.EqualTo(2));
         Assert.That(lines[0].Attribute("points")!.Value.Split(' '), Has.Length.EqualTo(3));
@@ -144,7 +144,7 @@ public class ChartSvgWriterTests
         y[4_000_001] = -500;
         var chart = new LineChart("spike", XAxisKind.Time, [new LineSeries("running total", x, y)]);
 
-        string svg = ChartSvgWriter.ToSvg(chart);
+        string svg = ChartSvg.ToSvg(chart);
 
         XDocument d = ParseXml(svg);
         XElement poly = d.Descendants(SvgNs + "polyline").Single();
@@ -170,7 +170,7 @@ public class ChartSvgWriterTests
     [Test]
     public void LineChart_WritesNoData_ForEmptyChart()
     {
-        XDocument d = ParseXml(ChartSvgWriter.ToSvg(new LineChart("empty", XAxisKind.Time, [new LineSeries("none", [], [])])));
+        XDocument d = ParseXml(ChartSvg.ToSvg(new LineChart("empty", XAxisKind.Time, [new LineSeries("none", [], [])])));
         Assert.That(d.Descendants(SvgNs + "text").Any(t => t.Value == "no data"), Is.True);
         Assert.That(d.Descendants(SvgNs + "polyline"), Is.Empty);
     }
@@ -178,7 +178,7 @@ public class ChartSvgWriterTests
     [Test]
     public void BarChart_HandlesNegativeValues_BarsBelowZero()
     {
-        XDocument d = ParseXml(ChartSvgWriter.ToSvg(new BarChart("delta", ["a", "b"], [10.0, -5])));
+        XDocument d = ParseXml(ChartSvg.ToSvg(new BarChart("delta", ["a", "b"], [10.0, -5])));
         XElement[] bars = [.. d.Descendants(SvgNs + "rect").Where(r => HasClass(r, "bar"))];
         double zeroA = Attr(bars[0], "y") + Attr(bars[0], "height");
         Assert.That(Attr(bars[1], "y"), Is.EqualTo(zeroA).Within(0.011));

@@ -7,10 +7,13 @@ namespace XeAnalyzer.Tests.Output;
 /// <summary>Every writer gives the same bytes for the same input, whatever the current culture.</summary>
 public class DeterminismTests
 {
-    public static IEnumerable<IReportWriter> ReportWriters() => OutputFormats.ReportWriters;
+    public static IEnumerable<IReportWriter> ReportWriters() => OutputFormats.Writers.Where(w => w.View != DocumentView.Figure);
 
-    public static IEnumerable<ICallTreeWriter> TreeWriters() =>
-        [.. OutputFormats.CallTreeWriters, new FlameGraphSvgWriter(new FlameGraphOptions { Inverted = true, ChildOrder = FlameChildOrder.HeaviestFirst })];
+    public static IEnumerable<TestCaseData> TreeWriters() =>
+    [
+        .. OutputFormats.Writers.Where(w => w.View == DocumentView.Figure).Select(w => new TestCaseData(w, null).SetArgDisplayNames(w.Format)),
+        new TestCaseData(OutputFormats.Get("svg"), new FlameGraphOptions { Inverted = true, ChildOrder = FlameChildOrder.HeaviestFirst }).SetArgDisplayNames("svg-inverted"),
+    ];
 
     [TestCaseSource(nameof(ReportWriters))]
     public void ReportWriter_WritesSameBytes_UnderTurkishAndGermanCultures(IReportWriter writer)
@@ -27,14 +30,14 @@ public class DeterminismTests
     }
 
     [TestCaseSource(nameof(TreeWriters))]
-    public void CallTreeWriter_WritesSameBytes_UnderTurkishAndGermanCultures(ICallTreeWriter writer)
+    public void FlameWriter_WritesSameBytes_UnderTurkishAndGermanCultures(IReportWriter writer, FlameGraphOptions? options)
     {
         foreach (CallTree tree in new[] { SampleReport.LatchTree(), SampleReport.WaitDiffTree() })
         {
-            byte[] invariant = WithCulture(CultureInfo.InvariantCulture, () => Write(writer, tree));
+            byte[] invariant = WithCulture(CultureInfo.InvariantCulture, () => Write(writer, tree, options));
             foreach (CultureInfo culture in HostileCultures())
             {
-                Assert.That(WithCulture(culture, () => Write(writer, tree)), Is.EqualTo(invariant), $"{writer.Format} under {culture.Name}");
+                Assert.That(WithCulture(culture, () => Write(writer, tree, options)), Is.EqualTo(invariant), $"{writer.Format} under {culture.Name}");
             }
         }
     }
@@ -42,11 +45,11 @@ public class DeterminismTests
     [Test]
     public void ChartSvg_WritesSameBytes_UnderGermanCulture()
     {
-        string bar = ChartSvgWriter.ToSvg(SampleReport.SchedulerChart());
-        string line = ChartSvgWriter.ToSvg(SampleReport.MemoryChart());
+        string bar = ChartSvg.ToSvg(SampleReport.SchedulerChart());
+        string line = ChartSvg.ToSvg(SampleReport.MemoryChart());
         CultureInfo de = HostileCultures()[0];
-        Assert.That(WithCulture(de, () => ChartSvgWriter.ToSvg(SampleReport.SchedulerChart())), Is.EqualTo(bar));
-        Assert.That(WithCulture(de, () => ChartSvgWriter.ToSvg(SampleReport.MemoryChart())), Is.EqualTo(line));
+        Assert.That(WithCulture(de, () => ChartSvg.ToSvg(SampleReport.SchedulerChart())), Is.EqualTo(bar));
+        Assert.That(WithCulture(de, () => ChartSvg.ToSvg(SampleReport.MemoryChart())), Is.EqualTo(line));
         Assert.That(bar, Does.Contain("44,1"), "grouping uses the invariant comma");
     }
 
@@ -59,12 +62,18 @@ public class DeterminismTests
     }
 
     [Test]
-    public void OutputFormats_FindsEveryWriter_ByName()
+    public void OutputFormats_IsOneRegistry_FindingEveryWriterByName()
     {
-        Assert.That(OutputFormats.ReportWriters.Select(w => w.Format), Is.EqualTo(new[] { "text", "csv", "json", "html" }));
-        Assert.That(OutputFormats.CallTreeWriters.Select(w => w.Format), Is.EqualTo(new[] { "folded", "speedscope", "svg" }));
-        Assert.That(OutputFormats.FindReportWriter("HTML"), Is.InstanceOf<HtmlReportWriter>());
-        Assert.That(OutputFormats.FindCallTreeWriter("speedscope"), Is.InstanceOf<SpeedscopeWriter>());
-        Assert.That(OutputFormats.FindReportWriter("pdf"), Is.Null);
+        Assert.That(OutputFormats.Names, Is.EqualTo(new[] { "text", "csv", "json", "html", "svg", "folded", "speedscope" }));
+        Assert.That(OutputFormats.Writers.Select(w => w.Format).Distinct(StringComparer.OrdinalIgnoreCase).Count(), Is.EqualTo(OutputFormats.Writers.Count), "one writer per format");
+        Assert.That(OutputFormats.Find("HTML"), Is.InstanceOf<HtmlReportWriter>());
+        Assert.That(OutputFormats.Find("speedscope"), Is.InstanceOf<SpeedscopeWriter>());
+        Assert.That(OutputFormats.Find("svg"), Is.InstanceOf<SvgReportWriter>());
+        Assert.That(OutputFormats.Find("pdf"), Is.Null);
+        Assert.That(() => OutputFormats.Get("pdf"), Throws.ArgumentException.With.Message.Contains("text, csv, json, html, svg, folded, speedscope"));
+        Assert.That(OutputFormats.Writers.Select(w => w.View), Is.EqualTo(new[]
+        {
+            DocumentView.Listing, DocumentView.Table, DocumentView.Data, DocumentView.Page, DocumentView.Figure, DocumentView.Figure, DocumentView.Figure,
+        }));
     }
 }

@@ -5,7 +5,7 @@ using static XeAnalyzer.Tests.Output.OutputTestSupport;
 
 namespace XeAnalyzer.Tests.Output;
 
-public class FlameGraphSvgWriterTests
+public class FlameGraphSvgTests
 {
     private static CallTree LatchTree()
     {
@@ -29,7 +29,7 @@ public class FlameGraphSvgWriterTests
     public void Render_DrawsOneRectAndTitlePerFrame_WidthsProportionalToWeight()
     {
         CallTree tree = LatchTree();
-        FlameGraphRendering r = FlameGraphSvgWriter.Render(tree, new FlameGraphOptions { MinWidthPixels = 0 });
+        FlameGraphRendering r = FlameGraphSvg.Render(tree, new FlameGraphOptions { MinWidthPixels = 0 });
         var frames = Frames(r.Svg);
 
         Assert.That(frames, Has.Length.EqualTo(tree.NodeCount));
@@ -48,7 +48,7 @@ public class FlameGraphSvgWriterTests
     [Test]
     public void Render_ColoursFramesPerModule_StableAcrossGraphs()
     {
-        var frames = Frames(FlameGraphSvgWriter.Render(LatchTree(), new FlameGraphOptions { MinWidthPixels = 0 }).Svg);
+        var frames = Frames(FlameGraphSvg.Render(LatchTree(), new FlameGraphOptions { MinWidthPixels = 0 }).Svg);
         string Fill(string prefix) => frames.First(f => f.Title.StartsWith(prefix, StringComparison.Ordinal)).Rect.Attribute("fill")!.Value;
 
         string sqlmin = Fill("sqlmin.dll!ParNestedXdes");
@@ -61,7 +61,7 @@ public class FlameGraphSvgWriterTests
 
         var other = new CallTreeBuilder();
         other.AddStack(["sqlmin!SomethingElse", "sqldk!Other"], 1);
-        var otherFrames = Frames(FlameGraphSvgWriter.Render(other.Build()).Svg);
+        var otherFrames = Frames(FlameGraphSvg.Render(other.Build()).Svg);
         Assert.That(otherFrames.First(f => f.Title.StartsWith("sqlmin!", StringComparison.Ordinal)).Rect.Attribute("fill")!.Value, Is.EqualTo(sqlmin));
         Assert.That(otherFrames.First(f => f.Title.StartsWith("sqldk!", StringComparison.Ordinal)).Rect.Attribute("fill")!.Value, Is.EqualTo(Fill("sqldk!")));
     }
@@ -73,7 +73,7 @@ public class FlameGraphSvgWriterTests
         b.AddStack(["big", "main"], 1_000_000);
         b.AddStack(["tiny", "main"], 10);
         b.AddStack(["deeper", "tiny2", "main"], 20);
-        FlameGraphRendering r = FlameGraphSvgWriter.Render(b.Build(), new FlameGraphOptions { Width = 1200, MinWidthPixels = 0.1 });
+        FlameGraphRendering r = FlameGraphSvg.Render(b.Build(), new FlameGraphOptions { Width = 1200, MinWidthPixels = 0.1 });
 
         Assert.That(r.Stats.HiddenFrames, Is.EqualTo(3));
         Assert.That(r.Stats.HiddenWeight, Is.EqualTo(30));
@@ -89,7 +89,7 @@ public class FlameGraphSvgWriterTests
         string longName = "sqllang!`anonymous namespace'::TSendRowClassNoCount<7,0>::TSendUnlimitedVartype<0>";
         b.AddStack([longName, "main"], 1);
         b.AddStack(["x", "main"], 9);
-        var frames = Frames(FlameGraphSvgWriter.Render(b.Build(), new FlameGraphOptions { Width = 400, FontSize = 11 }).Svg);
+        var frames = Frames(FlameGraphSvg.Render(b.Build(), new FlameGraphOptions { Width = 400, FontSize = 11 }).Svg);
         var f = frames.Single(x => x.Title.StartsWith(longName, StringComparison.Ordinal));
         double width = Attr(f.Rect, "width");
         Assert.That(f.Text, Does.EndWith("\u2026"));
@@ -103,7 +103,7 @@ public class FlameGraphSvgWriterTests
         CallTree tree = LatchTree();
         double RootY(bool inverted)
         {
-            var frames = Frames(FlameGraphSvgWriter.Render(tree, new FlameGraphOptions { Inverted = inverted, MinWidthPixels = 0 }).Svg);
+            var frames = Frames(FlameGraphSvg.Render(tree, new FlameGraphOptions { Inverted = inverted, MinWidthPixels = 0 }).Svg);
             double root = Attr(frames[0].Rect, "y");
             double[] others = [.. frames.Skip(1).Select(f => Attr(f.Rect, "y"))];
             Assert.That(inverted ? others.All(y => y > root) : others.All(y => y < root), Is.True);
@@ -126,7 +126,7 @@ public class FlameGraphSvgWriterTests
         after.AddStack(["same", "main"], 100);
         CallTree diff = CallTree.Diff(before.Build(), after.Build());
 
-        var frames = Frames(FlameGraphSvgWriter.Render(diff).Svg);
+        var frames = Frames(FlameGraphSvg.Render(diff).Svg);
         (int R, int G, int B) Rgb(string name)
         {
             string fill = frames.Single(f => f.Title.StartsWith(name + " (", StringComparison.Ordinal)).Rect.Attribute("fill")!.Value;
@@ -150,7 +150,7 @@ public class FlameGraphSvgWriterTests
         var b = new CallTreeBuilder();
         b.AddStack(["a"], 10, 30);
         b.AddStack(["b"], 30, 10);
-        var frames = Frames(FlameGraphSvgWriter.Render(b.Build(), new FlameGraphOptions { DifferentialWidth = DifferentialWidth.Baseline }).Svg);
+        var frames = Frames(FlameGraphSvg.Render(b.Build(), new FlameGraphOptions { DifferentialWidth = DifferentialWidth.Baseline }).Svg);
         double root = Attr(frames[0].Rect, "width");
         Assert.That(Attr(frames.Single(f => f.Title.StartsWith("a (", StringComparison.Ordinal)).Rect, "width"), Is.EqualTo(root * 0.75).Within(0.011));
     }
@@ -164,7 +164,7 @@ public class FlameGraphSvgWriterTests
             b.AddStack([n], 1);
         }
 
-        string svg = FlameGraphSvgWriter.Render(b.Build(), new FlameGraphOptions { Title = "<title> & \"quotes\"" }).Svg;
+        string svg = FlameGraphSvg.Render(b.Build(), new FlameGraphOptions { Title = "<title> & \"quotes\"" }).Svg;
         XDocument d = ParseXml(svg);
         Assert.That(d.Descendants().Any(e => e.Name.LocalName == "script"), Is.False);
         var titles = d.Descendants(SvgNs + "title").Select(t => t.Value).ToArray();
@@ -178,7 +178,7 @@ public class FlameGraphSvgWriterTests
     [Test]
     public void Render_WritesNoData_ForEmptyTree()
     {
-        FlameGraphRendering r = FlameGraphSvgWriter.Render(new CallTreeBuilder().Build());
+        FlameGraphRendering r = FlameGraphSvg.Render(new CallTreeBuilder().Build());
         Assert.That(r.Stats.DrawnFrames, Is.Zero);
         Assert.That(ParseXml(r.Svg).Descendants(SvgNs + "text").Any(t => t.Value == "no data"), Is.True);
     }
@@ -186,7 +186,7 @@ public class FlameGraphSvgWriterTests
     [Test]
     public void Render_FormatsEveryCoordinateWithTwoDecimals()
     {
-        string svg = FlameGraphSvgWriter.Render(LatchTree()).Svg;
+        string svg = FlameGraphSvg.Render(LatchTree()).Svg;
         foreach (XElement rect in ParseXml(svg).Descendants(SvgNs + "rect"))
         {
             foreach (string a in new[] { "x", "y", "width", "height" })

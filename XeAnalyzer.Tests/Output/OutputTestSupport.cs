@@ -42,16 +42,13 @@ internal static class OutputTestSupport
     public static byte[] Write(IReportWriter writer, ReportDocument report)
     {
         using var ms = new MemoryStream();
-        writer.WriteAsync(report, ms).AsTask().GetAwaiter().GetResult();
+        writer.Write(report, ms);
         return ms.ToArray();
     }
 
-    public static byte[] Write(ICallTreeWriter writer, CallTree tree)
-    {
-        using var ms = new MemoryStream();
-        writer.WriteAsync(tree, ms).AsTask().GetAwaiter().GetResult();
-        return ms.ToArray();
-    }
+    /// <summary>Writes a call tree with a flame format: the tree as the flame graph of a one-block document titled "XeAnalyzer".</summary>
+    public static byte[] Write(IReportWriter writer, CallTree tree, FlameGraphOptions? options = null) =>
+        Write(writer, ReportDocument.Of("XeAnalyzer", new FlameGraph(tree, options)));
 
     public static string Utf8(byte[] bytes)
     {

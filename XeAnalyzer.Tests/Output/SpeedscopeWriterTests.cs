@@ -20,7 +20,7 @@ public class SpeedscopeWriterTests
     public void WriteAsync_WritesValidSampledProfile()
     {
         CallTree tree = Tree();
-        using JsonDocument d = JsonDocument.Parse(Write(new SpeedscopeWriter("latches"), tree));
+        using JsonDocument d = JsonDocument.Parse(Write(new SpeedscopeWriter(), ReportDocument.Of("latches", new FlameGraph(tree))));
         JsonElement root = d.RootElement;
         Assert.That(root.GetProperty("$schema").GetString(), Is.EqualTo("https://www.speedscope.app/file-format-schema.json"));
         string[] frames = [.. root.GetProperty("shared").GetProperty("frames").EnumerateArray().Select(f => f.GetProperty("name").GetString()!)];

@@ -117,8 +117,9 @@ public sealed class CaptureReporterTests
         Assert.That(((ReportTable)buckets.Blocks[0]).Rows, Has.Count.EqualTo(ExpectedBuckets().Count));
         Assert.That(buckets.Blocks[1], Is.InstanceOf<FlameGraph>());
         ReportSection frames = report.Document.Sections.Single(s => s.Title == "Stacks: Largest buckets, frames leaf first");
-        Assert.That(frames.Blocks.OfType<Preformatted>().First().Text.Split('\n'), Is.EqualTo(ExpectedBuckets()[0].Split('|')[1].Split('\n')));
-        Assert.That(frames.Blocks.OfType<Preformatted>().Count(), Is.EqualTo(10), "the ten largest of 14 buckets");
+        StackList largest = frames.Blocks.OfType<StackList>().Single();
+        Assert.That(largest.Items[0].Frames.Select(f => f.Text), Is.EqualTo(ExpectedBuckets()[0].Split('|')[1].Split('\n')));
+        Assert.That(largest.Items, Has.Count.EqualTo(10), "the ten largest of 14 buckets");
         Assert.That(frames.Blocks.OfType<Paragraph>().Single().Text, Does.Contain("10 largest of 14"));
         Assert.That(((ReportTable)report.Document.Sections.Single(s => s.Title == "Stacks: Bucket frames").Blocks.Single()).Rows,
             Has.Count.EqualTo(SampleData.Tsv(Path.Combine(TestPaths.Samples, "expected", "latch_nesting_full.stacks.tsv")).Count), "one row per frame of every bucket");
@@ -172,8 +173,8 @@ public sealed class CaptureReporterTests
         {
             string a = Path.Combine(_temp.Path, set + "-first");
             string b = Path.Combine(_temp.Path, set + "-second");
-            await Report(set).WriteAsync(a);
-            await Report(set).WriteAsync(b);
+            Report(set).Write(a);
+            Report(set).Write(b);
             ReportTestSupport.AssertSame(ReportTestSupport.Snapshot(a), ReportTestSupport.Snapshot(b));
         }
     }
@@ -183,7 +184,7 @@ public sealed class CaptureReporterTests
     {
         CaptureReport report = Report(SampleData.Waits);
         string dir = _temp.File("out");
-        await report.WriteAsync(dir);
+        report.Write(dir);
 
         Assert.That(Directory.GetFiles(dir).Select(Path.GetFileName).Order(StringComparer.Ordinal), Is.EqualTo(report.Files.Select(f => f.Name).Order(StringComparer.Ordinal)));
         using JsonDocument json = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(dir, "report.json")));
@@ -226,7 +227,7 @@ public sealed class CaptureReporterTests
         Assert.That(overview, Does.Contain("This page is not a result").And.Contain("sqlserver.sql_batch_completed (50)"));
         Assert.That(((Preformatted)report.Document.Sections.Single(s => s.Title == "Symbolization: not possible").Blocks[1]).Text, Does.Contain("package0.callstack"));
 
-        await report.WriteAsync(_temp.File("out"));
+        report.Write(_temp.File("out"));
         Assert.That(File.Exists(_temp.File("out/index.html")), Is.True);
     }
 

@@ -178,7 +178,8 @@ public sealed class ReportBrowserTests
         await page.NavigateAsync(Path.Combine(output, "index.html"), cancellationToken);
         Assert.That(page.Problems(), Is.Empty);
         JsonElement r = await page.EvaluateAsync(
-            "({ rows: document.querySelectorAll('tr.capture').length, failed: document.querySelectorAll('tr.capture[data-status=failed]').length, scripts: document.getElementsByTagName('script').length, links: [...document.querySelectorAll('tr.capture a')].map(a => a.getAttribute('href')) })",
+            // The Captures table is the second section of the batch index document (after the totals).
+            "({ rows: document.querySelectorAll('#section-2 tbody tr').length, failed: [...document.querySelectorAll('#section-2 tbody tr')].filter(r => [...r.cells].some(c => c.textContent === 'failed')).length, scripts: document.getElementsByTagName('script').length, links: [...document.querySelectorAll('#section-2 tbody tr a')].map(a => a.getAttribute('href')) })",
             cancellationToken);
         Assert.That(r.GetProperty("rows").GetInt32(), Is.EqualTo(8));
         Assert.That(r.GetProperty("failed").GetInt32(), Is.EqualTo(1));

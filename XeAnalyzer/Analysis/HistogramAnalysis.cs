@@ -117,7 +117,7 @@ public sealed class HistogramTable
 }
 
 /// <summary>The result of <see cref="HistogramAnalysis"/>: each histogram on an event field or action, or what is missing. Immutable.</summary>
-public sealed class HistogramAnalysisResult : IAnalysisResult
+public sealed class HistogramAnalysisResult : IAnalysisResult, IDocumentSource
 {
     internal HistogramAnalysisResult(IReadOnlyList<HistogramTable> histograms, long callstackHistograms, long slotsLeftOut, MissingData? missing)
     {
@@ -138,6 +138,11 @@ public sealed class HistogramAnalysisResult : IAnalysisResult
 
     /// <inheritdoc/>
     public MissingData? MissingData { get; }
+
+    /// <summary>The result as a document: the same in every view (<see cref="ToReport"/>; the first histogram's bar chart is its figure).</summary>
+    /// <param name="view">The view (every view gives the same document).</param>
+    /// <returns>The document.</returns>
+    public ReportDocument ToDocument(DocumentView view) => ToReport();
 
     /// <summary>The result as a report: per histogram its size, table and chart.</summary>
     /// <returns>The report.</returns>

@@ -12,7 +12,7 @@ namespace XeAnalyzer.Analysis;
 public sealed record LatchHoldTimes(string LatchClass, DistributionSummary Elapsed, DistributionSummary? DurationField, long UnpairedAcquires, long UnpairedReleases);
 
 /// <summary>The result of <see cref="LatchAnalysis"/>. Immutable.</summary>
-public sealed class LatchAnalysisResult : IAnalysisResult
+public sealed class LatchAnalysisResult : IAnalysisResult, IDocumentSource
 {
     internal LatchAnalysisResult(
         MissingData? missingData,
@@ -158,6 +158,11 @@ public sealed class LatchAnalysisResult : IAnalysisResult
             ValueAxisLabel = "latch acquires",
         };
     }
+
+    /// <summary>The result as a document: the same in every view (<see cref="ToReport"/>; the scheduler bar chart is its figure).</summary>
+    /// <param name="view">The view (every view gives the same document).</param>
+    /// <returns>The document.</returns>
+    public ReportDocument ToDocument(DocumentView view) => ToReport();
 
     /// <summary>The result as a report (summary, per scheduler with chart, per class, per mode, per worker/session, hold times).</summary>
     /// <returns>The report; a single "Missing data" section when <see cref="MissingData"/> is set.</returns>

@@ -29,7 +29,7 @@ public sealed record PageCountFrequency(long Pages, long Events, double Share, b
 public sealed record RunningTotalSeries(string Name, IReadOnlyList<SeriesPoint> Points, long PointsBeforeReduction);
 
 /// <summary>The result of <see cref="MemoryAnalysis"/>. Immutable.</summary>
-public sealed class MemoryAnalysisResult : IAnalysisResult
+public sealed class MemoryAnalysisResult : IAnalysisResult, IDocumentSource
 {
     internal MemoryAnalysisResult(
         MissingData? missingData,
@@ -235,6 +235,11 @@ public sealed class MemoryAnalysisResult : IAnalysisResult
             YAxisIncludesZero = true,
         };
     }
+
+    /// <summary>The result as a document: the same in every view (<see cref="ToReport"/>; the running-total line chart is its figure).</summary>
+    /// <param name="view">The view (every view gives the same document).</param>
+    /// <returns>The document.</returns>
+    public ReportDocument ToDocument(DocumentView view) => ToReport();
 
     /// <summary>The result as a report: summary, per session, per clerk, pages per event, and the running-total chart.</summary>
     /// <returns>The report; a single "Missing data" section when <see cref="MissingData"/> is set.</returns>

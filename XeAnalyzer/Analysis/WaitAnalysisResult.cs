@@ -49,7 +49,7 @@ public sealed record WaitPairing(string WaitType, long Pairs, long BeginsWithout
 public sealed record PrecedingWait(string WaitType, string? PrecededBy, long Count, double Share);
 
 /// <summary>The result of <see cref="WaitAnalysis"/>. Immutable.</summary>
-public sealed class WaitAnalysisResult : IAnalysisResult
+public sealed class WaitAnalysisResult : IAnalysisResult, IDocumentSource
 {
     internal WaitAnalysisResult(
         MissingData? missingData,
@@ -181,6 +181,11 @@ public sealed class WaitAnalysisResult : IAnalysisResult
             ValueAxisLabel = "total duration (ms)",
         };
     }
+
+    /// <summary>The result as a document: the same in every view (<see cref="ToReport"/>; the wait-type bar chart is its figure).</summary>
+    /// <param name="view">The view (every view gives the same document).</param>
+    /// <returns>The document.</returns>
+    public ReportDocument ToDocument(DocumentView view) => ToReport();
 
     /// <summary>The result as a report: summary, per wait type with chart, per scheduler, Begin/End pairs, preceded-by table.</summary>
     /// <returns>The report; a single "Missing data" section when <see cref="MissingData"/> is set.</returns>

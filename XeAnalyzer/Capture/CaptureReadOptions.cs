@@ -28,4 +28,12 @@ public sealed class CaptureReadOptions
 
     /// <summary>Whether sidecar module maps are looked for when <see cref="ModuleMapPath"/> is not given (default <see langword="true"/>).</summary>
     public bool UseSidecars { get; init; } = true;
+
+    /// <summary>
+    /// Receives <see cref="WorkKind.Reading"/> reports of every read of the source (bytes of all its input files read so far, of
+    /// their total size; the item is the inputs as named), about once per mebibyte and once when the read ends;
+    /// <see langword="null"/> (the default) for none. Events skipped by name before decoding move the position only when a later
+    /// event is delivered, so a read of mostly skipped events reports in larger steps.
+    /// </summary>
+    public IProgress<WorkProgress>? Progress { get; init; }
 }

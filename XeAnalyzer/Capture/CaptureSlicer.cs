@@ -18,6 +18,9 @@ public sealed record SliceResult(long EventsWritten, int EventTypes, CaptureRead
 /// </summary>
 public static class CaptureSlicer
 {
+    /// <summary>The message of the <see cref="ArgumentException"/> thrown when the output file is one of the inputs.</summary>
+    public const string OutputIsInput = "the output file is one of the inputs";
+
     /// <summary>Slices the inputs into one file.</summary>
     /// <param name="source">The inputs.</param>
     /// <param name="filter">Which events to keep (names, conditions, time range: from inclusive, to exclusive).</param>
@@ -25,6 +28,7 @@ public static class CaptureSlicer
     /// <param name="diagnostics">Receives what the read skipped; <see langword="null"/> for a new collector.</param>
     /// <param name="cancellationToken">Stops the read.</param>
     /// <returns>What was written.</returns>
+    /// <exception cref="ArgumentException">The output file is one of the inputs (<see cref="OutputIsInput"/>).</exception>
     /// <exception cref="InvalidOperationException">The inputs do not share one schema (the same RID names different events), so their events cannot go into one file.</exception>
     /// <exception cref="XeFormatException">An input is malformed.</exception>
     /// <exception cref="IOException">An input cannot be read, or the output cannot be written.</exception>
@@ -37,7 +41,7 @@ public static class CaptureSlicer
         string fullOut = Path.GetFullPath(output);
         if (source.Inputs.SelectMany(i => i.Files).Any(f => string.Equals(Path.GetFullPath(f), fullOut, StringComparison.Ordinal)))
         {
-            throw new IOException("the output file " + output + " is one of the inputs");
+            throw new ArgumentException(OutputIsInput, nameof(output));
         }
 
         // The schema of every input, before any event is written.

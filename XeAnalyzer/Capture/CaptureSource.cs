@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Text;
 using XeAnalyzer.Callstacks;
 using XeAnalyzer.Events;
+using XeAnalyzer.IO;
 using XeAnalyzer.TargetData;
 using XeAnalyzer.Xel;
 
@@ -378,23 +379,37 @@ public sealed class CaptureSource
 
         public CaptureReadSummary Summary() => new(_inputs.AsReadOnly(), diagnostics, filter);
 
+        /// <summary>Where the read is, for <see cref="CaptureReadOptions.Progress"/>; <see langword="null"/> when nobody asked.</summary>
+        private readonly FileReadProgress? _progress = source.Options.Progress is IProgress<WorkProgress> p
+            ? new FileReadProgress(p, FileReadProgress.Describe(source.Names), source.Inputs.SelectMany(i => i.Files))
+            : null;
+
         public IEnumerable<ReadItem> Items(CancellationToken cancellationToken)
         {
-            foreach (CaptureInput input in source.Inputs)
+            try
             {
-                var summary = new InputReadSummary(input);
-                _inputs.Add(summary);
-                if (input.ModuleMap.Problem is string problem)
+                foreach (CaptureInput input in source.Inputs)
                 {
-                    diagnostics.Warn("module list " + input.ModuleMap.Path + " is not usable (" + problem + "); raw addresses of " + input.Name + " stay unresolved");
-                }
+                    var summary = new InputReadSummary(input);
+                    _inputs.Add(summary);
+                    if (input.ModuleMap.Problem is string problem)
+                    {
+                        diagnostics.Warn("module list " + input.ModuleMap.Path + " is not usable (" + problem + "); raw addresses of " + input.Name + " stay unresolved");
+                    }
 
-                yield return new ReadItem(ReadItemKind.BeginInput, input, null, null, null);
-                IEnumerable<ReadItem> items = input.Kind == CaptureInputKind.Xel ? ReadXel(input, summary, cancellationToken) : ReadTargetData(input, summary, cancellationToken);
-                foreach (ReadItem item in items)
-                {
-                    yield return item;
+                    yield return new ReadItem(ReadItemKind.BeginInput, input, null, null, null);
+                    IEnumerable<ReadItem> items = input.Kind == CaptureInputKind.Xel ? ReadXel(input, summary, cancellationToken) : ReadTargetData(input, summary, cancellationToken);
+                    foreach (ReadItem item in items)
+                    {
+                        yield return item;
+                    }
+
+                    _progress?.Past(input.Files[^1]);
                 }
+            }
+            finally
+            {
+                _progress?.Finish();
             }
         }
 
@@ -414,8 +429,14 @@ public sealed class CaptureSource
             long first = long.MaxValue, last = long.MinValue;
             try
             {
+                FileReadProgress? progress = _progress;
                 foreach (XEvent e in XelReader.ReadEvents(input.Set!, options, cancellationToken))
                 {
+                    if (progress is not null && (read & 0xFF) == 0)
+                    {
+                        progress.At(e.Source.FilePath, e.Source.Offset);
+                    }
+
                     read++;
                     if (conditions && !filter.Matches(e))
                     {
@@ -464,11 +485,17 @@ public sealed class CaptureSource
             long read = 0, matched = 0, n = 0;
             long first = long.MaxValue, last = long.MinValue;
             var options = new TargetDataReaderOptions { FilePath = path, Limits = source.Options.TextLimits };
-            foreach (TargetDataElement element in TargetDataReader.ReadFile(path, options, cancellationToken))
+            using StreamReader textReader = TextInput.OpenText(path);
+            foreach (TargetDataElement element in TargetDataReader.Read(textReader, options, cancellationToken))
             {
                 if ((++n & 0xFFF) == 0)
                 {
                     cancellationToken.ThrowIfCancellationRequested();
+                }
+
+                if ((n & 0xFF) == 0)
+                {
+                    _progress?.At(path, textReader.BaseStream.Position);
                 }
 
                 switch (element)

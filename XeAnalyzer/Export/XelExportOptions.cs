@@ -20,6 +20,7 @@ public sealed class XelExportOptions
     /// <summary>Receives what the reads skipped or doubt (damaged buffers make the export partial); <see langword="null"/> for none.</summary>
     public CaptureDiagnostics? Diagnostics { get; init; }
 
+
     /// <summary>A table's row group is written when it holds this many rows (default 131,072).</summary>
     public int RowGroupRows
     {

@@ -13,11 +13,18 @@ public static class TextInput
     /// <returns>A reader that owns the file.</returns>
     /// <exception cref="IOException">The file cannot be opened.</exception>
     /// <exception cref="UnauthorizedAccessException">The file cannot be read.</exception>
-    public static StreamReader OpenText(string path)
+    public static StreamReader OpenText(string path) => OpenText(path, null);
+
+    /// <summary>As <see cref="OpenText(string)"/>, reading the file through <paramref name="wrap"/> (for example a stream that counts bytes for progress).</summary>
+    /// <param name="path">The file.</param>
+    /// <param name="wrap">Given the file stream, returns the stream to read (which owns it); <see langword="null"/> for the file stream itself.</param>
+    /// <returns>A reader that owns the stream.</returns>
+    /// <exception cref="IOException">The file cannot be opened.</exception>
+    /// <exception cref="UnauthorizedAccessException">The file cannot be read.</exception>
+    public static StreamReader OpenText(string path, Func<Stream, Stream>? wrap)
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
-        return new StreamReader(
-            new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite, 1, FileOptions.SequentialScan),
-            new UTF8Encoding(false), detectEncodingFromByteOrderMarks: true, bufferSize: 64 * 1024);
+        Stream stream = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite, 1, FileOptions.SequentialScan);
+        return new StreamReader(wrap is null ? stream : wrap(stream), new UTF8Encoding(false), detectEncodingFromByteOrderMarks: true, bufferSize: 64 * 1024);
     }
 }

@@ -2,7 +2,6 @@ using System.Buffers;
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
-using CsvHelper;
 using XeAnalyzer.Events;
 
 namespace XeAnalyzer.Output;
@@ -98,10 +97,28 @@ public sealed class EventListColumns
 /// Flattens events to text, CSV or JSON with the same columns and value renderings whatever the input (<c>.xel</c> or target-data XML):
 /// map values as their text, pointers as <c>0x</c> + 16 hex digits, callstacks as one <c>0x…</c> line per frame, times as ISO 8601 UTC
 /// with seven fraction digits. A value an event does not carry (a field its type lacks, the file offset of an XML event, the type GUID
-/// XML does not give) is empty in text and CSV and <c>null</c> in JSON, never invented.
+/// XML does not give) is empty in text and CSV and <c>null</c> in JSON, never invented. The CSV goes through the one CSV encoder
+/// (<see cref="CsvTableWriter"/>: its CSV-injection rule protects text values, never numbers) and the JSON follows the JSON conventions
+/// of every output (<see cref="JsonOutput"/>). Events are a stream (as many as the capture holds), so they are written as they are read
+/// rather than as a <see cref="ReportDocument"/>.
 /// </summary>
 public static class EventListWriter
 {
+    /// <summary>The format names of <see cref="EventListFormat"/> as <c>--format</c> takes them.</summary>
+    public static IReadOnlyList<string> FormatNames { get; } = ["text", "csv", "json"];
+
+    /// <summary>The format of a name (ordinal, case-insensitive).</summary>
+    /// <param name="name">The name: <c>text</c>, <c>csv</c> or <c>json</c>.</param>
+    /// <returns>The format.</returns>
+    /// <exception cref="ArgumentException">The name is not one of <see cref="FormatNames"/>.</exception>
+    public static EventListFormat ParseFormat(string name) => name?.ToLowerInvariant() switch
+    {
+        "text" => EventListFormat.Text,
+        "csv" => EventListFormat.Csv,
+        "json" => EventListFormat.Json,
+        _ => throw new ArgumentException("unknown event list format '" + name + "' (expected text, csv or json)", nameof(name)),
+    };
+
     /// <summary>Writes events.</summary>
     /// <param name="output">The destination (not closed).</param>
     /// <param name="format">The format.</param>
@@ -120,8 +137,6 @@ public static class EventListWriter
             _ => WriteText(output, events),
         };
     }
-
-    private static string Offset(XEvent e) => e.Source.Offset >= 0 ? e.Source.Offset.ToString(CultureInfo.InvariantCulture) : string.Empty;
 
     private static string ActionLabel(XeEventType type, XeActionSet set, int i)
     {
@@ -184,19 +199,16 @@ public static class EventListWriter
             actionIndex[columns.Actions[i].Key] = fixedCount + columns.Fields.Count + i;
         }
 
-        using CsvWriter csv = CsvWriter.Create(o, new CsvWriterOptions { FormatProvider = CultureInfo.InvariantCulture }, leaveOpen: true);
-        csv.WriteHeader([.. columns.Header]);
-        string[] row = new string[columns.Header.Count];
+        // The events table ends its records with CRLF, as RFC 4180 (and CsvHelper by default) writes them.
+        using var csv = new CsvTableWriter(o, "\r\n");
+        csv.WriteHeader(columns.Header);
+        var row = new XeValue?[columns.Header.Count];
         var typeMap = new Dictionary<XeEventType, int[]>(ReferenceEqualityComparer.Instance);
         var setMap = new Dictionary<XeActionSet, int[]>(ReferenceEqualityComparer.Instance);
         long n = 0;
         foreach (XEvent e in events)
         {
-            Array.Fill(row, string.Empty);
-            row[0] = CellFormatter.IsoUtc(e.Timestamp);
-            row[1] = e.FullName;
-            row[2] = e.Source.FilePath ?? string.Empty;
-            row[3] = Offset(e);
+            Array.Clear(row);
             if (!typeMap.TryGetValue(e.EventType, out int[]? fmap))
             {
                 fmap = [.. e.Fields.Select(f => fieldIndex.GetValueOrDefault(f.Name, -1))];
@@ -207,7 +219,7 @@ public static class EventListWriter
             {
                 if (fmap[i] >= 0)
                 {
-                    row[fmap[i]] = e.GetField(i).ToString();
+                    row[fmap[i]] = e.GetField(i);
                 }
             }
 
@@ -221,11 +233,35 @@ public static class EventListWriter
             {
                 if (amap[i] >= 0)
                 {
-                    row[amap[i]] = e.GetAction(i).ToString();
+                    row[amap[i]] = e.GetAction(i);
                 }
             }
 
-            csv.WriteRecord(row);
+            csv.Timestamp(e.Timestamp);
+            csv.Text(e.FullName);
+            csv.Text(e.Source.FilePath);
+            if (e.Source.Offset >= 0)
+            {
+                csv.Integer(e.Source.Offset);
+            }
+            else
+            {
+                csv.Empty();
+            }
+
+            for (int c = fixedCount; c < row.Length; c++)
+            {
+                if (row[c] is XeValue v)
+                {
+                    WriteCsvValue(csv, v);
+                }
+                else
+                {
+                    csv.Empty();
+                }
+            }
+
+            csv.EndRow();
             n++;
         }
 
@@ -233,10 +269,42 @@ public static class EventListWriter
         return n;
     }
 
+    /// <summary>A value as the text <see cref="XeValue.ToString"/> gives, typed so that numbers are never taken for formulas.</summary>
+    private static void WriteCsvValue(CsvTableWriter csv, XeValue v)
+    {
+        switch (v.ToObject())
+        {
+            case null:
+                csv.Empty();
+                break;
+            case string text:
+                csv.Text(text);
+                break;
+            case sbyte or short or int or long:
+                csv.Integer(v.AsInt64());
+                break;
+            case byte or ushort or uint or ulong:
+                csv.Integer(v.AsUInt64());
+                break;
+            case float f when float.IsFinite(f):
+                csv.Number(f);
+                break;
+            case double d when double.IsFinite(d):
+                csv.Number(d);
+                break;
+            case bool or DateTimeOffset or Guid:
+                csv.Value(v.ToObject()!);
+                break;
+            default:
+                csv.Text(v.ToString());
+                break;
+        }
+    }
+
     private static long WriteJson(TextWriter o, IEnumerable<XEvent> events)
     {
         var buffer = new ArrayBufferWriter<byte>(4096);
-        using var json = new Utf8JsonWriter(buffer, new JsonWriterOptions { Indented = false, Encoder = System.Text.Encodings.Web.JavaScriptEncoder.UnsafeRelaxedJsonEscaping });
+        using var json = new Utf8JsonWriter(buffer, JsonOutput.Options(indented: false));
         o.Write('[');
         bool first = true;
         long n = 0;
@@ -245,7 +313,7 @@ public static class EventListWriter
             json.Reset(buffer);
             json.WriteStartObject();
             json.WriteString("timestamp", CellFormatter.IsoUtc(e.Timestamp));
-            json.WriteString("event", e.FullName);
+            json.WriteSafeString("event", e.FullName);
             if (e.Uuid == Guid.Empty)
             {
                 json.WriteNull("uuid");
@@ -255,7 +323,7 @@ public static class EventListWriter
                 json.WriteString("uuid", e.Uuid.ToString("D", CultureInfo.InvariantCulture));
             }
 
-            json.WriteString("file", e.Source.FilePath);
+            json.WriteSafeString("file", e.Source.FilePath);
             if (e.Source.Offset >= 0)
             {
                 json.WriteNumber("offset", e.Source.Offset);
@@ -292,8 +360,9 @@ public static class EventListWriter
         return n;
     }
 
-    private static void WriteValue(Utf8JsonWriter json, string name, XeValue v)
+    private static void WriteValue(Utf8JsonWriter json, string rawName, XeValue v)
     {
+        string name = TextEscaping.Sanitize(rawName);
         switch (v.ToObject())
         {
             case sbyte or short or int or long:
@@ -309,7 +378,7 @@ public static class EventListWriter
                 json.WriteBoolean(name, b);
                 break;
             default:
-                json.WriteString(name, v.ToString());
+                json.WriteSafeString(name, v.ToString());
                 break;
         }
     }

@@ -104,6 +104,14 @@ public sealed class FlameGraph : ReportBlock
 
     /// <summary>The drawing settings (the title is <see cref="FlameGraphOptions.Title"/>).</summary>
     public FlameGraphOptions Options { get; }
+
+    /// <summary>The first flame graph of a document, which the flame formats write.</summary>
+    /// <param name="document">The document.</param>
+    /// <returns>The block.</returns>
+    /// <exception cref="ArgumentException">The document has no flame graph.</exception>
+    internal static FlameGraph Find(ReportDocument document) =>
+        document.Blocks.OfType<FlameGraph>().FirstOrDefault()
+        ?? throw new ArgumentException("'" + document.Title + "' has no flame graph", nameof(document));
 }
 
 /// <summary>What an SVG flame graph drew and what it left out.</summary>

@@ -4,7 +4,8 @@ using System.Text;
 namespace XeAnalyzer.Output;
 
 /// <summary>
-/// Writes a <see cref="CallTree"/> as folded stacks, the input format of FlameGraph's <c>flamegraph.pl</c>, inferno and
+/// Writes the flame graph of a document (format <c>folded</c>, the <see cref="DocumentView.Figure"/> view: its first
+/// <see cref="FlameGraph"/>'s <see cref="CallTree"/>) as folded stacks, the input format of FlameGraph's <c>flamegraph.pl</c>, inferno and
 /// speedscope: one line per distinct path that has self weight, <c>outermost;…;leaf weight</c> (root first, the
 /// synthetic root omitted), lines sorted ordinally, <c>\n</c> line endings. A differential tree is written with two counts,
 /// <c>path baseline current</c>, as <c>difffolded.pl</c> produces. Frame names are made safe for the format:
@@ -12,7 +13,7 @@ namespace XeAnalyzer.Output;
 /// other control characters become U+FFFD. A path that would be empty (weight on the root itself) is written as
 /// <c>[root]</c>.
 /// </summary>
-public sealed class FoldedStackWriter : ICallTreeWriter
+public sealed class FoldedStackWriter : IReportWriter
 {
     /// <summary>The character that replaces <c>;</c> inside frame names.</summary>
     public const char SemicolonSubstitute = ':';
@@ -35,6 +36,9 @@ public sealed class FoldedStackWriter : ICallTreeWriter
 
     /// <inheritdoc/>
     public string FileExtension => ".folded";
+
+    /// <inheritdoc/>
+    public DocumentView View => DocumentView.Figure;
 
     /// <summary>Makes a frame name safe for a folded line.</summary>
     /// <param name="frame">The frame name.</param>
@@ -106,12 +110,13 @@ public sealed class FoldedStackWriter : ICallTreeWriter
     }
 
     /// <inheritdoc/>
-    public async ValueTask WriteAsync(CallTree tree, Stream output, CancellationToken cancellationToken = default)
+    /// <exception cref="ArgumentException">The document has no flame graph.</exception>
+    public void Write(ReportDocument document, Stream output, CancellationToken cancellationToken = default)
     {
-        ArgumentNullException.ThrowIfNull(tree);
+        ArgumentNullException.ThrowIfNull(document);
         ArgumentNullException.ThrowIfNull(output);
-        StreamWriter writer = OutputText.CreateWriter(output);
-        await using (writer.ConfigureAwait(false))
+        CallTree tree = FlameGraph.Find(document).Tree;
+        using (StreamWriter writer = OutputText.CreateWriter(output))
         {
             int n = 0;
             foreach (string line in GetLines(tree, IncludeBaseline))
@@ -124,8 +129,8 @@ public sealed class FoldedStackWriter : ICallTreeWriter
                 writer.Write(line);
                 writer.Write('\n');
             }
-
-            await writer.FlushAsync(cancellationToken).ConfigureAwait(false);
         }
+
+        output.Flush();
     }
 }

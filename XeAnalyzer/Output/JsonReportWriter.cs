@@ -12,7 +12,10 @@ namespace XeAnalyzer.Output;
 /// referenceLine:{label, value}, bars:[{category, value, highlighted}]</c>), <c>lineChart</c> (<c>title, xAxis, xAxisLabel,
 /// yAxisLabel, series:[{name, count, points:[[x, y]…]}]</c>, every point, x an ISO-8601 UTC string on a time axis) and
 /// <c>flameGraph</c> (<c>title, unit, differential, totalWeight, totalBaselineWeight, nodes:[{id, parent, name, weight,
-/// selfWeight, baselineWeight, selfBaselineWeight}]</c>, a flat pre-order list where <c>parent</c> is an earlier id or -1).
+/// selfWeight, baselineWeight, selfBaselineWeight}]</c>, a flat pre-order list where <c>parent</c> is an earlier id or -1),
+/// <c>outline</c> (<c>title, items:[{depth, text}]</c>) and <c>stackList</c> (<c>items:[{heading, details, frames:[{text, status,
+/// verified, module, function, unresolvedReason}]}], notes</c>; <c>status</c> is <c>inEngine</c>, <c>resolvedOffline</c>,
+/// <c>unresolved</c> or <c>null</c>).
 /// Cell values: text as strings, integers and decimals as numbers, percentages as fractions, durations as numbers in
 /// the column's <c>unit</c> (<c>us</c>, <c>ms</c>, <c>s</c>), timestamps as ISO-8601 UTC strings, empty cells and
 /// non-finite numbers as <c>null</c>. Numbers use the shortest round-trip form; output is deterministic.
@@ -38,12 +41,15 @@ public sealed class JsonReportWriter : IReportWriter
     public string FileExtension => ".json";
 
     /// <inheritdoc/>
-    public async ValueTask WriteAsync(ReportDocument report, Stream output, CancellationToken cancellationToken = default)
+    public DocumentView View => DocumentView.Data;
+
+    /// <inheritdoc/>
+    public void Write(ReportDocument document, Stream output, CancellationToken cancellationToken = default)
     {
-        ArgumentNullException.ThrowIfNull(report);
+        ArgumentNullException.ThrowIfNull(document);
         ArgumentNullException.ThrowIfNull(output);
-        Utf8JsonWriter json = new(output, JsonOutput.Options(Indented));
-        await using (json.ConfigureAwait(false))
+        ReportDocument report = document;
+        using (var json = new Utf8JsonWriter(output, JsonOutput.Options(Indented)))
         {
             json.WriteStartObject();
             json.WriteString("format", "xeanalyzer-report");
@@ -60,7 +66,7 @@ public sealed class JsonReportWriter : IReportWriter
                 foreach (ReportBlock block in section.Blocks)
                 {
                     cancellationToken.ThrowIfCancellationRequested();
-                    await WriteBlockAsync(json, block, cancellationToken).ConfigureAwait(false);
+                    WriteBlock(json, block, cancellationToken);
                 }
 
                 json.WriteEndArray();
@@ -69,17 +75,17 @@ public sealed class JsonReportWriter : IReportWriter
 
             json.WriteEndArray();
             json.WriteEndObject();
-            await json.FlushAsync(cancellationToken).ConfigureAwait(false);
+            json.Flush();
             if (Indented)
             {
-                await output.WriteAsync("\n"u8.ToArray(), cancellationToken).ConfigureAwait(false);
+                output.Write("\n"u8);
             }
         }
 
-        await output.FlushAsync(cancellationToken).ConfigureAwait(false);
+        output.Flush();
     }
 
-    private static async ValueTask WriteBlockAsync(Utf8JsonWriter json, ReportBlock block, CancellationToken cancellationToken)
+    private static void WriteBlock(Utf8JsonWriter json, ReportBlock block, CancellationToken cancellationToken)
     {
         json.WriteStartObject();
         switch (block)
@@ -118,7 +124,7 @@ public sealed class JsonReportWriter : IReportWriter
                 json.WriteEndArray();
                 break;
             case ReportTable t:
-                await TableAsync(json, t, cancellationToken).ConfigureAwait(false);
+                Table(json, t, cancellationToken);
                 break;
             case BarChart bar:
                 json.WriteString("type", "barChart");
@@ -150,10 +156,27 @@ public sealed class JsonReportWriter : IReportWriter
                 json.WriteEndArray();
                 break;
             case LineChart line:
-                await LineAsync(json, line, cancellationToken).ConfigureAwait(false);
+                Line(json, line, cancellationToken);
                 break;
             case FlameGraph flame:
-                await FlameAsync(json, flame, cancellationToken).ConfigureAwait(false);
+                Flame(json, flame, cancellationToken);
+                break;
+            case Outline outline:
+                json.WriteString("type", "outline");
+                json.WriteSafeString("title", outline.Title);
+                json.WriteStartArray("items");
+                foreach (OutlineItem item in outline.Items)
+                {
+                    json.WriteStartObject();
+                    json.WriteNumber("depth", item.Depth);
+                    json.WriteSafeString("text", item.Text);
+                    json.WriteEndObject();
+                }
+
+                json.WriteEndArray();
+                break;
+            case StackList stacks:
+                Stacks(json, stacks, cancellationToken);
                 break;
             default:
                 throw new NotSupportedException("Unknown report block " + block.GetType().Name);
@@ -162,7 +185,52 @@ public sealed class JsonReportWriter : IReportWriter
         json.WriteEndObject();
     }
 
-    private static async ValueTask TableAsync(Utf8JsonWriter json, ReportTable t, CancellationToken cancellationToken)
+    private static void Stacks(Utf8JsonWriter json, StackList stacks, CancellationToken cancellationToken)
+    {
+        json.WriteString("type", "stackList");
+        json.WriteStartArray("items");
+        foreach (StackListItem item in stacks.Items)
+        {
+            json.WriteStartObject();
+            json.WriteSafeString("heading", item.Heading);
+            json.WriteSafeStrings("details", item.Details);
+            json.WriteStartArray("frames");
+            foreach (StackListFrame f in item.Frames)
+            {
+                json.WriteStartObject();
+                json.WriteSafeString("text", f.Text);
+                json.WriteSafeString("status", f.Status switch
+                {
+                    StackFrameStatus.InEngine => "inEngine",
+                    StackFrameStatus.ResolvedOffline => "resolvedOffline",
+                    StackFrameStatus.Unresolved => "unresolved",
+                    _ => null,
+                });
+                if (f.Verified is bool v)
+                {
+                    json.WriteBoolean("verified", v);
+                }
+                else
+                {
+                    json.WriteNull("verified");
+                }
+
+                json.WriteSafeString("module", f.Module);
+                json.WriteSafeString("function", f.Function);
+                json.WriteSafeString("unresolvedReason", f.UnresolvedReason);
+                json.WriteEndObject();
+            }
+
+            json.WriteEndArray();
+            json.WriteEndObject();
+            MaybeFlush(json, cancellationToken);
+        }
+
+        json.WriteEndArray();
+        json.WriteSafeStrings("notes", stacks.Notes);
+    }
+
+    private static void Table(Utf8JsonWriter json, ReportTable t, CancellationToken cancellationToken)
     {
         json.WriteString("type", "table");
         json.WriteSafeString("title", t.Title);
@@ -188,7 +256,7 @@ public sealed class JsonReportWriter : IReportWriter
             }
 
             json.WriteEndArray();
-            await MaybeFlushAsync(json, cancellationToken).ConfigureAwait(false);
+            MaybeFlush(json, cancellationToken);
         }
 
         json.WriteEndArray();
@@ -196,7 +264,7 @@ public sealed class JsonReportWriter : IReportWriter
         json.WriteSafeStrings("warnings", t.Warnings);
     }
 
-    private static async ValueTask LineAsync(Utf8JsonWriter json, LineChart line, CancellationToken cancellationToken)
+    private static void Line(Utf8JsonWriter json, LineChart line, CancellationToken cancellationToken)
     {
         json.WriteString("type", "lineChart");
         json.WriteSafeString("title", line.Title);
@@ -227,7 +295,7 @@ public sealed class JsonReportWriter : IReportWriter
                 json.WriteEndArray();
                 if ((i & 0x3FF) == 0x3FF)
                 {
-                    await MaybeFlushAsync(json, cancellationToken).ConfigureAwait(false);
+                    MaybeFlush(json, cancellationToken);
                 }
             }
 
@@ -238,7 +306,7 @@ public sealed class JsonReportWriter : IReportWriter
         json.WriteEndArray();
     }
 
-    private static async ValueTask FlameAsync(Utf8JsonWriter json, FlameGraph flame, CancellationToken cancellationToken)
+    private static void Flame(Utf8JsonWriter json, FlameGraph flame, CancellationToken cancellationToken)
     {
         CallTree tree = flame.Tree;
         json.WriteString("type", "flameGraph");
@@ -262,7 +330,7 @@ public sealed class JsonReportWriter : IReportWriter
             json.WriteNumber("baselineWeight", n.BaselineWeight);
             json.WriteNumber("selfBaselineWeight", n.SelfBaselineWeight);
             json.WriteEndObject();
-            await MaybeFlushAsync(json, cancellationToken).ConfigureAwait(false);
+            MaybeFlush(json, cancellationToken);
         }
 
         json.WriteEndArray();
@@ -305,12 +373,12 @@ public sealed class JsonReportWriter : IReportWriter
         }
     }
 
-    private static async ValueTask MaybeFlushAsync(Utf8JsonWriter json, CancellationToken cancellationToken)
+    private static void MaybeFlush(Utf8JsonWriter json, CancellationToken cancellationToken)
     {
         if (json.BytesPending > FlushThreshold)
         {
             cancellationToken.ThrowIfCancellationRequested();
-            await json.FlushAsync(cancellationToken).ConfigureAwait(false);
+            json.Flush();
         }
     }
 }

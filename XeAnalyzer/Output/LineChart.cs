@@ -189,4 +189,28 @@ public sealed class LineChart : ReportBlock
 
     /// <summary>Whether the y axis always includes 0 (default <see langword="true"/>, right for counts and running totals).</summary>
     public bool YAxisIncludesZero { get; init; } = true;
+
+    /// <summary>
+    /// Every point of every series as a table (<c>series</c>, then <c>time</c> on a time axis or the x axis label, then the y axis label):
+    /// the data behind the chart, for CSV and JSON.
+    /// </summary>
+    /// <returns>The table, titled like the chart.</returns>
+    public ReportTable ToPointsTable()
+    {
+        var t = new TableBuilder(Title)
+            .AddColumn(TableColumn.Text("series"))
+            .AddColumn(XAxis == XAxisKind.Time ? TableColumn.Timestamp("time") : new TableColumn(XAxisLabel ?? "x", ColumnKind.Decimal))
+            .AddColumn(new TableColumn(YAxisLabel ?? "y", ColumnKind.Decimal));
+        foreach (LineSeries s in Series)
+        {
+            ReadOnlySpan<double> x = s.X.Span;
+            ReadOnlySpan<double> y = s.Y.Span;
+            for (int i = 0; i < x.Length; i++)
+            {
+                t.AddRow(s.Name, XAxis == XAxisKind.Time ? TableCell.FromDateTime(LineSeries.FromUnixSeconds(x[i])) : TableCell.FromDouble(x[i]), TableCell.FromDouble(y[i]));
+            }
+        }
+
+        return t.Build();
+    }
 }

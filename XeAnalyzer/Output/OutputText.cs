@@ -9,11 +9,11 @@ internal static class OutputText
     public static readonly UTF8Encoding Utf8NoBom = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
 
     /// <summary>Writes text as UTF-8 and flushes the stream.</summary>
-    public static async ValueTask WriteUtf8Async(string text, Stream output, CancellationToken cancellationToken)
+    public static void WriteUtf8(string text, Stream output)
     {
-        byte[] bytes = Utf8NoBom.GetBytes(text);
-        await output.WriteAsync(bytes, cancellationToken).ConfigureAwait(false);
-        await output.FlushAsync(cancellationToken).ConfigureAwait(false);
+        ArgumentNullException.ThrowIfNull(output);
+        output.Write(Utf8NoBom.GetBytes(text));
+        output.Flush();
     }
 
     /// <summary>A UTF-8 (no BOM) writer over a stream that leaves the stream open and writes <c>\n</c> line endings.</summary>

@@ -3,7 +3,8 @@ using System.Text.Json;
 namespace XeAnalyzer.Output;
 
 /// <summary>
-/// Writes a <see cref="CallTree"/> as a speedscope file (https://www.speedscope.app/file-format-schema.json): the distinct
+/// Writes the flame graph of a document (format <c>speedscope</c>, the <see cref="DocumentView.Figure"/> view: its first
+/// <see cref="FlameGraph"/>'s <see cref="CallTree"/>; the profile is named after the document's title) as a speedscope file (https://www.speedscope.app/file-format-schema.json): the distinct
 /// frame names in <c>shared.frames</c> (in first-visit order of a depth-first walk, children by name), and one
 /// <c>sampled</c> profile with one sample per distinct path that has self weight — frame indices root first (the
 /// synthetic root omitted) — and a <c>weights</c> array of the same length holding the self weights. <c>endValue</c> is
@@ -11,23 +12,17 @@ namespace XeAnalyzer.Output;
 /// Only the current weights of a differential tree are written (speedscope has no differential view).
 /// Property order is fixed; output is deterministic.
 /// </summary>
-public sealed class SpeedscopeWriter : ICallTreeWriter
+public sealed class SpeedscopeWriter : IReportWriter
 {
     /// <summary>The schema URL every speedscope file names.</summary>
     public const string SchemaUrl = "https://www.speedscope.app/file-format-schema.json";
 
     /// <summary>Creates the writer.</summary>
-    /// <param name="profileName">The profile name shown by speedscope (default "XeAnalyzer").</param>
     /// <param name="indented">Whether to indent the JSON (default <see langword="false"/>: files can be large).</param>
-    public SpeedscopeWriter(string profileName = "XeAnalyzer", bool indented = false)
+    public SpeedscopeWriter(bool indented = false)
     {
-        ArgumentNullException.ThrowIfNull(profileName);
-        ProfileName = profileName;
         Indented = indented;
     }
-
-    /// <summary>The profile name.</summary>
-    public string ProfileName { get; }
 
     /// <summary>Whether the JSON is indented.</summary>
     public bool Indented { get; }
@@ -37,6 +32,9 @@ public sealed class SpeedscopeWriter : ICallTreeWriter
 
     /// <inheritdoc/>
     public string FileExtension => ".speedscope.json";
+
+    /// <inheritdoc/>
+    public DocumentView View => DocumentView.Figure;
 
     /// <summary>The speedscope unit name of a weight unit.</summary>
     /// <param name="unit">The unit.</param>
@@ -49,10 +47,13 @@ public sealed class SpeedscopeWriter : ICallTreeWriter
     };
 
     /// <inheritdoc/>
-    public async ValueTask WriteAsync(CallTree tree, Stream output, CancellationToken cancellationToken = default)
+    /// <exception cref="ArgumentException">The document has no flame graph.</exception>
+    public void Write(ReportDocument document, Stream output, CancellationToken cancellationToken = default)
     {
-        ArgumentNullException.ThrowIfNull(tree);
+        ArgumentNullException.ThrowIfNull(document);
         ArgumentNullException.ThrowIfNull(output);
+        CallTree tree = FlameGraph.Find(document).Tree;
+        string profileName = document.Title.Length > 0 ? document.Title : "XeAnalyzer";
         var frameIndex = new Dictionary<string, int>(StringComparer.Ordinal);
         var frames = new List<string>();
         var samples = new List<int[]>();
@@ -96,13 +97,12 @@ public sealed class SpeedscopeWriter : ICallTreeWriter
         }
 
         cancellationToken.ThrowIfCancellationRequested();
-        Utf8JsonWriter json = new(output, JsonOutput.Options(Indented));
-        await using (json.ConfigureAwait(false))
+        using (var json = new Utf8JsonWriter(output, JsonOutput.Options(Indented)))
         {
             json.WriteStartObject();
             json.WriteString("$schema", SchemaUrl);
             json.WriteString("exporter", ReportDocument.DefaultGenerator);
-            json.WriteSafeString("name", ProfileName);
+            json.WriteSafeString("name", profileName);
             json.WriteNumber("activeProfileIndex", 0);
             json.WriteStartObject("shared");
             json.WriteStartArray("frames");
@@ -118,7 +118,7 @@ public sealed class SpeedscopeWriter : ICallTreeWriter
             json.WriteStartArray("profiles");
             json.WriteStartObject();
             json.WriteString("type", "sampled");
-            json.WriteSafeString("name", ProfileName);
+            json.WriteSafeString("name", profileName);
             json.WriteString("unit", UnitName(tree.Unit));
             json.WriteNumber("startValue", 0);
             json.WriteNumber("endValue", tree.TotalWeight);
@@ -135,7 +135,7 @@ public sealed class SpeedscopeWriter : ICallTreeWriter
                 if (json.BytesPending > 65536)
                 {
                     cancellationToken.ThrowIfCancellationRequested();
-                    await json.FlushAsync(cancellationToken).ConfigureAwait(false);
+                    json.Flush();
                 }
             }
 
@@ -150,9 +150,9 @@ public sealed class SpeedscopeWriter : ICallTreeWriter
             json.WriteEndObject();
             json.WriteEndArray();
             json.WriteEndObject();
-            await json.FlushAsync(cancellationToken).ConfigureAwait(false);
+            json.Flush();
         }
 
-        await output.FlushAsync(cancellationToken).ConfigureAwait(false);
+        output.Flush();
     }
 }

@@ -9,15 +9,17 @@ namespace XeAnalyzer.Output;
 public readonly struct TableCell : IEquatable<TableCell>
 {
     private readonly string? _text;
+    private readonly string? _link;
     private readonly long _integer;
     private readonly double _number;
     private readonly ColumnKind _kind;
     private readonly bool _hasValue;
 
-    private TableCell(ColumnKind kind, string? text, long integer, double number)
+    private TableCell(ColumnKind kind, string? text, long integer, double number, string? link = null)
     {
         _kind = kind;
         _text = text;
+        _link = link;
         _integer = integer;
         _number = number;
         _hasValue = true;
@@ -51,6 +53,12 @@ public readonly struct TableCell : IEquatable<TableCell>
     /// <summary>The text of a <see cref="ColumnKind.Text"/> cell, otherwise <see langword="null"/>.</summary>
     public string? Text => _hasValue && _kind == ColumnKind.Text ? _text : null;
 
+    /// <summary>
+    /// Where a text cell links to (a relative path such as <c>capture/index.html</c>), or <see langword="null"/>. HTML shows the cell
+    /// as a link; the other formats show its text.
+    /// </summary>
+    public string? Link => _hasValue && _kind == ColumnKind.Text ? _link : null;
+
     /// <summary>The value of a <see cref="ColumnKind.Integer"/> cell, otherwise 0.</summary>
     public long Integer => _hasValue && _kind == ColumnKind.Integer ? _integer : 0;
 
@@ -74,6 +82,27 @@ public readonly struct TableCell : IEquatable<TableCell>
     /// <summary>A text cell; <see langword="null"/> gives an empty cell.</summary>
     /// <param name="value">The text. It may hold any characters; writers escape or sanitise it for their format.</param>
     public static TableCell FromString(string? value) => value is null ? default : new TableCell(ColumnKind.Text, value, 0, 0);
+
+    /// <summary>A text cell that links to a file beside the document (HTML shows a link; the other formats the text).</summary>
+    /// <param name="text">The text.</param>
+    /// <param name="target">
+    /// A relative path: segments of ASCII letters, digits, <c>.</c>, <c>_</c> and <c>-</c> separated by <c>/</c>, none of them <c>..</c>
+    /// (so it needs no escaping and cannot leave the folder or name a scheme).
+    /// </param>
+    /// <returns>The cell.</returns>
+    /// <exception cref="ArgumentException"><paramref name="target"/> is not such a path.</exception>
+    public static TableCell FromLink(string text, string target)
+    {
+        ArgumentNullException.ThrowIfNull(text);
+        ArgumentNullException.ThrowIfNull(target);
+        string[] segments = target.Split('/');
+        if (Array.Exists(segments, s => s.Length == 0 || s is "." or ".." || !s.All(c => c is (>= 'a' and <= 'z') or (>= 'A' and <= 'Z') or (>= '0' and <= '9') or '.' or '_' or '-')))
+        {
+            throw new ArgumentException("a link target must be a relative path of [A-Za-z0-9._-] segments: '" + target + "'", nameof(target));
+        }
+
+        return new TableCell(ColumnKind.Text, text, 0, 0, target);
+    }
 
     /// <summary>An integer cell.</summary>
     /// <param name="value">The value.</param>
@@ -146,7 +175,8 @@ public readonly struct TableCell : IEquatable<TableCell>
         && _kind == other._kind
         && _integer == other._integer
         && _number.Equals(other._number)
-        && string.Equals(_text, other._text, StringComparison.Ordinal);
+        && string.Equals(_text, other._text, StringComparison.Ordinal)
+        && string.Equals(_link, other._link, StringComparison.Ordinal);
 
     /// <inheritdoc/>
     public override bool Equals(object? obj) => obj is TableCell other && Equals(other);

@@ -1,6 +1,7 @@
 using XeAnalyzer.Capture;
 using System.Diagnostics;
 using XeAnalyzer.Symbols.Resolution;
+using XeAnalyzer.Output;
 
 namespace XeAnalyzer.Reporting;
 
@@ -144,7 +145,7 @@ public sealed class BatchItemResult
 
 /// <summary>The result of a batch: one entry per capture, in discovery order.</summary>
 /// <remarks>Immutable.</remarks>
-public sealed class BatchResult
+public sealed class BatchResult : IDocumentSource
 {
     internal BatchResult(IReadOnlyList<string> inputs, IReadOnlyList<BatchItemResult> items, TimeSpan elapsed)
     {
@@ -167,13 +168,17 @@ public sealed class BatchResult
     /// <returns>The count.</returns>
     public int Count(BatchStatus status) => Items.Count(i => i.Status == status);
 
+    /// <inheritdoc/>
+    /// <remarks>The same in every view: <see cref="BatchOutput.ToDocument"/>.</remarks>
+    public ReportDocument ToDocument(DocumentView view) => BatchOutput.ToDocument(this);
+
     /// <summary>Whether any capture failed (or was not run because of a failure).</summary>
     public bool AnyFailed => Items.Any(i => i.Status is BatchStatus.Failed or BatchStatus.NotRun);
 }
 
 /// <summary>
 /// Runs <c>xeanalyze batch</c>: one report folder per capture (what <see cref="CaptureReporter"/> and
-/// <see cref="CaptureReport.WriteAsync"/> make), processed up to <see cref="BatchOptions.Jobs"/> at once, then an
+/// <see cref="CaptureReport.Write"/> make), processed up to <see cref="BatchOptions.Jobs"/> at once, then an
 /// <c>index.html</c> (one row per capture, linking each report) and a <c>summary.json</c>. The same inputs give byte-identical
 /// files whatever the number of jobs: captures are named and ordered by path, reports do not depend on what other captures
 /// did (they share the symbol caches, not the results), and no timing or clock reading is written.
@@ -189,7 +194,7 @@ public static class BatchRunner
     /// <returns>The result.</returns>
     /// <exception cref="IOException">The output folder cannot be written.</exception>
     /// <exception cref="OperationCanceledException">The batch was cancelled.</exception>
-    public static async Task<BatchResult> RunAsync(IReadOnlyList<string> inputs, IReadOnlyList<BatchCapture> captures, string outputDirectory, BatchOptions? options = null, CancellationToken cancellationToken = default)
+    public static BatchResult Run(IReadOnlyList<string> inputs, IReadOnlyList<BatchCapture> captures, string outputDirectory, BatchOptions? options = null, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(inputs);
         ArgumentNullException.ThrowIfNull(captures);
@@ -213,7 +218,7 @@ public static class BatchRunner
             for (int w = 0; w < jobs; w++)
             {
                 workers[w] = Task.Run(
-                    async () =>
+                    () =>
                     {
                         while (true)
                         {
@@ -230,7 +235,7 @@ public static class BatchRunner
                                 Notify(options, new BatchEvent(BatchEventKind.Start, captures[i], i, captures.Count, null, null, TimeSpan.Zero, 0, completed, running));
                             }
 
-                            BatchItemResult r = await ProcessAsync(captures[i], outputDirectory, options.Report, resolver, cancellationToken).ConfigureAwait(false);
+                            BatchItemResult r = Process(captures[i], outputDirectory, options.Report, resolver, cancellationToken);
                             results[i] = r;
                             lock (gate)
                             {
@@ -251,7 +256,16 @@ public static class BatchRunner
                     CancellationToken.None);
             }
 
-            await Task.WhenAll(workers).ConfigureAwait(false);
+            // The workers turn a capture's failure into its result; what escapes them (cancellation) is rethrown as it was thrown.
+            try
+            {
+                Task.WaitAll(workers, CancellationToken.None);
+            }
+            catch (AggregateException ex) when (ex.InnerExceptions.Count > 0)
+            {
+                System.Runtime.ExceptionServices.ExceptionDispatchInfo.Capture(ex.InnerExceptions[0]).Throw();
+            }
+
             cancellationToken.ThrowIfCancellationRequested();
         }
         finally
@@ -266,13 +280,13 @@ public static class BatchRunner
         }
 
         var result = new BatchResult([.. inputs], items, total.Elapsed);
-        await BatchOutput.WriteAsync(result, outputDirectory, cancellationToken).ConfigureAwait(false);
+        BatchOutput.Write(result, outputDirectory, cancellationToken);
         return result;
     }
 
     private static void Notify(BatchOptions options, BatchEvent e) => options.Progress?.Invoke(e);
 
-    private static async Task<BatchItemResult> ProcessAsync(BatchCapture capture, string outputDirectory, ReportOptions template, CallstackResolver resolver, CancellationToken cancellationToken)
+    private static BatchItemResult Process(BatchCapture capture, string outputDirectory, ReportOptions template, CallstackResolver resolver, CancellationToken cancellationToken)
     {
         var sw = Stopwatch.StartNew();
         try
@@ -286,8 +300,8 @@ public static class BatchRunner
                 Title = "XeAnalyzer report: " + capture.Name,
                 Filter = template.Filter,
             };
-            CaptureReport report = await Task.Run(() => CaptureReporter.Run(capture.Files, options, cancellationToken), cancellationToken).ConfigureAwait(false);
-            await report.WriteAsync(Path.Combine(outputDirectory, capture.Folder), cancellationToken).ConfigureAwait(false);
+            CaptureReport report = CaptureReporter.Run(capture.Files, options, cancellationToken);
+            report.Write(Path.Combine(outputDirectory, capture.Folder), cancellationToken);
             BatchStatus status = report.Status switch
             {
                 ReportStatus.Partial => BatchStatus.Partial,

@@ -38,7 +38,7 @@ public sealed record ReportReadStatistics(long SkippedBuffers, long IncompleteBu
 
 /// <summary>
 /// A capture report made by <see cref="CaptureReporter"/>: the composed page (<see cref="Document"/>), the parts it was built
-/// from, and the files <see cref="WriteAsync"/> writes. Immutable.
+/// from, and the files <see cref="Write"/> writes. Immutable.
 /// </summary>
 public sealed class CaptureReport
 {
@@ -82,7 +82,7 @@ public sealed class CaptureReport
     /// <summary>The whole page as a report document (what <c>index.html</c> and <c>report.json</c> hold).</summary>
     public ReportDocument Document { get; }
 
-    /// <summary>The files <see cref="WriteAsync"/> writes, in the order it writes them (also listed on the page).</summary>
+    /// <summary>The files <see cref="Write"/> writes, in the order it writes them (also listed on the page).</summary>
     public IReadOnlyList<ReportFile> Files { get; }
 
     /// <summary>The analyses that ran.</summary>
@@ -94,14 +94,14 @@ public sealed class CaptureReport
     /// <summary>
     /// Writes the report into <paramref name="directory"/> (created if needed): <c>index.html</c> (one self-contained page),
     /// <c>report.json</c> (the same document), one CSV file per table (<c>&lt;analysis&gt;.&lt;table&gt;.csv</c>), one SVG file per
-    /// chart or flame graph, one CSV file per line chart (every point) and a folded-stacks file per flame graph. Files of the same
-    /// names are replaced; other files in the folder are left alone. The bytes depend only on the report.
+    /// chart or flame graph, one CSV file per line chart (every point) and a folded-stacks file per flame graph, each through the writer
+    /// of its format (<see cref="OutputFormats"/>). Files of the same names are replaced; other files in the folder are left alone. The
+    /// bytes depend only on the report.
     /// </summary>
     /// <param name="directory">The output folder.</param>
     /// <param name="cancellationToken">Stops the writing.</param>
-    /// <returns>A task that completes when every file is written.</returns>
     /// <exception cref="IOException">A file cannot be written.</exception>
-    public async Task WriteAsync(string directory, CancellationToken cancellationToken = default)
+    public void Write(string directory, CancellationToken cancellationToken = default)
     {
         ArgumentException.ThrowIfNullOrEmpty(directory);
         Directory.CreateDirectory(directory);
@@ -109,11 +109,8 @@ public sealed class CaptureReport
         {
             cancellationToken.ThrowIfCancellationRequested();
             string path = Path.Combine(directory, f.Name);
-            var fs = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read, 1 << 16);
-            await using (fs.ConfigureAwait(false))
-            {
-                await ReportComposer.WriteFileAsync(this, f, fs, cancellationToken).ConfigureAwait(false);
-            }
+            using var fs = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read, 1 << 16);
+            ReportComposer.WriteFile(this, f, fs, cancellationToken);
         }
     }
 

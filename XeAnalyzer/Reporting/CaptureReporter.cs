@@ -21,7 +21,7 @@ public static class CaptureReporter
     /// <param name="inputs">Files, folders or globs (as <see cref="CaptureSource.Open"/> takes them).</param>
     /// <param name="options">Options; <see langword="null"/> for <see cref="ReportOptions.Default"/>.</param>
     /// <param name="cancellationToken">Stops the report.</param>
-    /// <returns>The report (not yet written: see <see cref="CaptureReport.WriteAsync"/>).</returns>
+    /// <returns>The report (not yet written: see <see cref="CaptureReport.Write"/>).</returns>
     /// <exception cref="FileNotFoundException">An input names nothing that exists.</exception>
     /// <exception cref="XeFormatException">An input is malformed (a <c>.xel</c> file in strict mode, XML that is not target data, an explicit module list).</exception>
     /// <exception cref="IOException">An input cannot be read.</exception>

@@ -23,8 +23,8 @@ public sealed record CaptureFileSummary(string Path, long Length, long Events, D
 /// <param name="Actions">The actions seen on it (full names, ordinal order; at most 64).</param>
 public sealed record CaptureEventSummary(string Name, long Count, DateTime FirstEvent, DateTime LastEvent, bool HasCallstack, IReadOnlyList<string> Actions);
 
-/// <summary>What a capture report's inputs hold (the <c>info</c> view): files, time range, events by name, callstacks. Immutable.</summary>
-public sealed class CaptureSummary
+/// <summary>What a capture report's inputs hold: files, time range, events by name, callstacks. Immutable.</summary>
+public sealed class CaptureSummary : IDocumentSource
 {
     internal CaptureSummary(IReadOnlyList<CaptureFileSummary> files, IReadOnlyList<CaptureEventSummary> events)
     {
@@ -61,9 +61,13 @@ public sealed class CaptureSummary
     /// <returns>Names with counts, most frequent first.</returns>
     public IReadOnlyList<EventNameCount> ToEventNameCounts() => [.. Events.Select(e => new EventNameCount(e.Name, e.Count))];
 
-    /// <summary>The files and events as report tables.</summary>
+    /// <inheritdoc/>
+    /// <remarks>The same in every view: a "Capture" section with the files and the events by name.</remarks>
+    public ReportDocument ToDocument(DocumentView view) => new("Capture", [new ReportSection("Capture", ToBlocks())]);
+
+    /// <summary>The files and events as report tables (the capture section of a report).</summary>
     /// <returns>The blocks.</returns>
-    internal IReadOnlyList<ReportBlock> ToBlocks()
+    public IReadOnlyList<ReportBlock> ToBlocks()
     {
         var files = new TableBuilder("Files")
             .AddColumn(TableColumn.Text("file"))

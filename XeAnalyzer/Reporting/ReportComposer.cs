@@ -101,38 +101,20 @@ internal static class ReportComposer
         return (document, files.AsReadOnly());
     }
 
-    public static async Task WriteFileAsync(CaptureReport report, ReportFile file, Stream output, CancellationToken cancellationToken)
+    /// <summary>Writes one file of the report through the writer of its format.</summary>
+    public static void WriteFile(CaptureReport report, ReportFile file, Stream output, CancellationToken cancellationToken)
     {
-        switch (file.Kind)
+        (string format, IDocumentSource source) = file.Kind switch
         {
-            case ReportFileKind.Html:
-                await new HtmlReportWriter().WriteAsync(report.Document, output, cancellationToken).ConfigureAwait(false);
-                break;
-            case ReportFileKind.Json:
-                await new JsonReportWriter().WriteAsync(report.Document, output, cancellationToken).ConfigureAwait(false);
-                break;
-            case ReportFileKind.TableCsv:
-                await CsvReportWriter.WriteTableAsync((ReportTable)file.Block!, output, false, cancellationToken).ConfigureAwait(false);
-                break;
-            case ReportFileKind.SeriesCsv:
-                await OutputText.WriteUtf8Async(SeriesCsv((LineChart)file.Block!), output, cancellationToken).ConfigureAwait(false);
-                break;
-            case ReportFileKind.Svg:
-                string svg = file.Block switch
-                {
-                    BarChart b => ChartSvgWriter.ToSvg(b),
-                    LineChart l => ChartSvgWriter.ToSvg(l, null, cancellationToken),
-                    FlameGraph f => FlameGraphSvgWriter.Render(f.Tree, f.Options, cancellationToken).Svg,
-                    _ => throw new InvalidOperationException("no SVG for " + file.Name),
-                };
-                await OutputText.WriteUtf8Async(svg, output, cancellationToken).ConfigureAwait(false);
-                break;
-            case ReportFileKind.Folded:
-                await new FoldedStackWriter().WriteAsync(((FlameGraph)file.Block!).Tree, output, cancellationToken).ConfigureAwait(false);
-                break;
-            default:
-                throw new InvalidOperationException("unknown file kind " + file.Kind);
-        }
+            ReportFileKind.Html => ("html", (IDocumentSource)report.Document),
+            ReportFileKind.Json => ("json", report.Document),
+            ReportFileKind.TableCsv => ("csv", ReportDocument.Of(file.Description, file.Block!)),
+            ReportFileKind.SeriesCsv => ("csv", ReportDocument.Of(file.Description, ((LineChart)file.Block!).ToPointsTable())),
+            ReportFileKind.Svg => ("svg", ReportDocument.Of(file.Description, file.Block!)),
+            ReportFileKind.Folded => ("folded", ReportDocument.Of(file.Description, file.Block!)),
+            _ => throw new InvalidOperationException("unknown file kind " + file.Kind),
+        };
+        OutputFormats.Write(source, format, output, cancellationToken);
     }
 
     /// <summary>A file-name part from a title: ASCII letters and digits in lowercase, other runs as one <c>-</c>, at most 48 characters.</summary>
@@ -241,39 +223,5 @@ internal static class ReportComposer
 
         blocks.Add(t.Build());
         return new ReportSection("Overview", blocks);
-    }
-
-    private static string SeriesCsv(LineChart chart)
-    {
-        var sb = new StringBuilder();
-        sb.Append("series,").Append(chart.XAxis == XAxisKind.Time ? "time" : Csv(chart.XAxisLabel ?? "x")).Append(',').Append(Csv(chart.YAxisLabel ?? "y")).Append('\n');
-        foreach (LineSeries s in chart.Series)
-        {
-            string name = Csv(s.Name);
-            ReadOnlySpan<double> x = s.X.Span;
-            ReadOnlySpan<double> y = s.Y.Span;
-            for (int i = 0; i < x.Length; i++)
-            {
-                sb.Append(name).Append(',');
-                if (chart.XAxis == XAxisKind.Time)
-                {
-                    sb.Append(CellFormatter.IsoUtc(LineSeries.FromUnixSeconds(x[i])));
-                }
-                else
-                {
-                    sb.Append(x[i].ToString("R", Ic));
-                }
-
-                sb.Append(',').Append(y[i].ToString("R", Ic)).Append('\n');
-            }
-        }
-
-        return sb.ToString();
-    }
-
-    private static string Csv(string text)
-    {
-        string s = TextEscaping.Sanitize(text);
-        return s.AsSpan().IndexOfAny(",\"\r\n") >= 0 ? "\"" + s.Replace("\"", "\"\"", StringComparison.Ordinal) + "\"" : s;
     }
 }

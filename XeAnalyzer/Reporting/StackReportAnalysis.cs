@@ -55,28 +55,17 @@ public sealed class StackReportAnalysis(StackBucketAnalysis? analysis = null, in
 
     private ReportDocument ToReport(StackBucketResult result)
     {
-        // The writer's sections, rearranged for one page: the bucket table with the flame graph, then the frames of the largest
+        // The parts of the stack document, for one page: the summary; the bucket table with the flame graph; the frames of the largest
         // buckets; the resolution without the resolver's PDB list; then every frame of the top buckets as a table.
-        ReportDocument full = result.ToReport(FramesShown);
-        ReportSection? Find(string title) => full.Sections.FirstOrDefault(s => string.Equals(s.Title, title, StringComparison.Ordinal));
-        var sections = new List<ReportSection>();
-        if (Find("Summary") is ReportSection summary)
+        var stacks = new StackBucketDocument(result);
+        var sections = new List<ReportSection>
         {
-            sections.Add(summary);
-        }
-
-        ReportSection? buckets = Find("Buckets");
-        var top = new List<ReportBlock>();
-        if (buckets is not null && buckets.Blocks.Count > 0)
+            new("Summary", stacks.SummaryList(), stacks.CountsParagraph()),
+            new("Buckets", stacks.OverviewTable(), stacks.FlameGraph()),
+        };
+        if (FramesShown > 0 && result.Buckets.Count > 0)
         {
-            top.Add(buckets.Blocks[0]);
-        }
-
-        top.AddRange(Find("Flame graph")?.Blocks ?? []);
-        sections.Add(new ReportSection("Buckets", top));
-        if (buckets is not null && buckets.Blocks.Count > 1)
-        {
-            var frames = new List<ReportBlock>(buckets.Blocks.Skip(1));
+            var frames = new List<ReportBlock> { stacks.Stacks(FramesShown) };
             if (result.Buckets.Count > FramesShown)
             {
                 frames.Add(new Paragraph(string.Create(CultureInfo.InvariantCulture,
@@ -87,8 +76,8 @@ public sealed class StackReportAnalysis(StackBucketAnalysis? analysis = null, in
         }
 
         sections.Add(new ReportSection("Resolution", ResolutionBlocks(result)));
-        sections.Add(new ReportSection("Bucket frames", StackBucketWriter.ToFramesTable(result.Filter(FramesTableBuckets, 0))));
-        return new ReportDocument(full.Title, sections);
+        sections.Add(new ReportSection("Bucket frames", new StackBucketDocument(result.Filter(FramesTableBuckets, 0)).FramesTable()));
+        return new ReportDocument("Stack buckets", sections);
     }
 
     private static List<ReportBlock> ResolutionBlocks(StackBucketResult result)

@@ -1,5 +1,4 @@
 using System.CommandLine;
-using System.Globalization;
 using XeAnalyzer.Analysis;
 using XeAnalyzer.Capture;
 using XeAnalyzer.Output;
@@ -88,20 +87,15 @@ internal sealed class AnalysisCommandOptions
         };
     }
 
-    /// <summary>Opens the inputs, runs the analysis over one read, and writes the result or the explanation of what is missing.</summary>
-    public int Run<TResult>(
-        ParseResult parse,
-        TextWriter stdout,
-        TextWriter stderr,
-        ICaptureAnalysis analysis,
-        Func<TResult, ReportDocument> report,
-        Func<TResult, Stream, ValueTask>? writeChart,
-        CancellationToken cancellationToken = default)
-        where TResult : class, IAnalysisResult
+    /// <summary>
+    /// Opens the inputs, runs the analysis over one read, and writes the result through the writer of <c>--format</c> (and its figure
+    /// to <c>--chart</c>) or the explanation of what is missing.
+    /// </summary>
+    public int Run<TResult>(ParseResult parse, TextWriter stdout, TextWriter stderr, ICaptureAnalysis analysis, CancellationToken cancellationToken = default)
+        where TResult : class, IAnalysisResult, IDocumentSource
     {
         EventFilter filter = HasEventOptions ? FilterOptions.Filter(parse) : EventFilter.None;
-        string format = parse.GetValue(Format) ?? "text";
-        IReportWriter? writer = format == "svg" ? null : OutputFormats.FindReportWriter(format) ?? throw new UsageException("--format: expected text, csv, json, html or svg");
+        IReportWriter writer = OutputFormats.Get(parse.GetValue(Format) ?? "text");
         CaptureSource source = Input.Open(parse, null, cancellationToken);
         var diagnostics = new CaptureDiagnostics();
         AnalysisOutcome<TResult> outcome = AnalysisOutcome.Run<TResult>(source, analysis, new AnalysisContext(filter, diagnostics), cancellationToken);
@@ -111,25 +105,11 @@ internal sealed class AnalysisCommandOptions
             return CaptureCommandSupport.Finish(diagnostics, stderr, outcome.Status);
         }
 
-        ReportDocument doc = report(outcome.Result);
-        doc = new ReportDocument(doc.Title, doc.Sections) { Description = Describe(source.Names, filter) };
-        if (writer is null)
+        IDocumentSource result = outcome.Result.WithDescription(Describe(source.Names, filter));
+        CaptureCommandSupport.WriteDocument(result, writer, parse.GetValue(Output), stdout, cancellationToken);
+        if (parse.GetValue(Chart) is string chartPath)
         {
-            // --format svg: the analysis's chart is the output.
-            if (writeChart is null)
-            {
-                throw new UsageException("--format svg: this analysis has no chart");
-            }
-
-            CaptureCommandSupport.WriteOutput(parse.GetValue(Output), stdout, s => writeChart(outcome.Result, s).AsTask().GetAwaiter().GetResult());
-            return CaptureCommandSupport.Finish(diagnostics, stderr, outcome.Status);
-        }
-
-        CaptureCommandSupport.WriteOutput(parse.GetValue(Output), stdout, s => writer.WriteAsync(doc, s).AsTask().GetAwaiter().GetResult());
-        string? chartPath = parse.GetValue(Chart);
-        if (chartPath is not null && writeChart is not null)
-        {
-            CaptureCommandSupport.WriteFile(chartPath, s => writeChart(outcome.Result, s).AsTask().GetAwaiter().GetResult());
+            CaptureCommandSupport.WriteFile(chartPath, s => OutputFormats.Write(result, "svg", s, cancellationToken));
         }
 
         return CaptureCommandSupport.Finish(diagnostics, stderr, outcome.Status);

@@ -3,6 +3,8 @@ using System.Globalization;
 using System.Text;
 using XeAnalyzer.Analysis;
 using XeAnalyzer.Capture;
+using XeAnalyzer.Cli.Progress;
+using XeAnalyzer.Output;
 using XeAnalyzer.Xel;
 
 namespace XeAnalyzer.Cli.Commands.Common;
@@ -21,11 +23,22 @@ internal static class CaptureCommandSupport
         Description = "Skip damaged buffers (reported on stderr, exit code 3) instead of stopping at the first damage.",
     };
 
-    /// <summary>Runs a command body, turning input errors into one line on stderr and exit code 1 (never a stack trace).</summary>
+    /// <summary>
+    /// Runs a command body, turning input errors into one line on stderr and exit code 1 (never a stack trace). While it runs, the
+    /// progress display of <see cref="TerminalProgress"/> is <see cref="TerminalProgress.Current"/> (when it may show), and the body
+    /// writes through it; it is cleared before the command returns.
+    /// </summary>
     public static int Run(ParseResult parse, Func<TextWriter, TextWriter, int> body)
     {
         TextWriter output = parse.InvocationConfiguration.Output;
         TextWriter error = parse.InvocationConfiguration.Error;
+        using TerminalProgress? progress = TerminalProgress.Start(parse, output, error);
+        if (progress is not null)
+        {
+            output = progress.Output;
+            error = progress.Error;
+        }
+
         try
         {
             return body(output, error);
@@ -82,6 +95,24 @@ internal static class CaptureCommandSupport
         return ExitCodes.For(status);
     }
 
+    /// <summary>Writes the view of <paramref name="source"/> the writer shows to a file (-o) or to standard output.</summary>
+    public static void WriteDocument(IDocumentSource source, IReportWriter writer, string? path, TextWriter stdout, CancellationToken cancellationToken = default) =>
+        WriteOutput(path, stdout, s => OutputFormats.Write(source, writer, s, cancellationToken));
+
+    /// <summary>
+    /// Writes the listing (text) of <paramref name="source"/> to stderr, after flushing stdout, each line prefixed with
+    /// <paramref name="prefix"/> (for example <c>xeanalyze: </c>).
+    /// </summary>
+    public static void WriteLines(IDocumentSource source, string prefix, TextWriter stdout, TextWriter stderr)
+    {
+        stdout.Flush();
+        string text = OutputFormats.ToText(source);
+        foreach (string line in text.Split('\n').SkipLast(1))
+        {
+            stderr.WriteLine(prefix + line);
+        }
+    }
+
     /// <summary>Writes text to a file (-o) or to standard output.</summary>
     public static void WriteOutput(string? path, TextWriter stdout, Action<Stream> write)
     {
@@ -104,9 +135,6 @@ internal static class CaptureCommandSupport
         using var fs = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read);
         write(fs);
     }
-
-    /// <summary>A UTC time as ISO 8601 with seven fraction digits and a Z (<c>2024-03-01T12:00:00.0000000Z</c>), as every output writes it.</summary>
-    public static string IsoUtc(DateTime t) => t.ToString("yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'", CultureInfo.InvariantCulture);
 
     /// <summary>
     /// Writes a message of one or more <c>\n</c>-separated lines to stderr, after flushing stdout: the first line prefixed with

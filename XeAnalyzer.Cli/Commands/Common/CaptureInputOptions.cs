@@ -1,5 +1,6 @@
 using System.CommandLine;
 using XeAnalyzer.Capture;
+using XeAnalyzer.Cli.Progress;
 using XeAnalyzer.Xel;
 
 namespace XeAnalyzer.Cli.Commands.Common;
@@ -43,6 +44,7 @@ internal sealed class CaptureInputOptions
     {
         Integrity = parse.GetValue(SkipCorrupt) ? XelIntegrityHandling.SkipCorruptBuffers : XelIntegrityHandling.Strict,
         ModuleMapPath = modules,
+        Progress = TerminalProgress.Current,
     };
 
     public CaptureSource Open(ParseResult parse, string? modules = null, CancellationToken cancellationToken = default) =>

@@ -4,6 +4,7 @@ using XeAnalyzer.Analysis.Stacks;
 using XeAnalyzer.Capture;
 using XeAnalyzer.Symbols.Resolution;
 using XeAnalyzer.Xel;
+using XeAnalyzer.Cli.Progress;
 
 namespace XeAnalyzer.Cli.Commands.Common;
 
@@ -71,6 +72,7 @@ internal sealed class StackCommandOptions
     {
         Integrity = parse.GetValue(SkipCorrupt) ? XelIntegrityHandling.SkipCorruptBuffers : XelIntegrityHandling.Strict,
         ModuleMapPath = parse.GetValue(Modules),
+        Progress = TerminalProgress.Current,
     };
 
     /// <summary>Runs the stack analysis over one input set (one read) with the command's filter and the shared resolver.</summary>

@@ -5,6 +5,7 @@ using XeAnalyzer.Symbols.Catalog;
 using XeAnalyzer.Symbols.Resolution;
 using XeAnalyzer.Symbols.Store;
 using ResolutionFrameStyle = XeAnalyzer.Symbols.Resolution.FrameStyle;
+using XeAnalyzer.Cli.Progress;
 
 namespace XeAnalyzer.Cli.Commands.Common;
 
@@ -115,6 +116,7 @@ internal sealed class SymbolCommandOptions
         IncludeOffsets = !_frameOptionsAdded || !parse.GetValue(NoOffsets),
         IncludeSourceLines = _frameOptionsAdded && parse.GetValue(Lines),
         IncludeInlineFrames = _frameOptionsAdded && parse.GetValue(Inlines),
+        Progress = TerminalProgress.Current,
     };
 
     /// <summary>Adds the symbol-path options (<c>--symbols</c>, <c>--offline</c>, <c>--symbol-timeout</c>).</summary>
@@ -167,6 +169,7 @@ internal sealed class SymbolCommandOptions
             Timeout = timeout,
             ConnectTimeout = timeout < SymbolStoreOptions.Default.ConnectTimeout ? timeout : SymbolStoreOptions.Default.ConnectTimeout,
             NameOnlyFolders = GetNameOnlyFolders(parse),
+            DownloadProgress = TerminalProgress.Current,
         };
     }
 

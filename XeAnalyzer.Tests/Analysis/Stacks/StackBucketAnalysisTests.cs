@@ -200,7 +200,7 @@ public sealed class StackBucketAnalysisTests
         StackBucketResult r = new StackBucketAnalysis().Analyze([_c.Latch(At(0), raw)], resolver.CreateSession());
         Assert.That(r.Buckets[0].Frames, Is.EqualTo(raw.Select(a => "0x" + a.ToString("X16", CultureInfo.InvariantCulture))));
         Assert.That(r.Buckets[0].FrameDetails.All(f => f.UnresolvedReason == "no module map for raw addresses"), Is.True);
-        string text = StackBucketWriter.ToText(r);
+        string text = XeAnalyzer.Output.OutputFormats.ToText(new StackBucketDocument(r));
         Assert.That(text, Does.Contain("0x" + raw[0].ToString("X16", CultureInfo.InvariantCulture) + " -- unresolved: no module map for raw addresses"));
         Assert.That(text, Does.Contain("--modules"));
         Assert.That(r.Inputs[0].ModuleMapSource, Is.EqualTo(ModuleMapSource.None));
@@ -243,7 +243,7 @@ public sealed class StackBucketAnalysisTests
         Assert.That(r.MergedRawStacks, Is.EqualTo(1));
         Assert.That(r.MayHaveMergedHistogramValues, Is.True);
         Assert.That(_lastRead!.Diagnostics.Warnings, Has.Some.Contains("buckets"), "the reader's warning about the histogram, given once for the whole run");
-        Assert.That(StackBucketWriter.ToText(r), Does.Contain("slots = buckets"));
+        Assert.That(XeAnalyzer.Output.OutputFormats.ToText(new StackBucketDocument(r)), Does.Contain("slots = buckets"));
         Assert.That(r.Buckets.All(x => x.EventName is null && x.FirstSeen is null), Is.True);
     }
 

@@ -78,7 +78,7 @@ public sealed class StackSampleAcceptanceTests
     {
         using CallstackResolver resolver = Resolver();
         StackBucketResult r = new StackBucketAnalysis().Analyze(CaptureSource.Open([Path.Combine(TestPaths.Samples, "latch_nesting_full")]), new AnalysisContext(resolver: resolver)).Result;
-        XeAnalyzer.Output.ReportTable table = r.ToReport().Sections.SelectMany(s => s.Blocks).OfType<XeAnalyzer.Output.ReportTable>().First(t => t.Title == "Buckets");
+        XeAnalyzer.Output.ReportTable table = new StackBucketDocument(r).OverviewTable();
         Assert.That(table.Columns[^1].Name, Is.EqualTo("distinguishing frame"));
 
         // Brute force, independently of the writer: the first frame where a bucket parts from every larger bucket (bucket 1: from bucket 2).

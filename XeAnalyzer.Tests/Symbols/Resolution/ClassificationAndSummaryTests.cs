@@ -1,5 +1,8 @@
+using System.Text;
 using System.Text.Json;
+using XeAnalyzer.Analysis;
 using XeAnalyzer.Callstacks;
+using XeAnalyzer.Output;
 using XeAnalyzer.Symbols.Resolution;
 
 namespace XeAnalyzer.Tests.Symbols.Resolution;
@@ -73,22 +76,28 @@ public class ClassificationAndSummaryTests
     }
 
     [Test]
-    public void Summary_Json_HoldsTheSameFigures()
+    public void Summary_Document_HoldsTheSameFigures_InTextAndJson()
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
         (_, ResolutionSummary s) = ResolutionFixtures.ResolveText("sqlmin.dll+0x11e9\nntdll.dll+0x91735\n0x00007FFEABD0D919", resolver, new CallstackTextResolverOptions { InputName = "in.txt" });
-        using JsonDocument doc = JsonDocument.Parse(s.ToJson());
-        JsonElement root = doc.RootElement;
-        Assert.That(root.GetProperty("input").GetString(), Is.EqualTo("in.txt"));
-        Assert.That(root.GetProperty("frames").GetInt64(), Is.EqualTo(3));
-        Assert.That(root.GetProperty("resolvedOffline").GetInt64(), Is.EqualTo(1));
-        Assert.That(root.GetProperty("unresolved").GetInt64(), Is.EqualTo(2));
-        Assert.That(root.GetProperty("shapes").GetProperty("mixed").GetInt64(), Is.EqualTo(1));
-        Assert.That(root.GetProperty("unresolvedGroups").EnumerateArray().Select(g => g.GetProperty("reason").GetString()), Is.EquivalentTo(new[] { "noPdb", "noModuleMap" }));
-        JsonElement pdb = root.GetProperty("pdbs").EnumerateArray().Single(p => p.GetProperty("name").GetString() == "sqlmin.pdb");
-        Assert.That(pdb.GetProperty("identitySource").GetString(), Is.EqualTo("buildCatalog"));
-        Assert.That(pdb.GetProperty("verified").GetBoolean(), Is.True);
-        Assert.That(root.GetProperty("warnings").GetArrayLength(), Is.EqualTo(1));
+        string[] lines = OutputFormats.ToText(new ResolutionSummaryDocument(s)).Split('\n');
+        Assert.That(lines[0], Is.EqualTo("in.txt: 1 stack(s) (1 mixed); 3 frame(s): 0 symbolized in-engine, 1 resolved offline (0 unverified), 2 unresolved"));
+        Assert.That(lines, Has.Some.StartsWith("unresolved: 1 frame(s): no PDB for ntdll.pdb").And.Some.StartsWith("  searched: "), "search logs are indented under their reason");
+        Assert.That(lines.Count(l => l.StartsWith("warning: ", StringComparison.Ordinal)), Is.EqualTo(1));
+
+        using JsonDocument doc = JsonDocument.Parse(Encoding.UTF8.GetBytes(OutputFormats.ToText(new ResolutionSummaryDocument(s), "json")));
+        JsonElement[] blocks = [.. doc.RootElement.GetProperty("sections")[0].GetProperty("blocks").EnumerateArray()];
+        Dictionary<string, JsonElement> kv = blocks[0].GetProperty("items").EnumerateArray().ToDictionary(i => i.GetProperty("key").GetString()!, i => i.GetProperty("value"));
+        Assert.That(kv["input"].GetString(), Is.EqualTo("in.txt"));
+        Assert.That(kv["frames"].GetInt64(), Is.EqualTo(3));
+        Assert.That(kv["resolved offline"].GetInt64(), Is.EqualTo(1));
+        Assert.That(kv["unresolved"].GetInt64(), Is.EqualTo(2));
+        JsonElement Table(string title) => blocks.Single(b => b.GetProperty("type").GetString() == "table" && b.GetProperty("title").GetString() == title);
+        Assert.That(Table("Stacks by shape").GetProperty("rows")[0].EnumerateArray().Select(c => c.ToString()), Is.EqualTo(new[] { "mixed", "1" }));
+        Assert.That(Table("Unresolved frames by reason").GetProperty("rows").EnumerateArray().Select(r => r[0].GetString()), Is.EquivalentTo(new[] { "NoPdb", "NoModuleMap" }));
+        JsonElement pdb = Table("PDBs looked up").GetProperty("rows").EnumerateArray().Single(r => r[0].GetString() == "sqlmin.pdb");
+        Assert.That((pdb[2].GetString(), pdb[4].GetString()), Is.EqualTo(("BuildCatalog", "yes")));
+        Assert.That(blocks.Count(b => b.GetProperty("type").GetString() == "paragraph" && b.GetProperty("text").GetString()!.StartsWith("Warning: ", StringComparison.Ordinal)), Is.EqualTo(1));
     }
 
     [Test]
@@ -168,7 +177,7 @@ public class ClassificationAndSummaryTests
             using CallstackResolver resolver = ResolutionFixtures.Resolver(style: FrameStyle.Resolver);
             (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(text, resolver);
             Assert.That(output, Is.EqualTo(expected));
-            Assert.That(string.Join("\n", summary.ToTextLines()), Is.EqualTo(string.Join("\n", expectedSummary.ToTextLines())));
+            Assert.That(OutputFormats.ToText(new ResolutionSummaryDocument(summary)), Is.EqualTo(OutputFormats.ToText(new ResolutionSummaryDocument(expectedSummary))));
             Assert.That(output, Does.Contain("[count:1234567]").And.Contain("sqlmin!LatchBase::AcquireInternal+1177"));
         }
         finally
@@ -187,7 +196,7 @@ public class ClassificationAndSummaryTests
         (string a, ResolutionSummary sa) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = true });
         (string b, ResolutionSummary sb) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = false });
         Assert.That(a, Is.EqualTo(b));
-        Assert.That(sa.ToJson(), Is.EqualTo(sb.ToJson()));
+        Assert.That(OutputFormats.ToText(new ResolutionSummaryDocument(sa), "json"), Is.EqualTo(OutputFormats.ToText(new ResolutionSummaryDocument(sb), "json")));
         Assert.That(sa.Stacks, Is.EqualTo(3000));
         Assert.That(sa.Frames, Is.EqualTo(75_000));
     }

@@ -1,5 +1,7 @@
 using System.Globalization;
 using System.Text;
+using XeAnalyzer.Analysis;
+using XeAnalyzer.Output;
 using XeAnalyzer.Symbols.Resolution;
 using XeAnalyzer.Tests.Fixtures;
 
@@ -66,7 +68,7 @@ public class IdentitySourceTests
         (string pipelined, ResolutionSummary a) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = true });
         (string sequential, ResolutionSummary b) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = false });
         Assert.That(pipelined, Is.EqualTo(sequential));
-        Assert.That(a.ToJson(), Is.EqualTo(b.ToJson()));
+        Assert.That(OutputFormats.ToText(new ResolutionSummaryDocument(a), "json"), Is.EqualTo(OutputFormats.ToText(new ResolutionSummaryDocument(b), "json")));
 
         string[] lines = ResolutionFixtures.Lines(pipelined);
         int m1 = Array.IndexOf(lines, csvMin), m2 = Array.IndexOf(lines, csvTs);

@@ -44,7 +44,7 @@ public class SourceInfoResolutionTests
         PdbBinding b = summary.Pdbs.Single();
         Assert.That(b.IsLoaded && b.IsVerified, Is.True);
         Assert.That(b.SourceInfoProblem, Does.StartWith("source lines and inline frames unavailable: ").And.Contain("debug subsection"));
-        Assert.That(summary.ToTextLines(), Has.Some.Contains("source lines and inline frames unavailable"));
+        Assert.That(XeAnalyzer.Output.OutputFormats.ToText(new XeAnalyzer.Analysis.ResolutionSummaryDocument(summary)), Does.Contain("\n  source lines and inline frames unavailable"));
     }
 
     private static CallstackResolver Resolver(string folder) => new(new CallstackResolverOptions

@@ -292,7 +292,7 @@ public sealed class StackBucketBuilder
             var summary = new ResolutionSummaryBuilder(input.Info.Name, input.Session.ModuleMap is not null);
             int distinctStacks = input.Table.Order.Count;
             var symbolizer = new StackSymbolizer(input.Session, Options.MaxFramesPerStack, Intern);
-            foreach (SymbolizedStack s in symbolizer.Symbolize(input.Table, summary, tally, cancellationToken))
+            foreach (SymbolizedStack s in symbolizer.Symbolize(input.Table, summary, tally, cancellationToken, input.Info.Name))
             {
                 overall.Add(s.Resolved);
                 merger.Add(s.Raw, s.Frames);

@@ -7,7 +7,7 @@ namespace XeAnalyzer.Analysis.Stacks;
 /// <summary>
 /// The result of bucketing stacks (<see cref="StackBucketBuilder.Build"/>, <see cref="StackBucketAnalysis"/>): the buckets ordered by
 /// count (descending), then frames (ordinal), then event name; what each input contributed and how its frames were resolved; warnings.
-/// Immutable. The writers (<see cref="StackBucketWriter"/>) give the same bytes for the same result whatever the current culture.
+/// Immutable. Its documents (<see cref="StackBucketDocument"/>) give the same bytes for the same result whatever the current culture.
 /// </summary>
 public sealed class StackBucketResult : IAnalysisResult
 {
@@ -183,9 +183,4 @@ public sealed class StackBucketResult : IAnalysisResult
 
         return frames;
     }
-
-    /// <summary>The result as a report (for HTML): a summary, the bucket table, the frames of the first buckets, a flame graph and the resolution summaries.</summary>
-    /// <param name="maxStacksShown">How many buckets get their frames listed (default 50).</param>
-    /// <returns>The report.</returns>
-    public ReportDocument ToReport(int maxStacksShown = 50) => StackBucketWriter.ToReport(this, maxStacksShown);
 }

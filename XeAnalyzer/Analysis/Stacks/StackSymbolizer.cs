@@ -27,9 +27,13 @@ internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerS
     /// <summary>Stacks whose text had more frames than the cap (outermost frames dropped).</summary>
     public long TruncatedStacks { get; private set; }
 
-    public IEnumerable<SymbolizedStack> Symbolize(RawStackTable table, ResolutionSummaryBuilder summary, StackSymbolizationTally tally, CancellationToken cancellationToken)
+    /// <summary>Distinct addresses or text stacks symbolized between two progress reports.</summary>
+    private const int ProgressStep = 1024;
+
+    public IEnumerable<SymbolizedStack> Symbolize(RawStackTable table, ResolutionSummaryBuilder summary, StackSymbolizationTally tally, CancellationToken cancellationToken, string? inputName = null)
     {
         var distinct = new HashSet<ulong>();
+        long textStacks = 0;
         foreach (RawStack raw in table.Order)
         {
             if (raw.Addresses is ulong[] a)
@@ -39,11 +43,33 @@ internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerS
                     distinct.Add(a[i]);
                 }
             }
+            else
+            {
+                textStacks++;
+            }
         }
 
         ulong[] addresses = [.. distinct.Order()];
         var resolutions = new FrameResolution[addresses.Length];
-        session.ResolveAddresses(addresses, resolutions, cancellationToken);
+        IProgress<WorkProgress>? progress = session.Resolver.Options.Progress;
+        string item = inputName ?? string.Empty;
+        long total = addresses.Length + textStacks, done = 0;
+        if (progress is null)
+        {
+            session.ResolveAddresses(addresses, resolutions, cancellationToken);
+        }
+        else
+        {
+            // In steps, in address order as in one call, so the results are the same.
+            for (int start = 0; start < addresses.Length; start += ProgressStep)
+            {
+                int n = Math.Min(ProgressStep, addresses.Length - start);
+                session.ResolveAddresses(addresses.AsSpan(start, n), resolutions.AsSpan(start, n), cancellationToken);
+                done += n;
+                progress.Report(new WorkProgress(WorkKind.Resolving, item, done, total, false));
+            }
+        }
+
         var byAddress = new Dictionary<ulong, (BucketFrame Frame, ResolvedFrame Resolved)>(addresses.Length);
         for (int i = 0; i < addresses.Length; i++)
         {
@@ -77,6 +103,11 @@ internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerS
             else
             {
                 resolved = session.Resolve(Parse(raw.Text!), cancellationToken);
+                if (progress is not null && (++done & (ProgressStep - 1)) == 0)
+                {
+                    progress.Report(new WorkProgress(WorkKind.Resolving, item, done, total, false));
+                }
+
                 frames = new BucketFrame[resolved.Frames.Length];
                 for (int i = 0; i < frames.Length; i++)
                 {
@@ -105,6 +136,8 @@ internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerS
             tally.Add(resolved, raw.Count);
             yield return new SymbolizedStack(raw, WithInlineFrames(frames, resolved), resolved);
         }
+
+        progress?.Report(new WorkProgress(WorkKind.Resolving, item, total, total, true));
     }
 
     /// <summary>Parses stack text as read (frames one per line, <c>callstack_rva</c> markup, SQLDumper and WinDbg lines).</summary>

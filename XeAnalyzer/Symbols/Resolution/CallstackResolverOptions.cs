@@ -74,6 +74,13 @@ public sealed class CallstackResolverOptions
     /// </summary>
     public bool IncludeInlineFrames { get; init; }
 
+    /// <summary>
+    /// Receives <see cref="WorkKind.Resolving"/> reports while stack bucketing symbolizes an input (distinct addresses, then distinct
+    /// text stacks, done of their total; the item is the input's name), about once per thousand and once at the end;
+    /// <see langword="null"/> (the default) for none.
+    /// </summary>
+    public IProgress<WorkProgress>? Progress { get; init; }
+
     /// <summary>Caps on PDB sizes and counts; <see cref="PdbReaderLimits.Default"/> when <see langword="null"/>.</summary>
     public PdbReaderLimits? PdbLimits { get; init; }
 

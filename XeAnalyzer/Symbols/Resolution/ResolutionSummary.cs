@@ -1,6 +1,3 @@
-using System.Globalization;
-using System.Text;
-using System.Text.Json;
 
 namespace XeAnalyzer.Symbols.Resolution;
 
@@ -16,7 +13,8 @@ public sealed record UnresolvedGroup(UnresolvedReason Reason, string Description
 
 /// <summary>
 /// What resolving one input did: stacks by shape, frames by status, unresolved frames grouped by reason, the PDBs searched and used,
-/// hints about trace flags 3656/2592, and warnings. Immutable; made by <see cref="ResolutionSummaryBuilder"/>.
+/// hints about trace flags 3656/2592, and warnings. Immutable; made by <see cref="ResolutionSummaryBuilder"/>; shown through
+/// <c>XeAnalyzer.Analysis.ResolutionSummaryDocument</c> (the symbol layer knows nothing of output).
 /// </summary>
 public sealed class ResolutionSummary
 {
@@ -84,129 +82,6 @@ public sealed class ResolutionSummary
     /// <summary>Problems with the input or the setup (raw addresses without module map, an unused module map, malformed frames, …).</summary>
     public IReadOnlyList<string> Warnings { get; }
 
-    /// <summary>The summary as text lines (no line breaks inside), for a console.</summary>
-    /// <returns>The lines.</returns>
-    public IReadOnlyList<string> ToTextLines()
-    {
-        IFormatProvider ic = CultureInfo.InvariantCulture;
-        var lines = new List<string>();
-        string shapes = Shapes.Count == 0 ? string.Empty : " (" + string.Join(", ", Shapes.Select(kv => string.Create(ic, $"{kv.Value} {ShapeText(kv.Key)}"))) + ")";
-        lines.Add(string.Create(ic,
-            $"{InputName ?? "input"}: {Stacks} stack(s){shapes}; {Frames} frame(s): {InEngine} symbolized in-engine, {ResolvedOffline} resolved offline ({Unverified} unverified), {Unresolved} unresolved"));
-        foreach (UnresolvedGroup g in UnresolvedGroups)
-        {
-            string line = g.FirstLine > 0 ? string.Create(ic, $", line {g.FirstLine}") : string.Empty;
-            lines.Add(string.Create(ic, $"unresolved: {g.Count} frame(s): {g.Description} (first: {g.FirstExample}{line})"));
-            foreach (string s in g.SearchLog.Take(6))
-            {
-                lines.Add("  searched: " + s);
-            }
-
-            if (g.SearchLog.Count > 6)
-            {
-                lines.Add(string.Create(ic, $"  searched: … {g.SearchLog.Count - 6} more"));
-            }
-        }
-
-        foreach (PdbBinding p in Pdbs.Where(p => p.IsLoaded))
-        {
-            lines.Add("pdb: " + p + " (" + SourceText(p.IdentitySource) + ") " + p.Path + (p.IsVerified ? string.Empty : " [unverified: matched by name only]"));
-            if (p.SourceInfoProblem is string source)
-            {
-                lines.Add("  " + source);
-            }
-        }
-
-        lines.AddRange(Hints.Select(h => "hint: " + h));
-        lines.AddRange(Warnings.Select(w => "warning: " + w));
-        return lines.AsReadOnly();
-    }
-
-    /// <summary>Writes the summary as JSON (UTF-8, indented; property names camelCase).</summary>
-    /// <param name="stream">The destination; not closed.</param>
-    public void WriteJson(Stream stream)
-    {
-        ArgumentNullException.ThrowIfNull(stream);
-        using var w = new Utf8JsonWriter(stream, new JsonWriterOptions { Indented = true });
-        WriteJson(w);
-    }
-
-    /// <summary>Writes the summary as one JSON object.</summary>
-    /// <param name="w">The writer.</param>
-    public void WriteJson(Utf8JsonWriter w)
-    {
-        ArgumentNullException.ThrowIfNull(w);
-        w.WriteStartObject();
-        w.WriteString("input", InputName);
-        w.WriteNumber("stacks", Stacks);
-        w.WriteStartObject("shapes");
-        foreach (KeyValuePair<StackShape, long> kv in Shapes)
-        {
-            w.WriteNumber(JsonName(kv.Key.ToString()), kv.Value);
-        }
-
-        w.WriteEndObject();
-        w.WriteNumber("frames", Frames);
-        w.WriteNumber("inEngine", InEngine);
-        w.WriteNumber("resolvedOffline", ResolvedOffline);
-        w.WriteNumber("unresolved", Unresolved);
-        w.WriteNumber("unverified", Unverified);
-        w.WriteStartArray("unresolvedGroups");
-        foreach (UnresolvedGroup g in UnresolvedGroups)
-        {
-            w.WriteStartObject();
-            w.WriteString("reason", JsonName(g.Reason.ToString()));
-            w.WriteString("description", g.Description);
-            w.WriteNumber("count", g.Count);
-            w.WriteString("firstExample", g.FirstExample);
-            w.WriteString("firstReason", g.FirstReason);
-            w.WriteNumber("firstLine", g.FirstLine);
-            w.WriteStartArray("searchLog");
-            foreach (string s in g.SearchLog)
-            {
-                w.WriteStringValue(s);
-            }
-
-            w.WriteEndArray();
-            w.WriteEndObject();
-        }
-
-        w.WriteEndArray();
-        w.WriteStartArray("pdbs");
-        foreach (PdbBinding p in Pdbs)
-        {
-            w.WriteStartObject();
-            w.WriteString("name", p.PdbName);
-            w.WriteString("identity", p.Identity?.ToString());
-            w.WriteString("identitySource", JsonName(p.IdentitySource.ToString()));
-            w.WriteBoolean("loaded", p.IsLoaded);
-            w.WriteBoolean("verified", p.IsVerified);
-            w.WriteString("path", p.Path);
-            w.WriteString("problem", p.Problem);
-            if (p.SourceInfoProblem is string source)
-            {
-                w.WriteString("sourceInfoProblem", source);
-            }
-
-            w.WriteEndObject();
-        }
-
-        w.WriteEndArray();
-        WriteStrings(w, "hints", Hints);
-        WriteStrings(w, "warnings", Warnings);
-        w.WriteEndObject();
-        w.Flush();
-    }
-
-    /// <summary>The JSON form as a string.</summary>
-    /// <returns>The JSON.</returns>
-    public string ToJson()
-    {
-        using var ms = new MemoryStream();
-        WriteJson(ms);
-        return Encoding.UTF8.GetString(ms.ToArray());
-    }
-
     /// <summary>How a shape reads in text (<c>module+offset</c>, <c>symbolized in-engine</c>).</summary>
     /// <param name="shape">The shape.</param>
     /// <returns>The text.</returns>
@@ -220,26 +95,4 @@ public sealed class ResolutionSummary
         StackShape.CallstackRva => "callstack_rva",
         _ => "mixed",
     };
-
-    private static string SourceText(PdbIdentitySource s) => s switch
-    {
-        PdbIdentitySource.Frame => "identity from the callstack_rva frames",
-        PdbIdentitySource.SymbolMetadata => "identity from CSV symbol metadata",
-        PdbIdentitySource.Binary => "identity from the DLL's RSDS record",
-        PdbIdentitySource.BuildCatalog => "identity from the build catalog",
-        _ => "no identity",
-    };
-
-    private static void WriteStrings(Utf8JsonWriter w, string name, IReadOnlyList<string> items)
-    {
-        w.WriteStartArray(name);
-        foreach (string s in items)
-        {
-            w.WriteStringValue(s);
-        }
-
-        w.WriteEndArray();
-    }
-
-    private static string JsonName(string pascal) => char.ToLowerInvariant(pascal[0]) + pascal[1..];
 }

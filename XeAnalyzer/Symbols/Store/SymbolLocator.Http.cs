@@ -340,6 +340,9 @@ public sealed partial class SymbolLocator
             byte[] head = new byte[32];
             int headLength = 0;
             long written = 0;
+            long reported = 0;
+            IProgress<WorkProgress>? progress = Options.DownloadProgress;
+            progress?.Report(new WorkProgress(WorkKind.Downloading, name, 0, declared ?? -1, false));
             var output = new FileStream(temp, FileMode.CreateNew, FileAccess.Write, FileShare.None, 1 << 16, FileOptions.Asynchronous);
             await using (output.ConfigureAwait(false))
             {
@@ -375,6 +378,11 @@ public sealed partial class SymbolLocator
                         }
 
                         await output.WriteAsync(buffer.AsMemory(0, n), cancellationToken).ConfigureAwait(false);
+                        if (progress is not null && written - reported >= FileReadProgress.Step)
+                        {
+                            reported = written;
+                            progress.Report(new WorkProgress(WorkKind.Downloading, name, written, declared ?? -1, false));
+                        }
                     }
                 }
 
@@ -424,6 +432,11 @@ public sealed partial class SymbolLocator
             if (!committed)
             {
                 StoreLayout.RemoveIfEmpty(created);
+            }
+
+            if (temp is not null)
+            {
+                Options.DownloadProgress?.Report(new WorkProgress(WorkKind.Downloading, name, 0, declared ?? -1, true));
             }
         }
     }

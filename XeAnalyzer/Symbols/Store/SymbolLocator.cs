@@ -106,6 +106,13 @@ public sealed partial class SymbolLocator : IDisposable
     public Task<PdbLookupResult> FetchAsync(string pdbName, PdbIdentity identity, CancellationToken cancellationToken = default) =>
         LocatePdbAsync(pdbName, identity, cancellationToken);
 
+    /// <summary>Fetches several PDBs, synchronously (for a command line); see <see cref="FetchAsync(IEnumerable{PdbRequest}, CancellationToken)"/>.</summary>
+    /// <param name="requests">The PDBs to fetch.</param>
+    /// <param name="cancellationToken">Stops the downloads.</param>
+    /// <returns>One result per request, in request order.</returns>
+    public IReadOnlyList<PdbLookupResult> Fetch(IEnumerable<PdbRequest> requests, CancellationToken cancellationToken = default) =>
+        FetchAsync(requests, cancellationToken).GetAwaiter().GetResult();
+
     /// <summary>
     /// Fetches many PDBs, at most <see cref="SymbolStoreOptions.MaxParallelDownloads"/> at a time; results are in request order.
     /// Requests without an identity are not searched (a server cannot be asked for an unknown build).

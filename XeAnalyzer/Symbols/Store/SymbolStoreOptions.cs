@@ -104,6 +104,13 @@ public sealed class SymbolStoreOptions
         init => _maxParallelDownloads = value is >= 1 and <= 64 ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "expected 1 to 64");
     }
 
+    /// <summary>
+    /// Receives <see cref="WorkKind.Downloading"/> reports of each download from a symbol server (bytes received of the declared length;
+    /// the item is the PDB name): when the body starts, about once per mebibyte, and once when it ends (saved or refused);
+    /// <see langword="null"/> (the default) for none. Parallel downloads report from several threads at once.
+    /// </summary>
+    public IProgress<WorkProgress>? DownloadProgress { get; init; }
+
     /// <summary>The <c>User-Agent</c> sent to symbol servers.</summary>
     public string UserAgent { get; init; } = "XeAnalyzer-SymbolStore/1.0";
 

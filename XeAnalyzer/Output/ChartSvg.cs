@@ -22,12 +22,13 @@ public sealed record ChartSvgOptions
 }
 
 /// <summary>
-/// Writes <see cref="BarChart"/> and <see cref="LineChart"/> data as self-contained SVG: no scripts, fonts or external
+/// Draws <see cref="BarChart"/> and <see cref="LineChart"/> data as self-contained SVG (for the <c>svg</c> format,
+/// <see cref="SvgReportWriter"/>, and inline in HTML pages): no scripts, fonts or external
 /// references; presentation attributes only (no ids or style sheets, so several charts can be inlined in one HTML page);
 /// every number with two fixed decimals in the invariant culture; the same input always gives the same bytes.
 /// Bars and series carry a <c>&lt;title&gt;</c> tooltip with the exact value.
 /// </summary>
-public static class ChartSvgWriter
+public static class ChartSvg
 {
     private const double TitleFont = 15;
     private const double LabelFont = 11;
@@ -50,30 +51,6 @@ public static class ChartSvgWriter
     /// <returns>The SVG text, starting with an XML declaration.</returns>
     public static string ToSvg(LineChart chart, ChartSvgOptions? options = null, CancellationToken cancellationToken = default) =>
         RenderLine(chart, options ?? new(), standalone: true, cancellationToken);
-
-    /// <summary>Writes a bar chart as UTF-8 SVG (no byte order mark).</summary>
-    /// <param name="chart">The chart.</param>
-    /// <param name="output">The destination; left open.</param>
-    /// <param name="options">The size; <see langword="null"/> for the defaults.</param>
-    /// <param name="cancellationToken">Cancels the write.</param>
-    /// <returns>A task that completes when the output has been flushed.</returns>
-    public static async ValueTask WriteAsync(BarChart chart, Stream output, ChartSvgOptions? options = null, CancellationToken cancellationToken = default)
-    {
-        ArgumentNullException.ThrowIfNull(output);
-        await OutputText.WriteUtf8Async(ToSvg(chart, options), output, cancellationToken).ConfigureAwait(false);
-    }
-
-    /// <summary>Writes a line chart as UTF-8 SVG (no byte order mark).</summary>
-    /// <param name="chart">The chart.</param>
-    /// <param name="output">The destination; left open.</param>
-    /// <param name="options">The size; <see langword="null"/> for the defaults.</param>
-    /// <param name="cancellationToken">Cancels the write.</param>
-    /// <returns>A task that completes when the output has been flushed.</returns>
-    public static async ValueTask WriteAsync(LineChart chart, Stream output, ChartSvgOptions? options = null, CancellationToken cancellationToken = default)
-    {
-        ArgumentNullException.ThrowIfNull(output);
-        await OutputText.WriteUtf8Async(ToSvg(chart, options, cancellationToken), output, cancellationToken).ConfigureAwait(false);
-    }
 
     internal static string RenderBar(BarChart chart, ChartSvgOptions options, bool standalone)
     {

@@ -9,7 +9,8 @@ namespace XeAnalyzer.Output;
 public sealed record FlameGraphRendering(string Svg, FlameGraphStats Stats);
 
 /// <summary>
-/// Writes a <see cref="CallTree"/> as a self-contained SVG flame graph (or icicle graph): one <c>&lt;g&gt;</c> per frame
+/// Draws a <see cref="CallTree"/> as a self-contained SVG flame graph (for the <c>svg</c> format, <see cref="SvgReportWriter"/>, and
+/// inline in HTML pages) (or icicle graph): one <c>&lt;g&gt;</c> per frame
 /// holding a <c>&lt;title&gt;</c> tooltip (name, weight, share), a <c>&lt;rect&gt;</c> whose width is proportional to the
 /// frame's weight, and a label clipped with an ellipsis to the frame's width. Frames are coloured per module (the text
 /// before <c>!</c> or <c>.dll</c>) from a stable hash, so a module has the same colour in every graph; frames without a
@@ -18,36 +19,11 @@ public sealed record FlameGraphRendering(string Svg, FlameGraphStats Stats);
 /// <see cref="FlameGraphOptions.MinWidthPixels"/> are left out and their total weight is reported in the subtitle.
 /// No scripts, ids, style sheets or external references; deterministic bytes.
 /// </summary>
-public sealed class FlameGraphSvgWriter : ICallTreeWriter
+public static class FlameGraphSvg
 {
     private const double Pad = 10;
     private const double TitleFont = 16;
     private const double InfoFont = 12;
-
-    /// <summary>Creates the writer.</summary>
-    /// <param name="options">Drawing settings; <see langword="null"/> for the defaults.</param>
-    public FlameGraphSvgWriter(FlameGraphOptions? options = null)
-    {
-        Options = options ?? new FlameGraphOptions();
-    }
-
-    /// <summary>The drawing settings.</summary>
-    public FlameGraphOptions Options { get; }
-
-    /// <inheritdoc/>
-    public string Format => "svg";
-
-    /// <inheritdoc/>
-    public string FileExtension => ".svg";
-
-    /// <inheritdoc/>
-    public async ValueTask WriteAsync(CallTree tree, Stream output, CancellationToken cancellationToken = default)
-    {
-        ArgumentNullException.ThrowIfNull(tree);
-        ArgumentNullException.ThrowIfNull(output);
-        FlameGraphRendering r = Render(tree, Options, cancellationToken);
-        await OutputText.WriteUtf8Async(r.Svg, output, cancellationToken).ConfigureAwait(false);
-    }
 
     /// <summary>Renders a standalone SVG document (with an XML declaration).</summary>
     /// <param name="tree">The call tree.</param>

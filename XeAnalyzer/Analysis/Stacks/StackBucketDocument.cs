@@ -1,0 +1,498 @@
+using System.Globalization;
+using System.Text;
+using XeAnalyzer.Capture;
+using XeAnalyzer.Output;
+using XeAnalyzer.Symbols.Resolution;
+using static XeAnalyzer.Analysis.AnalysisSupport;
+
+namespace XeAnalyzer.Analysis.Stacks;
+
+/// <summary>How a <see cref="StackBucketDocument"/> is made. Immutable.</summary>
+public sealed record StackDocumentOptions
+{
+    /// <summary>What was read (for example <c>Input: capture.xel.</c>), shown under the title; <see langword="null"/> for nothing.</summary>
+    public string? InputsLabel { get; init; }
+
+    /// <summary>What the flame graph of the figure view weighs: event counts (default) or summed durations.</summary>
+    public StackWeight Weight { get; init; } = StackWeight.Count;
+
+    /// <summary>The buckets whose frames the page shows (0 to 100,000; default 50); the listing shows every bucket's frames.</summary>
+    public int StacksShown
+    {
+        get;
+        init => field = value is >= 0 and <= 100_000 ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "expected 0 to 100,000");
+    } = 50;
+}
+
+/// <summary>
+/// The stack buckets of a <see cref="StackBucketResult"/> as documents, and the parts a capture report composes.
+/// <list type="bullet">
+/// <item><see cref="DocumentView.Listing"/> (text, as the seed write-ups show stacks): the counts under the title, then per bucket a
+/// heading <c>Bucket N of M: C events (S %) event</c>, its detail lines (durations, first/last seen, raw stacks merged, unverified
+/// frames), its frames leaf first (an unresolved frame followed by <c> -- unresolved: reason</c>), then the resolution of each input
+/// (module map used, frames in-engine/offline/unresolved by reason, unverified, PDBs, hints) and the warnings.</item>
+/// <item><see cref="DocumentView.Page"/> (HTML, JSON): a summary, the bucket table (with each bucket's distinguishing frame), the frames
+/// of the first <see cref="StackDocumentOptions.StacksShown"/> buckets with each frame's status, a flame graph and the resolution.</item>
+/// <item><see cref="DocumentView.Data"/> (JSON): the counts; one row per bucket (the <c>frames</c> field holds the frames leaf first
+/// separated by <c>\n</c>, since <c>;</c> and <c>,</c> occur in C++ names) and, in the same order, every bucket's frames with their
+/// status, module, function and reason; the flame graph; the resolution of each input as tables (inputs, unresolved frames by reason,
+/// PDBs looked up).</item>
+/// <item><see cref="DocumentView.Table"/> (CSV): the one bucket table of the data view.</item>
+/// <item><see cref="DocumentView.Figure"/> (SVG, folded, speedscope): the flame graph, weighed by <see cref="StackDocumentOptions.Weight"/>.</item>
+/// </list>
+/// Immutable.
+/// </summary>
+public sealed class StackBucketDocument : IDocumentSource
+{
+    private const string Title = "Stack buckets";
+    private const string FigureName = "xeanalyze stacks";
+
+    /// <summary>Creates the documents of a result.</summary>
+    /// <param name="result">The result (filter it first with <see cref="StackBucketResult.Filter"/>).</param>
+    /// <param name="options">Options; <see langword="null"/> for the defaults.</param>
+    public StackBucketDocument(StackBucketResult result, StackDocumentOptions? options = null)
+    {
+        ArgumentNullException.ThrowIfNull(result);
+        Result = result;
+        Options = options ?? new StackDocumentOptions();
+    }
+
+    /// <summary>The result.</summary>
+    public StackBucketResult Result { get; }
+
+    /// <summary>The options.</summary>
+    public StackDocumentOptions Options { get; }
+
+    /// <inheritdoc/>
+    public ReportDocument ToDocument(DocumentView view)
+    {
+        if (Result.MissingData is MissingData m)
+        {
+            return new ReportDocument(Title, [new ReportSection("Missing data", new Preformatted(m.Describe()))]) { Description = Options.InputsLabel };
+        }
+
+        return view switch
+        {
+            DocumentView.Listing => Listing(),
+            DocumentView.Data => Data(),
+            DocumentView.Table => ReportDocument.Of(Title, BucketTable()),
+            // The figure is named for the command that drew it: speedscope shows the document title as the profile's name.
+            DocumentView.Figure => new ReportDocument(FigureName, [new ReportSection("Flame graph", FigureFlameGraph())]),
+            _ => Page(),
+        };
+    }
+
+    /// <summary>The summary: counts as a key/value list.</summary>
+    /// <returns>The block.</returns>
+    public KeyValueList SummaryList() => new(
+    [
+        Kv("buckets", Result.TotalBuckets),
+        Kv("total count", Result.TotalCount),
+        Kv("events with a stack", Result.EventsWithStack),
+        Kv("events without a stack", Result.EventsWithoutStack),
+        Kv("histogram slots", Result.HistogramSlots),
+        Kv("distinct raw stacks", Result.DistinctRawStacks),
+        Kv("merged after symbolization", Result.MergedRawStacks),
+    ]);
+
+    /// <summary>The counts in words: events with a stack, histogram slots, raw stacks and buckets, how buckets were formed.</summary>
+    /// <returns>The block.</returns>
+    public Paragraph CountsParagraph() => new(Counts());
+
+    /// <summary>
+    /// The bucket table of a page: rank, count, share, event, durations, frame count and the <em>distinguishing frame</em> (buckets of one
+    /// event share their leaf frames, so the table names, per bucket, the first frame from the leaf where it parts from the larger
+    /// buckets).
+    /// </summary>
+    /// <returns>The table.</returns>
+    public ReportTable OverviewTable()
+    {
+        int[] depth = DistinguishingFrames(Result.Buckets);
+        var t = new TableBuilder("Buckets")
+            .AddColumn(TableColumn.Integer("rank"))
+            .AddColumn(TableColumn.Integer("count"))
+            .AddColumn(TableColumn.Percentage("share", 2))
+            .AddColumn(TableColumn.Text("event"))
+            .AddColumn(TableColumn.Integer("total duration"))
+            .AddColumn(TableColumn.Integer("max duration"))
+            .AddColumn(TableColumn.Integer("frames"))
+            .AddColumn(TableColumn.Integer("distinguishing frame #"))
+            .AddColumn(TableColumn.Text("distinguishing frame"));
+        for (int i = 0; i < Result.Buckets.Count; i++)
+        {
+            StackBucket b = Result.Buckets[i];
+            int d = depth[i];
+            string frame = b.Frames.Count == 0 ? "(no frames)" : d < b.Frames.Count ? b.Frames[d] : "(all its frames begin a larger stack)";
+            t.AddRow(b.Rank, b.Count, TableCell.FromPercentage(b.Share), string.Join(", ", b.EventNames),
+                b.Durations is null ? TableCell.Empty : b.Durations.TotalDuration, b.Durations is null ? TableCell.Empty : b.Durations.MaxDuration,
+                b.Frames.Count, d < b.Frames.Count ? d + 1 : TableCell.Empty, frame);
+        }
+
+        t.AddNote("distinguishing frame: the first frame, counted from the leaf (frame 1), where the bucket's stack parts from every larger bucket's stack (bucket 1: from bucket 2's); the leaf frame when the table has one bucket.");
+        if (Result.OmittedBuckets > 0)
+        {
+            t.AddNote(string.Create(Ic, $"{Result.OmittedBuckets:N0} more bucket(s) with {Result.OmittedCount:N0} not shown."));
+        }
+
+        return t.Build();
+    }
+
+    /// <summary>The frames of the first <paramref name="count"/> buckets, each headed <c>Bucket N: C events (S %) event</c>.</summary>
+    /// <param name="count">How many buckets.</param>
+    /// <returns>The block.</returns>
+    public StackList Stacks(int count) => new(Result.Buckets.Take(Math.Max(0, count)).Select(b => new StackListItem(
+        string.Create(Ic, $"Bucket {b.Rank}: {b.Count:N0} {Unit(b.Count)} ({Percent(b.Share, 2)})") + (b.EventNames.Count > 0 ? " " + string.Join(", ", b.EventNames) : string.Empty),
+        Frames(b))));
+
+    /// <summary>The flame graph of the buckets by event count, titled "Stack buckets".</summary>
+    /// <returns>The block.</returns>
+    public FlameGraph FlameGraph() => new(Result.ToCallTree(), new FlameGraphOptions { Title = Title, CountName = "events" });
+
+    /// <summary>
+    /// The resolution of each input, titled "Resolution": the module map used, the events and distinct raw stacks, the resolution summary
+    /// (frames in-engine, offline, unresolved by reason, PDBs, hints), a hint when a module list is missing; then the result's own warnings.
+    /// </summary>
+    /// <returns>The block.</returns>
+    public Outline ResolutionOutline()
+    {
+        var items = new List<OutlineItem>();
+        foreach (StackInputSummary i in Result.Inputs)
+        {
+            var head = new StringBuilder();
+            head.Append(i.Name).Append(" (").Append(i.Kind).Append("): ").Append(i.ModuleMapDescription).Append(string.Create(Ic, $"; {i.Events:N0} event(s)"));
+            if (i.HistogramSlots > 0)
+            {
+                head.Append(string.Create(Ic, $", {i.HistogramSlots:N0} histogram slot(s) counting {i.HistogramCount:N0}"));
+            }
+
+            head.Append(string.Create(Ic, $", {i.DistinctRawStacks:N0} distinct raw stack(s), each symbolized once"));
+            items.Add(new OutlineItem(0, head.ToString()));
+            items.AddRange(new ResolutionSummaryDocument(i.Resolution).ToOutline().Items.Select(x => x with { Depth = x.Depth + 1 }));
+            if (i.ModuleMapSource == ModuleMapSource.None && i.Resolution.UnresolvedGroups.Any(g => g.Reason == UnresolvedReason.NoModuleMap))
+            {
+                items.Add(new OutlineItem(1, "hint: put the module list (select name, base_address from sys.dm_os_loaded_modules, same process lifetime) beside the capture as "
+                    + ModuleListSidecar.ExpectedPath(i.Name) + ", or give --modules FILE"));
+            }
+        }
+
+        foreach (string w in OwnWarnings())
+        {
+            items.Add(new OutlineItem(0, "warning: " + w));
+        }
+
+        return new Outline(items, "Resolution");
+    }
+
+    /// <summary>
+    /// What resolving each input did, for a console beside an output that does not carry it (CSV, JSON, flame formats): per input its
+    /// module map, then its resolution summary. Untitled, without a generated-by line.
+    /// </summary>
+    /// <returns>The document.</returns>
+    public ReportDocument ResolutionNotice()
+    {
+        var items = new List<OutlineItem>();
+        foreach (StackInputSummary i in Result.Inputs)
+        {
+            items.Add(new OutlineItem(0, i.Name + ": " + i.ModuleMapDescription));
+            items.AddRange(new ResolutionSummaryDocument(i.Resolution).ToOutline().Items);
+        }
+
+        return new ReportDocument(string.Empty, [new ReportSection(string.Empty, new Outline(items))]) { Generator = null };
+    }
+
+    /// <summary>The warnings of the result that no input's resolution summary carries (they are shown once, after the inputs).</summary>
+    /// <returns>The warnings.</returns>
+    public IEnumerable<string> OwnWarnings() => Result.Warnings.Except(Result.Inputs.SelectMany(i => i.Warnings), StringComparer.Ordinal);
+
+    /// <summary>
+    /// One row per bucket: rank, count, share, event(s), raw stacks, first/last seen, durations, frame counts, leaf and all frames
+    /// (<c>\n</c>-separated, leaf first).
+    /// </summary>
+    /// <returns>The table.</returns>
+    public ReportTable BucketTable()
+    {
+        var t = new TableBuilder(Title)
+            .AddColumn(TableColumn.Integer("rank"))
+            .AddColumn(TableColumn.Integer("count"))
+            .AddColumn(TableColumn.Percentage("share", 2))
+            .AddColumn(TableColumn.Text("event"))
+            .AddColumn(TableColumn.Integer("raw_stacks"))
+            .AddColumn(TableColumn.Timestamp("first_seen"))
+            .AddColumn(TableColumn.Timestamp("last_seen"))
+            .AddColumn(TableColumn.Integer("duration_events"))
+            .AddColumn(TableColumn.Integer("total_duration"))
+            .AddColumn(TableColumn.Integer("max_duration"))
+            .AddColumn(TableColumn.Integer("total_signal_duration"))
+            .AddColumn(TableColumn.Integer("max_signal_duration"))
+            .AddColumn(TableColumn.Integer("frame_count"))
+            .AddColumn(TableColumn.Integer("unresolved_frames"))
+            .AddColumn(TableColumn.Text("leaf"))
+            .AddColumn(TableColumn.Text("frames"));
+        foreach (StackBucket b in Result.Buckets)
+        {
+            StackDurations? d = b.Durations;
+            t.AddRow(b.Rank, b.Count, TableCell.FromPercentage(b.Share), string.Join(";", b.EventNames), b.RawStacks,
+                b.FirstSeen is DateTime f ? TableCell.FromDateTime(f) : TableCell.Empty, b.LastSeen is DateTime l ? TableCell.FromDateTime(l) : TableCell.Empty,
+                d is null ? TableCell.Empty : d.EventsWithDuration, d is null ? TableCell.Empty : d.TotalDuration, d is null ? TableCell.Empty : d.MaxDuration,
+                d?.TotalSignalDuration is long ts ? ts : TableCell.Empty, d?.MaxSignalDuration is long ms ? ms : TableCell.Empty,
+                b.Frames.Count, b.UnresolvedFrames, b.Frames.Count > 0 ? b.Frames[0] : string.Empty, string.Join("\n", b.Frames));
+        }
+
+        t.AddNote("share: count / all buckets' total; frames: leaf first, separated by line feeds; durations: the events' duration and signal_duration fields (ms for wait events).");
+        return t.Build();
+    }
+
+    /// <summary>One row per (bucket, frame): rank, count, event, frame index (0 = leaf), frame, status, verified, module, function, unresolved reason.</summary>
+    /// <returns>The table.</returns>
+    public ReportTable FramesTable()
+    {
+        var t = new TableBuilder("Stack bucket frames")
+            .AddColumn(TableColumn.Integer("rank"))
+            .AddColumn(TableColumn.Integer("count"))
+            .AddColumn(TableColumn.Text("event"))
+            .AddColumn(TableColumn.Integer("frame"))
+            .AddColumn(TableColumn.Text("text"))
+            .AddColumn(TableColumn.Text("status"))
+            .AddColumn(TableColumn.Text("verified"))
+            .AddColumn(TableColumn.Text("module"))
+            .AddColumn(TableColumn.Text("function"))
+            .AddColumn(TableColumn.Text("unresolved_reason"));
+        foreach (StackBucket b in Result.Buckets)
+        {
+            for (int i = 0; i < b.FrameDetails.Count; i++)
+            {
+                BucketFrame f = b.FrameDetails[i];
+                t.AddRow(b.Rank, b.Count, string.Join(";", b.EventNames), i, f.Text, StatusName(f.Status), f.IsVerified ? "true" : "false", f.Module, f.Function, f.UnresolvedReason);
+            }
+        }
+
+        return t.Build();
+    }
+
+    /// <summary>
+    /// For each bucket, the index (0 = leaf) of its first frame not shared with any larger bucket (the longest common leaf-first
+    /// prefix with a bucket ranked above it); for the first bucket, with the second. 0 for a single bucket.
+    /// </summary>
+    internal static int[] DistinguishingFrames(IReadOnlyList<StackBucket> buckets)
+    {
+        static int Common(IReadOnlyList<string> a, IReadOnlyList<string> b)
+        {
+            int n = 0;
+            int max = Math.Min(a.Count, b.Count);
+            while (n < max && string.Equals(a[n], b[n], StringComparison.Ordinal))
+            {
+                n++;
+            }
+
+            return n;
+        }
+
+        var depth = new int[buckets.Count];
+        for (int i = 0; i < buckets.Count; i++)
+        {
+            if (i == 0)
+            {
+                depth[0] = buckets.Count > 1 ? Common(buckets[0].Frames, buckets[1].Frames) : 0;
+                continue;
+            }
+
+            for (int j = 0; j < i; j++)
+            {
+                depth[i] = Math.Max(depth[i], Common(buckets[i].Frames, buckets[j].Frames));
+            }
+        }
+
+        return depth;
+    }
+
+    private ReportDocument Page()
+    {
+        var sections = new List<ReportSection>
+        {
+            new("Summary", SummaryList(), CountsParagraph()),
+        };
+        var buckets = new List<ReportBlock> { OverviewTable() };
+        if (Options.StacksShown > 0 && Result.Buckets.Count > 0)
+        {
+            buckets.Add(Stacks(Options.StacksShown));
+        }
+
+        sections.Add(new ReportSection("Buckets", buckets));
+        sections.Add(new ReportSection("Flame graph", FlameGraph()));
+        sections.Add(new ReportSection("Resolution", ResolutionOutline()));
+        return new ReportDocument(Title, sections) { Description = Options.InputsLabel };
+    }
+
+    private ReportDocument Data()
+    {
+        KeyValueList summary = SummaryList();
+        var items = new List<KeyValuePair<string, TableCell>>(summary.Items)
+        {
+            Kv("events read", Result.EventsRead),
+            Kv("events beyond the distinct-stack cap", Result.UntrackedEvents),
+            Kv("grouped by event", Result.GroupedByEvent ? "yes" : "no"),
+            Kv("frame style", Result.Style.ToString().ToLowerInvariant()),
+            Kv("offsets", Result.IncludeOffsets ? "yes" : "no"),
+            Kv("a histogram used all its slots", Result.MayHaveMergedHistogramValues ? "yes" : "no"),
+        };
+        return new ReportDocument(Title,
+        [
+            new ReportSection("Summary", new KeyValueList(items), CountsParagraph()),
+            new ReportSection("Buckets", BucketTable(), ListingStacks()),
+            new ReportSection("Flame graph", FlameGraph()),
+            new ReportSection("Resolution", ResolutionData()),
+        ])
+        {
+            Description = Options.InputsLabel,
+        };
+    }
+
+    /// <summary>
+    /// The resolution as data: a table of the inputs (kind, module map and its source, events, histogram slots, distinct raw stacks),
+    /// then per input the blocks of its <see cref="ResolutionSummary"/> data view (counts, stacks by shape, unresolved frames by
+    /// reason, PDBs looked up, hints, warnings), then the warnings of the result that no input owns.
+    /// </summary>
+    private List<ReportBlock> ResolutionData()
+    {
+        var inputs = new TableBuilder("Inputs")
+            .AddColumn(TableColumn.Text("input"))
+            .AddColumn(TableColumn.Text("kind"))
+            .AddColumn(TableColumn.Text("module map"))
+            .AddColumn(TableColumn.Text("module map source"))
+            .AddColumn(TableColumn.Integer("events"))
+            .AddColumn(TableColumn.Integer("events without a stack"))
+            .AddColumn(TableColumn.Integer("histogram slots"))
+            .AddColumn(TableColumn.Integer("histogram count"))
+            .AddColumn(TableColumn.Integer("distinct raw stacks"));
+        foreach (StackInputSummary i in Result.Inputs)
+        {
+            inputs.AddRow(i.Name, i.Kind, i.ModuleMapPath ?? string.Empty, i.ModuleMapSource.ToString(), i.Events, i.EventsWithoutStack, i.HistogramSlots,
+                i.HistogramCount, (long)i.DistinctRawStacks);
+        }
+
+        var blocks = new List<ReportBlock> { inputs.Build() };
+        foreach (StackInputSummary i in Result.Inputs)
+        {
+            blocks.AddRange(new ResolutionSummaryDocument(i.Resolution).ToDocument(DocumentView.Data).Blocks);
+            blocks.AddRange(i.Warnings.Select(w => new Paragraph("Warning: " + w)));
+        }
+
+        blocks.AddRange(OwnWarnings().Select(w => new Paragraph("Warning: " + w)));
+        return blocks;
+    }
+
+    private StackList ListingStacks()
+    {
+        var items = new List<StackListItem>(Result.Buckets.Count);
+        foreach (StackBucket b in Result.Buckets)
+        {
+            string heading = string.Create(Ic, $"Bucket {b.Rank} of {Result.TotalBuckets}: {b.Count:N0} {Unit(b.Count)} ({Percent(b.Share, 2)})")
+                + (b.EventName is string en ? " " + en : b.EventNames.Count > 0 ? " " + string.Join(", ", b.EventNames) : string.Empty);
+            var details = new List<string>();
+            if (b.Durations is StackDurations d)
+            {
+                details.Add(string.Create(Ic, $"duration: total {d.TotalDuration:N0}, max {d.MaxDuration:N0}, mean {(d.EventsWithDuration > 0 ? (double)d.TotalDuration / d.EventsWithDuration : 0):N2}; signal_duration: {(d.TotalSignalDuration is long ts ? string.Create(Ic, $"total {ts:N0}, max {d.MaxSignalDuration:N0}") : "n/a (not in the events' schema)")} (ms for wait events)"));
+            }
+
+            if (b.FirstSeen is DateTime first && b.LastSeen is DateTime last)
+            {
+                details.Add("seen " + CellFormatter.IsoUtc(first) + " to " + CellFormatter.IsoUtc(last));
+            }
+
+            if (b.RawStacks > 1)
+            {
+                details.Add(string.Create(Ic, $"{b.RawStacks} distinct raw stacks merged after symbolization"));
+            }
+
+            if (b.UnverifiedFrames > 0)
+            {
+                details.Add(string.Create(Ic, $"{b.UnverifiedFrames} frame(s) resolved through a PDB matched by name only (unverified: give --sql-build or --binaries)"));
+            }
+
+            items.Add(new StackListItem(heading, Frames(b), details));
+        }
+
+        string[] notes = Result.OmittedBuckets > 0
+            ? [string.Create(Ic, $"{Result.OmittedBuckets:N0} more bucket(s) with {Result.OmittedCount:N0} {Unit(Result.OmittedCount)} not shown (--top, --min-count).")]
+            : [];
+        return new StackList(items, notes);
+    }
+
+    private ReportDocument Listing()
+    {
+        return new ReportDocument(Title,
+        [
+            new ReportSection(string.Empty, ListingStacks()),
+            new ReportSection(string.Empty, ResolutionOutline()),
+        ])
+        {
+            Description = (Options.InputsLabel is string label ? label + "\n" : string.Empty) + Counts(),
+            Generator = null,
+        };
+    }
+
+    private FlameGraph FigureFlameGraph() => new(
+        Result.ToCallTree(Options.Weight),
+        new FlameGraphOptions { Title = Title, Subtitle = Options.InputsLabel, CountName = Options.Weight == StackWeight.Duration ? "ms" : "events" });
+
+    private static IEnumerable<StackListFrame> Frames(StackBucket b) => b.FrameDetails.Select(f => new StackListFrame(f.Text)
+    {
+        Status = f.Status switch
+        {
+            FrameResolutionStatus.InEngine => StackFrameStatus.InEngine,
+            FrameResolutionStatus.ResolvedOffline => StackFrameStatus.ResolvedOffline,
+            _ => StackFrameStatus.Unresolved,
+        },
+        Verified = f.IsVerified,
+        Module = f.Module,
+        Function = f.Function,
+        UnresolvedReason = f.UnresolvedReason,
+    });
+
+    private string Counts()
+    {
+        var sb = new StringBuilder();
+        if (Result.EventsRead > 0)
+        {
+            sb.Append(string.Create(Ic, $"{Result.EventsWithStack:N0} event(s) with a callstack"));
+            IReadOnlyList<string> names = Result.EventNames;
+            if (names.Count > 0)
+            {
+                sb.Append(" (").Append(string.Join(", ", names.Take(10))).Append(names.Count > 10 ? ", …" : string.Empty).Append(')');
+            }
+
+            if (Result.EventsWithoutStack > 0)
+            {
+                sb.Append(string.Create(Ic, $", {Result.EventsWithoutStack:N0} without"));
+            }
+
+            sb.Append(".\n");
+        }
+
+        if (Result.HistogramSlots > 0)
+        {
+            long slotCount = Result.Inputs.Aggregate(0L, (s, i) => StackBucketBuilder.SatAdd(s, i.HistogramCount));
+            sb.Append(string.Create(Ic, $"{Result.HistogramSlots:N0} histogram slot(s) counting {slotCount:N0} event(s).\n"));
+        }
+
+        sb.Append(string.Create(Ic, $"{Result.DistinctRawStacks:N0} distinct raw stack(s) -> {Result.TotalBuckets:N0} bucket(s) after symbolization ({Result.MergedRawStacks:N0} merged); total {Result.TotalCount:N0}.\n"));
+        sb.Append(Result.GroupedByEvent ? "Buckets per event name and stack" : "Buckets per stack (event names merged)");
+        sb.Append("; frames leaf first, ").Append(Result.Style.ToString().ToLowerInvariant()).Append(" style, ").Append(Result.IncludeOffsets ? "with offsets" : "without offsets (stacks differing only by offsets share a bucket)").Append('.');
+        if (Result.MayHaveMergedHistogramValues)
+        {
+            sb.Append("\nWarning: a histogram used all its slots (slots = buckets): hash collisions may have merged different stacks into one slot.");
+        }
+
+        return sb.ToString();
+    }
+
+    private string Unit(long count) =>
+        Result.HistogramSlots > 0 && Result.EventsRead == 0 ? (count == 1 ? "event (slot count)" : "events (slot count)") : count == 1 ? "event" : "events";
+
+    private static string StatusName(FrameResolutionStatus s) => s switch
+    {
+        FrameResolutionStatus.InEngine => "inEngine",
+        FrameResolutionStatus.ResolvedOffline => "resolvedOffline",
+        _ => "unresolved",
+    };
+}
