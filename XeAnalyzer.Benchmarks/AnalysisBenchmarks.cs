@@ -24,6 +24,8 @@ internal static class AnalysisBenchmarks
     public static int Run(string[] args)
     {
         double sizeGb = 1, smallGb = 0.25;
+        int rounds = 3;
+        string? baselineRef = BaselineBuild.PerformanceBaseline;
         string dir = Path.Combine(Path.GetTempPath(), "xebench");
         string[] commands = ["latches", "memory", "waits"];
         for (int i = 1; i + 1 < args.Length; i += 2)
@@ -34,13 +36,23 @@ internal static class AnalysisBenchmarks
                 case "--small-gb": smallGb = double.Parse(args[i + 1], Ic); break;
                 case "--dir": dir = args[i + 1]; break;
                 case "--commands": commands = args[i + 1].Split(','); break;
+                case "--rounds": rounds = int.Parse(args[i + 1], Ic); break;
+                case "--baseline": baselineRef = args[i + 1] == "none" ? null : args[i + 1]; break;
                 default: Console.Error.WriteLine("unknown option " + args[i]); return 2;
             }
         }
 
         Directory.CreateDirectory(dir);
         Console.WriteLine("XeAnalyzer analysis benchmark (latches, memory, waits end to end)");
-        Console.WriteLine(string.Create(Ic, $"runtime {Environment.Version}, {Environment.ProcessorCount} cores, OS {Environment.OSVersion}"));
+        Console.WriteLine(string.Create(Ic, $"runtime {Environment.Version}, {Environment.ProcessorCount} cores, OS {Environment.OSVersion}; {BaselineBuild.Load()}"));
+        Console.WriteLine("current code: " + BaselineBuild.CurrentCode());
+        BaselineBuild? baseline = baselineRef is null ? null : BaselineBuild.Prepare(baselineRef, cli: false);
+        if (baseline is not null)
+        {
+            Console.WriteLine("baseline: commit " + baseline.Commit + " (its own analysis-child mode), " + baseline.Note);
+        }
+
+        var paths = new List<(string Command, double Gb, string Path)>();
         foreach (string command in commands)
         {
             foreach (double gb in new[] { smallGb, sizeGb }.Distinct())
@@ -60,11 +72,37 @@ internal static class AnalysisBenchmarks
                     Console.WriteLine(string.Create(Ic, $"generated {path}: {new FileInfo(path).Length / 1048576.0:F0} MiB, {n:N0} events in {sw.Elapsed.TotalSeconds:F1} s"));
                 }
 
-                string line = ChildProcess.Run("analysis-child", command, path);
-                Console.WriteLine(string.Create(Ic, $"{command} {Path.GetFileName(path)}: {line}"));
+                paths.Add((command, gb, path));
             }
         }
 
+        // Rounds alternate the baseline and the current code on each capture, so load from other processes hits both alike.
+        var table = new RunTable();
+        for (int round = 1; round <= rounds; round++)
+        {
+            Console.WriteLine(string.Create(Ic, $"round {round} ({BaselineBuild.Load()})"));
+            foreach ((string command, double gb, string path) in paths)
+            {
+                string what = string.Create(Ic, $"{command} {Path.GetFileName(path)}");
+                if (baseline is not null)
+                {
+                    table.Add(what + " baseline", ChildProcess.RunTimed(baseline.BenchmarkDll, "analysis-child", command, path));
+                }
+
+                table.Add(what + " new", ChildProcess.RunTimed(null, "analysis-child", command, path));
+            }
+        }
+
+        bool met = true;
+        Console.WriteLine();
+        Console.WriteLine(string.Create(Ic, $"summary (medians of {rounds} rounds; {BaselineBuild.Load()})"));
+        foreach ((string command, double gb, string path) in paths)
+        {
+            string line = table.Compare(string.Create(Ic, $"{command} {Path.GetFileName(path)}"), 2, ref met);
+            Console.WriteLine("  " + line);
+        }
+
+        Console.WriteLine(met ? "analysis targets (>= 2x events/s): met" : "analysis targets (>= 2x events/s): NOT met");
         return 0;
     }
 
@@ -123,7 +161,7 @@ internal static class AnalysisBenchmarks
         me.Refresh();
         double s = sw.Elapsed.TotalSeconds;
         Console.WriteLine(string.Create(Ic,
-            $"{events:N0} events in {s:F2} s = {events / s / 1e6:F2} M events/s, {length / 1048576.0 / s:F0} MiB/s; peak working set {me.PeakWorkingSet64 / 1048576.0:F0} MiB; gen2 GCs {GC.CollectionCount(2)}; report {ms.Length:N0} bytes, chart {chart.Length:N0} chars; {summary}"));
+            $"{events:N0} events in {s:F2} s = {events / s / 1e6:F2} M events/s, {length / 1048576.0 / s:F0} MiB/s; peak working set {me.PeakWorkingSet64 / 1048576.0:F0} MiB; gen2 GCs {GC.CollectionCount(2)}; report {ms.Length:N0} bytes, chart {chart.Length:N0} chars; {summary}") + ChildProcess.CpuNote());
         return 0;
     }
 

@@ -146,9 +146,12 @@ internal static class BatchBenchmark
         }
 
         using CallstackResolver resolver = Resolver(symbols);
+        int gen0 = GC.CollectionCount(0), gen2 = GC.CollectionCount(2);
+        TimeSpan pause = GC.GetTotalPauseDuration(), cpu = Process.GetCurrentProcess().TotalProcessorTime;
         var sw = Stopwatch.StartNew();
         BatchResult result = BatchRunner.Run(inputs, captures, output, new BatchOptions { Jobs = jobs, KeepGoing = true, Report = new ReportOptions { Resolver = resolver } });
         double seconds = sw.Elapsed.TotalSeconds;
+        Console.WriteLine(string.Create(Ic, $"  --jobs {jobs}: {seconds:F2} s, process cpu {(Process.GetCurrentProcess().TotalProcessorTime - cpu).TotalSeconds:F2} s, GCs gen0 {GC.CollectionCount(0) - gen0}, gen2 {GC.CollectionCount(2) - gen2}, GC pauses {(GC.GetTotalPauseDuration() - pause).TotalSeconds:F2} s"));
         if (result.AnyFailed)
         {
             throw new InvalidOperationException("a capture failed: " + result.Items.First(i => i.Status == BatchStatus.Failed).Reason);

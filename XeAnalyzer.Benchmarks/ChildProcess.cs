@@ -69,6 +69,30 @@ internal static class ChildProcess
         return line + string.Create(System.Globalization.CultureInfo.InvariantCulture, $"; /usr/bin/time: cpu user {user:F2} s, sys {sys:F2} s, max RSS {rssKb / 1024.0:F0} MiB");
     }
 
+    /// <summary>
+    /// This process's CPU time and its busiest thread's (the reading thread that feeds the consumers, in every child here): on a machine
+    /// shared with other work, elapsed time depends on the load, but the busiest thread's CPU time bounds what an idle 2-core machine would take.
+    /// </summary>
+    public static string CpuNote()
+    {
+        using Process me = Process.GetCurrentProcess();
+        me.Refresh();
+        double busiest = 0;
+        foreach (ProcessThread t in me.Threads)
+        {
+            try
+            {
+                busiest = Math.Max(busiest, t.TotalProcessorTime.TotalSeconds);
+            }
+            catch (InvalidOperationException)
+            {
+                // The thread ended.
+            }
+        }
+
+        return string.Create(System.Globalization.CultureInfo.InvariantCulture, $"; process cpu {me.TotalProcessorTime.TotalSeconds:F2} s, busiest thread cpu {busiest:F2} s");
+    }
+
     private static string Finish(ProcessStartInfo psi)
     {
         using Process p = Process.Start(psi)!;

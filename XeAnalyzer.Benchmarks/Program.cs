@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
+using XeAnalyzer.Capture;
 using XeAnalyzer.Events;
 using XeAnalyzer.Xel;
 
@@ -14,12 +15,13 @@ namespace XeAnalyzer.Benchmarks;
 internal static class Program
 {
     private static readonly IFormatProvider Ic = CultureInfo.InvariantCulture;
+    private static readonly string[] DecodeModes = ["baseline decode", "new decode", "new decode-1", "new decode-enum"];
 
     public static int Main(string[] args)
     {
         if (args.Length >= 2 && args[0] == "read-child")
         {
-            return ReadChild(args[1], args.Length > 2 && args[2] == "scan");
+            return ReadChild(args[1], args.Length > 2 ? args[2] : "decode");
         }
 
         if (args.Length >= 1 && args[0] is "export" or "export-child")
@@ -45,6 +47,11 @@ internal static class Program
         if (args.Length > 0 && args[0] is "stackmem" or "stackmem-child")
         {
             return StackMemoryBenchmark.Run(args);
+        }
+
+        if (args.Length > 0 && args[0] == "report")
+        {
+            return ReportBenchmark.Run(args);
         }
 
         if (args.Length > 0 && args[0] == "batch")
@@ -76,11 +83,24 @@ internal static class Program
         {
             Console.Error.WriteLine("usage: XeAnalyzer.Benchmarks xel [--size-gb 1] [--small-gb 0.25] [--dir /tmp/xebench]");
             Console.Error.WriteLine("       XeAnalyzer.Benchmarks analysis [--commands latches,memory,waits] [--size-gb 1] [--small-gb 0.25] [--dir /tmp/xebench]");
-            Console.Error.WriteLine("       XeAnalyzer.Benchmarks export | resolve | pdb | symbolizer | text ... (see README, Performance)");
+            Console.Error.WriteLine("       XeAnalyzer.Benchmarks stacks | report | batch | export | resolve | pdb | symbolizer | text ... (see README, Performance)");
             return 2;
         }
 
+        return XelBenchmark(args);
+    }
+
+    /// <summary>
+    /// The reader benchmark: per capture size and round, today's reader (the baseline commit's own <c>read-child</c>, built in a
+    /// temporary worktree) and the current one, alternating so both see the same machine load, each in a child process; then the
+    /// medians, their ratio and whether the issue-12 targets are met (decode at least 2x the baseline, at most 16 bytes allocated per
+    /// event on the pooled path, peak memory the same for both sizes).
+    /// </summary>
+    private static int XelBenchmark(string[] args)
+    {
         double sizeGb = 1, smallGb = 0.25;
+        int rounds = 3;
+        string? baselineRef = BaselineBuild.PerformanceBaseline;
         string dir = Path.Combine(Path.GetTempPath(), "xebench");
         for (int i = 1; i + 1 < args.Length; i += 2)
         {
@@ -89,14 +109,26 @@ internal static class Program
                 case "--size-gb": sizeGb = double.Parse(args[i + 1], Ic); break;
                 case "--small-gb": smallGb = double.Parse(args[i + 1], Ic); break;
                 case "--dir": dir = args[i + 1]; break;
+                case "--rounds": rounds = int.Parse(args[i + 1], Ic); break;
+                case "--baseline": baselineRef = args[i + 1] == "none" ? null : args[i + 1]; break;
                 default: Console.Error.WriteLine("unknown option " + args[i]); return 2;
             }
         }
 
         Directory.CreateDirectory(dir);
         Console.WriteLine("XeAnalyzer .xel reader benchmark");
-        Console.WriteLine(string.Create(Ic, $"runtime {Environment.Version}, {Environment.ProcessorCount} cores, OS {Environment.OSVersion}"));
+        Console.WriteLine(string.Create(Ic, $"runtime {Environment.Version}, {Environment.ProcessorCount} cores, OS {Environment.OSVersion}; {BaselineBuild.Load()}"));
         Console.WriteLine("XELite comparison: not run. Microsoft.SqlServer.XEvent.XELite is not available in this environment's package registry, and no published XELite throughput figures exist (XEL-FORMAT.md §11.5).");
+        Console.WriteLine("current code: " + BaselineBuild.CurrentCode() + "; its modes: decode/scan = CaptureSource.Read pushing transient events from pooled buffers decoded on " + XelReadOptions.DefaultDecodeThreads + " threads; decode-1 = the same on one thread; decode-enum = XelReader.ReadEvents (events own their buffers)");
+        BaselineBuild? baseline = baselineRef is null ? null : BaselineBuild.Prepare(baselineRef, cli: false);
+        if (baseline is not null)
+        {
+            Console.WriteLine("baseline: commit " + baseline.Commit + " (today's single-threaded reader, XelReader.ReadEvents), " + baseline.Note);
+        }
+
+        var peaks = new Dictionary<(double, string), List<double>>();
+        var summary = new List<string>();
+        bool met = true;
         foreach (double gb in new[] { smallGb, sizeGb }.Distinct())
         {
             string path = Path.Combine(dir, string.Create(Ic, $"latch_{gb:0.###}gb.xel"));
@@ -108,82 +140,176 @@ internal static class Program
                 Console.WriteLine(string.Create(Ic, $"generated {path}: {new FileInfo(path).Length / 1048576.0:F0} MiB, {n:N0} events in {sw.Elapsed.TotalSeconds:F1} s ({new FileInfo(path).Length / 1048576.0 / sw.Elapsed.TotalSeconds:F0} MiB/s)"));
             }
 
+            var lines = new Dictionary<string, List<string>>();
+            void Record(string key, string line)
+            {
+                if (!lines.TryGetValue(key, out List<string>? l))
+                {
+                    lines[key] = l = [];
+                }
+
+                l.Add(line);
+                Console.WriteLine(string.Create(Ic, $"{Path.GetFileName(path)} {key}: {line}"));
+            }
+
+            for (int round = 1; round <= rounds; round++)
+            {
+                Console.WriteLine(string.Create(Ic, $"round {round} ({BaselineBuild.Load()})"));
+                foreach (string mode in new[] { "decode", "scan" })
+                {
+                    if (baseline is not null)
+                    {
+                        Record("baseline " + mode, ChildProcess.RunTimed(baseline.BenchmarkDll, "read-child", path, mode));
+                    }
+
+                    Record("new " + mode, ChildProcess.RunTimed(null, "read-child", path, mode));
+                }
+
+                Record("new decode-1", ChildProcess.RunTimed(null, "read-child", path, "decode-1"));
+                Record("new decode-enum", ChildProcess.RunTimed(null, "read-child", path, "decode-enum"));
+            }
+
+            double Med(string key, string unit) => lines.TryGetValue(key, out List<string>? l) ? BaselineBuild.Median(l.Select(x => BaselineBuild.Figure(x, unit))) : double.NaN;
+            string Spr(string key, string unit) => lines.TryGetValue(key, out List<string>? l) ? BaselineBuild.Spread(l.Select(x => BaselineBuild.Figure(x, unit))) : "n/a";
             foreach (string mode in new[] { "decode", "scan" })
             {
-                for (int run = 1; run <= 2; run++)
+                double b = Med("baseline " + mode, "M events/s"), n = Med("new " + mode, "M events/s");
+                bool ok = mode != "decode" || double.IsNaN(b) || n / b >= 2;
+                met &= ok;
+                summary.Add(string.Create(Ic, $"{Path.GetFileName(path)} {mode}: baseline {b:F2} M events/s (runs {Spr("baseline " + mode, "M events/s")}), new {n:F2} (runs {Spr("new " + mode, "M events/s")}): {n / b:F2}x") + (mode == "decode" ? (ok ? " (target >= 2x: met)" : " (target >= 2x: NOT met)") : string.Empty));
+            }
+
+            foreach (string mode in new[] { "decode", "scan" })
+            {
+                double b = BaselineBuild.Median(lines.GetValueOrDefault("baseline " + mode, []).Select(l => RunTable.CpuBound(l))), n = BaselineBuild.Median(lines.GetValueOrDefault("new " + mode, []).Select(l => RunTable.CpuBound(l)));
+                summary.Add(string.Create(Ic, $"{Path.GetFileName(path)} {mode}, CPU-bound estimate (events / max(busiest thread CPU, process CPU / {Environment.ProcessorCount}), what an otherwise idle machine allows): baseline {b:F2} M events/s, new {n:F2}: {n / b:F2}x"));
+            }
+
+            double alloc = Med("new decode", "B/event");
+            met &= alloc <= 16;
+            summary.Add(string.Create(Ic, $"{Path.GetFileName(path)} allocated per event: baseline {Med("baseline decode", "B/event"):F1} B, new pooled path {alloc:F1} B (target <= 16: {(alloc <= 16 ? "met" : "NOT met")}), new decode-enum {Med("new decode-enum", "B/event"):F1} B"));
+            foreach (string who in new[] { "baseline decode", "new decode", "new decode-enum" })
+            {
+                if (lines.ContainsKey(who))
                 {
-                    string line = ChildProcess.Run("read-child", path, mode);
-                    Console.WriteLine(string.Create(Ic, $"{Path.GetFileName(path)} {mode} run {run}: {line}"));
+                    if (!peaks.TryGetValue((gb, who), out List<double>? p))
+                    {
+                        peaks[(gb, who)] = p = [];
+                    }
+
+                    p.Add(Med(who, "MiB; gen2"));
                 }
             }
+
+            string checks = string.Join(", ", DecodeModes.Where(lines.ContainsKey).Select(k => lines[k].Select(l => System.Text.RegularExpressions.Regex.Match(l, "checksum ([0-9A-F]+)").Groups[1].Value).Distinct().Single()).Distinct());
+            summary.Add(Path.GetFileName(path) + " decode checksums of every build and mode: " + checks + (checks.Contains(',', StringComparison.Ordinal) ? " (DIFFER)" : " (equal)"));
         }
 
+        foreach (string who in new[] { "baseline decode", "new decode", "new decode-enum" })
+        {
+            double small = peaks.GetValueOrDefault((smallGb, who))?.FirstOrDefault() ?? double.NaN, large = peaks.GetValueOrDefault((sizeGb, who))?.FirstOrDefault() ?? double.NaN;
+            summary.Add(string.Create(Ic, $"peak working set, {who}: {smallGb:0.###} GB {small:F0} MiB, {sizeGb:0.###} GB {large:F0} MiB"));
+        }
+
+        Console.WriteLine();
+        Console.WriteLine("summary (medians of " + rounds.ToString(Ic) + " rounds; " + BaselineBuild.Load() + ")");
+        foreach (string line in summary)
+        {
+            Console.WriteLine("  " + line);
+        }
+
+        Console.WriteLine(met ? "reader targets: met" : "reader targets: NOT met");
         return 0;
     }
 
-    private static int ReadChild(string path, bool scanOnly)
+    private static int ReadChild(string path, string mode)
     {
         long length = new FileInfo(path).Length;
         long allocatedBefore = GC.GetTotalAllocatedBytes(true);
         var sw = Stopwatch.StartNew();
-        long events = 0;
-        ulong sum = 0;
-        ulong hash = 14695981039346656037UL;
-        int[]? fieldSlots = null;
-        XeEventType? lastType = null;
-        XeActionSet? lastSet = null;
-        int callstackIndex = -1;
-        Span<ulong> frames = stackalloc ulong[256];
-        foreach (XEvent e in XelReader.ReadEvents(path))
+        var decoder = new DecodingConsumer(mode.StartsWith("scan", StringComparison.Ordinal));
+        if (mode.EndsWith("-enum", StringComparison.Ordinal))
         {
-            events++;
-            if (scanOnly)
+            foreach (XEvent e in XelReader.ReadEvents(path))
             {
-                continue;
+                decoder.Add(e);
             }
-
-            if (!ReferenceEquals(e.EventType, lastType))
-            {
-                lastType = e.EventType;
-                fieldSlots = [.. Enumerable.Range(0, e.FieldCount)];
-            }
-
-            for (int i = 0; i < fieldSlots!.Length; i++)
-            {
-                sum = unchecked(sum + e.GetField(i).AsUInt64());
-            }
-
-            if (!ReferenceEquals(e.ActionSet, lastSet))
-            {
-                lastSet = e.ActionSet;
-                callstackIndex = lastSet.IndexOf("callstack");
-            }
-
-            for (int i = 0; i < e.ActionCount; i++)
-            {
-                if (i == callstackIndex)
-                {
-                    int n = e.GetAction(i).CopyCallstackTo(frames);
-                    for (int f = 0; f < n; f++)
-                    {
-                        hash = unchecked((hash ^ frames[f]) * 1099511628211UL);
-                    }
-                }
-                else
-                {
-                    sum = unchecked(sum + e.GetAction(i).AsUInt64());
-                }
-            }
+        }
+        else
+        {
+            CaptureSource source = CaptureSource.Open([path], new CaptureReadOptions { DecodeThreads = mode.EndsWith("-1", StringComparison.Ordinal) ? 1 : XelReadOptions.DefaultDecodeThreads });
+            source.Read([decoder]);
         }
 
         sw.Stop();
         long allocated = GC.GetTotalAllocatedBytes(true) - allocatedBefore;
+        long events = decoder.Events;
         using Process me = Process.GetCurrentProcess();
         me.Refresh();
         double s = sw.Elapsed.TotalSeconds;
         Console.WriteLine(string.Create(Ic,
-            $"{events:N0} events in {s:F2} s = {events / s / 1e6:F2} M events/s, {length / 1048576.0 / s:F0} MiB/s; allocated {allocated / 1048576.0:F0} MiB ({(double)allocated / Math.Max(1, events):F0} B/event); peak working set {me.PeakWorkingSet64 / 1048576.0:F0} MiB; gen2 GCs {GC.CollectionCount(2)} (checksum {sum ^ hash:X})"));
+            $"{events:N0} events in {s:F2} s = {events / s / 1e6:F2} M events/s, {length / 1048576.0 / s:F0} MiB/s; allocated {allocated / 1048576.0:F1} MiB ({(double)allocated / Math.Max(1, events):F1} B/event); peak working set {me.PeakWorkingSet64 / 1048576.0:F0} MiB; gen2 GCs {GC.CollectionCount(2)} (checksum {decoder.Checksum:X})") + ChildProcess.CpuNote());
         return 0;
+    }
+
+    /// <summary>Decodes every field and action of every event (or, scanning, only counts them), as the baseline's read-child does.</summary>
+    private sealed class DecodingConsumer(bool scanOnly) : ICaptureConsumer
+    {
+        private readonly ulong[] _frames = new ulong[256];
+        private XeEventType? _lastType;
+        private XeActionSet? _lastSet;
+        private int _fieldCount;
+        private int _callstackIndex = -1;
+        private ulong _sum;
+        private ulong _hash = 14695981039346656037UL;
+
+        public long Events { get; private set; }
+
+        public ulong Checksum => scanOnly ? 14695981039346656037UL : _sum ^ _hash;
+
+        public bool Accepts(XeEventType eventType, XeActionSet actions) => true;
+
+        public void Add(XEvent e)
+        {
+            Events++;
+            if (scanOnly)
+            {
+                return;
+            }
+
+            if (!ReferenceEquals(e.EventType, _lastType))
+            {
+                _lastType = e.EventType;
+                _fieldCount = e.FieldCount;
+            }
+
+            for (int i = 0; i < _fieldCount; i++)
+            {
+                _sum = unchecked(_sum + e.GetField(i).AsUInt64());
+            }
+
+            if (!ReferenceEquals(e.ActionSet, _lastSet))
+            {
+                _lastSet = e.ActionSet;
+                _callstackIndex = _lastSet.IndexOf("callstack");
+            }
+
+            for (int i = 0; i < e.ActionCount; i++)
+            {
+                if (i == _callstackIndex)
+                {
+                    int n = e.GetAction(i).CopyCallstackTo(_frames);
+                    for (int f = 0; f < n; f++)
+                    {
+                        _hash = unchecked((_hash ^ _frames[f]) * 1099511628211UL);
+                    }
+                }
+                else
+                {
+                    _sum = unchecked(_sum + e.GetAction(i).AsUInt64());
+                }
+            }
+        }
     }
 
     internal static long Generate(string path, long targetBytes)

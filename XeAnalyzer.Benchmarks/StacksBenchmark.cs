@@ -46,6 +46,8 @@ internal static class StacksBenchmark
         }
 
         double sizeGb = 1, smallGb = 0.25;
+        int rounds = 3;
+        string? baselineRef = BaselineBuild.PerformanceBaseline;
         string dir = Path.Combine(Path.GetTempPath(), "xebench");
         for (int i = 1; i + 1 < args.Length; i += 2)
         {
@@ -54,35 +56,68 @@ internal static class StacksBenchmark
                 case "--size-gb": sizeGb = double.Parse(args[i + 1], Ic); break;
                 case "--small-gb": smallGb = double.Parse(args[i + 1], Ic); break;
                 case "--dir": dir = args[i + 1]; break;
+                case "--rounds": rounds = int.Parse(args[i + 1], Ic); break;
+                case "--baseline": baselineRef = args[i + 1] == "none" ? null : args[i + 1]; break;
                 default: Console.Error.WriteLine("unknown option " + args[i]); return 2;
             }
         }
 
         string repo = FindRepo();
-        Directory.CreateDirectory(dir);
         Console.WriteLine("XeAnalyzer stack-bucket benchmark (xeanalyze stacks end to end: read, bucket, symbolize offline, merge, render)");
-        Console.WriteLine(string.Create(Ic, $"runtime {Environment.Version}, {Environment.ProcessorCount} cores, OS {Environment.OSVersion}"));
-        List<ulong[]> stacks = DistinctStacks(repo, 512);
-        Console.WriteLine(string.Create(Ic, $"{stacks.Count} distinct stacks over {stacks.SelectMany(s => s).Distinct().Count()} distinct addresses (fixture frames of stacks.tsv)"));
-        foreach (double gb in new[] { smallGb, sizeGb }.Distinct())
+        Console.WriteLine(string.Create(Ic, $"runtime {Environment.Version}, {Environment.ProcessorCount} cores, OS {Environment.OSVersion}; {BaselineBuild.Load()}"));
+        Console.WriteLine("current code: " + BaselineBuild.CurrentCode());
+        BaselineBuild? baseline = baselineRef is null ? null : BaselineBuild.Prepare(baselineRef, cli: false);
+        if (baseline is not null)
         {
-            string path = Path.Combine(dir, string.Create(Ic, $"stacks-latch_{gb:0.###}gb.xel"));
-            long target = (long)(gb * 1024 * 1024 * 1024);
-            if (!File.Exists(path) || new FileInfo(path).Length < target)
-            {
-                var sw = Stopwatch.StartNew();
-                long n = Generate(path, target, stacks);
-                Console.WriteLine(string.Create(Ic, $"generated {path}: {new FileInfo(path).Length / 1048576.0:F0} MiB, {n:N0} events in {sw.Elapsed.TotalSeconds:F1} s"));
-            }
-
-            File.WriteAllText(Path.ChangeExtension(path, null) + ".modules.txt", "name\tbase_address\n" +
-                string.Concat(Bases.Select(b => string.Create(Ic, $"C:\\Program Files\\Microsoft SQL Server\\MSSQL16.MSSQLSERVER\\MSSQL\\Binn\\{b.Key}\t0x{b.Value:X16}\n"))));
-
-            string line = ChildProcess.Run("stacks-child", path, Path.Combine(repo, "symbols-cache"));
-            Console.WriteLine(string.Create(Ic, $"stacks {Path.GetFileName(path)}: {line}"));
+            Console.WriteLine("baseline: commit " + baseline.Commit + " (its own stacks-child mode), " + baseline.Note);
         }
 
+        string[] paths = [.. new[] { smallGb, sizeGb }.Distinct().Select(gb => EnsureCapture(repo, dir, gb))];
+        var table = new RunTable();
+        for (int round = 1; round <= rounds; round++)
+        {
+            Console.WriteLine(string.Create(Ic, $"round {round} ({BaselineBuild.Load()})"));
+            foreach (string path in paths)
+            {
+                if (baseline is not null)
+                {
+                    table.Add("stacks " + Path.GetFileName(path) + " baseline", ChildProcess.RunTimed(baseline.BenchmarkDll, "stacks-child", path, Path.Combine(repo, "symbols-cache")));
+                }
+
+                table.Add("stacks " + Path.GetFileName(path) + " new", ChildProcess.RunTimed(null, "stacks-child", path, Path.Combine(repo, "symbols-cache")));
+            }
+        }
+
+        bool met = true;
+        Console.WriteLine();
+        Console.WriteLine(string.Create(Ic, $"summary (medians of {rounds} rounds; {BaselineBuild.Load()})"));
+        foreach (string path in paths)
+        {
+            Console.WriteLine("  " + table.Compare("stacks " + Path.GetFileName(path), 2, ref met));
+        }
+
+        Console.WriteLine(met ? "stacks target (>= 2x events/s): met" : "stacks target (>= 2x events/s): NOT met");
         return 0;
+    }
+
+    /// <summary>The stacks capture of one size in <paramref name="dir"/> (generated when missing) with its module list.</summary>
+    internal static string EnsureCapture(string repo, string dir, double gb)
+    {
+        Directory.CreateDirectory(dir);
+        string path = Path.Combine(dir, string.Create(Ic, $"stacks-latch_{gb:0.###}gb.xel"));
+        long target = (long)(gb * 1024 * 1024 * 1024);
+        if (!File.Exists(path) || new FileInfo(path).Length < target)
+        {
+            List<ulong[]> stacks = DistinctStacks(repo, 512);
+            Console.WriteLine(string.Create(Ic, $"{stacks.Count} distinct stacks over {stacks.SelectMany(s => s).Distinct().Count()} distinct addresses (fixture frames of stacks.tsv)"));
+            var sw = Stopwatch.StartNew();
+            long n = Generate(path, target, stacks);
+            Console.WriteLine(string.Create(Ic, $"generated {path}: {new FileInfo(path).Length / 1048576.0:F0} MiB, {n:N0} events in {sw.Elapsed.TotalSeconds:F1} s"));
+        }
+
+        File.WriteAllText(Path.ChangeExtension(path, null) + ".modules.txt", "name\tbase_address\n" +
+            string.Concat(Bases.Select(b => string.Create(Ic, $"C:\\Program Files\\Microsoft SQL Server\\MSSQL16.MSSQLSERVER\\MSSQL\\Binn\\{b.Key}\t0x{b.Value:X16}\n"))));
+        return path;
     }
 
     /// <summary>Buckets one capture as <c>xeanalyze stacks CAPTURE --symbols DIR --binaries DIR</c> does, and prints throughput and memory.</summary>
@@ -110,7 +145,7 @@ internal static class StacksBenchmark
         ResolutionSummary res = r.Inputs[0].Resolution;
         Console.WriteLine(string.Create(Ic,
             $"{events:N0} events ({r.EventsWithStack:N0} with a callstack) in {s:F2} s = {events / s / 1e6:F2} M events/s, {length / 1048576.0 / s:F0} MiB/s (bucketing {analyzed.TotalSeconds:F2} s); peak working set {me.PeakWorkingSet64 / 1048576.0:F0} MiB; gen2 GCs {GC.CollectionCount(2)}; " +
-            $"{r.DistinctRawStacks:N0} raw stacks -> {r.TotalBuckets:N0} buckets; frames of distinct stacks: {res.ResolvedOffline:N0} offline, {res.Unresolved:N0} unresolved; text {text.Length:N0} chars, folded {ms.Length:N0} bytes; top bucket {r.Buckets[0].Count:N0}"));
+            $"{r.DistinctRawStacks:N0} raw stacks -> {r.TotalBuckets:N0} buckets; frames of distinct stacks: {res.ResolvedOffline:N0} offline, {res.Unresolved:N0} unresolved; text {text.Length:N0} chars, folded {ms.Length:N0} bytes; top bucket {r.Buckets[0].Count:N0}") + ChildProcess.CpuNote());
         return 0;
     }
 
@@ -238,7 +273,7 @@ internal static class StacksBenchmark
         return n;
     }
 
-    private static string FindRepo()
+    internal static string FindRepo()
     {
         foreach (string start in new[] { Directory.GetCurrentDirectory(), AppContext.BaseDirectory })
         {

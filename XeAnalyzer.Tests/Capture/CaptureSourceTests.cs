@@ -230,6 +230,6 @@ public sealed class CaptureSourceTests
     {
         public bool Accepts(XeEventType eventType, XeActionSet actions) => eventType.Name == name;
 
-        public void Add(XEvent e) => into.Add(e);
+        public void Add(XEvent e) => into.Add(e.Detach());
     }
 }

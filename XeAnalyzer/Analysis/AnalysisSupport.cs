@@ -185,7 +185,10 @@ internal sealed class NameTable(int maxNames = 65_536, string overflowName = "(o
 
     private readonly List<string> _names = [];
     private readonly Dictionary<string, int> _ids = new(StringComparer.Ordinal);
+    private const int DenseKeys = 1024;
     private readonly Dictionary<(XeMap Map, ulong Key), int> _mapKeys = [];
+    private XeMap? _denseMap;
+    private int[] _dense = [];
 
     public int Count => _names.Count;
 
@@ -219,6 +222,23 @@ internal sealed class NameTable(int maxNames = 65_536, string overflowName = "(o
         if (value.Map is XeMap map)
         {
             ulong key = value.MapKey;
+
+            // Map keys are mostly small: ids of keys below 1,024 of the last map are kept in an array (id + 1; 0 = not yet known).
+            if (key < DenseKeys)
+            {
+                if (!ReferenceEquals(map, _denseMap))
+                {
+                    _denseMap = map;
+                    _dense = new int[DenseKeys];
+                }
+
+                int known = _dense[(int)key];
+                if (known > 0)
+                {
+                    return known - 1;
+                }
+            }
+
             if (!_mapKeys.TryGetValue((map, key), out int id))
             {
                 id = Intern(map.GetText(key));
@@ -226,6 +246,15 @@ internal sealed class NameTable(int maxNames = 65_536, string overflowName = "(o
                 {
                     _mapKeys.Add((map, key), id);
                 }
+                else
+                {
+                    return id;
+                }
+            }
+
+            if (key < DenseKeys)
+            {
+                _dense[(int)key] = id + 1;
             }
 
             return id;
@@ -235,18 +264,27 @@ internal sealed class NameTable(int maxNames = 65_536, string overflowName = "(o
     }
 }
 
-/// <summary>A per-key cache by reference (event types, action sets), with a last-hit shortcut.</summary>
+/// <summary>A per-key cache by reference (event types, action sets), with a shortcut for the last two keys (captures often alternate two event types).</summary>
 internal sealed class ReferenceCache<TKey, TValue>(Func<TKey, TValue> create)
     where TKey : class
 {
     private readonly Dictionary<TKey, TValue> _map = new(ReferenceEqualityComparer.Instance);
     private TKey? _lastKey;
     private TValue _lastValue = default!;
+    private TKey? _otherKey;
+    private TValue _otherValue = default!;
 
     public TValue Get(TKey key)
     {
         if (ReferenceEquals(key, _lastKey))
         {
+            return _lastValue;
+        }
+
+        if (ReferenceEquals(key, _otherKey))
+        {
+            (_otherKey, _lastKey) = (_lastKey, _otherKey);
+            (_otherValue, _lastValue) = (_lastValue, _otherValue);
             return _lastValue;
         }
 
@@ -259,6 +297,8 @@ internal sealed class ReferenceCache<TKey, TValue>(Func<TKey, TValue> create)
             }
         }
 
+        _otherKey = _lastKey;
+        _otherValue = _lastValue;
         _lastKey = key;
         _lastValue = value;
         return value;

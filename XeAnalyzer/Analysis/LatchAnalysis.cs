@@ -1,3 +1,5 @@
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using XeAnalyzer.Capture;
 using XeAnalyzer.Events;
 
@@ -152,6 +154,7 @@ public sealed class LatchAnalysis : ICaptureAnalysis
         public int Thread = -1;
         public int Session = -1;
         public IReadOnlyList<XeColumn> Columns = [];
+        public bool CountedOnAcquire;
     }
 
     private struct Record
@@ -252,11 +255,17 @@ public sealed class LatchAnalysis : ICaptureAnalysis
             {
                 _acquired++;
                 _acquireName = f.FullName;
-                if (_acquireActions.Count < 64)
+                if (!a.CountedOnAcquire)
                 {
-                    foreach (XeColumn c in a.Columns)
+                    // Once per action set (the set of names is the same for every event carrying it).
+                    if (_acquireActions.Count < 64)
                     {
-                        _acquireActions.Add(c.FullName);
+                        foreach (XeColumn c in a.Columns)
+                        {
+                            _acquireActions.Add(c.FullName);
+                        }
+
+                        a.CountedOnAcquire = true;
                     }
                 }
 
@@ -271,9 +280,10 @@ public sealed class LatchAnalysis : ICaptureAnalysis
                 if (a.Scheduler >= 0)
                 {
                     ulong s = e.GetAction(a.Scheduler).AsUInt64();
-                    if (_schedulers.TryGetValue(s, out long sc))
+                    ref long sc = ref CollectionsMarshal.GetValueRefOrNullRef(_schedulers, s);
+                    if (!Unsafe.IsNullRef(ref sc))
                     {
-                        _schedulers[s] = sc + 1;
+                        sc++;
                     }
                     else if (_schedulers.Count < NameTable.MaxGroups)
                     {

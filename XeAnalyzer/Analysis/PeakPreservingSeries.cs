@@ -15,7 +15,11 @@ public readonly record struct SeriesPoint(DateTime Time, long Value);
 /// <remarks>Points should be added in time order; an earlier point than the first is put in the first bucket. Not thread-safe.</remarks>
 public sealed class PeakPreservingSeries
 {
-    private readonly Bucket[] _buckets;
+    private readonly int _maxBuckets;
+
+    // The buckets in use so far: the array grows (doubling) up to _maxBuckets as later buckets are reached, so a short series, or a
+    // report of many small captures, does not allocate the whole (large object heap) array up front; buckets past its end are empty.
+    private Bucket[] _buckets = new Bucket[16];
     private long _origin;
     private long _width = 1;
     private long _serial;
@@ -28,7 +32,7 @@ public sealed class PeakPreservingSeries
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(maxBuckets, 16);
         ArgumentOutOfRangeException.ThrowIfGreaterThan(maxBuckets, 1_000_000);
-        _buckets = new Bucket[maxBuckets];
+        _maxBuckets = maxBuckets;
     }
 
     /// <summary>Points added.</summary>
@@ -53,10 +57,15 @@ public sealed class PeakPreservingSeries
         }
 
         long index = offset / _width;
-        while (index >= _buckets.Length)
+        while (index >= _maxBuckets)
         {
             Widen();
             index = offset / _width;
+        }
+
+        if (index >= _buckets.Length)
+        {
+            Array.Resize(ref _buckets, (int)Math.Min(_maxBuckets, Math.Max(index + 1, 2L * _buckets.Length)));
         }
 
         var p = new Point(ticks, value, _serial++);

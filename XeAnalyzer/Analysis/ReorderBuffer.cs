@@ -87,8 +87,9 @@ internal readonly struct OrderKey(long ticks, ulong sequence, long arrival) : IC
 /// </summary>
 /// <remarks>
 /// <para>Captures are nearly sorted (each per-CPU buffer is in order), so records are collected in chunks of 8,192, each chunk
-/// is sorted once, and released by merging the sorted chunks (a small heap over chunk heads): a few comparisons per record
-/// instead of a heap over every held record.</para>
+/// is sorted once, and released by merging the sorted chunks (the run with the oldest head apart, a small heap over the other
+/// runs' heads, touched only when the oldest record moves to another run): a few comparisons per record instead of a heap over
+/// every held record.</para>
 /// <para>Not thread-safe.</para>
 /// </remarks>
 /// <typeparam name="T">The record type (keep it small: it is held, not the event).</typeparam>
@@ -96,12 +97,21 @@ public sealed class ReorderBuffer<T>
 {
     private const int ChunkSize = 8192;
 
+    // Chunks start small and double up to ChunkSize, so a window over a small capture never allocates chunk-sized arrays (hundreds of
+    // KB, on the large object heap: a batch of many small captures would otherwise churn it and run a full collection every few captures).
+    private const int FirstChunkSize = 256;
+    private const int MaxMergedRuns = 64;
+
     private readonly PriorityQueue<Run, OrderKey> _runs = new();
+
+    // The sorted run holding the oldest record (not in _runs; every run in _runs has a later head), or null when none is sorted.
+    private Run? _top;
     private readonly Stack<Entry[]> _pool = new();
     private readonly long _windowTicks;
     private readonly int _maxPending;
     private readonly TimeSpan _window;
-    private Entry[] _incoming = new Entry[ChunkSize];
+    private Entry[] _incoming = new Entry[FirstChunkSize];
+    private Entry[] _scratch = [];
     private int _incomingCount;
     private OrderKey _incomingMin;
     private int _count;
@@ -206,7 +216,7 @@ public sealed class ReorderBuffer<T>
         }
 
         bool must = _completed || _count > _maxPending;
-        if (_incomingCount > 0 && (_runs.Count == 0 || (_runs.TryPeek(out _, out OrderKey head) && _incomingMin.CompareTo(head) < 0)))
+        if (_incomingCount > 0 && (_top is null || _incomingMin.CompareTo(_top.Items[_top.Position].Key) < 0))
         {
             // The oldest record has not been sorted yet.
             if (!must && !Releasable(_incomingMin))
@@ -217,20 +227,27 @@ public sealed class ReorderBuffer<T>
             Seal();
         }
 
-        _runs.TryPeek(out Run? run, out OrderKey key);
+        Run run = _top!;
+        OrderKey key = run.Items[run.Position].Key;
         if (!must && !Releasable(key))
         {
             return false;
         }
 
-        Entry e = run!.Items[run.Position++];
+        Entry e = run.Items[run.Position++];
         if (run.Position < run.Count)
         {
-            _runs.DequeueEnqueue(run, run.Items[run.Position].Key);
+            // The head run usually stays the oldest for a stretch (chunks are long sorted runs): the heap is touched only when
+            // another run's head becomes older.
+            OrderKey next = run.Items[run.Position].Key;
+            if (_runs.TryPeek(out _, out OrderKey other) && other.CompareTo(next) < 0)
+            {
+                _top = _runs.DequeueEnqueue(run, next);
+            }
         }
         else
         {
-            _runs.Dequeue();
+            _top = _runs.TryDequeue(out Run? following, out _) ? following : null;
             if (_pool.Count <= (_maxPending / ChunkSize) + 1)
             {
                 // Keep emptied chunks for reuse (as many as the cap can fill), so chunks are not reallocated on the large object heap.
@@ -268,11 +285,104 @@ public sealed class ReorderBuffer<T>
             return;
         }
 
-        Array.Sort(_incoming, 0, _incomingCount);
+        SortIncoming();
         var run = new Run(_incoming, _incomingCount);
-        _runs.Enqueue(run, _incoming[0].Key);
-        _incoming = _pool.Count > 0 ? _pool.Pop() : new Entry[ChunkSize];
+        OrderKey first = _incoming[0].Key;
+        if (_top is null)
+        {
+            _top = run;
+        }
+        else if (first.CompareTo(_top.Items[_top.Position].Key) < 0)
+        {
+            _runs.Enqueue(_top, _top.Items[_top.Position].Key);
+            _top = run;
+        }
+        else
+        {
+            _runs.Enqueue(run, first);
+        }
+        _incoming = _pool.Count > 0 ? _pool.Pop() : new Entry[Math.Min(ChunkSize, run.Items.Length * 2)];
         _incomingCount = 0;
+    }
+
+    /// <summary>
+    /// Sorts the incoming chunk. A chunk is a few ascending runs (each per-CPU buffer is in order), so the runs are merged (a natural
+    /// merge sort, linear for a sorted chunk); a chunk of many short runs is sorted by <see cref="Array.Sort{T}(T[], int, int)"/>.
+    /// Keys are unique (arrival breaks ties), so both give the same order.
+    /// </summary>
+    private void SortIncoming()
+    {
+        int n = _incomingCount;
+        Span<int> starts = stackalloc int[MaxMergedRuns + 1];
+        int runs = 0;
+        starts[runs++] = 0;
+        for (int i = 1; i < n; i++)
+        {
+            if (_incoming[i].Key.CompareTo(_incoming[i - 1].Key) < 0)
+            {
+                if (runs == MaxMergedRuns)
+                {
+                    Array.Sort(_incoming, 0, n);
+                    return;
+                }
+
+                starts[runs++] = i;
+            }
+        }
+
+        if (runs == 1)
+        {
+            return;
+        }
+
+        starts[runs] = n;
+        if (_scratch.Length < n)
+        {
+            _scratch = new Entry[_incoming.Length];
+        }
+
+        Entry[] from = _incoming, to = _scratch;
+        while (runs > 1)
+        {
+            int merged = 0;
+            for (int r = 0; r < runs; r += 2)
+            {
+                int lo = starts[r], mid = starts[Math.Min(r + 1, runs)], hi = starts[Math.Min(r + 2, runs)];
+                int a = lo, b = mid, o = lo;
+                while (a < mid && b < hi)
+                {
+                    to[o++] = from[b].Key.CompareTo(from[a].Key) < 0 ? from[b++] : from[a++];
+                }
+
+                while (a < mid)
+                {
+                    to[o++] = from[a++];
+                }
+
+                while (b < hi)
+                {
+                    to[o++] = from[b++];
+                }
+
+                starts[merged++] = lo;
+            }
+
+            starts[merged] = n;
+            runs = merged;
+            (from, to) = (to, from);
+        }
+
+        if (!ReferenceEquals(from, _incoming))
+        {
+            // The sorted chunk is in the scratch array: swap the two (the scratch array holds at least the chunk's records).
+            _scratch = _incoming;
+            _incoming = from;
+        }
+
+        if (System.Runtime.CompilerServices.RuntimeHelpers.IsReferenceOrContainsReferences<Entry>())
+        {
+            Array.Clear(_scratch, 0, n);
+        }
     }
 
     private readonly struct Entry(OrderKey key, T item) : IComparable<Entry>

@@ -1,3 +1,4 @@
+using System.Globalization;
 using XeAnalyzer.Capture;
 using XeAnalyzer.Events;
 
@@ -130,6 +131,7 @@ public sealed class WaitAnalysis : ICaptureAnalysis
         public int Duration = -1;
         public int Signal = -1;
         public int Resource = -1;
+        public bool ResourceIsPointer;
         public int Result = -1;
         public XeEventType? Type;
     }
@@ -161,6 +163,12 @@ public sealed class WaitAnalysis : ICaptureAnalysis
         public long SignalEvents;
         public long Pairs;
         public Dictionary<string, long>? Resources;
+
+        /// <summary>
+        /// Pointer resources counted by value until a resource of another kind comes (then they move, in order, to <see cref="Resources"/>
+        /// under their text, 0x%016X, as they would have been counted): no text is made per event.
+        /// </summary>
+        public Dictionary<ulong, long>? ResourcePointers;
         public long ResourcesOverflow;
         public Dictionary<string, long>? Results;
         public long EndsWithoutBegin;
@@ -288,8 +296,16 @@ public sealed class WaitAnalysis : ICaptureAnalysis
 
                 if (f.Resource >= 0)
                 {
-                    string resource = e.GetField(f.Resource).ToString();
-                    Count(ref ts.Resources, resource.Length == 0 ? "(empty)" : resource, ref ts.ResourcesOverflow);
+                    if (f.ResourceIsPointer && ts.Resources is null)
+                    {
+                        CountPointer(ts, e.GetField(f.Resource).AsUInt64());
+                    }
+                    else
+                    {
+                        FoldPointers(ts);
+                        string resource = e.GetField(f.Resource).ToString();
+                        Count(ref ts.Resources, resource.Length == 0 ? "(empty)" : resource, ref ts.ResourcesOverflow);
+                    }
                 }
 
                 if (f.Result >= 0)
@@ -340,6 +356,11 @@ public sealed class WaitAnalysis : ICaptureAnalysis
         {
             _reorder.Complete();
             Drain();
+            foreach (TypeStats ts in _stats)
+            {
+                FoldPointers(ts);
+            }
+
             foreach (WorkerState w in _workers.Values)
             {
                 if (w.Pending is not null)
@@ -449,6 +470,42 @@ public sealed class WaitAnalysis : ICaptureAnalysis
         }
 
         private const int MaxKeysPerType = 1000;
+
+        /// <summary>Counts a pointer resource as <see cref="Count"/> counts its text (same cap, same order).</summary>
+        private static void CountPointer(TypeStats ts, ulong pointer)
+        {
+            Dictionary<ulong, long> counts = ts.ResourcePointers ??= [];
+            ref long n = ref System.Runtime.InteropServices.CollectionsMarshal.GetValueRefOrNullRef(counts, pointer);
+            if (!System.Runtime.CompilerServices.Unsafe.IsNullRef(ref n))
+            {
+                n++;
+            }
+            else if (counts.Count < MaxKeysPerType)
+            {
+                counts.Add(pointer, 1);
+            }
+            else
+            {
+                ts.ResourcesOverflow++;
+            }
+        }
+
+        /// <summary>Moves the pointer resources counted by value to the text-keyed counts, in the order they were first met.</summary>
+        private static void FoldPointers(TypeStats ts)
+        {
+            if (ts.ResourcePointers is not Dictionary<ulong, long> pointers)
+            {
+                return;
+            }
+
+            ts.Resources ??= new Dictionary<string, long>(StringComparer.Ordinal);
+            foreach (KeyValuePair<ulong, long> kv in pointers)
+            {
+                ts.Resources.Add("0x" + kv.Key.ToString("X16", CultureInfo.InvariantCulture), kv.Value);
+            }
+
+            ts.ResourcePointers = null;
+        }
 
         private static void Count(ref Dictionary<string, long>? counts, string key, ref long overflow)
         {
@@ -641,6 +698,7 @@ public sealed class WaitAnalysis : ICaptureAnalysis
             f.Duration = LatchAnalysis.NumericField(t, "duration");
             f.Signal = LatchAnalysis.NumericField(t, "signal_duration");
             f.Resource = t.GetFieldIndex("wait_resource");
+            f.ResourceIsPointer = f.Resource >= 0 && t.Fields[f.Resource] is { IsMap: false, BaseType: XeBaseType.Pointer, Size: 4 or 8, IsVariableLength: false };
             f.Result = t.GetFieldIndex("wait_result");
             return f;
         }

@@ -36,4 +36,29 @@ public sealed class CaptureReadOptions
     /// event is delivered, so a read of mostly skipped events reports in larger steps.
     /// </summary>
     public IProgress<WorkProgress>? Progress { get; init; }
+
+    /// <summary>
+    /// How many threads decode the event buffers of a <c>.xel</c> input (see <see cref="XelReadOptions.DecodeThreads"/>); default
+    /// <see cref="Environment.ProcessorCount"/>, 1 to decode on the reading thread only (as a batch running one capture per core may want).
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">The value is outside 1..64.</exception>
+    public int DecodeThreads
+    {
+        get;
+        init => field = value is >= 1 and <= 64 ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "DecodeThreads must be 1..64.");
+    }
+
+    = XelReadOptions.DefaultDecodeThreads;
+
+    /// <summary>These options with at most <paramref name="threads"/> decode threads (the same instance when they already have no more).</summary>
+    internal CaptureReadOptions WithAtMostDecodeThreads(int threads) => DecodeThreads <= threads ? this : new CaptureReadOptions
+    {
+        Integrity = Integrity,
+        Limits = Limits,
+        TextLimits = TextLimits,
+        ModuleMapPath = ModuleMapPath,
+        UseSidecars = UseSidecars,
+        DecodeThreads = Math.Max(1, threads),
+        Progress = Progress,
+    };
 }

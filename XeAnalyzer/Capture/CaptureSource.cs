@@ -106,46 +106,13 @@ public sealed class CaptureSource
         ArgumentNullException.ThrowIfNull(consumers);
         filter ??= EventFilter.None;
         diagnostics ??= new CaptureDiagnostics();
-        var reading = new Reading(this, filter, eventNames, diagnostics);
-        var accepted = new Dictionary<(XeEventType, XeActionSet), bool[]>();
-        XeEventType? lastType = null;
-        XeActionSet? lastSet = null;
-        bool[] lastAccepted = [];
+        var reading = new Reading(this, filter, eventNames, diagnostics) { Dispatcher = new EventDispatcher(consumers) };
         foreach (ReadItem item in reading.Items(cancellationToken))
         {
             switch (item.Kind)
             {
                 case ReadItemKind.Event:
-                    XEvent e = item.Event!;
-                    if (!ReferenceEquals(e.EventType, lastType) || !ReferenceEquals(e.ActionSet, lastSet))
-                    {
-                        lastType = e.EventType;
-                        lastSet = e.ActionSet;
-                        if (!accepted.TryGetValue((lastType, lastSet), out bool[]? a))
-                        {
-                            a = new bool[consumers.Count];
-                            for (int i = 0; i < a.Length; i++)
-                            {
-                                a[i] = consumers[i].Accepts(lastType, lastSet);
-                            }
-
-                            if (accepted.Count < 100_000)
-                            {
-                                accepted.Add((lastType, lastSet), a);
-                            }
-                        }
-
-                        lastAccepted = a;
-                    }
-
-                    for (int i = 0; i < lastAccepted.Length; i++)
-                    {
-                        if (lastAccepted[i])
-                        {
-                            consumers[i].Add(e);
-                        }
-                    }
-
+                    reading.Dispatcher.Add(item.Event!);
                     break;
                 case ReadItemKind.Slot:
                     foreach (ICaptureConsumer c in consumers)
@@ -356,6 +323,49 @@ public sealed class CaptureSource
         return t.StartsWith("<", StringComparison.Ordinal) || t.StartsWith("&lt;", StringComparison.Ordinal);
     }
 
+    /// <summary>Hands each event to the consumers that accept its type and actions (asked once per distinct pair).</summary>
+    private sealed class EventDispatcher(IReadOnlyList<ICaptureConsumer> consumers)
+    {
+        private readonly Dictionary<(XeEventType, XeActionSet), ICaptureConsumer[]> _accepted = [];
+        private readonly ICaptureConsumer[] _consumers = [.. consumers];
+        private XeEventType? _lastType;
+        private XeActionSet? _lastSet;
+        private ICaptureConsumer[] _lastAccepted = [];
+
+        public void Add(XEvent e)
+        {
+            if (!ReferenceEquals(e.EventType, _lastType) || !ReferenceEquals(e.ActionSet, _lastSet))
+            {
+                _lastType = e.EventType;
+                _lastSet = e.ActionSet;
+                if (!_accepted.TryGetValue((_lastType, _lastSet), out ICaptureConsumer[]? a))
+                {
+                    var list = new List<ICaptureConsumer>();
+                    foreach (ICaptureConsumer c in _consumers)
+                    {
+                        if (c.Accepts(_lastType, _lastSet))
+                        {
+                            list.Add(c);
+                        }
+                    }
+
+                    a = [.. list];
+                    if (_accepted.Count < 100_000)
+                    {
+                        _accepted.Add((_lastType, _lastSet), a);
+                    }
+                }
+
+                _lastAccepted = a;
+            }
+
+            foreach (ICaptureConsumer c in _lastAccepted)
+            {
+                c.Add(e);
+            }
+        }
+    }
+
     /// <summary>A name no event has (event names cannot hold a NUL character).</summary>
     private const string NoEvent = "\0";
 
@@ -376,6 +386,12 @@ public sealed class CaptureSource
         private readonly IReadOnlyCollection<string>? _names = filter.EventNames.Count > 0 ? filter.EventNames : eventNames is null ? null : eventNames.Count > 0 ? eventNames : [NoEvent];
 
         public IReadOnlyDictionary<CaptureInput, TargetEventAdapter>? Adapters { get; init; }
+
+        /// <summary>
+        /// When set (<see cref="CaptureSource.Read"/>), <c>.xel</c> events are pushed to it straight from pooled buffers (transient views,
+        /// see <see cref="XEvent.IsTransient"/>) instead of being yielded as items; otherwise every event owns its data.
+        /// </summary>
+        public EventDispatcher? Dispatcher { get; init; }
 
         public CaptureReadSummary Summary() => new(_inputs.AsReadOnly(), diagnostics, filter);
 
@@ -423,6 +439,7 @@ public sealed class CaptureSource
                 Diagnostics = diagnostics.Reader,
                 EventNames = _names,
                 Tally = tally,
+                DecodeThreads = source.Options.DecodeThreads,
             };
             bool conditions = filter.HasValueConditions;
             long read = 0, matched = 0;
@@ -430,6 +447,52 @@ public sealed class CaptureSource
             try
             {
                 FileReadProgress? progress = _progress;
+                if (Dispatcher is EventDispatcher dispatcher)
+                {
+                    // Pushed from pooled buffers: one transient view, pointed at each record in turn.
+                    XEvent? view = null;
+                    try
+                    {
+                        foreach (XelEventBuffer b in XelReader.ReadBuffers(input.Set!.Files, options, pooled: true, cancellationToken))
+                        {
+                            string file = b.FilePath;
+                            progress?.At(file, b.Position);
+                            XelFileReader.Record[] records = b.Records;
+                            for (int i = 0; i < b.Count; i++)
+                            {
+                                ref readonly XelFileReader.Record r = ref records[i];
+                                view ??= new XEvent(r.State.Type);
+                                view.Point(r.State.Type, r.Time, b.Data, r.PayloadOffset, r.PayloadLength, r.ActionsOffset, r.End, r.ActionStarts >= 0 ? b.ActionStarts : null, r.ActionStarts, r.Actions, new XeSourceLocation(file, b.Position + r.Offset));
+                                read++;
+                                if (conditions && !filter.Matches(view))
+                                {
+                                    continue;
+                                }
+
+                                matched++;
+                                long t = r.Time.Ticks;
+                                if (t < first)
+                                {
+                                    first = t;
+                                }
+
+                                if (t > last)
+                                {
+                                    last = t;
+                                }
+
+                                dispatcher.Add(view);
+                            }
+                        }
+                    }
+                    finally
+                    {
+                        view?.Clear();
+                    }
+
+                    yield break;
+                }
+
                 foreach (XEvent e in XelReader.ReadEvents(input.Set!, options, cancellationToken))
                 {
                     if (progress is not null && (read & 0xFF) == 0)

@@ -9,8 +9,14 @@ namespace XeAnalyzer.Capture;
 /// (<see cref="Analysis.IAnalysisRun"/> extends it), so one read serves every consumer of a command.
 /// </summary>
 /// <remarks>
-/// Calls come from one thread, in order. An event is valid during <see cref="Add"/>; a consumer that keeps events beyond the call keeps
-/// their buffers alive (copy what you keep when memory matters).
+/// <para>Calls come from one thread, in order (the <c>.xel</c> reader decodes buffers ahead on other threads, but delivers from the reading
+/// thread, in file order).</para>
+/// <para><b>Ownership rule.</b> An event handed to <see cref="Add"/> is valid only during that call, and so are the <see cref="XeValue"/>s
+/// read from it: events of <c>.xel</c> inputs are transient views (<see cref="XEvent.IsTransient"/>) into pooled buffers, re-pointed at
+/// the next event and reused once their buffer is delivered, so a read allocates (almost) nothing per event. A consumer that keeps an
+/// event beyond the call keeps <see cref="XEvent.Detach"/>'s copy; one that keeps a value copies it into its own types (numbers, strings,
+/// <see cref="XeValue.AsBytes"/>, <see cref="XeValue.CopyCallstackTo"/>). The analyses keep only small records (the reorder window holds
+/// timestamps, sequence numbers and the few numbers each analysis needs, never events).</para>
 /// </remarks>
 public interface ICaptureConsumer
 {

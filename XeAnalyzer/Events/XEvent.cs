@@ -20,12 +20,24 @@ public readonly record struct XeSourceLocation(string? FilePath, long Offset)
 /// <see cref="XeEventType"/>; values decode on access. Events can also be built from values with <see cref="Create"/>
 /// (for target-data XML, tests and generators).
 /// </summary>
-/// <remarks>Immutable; safe to share between threads. Keeping an event alive keeps its buffer alive.</remarks>
+/// <remarks>
+/// <para><b>Ownership.</b> Events of the <see cref="IEnumerable{T}"/> readers (<see cref="Xel.XelReader.ReadEvents(string, Xel.XelReadOptions?, CancellationToken)"/>,
+/// <see cref="Capture.CaptureSource.ReadEvents(Capture.EventFilter?, Capture.CaptureDiagnostics?, Action{Capture.CaptureReadSummary}?, CancellationToken)"/>)
+/// and built events own their data: immutable, safe to share between threads and to keep (keeping one keeps its buffer alive).
+/// An event handed to <see cref="Capture.ICaptureConsumer.Add"/> by <see cref="Capture.CaptureSource.Read"/> is <see cref="IsTransient"/>:
+/// a view into a pooled buffer, valid only during that call, and so are the <see cref="XeValue"/>s read from it (the same object is
+/// re-pointed at the next event, and the buffer is reused once its events are delivered). A consumer that keeps an event beyond the call
+/// keeps <see cref="Detach"/>'s copy; one that keeps a value copies it into its own types (numbers, strings, <see cref="XeValue.AsBytes"/>,
+/// <see cref="XeValue.CopyCallstackTo"/>).</para>
+/// </remarks>
 public sealed class XEvent
 {
-    private readonly byte[]? _buffer;
-    private readonly int _payloadOffset;
-    private readonly int _actionsOffset;
+    private byte[]? _buffer;
+    private int _payloadOffset;
+    private int _actionsOffset;
+    private int _recordEnd;
+    private int[]? _actionStarts;
+    private int _actionStartsIndex;
     private readonly XeValue[]? _fieldValues;
     private readonly XeValue[]? _actionValues;
 
@@ -41,6 +53,67 @@ public sealed class XEvent
         Source = source;
     }
 
+    /// <summary>A transient view (see <see cref="IsTransient"/>), pointed at each event in turn with <see cref="Point"/>.</summary>
+    internal XEvent(XeEventType type)
+    {
+        EventType = type;
+        ActionSet = XeActionSet.Empty;
+        IsTransient = true;
+    }
+
+    /// <summary>Points a transient view at one record of a buffer.</summary>
+    internal void Point(XeEventType type, DateTime timestamp, byte[] buffer, int payloadOffset, int payloadLength, int actionsOffset, int recordEnd, int[]? actionStarts, int actionStartsIndex, XeActionSet actions, XeSourceLocation source)
+    {
+        EventType = type;
+        Timestamp = timestamp;
+        _buffer = buffer;
+        _payloadOffset = payloadOffset;
+        PayloadLength = payloadLength;
+        _actionsOffset = actionsOffset;
+        _recordEnd = recordEnd;
+        _actionStarts = actionStarts;
+        _actionStartsIndex = actionStartsIndex;
+        ActionSet = actions;
+        Source = source;
+    }
+
+    /// <summary>Sets where each action of a record read from a file starts (so <see cref="GetAction(int)"/> need not walk the actions before it).</summary>
+    internal void SetActionStarts(int[] starts, int index)
+    {
+        _actionStarts = starts;
+        _actionStartsIndex = index;
+    }
+
+    /// <summary>Clears a transient view's reference to its buffer (the buffer goes back to the pool).</summary>
+    internal void Clear()
+    {
+        _buffer = null;
+        _actionStarts = null;
+    }
+
+    /// <summary>
+    /// Whether this event is a transient view into a pooled buffer: valid only during the <see cref="Capture.ICaptureConsumer.Add"/> call
+    /// that handed it, like the values read from it. Keep <see cref="Detach"/>'s copy instead.
+    /// </summary>
+    public bool IsTransient { get; }
+
+    /// <summary>
+    /// An event that stays valid after the call that handed this one: this event itself when it owns its data (not
+    /// <see cref="IsTransient"/>), else a copy of its record's bytes (payload and actions) with the same type, time, actions and source.
+    /// </summary>
+    /// <returns>An event that owns its data.</returns>
+    public XEvent Detach()
+    {
+        if (!IsTransient)
+        {
+            return this;
+        }
+
+        byte[] b = _buffer ?? throw new InvalidOperationException("The transient event is no longer valid: it was handed to a consumer call that has returned.");
+        byte[] copy = b.AsSpan(_payloadOffset, _recordEnd - _payloadOffset).ToArray();
+        return new XEvent(EventType, Timestamp, copy, 0, PayloadLength, _actionsOffset - _payloadOffset, ActionSet, Source);
+    }
+
     private XEvent(XeEventType type, DateTime timestamp, XeValue[] fields, XeValue[] actions, XeActionSet actionSet, XeSourceLocation source)
     {
         EventType = type;
@@ -52,7 +125,7 @@ public sealed class XEvent
     }
 
     /// <summary>The event type (name, package, UUID, fields).</summary>
-    public XeEventType EventType { get; }
+    public XeEventType EventType { get; private set; }
 
     /// <summary>The short event name, for example <c>wait_info</c>.</summary>
     public string Name => EventType.Name;
@@ -67,13 +140,13 @@ public sealed class XEvent
     public Guid Uuid => EventType.Uuid;
 
     /// <summary>The event time: UTC, 100 ns resolution.</summary>
-    public DateTime Timestamp { get; }
+    public DateTime Timestamp { get; private set; }
 
     /// <summary>The event time as a UTC <see cref="DateTimeOffset"/> (what XELite returns).</summary>
     public DateTimeOffset TimestampOffset => new(Timestamp, TimeSpan.Zero);
 
     /// <summary>The capture file and record offset, or <see cref="XeSourceLocation.None"/> for a built event.</summary>
-    public XeSourceLocation Source { get; }
+    public XeSourceLocation Source { get; private set; }
 
     /// <summary>The field columns (same as <see cref="XeEventType.Fields"/>).</summary>
     public IReadOnlyList<XeColumn> Fields => EventType.Fields;
@@ -82,7 +155,7 @@ public sealed class XEvent
     public int FieldCount => EventType.FieldArray.Length;
 
     /// <summary>The actions this event carries, in record order.</summary>
-    public XeActionSet ActionSet { get; }
+    public XeActionSet ActionSet { get; private set; }
 
     /// <summary>The action columns, in record order.</summary>
     public IReadOnlyList<XeColumn> Actions => ActionSet.Columns;
@@ -94,7 +167,7 @@ public sealed class XEvent
     public ulong? EventSequence => ActionSet.EventSequenceIndex >= 0 ? GetAction(ActionSet.EventSequenceIndex).AsUInt64() : null;
 
     /// <summary>Payload length in bytes (0 for built events).</summary>
-    internal int PayloadLength { get; }
+    internal int PayloadLength { get; private set; }
 
     /// <summary>The field value at <paramref name="index"/> (see <see cref="XeEventType.GetFieldIndex"/>).</summary>
     /// <param name="index">Field index.</param>
@@ -153,10 +226,18 @@ public sealed class XEvent
 
         XeColumn c = ActionSet[index];
         byte[] b = _buffer!;
-        int p = _actionsOffset;
-        for (int i = 0; i < index; i++)
+        int p;
+        if (_actionStarts is int[] starts)
         {
-            p += 8 + (int)BinaryPrimitives.ReadUInt32LittleEndian(b.AsSpan(p + 4, 4));
+            p = starts[_actionStartsIndex + index];
+        }
+        else
+        {
+            p = _actionsOffset;
+            for (int i = 0; i < index; i++)
+            {
+                p += 8 + (int)BinaryPrimitives.ReadUInt32LittleEndian(b.AsSpan(p + 4, 4));
+            }
         }
 
         int len = (int)BinaryPrimitives.ReadUInt32LittleEndian(b.AsSpan(p + 4, 4));

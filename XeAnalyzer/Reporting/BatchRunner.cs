@@ -1,5 +1,6 @@
 using XeAnalyzer.Capture;
 using System.Diagnostics;
+using XeAnalyzer.Xel;
 using XeAnalyzer.Symbols.Resolution;
 using XeAnalyzer.Output;
 
@@ -214,6 +215,11 @@ public static class BatchRunner
         {
             CallstackResolver resolver = options.Report.Resolver ?? owned!;
             int jobs = Math.Min(options.Jobs, Math.Max(1, captures.Count));
+
+            // Several jobs already keep the cores busy with one capture each: a capture gets its share of the decode threads (one with
+            // two jobs on two cores), so jobs do not queue decode work for each other's cores and pay for the hand-offs.
+            ReportOptions template = options.Report;
+            CaptureReadOptions input = template.Input.WithAtMostDecodeThreads(Math.Max(1, XelReadOptions.DefaultDecodeThreads / jobs));
             var workers = new Task[jobs];
             for (int w = 0; w < jobs; w++)
             {
@@ -235,7 +241,7 @@ public static class BatchRunner
                                 Notify(options, new BatchEvent(BatchEventKind.Start, captures[i], i, captures.Count, null, null, TimeSpan.Zero, 0, completed, running));
                             }
 
-                            BatchItemResult r = Process(captures[i], outputDirectory, options.Report, resolver, cancellationToken);
+                            BatchItemResult r = Process(captures[i], outputDirectory, template, input, resolver, cancellationToken);
                             results[i] = r;
                             lock (gate)
                             {
@@ -286,14 +292,14 @@ public static class BatchRunner
 
     private static void Notify(BatchOptions options, BatchEvent e) => options.Progress?.Invoke(e);
 
-    private static BatchItemResult Process(BatchCapture capture, string outputDirectory, ReportOptions template, CallstackResolver resolver, CancellationToken cancellationToken)
+    private static BatchItemResult Process(BatchCapture capture, string outputDirectory, ReportOptions template, CaptureReadOptions input, CallstackResolver resolver, CancellationToken cancellationToken)
     {
         var sw = Stopwatch.StartNew();
         try
         {
             var options = new ReportOptions
             {
-                Input = template.Input,
+                Input = input,
                 Analyses = template.Analyses,
                 Resolver = resolver,
                 DisplayPath = capture.DisplayPath,

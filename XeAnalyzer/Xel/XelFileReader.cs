@@ -1,16 +1,30 @@
 using System.Buffers.Binary;
 using System.Globalization;
+using System.Runtime.ExceptionServices;
 using XeAnalyzer.Events;
 using XeAnalyzer.IO;
 
 namespace XeAnalyzer.Xel;
 
-/// <summary>Reads the buffers of one <c>.xel</c> file: merges its metadata and turns its event records into <see cref="XEvent"/>s.</summary>
+/// <summary>
+/// Reads the buffers of one <c>.xel</c> file: merges its metadata and turns its event records into <see cref="XEvent"/>s.
+/// </summary>
+/// <remarks>
+/// <para>Event buffers are independent once the metadata before them is read, so they are decoded ahead, in parallel
+/// (<see cref="XelBufferPipeline"/>: a window of buffers read and walked by thread-pool workers and by the reading thread itself),
+/// and delivered in file order. Everything the reader decides beyond one buffer (buffer headers, damaged headers, metadata, the end of
+/// the file, warnings and counts) stays on the reading thread, in file order, as in a sequential read: a metadata buffer, a damaged
+/// header or the end of the data is handled only once every buffer before it has been delivered.</para>
+/// <para>Per-record results (undecodable events, a damaged record, the record counts of <see cref="XelReadOptions.Tally"/>) are kept
+/// with the buffer by the worker and reported by the reading thread when it delivers that buffer, so warnings and counts come out
+/// exactly as a sequential read gives them; in strict mode the exception is thrown when the damaged buffer's turn comes.</para>
+/// </remarks>
 internal sealed class XelFileReader
 {
     private const int RecordHeaderSize = 24;
     private const uint HasActionsFlag = 0x8000_0000;
     private const long MaxFileTime = 2650467743999999999L;
+    private const int MaxSharedActionSets = 64;
 
     private readonly IRandomAccessSource _source;
     private readonly string _file;
@@ -18,17 +32,15 @@ internal sealed class XelFileReader
     private readonly XeReaderLimits _limits;
     private readonly XelDiagnostics? _diag;
     private readonly bool _strict;
+    private readonly XelBufferPipeline _pipeline;
     private readonly Dictionary<int, XelPackageClock> _clocks = [];
     private readonly Dictionary<uint, string> _broken = [];
     private readonly HashSet<uint> _warnedBroken = [];
-    private readonly Dictionary<uint, EventState> _states = [];
-    private readonly List<Record> _records = [];
-    private uint[] _ridScratch = new uint[16];
-    private int[] _lenScratch = new int[16];
-    private EventState? _last;
+    private Dictionary<uint, EventState> _states = [];
+    private EventState[] _stateList = [];
     private bool _warnedOtherBuffers;
 
-    public XelFileReader(IRandomAccessSource source, XelReadOptions options)
+    public XelFileReader(IRandomAccessSource source, XelReadOptions options, XelBufferPipeline? pipeline = null)
     {
         _source = source;
         _file = source.Name;
@@ -36,7 +48,11 @@ internal sealed class XelFileReader
         _limits = options.Limits;
         _diag = options.Diagnostics;
         _strict = options.Integrity == XelIntegrityHandling.Strict;
+        _pipeline = pipeline ?? new XelBufferPipeline(options.DecodeThreads, pooled: false);
     }
+
+    /// <summary>The file (as named in messages and event locations).</summary>
+    public string FilePath => _file;
 
     /// <summary>The file's metadata, as merged so far.</summary>
     public XeSchema Schema { get; } = new();
@@ -65,37 +81,66 @@ internal sealed class XelFileReader
         }
     }
 
-    private sealed class EventState(XeEventType type, bool included, XelPackageClock clock, int[] varFields)
+    /// <summary>What the reader knows about one event type of the current metadata. Immutable apart from the locked action-set list.</summary>
+    internal sealed class EventState(XeEventType type, bool included, XelPackageClock clock, int[] varFields, int index)
     {
         public readonly XeEventType Type = type;
         public readonly bool Included = included;
         public readonly XelPackageClock Clock = clock;
         public readonly int[] VarFields = varFields;
         public readonly int MinPayload = type.MinPayloadLength;
-        public readonly uint Rid = type.Rid;
-        public XeActionSet? LastActions;
+        public readonly int Index = index;
+        public readonly List<XeActionSet> ActionSets = [];
         public long Records;
     }
 
-    private readonly record struct Record(int Offset, int PayloadOffset, int PayloadLength, int ActionsOffset, EventState State, XeActionSet Actions, DateTime Time);
+    /// <summary>One event record of a buffer, as the worker found it.</summary>
+    internal readonly record struct Record(int Offset, int PayloadOffset, int PayloadLength, int ActionsOffset, int End, int ActionStarts, EventState State, XeActionSet Actions, DateTime Time);
 
-    /// <summary>Reads the file; with <paramref name="metadataOnly"/>, event buffers are skipped unread.</summary>
+    /// <summary>Reads the file's events; each owns its buffer (see <see cref="XEvent.IsTransient"/>).</summary>
     public IEnumerable<XEvent> Read(bool metadataOnly, CancellationToken cancellationToken)
+    {
+        foreach (XelEventBuffer b in ReadBuffers(metadataOnly, cancellationToken))
+        {
+            Record[] records = b.Records;
+            for (int i = 0; i < b.Count; i++)
+            {
+                Record rec = records[i];
+                var e = new XEvent(rec.State.Type, rec.Time, b.Data, rec.PayloadOffset, rec.PayloadLength, rec.ActionsOffset, rec.Actions, new XeSourceLocation(_file, b.Position + rec.Offset));
+                if (rec.ActionStarts >= 0)
+                {
+                    e.SetActionStarts(b.ActionStarts, rec.ActionStarts);
+                }
+
+                yield return e;
+            }
+        }
+    }
+
+    /// <summary>
+    /// Reads the file buffer by buffer: each event buffer is yielded decoded (its records), in file order. The caller must be done with
+    /// a buffer's records before asking for the next one: a pooled pipeline reuses the buffer then.
+    /// </summary>
+    /// <param name="metadataOnly">Skip event buffers unread.</param>
+    /// <param name="cancellationToken">Checked between buffers.</param>
+    /// <returns>The event buffers.</returns>
+    public IEnumerable<XelEventBuffer> ReadBuffers(bool metadataOnly, CancellationToken cancellationToken)
     {
         try
         {
-            foreach (XEvent e in ReadCore(metadataOnly, cancellationToken))
+            foreach (XelEventBuffer b in ReadCore(metadataOnly, cancellationToken))
             {
-                yield return e;
+                yield return b;
             }
         }
         finally
         {
+            _pipeline.Abandon();
             FoldTally();
         }
     }
 
-    private IEnumerable<XEvent> ReadCore(bool metadataOnly, CancellationToken cancellationToken)
+    private IEnumerable<XelEventBuffer> ReadCore(bool metadataOnly, CancellationToken cancellationToken)
     {
         XelFileHeader header = XelFile.ReadHeader(_source);
         _diag?.FileRead();
@@ -103,8 +148,53 @@ internal sealed class XelFileReader
         long pos = header.HeaderSize;
         byte[] hb = new byte[XelBufferHeader.Size];
         bool resyncing = false;
-        while (pos < fileLength)
+        while (true)
         {
+            // Dispatch: event buffers whose data the file holds entirely are decoded ahead; anything else waits until every buffer
+            // before it has been delivered, then is handled here as a sequential read would.
+            while (pos < fileLength && _pipeline.CanDispatch && !metadataOnly)
+            {
+                if (fileLength - pos < XelBufferHeader.Size || _source.Read(pos, hb) < XelBufferHeader.Size)
+                {
+                    break;
+                }
+
+                XelBufferHeader ahead = XelBufferHeader.Parse(hb);
+                if (ahead.Type != XelBufferType.Event || ahead.Validate(_limits) is not null || fileLength - pos < ahead.PaddedLength)
+                {
+                    break;
+                }
+
+                BufferCount++;
+                int aheadEnd = ahead.DataOffset + (int)ahead.DataLength;
+                _pipeline.Dispatch(this, pos, ahead.DataOffset, aheadEnd, aheadEnd, (int)ahead.PaddedLength);
+                pos += ahead.PaddedLength;
+            }
+
+            if (_pipeline.InFlight > 0)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+                XelEventBuffer done = _pipeline.TakeNext();
+                if (Deliver(done, out bool stop))
+                {
+                    yield return done;
+                }
+
+                _pipeline.Release(done);
+                if (stop)
+                {
+                    Incomplete(done.Position, string.Create(CultureInfo.InvariantCulture, $"the final buffer is incomplete ({done.PaddedLength} of {done.PaddedLength} bytes); every complete event before the cut was read"));
+                    yield break;
+                }
+
+                continue;
+            }
+
+            if (pos >= fileLength)
+            {
+                yield break;
+            }
+
             cancellationToken.ThrowIfCancellationRequested();
             if (fileLength - pos < XelBufferHeader.Size)
             {
@@ -159,34 +249,16 @@ internal sealed class XelFileReader
                     ParseMetadata(meta, pos, bh);
                     break;
                 case XelBufferType.Event when !metadataOnly:
-                    int readable = (int)Math.Min(dataEnd, available);
-                    byte[] buffer = GC.AllocateUninitializedArray<byte>(readable);
-                    int got = _source.Read(pos, buffer);
-                    if (got < readable)
+                    // Decoded here, in turn (it may be the last, cut-short buffer of a file still being written).
+                    _pipeline.Dispatch(this, pos, bh.DataOffset, dataEnd, (int)Math.Min(dataEnd, available), (int)bh.PaddedLength, inline: true);
+                    XelEventBuffer one = _pipeline.TakeNext();
+                    if (Deliver(one, out bool stop))
                     {
-                        // The file shrank while being read.
-                        readable = got;
-                        cutShort = true;
+                        yield return one;
                     }
 
-                    _records.Clear();
-                    bool truncated = ParseEvents(buffer, pos, bh.DataOffset, Math.Min(dataEnd, readable), dataEnd > readable);
-                    if (_records.Count > 0)
-                    {
-                        _diag?.AddEvents(_records.Count);
-                    }
-
-                    for (int i = 0; i < _records.Count; i++)
-                    {
-                        Record rec = _records[i];
-                        yield return new XEvent(rec.State.Type, rec.Time, buffer, rec.PayloadOffset, rec.PayloadLength, rec.ActionsOffset, rec.Actions, new XeSourceLocation(_file, pos + rec.Offset));
-                    }
-
-                    if (truncated && !cutShort)
-                    {
-                        cutShort = true;
-                    }
-
+                    _pipeline.Release(one);
+                    cutShort |= stop;
                     break;
                 case XelBufferType.Event:
                     break;
@@ -208,6 +280,45 @@ internal sealed class XelFileReader
 
             pos += bh.PaddedLength;
         }
+    }
+
+    /// <summary>
+    /// Reports what the worker found in a buffer (in the order a sequential read reports it) and says whether its events are delivered and
+    /// whether the read stops after it (the file shrank while being read, or its data is cut short).
+    /// </summary>
+    private bool Deliver(XelEventBuffer b, out bool stop)
+    {
+        for (int i = 0; i < b.Undecodable; i++)
+        {
+            _diag?.UndecodableEvent();
+        }
+
+        if (b.Error is Exception error)
+        {
+            ExceptionDispatchInfo.Capture(error).Throw();
+        }
+
+        if (b.Damage is string damage)
+        {
+            _diag?.SkippedBuffer();
+            _diag?.Warn(_file, b.DamageOffset, damage);
+        }
+
+        for (int i = 0; i < _stateList.Length && i < b.Counts.Length; i++)
+        {
+            if (b.Counts[i] > 0)
+            {
+                _stateList[i].Records += b.Counts[i];
+            }
+        }
+
+        if (b.Count > 0)
+        {
+            _diag?.AddEvents(b.Count);
+        }
+
+        stop = b.CutShort;
+        return b.Count > 0;
     }
 
     private void Incomplete(long offset, string message)
@@ -239,44 +350,22 @@ internal sealed class XelFileReader
         }
 
         FoldTally();
-        _states.Clear();
-        _last = null;
+        BuildStates();
     }
 
-    /// <summary>Adds the records counted per event type to <see cref="XelReadOptions.Tally"/> and resets the counts.</summary>
-    private void FoldTally()
+    /// <summary>The reader's view of every event type of the metadata read so far (read-only while buffers are decoded).</summary>
+    private void BuildStates()
     {
-        if (_options.Tally is not XelEventTally tally)
+        var states = new Dictionary<uint, EventState>();
+        var list = new List<EventState>();
+        IReadOnlyCollection<string>? names = _options.EventNames;
+        foreach (XeEventType listed in Schema.EventTypes)
         {
-            return;
-        }
-
-        foreach (EventState st in _states.Values)
-        {
-            if (st.Records > 0)
+            if (Schema.GetEventType(listed.Rid) is not XeEventType type || states.ContainsKey(type.Rid))
             {
-                tally.Add(st.Type.FullName, st.Records);
-                st.Records = 0;
-            }
-        }
-    }
-
-    private EventState? GetState(uint rid)
-    {
-        if (_last is not null && _last.Rid == rid)
-        {
-            return _last;
-        }
-
-        if (!_states.TryGetValue(rid, out EventState? st))
-        {
-            XeEventType? type = Schema.GetEventType(rid);
-            if (type is null)
-            {
-                return null;
+                continue;
             }
 
-            IReadOnlyCollection<string>? names = _options.EventNames;
             bool included = names is null || names.Count == 0;
             if (!included)
             {
@@ -300,25 +389,66 @@ internal sealed class XelFileReader
             }
 
             XelPackageClock clock = _clocks.TryGetValue(type.Package.Index, out XelPackageClock c) ? c : default;
-            st = new EventState(type, included, clock, [.. vars]);
-            _states.Add(rid, st);
+            var st = new EventState(type, included, clock, [.. vars], list.Count);
+            states.Add(type.Rid, st);
+            list.Add(st);
         }
 
-        _last = st;
-        return st;
+        _states = states;
+        _stateList = [.. list];
+    }
+
+    /// <summary>Adds the records counted per event type to <see cref="XelReadOptions.Tally"/> and resets the counts.</summary>
+    private void FoldTally()
+    {
+        if (_options.Tally is not XelEventTally tally)
+        {
+            return;
+        }
+
+        foreach (EventState st in _stateList)
+        {
+            if (st.Records > 0)
+            {
+                tally.Add(st.Type.FullName, st.Records);
+                st.Records = 0;
+            }
+        }
     }
 
     /// <summary>
-    /// Walks the records of one event buffer into <see cref="_records"/>. Returns whether the data was cut short by the end of the
-    /// file. Damage throws in strict mode; otherwise the rest of the buffer is skipped and reported.
+    /// Reads and walks one event buffer (on a worker, or on the reading thread): reads its bytes at <see cref="XelEventBuffer.Position"/>,
+    /// then its records into the buffer. Damage throws in strict mode (kept with the buffer and thrown when it is delivered); otherwise the
+    /// rest of the buffer is skipped and the damage kept for the report.
     /// </summary>
-    private bool ParseEvents(byte[] buf, long bufPos, int start, int end, bool dataCutShort)
+    internal void Decode(XelEventBuffer b)
+    {
+        int readable = b.Readable;
+        b.EnsureCapacity(readable, _stateList.Length);
+        int got = _source.Read(b.Position, b.Data.AsSpan(0, readable));
+        if (got < readable)
+        {
+            // The file shrank while being read.
+            readable = got;
+            b.Readable = got;
+            b.CutShort = true;
+        }
+
+        bool truncated = ParseEvents(b, b.DataOffset, Math.Min(b.DataEnd, readable), b.DataEnd > readable);
+        if (truncated)
+        {
+            b.CutShort = true;
+        }
+    }
+
+    /// <summary>Walks the records of one event buffer. Returns whether the data was cut short by the end of the file.</summary>
+    private bool ParseEvents(XelEventBuffer b, int start, int end, bool dataCutShort)
     {
         int p = start;
-        ReadOnlySpan<byte> span = buf;
+        EventState? last = null;
         while (p < end)
         {
-            string? problem = ParseRecord(buf, span, p, end, dataCutShort, out int next, out bool truncated);
+            string? problem = ParseRecord(b, p, end, dataCutShort, ref last, out int next, out bool truncated);
             if (truncated)
             {
                 return true;
@@ -328,11 +458,11 @@ internal sealed class XelFileReader
             {
                 if (_strict)
                 {
-                    throw new InvalidXelDataException(_file, bufPos + p, "expected " + problem);
+                    throw new InvalidXelDataException(_file, b.Position + p, "expected " + problem);
                 }
 
-                _diag?.SkippedBuffer();
-                _diag?.Warn(_file, bufPos + p, string.Create(CultureInfo.InvariantCulture, $"damaged event record (expected {problem}); the rest of the buffer at offset {bufPos} is skipped"));
+                b.Damage = string.Create(CultureInfo.InvariantCulture, $"damaged event record (expected {problem}); the rest of the buffer at offset {b.Position} is skipped");
+                b.DamageOffset = b.Position + p;
                 return false;
             }
 
@@ -342,10 +472,11 @@ internal sealed class XelFileReader
         return false;
     }
 
-    private string? ParseRecord(byte[] buf, ReadOnlySpan<byte> span, int p, int end, bool dataCutShort, out int next, out bool truncated)
+    private string? ParseRecord(XelEventBuffer b, int p, int end, bool dataCutShort, ref EventState? last, out int next, out bool truncated)
     {
         next = p;
         truncated = false;
+        ReadOnlySpan<byte> span = b.Data;
         int left = end - p;
         if (left < RecordHeaderSize)
         {
@@ -367,6 +498,7 @@ internal sealed class XelFileReader
         int payload = p + RecordHeaderSize;
         int q = payload + (int)payloadLength;
         int actionCount = 0;
+        int startsAt = b.ActionStartCount;
         if ((flags & HasActionsFlag) != 0)
         {
             while (true)
@@ -385,6 +517,7 @@ internal sealed class XelFileReader
                     return string.Create(CultureInfo.InvariantCulture, $"an action value within the buffer data, but its length {alen} exceeds the {end - q - 8} bytes left");
                 }
 
+                int at = q;
                 q += 8 + (int)alen;
                 if (XeRid.ObjectType(arid) != XeRid.TypeAction)
                 {
@@ -396,14 +529,7 @@ internal sealed class XelFileReader
                     return string.Create(CultureInfo.InvariantCulture, $"at most {_limits.MaxFieldsPerEvent} actions per event (XeReaderLimits.MaxFieldsPerEvent)");
                 }
 
-                if (actionCount == _ridScratch.Length)
-                {
-                    Array.Resize(ref _ridScratch, actionCount * 2);
-                    Array.Resize(ref _lenScratch, actionCount * 2);
-                }
-
-                _ridScratch[actionCount] = arid;
-                _lenScratch[actionCount] = (int)alen;
+                b.AddAction(startsAt + actionCount, arid, (int)alen, at);
                 actionCount++;
             }
         }
@@ -414,19 +540,20 @@ internal sealed class XelFileReader
         }
 
         next = q;
-        EventState? st = GetState(rid);
+        EventState? st = last is not null && last.Type.Rid == rid ? last : _states.GetValueOrDefault(rid);
         if (st is null)
         {
             if (_broken.ContainsKey(rid))
             {
-                _diag?.UndecodableEvent();
+                b.Undecodable++;
                 return null;
             }
 
             return string.Create(CultureInfo.InvariantCulture, $"an event RID defined in the file's metadata, found 0x{rid:X8} (package {XeRid.PackageIndex(rid)}, object {XeRid.ObjectIndex(rid)}, type {XeRid.ObjectType(rid)})");
         }
 
-        st.Records++;
+        last = st;
+        b.Counts[st.Index]++;
         if (!st.Included)
         {
             return null;
@@ -461,28 +588,28 @@ internal sealed class XelFileReader
         XeActionSet set = XeActionSet.Empty;
         if (actionCount > 0)
         {
-            ReadOnlySpan<uint> rids = _ridScratch.AsSpan(0, actionCount);
-            if (st.LastActions is XeActionSet last && last.SameRids(rids))
+            ReadOnlySpan<uint> rids = b.ActionRids.AsSpan(startsAt, actionCount);
+            if (b.LastActions[st.Index] is XeActionSet lastSet && lastSet.SameRids(rids))
             {
-                set = last;
+                set = lastSet;
             }
             else
             {
-                XeActionSet? built = BuildActionSet(rids, out string? unknown);
-                if (built is null)
+                XeActionSet? found = SharedActionSet(st, rids, out string? unknown);
+                if (found is null)
                 {
                     return unknown;
                 }
 
-                set = built;
-                st.LastActions = set;
+                set = found;
+                b.LastActions[st.Index] = set;
             }
 
             XeColumn[] cols = set.Array;
             for (int i = 0; i < actionCount; i++)
             {
                 XeColumn c = cols[i];
-                int len = _lenScratch[i];
+                int len = b.ActionLengths[startsAt + i];
                 if (!c.IsVariableLength && len != c.Size)
                 {
                     return string.Create(CultureInfo.InvariantCulture, $"action '{c.FullName}' of {c.Size} bytes, found {len}");
@@ -525,12 +652,26 @@ internal sealed class XelFileReader
         }
 
         DateTime time = DateTime.FromFileTimeUtc(clock.StartFileTime + delta);
-        _records.Add(new Record(p, payload, (int)payloadLength, payload + (int)payloadLength, st, set, time));
+        b.ActionStartCount = startsAt + actionCount;
+        b.AddRecord(new Record(p, payload, (int)payloadLength, payload + (int)payloadLength, q, actionCount > 0 ? startsAt : -1, st, set, time));
         return null;
     }
 
-    private XeActionSet? BuildActionSet(ReadOnlySpan<uint> rids, out string? unknown)
+    /// <summary>The action set of these RIDs for an event type: one instance per distinct list (at most 64 kept per type), shared by every worker.</summary>
+    private XeActionSet? SharedActionSet(EventState st, ReadOnlySpan<uint> rids, out string? unknown)
     {
+        unknown = null;
+        lock (st.ActionSets)
+        {
+            foreach (XeActionSet s in st.ActionSets)
+            {
+                if (s.SameRids(rids))
+                {
+                    return s;
+                }
+            }
+        }
+
         var cols = new XeColumn[rids.Length];
         for (int i = 0; i < rids.Length; i++)
         {
@@ -544,8 +685,24 @@ internal sealed class XelFileReader
             cols[i] = c;
         }
 
-        unknown = null;
-        return new XeActionSet(cols);
+        var built = new XeActionSet(cols);
+        lock (st.ActionSets)
+        {
+            foreach (XeActionSet s in st.ActionSets)
+            {
+                if (s.SameRids(rids))
+                {
+                    return s;
+                }
+            }
+
+            if (st.ActionSets.Count < MaxSharedActionSets)
+            {
+                st.ActionSets.Add(built);
+            }
+        }
+
+        return built;
     }
 
     private string? CheckCallstack(XeColumn c, int len)

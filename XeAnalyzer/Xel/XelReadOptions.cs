@@ -36,6 +36,23 @@ public sealed class XelReadOptions
     /// <summary>Receives warnings and counts (skipped buffers, incomplete final buffers, undecodable events); optional.</summary>
     public XelDiagnostics? Diagnostics { get; init; }
 
+    /// <summary>The default of <see cref="DecodeThreads"/>: one per processor, at most 8.</summary>
+    public static int DefaultDecodeThreads => Math.Clamp(Environment.ProcessorCount, 1, 8);
+
+    /// <summary>
+    /// How many threads decode event buffers (read them and walk their records): the reading thread plus up to this many less one
+    /// thread-pool workers, on a window of at most eight times as many buffers (64 at most) ahead of the events being delivered, which still come in file
+    /// order. Default <see cref="DefaultDecodeThreads"/>; 1 decodes on the reading thread only.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">The value is outside 1..64.</exception>
+    public int DecodeThreads
+    {
+        get;
+        init => field = value is >= 1 and <= 64 ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "DecodeThreads must be 1..64.");
+    }
+
+    = DefaultDecodeThreads;
+
     /// <summary>
     /// Receives the number of event records met per event type, including the records <see cref="EventNames"/> skipped before
     /// decoding (so a caller can say what a capture holds without reading it again); <see langword="null"/> for none.

@@ -97,12 +97,31 @@ public static class XelReader
 
     private static IEnumerable<XEvent> ReadFiles(IEnumerable<string> paths, XelReadOptions options, CancellationToken cancellationToken)
     {
+        var pipeline = new XelBufferPipeline(options.DecodeThreads, pooled: false);
         foreach (string path in paths)
         {
             using var src = new FileRandomAccessSource(path, sequential: true);
-            foreach (XEvent e in new XelFileReader(src, options).Read(false, cancellationToken))
+            foreach (XEvent e in new XelFileReader(src, options, pipeline).Read(false, cancellationToken))
             {
                 yield return e;
+            }
+        }
+    }
+
+    /// <summary>
+    /// Reads the event buffers of several files in the given order, decoded ahead on <see cref="XelReadOptions.DecodeThreads"/> threads
+    /// and delivered in file order. With <paramref name="pooled"/>, a buffer is reused once the caller asks for the next one, so the caller
+    /// must be done with its records (and anything pointing into its data) by then.
+    /// </summary>
+    internal static IEnumerable<XelEventBuffer> ReadBuffers(IEnumerable<string> paths, XelReadOptions options, bool pooled, CancellationToken cancellationToken)
+    {
+        var pipeline = new XelBufferPipeline(options.DecodeThreads, pooled);
+        foreach (string path in paths)
+        {
+            using var src = new FileRandomAccessSource(path, sequential: true);
+            foreach (XelEventBuffer b in new XelFileReader(src, options, pipeline).ReadBuffers(false, cancellationToken))
+            {
+                yield return b;
             }
         }
     }
