@@ -59,6 +59,11 @@ internal static class Program
             return BatchBenchmark.Run(args);
         }
 
+        if (args.Length > 0 && args[0] == "symbolizer")
+        {
+            return SymbolizerBenchmark.Run(args);
+        }
+
         if (args.Length > 0 && args[0] == "progress")
         {
             return ProgressBenchmark.Run(args);
@@ -78,7 +83,7 @@ internal static class Program
         {
             Console.Error.WriteLine("usage: XeAnalyzer.Benchmarks xel [--size-gb 1] [--small-gb 0.25] [--dir /tmp/xebench]");
             Console.Error.WriteLine("       XeAnalyzer.Benchmarks analysis [--commands latches,memory,waits] [--size-gb 1] [--small-gb 0.25] [--dir /tmp/xebench]");
-            Console.Error.WriteLine("       XeAnalyzer.Benchmarks stacks | report | batch | export | resolve | pdb | text ... (see README, Performance)");
+            Console.Error.WriteLine("       XeAnalyzer.Benchmarks stacks | report | batch | export | resolve | pdb | symbolizer | text ... (see README, Performance)");
             return 2;
         }
 

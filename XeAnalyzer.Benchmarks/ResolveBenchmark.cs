@@ -10,9 +10,12 @@ using XeAnalyzer.Symbols.Store;
 namespace XeAnalyzer.Benchmarks;
 
 /// <summary>
-/// Callstack resolution throughput, text to resolved text, on the path <c>xeanalyze resolve</c> runs
-/// (<see cref="CallstackTextResolver.Resolve"/>: read, parse, resolve, render, write to a file). Usage:
-/// <c>dotnet run -c Release --project XeAnalyzer.Benchmarks -- resolve [--stacks 750000] [--frames 25] [--dir /tmp/xeresolve] [--shapes text,histogram,va] [--runs 1]</c>.
+/// Callstack resolution throughput, text to resolved text: <c>xeanalyze resolve</c> of this checkout against the same command of a
+/// baseline commit, in the same run. Usage:
+/// <c>dotnet run -c Release --project XeAnalyzer.Benchmarks -- resolve [--stacks 750000] [--frames 25] [--dir /tmp/xeresolve] [--shapes text,histogram,va] [--runs 3] [--baseline REF|none]</c>.
+/// Each run starts the built CLI (<c>XeAnalyzer.Cli/bin/Release</c>) and the baseline's (<see cref="BaselineCli"/>; by default the
+/// commit before the symbolizer work of issue 12), alternating, each under <c>/usr/bin/time</c> (wall, CPU, max RSS), and checks
+/// that both outputs are byte-identical.
 /// Generates the inputs once over the fixture modules (symbols-cache, build 99.0.1000.1): module+offset text, a histogram target
 /// with one slot per stack, and raw virtual addresses with a module list; frames come from the fixture functions (manifest.tsv),
 /// and one stack in ten ends in an ntdll frame that has no PDB (unresolved). The peer's own test allows 45 minutes for
@@ -42,9 +45,10 @@ internal static class ResolveBenchmark
             return RunPdb(args);
         }
 
-        int stacks = 750_000, frames = 25, runs = 1;
+        int stacks = 750_000, frames = 25, runs = 3;
         string dir = Path.Combine(Path.GetTempPath(), "xeresolve");
         string[] shapes = ["text", "histogram", "va"];
+        string? baseline = null;
         for (int i = 1; i + 1 < args.Length; i += 2)
         {
             switch (args[i])
@@ -54,20 +58,36 @@ internal static class ResolveBenchmark
                 case "--dir": dir = args[i + 1]; break;
                 case "--shapes": shapes = args[i + 1].Split(','); break;
                 case "--runs": runs = int.Parse(args[i + 1], Ic); break;
+                case "--baseline": baseline = args[i + 1]; break;
                 default: Console.Error.WriteLine("unknown option " + args[i]); return 2;
             }
         }
 
         string repo = FindRepo();
+        string cli = Path.Combine(repo, "XeAnalyzer.Cli", "bin", "Release", "net10.0", "xeanalyze.dll");
+        if (!File.Exists(cli))
+        {
+            Console.Error.WriteLine(cli + " does not exist: build the solution first (dotnet build XeAnalyzer.sln -c Release)");
+            return 1;
+        }
+
         Directory.CreateDirectory(dir);
-        Console.WriteLine("XeAnalyzer callstack resolution benchmark (text in, resolved text out, as `xeanalyze resolve`)");
-        Console.WriteLine(string.Create(Ic, $"runtime {Environment.Version}, {Environment.ProcessorCount} cores, OS {Environment.OSVersion}; {stacks:N0} stacks x {frames} frames = {(long)stacks * frames:N0} frames"));
+        Console.WriteLine("XeAnalyzer callstack resolution benchmark (text in, resolved text out: xeanalyze resolve, this checkout and a baseline)");
+        Console.WriteLine(string.Create(Ic, $"runtime {Environment.Version}, {Environment.ProcessorCount} cores, load average {SymbolizerBenchmark.LoadAverage()}; {stacks:N0} stacks x {frames} frames = {(long)stacks * frames:N0} frames"));
+        string? baselineCli = null;
+        if (baseline != "none")
+        {
+            (baselineCli, string note) = BaselineCli.Build(repo, baseline ?? BaselineCli.DefaultRef(repo));
+            Console.WriteLine(note);
+        }
+
         List<(string Module, uint Rva)> pool = FramePool(repo);
         Console.WriteLine(string.Create(Ic, $"frame pool: {pool.Count} distinct addresses in 4 fixture modules, plus ntdll frames without PDB"));
-        SqlBuildInfo build = SqlBuildCatalog.Load(Path.Combine(repo, "XeAnalyzer.Tests", "TestData", "catalog", "fixture-buildinfo.json")).Find("99.0.1000.1").Build!;
+        string catalog = Path.Combine(repo, "XeAnalyzer.Tests", "TestData", "catalog", "fixture-buildinfo.json");
         string modules = Path.Combine(dir, "modules.txt");
         File.WriteAllText(modules, "name\tbase_address\n" + string.Concat(Bases.Select(b => string.Create(Ic, $"C:\\Program Files\\Microsoft SQL Server\\MSSQL16.MSSQLSERVER\\MSSQL\\Binn\\{b.Key}.dll\t0x{b.Value:X16}\n"))));
 
+        int failures = 0;
         foreach (string shape in shapes)
         {
             string input = Path.Combine(dir, string.Create(Ic, $"{shape}_{stacks}x{frames}.{(shape == "histogram" ? "xml" : "txt")}"));
@@ -78,59 +98,46 @@ internal static class ResolveBenchmark
                 Console.WriteLine(string.Create(Ic, $"generated {input}: {new FileInfo(input).Length / 1048576.0:F0} MiB in {sw.Elapsed.TotalSeconds:F1} s"));
             }
 
+            // What `xeanalyze resolve INPUT --symbols symbols-cache --offline --sql-build 99.0.1000.1 --catalog … [--modules …] -o OUTPUT` does.
+            string[] Args(string output) =>
+            [
+                "resolve", input, "--symbols", Path.Combine(repo, "symbols-cache"), "--offline", "--sql-build", "99.0.1000.1", "--catalog", catalog,
+                .. shape == "va" ? new[] { "--modules", modules } : [], "-o", output,
+            ];
+
+            var ours = new List<SymbolizerBenchmark.Measure>();
+            var theirs = new List<SymbolizerBenchmark.Measure>();
+            string oursOut = Path.ChangeExtension(input, ".resolved.txt"), baseOut = Path.ChangeExtension(input, ".baseline.txt");
             for (int run = 1; run <= runs; run++)
             {
-                string output = Path.ChangeExtension(input, ".resolved.txt");
-                long before = GC.GetTotalAllocatedBytes(true);
-                int gen0 = GC.CollectionCount(0), gen2 = GC.CollectionCount(2);
-                TimeSpan cpu0 = Process.GetCurrentProcess().TotalProcessorTime;
-                var sw = Stopwatch.StartNew();
-                ResolutionSummary summary = ResolveFile(input, output, repo, build, shape == "va" ? modules : null);
-                sw.Stop();
-                long allocated = GC.GetTotalAllocatedBytes(true) - before;
-                using Process me = Process.GetCurrentProcess();
-                double cpu = (me.TotalProcessorTime - cpu0).TotalSeconds;
-                double s = sw.Elapsed.TotalSeconds;
-                Console.WriteLine(string.Create(Ic,
-                    $"{shape,-9} run {run}: {s:F2} s wall ({cpu:F2} s CPU), {summary.Frames / s / 1e6:F2} M frames/s; in {new FileInfo(input).Length / 1048576.0:F0} MiB, out {new FileInfo(output).Length / 1048576.0:F0} MiB; {summary.Stacks:N0} stacks, {summary.Frames:N0} frames: {summary.ResolvedOffline:N0} resolved, {summary.Unresolved:N0} unresolved; allocated {allocated / 1048576.0:F0} MiB, gen0 {GC.CollectionCount(0) - gen0}, gen2 {GC.CollectionCount(2) - gen2}, peak working set {me.PeakWorkingSet64 / 1048576.0:F0} MiB"));
-                File.Delete(output);
+                if (baselineCli is not null)
+                {
+                    SymbolizerBenchmark.Measure b = SymbolizerBenchmark.Timed("dotnet", [baselineCli, .. Args(baseOut)], null, baseOut + ".stdout");
+                    theirs.Add(b);
+                    Console.WriteLine(string.Create(Ic, $"{shape,-9} run {run}: baseline  {b}{(b.ExitCode != 0 ? " EXIT " + b.ExitCode : string.Empty)}"));
+                }
+
+                SymbolizerBenchmark.Measure o = SymbolizerBenchmark.Timed("dotnet", [cli, .. Args(oursOut)], null, oursOut + ".stdout");
+                ours.Add(o);
+                Console.WriteLine(string.Create(Ic, $"{shape,-9} run {run}: this code {o}{(o.ExitCode != 0 ? " EXIT " + o.ExitCode : string.Empty)}{(baselineCli is null ? string.Empty : string.Create(Ic, $" -> {theirs[^1].Wall / o.Wall:F2}x faster (wall), {(theirs[^1].User + theirs[^1].Sys) / (o.User + o.Sys):F2}x less CPU"))}"));
+                failures += o.ExitCode != 0 || (baselineCli is not null && theirs[^1].ExitCode != 0) ? 1 : 0;
             }
 
-            var parse = Stopwatch.StartNew();
-            long parsed = ParseOnly(input);
-            parse.Stop();
-            Console.WriteLine(string.Create(Ic, $"{shape,-9} parse only (StackTextReader, no resolution/output): {parse.Elapsed.TotalSeconds:F2} s, {parsed / parse.Elapsed.TotalSeconds / 1e6:F2} M frames/s"));
+            long frameCount = (long)stacks * frames;
+            string line = string.Create(Ic, $"{shape,-9} summary: this code wall {SymbolizerBenchmark.Spread(ours.Select(m => m.Wall).ToList())} s ({frameCount / SymbolizerBenchmark.Median(ours.Select(m => m.Wall).ToList()) / 1e6:F2} M frames/s at the median), max RSS {SymbolizerBenchmark.Spread(ours.Select(m => m.MaxRssMiB).ToList())} MiB");
+            if (baselineCli is not null)
+            {
+                bool same = File.ReadAllBytes(oursOut).AsSpan().SequenceEqual(File.ReadAllBytes(baseOut));
+                failures += same ? 0 : 1;
+                line += string.Create(Ic, $"; baseline wall {SymbolizerBenchmark.Spread(theirs.Select(m => m.Wall).ToList())} s, max RSS {SymbolizerBenchmark.Spread(theirs.Select(m => m.MaxRssMiB).ToList())} MiB; median speedup {SymbolizerBenchmark.Median(theirs.Select(m => m.Wall).ToList()) / SymbolizerBenchmark.Median(ours.Select(m => m.Wall).ToList()):F2}x; outputs {(same ? "byte-identical" : "DIFFER")}");
+                File.Delete(baseOut);
+            }
+
+            Console.WriteLine(line);
+            File.Delete(oursOut);
         }
 
-        return 0;
-    }
-
-    /// <summary>What <c>xeanalyze resolve INPUT --symbols symbols-cache --offline --sql-build 99.0.1000.1 --catalog … [--modules …] -o OUTPUT</c> does.</summary>
-    private static ResolutionSummary ResolveFile(string input, string output, string repo, SqlBuildInfo build, string? modules)
-    {
-        using var resolver = new CallstackResolver(new CallstackResolverOptions
-        {
-            SymbolPath = SymbolPath.Parse(Path.Combine(repo, "symbols-cache")),
-            Offline = true,
-            SqlBuild = build,
-            ModuleMap = modules is null ? null : ModuleMap.Load(modules),
-        });
-        using var reader = new StreamReader(new FileStream(input, FileMode.Open, FileAccess.Read, FileShare.ReadWrite, 1, FileOptions.SequentialScan), new UTF8Encoding(false), true, 1 << 16);
-        using var stream = new FileStream(output, FileMode.Create, FileAccess.Write, FileShare.Read, 1 << 16);
-        using var writer = new StreamWriter(stream, new UTF8Encoding(false), 1 << 20);
-        return CallstackTextResolver.Resolve(reader, writer, resolver, new CallstackTextResolverOptions { InputName = input });
-    }
-
-    private static long ParseOnly(string input)
-    {
-        long n = 0;
-        using var reader = StackTextReader.OpenFile(input);
-        foreach (Callstack s in reader.ReadStacks())
-        {
-            n += s.Frames.Length;
-        }
-
-        return n;
+        return failures == 0 ? 0 : 1;
     }
 
     private static int RunPdb(string[] args)
@@ -231,7 +238,8 @@ internal static class ResolveBenchmark
         }
     }
 
-    private static string FindRepo()
+    /// <summary>The checkout: the first folder holding XeAnalyzer.sln above the current directory or the program.</summary>
+    internal static string FindRepo()
     {
         foreach (string start in new[] { Directory.GetCurrentDirectory(), AppContext.BaseDirectory })
         {

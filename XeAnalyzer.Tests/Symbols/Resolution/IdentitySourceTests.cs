@@ -1,5 +1,7 @@
 using System.Globalization;
 using System.Text;
+using XeAnalyzer.Analysis;
+using XeAnalyzer.Output;
 using XeAnalyzer.Symbols.Resolution;
 using XeAnalyzer.Tests.Fixtures;
 
@@ -49,6 +51,35 @@ public class IdentitySourceTests
         Assert.That(ResolutionFixtures.Lines(output), Is.EqualTo(new[] { csv1, csv2 }.Concat(ResolutionFixtures.PublishedStackA)));
         AssertBinding(summary, "sqlmin.pdb", min, PdbIdentitySource.SymbolMetadata);
         AssertBinding(summary, "sqlTsEs.pdb", ts, PdbIdentitySource.SymbolMetadata);
+    }
+
+    [Test]
+    public void Resolve_CsvMetadataBetweenManyStacks_AppliesFromWhereItStands_PipelinedAsSequential()
+    {
+        // Hundreds of stacks (many batches for the pipeline's two workers) before, between and after two metadata lines: whichever
+        // worker resolves a stack, it sees the metadata a sequential run would (the text reader reads ahead, so a metadata line can
+        // apply to a few stacks above it, in both modes alike).
+        PdbIdentity min = Identity("sqlmin"), ts = Identity("sqlTsEs");
+        string stack = ResolutionFixtures.StackAModuleOffsetText();
+        string Stacks(int n) => string.Concat(Enumerable.Repeat(stack + "\n\n", n));
+        string csvMin = $"sqlmin.dll,{min.Guid:D},{min.Age}", csvTs = $"sqlTsEs.dll,{ts.Guid:D},{ts.Age}";
+        string text = Stacks(300) + csvMin + "\n" + Stacks(300) + csvTs + "\n" + Stacks(300);
+        using CallstackResolver resolver = ResolutionFixtures.Resolver(withBuild: false);
+        (string pipelined, ResolutionSummary a) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = true });
+        (string sequential, ResolutionSummary b) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = false });
+        Assert.That(pipelined, Is.EqualTo(sequential));
+        Assert.That(OutputFormats.ToText(new ResolutionSummaryDocument(a), "json"), Is.EqualTo(OutputFormats.ToText(new ResolutionSummaryDocument(b), "json")));
+
+        string[] lines = ResolutionFixtures.Lines(pipelined);
+        int m1 = Array.IndexOf(lines, csvMin), m2 = Array.IndexOf(lines, csvTs);
+        Assert.That(m1, Is.GreaterThan(0));
+        Assert.That(m2, Is.GreaterThan(m1));
+        string[] first = lines[..m1], second = lines[(m1 + 1)..m2], third = lines[(m2 + 1)..];
+        int perStack = ResolutionFixtures.PublishedStackA.Length;
+        Assert.That(first, Has.Length.EqualTo(300 * perStack));
+        Assert.That(first[..perStack].Count(l => l.StartsWith("sqlmin.dll!", StringComparison.Ordinal)), Is.Zero, "no identity for the first stack");
+        Assert.That(second.Count(l => l.StartsWith("sqlTsEs.dll!", StringComparison.Ordinal)), Is.LessThan(300), "sqlTsEs has no identity for most stacks before its metadata");
+        Assert.That(third, Is.EqualTo(Enumerable.Range(0, 300).SelectMany(_ => ResolutionFixtures.PublishedStackA)));
     }
 
     [Test]

@@ -77,6 +77,18 @@ internal sealed class MsfStream : ISpanOrigin
     /// <summary>Reads <paramref name="count"/> bytes at <paramref name="position"/> into a new array, refusing more than <paramref name="maxBytes"/>.</summary>
     public byte[] ReadRange(long position, long count, long maxBytes, string what)
     {
+        CheckRange(position, count, maxBytes, what);
+        byte[] data = new byte[count];
+        Read(position, data);
+        return data;
+    }
+
+    /// <summary>
+    /// Throws unless <paramref name="count"/> bytes at <paramref name="position"/> lie inside the stream and are at most
+    /// <paramref name="maxBytes"/>: the checks of <see cref="ReadRange"/>, for a range that is read piece by piece.
+    /// </summary>
+    public void CheckRange(long position, long count, long maxBytes, string what)
+    {
         if (count > maxBytes)
         {
             throw new InvalidPdbDataException(_file, OffsetForError(position), string.Create(CultureInfo.InvariantCulture, $"expected {what} in {Name} to be at most {maxBytes} bytes, found {count}"));
@@ -86,10 +98,6 @@ internal sealed class MsfStream : ISpanOrigin
         {
             throw new InvalidPdbDataException(_file, OffsetForError(position), string.Create(CultureInfo.InvariantCulture, $"expected {count} bytes of {what} at offset {position} of {Name}, but the stream has only {Length} bytes"));
         }
-
-        byte[] data = new byte[count];
-        Read(position, data);
-        return data;
     }
 
     /// <summary>The file offset of the stream byte at <paramref name="position"/>, or <see langword="null"/> when it is outside the stream.</summary>

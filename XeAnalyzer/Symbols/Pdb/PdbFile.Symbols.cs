@@ -15,12 +15,14 @@ public sealed partial class PdbFile
 
     private readonly Lock _gate = new();
     private PdbAddressMap? _addressMap;
-    private PdbSymbolTable? _publics;
+    private PdbPublicTable? _publics;
+    private PdbPublicTable? _filePublics;
     private PdbSymbolTable? _procedures;
     private PdbModule[]? _modules;
     private IReadOnlyList<PdbPublicSymbol>? _publicList;
     private IReadOnlyList<PdbProcedure>? _procedureList;
     private PdbSymbolIndex? _index;
+    private PdbSymbolIndex? _fileIndex;
     private bool _disposed;
 
     /// <summary>Whether the PDB translates addresses through OMAP (an image reordered after linking).</summary>
@@ -40,15 +42,22 @@ public sealed partial class PdbFile
         {
             if (_publicList is null)
             {
-                PdbSymbolTable t = GetPublicTable(CancellationToken.None);
-                var list = new PdbPublicSymbol[t.Items.Length];
-                for (int i = 0; i < list.Length; i++)
+                ObjectDisposedException.ThrowIf(_disposed, this);
+                PdbPublicRecords r = ReadPublicRecords(recordFields: true, poolNames: true, CancellationToken.None);
+                PdbAddressMap map = GetAddressMap();
+                bool isX86 = IsX86;
+                var list = new List<PdbPublicSymbol>(r.Count);
+                for (int i = 0; i < r.Count; i++)
                 {
-                    RawSymbol s = t.Items[i];
-                    list[i] = new PdbPublicSymbol(t.Name(i), s.ImageRva, s.Segment, s.Offset, (PdbPublicAttributes)s.Flags, s.Decoration);
+                    if (r.NameLength[i] != PdbPublicRecords.Unmapped)
+                    {
+                        ReadOnlySpan<byte> name = r.Name(i);
+                        map.TrySourceToImage(r.SourceRva[i], out uint image);
+                        list.Add(new PdbPublicSymbol(Encoding.UTF8.GetString(name), image, r.Segment![i], r.Offset![i], (PdbPublicAttributes)r.Flags![i], PdbNames.Classify(name, isPublic: true, isX86)));
+                    }
                 }
 
-                _publicList = Array.AsReadOnly(list);
+                _publicList = list.AsReadOnly();
             }
 
             return _publicList;
@@ -106,7 +115,36 @@ public sealed partial class PdbFile
     {
         lock (_gate)
         {
-            return _index ??= new PdbSymbolIndex(GetAddressMap(), GetProcedureTable(cancellationToken), GetPublicTable(cancellationToken));
+            return _index ??= new PdbSymbolIndex(GetAddressMap(), GetProcedureTable(cancellationToken), GetPublicTable(cancellationToken)) { IsX86 = IsX86 };
+        }
+    }
+
+    /// <summary>
+    /// The index of <see cref="GetSymbolIndex"/>, except that public names are not held in memory but read from this file when a lookup
+    /// returns them: a few bytes per public instead of the names (tens of MB in a big PDB). Valid only while this file is open (lookups
+    /// throw <see cref="ObjectDisposedException"/> after); the resolver keeps the file open for as long as it keeps the index.
+    /// </summary>
+    /// <param name="cancellationToken">Cancels building the index.</param>
+    /// <returns>The index.</returns>
+    /// <exception cref="InvalidPdbDataException">The PDB's symbol data is damaged.</exception>
+    /// <exception cref="OperationCanceledException">The token was cancelled before the index was built.</exception>
+    internal PdbSymbolIndex GetFileBackedSymbolIndex(CancellationToken cancellationToken = default)
+    {
+        lock (_gate)
+        {
+            if (_fileIndex is null)
+            {
+                PdbSymbolTable procedures = GetProcedureTable(cancellationToken);
+                if (_filePublics is null)
+                {
+                    ObjectDisposedException.ThrowIf(_disposed, this);
+                    _filePublics = PdbPublicTable.Build(ReadPublicRecords(recordFields: false, poolNames: false, cancellationToken));
+                }
+
+                _fileIndex = new PdbSymbolIndex(GetAddressMap(), procedures, _filePublics) { IsX86 = IsX86 };
+            }
+
+            return _fileIndex;
         }
     }
 
@@ -144,12 +182,12 @@ public sealed partial class PdbFile
 
     private bool IsX86 => Dbi?.Machine == Machine.I386;
 
-    private PdbSymbolTable GetPublicTable(CancellationToken ct)
+    private PdbPublicTable GetPublicTable(CancellationToken ct)
     {
         if (_publics is null)
         {
             ObjectDisposedException.ThrowIf(_disposed, this);
-            _publics = ReadPublics(ct);
+            _publics = PdbPublicTable.Build(ReadPublicRecords(recordFields: false, poolNames: true, ct));
         }
 
         return _publics;
@@ -175,102 +213,6 @@ public sealed partial class PdbFile
         }
 
         return _modules;
-    }
-
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // hot loop over every public, run once: skip tier-0 code
-    private PdbSymbolTable ReadPublics(CancellationToken ct)
-    {
-        PdbDbiHeader dbi = RequireDbi("read publics");
-        if (dbi.PublicStreamIndex is not int publicIndex)
-        {
-            return PdbSymbolTable.Empty;
-        }
-
-        if (dbi.SymbolRecordStreamIndex is not int recordIndex)
-        {
-            throw new InvalidPdbDataException(Name, DbiFileOffset(Msf, 20), "expected a symbol record stream (DBI header offset 20) for the publics, but the DBI header names none");
-        }
-
-        PdbAddressMap map = GetAddressMap();
-        MsfStream pub = RequireStream(publicIndex, "publics", 16);
-        MsfStream sym = RequireStream(recordIndex, "symbol record", 20);
-        const string PubDescription = "publics stream";
-        const string SymDescription = "symbol record stream";
-        if (pub.Length < 28)
-        {
-            throw pub.Error(0, PubDescription, string.Create(CultureInfo.InvariantCulture, $"a 28-byte publics header, but the stream has only {pub.Length} bytes"));
-        }
-
-        Span<byte> h = stackalloc byte[28];
-        pub.Read(0, h);
-        uint hashBytes = BinaryPrimitives.ReadUInt32LittleEndian(h);
-        uint addrMapBytes = BinaryPrimitives.ReadUInt32LittleEndian(h[4..]);
-        if (28UL + hashBytes > pub.Length)
-        {
-            throw pub.Error(0, PubDescription, string.Create(CultureInfo.InvariantCulture, $"a symbol hash of at most {pub.Length - 28} bytes, found a size of {hashBytes}"));
-        }
-
-        if (28UL + hashBytes + addrMapBytes > pub.Length || addrMapBytes % 4 != 0)
-        {
-            throw pub.Error(4, PubDescription, string.Create(CultureInfo.InvariantCulture, $"an address map that is a multiple of 4 bytes and fits in the {pub.Length - 28 - hashBytes} bytes after the hash, found a size of {addrMapBytes}"));
-        }
-
-        uint count = addrMapBytes / 4;
-        if (count > Limits.MaxPublics)
-        {
-            throw pub.Error(4, PubDescription, string.Create(CultureInfo.InvariantCulture, $"at most {Limits.MaxPublics} publics (PdbReaderLimits.MaxPublics), found {count}"));
-        }
-
-        long mapOffset = 28L + hashBytes;
-        byte[] addrMap = pub.ReadRange(mapOffset, addrMapBytes, Limits.MaxStreamBytes, "publics address map");
-        byte[] records = sym.ReadAll(Limits.MaxStreamBytes);
-        var builder = new PdbSymbolTable.Builder(records, (int)count);
-        bool isX86 = IsX86;
-        for (int i = 0; i < count; i++)
-        {
-            if ((i & 0xFFFF) == 0)
-            {
-                ct.ThrowIfCancellationRequested();
-            }
-
-            uint at = BinaryPrimitives.ReadUInt32LittleEndian(addrMap.AsSpan(i * 4));
-            if (records.Length < 4 || at > (uint)records.Length - 4)
-            {
-                throw pub.Error(mapOffset + (i * 4L), PubDescription, string.Create(CultureInfo.InvariantCulture, $"address-map entry {i} to point inside the {records.Length}-byte symbol record stream, found offset {at}"));
-            }
-
-            var r = new SpanReader(records.AsSpan((int)at), sym, at, SymDescription);
-            ushort length = r.ReadUInt16("record length");
-            ushort kind = r.ReadUInt16("record kind");
-            if (kind != SPub32)
-            {
-                throw r.Error(2, string.Create(CultureInfo.InvariantCulture, $"an S_PUB32 record (kind 0x110E) for publics address-map entry {i}, found kind 0x{kind:X4}"));
-            }
-
-            if (length < 2 + 4 + 4 + 2 + 1 || length - 2 > r.Remaining)
-            {
-                throw r.Error(0, string.Create(CultureInfo.InvariantCulture, $"an S_PUB32 record length between 13 and {r.Remaining + 2} (the bytes left in the stream), found {length}"));
-            }
-
-            uint flags = r.ReadUInt32("S_PUB32 flags");
-            uint offset = r.ReadUInt32("S_PUB32 offset");
-            ushort segment = r.ReadUInt16("S_PUB32 segment");
-            int nameStart = checked((int)at + r.Position);
-            ReadOnlySpan<byte> name = r.ReadCString(length + 2 - r.Position, "S_PUB32 name");
-            if (map.TryGetSourceRva(segment, offset, out uint source) && map.TrySourceToImage(source, out uint image))
-            {
-                builder.AddPooled(source, image, 0, offset, segment, (ushort)(flags & 0xFFFF), isGlobal: true, -1, nameStart, name.Length, PdbNames.Classify(name, isPublic: true, isX86));
-
-                // Distinct records cannot hold more name bytes than the stream: more means entries share or overlap records,
-                // which a damaged map could repeat until memory runs out.
-                if (builder.NameBytes > records.Length)
-                {
-                    throw pub.Error(mapOffset + (i * 4L), PubDescription, "address-map entries naming distinct S_PUB32 records, but they overlap (more name bytes than the symbol record stream holds)");
-                }
-            }
-        }
-
-        return builder.Build();
     }
 
     private PdbModule[] ReadModules()

@@ -17,7 +17,7 @@ internal readonly record struct RawSymbol(
     int NameLength,
     PdbNameDecoration Decoration);
 
-/// <summary>Parsed publics or procedures: compact structs plus one UTF-8 name pool, so large PDBs do not create a string per symbol until asked.</summary>
+/// <summary>Parsed procedures: compact structs plus one UTF-8 name pool, so large PDBs do not create a string per symbol until asked.</summary>
 internal sealed class PdbSymbolTable
 {
     public static readonly PdbSymbolTable Empty = new([], []);
@@ -36,30 +36,12 @@ internal sealed class PdbSymbolTable
 
     public string Name(int index) => Encoding.UTF8.GetString(NameBytes(index));
 
-    /// <summary>
-    /// Accumulates symbols and their names: either copying each name into an own pool, or (for publics) pointing into an existing
-    /// buffer, the symbol record stream, which then serves as the pool without a copy.
-    /// </summary>
+    /// <summary>Accumulates symbols, copying each name into the table's own pool.</summary>
     public sealed class Builder
     {
-        private readonly byte[]? _externalPool;
-        private readonly ArrayBufferWriter<byte>? _names;
-        private RawSymbol[] _items;
+        private readonly ArrayBufferWriter<byte> _names = new();
+        private RawSymbol[] _items = new RawSymbol[16];
         private int _count;
-
-        /// <summary>A builder that copies names into its own pool.</summary>
-        public Builder()
-        {
-            _names = new ArrayBufferWriter<byte>();
-            _items = new RawSymbol[16];
-        }
-
-        /// <summary>A builder whose names are slices of <paramref name="pool"/>; <paramref name="capacity"/> is the expected symbol count.</summary>
-        public Builder(byte[] pool, int capacity)
-        {
-            _externalPool = pool;
-            _items = new RawSymbol[Math.Max(capacity, 1)];
-        }
 
         public int Count => _count;
 
@@ -68,19 +50,15 @@ internal sealed class PdbSymbolTable
 
         public void Add(uint sourceRva, uint imageRva, uint size, uint offset, ushort segment, ushort flags, bool isGlobal, int module, ReadOnlySpan<byte> name, PdbNameDecoration decoration)
         {
-            int start = _names!.WrittenCount;
+            int start = _names.WrittenCount;
             _names.Write(name);
             Append(new RawSymbol(sourceRva, imageRva, size, offset, segment, flags, isGlobal, module, start, name.Length, decoration));
         }
 
-        /// <summary>Adds a symbol whose name is <paramref name="nameLength"/> bytes at <paramref name="nameStart"/> of the external pool.</summary>
-        public void AddPooled(uint sourceRva, uint imageRva, uint size, uint offset, ushort segment, ushort flags, bool isGlobal, int module, int nameStart, int nameLength, PdbNameDecoration decoration) =>
-            Append(new RawSymbol(sourceRva, imageRva, size, offset, segment, flags, isGlobal, module, nameStart, nameLength, decoration));
-
         public PdbSymbolTable Build()
         {
             Array.Resize(ref _items, _count);
-            return new PdbSymbolTable(_items, _externalPool ?? _names!.WrittenSpan.ToArray());
+            return new PdbSymbolTable(_items, _names.WrittenSpan.ToArray());
         }
 
         private void Append(in RawSymbol symbol)

@@ -16,9 +16,9 @@ namespace XeAnalyzer.Symbols.Resolution;
 /// (<see cref="CreateSession"/>); the resolver's own <c>Resolve</c> methods use a default session built from
 /// <see cref="CallstackResolverOptions.ModuleMap"/> and <see cref="CallstackResolverOptions.SymbolMetadata"/>.</para>
 /// <para><b>Caching.</b> Each PDB build (name + GUID/age) is found and opened once per resolver, its sorted symbol index kept and the
-/// file closed; a PDB that cannot be found or read becomes the reason of its frames, never an exception. Each distinct address
-/// (module identity + RVA) and each distinct in-engine symbol is resolved and rendered once per session, up to
-/// <see cref="CallstackResolverOptions.MaxCachedFrames"/> entries in all.</para>
+/// file closed; a PDB that cannot be found or read becomes the reason of its frames, never an exception. A distinct address
+/// (module identity + RVA) that occurs again is cached from its second resolution, and each distinct in-engine symbol from its first,
+/// up to <see cref="CallstackResolverOptions.MaxCachedFrames"/> entries in all.</para>
 /// <para><b>Thread safety.</b> All members may be called concurrently.</para>
 /// </remarks>
 public sealed class CallstackResolver : IDisposable

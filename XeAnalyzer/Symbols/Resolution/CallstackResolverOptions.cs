@@ -86,7 +86,8 @@ public sealed class CallstackResolverOptions
 
     /// <summary>
     /// The most distinct addresses (and distinct in-engine symbols) whose resolution is cached; further ones are resolved each time they
-    /// occur. Bounds memory on inputs with millions of distinct addresses (each entry costs about 200 bytes); 65,536 by default.
+    /// occur. Bounds memory on inputs with millions of distinct addresses (each entry costs about 200 bytes); 65,536 by default. An
+    /// address enters the cache when it is resolved a second time, so addresses that occur once never take a place.
     /// Stack bucketing resolves each distinct address of an input once whatever this is; the cache serves repeated frames across
     /// inputs and in <c>resolve</c> text.
     /// </summary>

@@ -35,8 +35,8 @@ public sealed class CallstackTextResolverOptions
     public bool WriteReasons { get; init; } = true;
 
     /// <summary>
-    /// Whether to parse on one thread while resolving and writing on another (a two-stage pipeline); by default when the machine has
-    /// more than one processor. The output is the same either way.
+    /// Whether to parse on one thread while two others resolve batches of stacks and write them in input order; by default when the
+    /// machine has more than one processor. The output is the same either way.
     /// </summary>
     public bool Pipelined { get; init; } = Environment.ProcessorCount > 1;
 }
@@ -134,6 +134,12 @@ public static class CallstackTextResolver
         }
     }
 
+    /// <summary>
+    /// The pipeline: a parser thread groups stacks in batches; two workers (this thread and a helper) take batches in input order, resolve
+    /// them, and whichever finishes the oldest unwritten batch writes every finished batch from there on, so the output and the summary
+    /// follow the input order. A batch carrying CSV symbol metadata waits until every earlier batch is resolved, applies the metadata,
+    /// and only then may later batches be resolved: each stack sees exactly the metadata it would see in a sequential run.
+    /// </summary>
     private static void RunPipelined(StackTextReader reader, ResolverSession session, ResolvedCallstackWriter writer, ResolutionSummaryBuilder summary, CancellationToken ct)
     {
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(ct);
@@ -150,7 +156,7 @@ public static class CallstackTextResolver
             }
             catch (OperationCanceledException) when (stop.IsCancellationRequested)
             {
-                // The consumer stopped (or the caller canceled): nothing more to hand over.
+                // The consumers stopped (or the caller canceled): nothing more to hand over.
             }
 #pragma warning disable CA1031 // Every failure of the parser is handed to the consumer thread and rethrown there.
             catch (Exception ex)
@@ -167,22 +173,182 @@ public static class CallstackTextResolver
             IsBackground = true,
             Name = "xeanalyzer-resolve-parser",
         };
+
+        var order = new OrderedBatches(session, writer, summary);
+        ExceptionDispatchInfo? helperError = null;
+        var helper = new Thread(() =>
+        {
+            try
+            {
+                order.Work(queue, stop.Token);
+            }
+            catch (OperationCanceledException) when (stop.IsCancellationRequested)
+            {
+                // The other worker failed or the caller canceled.
+            }
+#pragma warning disable CA1031 // A failure of the helper is rethrown on the calling thread.
+            catch (Exception ex)
+#pragma warning restore CA1031
+            {
+                helperError = ExceptionDispatchInfo.Capture(ex);
+                stop.Cancel();
+                order.Abort();
+            }
+        })
+        {
+            IsBackground = true,
+            Name = "xeanalyzer-resolve-worker",
+        };
         producer.Start();
+        helper.Start();
         try
         {
-            foreach (Batch batch in queue.GetConsumingEnumerable(ct))
-            {
-                Process(batch, session, writer, summary, ct);
-            }
+            order.Work(queue, stop.Token);
+            helper.Join(); // the helper may still be resolving the last batch it took
+        }
+        catch (OperationCanceledException) when (stop.IsCancellationRequested && !ct.IsCancellationRequested && helperError is not null)
+        {
+            // The helper failed: its exception is rethrown below.
         }
         finally
         {
             stop.Cancel();
+            order.Abort();
+            helper.Join();
             producer.Join();
         }
 
         ct.ThrowIfCancellationRequested();
+        helperError?.Throw();
         producerError?.Throw();
+    }
+
+    /// <summary>The shared state of the pipeline's two workers (see <see cref="RunPipelined"/>); every field is guarded by the instance lock.</summary>
+    private sealed class OrderedBatches(ResolverSession session, ResolvedCallstackWriter writer, ResolutionSummaryBuilder summary)
+    {
+        private readonly object _gate = new(); // Monitor.Wait/PulseAll: workers wait for each other's batches
+        private readonly object _take = new();
+        private readonly Dictionary<long, ResolvedCallstack[]> _done = [];
+        private long _taken;
+        private long _written;
+        private long _metadataSeq = -1;
+        private bool _metadataApplied = true;
+        private bool _aborted;
+
+        /// <summary>Takes batches until the queue is empty, resolving each one and writing what is finished in order.</summary>
+        public void Work(BlockingCollection<Batch> queue, CancellationToken ct)
+        {
+            while (true)
+            {
+                Batch? batch;
+                long seq;
+
+                // One worker at a time takes and numbers a batch (waiting for the parser if need be), so numbers follow the input order.
+                lock (_take)
+                {
+                    if (!queue.TryTake(out batch, Timeout.Infinite, ct))
+                    {
+                        return;
+                    }
+
+                    lock (_gate)
+                    {
+                        seq = _taken++;
+                        if (batch.Metadata is not null)
+                        {
+                            _metadataSeq = seq;
+                            _metadataApplied = false;
+                        }
+                    }
+                }
+
+                Finish(seq, Resolve(batch, seq, ct));
+            }
+        }
+
+        /// <summary>Wakes and stops a worker that waits for the other one.</summary>
+        public void Abort()
+        {
+            lock (_gate)
+            {
+                _aborted = true;
+                Monitor.PulseAll(_gate);
+            }
+        }
+
+        private ResolvedCallstack[] Resolve(Batch batch, long seq, CancellationToken ct)
+        {
+            ct.ThrowIfCancellationRequested();
+            lock (_gate)
+            {
+                if (batch.Metadata is not null)
+                {
+                    // Every earlier batch resolved (and so written) before the metadata changes what later stacks resolve to.
+                    while (_written < seq && !_aborted)
+                    {
+                        Monitor.Wait(_gate);
+                    }
+                }
+                else
+                {
+                    // A batch after new metadata waits until it is applied.
+                    while (_metadataSeq < seq && _metadataSeq >= 0 && !_metadataApplied && !_aborted)
+                    {
+                        Monitor.Wait(_gate);
+                    }
+                }
+
+                ThrowIfAborted(ct);
+            }
+
+            if (batch.Metadata is not null)
+            {
+                session.AddSymbolMetadata(batch.Metadata);
+                lock (_gate)
+                {
+                    _metadataApplied = true;
+                    Monitor.PulseAll(_gate);
+                }
+            }
+
+            var resolved = new ResolvedCallstack[batch.Stacks.Count];
+            for (int i = 0; i < resolved.Length; i++)
+            {
+                resolved[i] = session.Resolve(batch.Stacks[i], ct);
+            }
+
+            return resolved;
+        }
+
+        /// <summary>Records a resolved batch and writes every finished batch from the oldest unwritten one on.</summary>
+        private void Finish(long seq, ResolvedCallstack[] resolved)
+        {
+            lock (_gate)
+            {
+                _done.Add(seq, resolved);
+                while (_done.Remove(_written, out ResolvedCallstack[]? ready))
+                {
+                    foreach (ResolvedCallstack r in ready)
+                    {
+                        writer.Write(r);
+                        summary.Add(r);
+                    }
+
+                    _written++;
+                }
+
+                Monitor.PulseAll(_gate);
+            }
+        }
+
+        private void ThrowIfAborted(CancellationToken ct)
+        {
+            ct.ThrowIfCancellationRequested();
+            if (_aborted)
+            {
+                throw new OperationCanceledException(ct);
+            }
+        }
     }
 
     /// <summary>Groups the stacks in batches; a batch that follows new CSV symbol metadata carries a snapshot of it (taken on the parsing thread).</summary>

@@ -10,6 +10,14 @@ namespace XeAnalyzer.Symbols.Resolution;
 /// </summary>
 public sealed class FrameResolution
 {
+    /// <summary>A frame resolved offline whose function is <paramref name="functionLength"/> characters of <paramref name="text"/> at <paramref name="functionStart"/>.</summary>
+    internal FrameResolution(string text, int functionStart, int functionLength, ModuleName? module, string? moduleDisplayName, ulong displacement, ulong rva, bool isVerified, PdbBinding pdb, IReadOnlyList<string>? tiedNames)
+        : this(FrameResolutionStatus.ResolvedOffline, text, module, moduleDisplayName, null, displacement, rva, isVerified, pdb, tiedNames, UnresolvedReason.None, null, null)
+    {
+        _functionStart = functionStart;
+        _functionLength = functionLength;
+    }
+
     internal FrameResolution(
         FrameResolutionStatus status,
         string? text,
@@ -33,7 +41,7 @@ public sealed class FrameResolution
         Text = text;
         Module = module;
         ModuleDisplayName = moduleDisplayName;
-        Function = function;
+        _function = function;
         Displacement = displacement;
         Rva = rva;
         IsVerified = isVerified;
@@ -71,7 +79,12 @@ public sealed class FrameResolution
     public string? ModuleDisplayName { get; }
 
     /// <summary>The function name: the PDB procedure name, or the public name undecorated to DIA's name-only form; the in-engine symbol as captured.</summary>
-    public string? Function { get; }
+    public string? Function => _function ??= _functionLength >= 0 ? Text!.Substring(_functionStart, _functionLength) : null;
+
+    // A frame resolved offline keeps its function as a range of Text, cut out on first use (most frames are only ever written).
+    private string? _function;
+    private readonly int _functionStart;
+    private readonly int _functionLength = -1;
 
     /// <summary>The displacement from the function start, or <see langword="null"/> when unknown (an in-engine frame written without offset).</summary>
     public ulong? Displacement { get; }

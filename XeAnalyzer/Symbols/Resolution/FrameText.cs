@@ -21,14 +21,51 @@ internal static class FrameText
     }
 
     /// <summary><c>{module}!{function}+{displacement}</c> in the style (module and displacement optional).</summary>
-    public static string Render(string? styledModule, string function, ulong? displacement, FrameStyle style, bool includeOffsets)
+    public static string Render(string? styledModule, string function, ulong? displacement, FrameStyle style, bool includeOffsets) =>
+        Render(styledModule, function.AsSpan(), displacement, style, includeOffsets, string.Empty, out _);
+
+    /// <summary>
+    /// <c>{module}!{function}+{displacement}{suffix}</c> in the style (module and displacement optional), built in one string;
+    /// <paramref name="functionStart"/> is where the function starts in it.
+    /// </summary>
+    public static string Render(string? styledModule, ReadOnlySpan<char> function, ulong? displacement, FrameStyle style, bool includeOffsets, string suffix, out int functionStart)
     {
-        string offset = !includeOffsets || displacement is not ulong d
-            ? string.Empty
-            : style == FrameStyle.Resolver
-                ? "+" + d.ToString(CultureInfo.InvariantCulture)
-                : "+0x" + d.ToString("x", CultureInfo.InvariantCulture);
-        return styledModule is null ? function + offset : string.Concat(styledModule, "!", function, offset);
+        Span<char> offset = stackalloc char[24];
+        int offsetLength = 0;
+        if (includeOffsets && displacement is ulong d)
+        {
+            bool hex = style != FrameStyle.Resolver;
+            offset[offsetLength++] = '+';
+            if (hex)
+            {
+                offset[offsetLength++] = '0';
+                offset[offsetLength++] = 'x';
+            }
+
+            d.TryFormat(offset[offsetLength..], out int digits, hex ? "x" : default, CultureInfo.InvariantCulture);
+            offsetLength += digits;
+        }
+
+        functionStart = styledModule is null ? 0 : styledModule.Length + 1;
+        int length = functionStart + function.Length + offsetLength + suffix.Length;
+        char[]? rented = null;
+        Span<char> text = length <= 1024 ? stackalloc char[length] : (rented = System.Buffers.ArrayPool<char>.Shared.Rent(length)).AsSpan(0, length);
+        if (styledModule is not null)
+        {
+            styledModule.CopyTo(text);
+            text[styledModule.Length] = '!';
+        }
+
+        function.CopyTo(text[functionStart..]);
+        offset[..offsetLength].CopyTo(text[(functionStart + function.Length)..]);
+        suffix.CopyTo(text[(functionStart + function.Length + offsetLength)..]);
+        string result = new(text);
+        if (rented is not null)
+        {
+            System.Buffers.ArrayPool<char>.Shared.Return(rented);
+        }
+
+        return result;
     }
 
     /// <summary>The mark of a frame resolved through a PDB matched by name only (nothing identified the build), appended to its text.</summary>

@@ -1,3 +1,5 @@
+using System.Buffers;
+using System.Text;
 using XeAnalyzer.Symbols.Pdb;
 using XeAnalyzer.Symbols.Store;
 using XeAnalyzer.Symbols.Undecoration;
@@ -5,9 +7,9 @@ using XeAnalyzer.Symbols.Undecoration;
 namespace XeAnalyzer.Symbols.Resolution;
 
 /// <summary>
-/// One PDB build (name + identity) of a resolver: found once, opened once, its symbol index kept. The file is closed after reading the
-/// index, unless source lines or inline frames were asked for and the PDB has line information: then it stays open (its modules are read
-/// on demand) until the resolver is disposed.
+/// One PDB build (name + identity) of a resolver: found once, opened once, its symbol index kept. The index leaves public names in the
+/// file (<see cref="PdbFile.GetFileBackedSymbolIndex"/>: a big PDB's names are tens of MB), so the file stays open until the resolver
+/// is disposed; so do its modules, read on demand, when source lines or inline frames were asked for and the PDB has line information.
 /// </summary>
 internal sealed class PdbHandle : IDisposable
 {
@@ -16,6 +18,7 @@ internal sealed class PdbHandle : IDisposable
     private readonly PdbReaderLimits? _limits;
     private readonly bool _wantSource;
     private PdbSymbolIndex? _index;
+    private PdbFile? _file;
     private PdbFile? _source;
     private volatile bool _loaded;
     private int _sourceFailed;
@@ -62,28 +65,75 @@ internal sealed class PdbHandle : IDisposable
         return _index is not null;
     }
 
-    /// <summary>The symbol at or before <paramref name="rva"/>: name (undecorated) and displacement; null before the first symbol.</summary>
-    public (string Name, uint Displacement, IReadOnlyList<string>? Tied)? Lookup(uint rva)
+    /// <summary>Finds the symbol at or before <paramref name="rva"/> (<see cref="PdbSymbolIndex.TryFind"/>); false before the first symbol.</summary>
+    public bool TryFind(uint rva, out PdbSymbolHit hit) => _index!.TryFind(rva, out hit);
+
+    /// <summary>
+    /// The frame text of <paramref name="hit"/> (<see cref="FrameText.Render(string?, ReadOnlySpan{char}, ulong?, FrameStyle, bool, string, out int)"/>),
+    /// with the name undecorated straight from the PDB's bytes into the text: the only string made. <paramref name="functionStart"/> and
+    /// <paramref name="functionLength"/> say where the function name is in it.
+    /// </summary>
+    /// <exception cref="InvalidPdbDataException">The file was truncated since the index was built.</exception>
+    public string Render(in PdbSymbolHit hit, string? styledModule, FrameStyle style, bool includeOffsets, string suffix, out int functionStart, out int functionLength)
     {
-        PdbSymbolMatch? match = _index!.Lookup(rva);
-        if (match is null)
+        ReadOnlySpan<byte> raw = _index!.NameBytes(hit, stackalloc byte[512]);
+        PdbNameDecoration decoration = _index.GetDecoration(hit, raw);
+        int capacity = (2 * raw.Length) + 16;
+        char[]? rented = null;
+        Span<char> buffer = capacity <= 1024 ? stackalloc char[1024] : (rented = ArrayPool<char>.Shared.Rent(capacity));
+        scoped ReadOnlySpan<char> name;
+        if (decoration == PdbNameDecoration.Msvc && MsvcNameUndecorator.TryUndecorateSimple(raw, buffer, out int written))
+        {
+            name = buffer[..written];
+        }
+        else if (decoration == PdbNameDecoration.None)
+        {
+            name = buffer[..Encoding.UTF8.GetChars(raw, buffer)];
+        }
+        else
+        {
+            name = Display(Encoding.UTF8.GetString(raw), decoration);
+        }
+
+        string text = FrameText.Render(styledModule, name, hit.Displacement, style, includeOffsets, suffix, out functionStart);
+        functionLength = name.Length;
+        if (rented is not null)
+        {
+            ArrayPool<char>.Shared.Return(rented);
+        }
+
+        return text;
+    }
+
+    /// <summary>The name of <paramref name="hit"/> as frames show it (undecorated).</summary>
+    public string DisplayName(in PdbSymbolHit hit)
+    {
+        ReadOnlySpan<byte> raw = _index!.NameBytes(hit, stackalloc byte[512]);
+        return Display(Encoding.UTF8.GetString(raw), _index.GetDecoration(hit, raw));
+    }
+
+    /// <summary>The names (undecorated) of every symbol at <paramref name="hit"/>'s address when folding gave it several distinct ones; else null.</summary>
+    public IReadOnlyList<string>? DisplayTiedNames(in PdbSymbolHit hit)
+    {
+        if (!hit.IsTied)
         {
             return null;
         }
 
-        IReadOnlyList<string>? tied = null;
-        if (match.IsTied)
+        IReadOnlyList<string> raw = _index!.TiedNames(hit);
+        if (raw.Count < 2)
         {
-            var names = new string[match.TiedNames.Count];
-            for (int i = 0; i < names.Length; i++)
-            {
-                names[i] = Display(match.TiedNames[i], match.Decoration);
-            }
-
-            tied = Array.AsReadOnly(names);
+            return null;
         }
 
-        return (Display(match.Name, match.Decoration), match.Displacement, tied);
+        PdbNameDecoration decoration = _index.GetDecoration(hit);
+        var names = new string[raw.Count];
+        for (int i = 0; i < names.Length; i++)
+        {
+            names[i] = Display(raw[i], decoration);
+        }
+
+        return Array.AsReadOnly(names);
     }
 
     /// <summary>
@@ -118,12 +168,13 @@ internal sealed class PdbHandle : IDisposable
         }
     }
 
-    /// <summary>Closes the PDB kept open for source information.</summary>
+    /// <summary>Closes the PDB (kept open for the public names of its index, and for source information).</summary>
     public void Dispose()
     {
         lock (_gate)
         {
-            _source?.Dispose();
+            _file?.Dispose();
+            _file = null;
             _source = null;
         }
     }
@@ -159,7 +210,7 @@ internal sealed class PdbHandle : IDisposable
         try
         {
             pdb = PdbFile.Open(lookup.Path!, _limits);
-            _index = pdb.GetSymbolIndex(cancellationToken);
+            PdbSymbolIndex index = pdb.GetFileBackedSymbolIndex(cancellationToken);
             ulong end = 0;
             foreach (PdbSection section in pdb.Sections)
             {
@@ -172,8 +223,11 @@ internal sealed class PdbHandle : IDisposable
             if (_wantSource && pdb.HasLineInfo())
             {
                 _source = pdb;
-                pdb = null;
             }
+
+            _file = pdb;
+            _index = index;
+            pdb = null;
         }
         catch (Exception ex) when (InputFailure.IsReadFailure(ex))
         {

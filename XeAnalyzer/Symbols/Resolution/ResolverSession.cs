@@ -31,6 +31,8 @@ public sealed class ResolverSession
     private readonly ConcurrentDictionary<ulong, FrameResolution> _outside = new();
     private readonly ConcurrentDictionary<RvaViewKey, ModuleView> _rvaViews = new();
     private readonly Lock _metadataGate = new();
+    private const int SeenOnceBits = 14;
+    private readonly ulong[] _seenOnce = new ulong[1 << SeenOnceBits];
     private readonly FrameResolution _noModuleMap;
     private volatile Generation _generation;
 
@@ -318,7 +320,7 @@ public sealed class ResolverSession
         if (!view.Cache.TryGetValue(rva, out r))
         {
             r = Compute(view, rva, cancellationToken);
-            if (_owner.TryReserveCacheEntry())
+            if (SeenBefore(view, rva) && _owner.TryReserveCacheEntry())
             {
                 r = view.Cache.GetOrAdd(rva, r);
             }
@@ -326,6 +328,24 @@ public sealed class ResolverSession
 
         view.SetRecent(rva, r);
         return r;
+    }
+
+    /// <summary>
+    /// Whether the address was resolved before (and is not in the cache): only such addresses are admitted to the cache, so an input of
+    /// unique addresses (200,000 random ones against a big PDB) does not fill it with entries that are never hit again. Remembers the
+    /// last first sighting per slot of a small table; a collision only delays an admission. Lock-free: a slot holds a whole key or another.
+    /// </summary>
+    private bool SeenBefore(ModuleView view, ulong rva)
+    {
+        ulong key = unchecked(((rva + 1) * 0x9E3779B97F4A7C15UL) ^ (ulong)RuntimeHelpers.GetHashCode(view.Cache)) | 1;
+        int slot = (int)(key >> (64 - SeenOnceBits));
+        if (Volatile.Read(ref _seenOnce[slot]) == key)
+        {
+            return true;
+        }
+
+        Volatile.Write(ref _seenOnce[slot], key);
+        return false;
     }
 
     private FrameResolution Compute(ModuleView view, ulong rva, CancellationToken cancellationToken)
@@ -353,8 +373,25 @@ public sealed class ResolverSession
                 "RVA past the end of the image of " + pdb + " (another build?)");
         }
 
-        var hit = handle.Lookup((uint)rva);
-        if (hit is not { } h)
+        try
+        {
+            return Lookup(view, rva, cancellationToken);
+        }
+        catch (Exception ex) when (InputFailure.IsReadFailure(ex))
+        {
+            // The index reads public names from the file (PdbFile.GetFileBackedSymbolIndex): it was changed since it was opened.
+            string pdb = Store.PdbNames.Printable(binding.PdbName);
+            return Unresolved(view.Module, view.Display, rva, binding, UnresolvedReason.PdbDamaged,
+                "PDB damaged: " + pdb + " (" + binding.Path + ") cannot be read: " + InputFailure.Describe(ex), "PDB damaged: " + pdb);
+        }
+    }
+
+    /// <summary>The lookup part of <see cref="Compute"/>, once the PDB is loaded and the RVA inside its image.</summary>
+    private FrameResolution Lookup(ModuleView view, ulong rva, CancellationToken cancellationToken)
+    {
+        PdbHandle handle = view.Handle;
+        PdbBinding binding = handle.Binding;
+        if (!handle.TryFind((uint)rva, out PdbSymbolHit hit))
         {
             string pdb = Store.PdbNames.Printable(binding.PdbName);
             return Unresolved(view.Module, view.Display, rva, binding, UnresolvedReason.BeforeFirstSymbol,
@@ -364,11 +401,14 @@ public sealed class ResolverSession
         // A PDB matched by name only: every frame carries the mark in its text, so every output (text, CSV, JSON, folded stacks,
         // flame graphs, reports) shows it, and such frames never bucket with verified ones.
         string mark = binding.IsVerified ? string.Empty : FrameText.UnverifiedMark;
+        IReadOnlyList<string>? tied = handle.DisplayTiedNames(hit);
         if (!_lines && !_inlines)
         {
-            return new FrameResolution(FrameResolutionStatus.ResolvedOffline, FrameText.Render(view.Styled, h.Name, h.Displacement, _style, _offsets) + mark,
-                view.Module, view.Display, h.Name, h.Displacement, rva, binding.IsVerified, binding, h.Tied, UnresolvedReason.None, null, null);
+            string text = handle.Render(hit, view.Styled, _style, _offsets, mark, out int functionStart, out int functionLength);
+            return new FrameResolution(text, functionStart, functionLength, view.Module, view.Display, hit.Displacement, rva, binding.IsVerified, binding, tied);
         }
+
+        var h = (Name: handle.DisplayName(hit), hit.Displacement, Tied: tied);
 
         PdbSourceInfo source = handle.GetSourceInfo((uint)rva, _inlines, cancellationToken);
         FrameResolution[]? inline = null;

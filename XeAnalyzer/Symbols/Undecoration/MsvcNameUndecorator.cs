@@ -62,4 +62,114 @@ public static class MsvcNameUndecorator
         nameOnly = result;
         return true;
     }
+
+    /// <summary>
+    /// Undecorates the common shape <c>?name@scope@…@@…</c> (simple identifiers only: no operator or special name, template,
+    /// back-reference, numbered or nested scope; ASCII only) straight from the stored UTF-8 bytes into <paramref name="destination"/>,
+    /// with the same result as <see cref="TryUndecorate"/> (the name-only form ignores what follows the scope list). Returns
+    /// <see langword="false"/> for any other name, or when <paramref name="destination"/> is too small: use <see cref="TryUndecorate"/>.
+    /// </summary>
+    /// <param name="decorated">The decorated name as stored in the PDB (UTF-8).</param>
+    /// <param name="destination">Receives the undecorated name.</param>
+    /// <param name="written">The characters written.</param>
+    /// <returns>Whether the name had the simple shape and was written.</returns>
+    internal static bool TryUndecorateSimple(ReadOnlySpan<byte> decorated, Span<char> destination, out int written)
+    {
+        written = 0;
+        if (decorated.Length < 3 || decorated.Length > MaxDecoratedLength || decorated[0] != (byte)'?' || !IsSimplePieceStart(decorated[1]))
+        {
+            return false;
+        }
+
+        int nameEnd = decorated.IndexOf((byte)'@');
+        if (nameEnd < 0)
+        {
+            return false;
+        }
+
+        // The scope pieces, innermost first: each ends at the next '@'; an empty piece ('@') ends the list.
+        Span<Range> pieces = stackalloc Range[MaxSimpleScopes + 1];
+        int count = 0;
+        int pos = nameEnd + 1;
+        while (true)
+        {
+            if (pos >= decorated.Length)
+            {
+                return false;
+            }
+
+            if (decorated[pos] == (byte)'@')
+            {
+                break;
+            }
+
+            if (count > MaxSimpleScopes - 1 || !IsSimplePieceStart(decorated[pos]))
+            {
+                return false;
+            }
+
+            int end = decorated[pos..].IndexOf((byte)'@');
+            if (end < 0)
+            {
+                return false;
+            }
+
+            pieces[count++] = new Range(pos, pos + end);
+            pos += end + 1;
+        }
+
+        int length = nameEnd - 1 + (2 * count);
+        for (int i = 0; i < count; i++)
+        {
+            length += pieces[i].End.Value - pieces[i].Start.Value;
+        }
+
+        if (length > MsvcDemangler.MaxOutputLength || length > destination.Length)
+        {
+            return false;
+        }
+
+        int w = 0;
+        for (int i = count - 1; i >= 0; i--)
+        {
+            if (!CopyAscii(decorated[pieces[i]], destination[w..]))
+            {
+                return false;
+            }
+
+            w += pieces[i].End.Value - pieces[i].Start.Value;
+            destination[w++] = ':';
+            destination[w++] = ':';
+        }
+
+        if (!CopyAscii(decorated[1..nameEnd], destination[w..]))
+        {
+            return false;
+        }
+
+        written = length;
+        return true;
+    }
+
+    /// <summary>The most scope pieces the full demangler accepts before the list's end (it refuses a 258th).</summary>
+    private const int MaxSimpleScopes = 257;
+
+    /// <summary>Whether a name or scope piece starting with <paramref name="b"/> is a plain identifier to the demangler (not '?', '@' or a back-reference digit).</summary>
+    private static bool IsSimplePieceStart(byte b) => b is not ((byte)'?' or (byte)'@') && !char.IsAsciiDigit((char)b);
+
+    private static bool CopyAscii(ReadOnlySpan<byte> source, Span<char> destination)
+    {
+        for (int i = 0; i < source.Length; i++)
+        {
+            byte b = source[i];
+            if (b >= 0x80)
+            {
+                return false;
+            }
+
+            destination[i] = (char)b;
+        }
+
+        return true;
+    }
 }
