@@ -1,4 +1,3 @@
-using System.Buffers.Binary;
 using System.Collections.Immutable;
 using System.Globalization;
 using System.Reflection.PortableExecutable;
@@ -182,7 +181,8 @@ public sealed class PeImage
             throw new InvalidPeDataException(file, got, string.Create(CultureInfo.InvariantCulture, $"expected a 64-byte DOS header, but the file has only {got} bytes (truncated image)"));
         }
 
-        uint lfanew = BinaryPrimitives.ReadUInt32LittleEndian(dos[0x3C..]);
+        var header = new SpanReader(dos[..DosHeaderSize], 0, file, FormatKind.Pe) { Position = 0x3C };
+        uint lfanew = header.ReadUInt32("e_lfanew");
         if (lfanew < 4 || (long)lfanew + 24 > length)
         {
             throw new InvalidPeDataException(file, 0x3C, string.Create(CultureInfo.InvariantCulture, $"expected e_lfanew to point at a PE signature and COFF header inside the {length}-byte file, found 0x{lfanew:X} (truncated or not an image)"));
@@ -271,15 +271,17 @@ public sealed class PeImage
 
         uint dirRva = U(dir.RelativeVirtualAddress);
         uint dirSize = U(dir.Size);
-        Span<byte> d = stackalloc byte[40];
-        long dirOffset = layout.Read(dirRva, d, "export directory");
-        uint nameRva = BinaryPrimitives.ReadUInt32LittleEndian(d[12..]);
-        uint ordinalBase = BinaryPrimitives.ReadUInt32LittleEndian(d[16..]);
-        uint functionCount = BinaryPrimitives.ReadUInt32LittleEndian(d[20..]);
-        uint nameCount = BinaryPrimitives.ReadUInt32LittleEndian(d[24..]);
-        uint functionsRva = BinaryPrimitives.ReadUInt32LittleEndian(d[28..]);
-        uint namesRva = BinaryPrimitives.ReadUInt32LittleEndian(d[32..]);
-        uint ordinalsRva = BinaryPrimitives.ReadUInt32LittleEndian(d[36..]);
+        Span<byte> directory = stackalloc byte[40];
+        long dirOffset = layout.Read(dirRva, directory, "export directory");
+        var d = new SpanReader(directory, dirOffset, layout.File, FormatKind.Pe);
+        d.Skip(12, "export directory Characteristics, TimeDateStamp and version");
+        uint nameRva = d.ReadUInt32("export directory Name");
+        uint ordinalBase = d.ReadUInt32("export directory Base");
+        uint functionCount = d.ReadUInt32("export directory NumberOfFunctions");
+        uint nameCount = d.ReadUInt32("export directory NumberOfNames");
+        uint functionsRva = d.ReadUInt32("export directory AddressOfFunctions");
+        uint namesRva = d.ReadUInt32("export directory AddressOfNames");
+        uint ordinalsRva = d.ReadUInt32("export directory AddressOfNameOrdinals");
         if (functionCount > limits.MaxExports || nameCount > limits.MaxExports)
         {
             throw new InvalidPeDataException(layout.File, dirOffset + 20, string.Create(CultureInfo.InvariantCulture, $"expected at most {limits.MaxExports} exports (PeReaderLimits.MaxExports), found NumberOfFunctions {functionCount} and NumberOfNames {nameCount}"));
@@ -292,33 +294,38 @@ public sealed class PeImage
 
         string? dllName = nameRva == 0 ? null : layout.ReadCString(nameRva, "export DLL name");
         byte[] functions = new byte[functionCount * 4];
-        layout.Read(functionsRva, functions, "export address table (AddressOfFunctions)");
+        long functionsOffset = layout.Read(functionsRva, functions, "export address table (AddressOfFunctions)");
         byte[] names = new byte[nameCount * 4];
         byte[] ordinals = new byte[nameCount * 2];
-        long ordinalsOffset = 0;
+        long namesOffset = 0, ordinalsOffset = 0;
         if (nameCount > 0)
         {
-            layout.Read(namesRva, names, "export name pointer table (AddressOfNames)");
+            namesOffset = layout.Read(namesRva, names, "export name pointer table (AddressOfNames)");
             ordinalsOffset = layout.Read(ordinalsRva, ordinals, "export ordinal table (AddressOfNameOrdinals)");
         }
 
         var nameOf = new string?[functionCount];
+        var ordinalTable = new SpanReader(ordinals, ordinalsOffset, layout.File, FormatKind.Pe);
+        var nameTable = new SpanReader(names, namesOffset, layout.File, FormatKind.Pe);
         for (int j = 0; j < nameCount; j++)
         {
-            ushort index = BinaryPrimitives.ReadUInt16LittleEndian(ordinals.AsSpan(j * 2));
+            long at = ordinalTable.FileOffset;
+            ushort index = ordinalTable.ReadUInt16("export name ordinal");
+            uint nameAt = nameTable.ReadUInt32("export name RVA");
             if (index >= functionCount)
             {
-                throw new InvalidPeDataException(layout.File, ordinalsOffset + (j * 2L), string.Create(CultureInfo.InvariantCulture, $"expected export name {j} to refer to a function index below NumberOfFunctions ({functionCount}), found {index}"));
+                throw new InvalidPeDataException(layout.File, at, string.Create(CultureInfo.InvariantCulture, $"expected export name {j} to refer to a function index below NumberOfFunctions ({functionCount}), found {index}"));
             }
 
             // AddressOfNames is sorted, so the first (smallest) of several names for one function is kept.
-            nameOf[index] ??= layout.ReadCString(BinaryPrimitives.ReadUInt32LittleEndian(names.AsSpan(j * 4)), "export name");
+            nameOf[index] ??= layout.ReadCString(nameAt, "export name");
         }
 
         var entries = new List<PeExport>();
+        var functionTable = new SpanReader(functions, functionsOffset, layout.File, FormatKind.Pe);
         for (int i = 0; i < functionCount; i++)
         {
-            uint rva = BinaryPrimitives.ReadUInt32LittleEndian(functions.AsSpan(i * 4));
+            uint rva = functionTable.ReadUInt32("export address");
             if (rva == 0)
             {
                 continue;
