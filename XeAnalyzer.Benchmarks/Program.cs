@@ -52,6 +52,11 @@ internal static class Program
             return BatchBenchmark.Run(args);
         }
 
+        if (args.Length > 0 && args[0] == "text")
+        {
+            return TextBenchmark.Run(args);
+        }
+
         if (args.Length > 0 && args[0] is "resolve" or "pdb")
         {
             return ResolveBenchmark.Run(args);
@@ -61,7 +66,7 @@ internal static class Program
         {
             Console.Error.WriteLine("usage: XeAnalyzer.Benchmarks xel [--size-gb 1] [--small-gb 0.25] [--dir /tmp/xebench]");
             Console.Error.WriteLine("       XeAnalyzer.Benchmarks analysis [--commands latches,memory,waits] [--size-gb 1] [--small-gb 0.25] [--dir /tmp/xebench]");
-            Console.Error.WriteLine("       XeAnalyzer.Benchmarks export | resolve | pdb ... (see README, Performance)");
+            Console.Error.WriteLine("       XeAnalyzer.Benchmarks export | resolve | pdb | text ... (see README, Performance)");
             return 2;
         }
 

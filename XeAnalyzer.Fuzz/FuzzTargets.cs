@@ -1,7 +1,6 @@
 using System.Globalization;
 using System.Text;
 using XeAnalyzer.IO;
-using XeAnalyzer.Symbols;
 using XeAnalyzer.Symbols.Pdb;
 using XeAnalyzer.Symbols.Pe;
 using XeAnalyzer.Symbols.Store.Cab;

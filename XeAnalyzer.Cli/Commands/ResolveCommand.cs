@@ -3,6 +3,7 @@ using System.Text;
 using XeAnalyzer.Capture;
 using XeAnalyzer.Callstacks;
 using XeAnalyzer.Cli.Commands.Common;
+using XeAnalyzer.IO;
 using XeAnalyzer.Symbols.Resolution;
 
 namespace XeAnalyzer.Cli.Commands;
@@ -66,7 +67,7 @@ internal static class ResolveCommand
 
             using var resolver = new CallstackResolver(options);
             ResolutionSummary summary;
-            TextReader reader = stdin ? Console.In : OpenText(path);
+            TextReader reader = stdin ? Console.In : TextInput.OpenText(path);
             try
             {
                 string? outPath = parse.GetValue(outputFile);
@@ -109,9 +110,4 @@ internal static class ResolveCommand
         })));
         return command;
     }
-
-    /// <summary>Opens a text input shared for reading (SQL Server may still be writing it): UTF-8 unless a BOM says otherwise.</summary>
-    private static StreamReader OpenText(string path) =>
-        new(new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite, 1, FileOptions.SequentialScan),
-            new UTF8Encoding(false), detectEncodingFromByteOrderMarks: true, bufferSize: 1 << 16);
 }

@@ -1,7 +1,6 @@
 using System.CommandLine;
 using System.Globalization;
 using XeAnalyzer.Cli.Commands.Common;
-using XeAnalyzer.Symbols;
 using XeAnalyzer.Symbols.Catalog;
 using XeAnalyzer.Symbols.Store;
 

@@ -23,14 +23,6 @@ public sealed class AnalysisCliTests
     [TearDown]
     public void TearDown() => _tmp.Dispose();
 
-    private static (int Exit, string Out, string Err) Run(params string[] args)
-    {
-        using var o = new StringWriter();
-        using var e = new StringWriter();
-        int exit = Program.Run(args, o, e);
-        return (exit, o.ToString(), e.ToString());
-    }
-
     /// <summary>Schedulers 24, 26, 27, 31 with 20, 20, 17, 20 acquires, written in a shuffled file order.</summary>
     private string LatchCapture(bool withScheduler = true)
     {
@@ -85,7 +77,7 @@ public sealed class AnalysisCliTests
     public void Latches_WritesSchedulerTallyWithOutlier_AndExitsZero()
     {
         string path = LatchCapture();
-        (int exit, string output, string err) = Run("latches", path);
+        (int exit, string output, string err) = CliRunner.Run("latches", path);
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(output, Does.Contain("latch_acquired events:"));
         Assert.That(output, Does.Match(@"\n27 +17 .* yes\n"));
@@ -99,7 +91,7 @@ public sealed class AnalysisCliTests
     public void Latches_ExitsFourNamingSchedulerIdWithTsql_WhenActionMissing()
     {
         string path = LatchCapture(withScheduler: false);
-        (int exit, string output, string err) = Run("latches", path);
+        (int exit, string output, string err) = CliRunner.Run("latches", path);
         Assert.That(exit, Is.EqualTo(4));
         Assert.That(output, Is.Empty, "no report that could look like success");
         Assert.That(err, Does.StartWith("xeanalyze: The capture lacks what the latch analysis needs"));
@@ -111,7 +103,7 @@ public sealed class AnalysisCliTests
     [Test]
     public void Latches_ExitsFourNamingTheEventsFound_WhenNoLatchEvents()
     {
-        (int exit, string output, string err) = Run("latches", WaitCapture());
+        (int exit, string output, string err) = CliRunner.Run("latches", WaitCapture());
         Assert.That(exit, Is.EqualTo(4));
         Assert.That(output, Is.Empty);
         Assert.That(err, Does.Contain("No latch_acquired events were found"));
@@ -121,7 +113,7 @@ public sealed class AnalysisCliTests
     [Test]
     public void Latches_ExitsFour_WhenTheFilterExcludesEverything()
     {
-        (int exit, _, string err) = Run("latches", LatchCapture(), "--where", "class=BUFFER");
+        (int exit, _, string err) = CliRunner.Run("latches", LatchCapture(), "--where", "class=BUFFER");
         Assert.That(exit, Is.EqualTo(4));
         Assert.That(err, Does.Contain("none of the 77"));
         Assert.That(err, Does.Contain("matched the filter (class=BUFFER)"));
@@ -130,7 +122,7 @@ public sealed class AnalysisCliTests
     [Test]
     public void Latches_FiltersByWhereOnMapKeyAndAction()
     {
-        (int exit, string output, string err) = Run("latches", LatchCapture(), "--where", "class=17", "--where", "scheduler_id=27", "--where", "scheduler_id=24");
+        (int exit, string output, string err) = CliRunner.Run("latches", LatchCapture(), "--where", "class=17", "--where", "scheduler_id=27", "--where", "scheduler_id=24");
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(output, Does.Match(@"latch_acquired events: +37\n"));
     }
@@ -141,7 +133,7 @@ public sealed class AnalysisCliTests
         string path = LatchCapture();
         string chart = _tmp.File("latch.svg");
         string json = _tmp.File("latch.json");
-        (int exit, string output, string err) = Run("latches", path, "--format", "json", "-o", json, "--chart", chart);
+        (int exit, string output, string err) = CliRunner.Run("latches", path, "--format", "json", "-o", json, "--chart", chart);
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(output, Is.Empty);
         using JsonDocument doc = JsonDocument.Parse(File.ReadAllBytes(json));
@@ -152,12 +144,12 @@ public sealed class AnalysisCliTests
         Assert.That(File.ReadAllText(chart), Does.StartWith("<?xml"));
         Assert.That(File.ReadAllText(chart), Does.Contain("<svg"));
 
-        (int csvExit, string csv, _) = Run("latches", path, "--format", "csv");
+        (int csvExit, string csv, _) = CliRunner.Run("latches", path, "--format", "csv");
         Assert.That(csvExit, Is.EqualTo(0));
         Assert.That(csv.Split('\n')[0], Is.EqualTo("scheduler_id,acquires,share,vs mean of all,vs mean of peers,vs median,outlier"));
         Assert.That(csv, Does.Contain("\n27,17,"));
 
-        (int htmlExit, string html, _) = Run("latches", path, "--format", "html");
+        (int htmlExit, string html, _) = CliRunner.Run("latches", path, "--format", "html");
         Assert.That(htmlExit, Is.EqualTo(0));
         Assert.That(html, Does.Contain("<svg"));
     }
@@ -172,7 +164,7 @@ public sealed class AnalysisCliTests
             try
             {
                 CultureInfo.CurrentCulture = CultureInfo.GetCultureInfo(culture);
-                (int exit, string output, _) = Run("latches", path, "--format", "json");
+                (int exit, string output, _) = CliRunner.Run("latches", path, "--format", "json");
                 Assert.That(exit, Is.EqualTo(0));
                 return output;
             }
@@ -191,7 +183,7 @@ public sealed class AnalysisCliTests
     public void Memory_WritesPeaksAndFullSeries_InTrueOrder()
     {
         string series = _tmp.File("series.csv");
-        (int exit, string output, string err) = Run("memory", MemoryCapture(_c), "--series", series);
+        (int exit, string output, string err) = CliRunner.Run("memory", MemoryCapture(_c), "--series", series);
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(output, Does.Match(@"peak pages allocated \(running total\): +22 pages"));
         string[] lines = File.ReadAllLines(series);
@@ -205,13 +197,13 @@ public sealed class AnalysisCliTests
     {
         var c = new AnalysisCaptures(pagesField: "page_count");
         string path = MemoryCapture(c, "pc.xel");
-        (int exit, string output, string err) = Run("memory", path);
+        (int exit, string output, string err) = CliRunner.Run("memory", path);
         Assert.That(exit, Is.EqualTo(4));
         Assert.That(output, Is.Empty);
         Assert.That(err, Does.Contain("has no numeric field 'number_pages'"));
         Assert.That(err, Does.Contain("page_count (uint64), memory_clerk_name (unicode_string), page_location (ptr)"));
 
-        (int ok, string okOut, string okErr) = Run("memory", path, "--pages-field", "page_count", "--by-clerk");
+        (int ok, string okOut, string okErr) = CliRunner.Run("memory", path, "--pages-field", "page_count", "--by-clerk");
         Assert.That(ok, Is.EqualTo(0), okErr);
         Assert.That(okOut, Does.Contain("MEMORYCLERK_SQLQERESERVATIONS"));
     }
@@ -219,7 +211,7 @@ public sealed class AnalysisCliTests
     [Test]
     public void Waits_ReportsPrecededByAndDurations_AsJson()
     {
-        (int exit, string output, string err) = Run("waits", WaitCapture(), "--format", "json");
+        (int exit, string output, string err) = CliRunner.Run("waits", WaitCapture(), "--format", "json");
         Assert.That(exit, Is.EqualTo(0), err);
         using JsonDocument doc = JsonDocument.Parse(output);
         JsonElement[] tables = [.. doc.RootElement.GetProperty("sections").EnumerateArray()
@@ -237,7 +229,7 @@ public sealed class AnalysisCliTests
     [Test]
     public void Waits_ExitsFour_WhenNoWaitEvents()
     {
-        (int exit, _, string err) = Run("waits", MemoryCapture(_c));
+        (int exit, _, string err) = CliRunner.Run("waits", MemoryCapture(_c));
         Assert.That(exit, Is.EqualTo(4));
         Assert.That(err, Does.Contain("Events found instead: sqlos.page_allocated (3), sqlos.page_freed (3)"));
         Assert.That(err, Does.Contain("ADD EVENT sqlos.wait_info"));
@@ -248,14 +240,14 @@ public sealed class AnalysisCliTests
     [TestCase("waits")]
     public void Commands_ExitOne_ForUnreadableInput(string command)
     {
-        (int exit, _, string err) = Run(command, _tmp.File("missing.xel"));
+        (int exit, _, string err) = CliRunner.Run(command, _tmp.File("missing.xel"));
         Assert.That(exit, Is.EqualTo(1));
         Assert.That(err.Trim().Split('\n'), Has.Length.EqualTo(1));
         Assert.That(err, Does.StartWith("xeanalyze: "));
 
         string junk = _tmp.File("junk.xel");
         File.WriteAllBytes(junk, [1, 2, 3, 4, 5, 6, 7, 8]);
-        (int exit2, _, string err2) = Run(command, junk);
+        (int exit2, _, string err2) = CliRunner.Run(command, junk);
         Assert.That(exit2, Is.EqualTo(1));
         Assert.That(err2, Does.Contain(junk));
     }
@@ -267,7 +259,7 @@ public sealed class AnalysisCliTests
     [TestCase("--reorder-window", "-1")]
     public void Commands_ExitTwo_ForBadOptions(string option, string value)
     {
-        (int exit, _, string err) = Run("waits", WaitCapture(), option, value);
+        (int exit, _, string err) = CliRunner.Run("waits", WaitCapture(), option, value);
         Assert.That(exit, Is.EqualTo(2));
         Assert.That(err, Does.StartWith("xeanalyze: "));
     }
@@ -276,7 +268,7 @@ public sealed class AnalysisCliTests
     public void Waits_FiltersByTime()
     {
         string path = WaitCapture();
-        (int exit, string output, string err) = Run("waits", path, "--from", "2024-05-14T09:00:00.020", "--to", "2024-05-14 09:00:01Z");
+        (int exit, string output, string err) = CliRunner.Run("waits", path, "--from", "2024-05-14T09:00:00.020", "--to", "2024-05-14 09:00:01Z");
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(output, Does.Match(@"wait_info events: +1\n"));
         Assert.That(output, Does.Match(@"wait_info_external events: +0\n"));
@@ -299,7 +291,7 @@ public sealed class AnalysisCliTests
             fs.SetLength(full - 1000);
         }
 
-        (int exit, string output, string err) = Run("latches", path);
+        (int exit, string output, string err) = CliRunner.Run("latches", path);
         Assert.That(exit, Is.EqualTo(3), err);
         Assert.That(output, Does.Contain("Acquires by scheduler"));
         Assert.That(err, Does.Contain("partial result"));

@@ -38,14 +38,12 @@ public sealed class AnalysisVectorTests
         string path = TestPaths.RequireVector("target-xml", "oom_ring_buffer.xml");
         var names = TargetDataReader.ReadFile(path).OfType<TargetEvent>().GroupBy(e => e.Package + "." + e.Name).ToDictionary(g => g.Key, g => g.Count());
 
-        using var o = new StringWriter();
-        using var e = new StringWriter();
-        int exit = Program.Run(["latches", path], o, e);
+        (int exit, string output, string err) = CliRunner.Run("latches", path);
         Assert.That(exit, Is.EqualTo(4));
-        Assert.That(o.ToString(), Is.Empty);
+        Assert.That(output, Is.Empty);
         foreach ((string name, int count) in names)
         {
-            Assert.That(e.ToString(), Does.Contain(name + " (" + count + ")"));
+            Assert.That(err, Does.Contain(name + " (" + count + ")"));
         }
     }
 

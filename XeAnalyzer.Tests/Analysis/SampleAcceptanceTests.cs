@@ -32,14 +32,6 @@ public sealed class SampleAcceptanceTests
     private static IEnumerable<Events.XEvent> Read(string set, IReadOnlyList<string> names) =>
         CaptureSource.Open([Path.Combine(TestPaths.Samples, set)]).ReadEvents(new EventFilter(names));
 
-    private static (int Exit, string Out, string Err) Run(params string[] args)
-    {
-        using var o = new StringWriter();
-        using var e = new StringWriter();
-        int exit = Program.Run(args, o, e);
-        return (exit, o.ToString(), e.ToString());
-    }
-
     [Test]
     public void Latches_OnLatchSample_CountsEverySchedulerAndFlagsOnlyScheduler27()
     {
@@ -72,7 +64,7 @@ public sealed class SampleAcceptanceTests
         string chart = Path.Combine(Path.GetTempPath(), "xeanalyzer-accept-" + Guid.NewGuid().ToString("N") + ".svg");
         try
         {
-            (int exit, string output, string err) = Run("latches", Path.Combine(TestPaths.Samples, SampleData.Latch), "--chart", chart);
+            (int exit, string output, string err) = CliRunner.Run("latches", Path.Combine(TestPaths.Samples, SampleData.Latch), "--chart", chart);
             Assert.That(exit, Is.EqualTo(0), err);
             Assert.That(output, Does.Contain("scheduler 27 (688 acquires"));
             Assert.That(File.ReadAllText(chart), Does.Contain("<svg"));
@@ -133,7 +125,7 @@ public sealed class SampleAcceptanceTests
         string series = Path.Combine(Path.GetTempPath(), "xeanalyzer-accept-" + Guid.NewGuid().ToString("N") + ".csv");
         try
         {
-            (int exit, string output, string err) = Run("memory", Path.Combine(TestPaths.Samples, SampleData.Memory), "--series", series, "--by-clerk");
+            (int exit, string output, string err) = CliRunner.Run("memory", Path.Combine(TestPaths.Samples, SampleData.Memory), "--series", series, "--by-clerk");
             Assert.That(exit, Is.EqualTo(0), err);
             Assert.That(File.ReadAllLines(series), Has.Length.EqualTo(F(f, "events") + 1));
             Assert.That(output, Does.Contain("MEMORYCLERK_SQLQERESERVATIONS"));
@@ -179,7 +171,7 @@ public sealed class SampleAcceptanceTests
     {
         List<Dictionary<string, string>> expected = SampleData.Tsv(Path.Combine(TestPaths.Samples, "expected", "blob_storage_waits.waits.tsv"));
         Dictionary<string, string> row = expected.Single(e => e["wait_type"] == "PAGEIOLATCH_SH");
-        (int exit, string output, string err) = Run("waits", Path.Combine(TestPaths.Samples, SampleData.Waits), "--where", "wait_type=" + row["map_key"], "--format", "csv");
+        (int exit, string output, string err) = CliRunner.Run("waits", Path.Combine(TestPaths.Samples, SampleData.Waits), "--where", "wait_type=" + row["map_key"], "--format", "csv");
         Assert.That(exit, Is.EqualTo(0), err);
         string[] lines = output.Split('\n');
         Assert.That(lines[0], Does.StartWith("wait_type,waits,total ms,"));
@@ -205,7 +197,7 @@ public sealed class SampleAcceptanceTests
     public void ReportCommand_EventCounterBesideCallstackHistogram_ShowsTheCounterAndTheThreeDominantBuckets()
     {
         string dir = _temp.File("report");
-        (int exit, string output, string err) = Run(["report", SampleData.EventCounterPath, SampleData.CallstackHistogramPath, "-o", dir, .. ReportTestSupport.SymbolArgs]);
+        (int exit, string output, string err) = CliRunner.Run(["report", SampleData.EventCounterPath, SampleData.CallstackHistogramPath, "-o", dir, .. ReportTestSupport.SymbolArgs]);
 
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(output, Does.Contain("  targets: done").And.Contain("  stacks: done"));
@@ -234,7 +226,7 @@ public sealed class SampleAcceptanceTests
     [Test]
     public void InfoCommand_EventCounter_PrintsTheCountOfLatchAcquired()
     {
-        (int exit, string output, string err) = Run("info", SampleData.EventCounterPath);
+        (int exit, string output, string err) = CliRunner.Run("info", SampleData.EventCounterPath);
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(output, Does.Contain("event_counter"));
         Match line = Regex.Match(output, @"^\s*sqlserver\.latch_acquired\s+(?<n>[0-9,]+)\s*$", RegexOptions.Multiline);
@@ -264,7 +256,7 @@ public sealed class SampleAcceptanceTests
     {
         List<Dictionary<string, string>> expected = SampleData.Tsv(SampleData.Expected("cci_insert_memory.page_freed_clerks.tsv"));
 
-        (int exit, string text, string err) = Run("histogram", SampleData.ClerkHistogramPath);
+        (int exit, string text, string err) = CliRunner.Run("histogram", SampleData.ClerkHistogramPath);
         Assert.That(exit, Is.EqualTo(0), err);
         int at = 0;
         foreach (Dictionary<string, string> e in expected)
@@ -276,14 +268,14 @@ public sealed class SampleAcceptanceTests
             at = m.Index + m.Length;
         }
 
-        (exit, string csv, err) = Run("histogram", SampleData.ClerkHistogramPath, "--format", "csv");
+        (exit, string csv, err) = CliRunner.Run("histogram", SampleData.ClerkHistogramPath, "--format", "csv");
         Assert.That(exit, Is.EqualTo(0), err);
         List<string[]> rows = ReportTestSupport.ParseCsv(csv);
         Assert.That(rows[0], Is.EqualTo(new[] { "value", "count", "share" }));
         Assert.That(rows.Skip(1).Select(r => (r[0], r[1])), Is.EqualTo(expected.Select(e => (e["memory_clerk_name"], e["count"]))));
         Assert.That(rows.Skip(1).Select(r => Math.Round(double.Parse(r[2], CultureInfo.InvariantCulture) * 100, 2)), Is.EqualTo(expected.Select(e => double.Parse(e["share_percent"], CultureInfo.InvariantCulture))));
 
-        (exit, string json, err) = Run("histogram", SampleData.ClerkHistogramPath, "--format", "json");
+        (exit, string json, err) = CliRunner.Run("histogram", SampleData.ClerkHistogramPath, "--format", "json");
         Assert.That(exit, Is.EqualTo(0), err);
         using JsonDocument doc = JsonDocument.Parse(json);
         JsonElement table = Table(doc, t => t.StartsWith("Histogram ", StringComparison.Ordinal), "Histogram ");
@@ -295,9 +287,9 @@ public sealed class SampleAcceptanceTests
     {
         List<Dictionary<string, string>> expected = SampleData.Tsv(SampleData.Expected("cci_insert_memory.page_freed_clerks.tsv"));
         string chart = _temp.File("clerks.svg");
-        (int exit, string svg, string err) = Run("histogram", SampleData.ClerkHistogramPath, "--format", "svg");
+        (int exit, string svg, string err) = CliRunner.Run("histogram", SampleData.ClerkHistogramPath, "--format", "svg");
         Assert.That(exit, Is.EqualTo(0), err);
-        (exit, _, err) = Run("histogram", SampleData.ClerkHistogramPath, "--chart", chart);
+        (exit, _, err) = CliRunner.Run("histogram", SampleData.ClerkHistogramPath, "--chart", chart);
         Assert.That(exit, Is.EqualTo(0), err);
 
         foreach (string doc in new[] { svg, File.ReadAllText(chart) })
@@ -314,7 +306,7 @@ public sealed class SampleAcceptanceTests
     {
         List<Dictionary<string, string>> expected = SampleData.Tsv(SampleData.Expected("cci_insert_memory.page_freed_clerks.tsv"));
         string dir = _temp.File("report");
-        (int exit, string output, string err) = Run(["report", SampleData.ClerkHistogramPath, "-o", dir, .. ReportTestSupport.SymbolArgs]);
+        (int exit, string output, string err) = CliRunner.Run(["report", SampleData.ClerkHistogramPath, "-o", dir, .. ReportTestSupport.SymbolArgs]);
 
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(output, Does.Contain("  targets: done"));
@@ -328,7 +320,7 @@ public sealed class SampleAcceptanceTests
     [Test]
     public void StacksCommand_ClerkHistogram_Exits4_AndPointsToHistogram()
     {
-        (int exit, string output, string err) = Run(["stacks", SampleData.ClerkHistogramPath, .. ReportTestSupport.SymbolArgs]);
+        (int exit, string output, string err) = CliRunner.Run(["stacks", SampleData.ClerkHistogramPath, .. ReportTestSupport.SymbolArgs]);
         Assert.That(exit, Is.EqualTo(4), output + err);
         Assert.That(err, Does.Contain("xeanalyze histogram"));
         Assert.That(output, Does.Not.Contain("(no frames)"), "never one frameless bucket");
@@ -340,25 +332,25 @@ public sealed class SampleAcceptanceTests
     {
         List<Dictionary<string, string>> expected = SampleData.Tsv(SampleData.Expected("blob_storage_waits.wait_type_histogram.tsv"));
 
-        (int exit, string keys, string err) = Run("histogram", SampleData.WaitTypeHistogramPath, "--format", "csv");
+        (int exit, string keys, string err) = CliRunner.Run("histogram", SampleData.WaitTypeHistogramPath, "--format", "csv");
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(ReportTestSupport.ParseCsv(keys).Skip(1).Select(r => (r[0], r[1])), Is.EqualTo(expected.Select(e => (e["map_key"], e["count"]))));
-        (exit, string text, err) = Run("histogram", SampleData.WaitTypeHistogramPath);
+        (exit, string text, err) = CliRunner.Run("histogram", SampleData.WaitTypeHistogramPath);
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(text, Does.Contain("--map-values").And.Contain("sys.dm_xe_map_values"), "a note says how to get the text");
         Assert.That(text, Does.Not.Contain("PREEMPTIVE_HTTP_REQUEST"));
 
         // The file holds two maps (wait_types, event_opcode): --map chooses.
-        (exit, _, err) = Run("histogram", SampleData.WaitTypeHistogramPath, "--map-values", SampleData.MapValuesPath);
+        (exit, _, err) = CliRunner.Run("histogram", SampleData.WaitTypeHistogramPath, "--map-values", SampleData.MapValuesPath);
         Assert.That(exit, Is.EqualTo(2));
         Assert.That(err, Does.Contain("--map"));
 
-        (exit, string csv, err) = Run("histogram", SampleData.WaitTypeHistogramPath, "--map-values", SampleData.MapValuesPath, "--map", "wait_types", "--format", "csv");
+        (exit, string csv, err) = CliRunner.Run("histogram", SampleData.WaitTypeHistogramPath, "--map-values", SampleData.MapValuesPath, "--map", "wait_types", "--format", "csv");
         Assert.That(exit, Is.EqualTo(0), err);
         List<string[]> rows = ReportTestSupport.ParseCsv(csv);
         Assert.That(rows[0], Is.EqualTo(new[] { "value", "wait_types", "count", "share" }));
         Assert.That(rows.Skip(1).Select(r => (r[0], r[1], r[2])), Is.EqualTo(expected.Select(e => (e["map_key"], e["wait_type"], e["count"]))));
-        (exit, text, err) = Run("histogram", SampleData.WaitTypeHistogramPath, "--map-values", SampleData.MapValuesPath, "--map", "wait_types");
+        (exit, text, err) = CliRunner.Run("histogram", SampleData.WaitTypeHistogramPath, "--map-values", SampleData.MapValuesPath, "--map", "wait_types");
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(text, Does.Contain("PREEMPTIVE_HTTP_REQUEST").And.Contain("PAGEIOLATCH_SH"));
         Assert.That(text, Does.Not.Contain("The values are numbers"));
@@ -369,9 +361,9 @@ public sealed class SampleAcceptanceTests
     [Test]
     public void EventsCommand_RingBufferXmlAndXel_GiveTheSameRows()
     {
-        (int exit, string xelCsv, string err) = Run("events", SampleData.CapturePath(SampleData.RingBuffer), "--format", "csv");
+        (int exit, string xelCsv, string err) = CliRunner.Run("events", SampleData.CapturePath(SampleData.RingBuffer), "--format", "csv");
         Assert.That(exit, Is.EqualTo(0), err);
-        (exit, string xmlCsv, err) = Run("events", SampleData.RingBufferXmlPath, "--format", "csv");
+        (exit, string xmlCsv, err) = CliRunner.Run("events", SampleData.RingBufferXmlPath, "--format", "csv");
         Assert.That(exit, Is.EqualTo(0), err);
 
         List<Dictionary<string, string>> fromXel = CsvRows(xelCsv);
@@ -400,15 +392,15 @@ public sealed class SampleAcceptanceTests
         string xel = SampleData.CapturePath(SampleData.RingBuffer);
         foreach (string command in new[] { "waits", "latches" })
         {
-            (int exit, string xelCsv, string err) = Run(command, xel, "--format", "csv");
+            (int exit, string xelCsv, string err) = CliRunner.Run(command, xel, "--format", "csv");
             Assert.That(exit, Is.EqualTo(0), command + ": " + err);
-            (exit, string xmlCsv, err) = Run(command, SampleData.RingBufferXmlPath, "--format", "csv");
+            (exit, string xmlCsv, err) = CliRunner.Run(command, SampleData.RingBufferXmlPath, "--format", "csv");
             Assert.That(exit, Is.EqualTo(0), command + ": " + err);
             Assert.That(xmlCsv, Is.EqualTo(xelCsv), command + " --format csv");
 
-            (exit, string xelJson, err) = Run(command, xel, "--format", "json");
+            (exit, string xelJson, err) = CliRunner.Run(command, xel, "--format", "json");
             Assert.That(exit, Is.EqualTo(0), command + ": " + err);
-            (exit, string xmlJson, err) = Run(command, SampleData.RingBufferXmlPath, "--format", "json");
+            (exit, string xmlJson, err) = CliRunner.Run(command, SampleData.RingBufferXmlPath, "--format", "json");
             Assert.That(exit, Is.EqualTo(0), command + ": " + err);
             Assert.That(WithoutInputAndOrdering(xmlJson), Is.EqualTo(WithoutInputAndOrdering(xelJson)), command + " --format json");
         }
@@ -455,7 +447,7 @@ public sealed class SampleAcceptanceTests
         }
 
         // The text table shows n/a, not 0, in the signal column of the wait_info_external wait type.
-        (int exit, string text, string err) = Run("waits", SampleData.RingBufferXmlPath);
+        (int exit, string text, string err) = CliRunner.Run("waits", SampleData.RingBufferXmlPath);
         Assert.That(exit, Is.EqualTo(0), err);
         Dictionary<string, string> preemptive = waits.Single(w => w["event"] == "wait_info_external");
         string byType = text[text.IndexOf("Waits by wait type", StringComparison.Ordinal)..];
@@ -489,7 +481,7 @@ public sealed class SampleAcceptanceTests
         var stacks = expected.GroupBy(r => r["stack"]).Select(g => (Id: g.Key, Event: "sqlos." + g.First()["event"], Count: long.Parse(g.First()["count"], CultureInfo.InvariantCulture),
             Frames: g.OrderBy(r => int.Parse(r["frame"], CultureInfo.InvariantCulture)).Select(r => r["symbolized"]).ToArray())).OrderByDescending(x => x.Count).ToList();
 
-        (int exit, string csv, string err) = Run(["stacks", Path.Combine(TestPaths.Samples, SampleData.SystemHealth), "--format", "csv", .. ReportTestSupport.SymbolArgs]);
+        (int exit, string csv, string err) = CliRunner.Run(["stacks", Path.Combine(TestPaths.Samples, SampleData.SystemHealth), "--format", "csv", .. ReportTestSupport.SymbolArgs]);
         Assert.That(exit, Is.EqualTo(0), err);
         List<string[]> rows = ReportTestSupport.ParseCsv(csv);
         string[] header = rows[0];

@@ -29,12 +29,10 @@ public class BrowserHarnessTests
             await File.WriteAllTextAsync(path, "<!DOCTYPE html><html><head><title>hang</title></head><body><script>while (true) {}</script></body></html>", cancellationToken);
             HeadlessChromium browser = await HeadlessChromium.LaunchAsync(exe, cancellationToken);
             Assert.That(ProcessesNaming(browser.ProfileDirectory), Is.Not.Empty, "the browser runs with the temporary profile");
-            var sw = Stopwatch.StartNew();
             try
             {
                 ChromiumPage page = await browser.OpenPageAsync(cancellationToken);
-                Assert.ThrowsAsync<TimeoutException>(() => page.NavigateAsync(path, cancellationToken, TimeSpan.FromSeconds(3)));
-                Assert.That(sw.Elapsed, Is.LessThan(TimeSpan.FromSeconds(40)), "the stuck page fails the call instead of hanging it");
+                Assert.ThrowsAsync<TimeoutException>(() => page.NavigateAsync(path, cancellationToken, TimeSpan.FromSeconds(3)), "the stuck page fails the call instead of hanging it");
             }
             finally
             {

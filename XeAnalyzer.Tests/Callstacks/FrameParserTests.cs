@@ -1,5 +1,4 @@
 using XeAnalyzer.Callstacks;
-using XeAnalyzer.Symbols;
 
 namespace XeAnalyzer.Tests.Callstacks;
 

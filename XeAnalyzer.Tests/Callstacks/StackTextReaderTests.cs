@@ -1,5 +1,5 @@
 using XeAnalyzer.Callstacks;
-using XeAnalyzer.Symbols;
+using XeAnalyzer.IO;
 using XeAnalyzer.TargetData;
 
 namespace XeAnalyzer.Tests.Callstacks;

@@ -205,11 +205,9 @@ public sealed class CaptureSourceTests
         using var tmp = new TempFolder();
         string xml = tmp.File("ring_buffer.xml");
         File.WriteAllText(xml, RingBuffer);
-        using var o = new StringWriter();
-        using var e = new StringWriter();
-        int exit = XeAnalyzer.Cli.Program.Run(["waits", xml, "--format", "csv"], o, e);
-        Assert.That(exit, Is.EqualTo(0), e.ToString());
-        string[] lines = o.ToString().Split('\n');
+        (int exit, string output, string err) = CliRunner.Run("waits", xml, "--format", "csv");
+        Assert.That(exit, Is.EqualTo(0), err);
+        string[] lines = output.Split('\n');
         Assert.That(lines[1], Does.StartWith("PAGEIOLATCH_SH,1,39,"));
         Assert.That(lines[2], Does.StartWith("PREEMPTIVE_HTTP_REQUEST,1,2,"));
     }

@@ -45,9 +45,9 @@ public sealed class BatchCliTests
     public void Batch_TwiceAndWithOneOrTwoJobs_WritesByteIdenticalFiles()
     {
         string a = _temp.File("out-a"), b = _temp.File("out-b"), c = _temp.File("out-c");
-        (int exitA, _, string errA) = ReportTestSupport.Run(Batch(_in, a, "--jobs", "1"));
-        (int exitB, _, string errB) = ReportTestSupport.Run(Batch(_in, b, "--jobs", "2"));
-        (int exitC, _, _) = ReportTestSupport.Run(Batch(_in, c, "--jobs", "2", "--quiet"));
+        (int exitA, _, string errA) = CliRunner.Run(Batch(_in, a, "--jobs", "1"));
+        (int exitB, _, string errB) = CliRunner.Run(Batch(_in, b, "--jobs", "2"));
+        (int exitC, _, _) = CliRunner.Run(Batch(_in, c, "--jobs", "2", "--quiet"));
 
         Assert.That(exitA, Is.EqualTo(0), errA);
         Assert.That(exitB, Is.EqualTo(0), errB);
@@ -109,7 +109,7 @@ public sealed class BatchCliTests
         File.WriteAllBytes(Path.Combine(bad, "cut_tail_0_133601526724170000.xel"), sample.AsSpan(0, sample.Length - 5000).ToArray());
 
         string output = _temp.File("out");
-        (int exit, string stdout, string err) = ReportTestSupport.Run(Batch(_in, output, "--keep-going", "--jobs", "2"));
+        (int exit, string stdout, string err) = CliRunner.Run(Batch(_in, output, "--keep-going", "--jobs", "2"));
 
         Assert.That(exit, Is.EqualTo(1), err);
         Assert.That(stdout, Does.Contain("index.html"));
@@ -148,7 +148,7 @@ public sealed class BatchCliTests
         File.WriteAllText(Path.Combine(first, "broken.xel"), "not a capture");
 
         string output = _temp.File("out");
-        (int exit, _, string err) = ReportTestSupport.Run(Batch(_in, output, "--jobs", "1"));
+        (int exit, _, string err) = CliRunner.Run(Batch(_in, output, "--jobs", "1"));
 
         Assert.That(exit, Is.EqualTo(1));
         JsonElement[] captures = [.. Summary(output).GetProperty("captures").EnumerateArray()];
@@ -166,7 +166,7 @@ public sealed class BatchCliTests
         string output = _temp.File("out");
         string log = _temp.File("batch.log");
         File.WriteAllText(Path.Combine(_in, "broken.xel"), "not a capture");
-        (int exit, _, _) = ReportTestSupport.Run(Batch(_in, output, "--keep-going", "--log", log));
+        (int exit, _, _) = CliRunner.Run(Batch(_in, output, "--keep-going", "--log", log));
         Assert.That(exit, Is.EqualTo(1));
 
         string[] lines = File.ReadAllLines(log);
@@ -200,11 +200,11 @@ public sealed class BatchCliTests
     {
         string file = _temp.File("a-file");
         File.WriteAllText(file, "x");
-        Assert.That(ReportTestSupport.Run(Batch(_in, _temp.File("o1"), "--jobs", "0")).Exit, Is.EqualTo(2));
-        Assert.That(ReportTestSupport.Run(Batch(_in, file)).Exit, Is.EqualTo(2));
-        Assert.That(ReportTestSupport.Run(Batch(_temp.File("missing"), _temp.File("o2"))).Exit, Is.EqualTo(1));
+        Assert.That(CliRunner.Run(Batch(_in, _temp.File("o1"), "--jobs", "0")).Exit, Is.EqualTo(2));
+        Assert.That(CliRunner.Run(Batch(_in, file)).Exit, Is.EqualTo(2));
+        Assert.That(CliRunner.Run(Batch(_temp.File("missing"), _temp.File("o2"))).Exit, Is.EqualTo(1));
         Directory.CreateDirectory(_temp.File("empty"));
-        (int exit, _, string err) = ReportTestSupport.Run(Batch(_temp.File("empty"), _temp.File("o3")));
+        (int exit, _, string err) = CliRunner.Run(Batch(_temp.File("empty"), _temp.File("o3")));
         Assert.That(exit, Is.EqualTo(1));
         Assert.That(err, Does.Contain("no capture"));
     }
@@ -248,14 +248,14 @@ public sealed class BatchCliTests
     public void Batch_StderrRedirected_NoProgress_ButPerCaptureLines()
     {
         string output = _temp.File("out");
-        (int exit, string stdout, string stderr) = RunProcess(Batch(_in, output));
+        (int exit, string stdout, string stderr) = CliRunner.RunProcess(Batch(_in, output));
         Assert.That(exit, Is.EqualTo(0), stderr);
         Assert.That(stdout, Does.Contain("index.html"));
         Assert.That(stderr, Does.Contain("xeanalyze: [1/7] "), "per-capture lines are not progress");
         Assert.That(stderr, Does.Not.Contain("batch progress"));
         Assert.That(stderr, Does.Not.Contain("\r"));
 
-        (exit, _, stderr) = RunProcess(Batch(_in, _temp.File("out-quiet"), "--quiet"));
+        (exit, _, stderr) = CliRunner.RunProcess(Batch(_in, _temp.File("out-quiet"), "--quiet"));
         Assert.That(exit, Is.EqualTo(0));
         Assert.That(stderr.Trim(), Does.StartWith("xeanalyze: batch: 7 capture(s)"), "--quiet leaves only the final line");
     }
@@ -274,49 +274,12 @@ public sealed class BatchCliTests
             Assert.Ignore("util-linux 'script' is not installed: no pseudo-terminal to run the batch in");
         }
 
-        string terminal = RunInTerminal(script!, Batch(_in, _temp.File("out")));
+        string terminal = CliRunner.RunInTerminal(script!, Batch(_in, _temp.File("out")));
         Assert.That(terminal, Does.Contain("batch progress: "), terminal);
         Assert.That(terminal, Does.Contain("xeanalyze: batch: 7 capture(s): 7 ok"));
 
-        string quiet = RunInTerminal(script!, Batch(_in, _temp.File("out-q"), "--quiet"));
+        string quiet = CliRunner.RunInTerminal(script!, Batch(_in, _temp.File("out-q"), "--quiet"));
         Assert.That(quiet, Does.Not.Contain("batch progress"));
         Assert.That(quiet, Does.Not.Contain("[1/7]"));
-    }
-
-    private static string CliDll => Path.Combine(AppContext.BaseDirectory, "xeanalyze.dll");
-
-    private static (int Exit, string Out, string Err) RunProcess(string[] args)
-    {
-        var psi = new ProcessStartInfo("dotnet") { RedirectStandardError = true, RedirectStandardOutput = true, UseShellExecute = false };
-        psi.ArgumentList.Add(CliDll);
-        foreach (string a in args)
-        {
-            psi.ArgumentList.Add(a);
-        }
-
-        using Process p = Process.Start(psi)!;
-        Task<string> err = p.StandardError.ReadToEndAsync();
-        string stdout = p.StandardOutput.ReadToEnd();
-        Assert.That(p.WaitForExit(300_000), Is.True, "the batch finished");
-        return (p.ExitCode, stdout, err.GetAwaiter().GetResult());
-    }
-
-    private static string RunInTerminal(string script, string[] args)
-    {
-        string command = "dotnet " + string.Join(' ', new[] { CliDll }.Concat(args).Select(a => "'" + a.Replace("'", "'\\''", StringComparison.Ordinal) + "'"));
-        var psi = new ProcessStartInfo(script) { RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true, UseShellExecute = false };
-        foreach (string a in new[] { "-q", "-e", "-c", command, "/dev/null" })
-        {
-            psi.ArgumentList.Add(a);
-        }
-
-        using Process p = Process.Start(psi)!;
-        p.StandardInput.Close();
-        Task<string> err = p.StandardError.ReadToEndAsync();
-        string output = p.StandardOutput.ReadToEnd();
-        Assert.That(p.WaitForExit(300_000), Is.True, "the batch finished");
-        _ = err.GetAwaiter().GetResult();
-        Assert.That(p.ExitCode, Is.EqualTo(0), output);
-        return output;
     }
 }

@@ -24,14 +24,6 @@ public sealed class CapturePipelineCliTests
     [TearDown]
     public void TearDown() => _tmp.Dispose();
 
-    private static (int Exit, string Out, string Err) Run(params string[] args)
-    {
-        using var o = new StringWriter();
-        using var e = new StringWriter();
-        int exit = Program.Run(args, o, e);
-        return (exit, o.ToString(), e.ToString());
-    }
-
     /// <summary>The latch fixture with one event buffer's header damaged: reading it strictly fails, skipping the buffer gives a partial read.</summary>
     private string Damaged()
     {
@@ -66,7 +58,7 @@ public sealed class CapturePipelineCliTests
             foreach (string command in new[] { "stacks", "latches", "memory", "waits", "report" })
             {
                 string[] args = command == "report" ? [command, damaged, "-o", output, "--offline", .. extra] : [command, damaged, .. extra];
-                (int exit, _, string err) = Run(args);
+                (int exit, _, string err) = CliRunner.Run(args);
                 Assert.That(err, Does.Not.Contain("internal error"), string.Join(" ", args));
                 exits[command] = exit;
             }
@@ -84,17 +76,17 @@ public sealed class CapturePipelineCliTests
         string xel = _tmp.File("waits.xel");
         c.WriteXel(xel, [c.Wait(At(0), "LATCH_EX", "End", 5, 0x10, 1, 1), c.Wait(At(10), "PAGEIOLATCH_SH", "End", 7, 0x10, 1, 2)]);
 
-        (int exit, string output, string err) = Run("waits", xel, "--where", "wait_type=CXPACKET");
+        (int exit, string output, string err) = CliRunner.Run("waits", xel, "--where", "wait_type=CXPACKET");
         Assert.That(exit, Is.EqualTo(ExitCodes.MissingData));
         Assert.That(output, Is.Empty);
         Assert.That(err, Does.Contain("matched the filter (wait_type=CXPACKET)"));
         Assert.That(err, Does.Not.Contain("ALTER EVENT SESSION"), "the filter, not the session, is the reason");
 
-        (exit, _, err) = Run("latches", xel, "--event", "wait_info");
+        (exit, _, err) = CliRunner.Run("latches", xel, "--event", "wait_info");
         Assert.That(exit, Is.EqualTo(ExitCodes.MissingData));
         Assert.That(err, Does.Contain("the filter --event wait_info leaves out the events this analysis reads"));
 
-        (exit, _, err) = Run("latches", xel);
+        (exit, _, err) = CliRunner.Run("latches", xel);
         Assert.That(exit, Is.EqualTo(ExitCodes.MissingData));
         Assert.That(err, Does.Contain("sqlos.wait_info (2)"), "the events found instead, counted in the one read");
         Assert.That(err, Does.Contain("ALTER EVENT SESSION"));
@@ -107,9 +99,9 @@ public sealed class CapturePipelineCliTests
         foreach (string command in new[] { "slice", "latches", "events", "stacks" })
         {
             string[] baseArgs = command == "slice" ? [command, latch, "--event", "latch_acquired", "-o", _tmp.File(command + ".xel")] : [command, latch];
-            Assert.That(Run([.. baseArgs, "--from", "Mar 1 2024"]).Exit, Is.EqualTo(ExitCodes.Usage), command + ": prose date");
-            Assert.That(Run([.. baseArgs, "--from", "03/01/2024"]).Exit, Is.EqualTo(ExitCodes.Usage), command + ": ambiguous date");
-            Assert.That(Run([.. baseArgs, "--from", "2000-01-01T00:00:00Z"]).Exit, Is.Not.EqualTo(ExitCodes.Usage), command + ": ISO 8601");
+            Assert.That(CliRunner.Run([.. baseArgs, "--from", "Mar 1 2024"]).Exit, Is.EqualTo(ExitCodes.Usage), command + ": prose date");
+            Assert.That(CliRunner.Run([.. baseArgs, "--from", "03/01/2024"]).Exit, Is.EqualTo(ExitCodes.Usage), command + ": ambiguous date");
+            Assert.That(CliRunner.Run([.. baseArgs, "--from", "2000-01-01T00:00:00Z"]).Exit, Is.Not.EqualTo(ExitCodes.Usage), command + ": ISO 8601");
         }
     }
 
@@ -129,10 +121,10 @@ public sealed class CapturePipelineCliTests
             File.WriteAllText(path, xml);
             foreach (string command in new[] { "info", "events", "histogram", "stacks", "waits" })
             {
-                (int exit, string output, string err) = Run(command, path, "--offline");
+                (int exit, string output, string err) = CliRunner.Run(command, path, "--offline");
                 if (command is "info" or "events" or "waits" or "histogram")
                 {
-                    (exit, output, err) = Run(command, path);
+                    (exit, output, err) = CliRunner.Run(command, path);
                 }
 
                 Assert.That(exit, Is.EqualTo(ExitCodes.InputError), command + " " + xml);
@@ -150,17 +142,17 @@ public sealed class CapturePipelineCliTests
         File.WriteAllText(hist, "<HistogramTarget truncated=\"0\" buckets=\"16\"><Slot count=\"4\"><value>120</value></Slot><Slot count=\"1\"><value>66</value></Slot></HistogramTarget>");
         string map = _tmp.File("maps.tsv");
         File.WriteAllText(map, "name\tmap_key\tmap_value\nwait_types\t120\tPREEMPTIVE_HTTP_REQUEST\nwait_types\tsixty-six\tPAGEIOLATCH_SH\n");
-        (int exit, _, string err) = Run("histogram", hist, "--map-values", map);
+        (int exit, _, string err) = CliRunner.Run("histogram", hist, "--map-values", map);
         Assert.That(exit, Is.EqualTo(ExitCodes.InputError));
         Assert.That(err, Does.Contain(map).And.Contain("line 3").And.Contain("map_key"));
 
         File.WriteAllText(map, "wait_types\t120\tPREEMPTIVE_HTTP_REQUEST\nwait_types\t66\tPAGEIOLATCH_SH\n");
-        (exit, string output, err) = Run("histogram", hist, "--map-values", map, "--format", "csv");
+        (exit, string output, err) = CliRunner.Run("histogram", hist, "--map-values", map, "--format", "csv");
         Assert.That(exit, Is.EqualTo(ExitCodes.Ok), err);
         Assert.That(output, Does.Contain("120,PREEMPTIVE_HTTP_REQUEST,4,0.8"));
         Assert.That(output, Does.Contain("66,PAGEIOLATCH_SH,1,0.2"));
 
-        (exit, output, _) = Run("histogram", hist);
+        (exit, output, _) = CliRunner.Run("histogram", hist);
         Assert.That(exit, Is.EqualTo(ExitCodes.Ok));
         Assert.That(output, Does.Contain("--map-values"), "numbers without a map: the note says how to get the text");
     }
@@ -170,12 +162,12 @@ public sealed class CapturePipelineCliTests
     {
         string hist = _tmp.File("clerks.xml");
         File.WriteAllText(hist, "<HistogramTarget truncated=\"0\" buckets=\"256\"><Slot count=\"90\"><value>MEMORYCLERK_SQLQERESERVATIONS</value></Slot><Slot count=\"10\"><value>MEMORYCLERK_SQLGENERAL</value></Slot></HistogramTarget>");
-        (int exit, string output, string err) = Run("stacks", hist, "--offline");
+        (int exit, string output, string err) = CliRunner.Run("stacks", hist, "--offline");
         Assert.That(exit, Is.EqualTo(ExitCodes.MissingData));
         Assert.That(output, Is.Empty, "never one frameless bucket");
         Assert.That(err, Does.Contain("xeanalyze histogram"));
 
-        (exit, output, err) = Run("histogram", hist);
+        (exit, output, err) = CliRunner.Run("histogram", hist);
         Assert.That(exit, Is.EqualTo(ExitCodes.Ok), err);
         Assert.That(output.IndexOf("MEMORYCLERK_SQLQERESERVATIONS", StringComparison.Ordinal), Is.LessThan(output.IndexOf("MEMORYCLERK_SQLGENERAL", StringComparison.Ordinal)));
         Assert.That(output, Does.Contain("90.00%"));
@@ -189,7 +181,7 @@ public sealed class CapturePipelineCliTests
             "<CounterTarget truncated=\"0\"><Packages><Package name=\"sqlserver\"><Event name=\"latch_acquired\" count=\"347435\" /></Package></Packages></CounterTarget>\n" +
             "<HistogramTarget truncated=\"0\" buckets=\"2\"><Slot count=\"5\"><value>sqldk.dll+0x0000000000040609\nsqldk.dll+0x00000000000FD919</value></Slot><Slot count=\"2\"><value>sqlmin.dll+0x0000000000001000</value></Slot></HistogramTarget>\n" +
             "<RingBufferTarget truncated=\"1\" eventCount=\"1\" droppedCount=\"3\"><event name=\"wait_info\" package=\"sqlos\" timestamp=\"2024-05-14T10:00:00.010Z\"><data name=\"duration\"><value>2</value></data></event></RingBufferTarget>");
-        (int exit, string output, string err) = Run("info", path);
+        (int exit, string output, string err) = CliRunner.Run("info", path);
         Assert.That(exit, Is.EqualTo(ExitCodes.Ok), err);
         Assert.That(output, Does.Match(@"sqlserver\.latch_acquired\s+347435"));
         Assert.That(output, Does.Contain("histogram (HistogramTarget): source callstacks; 2 slot(s), 7 event(s) counted; buckets 2 (every slot in use"));
@@ -204,7 +196,7 @@ public sealed class CapturePipelineCliTests
         string xml = _tmp.File("ring.xml");
         File.WriteAllText(xml, CaptureSourceTestsData.RingBuffer);
         string output = _tmp.File("slice.xel");
-        (int exit, string stdout, string err) = Run("slice", xml, "--event", "wait_info", "-o", output);
+        (int exit, string stdout, string err) = CliRunner.Run("slice", xml, "--event", "wait_info", "-o", output);
         Assert.That(exit, Is.EqualTo(ExitCodes.Ok), err);
         Assert.That(stdout, Does.Contain("wrote 3 events"));
 
@@ -219,9 +211,9 @@ public sealed class CapturePipelineCliTests
         }
 
         Assert.That(XelReader.ReadSchema(output).EventTypes.Count(t => t.Name == "wait_info"), Is.EqualTo(1), "map keys met later do not make new event types");
-        (exit, string csvXml, _) = Run("events", xml, "--event", "wait_info", "--format", "csv");
+        (exit, string csvXml, _) = CliRunner.Run("events", xml, "--event", "wait_info", "--format", "csv");
         Assert.That(exit, Is.Zero);
-        (exit, string csvXel, _) = Run("events", output, "--format", "csv");
+        (exit, string csvXel, _) = CliRunner.Run("events", output, "--format", "csv");
         Assert.That(exit, Is.Zero);
         Assert.That(Rows(csvXel), Is.EqualTo(Rows(csvXml)), "same rows, apart from file and offset");
     }
@@ -230,7 +222,7 @@ public sealed class CapturePipelineCliTests
     public void SystemHealthCallStackField_IsBucketedByDefault()
     {
         string path = TestPaths.RequireVector("xel", "sqlhealth.xel");
-        (int exit, string output, string err) = Run("stacks", path, "--offline", "--format", "csv");
+        (int exit, string output, string err) = CliRunner.Run("stacks", path, "--offline", "--format", "csv");
         Assert.That(exit, Is.EqualTo(ExitCodes.Ok), err);
         long expected = XelReader.ReadEvents(path).LongCount(e => StackColumns.Find(e.EventType, e.ActionSet, null, out _) is StackColumn c && c.GetValue(e).CallstackFrameCount > 0);
         long counted = Reporting.ReportTestSupport.ParseCsv(output).Skip(1).Sum(r => long.Parse(r[1], CultureInfo.InvariantCulture));

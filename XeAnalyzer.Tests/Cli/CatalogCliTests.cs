@@ -36,7 +36,7 @@ public sealed class CatalogCliTests
         string input = _tmp.File("in.txt");
         File.WriteAllText(input, "sqldk+0x40609\n");
         string empty = Directory.CreateDirectory(_tmp.File("empty")).FullName;
-        (int exit, string output, string err) = StacksCliTests.Run(["resolve", input, "--sql-build", "13.0.4001.0", "--symbols", empty, "--offline"]);
+        (int exit, string output, string err) = CliRunner.Run(["resolve", input, "--sql-build", "13.0.4001.0", "--symbols", empty, "--offline"]);
         Assert.That(exit, Is.EqualTo(0), err);
 
         // No PDB is at hand, but the frame now asks for exactly the build's sqldk.pdb (SQL Server 2016 SP1).
@@ -48,7 +48,7 @@ public sealed class CatalogCliTests
     {
         string input = _tmp.File("in.txt");
         File.WriteAllText(input, "sqldk+0x40609\n");
-        (int exit, _, string err) = StacksCliTests.Run(["resolve", input, "--sql-build", "13.0.4002.0", "--offline"]);
+        (int exit, _, string err) = CliRunner.Run(["resolve", input, "--sql-build", "13.0.4002.0", "--offline"]);
         Assert.That(exit, Is.EqualTo(2));
         Assert.That(err, Does.Contain("no x64 build 13.0.4002.0 in the catalog embedded in XeAnalyzer"));
         Assert.That(err, Does.Contain("Nearest known x64 builds: ").And.Contain("13.0.4001.0 (SQL Server 2016 SP1)"));
@@ -58,7 +58,7 @@ public sealed class CatalogCliTests
     [Test]
     public void CatalogShow_ListsTheModulesWithPdbNameGuidAgeAndFileVersion()
     {
-        (int exit, string output, string err) = StacksCliTests.Run(["symbols", "catalog", "show", "13.0.4001.0"]);
+        (int exit, string output, string err) = CliRunner.Run(["symbols", "catalog", "show", "13.0.4001.0"]);
         Assert.That(exit, Is.EqualTo(0), err);
         string[] lines = output.Split('\n');
         Assert.That(lines[0], Is.EqualTo("13.0.4001.0 x64: SQL Server 2016 SP1 (KB3182545)"));
@@ -68,7 +68,7 @@ public sealed class CatalogCliTests
         SqlBuildInfo b = SqlBuildCatalog.Embedded.Find("13.0.4001.0").Build!;
         Assert.That(lines.Count(l => l.Contains(".pdb ", StringComparison.Ordinal) && !l.StartsWith("PDB", StringComparison.Ordinal)), Is.EqualTo(b.Pdbs.Count));
 
-        (exit, _, err) = StacksCliTests.Run(["symbols", "catalog", "show", "13.0.4002.0"]);
+        (exit, _, err) = CliRunner.Run(["symbols", "catalog", "show", "13.0.4002.0"]);
         Assert.That(exit, Is.EqualTo(2));
         Assert.That(err, Does.Contain("Nearest known x64 builds"));
     }
@@ -76,14 +76,14 @@ public sealed class CatalogCliTests
     [Test]
     public void CatalogList_ShowsEveryKnownBuild_AndTheFilesLaidOverTheEmbeddedCatalog()
     {
-        (int exit, string output, string err) = StacksCliTests.Run(["symbols", "catalog", "list"]);
+        (int exit, string output, string err) = CliRunner.Run(["symbols", "catalog", "list"]);
         Assert.That(exit, Is.EqualTo(0), err);
         int count = SqlBuildCatalog.Embedded.Builds.Count;
         Assert.That(output.Split('\n', StringSplitOptions.RemoveEmptyEntries), Has.Length.EqualTo(count + 1));
         Assert.That(output, Does.EndWith($"{count} build(s) listed; {count} from the embedded catalog\n"));
 
         string fixture = Path.Combine(TestPaths.TestData, "catalog", "fixture-buildinfo.json");
-        (exit, output, err) = StacksCliTests.Run(["symbols", "catalog", "list", "--catalog", fixture, "--machine", "x64"]);
+        (exit, output, err) = CliRunner.Run(["symbols", "catalog", "list", "--catalog", fixture, "--machine", "x64"]);
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(output, Does.Contain("99.0.1000.1     x64     4 PDB(s)  SQL Server 2099 RTM XeAnalyzer synthetic fixture  [" + fixture + "]"));
         Assert.That(output, Does.Not.Contain(" x86 "));
@@ -93,7 +93,7 @@ public sealed class CatalogCliTests
     public void CatalogAdd_RecordsABuildFromItsDlls_ThatSqlBuildThenResolvesVerified()
     {
         string catalog = _tmp.File("mine.json");
-        (int exit, string output, string err) = StacksCliTests.Run(["symbols", "catalog", "add", "--binaries", TestPaths.SymbolsCache, "--sql-build", "16.0.9999.1", "--catalog", catalog, "--label", "CU99"]);
+        (int exit, string output, string err) = CliRunner.Run(["symbols", "catalog", "add", "--binaries", TestPaths.SymbolsCache, "--sql-build", "16.0.9999.1", "--catalog", catalog, "--label", "CU99"]);
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(output, Does.Contain("recorded 16.0.9999.1 x64 (4 PDB(s)) in " + catalog));
         Assert.That(File.ReadAllText(catalog), Does.StartWith("{\"ProductMajorVersion\":\"SQL Server 2022\",\"ProductLevel\":\"\",\"Label\":\"CU99\",\"BuildNumber\":\"16.0.9999.1\""));
@@ -101,14 +101,14 @@ public sealed class CatalogCliTests
         // The seed stack resolves through the recorded identities: verified frames, no DLLs needed any more.
         string input = _tmp.File("a.txt");
         File.WriteAllText(input, ResolutionFixtures.StackAModuleOffsetText() + "\n");
-        (exit, output, err) = StacksCliTests.Run(["resolve", input, "--sql-build", "16.0.9999.1", "--catalog", catalog, "--symbols", TestPaths.SymbolsCache, "--offline"]);
+        (exit, output, err) = CliRunner.Run(["resolve", input, "--sql-build", "16.0.9999.1", "--catalog", catalog, "--symbols", TestPaths.SymbolsCache, "--offline"]);
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(ResolutionFixtures.Lines(output), Is.EqualTo(ResolutionFixtures.PublishedStackA));
         Assert.That(err, Does.Contain("(0 unverified)").And.Contain("identity from the build catalog"));
 
         // The environment variable names the same file.
         Environment.SetEnvironmentVariable(SqlBuildCatalog.EnvironmentVariable, catalog);
-        (exit, output, _) = StacksCliTests.Run(["symbols", "catalog", "show", "16.0.9999.1"]);
+        (exit, output, _) = CliRunner.Run(["symbols", "catalog", "show", "16.0.9999.1"]);
         Assert.That(exit, Is.EqualTo(0));
         Assert.That(output, Does.Contain("source: " + catalog + ", line 1"));
     }
@@ -116,21 +116,21 @@ public sealed class CatalogCliTests
     [Test]
     public void CatalogAdd_WithoutCatalogOption_WritesThePerUserCatalog_ThatEveryLookupReads()
     {
-        (int exit, string output, string err) = StacksCliTests.Run(["symbols", "catalog", "add", "--binaries", TestPaths.SymbolsCache, "--sql-build", "16.0.9999.2"]);
+        (int exit, string output, string err) = CliRunner.Run(["symbols", "catalog", "add", "--binaries", TestPaths.SymbolsCache, "--sql-build", "16.0.9999.2"]);
         Assert.That(exit, Is.EqualTo(0), err);
         string user = SqlBuildCatalog.GetUserCatalogPath();
         Assert.That(user, Does.StartWith(_tmp.Path));
         Assert.That(File.Exists(user), Is.True);
 
-        (exit, output, err) = StacksCliTests.Run(["symbols", "catalog", "show", "16.0.9999.2"]);
+        (exit, output, err) = CliRunner.Run(["symbols", "catalog", "show", "16.0.9999.2"]);
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(output, Does.Contain("sqlmin.pdb"));
 
         // Recording it again replaces the entry; an unknown option value is a usage error.
-        (exit, output, _) = StacksCliTests.Run(["symbols", "catalog", "add", "--binaries", TestPaths.SymbolsCache, "--sql-build", "16.0.9999.2"]);
+        (exit, output, _) = CliRunner.Run(["symbols", "catalog", "add", "--binaries", TestPaths.SymbolsCache, "--sql-build", "16.0.9999.2"]);
         Assert.That(output, Does.Contain("replacing its earlier entry"));
         Assert.That(SqlBuildCatalog.Load(user).Builds, Has.Count.EqualTo(1));
-        Assert.That(StacksCliTests.Run(["symbols", "catalog", "add", "--binaries", TestPaths.SymbolsCache]).Exit, Is.EqualTo(2));
-        Assert.That(StacksCliTests.Run(["symbols", "catalog", "add", "--sql-build", "16.0.1.0"]).Exit, Is.EqualTo(2));
+        Assert.That(CliRunner.Run(["symbols", "catalog", "add", "--binaries", TestPaths.SymbolsCache]).Exit, Is.EqualTo(2));
+        Assert.That(CliRunner.Run(["symbols", "catalog", "add", "--sql-build", "16.0.1.0"]).Exit, Is.EqualTo(2));
     }
 }

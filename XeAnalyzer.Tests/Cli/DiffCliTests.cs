@@ -4,7 +4,6 @@ using XeAnalyzer.Events;
 using XeAnalyzer.Tests.Analysis;
 using XeAnalyzer.Tests.Analysis.Stacks;
 using static XeAnalyzer.Tests.Analysis.Stacks.StackCaptures;
-using static XeAnalyzer.Tests.Cli.StacksCliTests;
 
 namespace XeAnalyzer.Tests.Cli;
 
@@ -54,7 +53,7 @@ public sealed class DiffCliTests
     [Test]
     public void Diff_TwoCaptures_MatchesStacksAcrossModuleBases_AndListsTheNewOne()
     {
-        (int exit, string output, string err) = Run(["diff", _base, _new, .. Symbols]);
+        (int exit, string output, string err) = CliRunner.Run(["diff", _base, _new, .. Symbols]);
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(output, Does.Contain("weight: event count; total 15 -> 20 (+33.33 %)"));
         Assert.That(output, Does.Contain("stacks: 2 in both, 1 new, 0 vanished"));
@@ -67,18 +66,18 @@ public sealed class DiffCliTests
     [Test]
     public void Diff_FailIfGrows_Exits5_AndSaysWhatTripped()
     {
-        (int exit, _, string err) = Run(["diff", _base, _new, "--fail-if-grows", "20", .. Symbols]);
+        (int exit, _, string err) = CliRunner.Run(["diff", _base, _new, "--fail-if-grows", "20", .. Symbols]);
         Assert.That(exit, Is.EqualTo(5));
         Assert.That(err, Does.Contain("gate: total event count 15 -> 20 (+33.33 %): grew by more than 20 % (--fail-if-grows)"));
 
-        Assert.That(Run(["diff", _base, _new, "--fail-if-grows", "40", .. Symbols]).Exit, Is.EqualTo(0));
+        Assert.That(CliRunner.Run(["diff", _base, _new, "--fail-if-grows", "40", .. Symbols]).Exit, Is.EqualTo(0));
 
-        (int bexit, string output, string berr) = Run(["diff", _base, _new, "--fail-if-bucket-grows", "10", .. Symbols]);
+        (int bexit, string output, string berr) = CliRunner.Run(["diff", _base, _new, "--fail-if-bucket-grows", "10", .. Symbols]);
         Assert.That(bexit, Is.EqualTo(5));
         Assert.That(berr, Does.Contain("largest share growth: new stack sqlserver.latch_acquired " + Seed("C")[0].Engine));
         Assert.That(output, Does.Contain("result: FAILED"));
-        Assert.That(Run(["diff", _base, _new, "--fail-if-bucket-grows", "16", .. Symbols]).Exit, Is.EqualTo(0));
-        Assert.That(Run(["diff", _base, _new, "--fail-if-grows", "-1", .. Symbols]).Exit, Is.EqualTo(2));
+        Assert.That(CliRunner.Run(["diff", _base, _new, "--fail-if-bucket-grows", "16", .. Symbols]).Exit, Is.EqualTo(0));
+        Assert.That(CliRunner.Run(["diff", _base, _new, "--fail-if-grows", "-1", .. Symbols]).Exit, Is.EqualTo(2));
     }
 
     [Test]
@@ -86,7 +85,7 @@ public sealed class DiffCliTests
     {
         string folded = _tmp.File("d.folded");
         string svg = _tmp.File("d.svg");
-        (int exit, _, string err) = Run(["diff", _base, _new, "--folded", folded, "--svg", svg, .. Symbols]);
+        (int exit, _, string err) = CliRunner.Run(["diff", _base, _new, "--folded", folded, "--svg", svg, .. Symbols]);
         Assert.That(exit, Is.EqualTo(0), err);
         string[] lines = File.ReadAllLines(folded);
         string Path(string id) => string.Join(";", Seed(id).Select(f => f.Engine).Reverse());
@@ -99,7 +98,7 @@ public sealed class DiffCliTests
     [Test]
     public void Diff_JsonAndCsv_CarryEveryStack()
     {
-        (int exit, string json, string err) = Run(["diff", _base, _new, "--format", "json", "--fail-if-grows", "50", .. Symbols]);
+        (int exit, string json, string err) = CliRunner.Run(["diff", _base, _new, "--format", "json", "--fail-if-grows", "50", .. Symbols]);
         Assert.That(exit, Is.EqualTo(0), err);
         using JsonDocument doc = JsonDocument.Parse(json);
         Assert.That(doc.RootElement.GetProperty("baseTotal").GetInt64(), Is.EqualTo(15));
@@ -107,7 +106,7 @@ public sealed class DiffCliTests
         Assert.That(doc.RootElement.GetProperty("changes").EnumerateArray().Select(c => c.GetProperty("change").GetString()), Is.EqualTo(new[] { "new", "common", "common" }));
         Assert.That(doc.RootElement.GetProperty("gate").GetProperty("tripped").GetBoolean(), Is.False);
 
-        (_, string csv, _) = Run(["diff", _base, _new, "--format", "csv", .. Symbols]);
+        (_, string csv, _) = CliRunner.Run(["diff", _base, _new, "--format", "csv", .. Symbols]);
         Assert.That(csv, Does.StartWith("change,event,base_count,new_count,base_weight,new_weight,base_share,new_share,delta,share_delta,leaf,frames\n"));
         Assert.That(csv, Does.Contain("\nnew,sqlserver.latch_acquired,0,3,0,3,0,0.15,3,0.15,"));
     }
@@ -118,7 +117,7 @@ public sealed class DiffCliTests
         var c = new StackCaptures();
         string path = _tmp.File("bare_0_133601526724170000.xel");
         c.WriteXel(path, [c.Latch(At(0), null, 1)]);
-        (int exit, _, string err) = Run(["diff", _base, path, .. Symbols]);
+        (int exit, _, string err) = CliRunner.Run(["diff", _base, path, .. Symbols]);
         Assert.That(exit, Is.EqualTo(4));
         Assert.That(err, Does.Contain("xeanalyze: new " + path + ": "));
         Assert.That(err, Does.Contain("package0.callstack"));
@@ -127,12 +126,12 @@ public sealed class DiffCliTests
     [Test]
     public void Diff_SameInputTwice_SameBytes_InTurkishCulture()
     {
-        (_, string first, _) = Run(["diff", _base, _new, .. Symbols]);
+        (_, string first, _) = CliRunner.Run(["diff", _base, _new, .. Symbols]);
         CultureInfo saved = CultureInfo.CurrentCulture;
         try
         {
             CultureInfo.CurrentCulture = CultureInfo.GetCultureInfo("tr-TR");
-            (_, string again, _) = Run(["diff", _base, _new, .. Symbols]);
+            (_, string again, _) = CliRunner.Run(["diff", _base, _new, .. Symbols]);
             Assert.That(again, Is.EqualTo(first));
         }
         finally

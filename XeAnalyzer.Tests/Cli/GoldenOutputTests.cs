@@ -109,25 +109,13 @@ public sealed class GoldenOutputTests
 
         Directory.CreateDirectory(outDir);
         string[] args = [.. command.Split(' ', StringSplitOptions.RemoveEmptyEntries).Select(a => a.Replace("{out}", relativeOut, StringComparison.Ordinal))];
-        using var o = new StringWriter();
-        using var e = new StringWriter();
-        string cwd = Environment.CurrentDirectory;
-        int exit;
-        try
-        {
-            Environment.CurrentDirectory = repo;
-            exit = Program.Run(args, o, e);
-        }
-        finally
-        {
-            Environment.CurrentDirectory = cwd;
-        }
+        (int exit, string stdout, string stderr) = CliRunner.RunIn(repo, args);
 
         var actual = new StringBuilder();
         actual.Append("$ xeanalyze ").Append(command).Append('\n');
         actual.Append("exit ").Append(exit.ToString(CultureInfo.InvariantCulture)).Append('\n');
-        actual.Append("--- stdout\n").Append(o.ToString());
-        actual.Append("--- stderr\n").Append(e.ToString());
+        actual.Append("--- stdout\n").Append(stdout);
+        actual.Append("--- stderr\n").Append(stderr);
         foreach (string file in Directory.EnumerateFiles(outDir, "*", SearchOption.AllDirectories).Order(StringComparer.Ordinal))
         {
             string rel = Path.GetRelativePath(outDir, file).Replace('\\', '/');

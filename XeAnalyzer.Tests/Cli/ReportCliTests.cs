@@ -25,7 +25,7 @@ public sealed class ReportCliTests
     public void Report_Sample_Exit0_WritesPageJsonCsvAndSvg(string set, string analysis)
     {
         string dir = _temp.File("out");
-        (int exit, string stdout, string err) = ReportTestSupport.Run(Report(Path.Combine(TestPaths.Samples, set), dir));
+        (int exit, string stdout, string err) = CliRunner.Run(Report(Path.Combine(TestPaths.Samples, set), dir));
 
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(stdout, Does.Contain("  " + analysis + ": done"));
@@ -50,7 +50,7 @@ public sealed class ReportCliTests
         c.WriteXel(capture, Enumerable.Range(0, 10).Select(i => c.Batch(AnalysisCaptures.At(i))));
         string dir = _temp.File("out");
 
-        (int exit, string stdout, string err) = ReportTestSupport.Run("report", capture, "-o", dir);
+        (int exit, string stdout, string err) = CliRunner.Run("report", capture, "-o", dir);
 
         Assert.That(exit, Is.EqualTo(4));
         Assert.That(err, Does.Contain("no analysis was possible"));
@@ -63,31 +63,31 @@ public sealed class ReportCliTests
     public void Report_UnreadableInputs_Exit1_Partial_Exit3_Usage_Exit2()
     {
         string dir = _temp.File("out");
-        Assert.That(ReportTestSupport.Run(Report(_temp.File("missing.xel"), dir)).Exit, Is.EqualTo(1));
+        Assert.That(CliRunner.Run(Report(_temp.File("missing.xel"), dir)).Exit, Is.EqualTo(1));
 
         string fake = _temp.File("fake.xel");
         File.WriteAllText(fake, "plain text, not an Extended Events capture");
-        (int exit, _, string err) = ReportTestSupport.Run(Report(fake, dir));
+        (int exit, _, string err) = CliRunner.Run(Report(fake, dir));
         Assert.That(exit, Is.EqualTo(1));
         Assert.That(err, Does.Contain("fake.xel").And.Contain("magic"));
 
         string config = _temp.File("app.config");
         File.WriteAllText(config, "<configuration><a/></configuration>");
-        (exit, _, err) = ReportTestSupport.Run(Report(config, dir));
+        (exit, _, err) = CliRunner.Run(Report(config, dir));
         Assert.That(exit, Is.EqualTo(1));
         Assert.That(err, Does.Contain("expected Extended Events target data"));
 
         byte[] sample = File.ReadAllBytes(SampleData.CapturePath(SampleData.Latch));
         string cut = _temp.File("cut_0_133601526724170000.xel");
         File.WriteAllBytes(cut, sample.AsSpan(0, sample.Length - 3000).ToArray());
-        (exit, _, err) = ReportTestSupport.Run(Report(cut, dir));
+        (exit, _, err) = CliRunner.Run(Report(cut, dir));
         Assert.That(exit, Is.EqualTo(3), err);
         Assert.That(err, Does.Contain("partial result"));
 
         string file = _temp.File("a-file");
         File.WriteAllText(file, "x");
-        Assert.That(ReportTestSupport.Run(Report(SampleData.CapturePath(SampleData.Latch), file)).Exit, Is.EqualTo(2));
-        Assert.That(ReportTestSupport.Run("report", SampleData.CapturePath(SampleData.Latch)).Exit, Is.EqualTo(2), "-o is required");
+        Assert.That(CliRunner.Run(Report(SampleData.CapturePath(SampleData.Latch), file)).Exit, Is.EqualTo(2));
+        Assert.That(CliRunner.Run("report", SampleData.CapturePath(SampleData.Latch)).Exit, Is.EqualTo(2), "-o is required");
     }
 
     [Test]
@@ -95,13 +95,13 @@ public sealed class ReportCliTests
     {
         string input = Path.Combine(TestPaths.Samples, SampleData.Memory);
         string a = _temp.File("a"), b = _temp.File("b");
-        Assert.That(ReportTestSupport.Run(Report(input, a)).Exit, Is.EqualTo(0));
+        Assert.That(CliRunner.Run(Report(input, a)).Exit, Is.EqualTo(0));
         CultureInfo saved = CultureInfo.CurrentCulture;
         try
         {
             CultureInfo.CurrentCulture = new CultureInfo("tr-TR");
             CultureInfo.CurrentUICulture = new CultureInfo("de-DE");
-            Assert.That(ReportTestSupport.Run(Report(input, b)).Exit, Is.EqualTo(0));
+            Assert.That(CliRunner.Run(Report(input, b)).Exit, Is.EqualTo(0));
         }
         finally
         {
@@ -118,7 +118,7 @@ public sealed class ReportCliTests
         Dictionary<string, string> figures = SampleData.Figures(SampleData.Latch);
         long on27 = SampleData.Figure(figures, "scheduler.27");
         string dir = _temp.File("out");
-        (int exit, string stdout, string err) = ReportTestSupport.Run(Report(Path.Combine(TestPaths.Samples, SampleData.Latch), dir,
+        (int exit, string stdout, string err) = CliRunner.Run(Report(Path.Combine(TestPaths.Samples, SampleData.Latch), dir,
             "--where", "sqlos.scheduler_id=27", "--frame-style", "resolver", "--no-offsets"));
 
         Assert.That(exit, Is.EqualTo(0), err);
@@ -134,7 +134,7 @@ public sealed class ReportCliTests
         string page = File.ReadAllText(Path.Combine(dir, "index.html"));
         Assert.That(page, Does.Contain("sqlos.scheduler_id"), "the page shows the filter");
 
-        Assert.That(ReportTestSupport.Run(Report(Path.Combine(TestPaths.Samples, SampleData.Latch), _temp.File("bad"), "--where", "no-equals-sign")).Exit,
+        Assert.That(CliRunner.Run(Report(Path.Combine(TestPaths.Samples, SampleData.Latch), _temp.File("bad"), "--where", "no-equals-sign")).Exit,
             Is.EqualTo(2), "a malformed --where is a usage error");
     }
 
@@ -145,7 +145,7 @@ public sealed class ReportCliTests
         File.WriteAllBytes(cut, File.ReadAllBytes(SampleData.CapturePath(SampleData.Latch)).AsSpan(0, 600).ToArray());
         string dir = _temp.File("out");
 
-        (int exit, _, string err) = ReportTestSupport.Run(Report(cut, dir));
+        (int exit, _, string err) = CliRunner.Run(Report(cut, dir));
 
         Assert.That(exit, Is.EqualTo(3), err);
         Assert.That(err, Does.Contain("may be in the part that could not be read").And.Contain("1 incomplete final buffer(s)"));
@@ -153,7 +153,7 @@ public sealed class ReportCliTests
         Assert.That(page, Does.Contain("Partial, nothing analysed").And.Contain("the events may be in that part"));
 
         string batchOut = _temp.File("batch");
-        (exit, _, err) = ReportTestSupport.Run("batch", Path.GetDirectoryName(cut)!, "-o", batchOut, "--quiet");
+        (exit, _, err) = CliRunner.Run("batch", Path.GetDirectoryName(cut)!, "-o", batchOut, "--quiet");
         Assert.That(exit, Is.EqualTo(3), err);
         using JsonDocument summary = JsonDocument.Parse(File.ReadAllBytes(Path.Combine(batchOut, "summary.json")));
         JsonElement capture = summary.RootElement.GetProperty("captures").EnumerateArray().Single(c => c.GetProperty("name").GetString() == "cut_0_133601526724170000.xel");
@@ -164,7 +164,7 @@ public sealed class ReportCliTests
     public void Report_SeveralInputs_OneReport_EachCaptureWithItsOwnModuleList()
     {
         string dir = _temp.File("out");
-        (int exit, string stdout, string err) = ReportTestSupport.Run(["report", SampleData.CapturePath(SampleData.Latch), SampleData.CapturePath(SampleData.Memory), "-o", dir, .. ReportTestSupport.SymbolArgs]);
+        (int exit, string stdout, string err) = CliRunner.Run(["report", SampleData.CapturePath(SampleData.Latch), SampleData.CapturePath(SampleData.Memory), "-o", dir, .. ReportTestSupport.SymbolArgs]);
 
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(stdout, Does.Contain("latches: done").And.Contain("memory: done"));

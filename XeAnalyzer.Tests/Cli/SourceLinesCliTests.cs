@@ -101,13 +101,13 @@ public sealed class SourceLinesCliTests
         string input = _tmp.File("a.txt");
         File.WriteAllText(input, ResolutionFixtures.StackAModuleOffsetText() + "\n");
         string[] common = ["resolve", input, "--symbols", TestPaths.SymbolsCache, "--binaries", TestPaths.SymbolsCache, "--offline"];
-        (int exit, string plain, _) = StacksCliTests.Run(common);
+        (int exit, string plain, _) = CliRunner.Run(common);
         Assert.That(exit, Is.EqualTo(0));
         Assert.That(ResolutionFixtures.Lines(plain), Is.EqualTo(ResolutionFixtures.PublishedStackA));
         foreach (string style in new[] { "engine", "resolver", "windbg" })
         {
-            (_, string without, _) = StacksCliTests.Run([.. common, "--frame-style", style]);
-            (int e, string with, string err) = StacksCliTests.Run([.. common, "--frame-style", style, "--lines", "--inlines"]);
+            (_, string without, _) = CliRunner.Run([.. common, "--frame-style", style]);
+            (int e, string with, string err) = CliRunner.Run([.. common, "--frame-style", style, "--lines", "--inlines"]);
             Assert.That(e, Is.EqualTo(0), err);
             Assert.That(with, Is.EqualTo(without), style);
         }
@@ -117,7 +117,7 @@ public sealed class SourceLinesCliTests
     public void Stacks_WithInlines_PutsInlineFramesIntoTheBuckets_InEveryFormat()
     {
         string histogram = Histogram(("xelines.dll+0x1020\nxelines.dll+0x10cf", 7), ("xelines.dll+0x1042", 3));
-        (int exit, string json, string err) = StacksCliTests.Run(["stacks", histogram, "--format", "json", "--lines", "--inlines", .. Symbols]);
+        (int exit, string json, string err) = CliRunner.Run(["stacks", histogram, "--format", "json", "--lines", "--inlines", .. Symbols]);
         Assert.That(exit, Is.EqualTo(0), err);
         using (JsonDocument doc = JsonDocument.Parse(json))
         {
@@ -132,12 +132,12 @@ public sealed class SourceLinesCliTests
             }));
         }
 
-        (_, string folded, _) = StacksCliTests.Run(["stacks", histogram, "--format", "folded", "--inlines", .. Symbols]);
+        (_, string folded, _) = CliRunner.Run(["stacks", histogram, "--format", "folded", "--inlines", .. Symbols]);
         Assert.That(folded.Split('\n', StringSplitOptions.RemoveEmptyEntries), Has.Member(
             "xelines.dll!Count+0x2f;xelines.dll!Top+0x10;(Inline Function) xelines.dll!Mid+0x1;(Inline Function) xelines.dll!xe::Leaf+0x1 7"));
 
         // Without the options the buckets are exactly as before: one frame per address.
-        (_, string plain, _) = StacksCliTests.Run(["stacks", histogram, "--format", "folded", .. Symbols]);
+        (_, string plain, _) = CliRunner.Run(["stacks", histogram, "--format", "folded", .. Symbols]);
         Assert.That(plain.Split('\n', StringSplitOptions.RemoveEmptyEntries), Has.Member("xelines.dll!Count+0x2f;xelines.dll!Top+0x10 7"));
     }
 
@@ -146,7 +146,7 @@ public sealed class SourceLinesCliTests
     {
         string a = Histogram(("xelines.dll+0x1020", 4));
         string b = Histogram(("xelines.dll+0x1020", 9));
-        (int exit, string diff, string err) = StacksCliTests.Run(["diff", a, b, "--format", "json", "--lines", "--inlines", .. Symbols]);
+        (int exit, string diff, string err) = CliRunner.Run(["diff", a, b, "--format", "json", "--lines", "--inlines", .. Symbols]);
         Assert.That(exit, Is.EqualTo(0), err);
         using (JsonDocument doc = JsonDocument.Parse(diff))
         {
@@ -159,7 +159,7 @@ public sealed class SourceLinesCliTests
         }
 
         string report = Path.Combine(_tmp.Path, "report");
-        (exit, _, err) = StacksCliTests.Run(["report", b, "-o", report, "--lines", "--inlines", .. Symbols]);
+        (exit, _, err) = CliRunner.Run(["report", b, "-o", report, "--lines", "--inlines", .. Symbols]);
         Assert.That(exit, Is.EqualTo(0), err);
         string reportJson = File.ReadAllText(Path.Combine(report, "report.json"));
         using (JsonDocument doc = JsonDocument.Parse(reportJson))
@@ -184,9 +184,9 @@ public sealed class SourceLinesCliTests
     {
         string capture = Path.Combine(TestPaths.Samples, "latch_nesting_full");
         string[] common = ["export", capture, "--format", "parquet", "--resolve", "--symbols", TestPaths.SymbolsCache, "--binaries", TestPaths.SymbolsCache, "--offline"];
-        (int exit, _, string plain) = StacksCliTests.Run([.. common, "-o", _tmp.File("plain")]);
+        (int exit, _, string plain) = CliRunner.Run([.. common, "-o", _tmp.File("plain")]);
         Assert.That(exit, Is.EqualTo(0), plain);
-        (exit, _, string with) = StacksCliTests.Run([.. common, "-o", _tmp.File("lines"), "--lines", "--inlines"]);
+        (exit, _, string with) = CliRunner.Run([.. common, "-o", _tmp.File("lines"), "--lines", "--inlines"]);
         Assert.That(exit, Is.EqualTo(0), with);
         string Summary(string err) => err.Split('\n').Single(l => l.StartsWith("xeanalyze: --resolve:", StringComparison.Ordinal));
         Assert.That(Summary(with), Is.EqualTo(Summary(plain)));
@@ -202,7 +202,7 @@ public sealed class SourceLinesCliTests
     {
         string input = _tmp.File("in-" + Guid.NewGuid().ToString("N") + ".txt");
         File.WriteAllText(input, Input);
-        (int exit, string output, string err) = StacksCliTests.Run(["resolve", input, "--frame-style", style, .. options, .. Symbols]);
+        (int exit, string output, string err) = CliRunner.Run(["resolve", input, "--frame-style", style, .. options, .. Symbols]);
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(err, Does.Contain("0 unverified"));
         return ResolutionFixtures.Lines(output).ToArray();

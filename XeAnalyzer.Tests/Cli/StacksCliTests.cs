@@ -23,14 +23,6 @@ public sealed class StacksCliTests
     [TearDown]
     public void TearDown() => _tmp.Dispose();
 
-    internal static (int Exit, string Out, string Err) Run(params string[] args)
-    {
-        using var o = new StringWriter(CultureInfo.InvariantCulture);
-        using var e = new StringWriter(CultureInfo.InvariantCulture);
-        int exit = Program.Run(args, o, e);
-        return (exit, o.ToString(), e.ToString());
-    }
-
     /// <summary>The expected buckets of sample 1 (count, frames) from the generator's TSV, in slot order.</summary>
     private static List<(long Count, string[] Frames)> Expected() =>
         [.. SampleData.Tsv(Path.Combine(TestPaths.Samples, "expected", "latch_nesting_full.stacks.tsv"))
@@ -40,7 +32,7 @@ public sealed class StacksCliTests
     [Test]
     public void Stacks_Sample1_PrintsTheSeedBucketsWithCountsAndFrames_ThenTheResolutionSummary()
     {
-        (int exit, string output, string err) = Run(["stacks", Sample1, .. Symbols]);
+        (int exit, string output, string err) = CliRunner.Run(["stacks", Sample1, .. Symbols]);
         Assert.That(exit, Is.EqualTo(0), err);
         string[] lines = output.Split('\n');
         List<(long Count, string[] Frames)> expected = Expected();
@@ -66,7 +58,7 @@ public sealed class StacksCliTests
     {
         string Buckets(string input)
         {
-            (int exit, string output, string err) = Run(["stacks", input, "--format", "json", .. Symbols]);
+            (int exit, string output, string err) = CliRunner.Run(["stacks", input, "--format", "json", .. Symbols]);
             Assert.That(exit, Is.EqualTo(0), err);
             using JsonDocument doc = JsonDocument.Parse(output);
             return string.Join("\n\n", doc.RootElement.GetProperty("buckets").EnumerateArray().Select(b =>
@@ -84,7 +76,7 @@ public sealed class StacksCliTests
     public void Stacks_CsvAndFramesCsv_OneRowPerBucketAndPerFrame()
     {
         string frames = Path.Combine(_tmp.Path, "frames.csv");
-        (int exit, string output, string err) = Run(["stacks", Sample1, "--format", "csv", "--frames-csv", frames, .. Symbols]);
+        (int exit, string output, string err) = CliRunner.Run(["stacks", Sample1, "--format", "csv", "--frames-csv", frames, .. Symbols]);
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(output, Does.StartWith("rank,count,share,event,raw_stacks,first_seen,last_seen,duration_events,total_duration,max_duration,total_signal_duration,max_signal_duration,frame_count,unresolved_frames,leaf,frames\n"));
         Assert.That(output, Does.Contain("\n1,2005,"));
@@ -99,7 +91,7 @@ public sealed class StacksCliTests
     public void Stacks_FlameFormats_FoldedSpeedscopeSvg_CarryEveryEvent()
     {
         long total = Expected().Sum(b => b.Count);
-        (int exit, string folded, string err) = Run(["stacks", Sample1, "--format", "folded", .. Symbols]);
+        (int exit, string folded, string err) = CliRunner.Run(["stacks", Sample1, "--format", "folded", .. Symbols]);
         Assert.That(exit, Is.EqualTo(0), err);
         string[] lines = folded.Split('\n', StringSplitOptions.RemoveEmptyEntries);
         Assert.That(lines, Has.Length.EqualTo(14));
@@ -108,7 +100,7 @@ public sealed class StacksCliTests
         Assert.That(lines, Does.Contain(stackA), "root first, leaf last");
 
         string speedscope = Path.Combine(_tmp.Path, "s.json");
-        Assert.That(Run(["stacks", Sample1, "--format", "speedscope", "-o", speedscope, .. Symbols]).Exit, Is.EqualTo(0));
+        Assert.That(CliRunner.Run(["stacks", Sample1, "--format", "speedscope", "-o", speedscope, .. Symbols]).Exit, Is.EqualTo(0));
         using (JsonDocument doc = JsonDocument.Parse(File.ReadAllText(speedscope)))
         {
             Assert.That(doc.RootElement.GetProperty("$schema").GetString(), Is.EqualTo("https://www.speedscope.app/file-format-schema.json"));
@@ -117,13 +109,13 @@ public sealed class StacksCliTests
         }
 
         string svg = Path.Combine(_tmp.Path, "f.svg");
-        Assert.That(Run(["stacks", Sample1, "--format", "svg", "-o", svg, .. Symbols]).Exit, Is.EqualTo(0));
+        Assert.That(CliRunner.Run(["stacks", Sample1, "--format", "svg", "-o", svg, .. Symbols]).Exit, Is.EqualTo(0));
         string svgText = File.ReadAllText(svg);
         Assert.That(svgText, Does.StartWith("<?xml"));
         Assert.That(svgText, Does.Contain("XeSqlPkg::latch_acquired::Publish+0x1a9"));
 
         string html = Path.Combine(_tmp.Path, "r.html");
-        Assert.That(Run(["stacks", Sample1, "--format", "html", "-o", html, .. Symbols]).Exit, Is.EqualTo(0));
+        Assert.That(CliRunner.Run(["stacks", Sample1, "--format", "html", "-o", html, .. Symbols]).Exit, Is.EqualTo(0));
         string htmlText = File.ReadAllText(html);
         Assert.That(htmlText, Does.Contain("<svg"));
         Assert.That(htmlText, Does.Contain("ParNestedXdes::GenerateLogRec+0x98"));
@@ -132,14 +124,14 @@ public sealed class StacksCliTests
     [Test]
     public void Stacks_TopAndMinCount_ShowFewerBuckets_AndSaySo()
     {
-        (int exit, string output, _) = Run(["stacks", Sample1, "--top", "3", .. Symbols]);
+        (int exit, string output, _) = CliRunner.Run(["stacks", Sample1, "--top", "3", .. Symbols]);
         Assert.That(exit, Is.EqualTo(0));
         Assert.That(output, Does.Contain("Bucket 3 of 14"));
         Assert.That(output, Does.Not.Contain("Bucket 4 of 14"));
         long rest = Expected().Skip(3).Sum(b => b.Count);
         Assert.That(output, Does.Contain(string.Create(CultureInfo.InvariantCulture, $"11 more bucket(s) with {rest} events not shown")));
 
-        (_, string min, _) = Run(["stacks", Sample1, "--min-count", "5", "--format", "json", .. Symbols]);
+        (_, string min, _) = CliRunner.Run(["stacks", Sample1, "--min-count", "5", "--format", "json", .. Symbols]);
         using JsonDocument doc = JsonDocument.Parse(min);
         Assert.That(doc.RootElement.GetProperty("buckets").GetArrayLength(), Is.EqualTo(Expected().Count(b => b.Count >= 5)));
     }
@@ -147,9 +139,9 @@ public sealed class StacksCliTests
     [Test]
     public void Stacks_NoOffsets_AndResolverStyle_ChangeTheFrames()
     {
-        (_, string noOffsets, _) = Run(["stacks", Sample1, "--no-offsets", "--top", "1", .. Symbols]);
+        (_, string noOffsets, _) = CliRunner.Run(["stacks", Sample1, "--no-offsets", "--top", "1", .. Symbols]);
         Assert.That(noOffsets, Does.Contain("\nsqlmin.dll!XeSqlPkg::latch_acquired::Publish\n"));
-        (_, string resolver, _) = Run(["stacks", Sample1, "--frame-style", "resolver", "--top", "1", .. Symbols]);
+        (_, string resolver, _) = CliRunner.Run(["stacks", Sample1, "--frame-style", "resolver", "--top", "1", .. Symbols]);
         Assert.That(resolver, Does.Contain("\nsqlmin!XeSqlPkg::latch_acquired::Publish+425\n"));
     }
 
@@ -159,7 +151,7 @@ public sealed class StacksCliTests
         var c = new StackCaptures();
         string path = _tmp.File("nostack_0_133601526724170000.xel");
         c.WriteXel(path, [c.Latch(At(0), null, 1), c.Latch(At(1), null, 2)]);
-        (int exit, string output, string err) = Run(["stacks", path]);
+        (int exit, string output, string err) = CliRunner.Run(["stacks", path]);
         Assert.That(exit, Is.EqualTo(4));
         Assert.That(output, Is.Empty);
         Assert.That(err, Does.Contain("none carries a callstack"));
@@ -187,7 +179,7 @@ public sealed class StacksCliTests
             File.WriteAllBytes(path, bytes.AsSpan(0, bytes.Length - 100).ToArray());
         }
 
-        (int exit, string output, string err) = Run(["stacks", path]);
+        (int exit, string output, string err) = CliRunner.Run(["stacks", path]);
 
         Assert.That(exit, Is.EqualTo(3), err);
         Assert.That(output, Is.Empty);
@@ -195,14 +187,14 @@ public sealed class StacksCliTests
         Assert.That(err, Does.Contain("1 incomplete final buffer(s)"));
         Assert.That(err, Does.Contain("may be in the part that could not be read"));
 
-        (exit, _, err) = Run(["latches", path]);
+        (exit, _, err) = CliRunner.Run(["latches", path]);
         Assert.That(exit, Is.EqualTo(3), "latches: the same precedence (partial over missing data): " + err);
     }
 
     [Test]
     public void Stacks_NoMatchingEvents_Exits4_NamingTheEventsFound()
     {
-        (int exit, _, string err) = Run(["stacks", Sample1, "--event", "wait_info", .. Symbols]);
+        (int exit, _, string err) = CliRunner.Run(["stacks", Sample1, "--event", "wait_info", .. Symbols]);
         Assert.That(exit, Is.EqualTo(4));
         Assert.That(err, Does.Contain("sqlserver.latch_acquired (6,043)"));
     }
@@ -212,21 +204,21 @@ public sealed class StacksCliTests
     {
         string junk = _tmp.File("junk.xel");
         File.WriteAllBytes(junk, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]);
-        (int exit, _, string err) = Run(["stacks", junk]);
+        (int exit, _, string err) = CliRunner.Run(["stacks", junk]);
         Assert.That(exit, Is.EqualTo(1));
         Assert.That(err, Does.StartWith("xeanalyze: "));
         Assert.That(err, Does.Not.Contain("   at "), "no stack trace");
-        Assert.That(Run(["stacks", _tmp.File("absent.xel")]).Exit, Is.EqualTo(1));
-        Assert.That(Run(["stacks", Sample1, "--modules", _tmp.File("absent.txt")]).Exit, Is.EqualTo(1));
-        Assert.That(Run(["stacks", Sample1, "--format", "pdf"]).Exit, Is.EqualTo(2));
-        Assert.That(Run(["stacks", Sample1, "--top", "-1"]).Exit, Is.EqualTo(2));
-        Assert.That(Run(["stacks", Sample1, "--where", "nonsense"]).Exit, Is.EqualTo(2));
+        Assert.That(CliRunner.Run(["stacks", _tmp.File("absent.xel")]).Exit, Is.EqualTo(1));
+        Assert.That(CliRunner.Run(["stacks", Sample1, "--modules", _tmp.File("absent.txt")]).Exit, Is.EqualTo(1));
+        Assert.That(CliRunner.Run(["stacks", Sample1, "--format", "pdf"]).Exit, Is.EqualTo(2));
+        Assert.That(CliRunner.Run(["stacks", Sample1, "--top", "-1"]).Exit, Is.EqualTo(2));
+        Assert.That(CliRunner.Run(["stacks", Sample1, "--where", "nonsense"]).Exit, Is.EqualTo(2));
     }
 
     [Test]
     public void Stacks_WeightDuration_WithoutDurations_Exits4()
     {
-        (int exit, _, string err) = Run(["stacks", Sample1, "--format", "folded", "--weight", "duration", .. Symbols]);
+        (int exit, _, string err) = CliRunner.Run(["stacks", Sample1, "--format", "folded", "--weight", "duration", .. Symbols]);
         Assert.That(exit, Is.EqualTo(4));
         Assert.That(err, Does.Contain("duration field"));
     }
@@ -239,7 +231,7 @@ public sealed class StacksCliTests
         ulong[] d = Addresses(Seed("D"), BasesA);
         c.WriteXel(path, [c.Wait(At(0), d, "Begin", 0, 0, 1), c.Wait(At(5), d, "End", 40, 2, 2), c.Wait(At(6), d, "Begin", 0, 0, 3), c.Wait(At(9), d, "End", 25, 4, 4)]);
         File.WriteAllText(_tmp.File("waits.modules.txt"), ModuleList(BasesA));
-        (int exit, string output, string err) = Run(["stacks", path, "--where", "opcode=End", "--format", "json", "--symbols", TestPaths.SymbolsCache, "--binaries", TestPaths.SymbolsCache]);
+        (int exit, string output, string err) = CliRunner.Run(["stacks", path, "--where", "opcode=End", "--format", "json", "--symbols", TestPaths.SymbolsCache, "--binaries", TestPaths.SymbolsCache]);
         Assert.That(exit, Is.EqualTo(0), err);
         using JsonDocument doc = JsonDocument.Parse(output);
         JsonElement bucket = doc.RootElement.GetProperty("buckets")[0];
@@ -248,7 +240,7 @@ public sealed class StacksCliTests
         Assert.That((dur.GetProperty("total").GetInt64(), dur.GetProperty("max").GetInt64(), dur.GetProperty("totalSignal").GetInt64()), Is.EqualTo((65L, 40L, 6L)));
         Assert.That(bucket.GetProperty("frames")[0].GetProperty("text").GetString(), Is.EqualTo(Seed("D")[0].Engine));
 
-        (int fexit, string folded, _) = Run(["stacks", path, "--where", "opcode=End", "--format", "folded", "--weight", "duration", "--symbols", TestPaths.SymbolsCache, "--binaries", TestPaths.SymbolsCache]);
+        (int fexit, string folded, _) = CliRunner.Run(["stacks", path, "--where", "opcode=End", "--format", "folded", "--weight", "duration", "--symbols", TestPaths.SymbolsCache, "--binaries", TestPaths.SymbolsCache]);
         Assert.That(fexit, Is.EqualTo(0));
         Assert.That(folded.TrimEnd('\n'), Does.EndWith(" 65"));
     }
@@ -263,7 +255,7 @@ public sealed class StacksCliTests
         File.WriteAllText(_tmp.File("mixed.modules.txt"), ModuleList(BasesA));
         string[] args = ["stacks", path, "--format", "json", "--symbols", TestPaths.SymbolsCache, "--binaries", TestPaths.SymbolsCache];
 
-        (int exit, string byEvent, string err) = Run(args);
+        (int exit, string byEvent, string err) = CliRunner.Run(args);
         Assert.That(exit, Is.EqualTo(0), err);
         using (JsonDocument doc = JsonDocument.Parse(byEvent))
         {
@@ -271,7 +263,7 @@ public sealed class StacksCliTests
                 Is.EqualTo(new[] { ((string?)"sqlos.wait_info_external", 2L), ("sqlos.wait_info", 1L) }));
         }
 
-        (int mexit, string merged, _) = Run([.. args, "--group-by-event", "false"]);
+        (int mexit, string merged, _) = CliRunner.Run([.. args, "--group-by-event", "false"]);
         Assert.That(mexit, Is.EqualTo(0));
         using JsonDocument m = JsonDocument.Parse(merged);
         JsonElement only = m.RootElement.GetProperty("buckets").EnumerateArray().Single();
@@ -289,7 +281,7 @@ public sealed class StacksCliTests
     [TestCase("html")]
     public void Stacks_SameInput_SameBytes_InAnyCulture(string format)
     {
-        (int exit, string first, _) = Run(["stacks", Sample1, "--format", format, .. Symbols]);
+        (int exit, string first, _) = CliRunner.Run(["stacks", Sample1, "--format", format, .. Symbols]);
         Assert.That(exit, Is.EqualTo(0));
         CultureInfo saved = CultureInfo.CurrentCulture;
         CultureInfo savedUi = CultureInfo.CurrentUICulture;
@@ -297,7 +289,7 @@ public sealed class StacksCliTests
         {
             CultureInfo.CurrentCulture = CultureInfo.GetCultureInfo("tr-TR");
             CultureInfo.CurrentUICulture = CultureInfo.GetCultureInfo("tr-TR");
-            (_, string turkish, _) = Run(["stacks", Sample1, "--format", format, .. Symbols]);
+            (_, string turkish, _) = CliRunner.Run(["stacks", Sample1, "--format", format, .. Symbols]);
             Assert.That(turkish, Is.EqualTo(first));
         }
         finally

@@ -26,17 +26,17 @@ public sealed class UnverifiedMatchCliTests
     {
         // module+offset frames, no --binaries, no --sql-build: only the names identify the PDBs, found in the folder named with --symbols.
         string[] symbols = ["--symbols", TestPaths.SymbolsCache, "--offline"];
-        (int exit, string text, string err) = StacksCliTests.Run(["stacks", Histogram, .. symbols]);
+        (int exit, string text, string err) = CliRunner.Run(["stacks", Histogram, .. symbols]);
         Assert.That(exit, Is.EqualTo(0), err);
         string[] frames = [.. text.Split('\n').Where(l => l.Contains(".dll!", StringComparison.Ordinal))];
         Assert.That(frames, Is.Not.Empty);
         Assert.That(frames.Where(f => !f.EndsWith(Mark, StringComparison.Ordinal)), Is.Empty, "text: every resolved frame");
         Assert.That(text, Does.Contain("unverified: give --sql-build or --binaries"), "the per-bucket note stays");
 
-        (_, string csv, _) = StacksCliTests.Run(["stacks", Histogram, "--format", "csv", .. symbols]);
+        (_, string csv, _) = CliRunner.Run(["stacks", Histogram, "--format", "csv", .. symbols]);
         Assert.That(csv, Does.Contain("sqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1a9" + Mark));
 
-        (_, string json, _) = StacksCliTests.Run(["stacks", Histogram, "--format", "json", .. symbols]);
+        (_, string json, _) = CliRunner.Run(["stacks", Histogram, "--format", "json", .. symbols]);
         using (JsonDocument doc = JsonDocument.Parse(json))
         {
             var all = doc.RootElement.GetProperty("buckets").EnumerateArray().SelectMany(b => b.GetProperty("frames").EnumerateArray()).ToList();
@@ -46,19 +46,19 @@ public sealed class UnverifiedMatchCliTests
             Assert.That(resolved.Select(f => f.GetProperty("verified").GetBoolean()), Has.All.False, "json: verified flag");
         }
 
-        (_, string folded, _) = StacksCliTests.Run(["stacks", Histogram, "--format", "folded", .. symbols]);
+        (_, string folded, _) = CliRunner.Run(["stacks", Histogram, "--format", "folded", .. symbols]);
         Assert.That(folded.Split('\n', StringSplitOptions.RemoveEmptyEntries), Has.All.Contains("Publish+0x1a9" + Mark), "folded");
 
         string svg = _tmp.File("f.svg");
-        Assert.That(StacksCliTests.Run(["stacks", Histogram, "--format", "svg", "-o", svg, .. symbols]).Exit, Is.EqualTo(0));
+        Assert.That(CliRunner.Run(["stacks", Histogram, "--format", "svg", "-o", svg, .. symbols]).Exit, Is.EqualTo(0));
         Assert.That(File.ReadAllText(svg), Does.Contain("<title>sqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1a9" + Mark), "flame graph titles");
 
         string html = _tmp.File("s.html");
-        Assert.That(StacksCliTests.Run(["stacks", Histogram, "--format", "html", "-o", html, .. symbols]).Exit, Is.EqualTo(0));
+        Assert.That(CliRunner.Run(["stacks", Histogram, "--format", "html", "-o", html, .. symbols]).Exit, Is.EqualTo(0));
         Assert.That(File.ReadAllText(html), Does.Contain("Publish+0x1a9" + Mark), "html");
 
         string speedscope = _tmp.File("s.json");
-        Assert.That(StacksCliTests.Run(["stacks", Histogram, "--format", "speedscope", "-o", speedscope, .. symbols]).Exit, Is.EqualTo(0));
+        Assert.That(CliRunner.Run(["stacks", Histogram, "--format", "speedscope", "-o", speedscope, .. symbols]).Exit, Is.EqualTo(0));
         using (JsonDocument doc = JsonDocument.Parse(File.ReadAllText(speedscope)))
         {
             Assert.That(SourceLinesCliTests.JsonStrings(doc.RootElement), Has.Some.EndsWith("Publish+0x1a9" + Mark), "speedscope frame names");
@@ -70,7 +70,7 @@ public sealed class UnverifiedMatchCliTests
     {
         string[] symbols = ["--symbols", TestPaths.SymbolsCache, "--offline"];
         string report = Path.Combine(_tmp.Path, "report");
-        (int exit, _, string err) = StacksCliTests.Run(["report", Histogram, "-o", report, .. symbols]);
+        (int exit, _, string err) = CliRunner.Run(["report", Histogram, "-o", report, .. symbols]);
         Assert.That(exit, Is.EqualTo(0), err);
         string[] files = Directory.GetFiles(report);
         Assert.That(File.ReadAllText(Path.Combine(report, "index.html")), Does.Contain("Publish+0x1a9" + Mark), "report page");
@@ -88,7 +88,7 @@ public sealed class UnverifiedMatchCliTests
             Is.True, "report CSV tables");
 
         string d = _tmp.File("d.folded");
-        (exit, string diff, err) = StacksCliTests.Run(["diff", Histogram, Histogram, "--folded", d, .. symbols]);
+        (exit, string diff, err) = CliRunner.Run(["diff", Histogram, Histogram, "--folded", d, .. symbols]);
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(diff, Does.Contain("Publish+0x1a9" + Mark), "diff text");
         Assert.That(File.ReadAllText(d), Does.Contain("Publish+0x1a9" + Mark), "diff folded");
@@ -98,7 +98,7 @@ public sealed class UnverifiedMatchCliTests
     [TestCase("cache*{0}")]
     public void Stacks_NeverUsesANameOnlyMatch_FromAStoreOrCacheElement(string element)
     {
-        (int exit, string text, string err) = StacksCliTests.Run(["stacks", Histogram, "--symbols", string.Format(System.Globalization.CultureInfo.InvariantCulture, element, TestPaths.SymbolsCache), "--offline"]);
+        (int exit, string text, string err) = CliRunner.Run(["stacks", Histogram, "--symbols", string.Format(System.Globalization.CultureInfo.InvariantCulture, element, TestPaths.SymbolsCache), "--offline"]);
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(text, Does.Not.Contain(Mark));
         Assert.That(text, Does.Not.Contain(".dll!"), "no frame resolved");
@@ -119,7 +119,7 @@ public sealed class UnverifiedMatchCliTests
             Environment.SetEnvironmentVariable("XDG_CACHE_HOME", xdg);
             Environment.SetEnvironmentVariable("_NT_SYMBOL_PATH", null);
             Environment.SetEnvironmentVariable("_NT_ALT_SYMBOL_PATH", null);
-            (int exit, string text, string err) = StacksCliTests.Run(["stacks", Histogram]);
+            (int exit, string text, string err) = CliRunner.Run(["stacks", Histogram]);
             Assert.That(exit, Is.EqualTo(0), err);
             Assert.That(text, Does.Not.Contain(Mark));
             Assert.That(text, Does.Not.Contain(".dll!"), "no frame resolved through the default cache's PDB");
@@ -127,7 +127,7 @@ public sealed class UnverifiedMatchCliTests
             Assert.That(text, Does.Contain("has that name but is not used"), "the summary says why the cached PDB was not used");
 
             // With the build identified, the same cache resolves every frame, verified.
-            (exit, text, err) = StacksCliTests.Run(["stacks", Histogram, "--binaries", TestPaths.SymbolsCache]);
+            (exit, text, err) = CliRunner.Run(["stacks", Histogram, "--binaries", TestPaths.SymbolsCache]);
             Assert.That(exit, Is.EqualTo(0), err);
             Assert.That(text, Does.Contain("sqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1a9\n"));
             Assert.That(text, Does.Not.Contain(Mark));

@@ -28,21 +28,13 @@ public sealed class ExportCliTests
     [TearDown]
     public void TearDown() => Directory.Delete(_dir, recursive: true);
 
-    private static (int Exit, string Out, string Err) Run(params string[] args)
-    {
-        using var o = new StringWriter();
-        using var e = new StringWriter();
-        int exit = Program.Run(args, o, e);
-        return (exit, o.ToString(), e.ToString());
-    }
-
     private static string Sample(string name) => Path.Combine(TestPaths.Samples, name);
 
     [Test]
     public void Export_PrintsOneLinePerFile_WithRowsAndBytes()
     {
         string outDir = Path.Combine(_dir, "out");
-        (int exit, string output, string err) = Run("export", Sample("blob_storage_waits"), "--format", "parquet", "-o", outDir, "--row-group-size", "1000");
+        (int exit, string output, string err) = CliRunner.Run("export", Sample("blob_storage_waits"), "--format", "parquet", "-o", outDir, "--row-group-size", "1000");
         Assert.That(exit, Is.EqualTo(ExitCodes.Ok), err);
         var counts = XelReader.ReadEvents(CaptureSet.Expand([Sample("blob_storage_waits")])[0]).GroupBy(e => e.FullName).ToDictionary(g => g.Key, g => g.Count());
         var lines = output.Split('\n', StringSplitOptions.RemoveEmptyEntries);
@@ -69,7 +61,7 @@ public sealed class ExportCliTests
         string[] samples = ["latch_nesting_full", "blob_storage_waits", "cci_insert_memory"];
         foreach (string s in samples)
         {
-            (int exit, _, string err) = Run("export", Sample(s), "--format", "parquet", "-o", Path.Combine(_dir, "out", s));
+            (int exit, _, string err) = CliRunner.Run("export", Sample(s), "--format", "parquet", "-o", Path.Combine(_dir, "out", s));
             Assert.That(exit, Is.EqualTo(ExitCodes.Ok), err);
         }
 
@@ -110,7 +102,7 @@ public sealed class ExportCliTests
     [Test]
     public void Export_ReturnsMissingData_WhenNoEventMatches()
     {
-        (int exit, _, string err) = Run("export", Sample("cci_insert_memory"), "-o", Path.Combine(_dir, "o"), "--event", "no_such_event");
+        (int exit, _, string err) = CliRunner.Run("export", Sample("cci_insert_memory"), "-o", Path.Combine(_dir, "o"), "--event", "no_such_event");
         Assert.That(exit, Is.EqualTo(ExitCodes.MissingData));
         Assert.That(err, Does.Contain("no event passed the filter: events no_such_event"));
     }
@@ -121,17 +113,17 @@ public sealed class ExportCliTests
         string capture = Sample("cci_insert_memory");
         string file = Path.Combine(_dir, "a-file");
         File.WriteAllText(file, "x");
-        Assert.That(Run("export", capture, "--format", "csv", "-o", _dir).Exit, Is.EqualTo(ExitCodes.Usage));
-        Assert.That(Run("export", capture).Exit, Is.EqualTo(ExitCodes.Usage), "-o is required");
-        Assert.That(Run("export", capture, "-o", _dir, "--row-group-size", "0").Exit, Is.EqualTo(ExitCodes.Usage));
-        Assert.That(Run("export", capture, "-o", file).Exit, Is.EqualTo(ExitCodes.Usage));
-        Assert.That(Run("export", capture, "-o", _dir, "--compression", "lz4").Exit, Is.EqualTo(ExitCodes.Usage));
+        Assert.That(CliRunner.Run("export", capture, "--format", "csv", "-o", _dir).Exit, Is.EqualTo(ExitCodes.Usage));
+        Assert.That(CliRunner.Run("export", capture).Exit, Is.EqualTo(ExitCodes.Usage), "-o is required");
+        Assert.That(CliRunner.Run("export", capture, "-o", _dir, "--row-group-size", "0").Exit, Is.EqualTo(ExitCodes.Usage));
+        Assert.That(CliRunner.Run("export", capture, "-o", file).Exit, Is.EqualTo(ExitCodes.Usage));
+        Assert.That(CliRunner.Run("export", capture, "-o", _dir, "--compression", "lz4").Exit, Is.EqualTo(ExitCodes.Usage));
     }
 
     [Test]
     public void Export_ReturnsInputError_ForMissingCapture()
     {
-        (int exit, _, string err) = Run("export", Path.Combine(_dir, "nope.xel"), "-o", Path.Combine(_dir, "o"));
+        (int exit, _, string err) = CliRunner.Run("export", Path.Combine(_dir, "nope.xel"), "-o", Path.Combine(_dir, "o"));
         Assert.That(exit, Is.EqualTo(ExitCodes.InputError));
         Assert.That(err, Does.Contain("nope.xel"));
     }
@@ -144,7 +136,7 @@ public sealed class ExportCliTests
         string damaged = Path.Combine(_dir, "cut.xel");
         File.WriteAllBytes(damaged, b.AsSpan(0, b.Length - 700).ToArray());
         string outDir = Path.Combine(_dir, "o");
-        (int exit, string output, string err) = Run("export", damaged, "-o", outDir, "--skip-corrupt");
+        (int exit, string output, string err) = CliRunner.Run("export", damaged, "-o", outDir, "--skip-corrupt");
         Assert.That(exit, Is.EqualTo(ExitCodes.Partial), err);
         Assert.That(err, Does.Contain("partial result"));
         int readable = XelReader.ReadEvents(damaged).Count();
@@ -161,7 +153,7 @@ public sealed class ExportCliTests
     {
         string outDir = Path.Combine(_dir, "o");
         string[] args = ["export", Path.Combine(TestPaths.TestData, "xel", "latch.xel"), "-o", outDir];
-        (int exit, _, string err) = Run(option is null ? args : [.. args, "--compression", option]);
+        (int exit, _, string err) = CliRunner.Run(option is null ? args : [.. args, "--compression", option]);
         Assert.That(exit, Is.EqualTo(ExitCodes.Ok), err);
         string path = Path.Combine(outDir, "sqlserver.latch_acquired.parquet");
         QueryResult q = DuckDbOracle.Single(null, "SELECT DISTINCT compression FROM parquet_metadata(" + DuckDbOracle.Literal(path) + ")");
@@ -182,7 +174,7 @@ public sealed class ExportCliTests
         Assert.That(buckets, Has.Count.EqualTo(3));
 
         string outDir = Path.Combine(_dir, "out");
-        (int exit, _, string err) = Run("export", Sample("latch_nesting_full"), "-o", outDir, "--resolve",
+        (int exit, _, string err) = CliRunner.Run("export", Sample("latch_nesting_full"), "-o", outDir, "--resolve",
             "--symbols", TestPaths.SymbolsCache, "--binaries", TestPaths.SymbolsCache, "--offline");
         Assert.That(exit, Is.EqualTo(ExitCodes.Ok), err);
         Assert.That(err, Does.Contain("--resolve:"));

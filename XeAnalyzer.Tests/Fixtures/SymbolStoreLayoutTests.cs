@@ -1,6 +1,5 @@
 using System.Globalization;
 using System.Reflection.PortableExecutable;
-using XeAnalyzer.Symbols;
 using XeAnalyzer.Symbols.Pdb;
 
 namespace XeAnalyzer.Tests.Fixtures;

@@ -144,9 +144,7 @@ public class ChartSvgWriterTests
         y[4_000_001] = -500;
         var chart = new LineChart("spike", XAxisKind.Time, [new LineSeries("running total", x, y)]);
 
-        var sw = System.Diagnostics.Stopwatch.StartNew();
         string svg = ChartSvgWriter.ToSvg(chart);
-        sw.Stop();
 
         XDocument d = ParseXml(svg);
         XElement poly = d.Descendants(SvgNs + "polyline").Single();
@@ -166,7 +164,7 @@ public class ChartSvgWriterTests
             Assert.That(pts[i][0], Is.GreaterThanOrEqualTo(pts[i - 1][0]), "points stay in x order");
         }
 
-        TestContext.Out.WriteLine($"5,000,000-point line chart rendered in {sw.ElapsedMilliseconds} ms, {pts.Length} points drawn, {svg.Length:N0} chars");
+        TestContext.Out.WriteLine($"5,000,000-point line chart: {pts.Length} points drawn, {svg.Length:N0} chars");
     }
 
     [Test]

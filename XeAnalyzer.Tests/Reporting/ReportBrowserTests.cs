@@ -64,7 +64,7 @@ public sealed class ReportBrowserTests
     private string Report(string set)
     {
         string dir = _temp.File("report-" + set);
-        (int exit, _, string err) = ReportTestSupport.Run(["report", Path.Combine(TestPaths.Samples, set), "-o", dir, .. ReportTestSupport.SymbolArgs]);
+        (int exit, _, string err) = CliRunner.Run(["report", Path.Combine(TestPaths.Samples, set), "-o", dir, .. ReportTestSupport.SymbolArgs]);
         Assert.That(exit, Is.EqualTo(0), err);
         return dir;
     }
@@ -155,7 +155,7 @@ public sealed class ReportBrowserTests
         string capture = _temp.File("batches.xel");
         captures.WriteXel(capture, Enumerable.Range(0, 20).Select(i => captures.Batch(AnalysisCaptures.At(i * 10))));
         string dir = _temp.File("nothing");
-        (int exit, _, string err) = ReportTestSupport.Run("report", capture, "-o", dir);
+        (int exit, _, string err) = CliRunner.Run("report", capture, "-o", dir);
         Assert.That(exit, Is.EqualTo(4), err);
 
         JsonElement c = await LoadAsync(Path.Combine(dir, "index.html"), cancellationToken);
@@ -171,7 +171,7 @@ public sealed class ReportBrowserTests
         ReportTestSupport.MakeBatchInput(input);
         File.WriteAllText(Path.Combine(input, "broken.xel"), "not a capture");
         string output = _temp.File("batch-out");
-        (int exit, _, string err) = ReportTestSupport.Run(["batch", input, "-o", output, "--keep-going", .. ReportTestSupport.SymbolArgs]);
+        (int exit, _, string err) = CliRunner.Run(["batch", input, "-o", output, "--keep-going", .. ReportTestSupport.SymbolArgs]);
         Assert.That(exit, Is.EqualTo(1), err);
 
         ChromiumPage page = await _browser!.OpenPageAsync(cancellationToken);
@@ -213,7 +213,7 @@ public sealed class ReportBrowserTests
             try
             {
                 Environment.CurrentDirectory = TestPaths.RepoRoot;
-                (exit, _, err) = ReportTestSupport.Run("report", "sample-xel/" + set, "-o", dir, "--symbols", "symbols-cache", "--binaries", "symbols-cache", "--offline");
+                (exit, _, err) = CliRunner.Run("report", "sample-xel/" + set, "-o", dir, "--symbols", "symbols-cache", "--binaries", "symbols-cache", "--offline");
             }
             finally
             {

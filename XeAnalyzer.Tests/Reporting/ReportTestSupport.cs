@@ -13,14 +13,6 @@ internal static class ReportTestSupport
     /// <summary>The symbol options that resolve the samples offline: the committed store, the DLLs for verified identities.</summary>
     public static string[] SymbolArgs => ["--symbols", TestPaths.SymbolsCache, "--binaries", TestPaths.SymbolsCache, "--offline"];
 
-    public static (int Exit, string Out, string Err) Run(params string[] args)
-    {
-        using var o = new StringWriter(CultureInfo.InvariantCulture);
-        using var e = new StringWriter(CultureInfo.InvariantCulture);
-        int exit = Program.Run(args, o, e);
-        return (exit, o.ToString(), e.ToString());
-    }
-
     /// <summary>Copies a sample set's capture and sidecar into <paramref name="folder"/> (same names).</summary>
     public static string CopySample(string set, string folder)
     {

@@ -37,10 +37,8 @@ public sealed class SqlQueryTests
         _dir = Path.Combine(Path.GetTempPath(), "xeanalyzer-sql-" + Guid.NewGuid().ToString("N"));
         foreach (string s in SampleNames)
         {
-            using var o = new StringWriter();
-            using var e = new StringWriter();
-            int exit = Program.Run(["export", Sample(s), "--format", "parquet", "-o", Path.Combine(Out, s), "--resolve", "--symbols", TestPaths.SymbolsCache, "--binaries", TestPaths.SymbolsCache, "--offline"], o, e);
-            Assert.That(exit, Is.EqualTo(ExitCodes.Ok), e.ToString());
+            (int exit, _, string err) = CliRunner.Run("export", Sample(s), "--format", "parquet", "-o", Path.Combine(Out, s), "--resolve", "--symbols", TestPaths.SymbolsCache, "--binaries", TestPaths.SymbolsCache, "--offline");
+            Assert.That(exit, Is.EqualTo(ExitCodes.Ok), err);
         }
     }
 
@@ -115,20 +113,19 @@ public sealed class SqlQueryTests
     [Test]
     public void SqlCommand_ListsAndShowsTheQueries()
     {
-        using var o = new StringWriter();
-        using var e = new StringWriter();
-        Assert.That(Program.Run(["sql", "list"], o, e), Is.EqualTo(ExitCodes.Ok), e.ToString());
+        (int exit, string list, string err) = CliRunner.Run("sql", "list");
+        Assert.That(exit, Is.EqualTo(ExitCodes.Ok), err);
         foreach (AnalysisQuery q in AnalysisQueries.All)
         {
-            Assert.That(o.ToString(), Does.Contain(q.Name + "\n  " + q.Summary));
+            Assert.That(list, Does.Contain(q.Name + "\n  " + q.Summary));
         }
 
-        using var shown = new StringWriter();
-        Assert.That(Program.Run(["sql", "show", "memory_peaks"], shown, e), Is.EqualTo(ExitCodes.Ok));
-        Assert.That(shown.ToString(), Is.EqualTo(AnalysisQueries.Get("memory_peaks").Text), "the text exactly, ready to pipe");
-        using var err = new StringWriter();
-        Assert.That(Program.Run(["sql", "show", "no_such_query"], new StringWriter(), err), Is.EqualTo(ExitCodes.Usage));
-        Assert.That(err.ToString(), Does.Contain("no query is named 'no_such_query'").And.Contain("wait_summary"));
+        (exit, string shown, err) = CliRunner.Run("sql", "show", "memory_peaks");
+        Assert.That(exit, Is.EqualTo(ExitCodes.Ok), err);
+        Assert.That(shown, Is.EqualTo(AnalysisQueries.Get("memory_peaks").Text), "the text exactly, ready to pipe");
+        (exit, _, err) = CliRunner.Run("sql", "show", "no_such_query");
+        Assert.That(exit, Is.EqualTo(ExitCodes.Usage));
+        Assert.That(err, Does.Contain("no query is named 'no_such_query'").And.Contain("wait_summary"));
     }
 
     [Test]
@@ -295,11 +292,8 @@ public sealed class SqlQueryTests
         // The queries' capture expression (a rollover set is one capture) must agree with CaptureSet.Expand.
         string exportDir = Path.Combine(_dir, "rollover");
         string fixture = Path.Combine(TestPaths.TestData, "xel", "rollover");
-        using (var o = new StringWriter())
-        using (var e = new StringWriter())
-        {
-            Assert.That(Program.Run(["export", fixture, "-o", exportDir], o, e), Is.EqualTo(ExitCodes.Ok), e.ToString());
-        }
+        (int exit, _, string err) = CliRunner.Run("export", fixture, "-o", exportDir);
+        Assert.That(exit, Is.EqualTo(ExitCodes.Ok), err);
 
         string capture = CaptureSet.Expand([fixture]).Single().Name;
         string block = AnalysisQueries.Get("latches_per_scheduler").Text.Split('\n').SkipWhile(l => !l.Contains("CASE", StringComparison.Ordinal)).TakeWhile(l => !l.Contains("END AS capture", StringComparison.Ordinal)).Aggregate((a, b) => a + "\n" + b);

@@ -1,3 +1,4 @@
+using XeAnalyzer.IO;
 using XeAnalyzer.TargetData;
 using XeAnalyzer.Tests.Callstacks;
 

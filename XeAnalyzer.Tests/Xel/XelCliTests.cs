@@ -7,20 +7,13 @@ namespace XeAnalyzer.Tests.Xel;
 /// <summary>The info, events and slice commands, run in-process.</summary>
 public sealed class XelCliTests
 {
-    private static (int Exit, string Out, string Err) Run(params string[] args)
-    {
-        using var o = new StringWriter();
-        using var e = new StringWriter();
-        int exit = Program.Run(args, o, e);
-        return (exit, o.ToString(), e.ToString());
-    }
 
     private static string Fixture(string name) => XelFixtures.PathOf(name);
 
     [Test]
     public void Info_ReportsCountsAndSchema_ForTestXel()
     {
-        (int exit, string output, string err) = Run("info", TestPaths.RequireVector("xel", "TestXel_0.xel"));
+        (int exit, string output, string err) = CliRunner.Run("info", TestPaths.RequireVector("xel", "TestXel_0.xel"));
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(output, Does.Contain("events: 149"));
         Assert.That(output, Does.Match(@"sqlserver\.existing_connection\s+120"));
@@ -36,7 +29,7 @@ public sealed class XelCliTests
     [Test]
     public void Info_ShowsWaitInfoCallstack_ForSqlHealth()
     {
-        (int exit, string output, _) = Run("info", TestPaths.RequireVector("xel", "sqlhealth.xel"));
+        (int exit, string output, _) = CliRunner.Run("info", TestPaths.RequireVector("xel", "sqlhealth.xel"));
         Assert.That(exit, Is.EqualTo(0));
         Assert.That(output, Does.Contain("events: 178"));
         Assert.That(output, Does.Match(@"sqlos\.wait_info\s+1\n"));
@@ -48,7 +41,7 @@ public sealed class XelCliTests
     [Test]
     public void Info_TotalsRolloverSet_FromFolder()
     {
-        (int exit, string output, _) = Run("info", Path.Combine(TestPaths.TestData, "xel", "rollover"));
+        (int exit, string output, _) = CliRunner.Run("info", Path.Combine(TestPaths.TestData, "xel", "rollover"));
         Assert.That(exit, Is.EqualTo(0));
         Assert.That(output, Does.Contain("3 file(s) (rollover set)"));
         Assert.That(output, Does.Contain("set total:"));
@@ -58,7 +51,7 @@ public sealed class XelCliTests
     [Test]
     public void Events_WritesCsvWithHeader_ForLatchFixture()
     {
-        (int exit, string output, string err) = Run("events", Fixture("latch.xel"), "--format", "csv", "--limit", "3");
+        (int exit, string output, string err) = CliRunner.Run("events", Fixture("latch.xel"), "--format", "csv", "--limit", "3");
         Assert.That(exit, Is.EqualTo(0), err);
         string[] lines = output.Split('\n');
         Assert.That(lines[0].TrimEnd('\r'), Is.EqualTo("timestamp,event,file,offset,class,mode,address,database_id,file_id,page_id,duration,event_sequence,callstack,scheduler_id,session_id"));
@@ -69,7 +62,7 @@ public sealed class XelCliTests
     [Test]
     public void Events_NamesClashingActionColumns_WithActionSuffix()
     {
-        (int exit, string output, _) = Run("events", Fixture("all-types.xel"), "--event", "all_types", "--format", "csv", "--limit", "1");
+        (int exit, string output, _) = CliRunner.Run("events", Fixture("all-types.xel"), "--event", "all_types", "--format", "csv", "--limit", "1");
         Assert.That(exit, Is.EqualTo(0));
         string header = output.Split('\n')[0];
         Assert.That(header, Does.Contain(",session_id,"));
@@ -79,7 +72,7 @@ public sealed class XelCliTests
     [Test]
     public void Events_WritesJsonArray_WithTypedValues()
     {
-        (int exit, string output, _) = Run("events", Fixture("all-types.xel"), "--event", "xetest.all_types", "--format", "json");
+        (int exit, string output, _) = CliRunner.Run("events", Fixture("all-types.xel"), "--event", "xetest.all_types", "--format", "json");
         Assert.That(exit, Is.EqualTo(0));
         using JsonDocument doc = JsonDocument.Parse(output);
         Assert.That(doc.RootElement.GetArrayLength(), Is.EqualTo(XelFixtures.AllTypesCount));
@@ -93,7 +86,7 @@ public sealed class XelCliTests
     [Test]
     public void Events_WritesOneTextLinePerEvent_WithFilter()
     {
-        (int exit, string output, _) = Run("events", Fixture("all-types.xel"), "--event", "dup_event");
+        (int exit, string output, _) = CliRunner.Run("events", Fixture("all-types.xel"), "--event", "dup_event");
         Assert.That(exit, Is.EqualTo(0));
         string[] lines = output.Split('\n', StringSplitOptions.RemoveEmptyEntries);
         Assert.That(lines, Has.Length.EqualTo(3));
@@ -106,7 +99,7 @@ public sealed class XelCliTests
         string outPath = Path.Combine(Path.GetTempPath(), "xeanalyzer-slice-" + Guid.NewGuid().ToString("N") + ".xel");
         try
         {
-            (int exit, string output, string err) = Run("slice", Fixture("all-types.xel"), "--event", "all_types", "--from", "2024-03-01T12:00:00.05Z", "-o", outPath);
+            (int exit, string output, string err) = CliRunner.Run("slice", Fixture("all-types.xel"), "--event", "all_types", "--from", "2024-03-01T12:00:00.05Z", "-o", outPath);
             Assert.That(exit, Is.EqualTo(0), err);
             string[] expected = [.. XelReader.ReadEvents(Fixture("all-types.xel"), new XelReadOptions { EventNames = ["all_types"] })
                 .Where(e => e.Timestamp >= new DateTime(2024, 3, 1, 12, 0, 0, 50, DateTimeKind.Utc)).Select(XelRoundTripTests.Describe)];
@@ -130,14 +123,14 @@ public sealed class XelCliTests
         {
             foreach (string cmd in new[] { "info", "events" })
             {
-                (int exit, _, string err) = Run(cmd, bad);
+                (int exit, _, string err) = CliRunner.Run(cmd, bad);
                 Assert.That(exit, Is.EqualTo(1));
                 Assert.That(err.Trim().Split('\n'), Has.Length.EqualTo(1));
                 Assert.That(err, Does.Contain(bad).And.Contain("magic"));
                 Assert.That(err, Does.Not.Contain("   at "));
             }
 
-            (int missing, _, string err2) = Run("events", "/no/such/file.xel");
+            (int missing, _, string err2) = CliRunner.Run("events", "/no/such/file.xel");
             Assert.That(missing, Is.EqualTo(1));
             Assert.That(err2, Does.Contain("/no/such/file.xel"));
         }
@@ -162,12 +155,12 @@ public sealed class XelCliTests
         File.WriteAllBytes(damaged, b);
         try
         {
-            Assert.That(Run("events", damaged).Exit, Is.EqualTo(1));
-            (int exit, string output, string err) = Run("events", damaged, "--skip-corrupt");
+            Assert.That(CliRunner.Run("events", damaged).Exit, Is.EqualTo(1));
+            (int exit, string output, string err) = CliRunner.Run("events", damaged, "--skip-corrupt");
             Assert.That(exit, Is.EqualTo(3));
             Assert.That(output.Split('\n', StringSplitOptions.RemoveEmptyEntries).Length, Is.GreaterThan(0).And.LessThan(40));
             Assert.That(err, Does.Contain("partial result"));
-            Assert.That(Run("info", damaged, "--skip-corrupt").Exit, Is.EqualTo(3));
+            Assert.That(CliRunner.Run("info", damaged, "--skip-corrupt").Exit, Is.EqualTo(3));
         }
         finally
         {
@@ -178,8 +171,8 @@ public sealed class XelCliTests
     [Test]
     public void Commands_ReturnUsage_ForBadOptions()
     {
-        Assert.That(Run("events", Fixture("latch.xel"), "--format", "xml").Exit, Is.EqualTo(2));
-        Assert.That(Run("slice", Fixture("latch.xel"), "-o", "/tmp/x.xel").Exit, Is.EqualTo(2));
-        Assert.That(Run("slice", Fixture("latch.xel"), "--event", "x", "--from", "yesterday-ish", "-o", "/tmp/x.xel").Exit, Is.EqualTo(2));
+        Assert.That(CliRunner.Run("events", Fixture("latch.xel"), "--format", "xml").Exit, Is.EqualTo(2));
+        Assert.That(CliRunner.Run("slice", Fixture("latch.xel"), "-o", "/tmp/x.xel").Exit, Is.EqualTo(2));
+        Assert.That(CliRunner.Run("slice", Fixture("latch.xel"), "--event", "x", "--from", "yesterday-ish", "-o", "/tmp/x.xel").Exit, Is.EqualTo(2));
     }
 }

@@ -1,5 +1,4 @@
 using System.Buffers.Binary;
-using System.Diagnostics;
 using XeAnalyzer.Events;
 using XeAnalyzer.IO;
 using XeAnalyzer.Xel;
@@ -16,12 +15,9 @@ public sealed class XelCorruptionTests
             yield return XelFixtures.PathOf(name);
         }
 
-        if (TestPaths.Vectors is string v)
+        foreach (string f in new[] { "sqlhealth.xel", "gatewaysample.xel", "sqltrace.xel" })
         {
-            foreach (string f in new[] { "sqlhealth.xel", "gatewaysample.xel", "sqltrace.xel" })
-            {
-                yield return Path.Combine(v, "xel", f);
-            }
+            yield return TestPaths.VectorCase("xel", f);
         }
     }
 
@@ -44,11 +40,11 @@ public sealed class XelCorruptionTests
     }
 
     [TestCaseSource(nameof(Inputs))]
-    public void ReadEvents_YieldsCompletePrefix_WhenTruncatedAnywhere(string path)
+    public void ReadEvents_YieldsCompletePrefix_WhenTruncatedAnywhere(string input)
     {
+        string path = TestPaths.ResolveCase(input);
         byte[] full = File.ReadAllBytes(path);
         string[] all = [.. XelReader.ReadEvents(path).Select(XelRoundTripTests.Describe)];
-        var sw = Stopwatch.StartNew();
         int step = Math.Max(1, full.Length / 400);
         var boundaries = new HashSet<int>();
         for (int b = 512; b + 32 <= full.Length; b += BinaryPrimitives.ReadInt32LittleEndian(full.AsSpan(b + 16)))
@@ -79,13 +75,12 @@ public sealed class XelCorruptionTests
                 }
             }
         }
-
-        Assert.That(sw.Elapsed, Is.LessThan(TimeSpan.FromMinutes(2)));
     }
 
     [TestCaseSource(nameof(Inputs))]
-    public void ReadEvents_ThrowsOnlyOurException_WhenHeaderAndLengthBytesFlip(string path)
+    public void ReadEvents_ThrowsOnlyOurException_WhenHeaderAndLengthBytesFlip(string input)
     {
+        string path = TestPaths.ResolveCase(input);
         byte[] full = File.ReadAllBytes(path);
         var positions = new List<int>();
         int pos = 512;
@@ -121,8 +116,9 @@ public sealed class XelCorruptionTests
     }
 
     [TestCaseSource(nameof(Inputs))]
-    public void ReadEvents_ThrowsOnlyOurException_WhenRandomBytesFlip(string path)
+    public void ReadEvents_ThrowsOnlyOurException_WhenRandomBytesFlip(string input)
     {
+        string path = TestPaths.ResolveCase(input);
         byte[] full = File.ReadAllBytes(path);
         var rng = new Random(12345);
         for (int n = 0; n < 300; n++)

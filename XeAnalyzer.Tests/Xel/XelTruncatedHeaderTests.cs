@@ -75,10 +75,7 @@ public sealed class XelTruncatedHeaderTests
             "stacks" => ["stacks", path, "--offline"],
             _ => [command, path],
         };
-        using var o = new StringWriter();
-        using var e = new StringWriter();
-        int exit = Program.Run(args, o, e);
-        string err = e.ToString();
+        (int exit, _, string err) = CliRunner.Run(args);
         Assert.That(exit, Is.EqualTo(1), err);
         Assert.That(err, Does.Contain(path + ": byte offset " + length.ToString(System.Globalization.CultureInfo.InvariantCulture)).And.Contain("512-byte .xel file header"));
         Assert.That(err, Does.Not.Contain("internal error"));

@@ -1,4 +1,5 @@
 using System.Collections.Immutable;
+using XeAnalyzer.IO;
 using XeAnalyzer.TargetData;
 
 namespace XeAnalyzer.Callstacks;

@@ -1,4 +1,5 @@
 using System.Diagnostics.CodeAnalysis;
+using XeAnalyzer.Callstacks.Scanning;
 
 namespace XeAnalyzer.Callstacks;
 
@@ -8,14 +9,14 @@ namespace XeAnalyzer.Callstacks;
 /// </summary>
 public sealed class FrameParser
 {
-    private readonly FrameTokenizer _tokenizer;
+    private readonly FrameLineScanner _scanner;
 
     /// <summary>Creates a parser.</summary>
     /// <param name="options">Options (<see cref="StackTextReaderOptions.SymbolizedOffsetRadix"/>, <see cref="StackTextReaderOptions.FramesOnSingleLine"/>, limits), or <see langword="null"/> for the defaults.</param>
     public FrameParser(StackTextReaderOptions? options = null)
     {
         options ??= StackTextReaderOptions.Default;
-        _tokenizer = new FrameTokenizer(options.SymbolizedOffsetRadix, options.FramesOnSingleLine, options.Limits.MaxFramesPerLine);
+        _scanner = new FrameLineScanner(options.SymbolizedOffsetRadix, options.FramesOnSingleLine, options.Limits.MaxFramesPerLine);
     }
 
     /// <summary>Parses one frame token (<c>sqldk.dll+0x40609</c>, <c>0x00007FFEABD0D919</c>, <c>sqlmin!Foo+0x1a9</c>, <c>ntdll!Ordinal298+4A5</c>).</summary>
@@ -25,7 +26,7 @@ public sealed class FrameParser
     public bool TryParseFrame(string token, [NotNullWhen(true)] out StackFrame? frame)
     {
         ArgumentNullException.ThrowIfNull(token);
-        frame = _tokenizer.ParseSingleToken(token, out _);
+        frame = _scanner.ScanToken(token).Frame;
         return frame is not null;
     }
 
@@ -36,7 +37,7 @@ public sealed class FrameParser
     {
         ArgumentNullException.ThrowIfNull(line);
         var frames = new List<StackFrame>(1);
-        _tokenizer.ParseLine(line, frames);
+        _scanner.ScanLine(line, frames);
         return frames;
     }
 }

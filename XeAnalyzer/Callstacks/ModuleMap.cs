@@ -1,5 +1,6 @@
 using System.Diagnostics.CodeAnalysis;
 using System.Globalization;
+using XeAnalyzer.IO;
 using XeAnalyzer.TargetData;
 
 namespace XeAnalyzer.Callstacks;
@@ -156,7 +157,7 @@ public sealed class ModuleMap
     public static ModuleMap Load(string path, CancellationToken cancellationToken = default)
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
-        using StreamReader reader = TargetDataReader.OpenText(path);
+        using StreamReader reader = TextInput.OpenText(path);
         return Parse(reader, path, cancellationToken);
     }
 

@@ -1,5 +1,3 @@
-using XeAnalyzer.Symbols;
-
 namespace XeAnalyzer.Callstacks;
 
 /// <summary>A module → PDB mapping supplied by the input (CSV symbol metadata): which PDB build a module's frames must be looked up in.</summary>

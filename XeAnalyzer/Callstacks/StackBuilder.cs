@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using XeAnalyzer.Callstacks.Scanning;
 using XeAnalyzer.TargetData;
 
 namespace XeAnalyzer.Callstacks;
@@ -9,7 +10,7 @@ internal sealed class StackBuilder
     private const int MaxJoinedRvaLines = 16;
     private const int MaxJoinedRvaChars = 64 * 1024;
 
-    private readonly FrameTokenizer _tokenizer;
+    private readonly FrameLineScanner _scanner;
     private readonly SymbolMetadataTable _metadata;
     private readonly string? _filePath;
     private readonly OffsetRadix _radix;
@@ -23,9 +24,9 @@ internal sealed class StackBuilder
     private bool _hasMetadata;
     private bool _hasNonBlank;
 
-    public StackBuilder(FrameTokenizer tokenizer, SymbolMetadataTable metadata, string? filePath, OffsetRadix radix)
+    public StackBuilder(FrameLineScanner scanner, SymbolMetadataTable metadata, string? filePath, OffsetRadix radix)
     {
-        _tokenizer = tokenizer;
+        _scanner = scanner;
         _metadata = metadata;
         _filePath = filePath;
         _radix = radix;
@@ -52,7 +53,7 @@ internal sealed class StackBuilder
         {
             _pendingRva = string.Concat(_pendingRva, "\n", text);
             _pendingRvaLines++;
-            if (!FrameTokenizer.EndsInsideRvaFrame(_pendingRva) || _pendingRvaLines >= MaxJoinedRvaLines || _pendingRva.Length > MaxJoinedRvaChars)
+            if (!RvaFrameScanner.EndsInsideRvaFrame(_pendingRva) || _pendingRvaLines >= MaxJoinedRvaLines || _pendingRva.Length > MaxJoinedRvaChars)
             {
                 FlushPendingRva();
             }
@@ -60,7 +61,7 @@ internal sealed class StackBuilder
             return;
         }
 
-        if (mayHoldMarkup && text.AsSpan().IndexOfAny('<', '&') >= 0 && FrameTokenizer.HasRvaFrame(text) && FrameTokenizer.EndsInsideRvaFrame(text))
+        if (mayHoldMarkup && text.AsSpan().IndexOfAny('<', '&') >= 0 && RvaFrameScanner.HasRvaFrame(text) && RvaFrameScanner.EndsInsideRvaFrame(text))
         {
             _pendingRva = text;
             _pendingRvaLine = lineNumber;
@@ -137,12 +138,11 @@ internal sealed class StackBuilder
             string markup = element.ToMarkup();
             if (string.Equals(element.Name, "frame", StringComparison.Ordinal))
             {
-                StackFrame? frame = _tokenizer.BuildRvaFrame(element.Attributes, markup, out string? failure);
-                AddBuilt(markup, element.LineNumber, frame, failure);
+                AddBuilt(markup, element.LineNumber, _scanner.Rva.BuildFrame(element.Attributes, markup, 0));
             }
             else
             {
-                AddBuilt(markup, element.LineNumber, null, $"unexpected <{element.Name}> element in a callstack value");
+                AddBuilt(markup, element.LineNumber, new FrameFailure(FrameFailureReason.UnexpectedElement, 0, element.Name));
             }
         }
 
@@ -221,10 +221,10 @@ internal sealed class StackBuilder
         }
     }
 
-    private void AddBuilt(string text, long lineNumber, StackFrame? frame, string? failure)
+    private void AddBuilt(string text, long lineNumber, TokenScan scan)
     {
         _hasNonBlank = true;
-        if (frame is not null)
+        if (scan.Frame is { } frame)
         {
             _lines.Add(new PendingLine(text, lineNumber, _frames.Count, 1, null));
             _frames.Add(frame);
@@ -232,7 +232,7 @@ internal sealed class StackBuilder
         }
         else
         {
-            var details = new LineDetails([new UnparsedToken(text, 0, failure ?? "not a frame")], failure, null);
+            var details = new LineDetails([new UnparsedToken(text, 0, scan.Failure.Message)], scan.Failure, null);
             _lines.Add(new PendingLine(text, lineNumber, _frames.Count, 0, details));
         }
     }
@@ -240,7 +240,7 @@ internal sealed class StackBuilder
     private void ParseAndAdd(string text, long lineNumber)
     {
         int start = _frames.Count;
-        LineParse r = _tokenizer.ParseLine(text, _frames);
+        LineScan r = _scanner.ScanLine(text, _frames);
         ModulePdbInfo? metadata = null;
         if (r.FrameCount == 0 && text.Contains(',', StringComparison.Ordinal) && CsvSymbolMetadata.TryParseLine(text, lineNumber, out metadata))
         {

@@ -1,5 +1,4 @@
 using System.Globalization;
-using XeAnalyzer.Symbols;
 
 namespace XeAnalyzer.Callstacks;
 

@@ -1,4 +1,5 @@
 using System.Collections;
+using XeAnalyzer.Callstacks.Scanning;
 
 namespace XeAnalyzer.Callstacks;
 
@@ -40,6 +41,9 @@ public readonly struct StackLine
 
     /// <summary>For a text line that looked like a frame but could not be parsed (bad GUID, truncated frame, offset overflow): why; otherwise <see langword="null"/>.</summary>
     public string? Diagnostic => _details?.Diagnostic;
+
+    /// <summary>The typed form of <see cref="Diagnostic"/>: the reason and where in the line it is.</summary>
+    internal FrameFailure? Failure => _details?.Failure;
 
     /// <summary>The module → PDB identity this line supplied when it is a CSV symbol-metadata line; otherwise <see langword="null"/>.</summary>
     public ModulePdbInfo? SymbolMetadata => _details?.Metadata;
@@ -117,11 +121,13 @@ public readonly struct FrameList : IReadOnlyList<StackFrame>
 }
 
 /// <summary>Rarely used per-line data, kept out of <see cref="StackLine"/> so the common line stays small.</summary>
-internal sealed class LineDetails(IReadOnlyList<UnparsedToken>? unparsed, string? diagnostic, ModulePdbInfo? metadata)
+internal sealed class LineDetails(IReadOnlyList<UnparsedToken>? unparsed, FrameFailure? failure, ModulePdbInfo? metadata)
 {
     public IReadOnlyList<UnparsedToken>? Unparsed { get; } = unparsed;
 
-    public string? Diagnostic { get; } = diagnostic;
+    public FrameFailure? Failure { get; } = failure;
+
+    public string? Diagnostic { get; } = failure?.Message;
 
     public ModulePdbInfo? Metadata { get; } = metadata;
 }

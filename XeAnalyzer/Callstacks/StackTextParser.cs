@@ -1,4 +1,5 @@
-using XeAnalyzer.TargetData;
+using XeAnalyzer.Callstacks.Scanning;
+using XeAnalyzer.IO;
 
 namespace XeAnalyzer.Callstacks;
 
@@ -10,7 +11,7 @@ namespace XeAnalyzer.Callstacks;
 internal sealed class StackTextParser
 {
     private readonly StackBuilder _builder = new(
-        new FrameTokenizer(OffsetRadix.Hex, framesOnSingleLine: false, TextInputLimits.Default.MaxFramesPerLine), new SymbolMetadataTable(), null, OffsetRadix.Hex);
+        new FrameLineScanner(OffsetRadix.Hex, framesOnSingleLine: false, TextInputLimits.Default.MaxFramesPerLine), new SymbolMetadataTable(), null, OffsetRadix.Hex);
 
     /// <summary>Parses a stack, keeping at most <paramref name="maxFrames"/> frames (the outermost are dropped).</summary>
     /// <param name="text">The stack's text.</param>

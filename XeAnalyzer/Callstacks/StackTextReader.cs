@@ -1,3 +1,5 @@
+using XeAnalyzer.Callstacks.Scanning;
+using XeAnalyzer.IO;
 using XeAnalyzer.TargetData;
 
 namespace XeAnalyzer.Callstacks;
@@ -44,7 +46,7 @@ public sealed class StackTextReader : IDisposable
 {
     private readonly TextSource _source;
     private readonly StackTextReaderOptions _options;
-    private readonly FrameTokenizer _tokenizer;
+    private readonly FrameLineScanner _scanner;
     private readonly StackBuilder _builder;
     private readonly List<InputWarning> _warnings = [];
     private bool _started;
@@ -62,8 +64,8 @@ public sealed class StackTextReader : IDisposable
         ArgumentNullException.ThrowIfNull(input);
         _options = options ?? StackTextReaderOptions.Default;
         _source = new TextSource(input, _options.FilePath, _options.Limits, ownsInput);
-        _tokenizer = new FrameTokenizer(_options.SymbolizedOffsetRadix, _options.FramesOnSingleLine, _options.Limits.MaxFramesPerLine);
-        _builder = new StackBuilder(_tokenizer, SymbolMetadata, _options.FilePath, _options.SymbolizedOffsetRadix);
+        _scanner = new FrameLineScanner(_options.SymbolizedOffsetRadix, _options.FramesOnSingleLine, _options.Limits.MaxFramesPerLine);
+        _builder = new StackBuilder(_scanner, SymbolMetadata, _options.FilePath, _options.SymbolizedOffsetRadix);
     }
 
     /// <summary>
@@ -93,7 +95,7 @@ public sealed class StackTextReader : IDisposable
             };
         }
 
-        return new StackTextReader(TargetDataReader.OpenText(path), options, ownsInput: true);
+        return new StackTextReader(TextInput.OpenText(path), options, ownsInput: true);
     }
 
     /// <summary>Parses a whole text held in memory (for small inputs and tests).</summary>

@@ -1,6 +1,6 @@
 using System.Diagnostics.CodeAnalysis;
 using System.Globalization;
-using XeAnalyzer.Symbols;
+using XeAnalyzer.IO;
 using XeAnalyzer.TargetData;
 
 namespace XeAnalyzer.Callstacks;

@@ -1,6 +1,5 @@
 using System.Globalization;
 using XeAnalyzer.Events;
-using XeAnalyzer.Output;
 
 namespace XeAnalyzer.Capture;
 
@@ -210,12 +209,12 @@ public sealed class EventFilter
         parts.AddRange(Conditions.Select(c => c.ToString()));
         if (From is DateTime f)
         {
-            parts.Add("from " + CellFormatter.IsoUtc(f));
+            parts.Add("from " + Timestamps.IsoUtc(f));
         }
 
         if (To is DateTime t)
         {
-            parts.Add("to " + CellFormatter.IsoUtc(t));
+            parts.Add("to " + Timestamps.IsoUtc(t));
         }
 
         return parts.Count == 0 ? "(none)" : string.Join("; ", parts);

@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text;
+using XeAnalyzer.IO;
 
 namespace XeAnalyzer.Capture;
 
@@ -54,7 +55,7 @@ public sealed class MapValueTable
     public static MapValueTable Load(string path)
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
-        using var reader = new StreamReader(new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite), new UTF8Encoding(false), detectEncodingFromByteOrderMarks: true);
+        using StreamReader reader = TextInput.OpenText(path);
         return Parse(reader, path);
     }
 

@@ -1,5 +1,4 @@
 using System.Globalization;
-using XeAnalyzer.Analysis;
 using XeAnalyzer.Events;
 using XeAnalyzer.TargetData;
 

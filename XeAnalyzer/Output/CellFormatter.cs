@@ -1,4 +1,5 @@
 using System.Globalization;
+using XeAnalyzer.Events;
 
 namespace XeAnalyzer.Output;
 
@@ -63,7 +64,7 @@ internal static class CellFormatter
     public static string RoundTrip(double value) => double.IsFinite(value) ? value.ToString("R", s_inv) : string.Empty;
 
     /// <summary>ISO-8601 UTC with 7 fractional digits and a Z suffix.</summary>
-    public static string IsoUtc(DateTime utc) => utc.ToString("yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'", s_inv);
+    public static string IsoUtc(DateTime utc) => Timestamps.IsoUtc(utc);
 
     /// <summary>The duration expressed in the unit.</summary>
     public static double DurationValue(TimeSpan value, DurationUnit unit) => unit switch

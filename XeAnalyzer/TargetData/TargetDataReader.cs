@@ -1,4 +1,5 @@
 using System.Text;
+using XeAnalyzer.IO;
 
 namespace XeAnalyzer.TargetData;
 
@@ -50,13 +51,9 @@ public static class TargetDataReader
         return IterateFile(path, options, cancellationToken);
     }
 
-    internal static StreamReader OpenText(string path) =>
-        new(new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite, 1, FileOptions.SequentialScan),
-            new UTF8Encoding(false), detectEncodingFromByteOrderMarks: true, bufferSize: 64 * 1024);
-
     private static IEnumerable<TargetDataElement> IterateFile(string path, TargetDataReaderOptions options, CancellationToken cancellationToken)
     {
-        using StreamReader reader = OpenText(path);
+        using StreamReader reader = TextInput.OpenText(path);
         foreach (TargetDataElement e in Iterate(new TextSource(reader, options.FilePath ?? path, options.Limits, ownsReader: false), cancellationToken))
         {
             yield return e;

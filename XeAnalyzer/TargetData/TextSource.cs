@@ -1,6 +1,7 @@
 using System.Buffers;
 using System.Globalization;
 using System.Net;
+using XeAnalyzer.IO;
 
 namespace XeAnalyzer.TargetData;
 

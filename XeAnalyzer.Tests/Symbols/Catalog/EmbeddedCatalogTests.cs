@@ -1,5 +1,4 @@
 using System.Security.Cryptography;
-using XeAnalyzer.Symbols;
 using XeAnalyzer.Symbols.Catalog;
 using XeAnalyzer.Symbols.Pe;
 using XeAnalyzer.Symbols.Resolution;

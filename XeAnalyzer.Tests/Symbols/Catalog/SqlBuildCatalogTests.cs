@@ -1,4 +1,3 @@
-using XeAnalyzer.Symbols;
 using XeAnalyzer.Symbols.Catalog;
 using XeAnalyzer.Tests.Callstacks;
 

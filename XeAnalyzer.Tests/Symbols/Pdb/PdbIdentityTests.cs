@@ -1,4 +1,3 @@
-using XeAnalyzer.Symbols;
 using XeAnalyzer.Symbols.Pdb;
 
 namespace XeAnalyzer.Tests.Symbols.Pdb;

@@ -1,5 +1,4 @@
 using System.Buffers.Binary;
-using System.Diagnostics;
 using XeAnalyzer.IO;
 using XeAnalyzer.Symbols.Pdb;
 
@@ -313,7 +312,6 @@ public class PdbRobustnessTests
         foreach ((string what, byte[] data) in cases)
         {
             long before = GC.GetAllocatedBytesForCurrentThread();
-            var sw = Stopwatch.StartNew();
             try
             {
                 using PdbFile pdb = Open(data);
@@ -345,11 +343,6 @@ public class PdbRobustnessTests
             if (allocated > (32L * original.Length) + (16 << 20))
             {
                 failures.Add($"{what}: allocated {allocated} bytes for a {original.Length}-byte file");
-            }
-
-            if (sw.Elapsed > TimeSpan.FromSeconds(5))
-            {
-                failures.Add($"{what}: took {sw.Elapsed}");
             }
         }
 

@@ -1,5 +1,4 @@
 using System.Buffers.Binary;
-using System.Diagnostics;
 using XeAnalyzer.IO;
 using XeAnalyzer.Symbols.Pdb;
 
@@ -216,7 +215,6 @@ public class PdbSourceInfoRobustnessTests
             }
 
             long before = GC.GetAllocatedBytesForCurrentThread();
-            var sw = Stopwatch.StartNew();
             try
             {
                 using PdbFile pdb = Open(msf.Write(4096, scatter: false));
@@ -249,11 +247,6 @@ public class PdbSourceInfoRobustnessTests
             if (allocated > (16L * file.Length) + (64L << 20))
             {
                 failures.Add($"{what}: allocated {allocated} bytes");
-            }
-
-            if (sw.Elapsed > TimeSpan.FromSeconds(5))
-            {
-                failures.Add($"{what}: took {sw.Elapsed}");
             }
         }
 

@@ -1,5 +1,4 @@
 using System.Buffers.Binary;
-using System.Diagnostics;
 using System.Globalization;
 using System.Reflection.PortableExecutable;
 using XeAnalyzer.IO;
@@ -187,7 +186,7 @@ public class PeImageTests
     {
         var failures = new List<string>();
         var inputs = new List<(string Name, byte[] Data)> { ("tiny.dll", File.ReadAllBytes(TinyFixture.Dll("full"))) };
-        if (TestPaths.Vectors is not null)
+        if (TestPaths.VectorsUnlessAbsentOutsideCi() is not null)
         {
             inputs.Add(("basic32-min.dll", File.ReadAllBytes(TestPaths.RequireVector("pdb", "basic32-min.dll"))));
             inputs.Add(("CrashWithException.exe", File.ReadAllBytes(TestPaths.RequireVector("pdb", "CrashWithException.exe"))));
@@ -230,7 +229,6 @@ public class PeImageTests
             foreach ((string what, byte[] data) in cases)
             {
                 long before = GC.GetAllocatedBytesForCurrentThread();
-                var sw = Stopwatch.StartNew();
                 try
                 {
                     PeImage pe = PeImage.Read(new MemoryRandomAccessSource(data, "damaged.dll"));
@@ -255,11 +253,6 @@ public class PeImageTests
                 if (GC.GetAllocatedBytesForCurrentThread() - before > (64L * original.Length) + (16 << 20))
                 {
                     failures.Add($"{what}: allocated {GC.GetAllocatedBytesForCurrentThread() - before} bytes");
-                }
-
-                if (sw.Elapsed > TimeSpan.FromSeconds(5))
-                {
-                    failures.Add($"{what}: took {sw.Elapsed}");
                 }
             }
         }

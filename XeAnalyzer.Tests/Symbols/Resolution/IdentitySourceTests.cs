@@ -1,6 +1,5 @@
 using System.Globalization;
 using System.Text;
-using XeAnalyzer.Symbols;
 using XeAnalyzer.Symbols.Resolution;
 using XeAnalyzer.Tests.Fixtures;
 

@@ -1,5 +1,3 @@
-using System.Diagnostics;
-using XeAnalyzer.Symbols;
 using XeAnalyzer.Symbols.Store;
 
 namespace XeAnalyzer.Tests.Symbols.Store;
@@ -111,9 +109,7 @@ public class SymbolLocatorHttpTests
     {
         _server.Overrides[KeyPath] = new ServedResponse { Body = _pdb, DelayBeforeHeaders = TimeSpan.FromSeconds(20) };
         using var locator = Locator(new SymbolStoreOptions { DefaultCacheDirectory = _cache, Timeout = TimeSpan.FromMilliseconds(400) });
-        var watch = Stopwatch.StartNew();
         PdbLookupResult r = locator.LocatePdb(Name, _id);
-        Assert.That(watch.Elapsed, Is.LessThan(TimeSpan.FromSeconds(10)));
         Assert.That(r.IsFound, Is.False);
         Assert.That(r.Reasons, Has.Some.Contains("timed out"));
         Assert.That(StoreFixtures.FilesUnder(_cache), Is.Empty);
@@ -408,8 +404,7 @@ public class SymbolLocatorHttpTests
         var locator = Locator();
         Task<PdbLookupResult> lookup = locator.LocatePdbAsync(Name, _id);
         string keyDir = Path.Combine(_cache, Name, _id.Key);
-        var watch = Stopwatch.StartNew();
-        while (!(Directory.Exists(keyDir) && Directory.GetFiles(keyDir).Length > 0) && watch.Elapsed < TimeSpan.FromSeconds(5))
+        for (int poll = 0; poll < 250 && !(Directory.Exists(keyDir) && Directory.GetFiles(keyDir).Length > 0); poll++)
         {
             await Task.Delay(20);
         }

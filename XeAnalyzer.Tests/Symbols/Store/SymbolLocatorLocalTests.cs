@@ -1,5 +1,4 @@
 using System.Buffers.Binary;
-using XeAnalyzer.Symbols;
 using XeAnalyzer.Symbols.Store;
 
 namespace XeAnalyzer.Tests.Symbols.Store;

@@ -1,7 +1,6 @@
 using System.Globalization;
 using System.Text.RegularExpressions;
 using XeAnalyzer.Cli;
-using XeAnalyzer.Symbols;
 using XeAnalyzer.Symbols.Store;
 using XeAnalyzer.Tests.Symbols.Resolution;
 
@@ -128,14 +127,14 @@ public sealed class SymbolServerRedirectTests
         File.WriteAllText(input, ResolutionFixtures.StackAModuleOffsetText());
         string cache = Path.Combine(_sandbox, "cache");
         string symbols = $"srv*{cache}*{bad.BaseUrl};srv*{cache}*{good.BaseUrl}";
-        (int exit, string output, string err) = Run(["resolve", input, "--symbols", symbols, "--symbol-timeout", "10", .. build]);
+        (int exit, string output, string err) = CliRunner.Run(["resolve", input, "--symbols", symbols, "--symbol-timeout", "10", .. build]);
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(err, Does.Not.Contain("internal error"));
         Assert.That(ResolutionFixtures.Lines(output), Is.EqualTo(ResolutionFixtures.PublishedStackA), "every frame resolves from the second server");
         Assert.That(err, Does.Contain("symbol server skipped: ").And.Contain("not followed"));
 
         StoreFixtures.DeleteScratch(cache);
-        (exit, output, err) = Run(["symbols", "fetch", "--symbols", symbols, "--symbol-timeout", "10", .. build]);
+        (exit, output, err) = CliRunner.Run(["symbols", "fetch", "--symbols", symbols, "--symbol-timeout", "10", .. build]);
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(err, Does.Not.Contain("internal error"));
         Assert.That(Regex.Count(output, ": downloaded "), Is.EqualTo(4), output);
@@ -149,7 +148,7 @@ public sealed class SymbolServerRedirectTests
         using var bad = new LoopbackSymbolServer();
         bad.Everything = ServedResponse.Redirect("file:///etc/passwd");
         string cache = Path.Combine(_sandbox, "cache");
-        (int exit, string output, string err) = Run("symbols", "fetch", "--symbols", $"srv*{cache}*{bad.BaseUrl}", "--pdb", "sqlmin.pdb", "--guid", "9c072258-c838-1309-4c4c-44205044422e", "--age", "1");
+        (int exit, string output, string err) = CliRunner.Run("symbols", "fetch", "--symbols", $"srv*{cache}*{bad.BaseUrl}", "--pdb", "sqlmin.pdb", "--guid", "9c072258-c838-1309-4c4c-44205044422e", "--age", "1");
         Assert.That(exit, Is.EqualTo(3), err);
         Assert.That(output, Does.Contain("not found").And.Contain("file:///etc/passwd").And.Contain("not followed"));
         Assert.That(err, Does.Not.Contain("internal error"));
@@ -159,14 +158,6 @@ public sealed class SymbolServerRedirectTests
         location == "{self}"
             ? self.BaseUrl + "/loop"
             : location.Replace("{port}", counter.Port.ToString(CultureInfo.InvariantCulture), StringComparison.Ordinal);
-
-    private static (int Exit, string Out, string Err) Run(params string[] args)
-    {
-        using var o = new StringWriter(CultureInfo.InvariantCulture);
-        using var e = new StringWriter(CultureInfo.InvariantCulture);
-        int exit = Program.Run(args, o, e);
-        return (exit, o.ToString(), e.ToString());
-    }
 
     private static LoopbackSymbolServer ServeStore(string storeRoot)
     {

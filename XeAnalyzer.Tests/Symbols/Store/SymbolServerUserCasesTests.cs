@@ -1,4 +1,3 @@
-using XeAnalyzer.Symbols;
 using XeAnalyzer.Symbols.Store;
 
 namespace XeAnalyzer.Tests.Symbols.Store;

@@ -1,6 +1,7 @@
 using System.Diagnostics.CodeAnalysis;
 using System.Globalization;
 using System.Text.Json;
+using XeAnalyzer.IO;
 using XeAnalyzer.TargetData;
 
 namespace XeAnalyzer.Symbols.Catalog;
@@ -195,7 +196,7 @@ public sealed partial class SqlBuildCatalog
     public static SqlBuildCatalog Load(string path, CancellationToken cancellationToken = default)
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
-        using StreamReader reader = TargetDataReader.OpenText(path);
+        using StreamReader reader = TextInput.OpenText(path);
         return Read(reader, path, cancellationToken);
     }
 

@@ -132,7 +132,7 @@ internal sealed class MsfFile
         var directory = new MsfStream(source, file, blockSize, numDirectoryBytes, directoryBlocks, numBlocks, "stream directory", 44);
         byte[] dir = directory.ReadAll(limits.MaxDirectoryBytes);
         const string DirectoryDescription = "MSF stream directory";
-        var r = new PdbRecordReader(dir, directory, 0, DirectoryDescription);
+        var r = new SpanReader(dir, directory, 0, DirectoryDescription);
         uint numStreams = r.ReadUInt32("stream count");
         if (numStreams > limits.MaxStreams || numStreams > (uint)(dir.Length / 4))
         {

@@ -4,7 +4,7 @@ using XeAnalyzer.IO;
 namespace XeAnalyzer.Symbols.Pdb;
 
 /// <summary>One MSF stream: a byte sequence scattered over blocks of the file, read through its block list. Stateless, so safe for concurrent reads.</summary>
-internal sealed class MsfStream
+internal sealed class MsfStream : ISpanOrigin
 {
     private readonly IRandomAccessSource _source;
     private readonly string _file;
@@ -106,4 +106,7 @@ internal sealed class MsfStream
     /// <summary>An <see cref="InvalidPdbDataException"/> for bad data at stream <paramref name="position"/>, located at the matching file offset.</summary>
     public InvalidPdbDataException Error(long position, string description, string expected) =>
         new(_file, OffsetForError(position), string.Create(CultureInfo.InvariantCulture, $"expected {expected} in the {description} ({Name}, stream offset {position})"));
+
+    /// <inheritdoc/>
+    XeFormatException ISpanOrigin.Error(long offset, string description, string expected) => Error(offset, description, expected);
 }

@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using System.Globalization;
+using XeAnalyzer.IO;
 
 namespace XeAnalyzer.Symbols.Pdb;
 
@@ -226,7 +227,7 @@ public sealed partial class PdbFile
                 MsfStream stream = Msf.GetStream(DbiStreamIndex)!;
                 long at = PdbDbiHeader.Size + (long)dbi.ModuleInfoSize;
                 byte[] raw = stream.ReadRange(at, dbi.SectionContributionSize, Limits.MaxStreamBytes, "section-contribution substream");
-                var r = new PdbRecordReader(raw, stream, at, "DBI section-contribution substream");
+                var r = new SpanReader(raw, stream, at, "DBI section-contribution substream");
                 uint version = r.ReadUInt32("section contribution version");
                 int entrySize = version switch
                 {

@@ -3,6 +3,7 @@ using System.Globalization;
 using System.Reflection.PortableExecutable;
 using System.Runtime.CompilerServices;
 using System.Text;
+using XeAnalyzer.IO;
 
 namespace XeAnalyzer.Symbols.Pdb;
 
@@ -238,7 +239,7 @@ public sealed partial class PdbFile
                 throw pub.Error(mapOffset + (i * 4L), PubDescription, string.Create(CultureInfo.InvariantCulture, $"address-map entry {i} to point inside the {records.Length}-byte symbol record stream, found offset {at}"));
             }
 
-            var r = new PdbRecordReader(records.AsSpan((int)at), sym, at, SymDescription);
+            var r = new SpanReader(records.AsSpan((int)at), sym, at, SymDescription);
             ushort length = r.ReadUInt16("record length");
             ushort kind = r.ReadUInt16("record kind");
             if (kind != SPub32)
@@ -282,7 +283,7 @@ public sealed partial class PdbFile
 
         MsfStream stream = Msf.GetStream(DbiStreamIndex)!;
         byte[] raw = stream.ReadRange(PdbDbiHeader.Size, dbi.ModuleInfoSize, Limits.MaxStreamBytes, "module-info substream");
-        var r = new PdbRecordReader(raw, stream, PdbDbiHeader.Size, "DBI module-info substream");
+        var r = new SpanReader(raw, stream, PdbDbiHeader.Size, "DBI module-info substream");
         var modules = new List<PdbModule>();
         var ownedStreams = new HashSet<int>();
         while (r.Remaining > 0)
@@ -349,7 +350,7 @@ public sealed partial class PdbFile
             }
 
             byte[] data = stream.ReadRange(0, module.SymbolByteSize, Limits.MaxStreamBytes, "module symbols");
-            var r = new PdbRecordReader(data, stream, 0, description);
+            var r = new SpanReader(data, stream, 0, description);
             r.ReadUInt32("symbol signature");
             while (r.Remaining > 0)
             {

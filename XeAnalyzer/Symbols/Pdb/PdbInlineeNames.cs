@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text;
+using XeAnalyzer.IO;
 
 namespace XeAnalyzer.Symbols.Pdb;
 
@@ -56,7 +57,7 @@ internal sealed class PdbInlineeNames
 
         (ushort kind, byte[] data, long offset) = record;
 
-        PdbRecordReader r = ipi!.Reader(data, offset);
+        SpanReader r = ipi!.Reader(data, offset);
         switch (kind)
         {
             case LfFuncId:
@@ -105,7 +106,7 @@ internal sealed class PdbInlineeNames
 
         (_, byte[] data, long offset) = record;
 
-        PdbRecordReader r = ipi.Reader(data, offset);
+        SpanReader r = ipi.Reader(data, offset);
         r.Skip(4, "LF_STRING_ID substring list");
         return Text(r.ReadCString(r.Remaining, "LF_STRING_ID string"));
     }
@@ -120,7 +121,7 @@ internal sealed class PdbInlineeNames
 
         (ushort kind, byte[] data, long offset) = record;
 
-        PdbRecordReader r = tpi!.Reader(data, offset);
+        SpanReader r = tpi!.Reader(data, offset);
         switch (kind)
         {
             case 0x1504: // LF_CLASS
@@ -147,7 +148,7 @@ internal sealed class PdbInlineeNames
     }
 
     /// <summary>Skips a CodeView numeric leaf (a value below 0x8000, or a leaf kind followed by its value).</summary>
-    private static bool SkipNumeric(ref PdbRecordReader r)
+    private static bool SkipNumeric(ref SpanReader r)
     {
         ushort leaf = r.ReadUInt16("numeric leaf");
         if (leaf < 0x8000)

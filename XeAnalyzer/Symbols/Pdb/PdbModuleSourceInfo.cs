@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using System.Globalization;
+using XeAnalyzer.IO;
 
 namespace XeAnalyzer.Symbols.Pdb;
 
@@ -179,7 +180,7 @@ internal sealed class PdbModuleSourceInfo
         if (module.C13LineByteSize > 0)
         {
             byte[] c13 = stream.ReadRange(c13Start, module.C13LineByteSize, pdb.Limits.MaxStreamBytes, "C13 debug subsections");
-            ReadSubsections(pdb, module, new PdbRecordReader(c13, stream, c13Start, description), map, fileNames, inlinees, lines, records, cancellationToken);
+            ReadSubsections(pdb, module, new SpanReader(c13, stream, c13Start, description), map, fileNames, inlinees, lines, records, cancellationToken);
         }
 
         var procedures = new List<Procedure>();
@@ -195,7 +196,7 @@ internal sealed class PdbModuleSourceInfo
         return new PdbModuleSourceInfo(module.Index, sortedLines, [.. procedures], [.. sites], fileNames, inlinees, records.AsReadOnly());
     }
 
-    private static void ReadSubsections(PdbFile pdb, PdbModule module, PdbRecordReader r, PdbAddressMap map, Dictionary<uint, uint> fileNames,
+    private static void ReadSubsections(PdbFile pdb, PdbModule module, SpanReader r, PdbAddressMap map, Dictionary<uint, uint> fileNames,
         Dictionary<uint, (uint, uint)> inlinees, List<LineEntry> lines, List<PdbLineRecordRaw> records, CancellationToken ct)
     {
         while (r.Remaining > 0)
@@ -238,7 +239,7 @@ internal sealed class PdbModuleSourceInfo
         }
     }
 
-    private static void ReadLines(PdbFile pdb, PdbModule module, ReadOnlySpan<byte> data, int at, PdbRecordReader r, PdbAddressMap map,
+    private static void ReadLines(PdbFile pdb, PdbModule module, ReadOnlySpan<byte> data, int at, SpanReader r, PdbAddressMap map,
         List<LineEntry> lines, List<PdbLineRecordRaw> records)
     {
         if (data.Length < 12)
@@ -314,7 +315,7 @@ internal sealed class PdbModuleSourceInfo
         }
     }
 
-    private static void ReadChecksums(ReadOnlySpan<byte> data, int at, PdbRecordReader r, Dictionary<uint, uint> fileNames)
+    private static void ReadChecksums(ReadOnlySpan<byte> data, int at, SpanReader r, Dictionary<uint, uint> fileNames)
     {
         int pos = 0;
         while (pos < data.Length)
@@ -343,7 +344,7 @@ internal sealed class PdbModuleSourceInfo
         }
     }
 
-    private static void ReadInlineeLines(ReadOnlySpan<byte> data, int at, PdbRecordReader r, Dictionary<uint, (uint, uint)> inlinees)
+    private static void ReadInlineeLines(ReadOnlySpan<byte> data, int at, SpanReader r, Dictionary<uint, (uint, uint)> inlinees)
     {
         if (data.Length < 4)
         {
@@ -393,7 +394,7 @@ internal sealed class PdbModuleSourceInfo
     private static void ReadInlineSites(PdbFile pdb, byte[] symbols, MsfStream stream, string description, PdbAddressMap map, List<Procedure> procedures,
         List<Site> sites, CancellationToken ct)
     {
-        var r = new PdbRecordReader(symbols, stream, 0, description);
+        var r = new SpanReader(symbols, stream, 0, description);
         // Every scope record (procedure, block, thunk, with, separated code, inline site) by its stream offset: the procedure it is in,
         // the inline site it is (or is nested in), and its depth. Inline sites find their parent through their parent pointer.
         var scopes = new Dictionary<uint, (int Procedure, int Site, int Depth)>();

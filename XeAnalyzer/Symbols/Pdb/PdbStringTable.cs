@@ -1,6 +1,7 @@
 using System.Buffers.Binary;
 using System.Globalization;
 using System.Text;
+using XeAnalyzer.IO;
 
 namespace XeAnalyzer.Symbols.Pdb;
 
@@ -114,7 +115,7 @@ internal sealed class PdbStringTable
         }
 
         byte[] raw = info.ReadRange(28, info.Length - 28, pdb.Limits.MaxStreamBytes, "named-stream map");
-        var r = new PdbRecordReader(raw, info, 28, InfoDescription);
+        var r = new SpanReader(raw, info, 28, InfoDescription);
         uint bufferSize = r.ReadUInt32("string buffer size");
         if (bufferSize > r.Remaining)
         {

@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using System.Globalization;
+using XeAnalyzer.IO;
 
 namespace XeAnalyzer.Symbols.Pdb;
 
@@ -119,5 +120,5 @@ internal sealed class PdbTypeStream
     }
 
     /// <summary>A reader over a record's data, for error locations.</summary>
-    public PdbRecordReader Reader(byte[] data, long offset) => new(data, _stream, offset, _description);
+    public SpanReader Reader(byte[] data, long offset) => new(data, _stream, offset, _description);
 }

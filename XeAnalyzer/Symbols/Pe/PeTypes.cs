@@ -15,7 +15,7 @@ public sealed record PeSection(string Name, uint VirtualAddress, uint VirtualSiz
 /// <param name="Path">The PDB path stored by the linker (may be a full build-machine path, or just a name with <c>/pdbaltpath</c>).</param>
 public sealed record PeCodeViewRecord(Guid Guid, int Age, string Path)
 {
-    /// <summary>GUID and age as a <see cref="Symbols.PdbIdentity"/> (its <c>Key</c> is the symbol-store directory key).</summary>
+    /// <summary>GUID and age as a <see cref="PdbIdentity"/> (its <c>Key</c> is the symbol-store directory key).</summary>
     public PdbIdentity Identity => new(Guid, Age);
 
     /// <summary>The file-name part of <see cref="Path"/>, splitting on both <c>\</c> and <c>/</c> (the PDB name a symbol store is keyed by).</summary>

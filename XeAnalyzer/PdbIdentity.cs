@@ -1,6 +1,6 @@
 using System.Globalization;
 
-namespace XeAnalyzer.Symbols;
+namespace XeAnalyzer;
 
 /// <summary>
 /// The identity of one PDB build: the GUID and age that a PE image's RSDS record, a <c>callstack_rva</c> frame,

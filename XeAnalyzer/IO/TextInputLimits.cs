@@ -1,4 +1,4 @@
-namespace XeAnalyzer.TargetData;
+namespace XeAnalyzer.IO;
 
 /// <summary>
 /// Caps on sizes and counts taken from a text input (target-data XML, frame text, module lists, build catalogs),

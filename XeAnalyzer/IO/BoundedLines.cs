@@ -1,7 +1,7 @@
 using System.Globalization;
 using System.Text;
 
-namespace XeAnalyzer.TargetData;
+namespace XeAnalyzer.IO;
 
 /// <summary>Reads lines from a <see cref="TextReader"/> without ever holding a line longer than a cap (LF, CR LF and CR end a line; a leading BOM is dropped).</summary>
 internal static class BoundedLines
