@@ -26,7 +26,7 @@ public sealed record DistributionSummary(long Count, double Mean, double P50, do
 /// <see cref="RelativeError"/> (0.4 %) of the exact nearest-rank percentile. Count, sum, mean, minimum and maximum are exact.
 /// </summary>
 /// <remarks>Not thread-safe.</remarks>
-public sealed class LogLinearHistogram
+internal sealed class LogLinearHistogram
 {
     /// <summary>The largest relative difference between a reported percentile and the exact one: 1/256.</summary>
     public const double RelativeError = 1.0 / 256;

@@ -13,7 +13,7 @@ public readonly record struct SeriesPoint(DateTime Time, long Value);
 /// <c>maxBuckets</c> pixel columns to look exactly like the full series. Memory: four points per bucket.
 /// </summary>
 /// <remarks>Points should be added in time order; an earlier point than the first is put in the first bucket. Not thread-safe.</remarks>
-public sealed class PeakPreservingSeries
+internal sealed class PeakPreservingSeries
 {
     private readonly int _maxBuckets;
 

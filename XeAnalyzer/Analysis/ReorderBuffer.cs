@@ -93,7 +93,7 @@ internal readonly struct OrderKey(long ticks, ulong sequence, long arrival) : IC
 /// <para>Not thread-safe.</para>
 /// </remarks>
 /// <typeparam name="T">The record type (keep it small: it is held, not the event).</typeparam>
-public sealed class ReorderBuffer<T>
+internal sealed class ReorderBuffer<T>
 {
     private const int ChunkSize = 8192;
 

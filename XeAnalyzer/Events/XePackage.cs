@@ -51,7 +51,7 @@ public sealed class XePackage
 }
 
 /// <summary>Helpers for Extended Events RIDs: bits 0–9 package index, 10–27 object index, 28–31 object type.</summary>
-public static class XeRid
+internal static class XeRid
 {
     /// <summary>Object type of an event RID.</summary>
     public const int TypeEvent = 0;

@@ -50,3 +50,16 @@ grep -q $'scheduler 27\t688\t.*\toutlier' "$work/consumer.txt" \
   && grep -q $'bucket 1\t2005\tsqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1a9\tsqlmin.dll!PFSPageRef::ModifyPFSRow+0x68b' "$work/consumer.txt" \
   || { echo "packaging: consumer gave unexpected output:"; cat "$work/consumer.txt" "$work/consumer.err"; exit 1; }
 echo "packaging: consumer project built against the packed library and ran the latch and stack analyses on the sample"
+
+echo "packaging: building and running the README's library example against the packed library"
+mkdir -p "$work/readme-example"
+cp "$repo/tools/packaging/consumer/Consumer.csproj" "$work/consumer/nuget.config" "$work/readme-example/"
+# The first csharp block after the heading "## Using the library", verbatim.
+awk '/^## Using the library/{s=1} s&&/^```csharp/{c=1;next} c&&/^```/{exit} c{print}' "$repo/README.md" >"$work/readme-example/Program.cs"
+[ -s "$work/readme-example/Program.cs" ] || { echo "packaging: no csharp block under '## Using the library' in README.md"; exit 1; }
+# Run from the repository root: the example names sample-xel/ and symbols-cache/ relative to it.
+( cd "$repo" && dotnet run --project "$work/readme-example/Consumer.csproj" -c Release -p:XeAnalyzerVersion="$version" ) >"$work/readme.txt" 2>"$work/readme.err" \
+  || { cat "$work/readme.err" "$work/readme.txt"; exit 1; }
+grep -q '^scheduler 27: 688 acquires' "$work/readme.txt" && grep -q '^2005 events: sqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1a9' "$work/readme.txt" \
+  || { echo "packaging: the README example gave unexpected output:"; cat "$work/readme.txt" "$work/readme.err"; exit 1; }
+echo "packaging: the README's library example compiled against the packed library and ran on the sample"

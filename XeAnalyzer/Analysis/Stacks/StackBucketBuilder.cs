@@ -30,7 +30,7 @@ public sealed record StackInputInfo(string Name, string Kind = "events", string?
 /// addresses of two inputs are never compared with each other, only their symbolized frames.</para>
 /// <para>Not thread-safe; <see cref="Build"/> may be called once.</para>
 /// </remarks>
-public sealed class StackBucketBuilder
+internal sealed class StackBucketBuilder
 {
     private const int MaxEventNames = 10_000;
 

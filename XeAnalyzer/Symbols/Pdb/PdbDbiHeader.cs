@@ -5,7 +5,7 @@ namespace XeAnalyzer.Symbols.Pdb;
 /// <summary>
 /// The header of the DBI stream (stream 3) and the stream indices of its optional debug header. Immutable.
 /// </summary>
-public sealed class PdbDbiHeader
+internal sealed class PdbDbiHeader
 {
     internal const int Size = 64;
 

@@ -10,7 +10,7 @@ public sealed partial class PdbFile
     private const string DbiDescription = "DBI stream";
 
     /// <summary>The DBI header (stream 3), or <see langword="null"/> when the PDB has no DBI stream (a type-only PDB).</summary>
-    public PdbDbiHeader? Dbi { get; private init; }
+    internal PdbDbiHeader? Dbi { get; private init; }
 
     /// <summary>The image section headers (optional debug header slot 5), in order; empty when the PDB has none.</summary>
     public IReadOnlyList<PdbSection> Sections { get; private init; } = [];

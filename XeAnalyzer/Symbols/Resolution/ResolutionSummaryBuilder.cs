@@ -7,7 +7,7 @@ namespace XeAnalyzer.Symbols.Resolution;
 /// Accumulates <see cref="ResolvedCallstack"/>s of one input into a <see cref="ResolutionSummary"/>: counts, reasons, and the patterns
 /// behind the trace-flag hints. Not thread-safe (feed it from one thread).
 /// </summary>
-public sealed class ResolutionSummaryBuilder
+internal sealed class ResolutionSummaryBuilder
 {
     private const int MaxGroups = 1000;
     private const string OtherGroup = "other reasons (too many distinct reasons to list)";

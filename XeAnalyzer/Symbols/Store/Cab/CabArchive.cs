@@ -12,7 +12,7 @@ namespace XeAnalyzer.Symbols.Store.Cab;
 /// so a hostile cabinet fails with <see cref="InvalidPdbDataException"/> instead of exhausting memory or disk.
 /// </summary>
 /// <remarks>Thread safety: <see cref="Extract"/> may be called from one thread at a time.</remarks>
-public sealed class CabArchive : IDisposable
+internal sealed class CabArchive : IDisposable
 {
     private const int HeaderSize = 36;
     private const int FlagPrevCabinet = 0x1;
@@ -322,7 +322,7 @@ public sealed class CabArchive : IDisposable
 /// <param name="Length">Uncompressed size in bytes.</param>
 /// <param name="FolderIndex">The folder holding the file's data.</param>
 /// <param name="FolderOffset">Offset of the file's first byte in the folder's uncompressed data.</param>
-public sealed record CabFileEntry(string Name, long Length, int FolderIndex, long FolderOffset);
+internal sealed record CabFileEntry(string Name, long Length, int FolderIndex, long FolderOffset);
 
 /// <summary>The CFDATA checksum of the Microsoft Cabinet format: XOR of little-endian 32-bit words, with a short tail folded in.</summary>
 internal static class CabChecksum
