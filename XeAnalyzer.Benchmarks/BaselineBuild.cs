@@ -109,9 +109,12 @@ internal sealed partial class BaselineBuild
     }
 
     /// <summary>Runs git in <paramref name="repo"/> and returns its output, trimmed.</summary>
-    public static string Git(string repo, params string[] args)
+    public static string Git(string repo, params string[] args) => Run("git", repo, args);
+
+    /// <summary>Runs <paramref name="program"/> in <paramref name="directory"/> and returns its output, trimmed; a non-zero exit throws with its output.</summary>
+    public static string Run(string program, string directory, params string[] args)
     {
-        var psi = new ProcessStartInfo("git") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false, WorkingDirectory = repo };
+        var psi = new ProcessStartInfo(program) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false, WorkingDirectory = directory };
         foreach (string a in args)
         {
             psi.ArgumentList.Add(a);
@@ -123,7 +126,7 @@ internal sealed partial class BaselineBuild
         p.WaitForExit();
         if (p.ExitCode != 0)
         {
-            throw new InvalidOperationException("git " + string.Join(" ", args) + " failed: " + err.Result);
+            throw new InvalidOperationException(program + " " + string.Join(" ", args) + " failed (exit " + p.ExitCode.ToString(CultureInfo.InvariantCulture) + "): " + output + err.Result);
         }
 
         return output;

@@ -16,15 +16,15 @@ internal static class BaselineCli
     /// </summary>
     public static string DefaultRef(string repo)
     {
-        string first = Git(repo, "rev-list", "--reverse", "HEAD", "--", "XeAnalyzer/Symbols/Pdb/PdbPublicTable.cs").Split('\n')[0].Trim();
+        string first = BaselineBuild.Git(repo, "rev-list", "--reverse", "HEAD", "--", "XeAnalyzer/Symbols/Pdb/PdbPublicTable.cs").Split('\n')[0].Trim();
         return first.Length == 0 ? "HEAD" : first + "^";
     }
 
     /// <summary>Builds (or reuses) the CLI of <paramref name="reference"/>; returns its <c>xeanalyze.dll</c> and a note saying what it is.</summary>
     public static (string Dll, string Note) Build(string repo, string reference)
     {
-        string commit = Git(repo, "rev-parse", "--short", reference + "^{commit}");
-        string subject = Git(repo, "log", "-1", "--format=%cs %s", commit);
+        string commit = BaselineBuild.Git(repo, "rev-parse", "--short", reference + "^{commit}");
+        string subject = BaselineBuild.Git(repo, "log", "-1", "--format=%cs %s", commit);
         string dir = Path.Combine(Path.GetTempPath(), "xebench-baseline-cli-" + commit);
         string dll = Path.Combine(dir, "XeAnalyzer.Cli", "bin", "Release", "net10.0", "xeanalyze.dll");
         string note = string.Create(CultureInfo.InvariantCulture, $"baseline: commit {commit} ({(subject.Length > 90 ? subject[..90] + "…" : subject)})");
@@ -40,35 +40,13 @@ internal static class BaselineCli
 
         Directory.CreateDirectory(dir);
         var sw = Stopwatch.StartNew();
-        Run("sh", repo, "-c", "git archive --format=tar \"$1\" | tar -x -C \"$2\"", "sh", commit, dir);
-        Run("dotnet", dir, "build", "XeAnalyzer.Cli/XeAnalyzer.Cli.csproj", "-c", "Release", "-nologo", "-v", "q");
+        BaselineBuild.Run("sh", repo, "-c", "git archive --format=tar \"$1\" | tar -x -C \"$2\"", "sh", commit, dir);
+        BaselineBuild.Run("dotnet", dir, "build", "XeAnalyzer.Cli/XeAnalyzer.Cli.csproj", "-c", "Release", "-nologo", "-v", "q");
         if (!File.Exists(dll))
         {
             throw new InvalidOperationException("building the baseline CLI at " + commit + " produced no " + dll);
         }
 
         return (dll, string.Create(CultureInfo.InvariantCulture, $"{note}, CLI built in {dir} in {sw.Elapsed.TotalSeconds:F0} s"));
-    }
-
-    private static string Git(string repo, params string[] args) => Run("git", repo, args);
-
-    private static string Run(string program, string directory, params string[] args)
-    {
-        var psi = new ProcessStartInfo(program) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false, WorkingDirectory = directory };
-        foreach (string a in args)
-        {
-            psi.ArgumentList.Add(a);
-        }
-
-        using Process p = Process.Start(psi)!;
-        Task<string> err = p.StandardError.ReadToEndAsync();
-        string output = p.StandardOutput.ReadToEnd().Trim();
-        p.WaitForExit();
-        if (p.ExitCode != 0)
-        {
-            throw new InvalidOperationException(program + " " + string.Join(" ", args) + " failed (exit " + p.ExitCode.ToString(CultureInfo.InvariantCulture) + "): " + output + err.Result);
-        }
-
-        return output;
     }
 }

@@ -55,14 +55,14 @@ internal static class ExportBenchmark
         Directory.CreateDirectory(dir);
         Console.WriteLine("XeAnalyzer Parquet export benchmark");
         Console.WriteLine(string.Create(Ic, $"runtime {Environment.Version}, {Environment.ProcessorCount} cores, OS {Environment.OSVersion}"));
-        string repo = RepoRoot();
-        Console.WriteLine("current code: " + Git(repo, "rev-parse", "--short", "HEAD") + (Git(repo, "status", "--porcelain").Length > 0 ? " (with uncommitted changes)" : string.Empty));
+        string repo = BaselineBuild.RepoRoot();
+        Console.WriteLine("current code: " + BaselineBuild.Git(repo, "rev-parse", "--short", "HEAD") + (BaselineBuild.Git(repo, "status", "--porcelain").Length > 0 ? " (with uncommitted changes)" : string.Empty));
         string? baselineDll = null;
         string? worktree = null;
         if (baseline != "none")
         {
-            baseline ??= Git(repo, "rev-list", "-1", "HEAD", "--", OldWriterPath) + "^";
-            string commit = Git(repo, "rev-parse", "--short", baseline);
+            baseline ??= BaselineBuild.Git(repo, "rev-list", "-1", "HEAD", "--", OldWriterPath) + "^";
+            string commit = BaselineBuild.Git(repo, "rev-parse", "--short", baseline);
             worktree = Path.Combine(Path.GetTempPath(), "xebench-baseline-" + commit);
             (baselineDll, string note) = BuildBaseline(repo, commit, worktree);
             Console.WriteLine("baseline: commit " + commit + ", " + note);
@@ -100,7 +100,7 @@ internal static class ExportBenchmark
         {
             if (worktree is not null && Directory.Exists(worktree))
             {
-                Git(repo, "worktree", "remove", "--force", worktree);
+                BaselineBuild.Git(repo, "worktree", "remove", "--force", worktree);
             }
         }
 
@@ -123,10 +123,10 @@ internal static class ExportBenchmark
     {
         if (Directory.Exists(worktree))
         {
-            Git(repo, "worktree", "remove", "--force", worktree);
+            BaselineBuild.Git(repo, "worktree", "remove", "--force", worktree);
         }
 
-        Git(repo, "worktree", "add", "--detach", worktree, commit);
+        BaselineBuild.Git(repo, "worktree", "add", "--detach", worktree, commit);
         var psi = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false, WorkingDirectory = worktree };
         foreach (string a in new[] { "build", "XeAnalyzer.Benchmarks/XeAnalyzer.Benchmarks.csproj", "-c", "Release", "-nologo", "-v", "q" })
         {
@@ -144,39 +144,6 @@ internal static class ExportBenchmark
         }
 
         return (dll, "built in " + worktree + " (its XeAnalyzer.Benchmarks export-child mode, GZIP pages)");
-    }
-
-    private static string RepoRoot()
-    {
-        for (string? d = AppContext.BaseDirectory; d is not null; d = Path.GetDirectoryName(d))
-        {
-            if (File.Exists(Path.Combine(d, "XeAnalyzer.sln")))
-            {
-                return d;
-            }
-        }
-
-        throw new InvalidOperationException("XeAnalyzer.sln not found above " + AppContext.BaseDirectory);
-    }
-
-    private static string Git(string repo, params string[] args)
-    {
-        var psi = new ProcessStartInfo("git") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false, WorkingDirectory = repo };
-        foreach (string a in args)
-        {
-            psi.ArgumentList.Add(a);
-        }
-
-        using Process p = Process.Start(psi)!;
-        Task<string> err = p.StandardError.ReadToEndAsync();
-        string output = p.StandardOutput.ReadToEnd().Trim();
-        p.WaitForExit();
-        if (p.ExitCode != 0)
-        {
-            throw new InvalidOperationException("git " + string.Join(" ", args) + " failed: " + err.Result);
-        }
-
-        return output;
     }
 
     private static int Child(string path, string outDir, string compression)
