@@ -1,5 +1,7 @@
 using XeAnalyzer.Capture;
 using System.Numerics;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using XeAnalyzer.Events;
 
 namespace XeAnalyzer.Analysis;
@@ -197,6 +199,10 @@ public sealed class MemoryAnalysis : ICaptureAnalysis
         private readonly ReorderBuffer<Record> _reorder;
         private readonly NameTable _clerks = new(10_000);
         private readonly Dictionary<int, Group> _sessions = [];
+
+        // Sessions below DenseSessions by id (null = look in _sessions), so the usual small session ids need no dictionary lookup.
+        private const int DenseSessions = 4096;
+        private Group?[] _denseSessions = new Group?[64];
         private readonly List<Group> _clerkGroups = [];
         private readonly Dictionary<long, long> _pageCounts = [];
         private readonly IgnoredEvents _ignored = new();
@@ -292,9 +298,10 @@ public sealed class MemoryAnalysis : ICaptureAnalysis
                 _onePlusPow2++;
             }
 
-            if (_pageCounts.TryGetValue(pages, out long c))
+            ref long c = ref CollectionsMarshal.GetValueRefOrNullRef(_pageCounts, pages);
+            if (!Unsafe.IsNullRef(ref c))
             {
-                _pageCounts[pages] = c + 1;
+                c++;
             }
             else if (_pageCounts.Count < 65_536)
             {
@@ -430,20 +437,10 @@ public sealed class MemoryAnalysis : ICaptureAnalysis
                 long sessionTotal = _total;
                 if (r.Session >= 0)
                 {
-                    if (!_sessions.TryGetValue(r.Session, out Group? g) && _sessions.Count >= NameTable.MaxGroups)
+                    Group? g = r.Session < _denseSessions.Length ? _denseSessions[r.Session] : null;
+                    if (g is null)
                     {
-                        _untrackedSessions++;
-                    }
-                    else if (g is null)
-                    {
-                        g = new Group();
-                        if (_sessionSeries < _options.MaxSeriesPerGroup)
-                        {
-                            g.Series = new PeakPreservingSeries(_options.SeriesBuckets);
-                            _sessionSeries++;
-                        }
-
-                        _sessions.Add(r.Session, g);
+                        g = FindSession(r.Session);
                     }
 
                     if (g is not null)
@@ -467,6 +464,38 @@ public sealed class MemoryAnalysis : ICaptureAnalysis
 
                 _onPoint?.Invoke(new MemoryPoint(t, sequence, r.Alloc, r.Pages, r.Session >= 0 ? r.Session : null, r.Clerk >= 0 ? _clerks[r.Clerk] : null, sessionTotal, _total));
             }
+        }
+
+        /// <summary>The group of a session (created when new and the cap allows), or <see langword="null"/> when untracked; small ids are remembered in an array.</summary>
+        private Group? FindSession(int session)
+        {
+            if (!_sessions.TryGetValue(session, out Group? g) && _sessions.Count >= NameTable.MaxGroups)
+            {
+                _untrackedSessions++;
+            }
+            else if (g is null)
+            {
+                g = new Group();
+                if (_sessionSeries < _options.MaxSeriesPerGroup)
+                {
+                    g.Series = new PeakPreservingSeries(_options.SeriesBuckets);
+                    _sessionSeries++;
+                }
+
+                _sessions.Add(session, g);
+            }
+
+            if (g is not null && session < DenseSessions)
+            {
+                if (session >= _denseSessions.Length)
+                {
+                    Array.Resize(ref _denseSessions, Math.Min(DenseSessions, Math.Max(session + 1, 2 * _denseSessions.Length)));
+                }
+
+                _denseSessions[session] = g;
+            }
+
+            return g;
         }
 
         private static void Apply(Group g, in Record r, DateTime t)

@@ -102,7 +102,7 @@ internal sealed class ReorderBuffer<T>
     private const int FirstChunkSize = 256;
     private const int MaxMergedRuns = 64;
 
-    private readonly PriorityQueue<Run, OrderKey> _runs = new();
+    private readonly RunHeap _runs = new();
 
     // The sorted run holding the oldest record (not in _runs; every run in _runs has a later head), or null when none is sorted.
     private Run? _top;
@@ -159,14 +159,14 @@ internal sealed class ReorderBuffer<T>
         }
 
         var key = new OrderKey(ticks, sequence ?? ulong.MaxValue, _arrival++);
-        if (_arrived && key.CompareTo(_lastArrived) < 0)
+        if (_arrived && Less(key, _lastArrived))
         {
             _outOfOrder++;
         }
 
         _arrived = true;
         _lastArrived = key;
-        if (_released && key.CompareTo(_lastReleased) < 0)
+        if (_released && Less(key, _lastReleased))
         {
             _late++;
         }
@@ -181,7 +181,7 @@ internal sealed class ReorderBuffer<T>
             Seal();
         }
 
-        if (_incomingCount == 0 || key.CompareTo(_incomingMin) < 0)
+        if (_incomingCount == 0 || Less(key, _incomingMin))
         {
             _incomingMin = key;
         }
@@ -216,7 +216,7 @@ internal sealed class ReorderBuffer<T>
         }
 
         bool must = _completed || _count > _maxPending;
-        if (_incomingCount > 0 && (_top is null || _incomingMin.CompareTo(_top.Items[_top.Position].Key) < 0))
+        if (_incomingCount > 0 && (_top is null || Less(_incomingMin, _top.Items[_top.Position].Key)))
         {
             // The oldest record has not been sorted yet.
             if (!must && !Releasable(_incomingMin))
@@ -240,24 +240,28 @@ internal sealed class ReorderBuffer<T>
             // The head run usually stays the oldest for a stretch (chunks are long sorted runs): the heap is touched only when
             // another run's head becomes older.
             OrderKey next = run.Items[run.Position].Key;
-            if (_runs.TryPeek(out _, out OrderKey other) && other.CompareTo(next) < 0)
+            if (_runs.TryPeek(out OrderKey other) && Less(other, next))
             {
                 _top = _runs.DequeueEnqueue(run, next);
             }
         }
         else
         {
-            _top = _runs.TryDequeue(out Run? following, out _) ? following : null;
+            _top = _runs.TryDequeue(out Run? following) ? following : null;
             if (_pool.Count <= (_maxPending / ChunkSize) + 1)
             {
                 // Keep emptied chunks for reuse (as many as the cap can fill), so chunks are not reallocated on the large object heap.
-                Array.Clear(run.Items, 0, run.Count);
+                if (System.Runtime.CompilerServices.RuntimeHelpers.IsReferenceOrContainsReferences<Entry>())
+                {
+                    Array.Clear(run.Items, 0, run.Count);
+                }
+
                 _pool.Push(run.Items);
             }
         }
 
         _count--;
-        if (!_released || key.CompareTo(_lastReleased) > 0)
+        if (!_released || Less(_lastReleased, key))
         {
             _lastReleased = key;
         }
@@ -276,7 +280,11 @@ internal sealed class ReorderBuffer<T>
     /// <returns>The statistics.</returns>
     public OrderingStatistics GetStatistics() => new(_arrival, _outOfOrder, _late, _maxHeld, _withoutSequence, _window, _maxPending);
 
-    private bool Releasable(OrderKey key) => key.Ticks < _newestTicks - _windowTicks || (_released && key.CompareTo(_lastReleased) < 0);
+    /// <summary>Whether <paramref name="a"/> sorts before <paramref name="b"/> (<see cref="OrderKey.CompareTo"/> &lt; 0).</summary>
+    private static bool Less(in OrderKey a, in OrderKey b) =>
+        a.Ticks != b.Ticks ? a.Ticks < b.Ticks : a.Sequence != b.Sequence ? a.Sequence < b.Sequence : a.Arrival < b.Arrival;
+
+    private bool Releasable(OrderKey key) => key.Ticks < _newestTicks - _windowTicks || (_released && Less(key, _lastReleased));
 
     private void Seal()
     {
@@ -292,7 +300,7 @@ internal sealed class ReorderBuffer<T>
         {
             _top = run;
         }
-        else if (first.CompareTo(_top.Items[_top.Position].Key) < 0)
+        else if (Less(first, _top.Items[_top.Position].Key))
         {
             _runs.Enqueue(_top, _top.Items[_top.Position].Key);
             _top = run;
@@ -318,7 +326,7 @@ internal sealed class ReorderBuffer<T>
         starts[runs++] = 0;
         for (int i = 1; i < n; i++)
         {
-            if (_incoming[i].Key.CompareTo(_incoming[i - 1].Key) < 0)
+            if (Less(_incoming[i].Key, _incoming[i - 1].Key))
             {
                 if (runs == MaxMergedRuns)
                 {
@@ -351,7 +359,7 @@ internal sealed class ReorderBuffer<T>
                 int a = lo, b = mid, o = lo;
                 while (a < mid && b < hi)
                 {
-                    to[o++] = from[b].Key.CompareTo(from[a].Key) < 0 ? from[b++] : from[a++];
+                    to[o++] = Less(from[b].Key, from[a].Key) ? from[b++] : from[a++];
                 }
 
                 while (a < mid)
@@ -392,6 +400,110 @@ internal sealed class ReorderBuffer<T>
         public T Item { get; } = item;
 
         public int CompareTo(Entry other) => Key.CompareTo(other.Key);
+    }
+
+    /// <summary>
+    /// A binary min-heap of sorted runs keyed by their head record (what <see cref="PriorityQueue{TElement, TPriority}"/> did here, with the
+    /// key comparison inlined). Keys are unique (arrival breaks ties), so the order runs are taken in does not depend on the heap's shape.
+    /// </summary>
+    private sealed class RunHeap
+    {
+        private (OrderKey Key, Run Run)[] _items = new (OrderKey, Run)[16];
+        private int _count;
+
+        public bool TryPeek(out OrderKey key)
+        {
+            if (_count == 0)
+            {
+                key = default;
+                return false;
+            }
+
+            key = _items[0].Key;
+            return true;
+        }
+
+        public void Enqueue(Run run, OrderKey key)
+        {
+            if (_count == _items.Length)
+            {
+                Array.Resize(ref _items, _items.Length * 2);
+            }
+
+            int i = _count++;
+            while (i > 0)
+            {
+                int parent = (i - 1) >> 1;
+                if (!Less(key, _items[parent].Key))
+                {
+                    break;
+                }
+
+                _items[i] = _items[parent];
+                i = parent;
+            }
+
+            _items[i] = (key, run);
+        }
+
+        public bool TryDequeue(out Run? run)
+        {
+            if (_count == 0)
+            {
+                run = null;
+                return false;
+            }
+
+            run = _items[0].Run;
+            int last = --_count;
+            (OrderKey Key, Run Run) moved = _items[last];
+            _items[last] = default;
+            if (last > 0)
+            {
+                SiftDown(moved);
+            }
+
+            return true;
+        }
+
+        /// <summary>Takes the run with the oldest head and adds <paramref name="run"/> in one step.</summary>
+        public Run DequeueEnqueue(Run run, OrderKey key)
+        {
+            Run top = _items[0].Run;
+            SiftDown((key, run));
+            return top;
+        }
+
+        /// <summary>Puts <paramref name="item"/> at the root and moves it down to its place.</summary>
+        private void SiftDown((OrderKey Key, Run Run) item)
+        {
+            (OrderKey Key, Run Run)[] items = _items;
+            int n = _count;
+            int i = 0;
+            while (true)
+            {
+                int child = (2 * i) + 1;
+                if (child >= n)
+                {
+                    break;
+                }
+
+                if (child + 1 < n && Less(items[child + 1].Key, items[child].Key))
+                {
+                    child++;
+                }
+
+                if (!Less(items[child].Key, item.Key))
+                {
+                    break;
+                }
+
+                items[i] = items[child];
+                i = child;
+            }
+
+            items[i] = item;
+        }
     }
 
     private sealed class Run(Entry[] items, int count)

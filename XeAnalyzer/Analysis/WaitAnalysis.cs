@@ -1,4 +1,6 @@
 using System.Globalization;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using XeAnalyzer.Capture;
 using XeAnalyzer.Events;
 
@@ -122,6 +124,7 @@ public sealed class WaitAnalysis : ICaptureAnalysis
     private const byte KindBegin = 0;
     private const byte KindEnd = 1;
     private const byte KindCompleted = 2;
+    private const int OpcodeCacheKeys = 64;
 
     private sealed class FieldLayout
     {
@@ -206,7 +209,11 @@ public sealed class WaitAnalysis : ICaptureAnalysis
         private readonly NameTable _types = new();
         private readonly List<TypeStats> _stats = [];
         private readonly Dictionary<ulong, SchedulerStats> _schedulers = [];
-        private readonly Dictionary<(ulong Worker, byte Kind), WorkerState> _workers = [];
+        // Workers by sqlos.worker_address (kind 1) and by sqlos.system_thread_id (kind 2): one dictionary per kind, keyed by the number alone.
+        private readonly Dictionary<ulong, WorkerState> _workersByAddress = [];
+        private readonly Dictionary<ulong, WorkerState> _workersByThread = [];
+        private XeMap? _opcodeMap;
+        private readonly byte[] _opcodeKinds = new byte[OpcodeCacheKeys];
         private readonly ReorderBuffer<Record> _reorder;
         private readonly IgnoredEvents _ignored = new();
         private readonly long[] _eventCounts = new long[3];
@@ -253,7 +260,7 @@ public sealed class WaitAnalysis : ICaptureAnalysis
             byte kind = KindCompleted;
             if (f.Opcode >= 0)
             {
-                kind = IsBegin(e.GetField(f.Opcode)) ? KindBegin : KindEnd;
+                kind = IsBeginCached(e.GetField(f.Opcode)) ? KindBegin : KindEnd;
             }
 
             ActionLayout a = _actions.Get(e.ActionSet);
@@ -330,9 +337,14 @@ public sealed class WaitAnalysis : ICaptureAnalysis
                     {
                         ss.Waits++;
                         ss.TotalDuration = Sat(ss.TotalDuration, duration);
-                        if (ss.DurationByType.TryGetValue(type, out long d) || ss.DurationByType.Count < 1024)
+                        ref long d = ref CollectionsMarshal.GetValueRefOrNullRef(ss.DurationByType, type);
+                        if (!Unsafe.IsNullRef(ref d))
                         {
-                            ss.DurationByType[type] = Sat(d, duration);
+                            d = Sat(d, duration);
+                        }
+                        else if (ss.DurationByType.Count < 1024)
+                        {
+                            ss.DurationByType.Add(type, Sat(0, duration));
                         }
                     }
                 }
@@ -361,7 +373,7 @@ public sealed class WaitAnalysis : ICaptureAnalysis
                 FoldPointers(ts);
             }
 
-            foreach (WorkerState w in _workers.Values)
+            foreach (WorkerState w in _workersByAddress.Values.Concat(_workersByThread.Values))
             {
                 if (w.Pending is not null)
                 {
@@ -416,7 +428,7 @@ public sealed class WaitAnalysis : ICaptureAnalysis
                 ? "No wait event carries the sqlos.scheduler_id action, so there are no per-scheduler totals. Add ACTION (sqlos.scheduler_id) to the wait events."
                 : _withoutScheduler > 0 ? AnalysisSupport.N0(_withoutScheduler) + " waits without sqlos.scheduler_id are not in this table." : null;
 
-            bool hasWorkers = _workers.Count > 0;
+            bool hasWorkers = _workersByAddress.Count + _workersByThread.Count > 0;
             string? workerNote = hasWorkers ? null : "No wait event carries sqlos.worker_address (or sqlos.system_thread_id), so waits cannot be followed per worker. Add ACTION (sqlos.worker_address) to the wait events.";
             bool hasPairs = hasWorkers && _begins > 0;
             WaitPairing[] pairs = hasPairs
@@ -572,17 +584,17 @@ public sealed class WaitAnalysis : ICaptureAnalysis
         {
             while (_reorder.TryTake(out Record r, out DateTime t))
             {
-                var key = (r.Worker, r.WorkerKind);
-                if (!_workers.TryGetValue(key, out WorkerState? w))
+                Dictionary<ulong, WorkerState> workers = r.WorkerKind == 1 ? _workersByAddress : _workersByThread;
+                if (!workers.TryGetValue(r.Worker, out WorkerState? w))
                 {
-                    if (_workers.Count >= _options.MaxWorkers)
+                    if (_workersByAddress.Count + _workersByThread.Count >= _options.MaxWorkers)
                     {
                         _untrackedWorkers++;
                         continue;
                     }
 
                     w = new WorkerState();
-                    _workers.Add(key, w);
+                    workers.Add(r.Worker, w);
                 }
 
                 TypeStats ts = _stats[r.Type];
@@ -646,9 +658,10 @@ public sealed class WaitAnalysis : ICaptureAnalysis
                     }
                 }
 
-                if (ts.PrecededBy.TryGetValue(previous, out long c))
+                ref long c = ref CollectionsMarshal.GetValueRefOrNullRef(ts.PrecededBy, previous);
+                if (!Unsafe.IsNullRef(ref c))
                 {
-                    ts.PrecededBy[previous] = c + 1;
+                    c++;
                 }
                 else if (ts.PrecededBy.Count < 10_000)
                 {
@@ -660,6 +673,34 @@ public sealed class WaitAnalysis : ICaptureAnalysis
                 w.EndedNext = (w.EndedNext + 1) % WorkerState.Ring;
                 w.EndedCount = Math.Min(WorkerState.Ring, w.EndedCount + 1);
             }
+        }
+
+        /// <summary><see cref="IsBegin"/>, remembered per key of the last opcode map (maps are immutable), so no text is compared per event.</summary>
+        private bool IsBeginCached(XeValue opcode)
+        {
+            if (opcode.Map is XeMap map)
+            {
+                ulong key = opcode.MapKey;
+                if (key < OpcodeCacheKeys)
+                {
+                    if (!ReferenceEquals(map, _opcodeMap))
+                    {
+                        _opcodeMap = map;
+                        Array.Clear(_opcodeKinds);
+                    }
+
+                    byte known = _opcodeKinds[(int)key];
+                    if (known == 0)
+                    {
+                        known = IsBegin(opcode) ? (byte)1 : (byte)2;
+                        _opcodeKinds[(int)key] = known;
+                    }
+
+                    return known == 1;
+                }
+            }
+
+            return IsBegin(opcode);
         }
 
         private static bool IsBegin(XeValue opcode)

@@ -115,7 +115,8 @@ internal sealed class CaptureSummaryBuilder(Func<string, string> display) : ICap
     private string? _lastPath;
     private XeEventType? _lastType;
     private EventState? _lastEvent;
-    private XeActionSet? _lastActions;
+    private XeEventType? _otherType;
+    private EventState? _otherEvent;
 
     public bool Accepts(XeEventType eventType, XeActionSet actions) => true;
 
@@ -166,47 +167,37 @@ internal sealed class CaptureSummaryBuilder(Func<string, string> display) : ICap
             }
         }
 
-        _lastFile.Add(e.Timestamp);
-        if (!ReferenceEquals(e.EventType, _lastType))
+        DateTime timestamp = e.Timestamp;
+        _lastFile.Add(timestamp);
+        XeEventType type = e.EventType;
+        if (!ReferenceEquals(type, _lastType))
         {
-            _lastType = e.EventType;
-            if (!_byType.TryGetValue(e.EventType, out _lastEvent))
+            // Captures often alternate two event types: the type before the last is kept too, so switching back costs no lookup.
+            if (ReferenceEquals(type, _otherType))
             {
-                string name = e.FullName;
-                if (!_events.TryGetValue(name, out _lastEvent))
-                {
-                    if (_events.Count >= MaxNames)
-                    {
-                        name = "(other events)";
-                        _events.TryGetValue(name, out _lastEvent);
-                    }
-
-                    if (_lastEvent is null)
-                    {
-                        _lastEvent = new EventState(name);
-                        _events.Add(name, _lastEvent);
-                    }
-                }
-
-                if (_byType.Count < 100_000)
-                {
-                    _byType.Add(e.EventType, _lastEvent);
-                }
-
+                (_otherType, _lastType) = (_lastType, _otherType);
+                (_otherEvent, _lastEvent) = (_lastEvent, _otherEvent);
             }
-
-            _lastActions = null;
+            else
+            {
+                _otherType = _lastType;
+                _otherEvent = _lastEvent;
+                _lastType = type;
+                _lastEvent = Lookup(e);
+            }
         }
 
         EventState s = _lastEvent!;
-        s.Add(e.Timestamp);
-        if (!ReferenceEquals(e.ActionSet, _lastActions))
+        s.Add(timestamp);
+        XeActionSet actions = e.ActionSet;
+        if (!ReferenceEquals(actions, s.LastActions))
         {
-            _lastActions = e.ActionSet;
-            if (_actionSets.Count < 100_000 && _actionSets.Add((s, e.ActionSet)))
+            // Each event type usually carries one action set: the set last seen with this type is checked first.
+            s.LastActions = actions;
+            if (_actionSets.Count < 100_000 && _actionSets.Add((s, actions)))
             {
-                s.HasCallstack |= StackColumns.Find(e.EventType, e.ActionSet, null, out _) is not null;
-                foreach (XeColumn c in e.ActionSet.Columns)
+                s.HasCallstack |= StackColumns.Find(type, actions, null, out _) is not null;
+                foreach (XeColumn c in actions.Columns)
                 {
                     if (s.Actions.Count < MaxActions)
                     {
@@ -215,6 +206,35 @@ internal sealed class CaptureSummaryBuilder(Func<string, string> display) : ICap
                 }
             }
         }
+    }
+
+    private EventState Lookup(XEvent e)
+    {
+        if (!_byType.TryGetValue(e.EventType, out EventState? state))
+        {
+            string name = e.FullName;
+            if (!_events.TryGetValue(name, out state))
+            {
+                if (_events.Count >= MaxNames)
+                {
+                    name = "(other events)";
+                    _events.TryGetValue(name, out state);
+                }
+
+                if (state is null)
+                {
+                    state = new EventState(name);
+                    _events.Add(name, state);
+                }
+            }
+
+            if (_byType.Count < 100_000)
+            {
+                _byType.Add(e.EventType, state);
+            }
+        }
+
+        return state;
     }
 
     public CaptureSummary Build()
@@ -270,6 +290,9 @@ internal sealed class CaptureSummaryBuilder(Func<string, string> display) : ICap
         public bool HasCallstack { get; set; }
 
         public HashSet<string> Actions { get; } = new(StringComparer.Ordinal);
+
+        /// <summary>The action set of the last event of this type (its actions are already listed).</summary>
+        public XeActionSet? LastActions { get; set; }
 
         public void Add(DateTime t)
         {

@@ -56,6 +56,9 @@ internal sealed class StackBucketBuilder
     private XeEventType? _lastType;
     private XeActionSet? _lastSet;
     private EventLayout? _lastLayout;
+    private XeEventType? _otherType;
+    private XeActionSet? _otherSet;
+    private EventLayout? _otherLayout;
     private bool _built;
     private bool _warnedSlotFilter;
 
@@ -476,24 +479,42 @@ internal sealed class StackBucketBuilder
 
     private EventLayout Layout(XEvent e)
     {
-        if (ReferenceEquals(e.EventType, _lastType) && ReferenceEquals(e.ActionSet, _lastSet))
+        XeEventType type = e.EventType;
+        XeActionSet set = e.ActionSet;
+        if (ReferenceEquals(type, _lastType) && ReferenceEquals(set, _lastSet))
         {
             return _lastLayout!;
         }
 
-        if (!_layouts.TryGetValue((e.EventType, e.ActionSet), out EventLayout? layout))
+        // Captures often alternate two event types (acquire, release): the pair before the last is kept too.
+        if (ReferenceEquals(type, _otherType) && ReferenceEquals(set, _otherSet))
         {
-            layout = CreateLayout(e.EventType, e.ActionSet);
-            if (_layouts.Count >= 100_000)
-            {
-                FoldLayoutCounts();
-            }
-
-            _layouts.Add((e.EventType, e.ActionSet), layout);
+            (_otherType, _lastType) = (_lastType, _otherType);
+            (_otherSet, _lastSet) = (_lastSet, _otherSet);
+            (_otherLayout, _lastLayout) = (_lastLayout, _otherLayout);
+            return _lastLayout!;
         }
 
-        _lastType = e.EventType;
-        _lastSet = e.ActionSet;
+        if (!_layouts.TryGetValue((type, set), out EventLayout? layout))
+        {
+            layout = CreateLayout(type, set);
+            if (_layouts.Count >= 100_000)
+            {
+                // The folded layouts are no longer counted: none may stay cached.
+                FoldLayoutCounts();
+                _lastType = null;
+                _lastSet = null;
+                _lastLayout = null;
+            }
+
+            _layouts.Add((type, set), layout);
+        }
+
+        _otherType = _lastType;
+        _otherSet = _lastSet;
+        _otherLayout = _lastLayout;
+        _lastType = type;
+        _lastSet = set;
         _lastLayout = layout;
         return layout;
     }
