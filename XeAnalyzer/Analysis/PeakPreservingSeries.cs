@@ -22,6 +22,9 @@ internal sealed class PeakPreservingSeries
     private Bucket[] _buckets = new Bucket[16];
     private long _origin;
     private long _width = 1;
+
+    // The bucket width is a power of two (it starts at 1 and doubles): its log, so a point's bucket is a shift, not a division.
+    private int _widthShift;
     private long _serial;
     private bool _started;
 
@@ -56,11 +59,11 @@ internal sealed class PeakPreservingSeries
             offset = 0;
         }
 
-        long index = offset / _width;
+        long index = offset >> _widthShift;
         while (index >= _maxBuckets)
         {
             Widen();
-            index = offset / _width;
+            index = offset >> _widthShift;
         }
 
         if (index >= _buckets.Length)
@@ -124,6 +127,7 @@ internal sealed class PeakPreservingSeries
     private void Widen()
     {
         _width = checked(_width * 2);
+        _widthShift++;
         int n = _buckets.Length;
         for (int i = 0; i < n; i++)
         {

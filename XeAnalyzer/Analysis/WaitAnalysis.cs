@@ -146,14 +146,14 @@ public sealed class WaitAnalysis : ICaptureAnalysis
         public int Thread = -1;
     }
 
+    // Held by the reorder window (up to its cap of records): widest fields first, so a record takes 24 bytes instead of 40.
     private struct Record
     {
-        public byte Kind;
-        public int Type;
-        public bool HasWorker;
         public ulong Worker;
-        public byte WorkerKind;
         public long Duration;
+        public int Type;
+        public byte Kind;
+        public byte WorkerKind;
     }
 
     private sealed class TypeStats
@@ -265,16 +265,17 @@ public sealed class WaitAnalysis : ICaptureAnalysis
 
             ActionLayout a = _actions.Get(e.ActionSet);
             var r = new Record { Kind = kind, Type = type };
+            bool hasWorker = false;
             if (a.Worker >= 0)
             {
-                r.HasWorker = true;
+                hasWorker = true;
                 r.Worker = e.GetAction(a.Worker).AsUInt64();
                 r.WorkerKind = 1;
                 _anyWorkerAddress = true;
             }
             else if (a.Thread >= 0)
             {
-                r.HasWorker = true;
+                hasWorker = true;
                 r.Worker = e.GetAction(a.Thread).AsUInt64();
                 r.WorkerKind = 2;
             }
@@ -354,7 +355,7 @@ public sealed class WaitAnalysis : ICaptureAnalysis
                 }
             }
 
-            if (!r.HasWorker)
+            if (!hasWorker)
             {
                 _withoutWorker++;
                 return;
