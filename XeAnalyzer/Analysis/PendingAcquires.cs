@@ -1,3 +1,6 @@
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+
 namespace XeAnalyzer.Analysis;
 
 /// <summary>
@@ -36,8 +39,9 @@ internal sealed class PendingAcquires
         node.ClassId = classId;
         node.Serial = ++_serial;
         node.Live = true;
-        node.Below = _top.TryGetValue(key, out int below) ? below : -1;
-        _top[key] = n;
+        ref int top = ref CollectionsMarshal.GetValueRefOrAddDefault(_top, key, out bool exists);
+        node.Below = exists ? top : -1;
+        top = n;
         _fifo.Enqueue((n, node.Serial));
         Count++;
         if (Count > _cap)
@@ -54,14 +58,16 @@ internal sealed class PendingAcquires
     /// <summary>Pops the most recent pending acquire of <paramref name="key"/>.</summary>
     public bool TryTake(PairKey key, out long ticks, out int classId)
     {
-        if (_top.TryGetValue(key, out int n))
+        ref int top = ref CollectionsMarshal.GetValueRefOrNullRef(_top, key);
+        if (!Unsafe.IsNullRef(ref top))
         {
+            int n = top;
             ref Node node = ref _nodes[n];
             ticks = node.Ticks;
             classId = node.ClassId;
             if (node.Below >= 0)
             {
-                _top[key] = node.Below;
+                top = node.Below;
             }
             else
             {
@@ -183,4 +189,19 @@ internal sealed class PendingAcquires
 }
 
 /// <summary>What pairs an acquire with its release: the latch address and the worker (or thread) that holds it.</summary>
-internal readonly record struct PairKey(ulong Address, ulong Worker, byte WorkerKind);
+internal readonly record struct PairKey(ulong Address, ulong Worker, byte WorkerKind)
+{
+    /// <summary>Equal keys, compared field by field (the generated comparison goes through a comparer per field).</summary>
+    public bool Equals(PairKey other) => Address == other.Address && Worker == other.Worker && WorkerKind == other.WorkerKind;
+
+    /// <summary>A hash mixing every bit of the three parts (latch addresses and worker addresses differ mostly in their middle bits).</summary>
+    public override int GetHashCode()
+    {
+        unchecked
+        {
+            ulong h = (Address * 0x9E3779B97F4A7C15UL) ^ ((Worker + WorkerKind) * 0xC2B2AE3D27D4EB4FUL);
+            h ^= h >> 29;
+            return (int)(h ^ (h >> 32));
+        }
+    }
+}
