@@ -332,8 +332,20 @@ public sealed class CaptureSource
         private XeActionSet? _lastSet;
         private ICaptureConsumer[] _lastAccepted = [];
 
+        // The pair before the last (captures often alternate two event types, such as latch_acquired and latch_released).
+        private XeEventType? _otherType;
+        private XeActionSet? _otherSet;
+        private ICaptureConsumer[] _otherAccepted = [];
+
         public void Add(XEvent e)
         {
+            if (!ReferenceEquals(e.EventType, _lastType) || !ReferenceEquals(e.ActionSet, _lastSet))
+            {
+                (_otherType, _lastType) = (_lastType, _otherType);
+                (_otherSet, _lastSet) = (_lastSet, _otherSet);
+                (_otherAccepted, _lastAccepted) = (_lastAccepted, _otherAccepted);
+            }
+
             if (!ReferenceEquals(e.EventType, _lastType) || !ReferenceEquals(e.ActionSet, _lastSet))
             {
                 _lastType = e.EventType;
