@@ -1,4 +1,5 @@
 using System.Globalization;
+using System.Numerics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using XeAnalyzer.Capture;
@@ -125,6 +126,8 @@ public sealed class WaitAnalysis : ICaptureAnalysis
     private const byte KindEnd = 1;
     private const byte KindCompleted = 2;
     private const int OpcodeCacheKeys = 64;
+    private const int DenseTypes = 64;
+    private const int DenseSchedulers = 1024;
 
     private sealed class FieldLayout
     {
@@ -183,7 +186,33 @@ public sealed class WaitAnalysis : ICaptureAnalysis
     {
         public long Waits;
         public long TotalDuration;
+        /// <summary>Total duration per wait type id below <see cref="DenseTypes"/> (present when its bit is set in <see cref="DensePresent"/>).</summary>
+        public long[] DenseDuration { get; } = new long[DenseTypes];
+
+        public ulong DensePresent;
+
+        /// <summary>Total duration per wait type id of the other types.</summary>
         public Dictionary<int, long> DurationByType { get; } = [];
+
+        /// <summary>The wait types with a total (at most 1,024).</summary>
+        public int TypeCount => BitOperations.PopCount(DensePresent) + DurationByType.Count;
+
+        /// <summary>Every (wait type id, total duration).</summary>
+        public IEnumerable<KeyValuePair<int, long>> Durations()
+        {
+            for (int t = 0; t < DenseTypes; t++)
+            {
+                if ((DensePresent & (1UL << t)) != 0)
+                {
+                    yield return new KeyValuePair<int, long>(t, DenseDuration[t]);
+                }
+            }
+
+            foreach (KeyValuePair<int, long> kv in DurationByType)
+            {
+                yield return kv;
+            }
+        }
     }
 
     private sealed class WorkerState
@@ -209,6 +238,9 @@ public sealed class WaitAnalysis : ICaptureAnalysis
         private readonly NameTable _types = new();
         private readonly List<TypeStats> _stats = [];
         private readonly Dictionary<ulong, SchedulerStats> _schedulers = [];
+
+        // Schedulers below DenseSchedulers by id (null = look in _schedulers): scheduler ids are small, so most waits need no dictionary lookup.
+        private SchedulerStats?[] _denseSchedulers = new SchedulerStats?[64];
         // Workers by sqlos.worker_address (kind 1) and by sqlos.system_thread_id (kind 2): one dictionary per kind, keyed by the number alone.
         private readonly Dictionary<ulong, WorkerState> _workersByAddress = [];
         private readonly Dictionary<ulong, WorkerState> _workersByThread = [];
@@ -324,10 +356,24 @@ public sealed class WaitAnalysis : ICaptureAnalysis
                 if (a.Scheduler >= 0)
                 {
                     ulong s = e.GetAction(a.Scheduler).AsUInt64();
-                    if (!_schedulers.TryGetValue(s, out SchedulerStats? ss) && _schedulers.Count < NameTable.MaxGroups)
+                    SchedulerStats? ss = s < (ulong)_denseSchedulers.Length ? _denseSchedulers[s] : null;
+                    if (ss is null)
                     {
-                        ss = new SchedulerStats();
-                        _schedulers.Add(s, ss);
+                        if (!_schedulers.TryGetValue(s, out ss) && _schedulers.Count < NameTable.MaxGroups)
+                        {
+                            ss = new SchedulerStats();
+                            _schedulers.Add(s, ss);
+                        }
+
+                        if (ss is not null && s < DenseSchedulers)
+                        {
+                            if (s >= (ulong)_denseSchedulers.Length)
+                            {
+                                Array.Resize(ref _denseSchedulers, (int)Math.Min(DenseSchedulers, Math.Max(s + 1, 2UL * (ulong)_denseSchedulers.Length)));
+                            }
+
+                            _denseSchedulers[s] = ss;
+                        }
                     }
 
                     if (ss is null)
@@ -338,15 +384,7 @@ public sealed class WaitAnalysis : ICaptureAnalysis
                     {
                         ss.Waits++;
                         ss.TotalDuration = Sat(ss.TotalDuration, duration);
-                        ref long d = ref CollectionsMarshal.GetValueRefOrNullRef(ss.DurationByType, type);
-                        if (!Unsafe.IsNullRef(ref d))
-                        {
-                            d = Sat(d, duration);
-                        }
-                        else if (ss.DurationByType.Count < 1024)
-                        {
-                            ss.DurationByType.Add(type, Sat(0, duration));
-                        }
+                        AddDuration(ss, type, duration);
                     }
                 }
                 else
@@ -424,7 +462,7 @@ public sealed class WaitAnalysis : ICaptureAnalysis
                 kv.Key.ToString(AnalysisSupport.Ic),
                 kv.Value.Waits,
                 kv.Value.TotalDuration,
-                kv.Value.DurationByType.Count == 0 ? string.Empty : _types[kv.Value.DurationByType.OrderByDescending(x => x.Value).ThenBy(x => _types[x.Key], StringComparer.Ordinal).First().Key]))];
+                kv.Value.TypeCount == 0 ? string.Empty : _types[kv.Value.Durations().OrderByDescending(x => x.Value).ThenBy(x => _types[x.Key], StringComparer.Ordinal).First().Key]))];
             string? schedulerNote = _schedulers.Count == 0
                 ? "No wait event carries the sqlos.scheduler_id action, so there are no per-scheduler totals. Add ACTION (sqlos.scheduler_id) to the wait events."
                 : _withoutScheduler > 0 ? AnalysisSupport.N0(_withoutScheduler) + " waits without sqlos.scheduler_id are not in this table." : null;
@@ -483,6 +521,36 @@ public sealed class WaitAnalysis : ICaptureAnalysis
         }
 
         private const int MaxKeysPerType = 1000;
+
+        /// <summary>Adds a wait's duration to its type's total on a scheduler (at most 1,024 types per scheduler; further types are not kept).</summary>
+        private static void AddDuration(SchedulerStats ss, int type, long duration)
+        {
+            if (type < DenseTypes)
+            {
+                ulong bit = 1UL << type;
+                if ((ss.DensePresent & bit) != 0)
+                {
+                    ss.DenseDuration[type] = Sat(ss.DenseDuration[type], duration);
+                }
+                else if (ss.TypeCount < 1024)
+                {
+                    ss.DensePresent |= bit;
+                    ss.DenseDuration[type] = Sat(0, duration);
+                }
+
+                return;
+            }
+
+            ref long d = ref CollectionsMarshal.GetValueRefOrNullRef(ss.DurationByType, type);
+            if (!Unsafe.IsNullRef(ref d))
+            {
+                d = Sat(d, duration);
+            }
+            else if (ss.TypeCount < 1024)
+            {
+                ss.DurationByType.Add(type, Sat(0, duration));
+            }
+        }
 
         /// <summary>Counts a pointer resource as <see cref="Count"/> counts its text (same cap, same order).</summary>
         private static void CountPointer(TypeStats ts, ulong pointer)
