@@ -50,6 +50,29 @@ public sealed class MemoryAnalysisTests
     }
 
     [Test]
+    public void Analyze_KeepsAllocationOrFree_ForZeroPageEvents_AndLargeSessionIds()
+    {
+        // A free of 0 pages is still a free (the reorder record folds the kind into the page count), and a session id above the
+        // ones kept in the dense array is tracked like any other.
+        XEvent[] events =
+        [
+            _c.Alloc(At(0), 0, session: 60_000, seq: 1),
+            _c.Free(At(1), 0, session: 60_000, seq: 2),
+            _c.Alloc(At(2), 3, session: 5, seq: 3),
+            _c.Free(At(3), 0, session: 5, seq: 4),
+        ];
+        var points = new List<MemoryPoint>();
+        MemoryAnalysisResult r = new MemoryAnalysis().Analyze(events, points.Add);
+
+        Assert.That(points.Select(p => (p.IsAllocation, p.Pages, p.Total)), Is.EqualTo(new[] { (true, 0L, 0L), (false, 0L, 0L), (true, 3L, 3L), (false, 0L, 3L) }));
+        Assert.That((r.AllocationEvents, r.FreeEvents, r.PagesAllocated, r.PagesFreed), Is.EqualTo((2L, 2L, 3L, 0L)));
+        GroupMemory big = r.Sessions.Single(s => s.Key == "60000");
+        Assert.That((big.AllocationEvents, big.FreeEvents, big.PagesAllocated, big.PagesFreed), Is.EqualTo((1L, 1L, 0L, 0L)));
+        GroupMemory small = r.Sessions.Single(s => s.Key == "5");
+        Assert.That((small.AllocationEvents, small.FreeEvents, small.FinalPages, small.PeakPages), Is.EqualTo((1L, 1L, 3L, 3L)));
+    }
+
+    [Test]
     public void Analyze_TotalsEventsPagesAndBytes_AndPageCountShares()
     {
         XEvent[] events =
