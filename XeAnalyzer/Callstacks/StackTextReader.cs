@@ -63,7 +63,7 @@ public sealed class StackTextReader : IDisposable
     {
         ArgumentNullException.ThrowIfNull(input);
         _options = options ?? StackTextReaderOptions.Default;
-        _source = new TextSource(input, _options.FilePath, _options.Limits, ownsInput);
+        _source = new TextSource(input, _options.FilePath, _options.Limits, ownsInput, new LineInterner());
         _scanner = new FrameLineScanner(_options.SymbolizedOffsetRadix, _options.FramesOnSingleLine, _options.Limits.MaxFramesPerLine);
         _builder = new StackBuilder(_scanner, SymbolMetadata, _options.FilePath, _options.SymbolizedOffsetRadix);
     }
@@ -171,7 +171,7 @@ public sealed class StackTextReader : IDisposable
                     runFlushed = false;
                 }
 
-                _builder.AddLine(line, _source.ItemLine);
+                _builder.AddLine(line, _source.ItemLine, _source.TextEntry);
                 if (_builder.LineCount >= maxLines)
                 {
                     yield return _builder.Build(index++, runFlushed ? null : runHeader, runFlushed);
