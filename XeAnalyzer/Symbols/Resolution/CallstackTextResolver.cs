@@ -38,6 +38,9 @@ public sealed class CallstackTextResolverOptions
     /// machine has more than one processor. The output is the same either way.
     /// </summary>
     public bool Pipelined { get; init; } = Environment.ProcessorCount > 1;
+
+    /// <summary>See <see cref="StackTextReaderOptions.InternLines"/> (tests only).</summary>
+    internal bool InternLines { get; init; } = true;
 }
 
 /// <summary>
@@ -75,6 +78,7 @@ public static class CallstackTextResolver
             FramesOnSingleLine = options.FramesOnSingleLine,
             SymbolizedOffsetRadix = options.SymbolizedOffsetRadix,
             Limits = options.Limits ?? TextInputLimits.Default,
+            InternLines = options.InternLines,
         };
         ModuleMap? map = options.ModuleMap ?? resolver.Options.ModuleMap;
         ResolverSession session = resolver.CreateSession(map);
@@ -475,8 +479,28 @@ public static class CallstackTextResolver
         ModulePdbInfo[]? metadata = null;
         int known = 0;
         int frames = 0;
-        foreach (Callstack stack in reader.ReadStacks(ct))
+        using IEnumerator<Callstack> read = reader.ReadStacks(ct).GetEnumerator();
+        ExceptionDispatchInfo? failure = null;
+        while (true)
         {
+            // A malformed input stops the parser: the stacks before it still go out (as in a sequential run), then the failure.
+            bool more;
+            try
+            {
+                more = read.MoveNext();
+            }
+            catch (InvalidTextInputException ex)
+            {
+                failure = ExceptionDispatchInfo.Capture(ex);
+                more = false;
+            }
+
+            if (!more)
+            {
+                break;
+            }
+
+            Callstack stack = read.Current;
             if (reader.SymbolMetadata.Count != known)
             {
                 if (stacks.Count > 0)
@@ -505,6 +529,8 @@ public static class CallstackTextResolver
         {
             yield return new Batch(stacks, metadata);
         }
+
+        failure?.Throw();
     }
 
     private sealed record Batch(List<Callstack> Stacks, ModulePdbInfo[]? Metadata);
