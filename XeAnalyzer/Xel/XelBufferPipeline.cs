@@ -317,18 +317,8 @@ internal sealed class XelBufferPipeline
         XelEventBuffer b = _window.Dequeue();
         if (!b.TryRunHere() && !b.IsFinished)
         {
-            // A worker is on it: decode later buffers here meanwhile rather than wait idle (on a busy machine the worker may not run
-            // for a while).
-            foreach (XelEventBuffer later in _window)
-            {
-                if (b.IsFinished)
-                {
-                    break;
-                }
-
-                later.TryRunHere();
-            }
-
+            // A worker is on it: wait for it rather than walk later buffers here, so the reading thread keeps its time for the consumers
+            // (the workers walk faster than the consumers take events; a buffer no worker has started is decoded here, above).
             b.Wait();
         }
 
