@@ -219,6 +219,20 @@ public sealed class XEvent
     /// <returns>The value.</returns>
     public XeValue GetAction(int index)
     {
+        if (_actionStarts is int[] starts)
+        {
+            // An event read from a file: where each action starts is known (the common case, kept small enough to inline).
+            XeColumn c = ActionSet[index];
+            byte[] b = _buffer!;
+            int p = starts[_actionStartsIndex + index];
+            return new XeValue(c, b, p + 8, (int)BinaryPrimitives.ReadUInt32LittleEndian(b.AsSpan(p + 4, 4)));
+        }
+
+        return GetActionWalking(index);
+    }
+
+    private XeValue GetActionWalking(int index)
+    {
         if (_actionValues is not null)
         {
             return _actionValues[index];
@@ -226,18 +240,10 @@ public sealed class XEvent
 
         XeColumn c = ActionSet[index];
         byte[] b = _buffer!;
-        int p;
-        if (_actionStarts is int[] starts)
+        int p = _actionsOffset;
+        for (int i = 0; i < index; i++)
         {
-            p = starts[_actionStartsIndex + index];
-        }
-        else
-        {
-            p = _actionsOffset;
-            for (int i = 0; i < index; i++)
-            {
-                p += 8 + (int)BinaryPrimitives.ReadUInt32LittleEndian(b.AsSpan(p + 4, 4));
-            }
+            p += 8 + (int)BinaryPrimitives.ReadUInt32LittleEndian(b.AsSpan(p + 4, 4));
         }
 
         int len = (int)BinaryPrimitives.ReadUInt32LittleEndian(b.AsSpan(p + 4, 4));

@@ -87,6 +87,7 @@ internal sealed class XelFileReader
     internal sealed class EventState(XeEventType type, bool included, XelPackageClock clock, int[] varFields, int index)
     {
         public readonly XeEventType Type = type;
+        public readonly uint Rid = type.Rid;
         public readonly bool Included = included;
         public readonly XelPackageClock Clock = clock;
         public readonly int[] VarFields = varFields;
@@ -550,7 +551,7 @@ internal sealed class XelFileReader
         }
 
         next = q;
-        EventState? st = last is not null && last.Type.Rid == rid ? last : _states.GetValueOrDefault(rid);
+        EventState? st = last is not null && last.Rid == rid ? last : _states.GetValueOrDefault(rid);
         if (st is null)
         {
             if (_broken.ContainsKey(rid))
