@@ -165,6 +165,9 @@ internal sealed class XelEventBuffer(bool pooled)
         }
     }
 
+    /// <summary>Whether no thread has started the decode yet.</summary>
+    public bool IsClaimable => Volatile.Read(ref _state) == Claimable;
+
     /// <summary>Whether the decode has ended.</summary>
     public bool IsFinished => Volatile.Read(ref _state) == Finished;
 
@@ -230,7 +233,7 @@ internal sealed class XelEventBuffer(bool pooled)
 /// <summary>
 /// Decodes the event buffers of a read ahead of the reading thread, on decode threads of its own and on the reading thread itself, and hands
 /// them back in file order: a window of at most eight times <see cref="XelReadOptions.DecodeThreads"/> buffers, 64 at most (so memory does not grow
-/// with the file), handed to the decode threads half a window at a time and each claimed by whichever thread gets to it first. The reading
+/// with the file), handed to the decode threads a quarter of a window at a time and each claimed by whichever thread gets to it first. The reading
 /// thread never waits for a buffer no one has started: it decodes it itself, so the read progresses even when the decode threads get no
 /// processor (batch mode, a busy machine).
 /// </summary>
@@ -265,7 +268,7 @@ internal sealed class XelBufferPipeline
         _pooled = pooled;
         _workers = threads - 1;
         _maxAhead = threads > 1 ? Math.Min(threads * 8, 64) : 1;
-        _batchSize = Math.Max(1, _maxAhead / 2);
+        _batchSize = Math.Max(1, _maxAhead / 4);
     }
 
     /// <summary>Whether another buffer may be dispatched now.</summary>
@@ -292,7 +295,7 @@ internal sealed class XelBufferPipeline
 
     /// <summary>
     /// Hands the buffers dispatched since the last flush to the decode threads, which take them in file order. Buffers go over in batches of
-    /// half the window (not one by one), so a decode thread wakes once per batch and a read does not pay for a wake-up on every buffer.
+    /// a quarter of the window (not one by one; small enough that a decode thread is not left idle while the window has room), so a decode thread wakes once per batch and a read does not pay for a wake-up on every buffer.
     /// </summary>
     public void Flush()
     {
@@ -383,15 +386,11 @@ internal sealed class XelBufferPipeline
         XelEventBuffer b = _window.Dequeue();
         if (!b.TryRunHere() && !b.IsFinished)
         {
-            // A decode thread is on it: decode later buffers here meanwhile rather than wait idle (when consumers take events faster than a
-            // decode thread walks buffers, or the decode thread gets no processor for a while).
-            foreach (XelEventBuffer later in _window)
+            // A decode thread is on it: decode a later buffer here meanwhile rather than wait idle (when consumers take events faster than a
+            // decode thread walks buffers, or the decode thread gets no processor for a while). The furthest one no thread has started, so the
+            // decode threads, which go in file order, reach the next buffers the reading thread needs first.
+            while (!b.IsFinished && LastUnclaimed() is XelEventBuffer later)
             {
-                if (b.IsFinished)
-                {
-                    break;
-                }
-
                 later.TryRunHere();
             }
 
@@ -399,6 +398,20 @@ internal sealed class XelBufferPipeline
         }
 
         return b;
+    }
+
+    private XelEventBuffer? LastUnclaimed()
+    {
+        XelEventBuffer? last = null;
+        foreach (XelEventBuffer later in _window)
+        {
+            if (later.IsClaimable)
+            {
+                last = later;
+            }
+        }
+
+        return last;
     }
 
     /// <summary>Gives back a delivered buffer.</summary>
