@@ -260,6 +260,11 @@ internal sealed class XelBufferPipeline
     private int _idle;
     private bool _closed;
 
+    private static int s_liveDecodeThreads;
+
+    /// <summary>Decode threads started and not yet ended in the process (every pipeline's), for tests that check they end.</summary>
+    internal static int LiveDecodeThreads => Volatile.Read(ref s_liveDecodeThreads);
+
     /// <summary>Creates a pipeline.</summary>
     /// <param name="threads">Threads that decode (the reading thread included); 1 decodes on the reading thread only.</param>
     /// <param name="pooled">Whether buffers are reused once delivered (events are then transient views).</param>
@@ -326,13 +331,37 @@ internal sealed class XelBufferPipeline
         _batch.Clear();
         if (start)
         {
-            var t = new Thread(DecodeLoop) { IsBackground = true, Name = "xel decode" };
-            t.Start();
+            Interlocked.Increment(ref s_liveDecodeThreads);
+            try
+            {
+                new Thread(DecodeLoop) { IsBackground = true, Name = "xel decode" }.Start();
+            }
+            catch (OutOfMemoryException)
+            {
+                // No thread to be had: the reading thread decodes every buffer itself (it never waits for one no thread has started).
+                Interlocked.Decrement(ref s_liveDecodeThreads);
+                lock (_gate)
+                {
+                    _running--;
+                }
+            }
         }
     }
 
     /// <summary>A decode thread: decodes the handed buffers no one has claimed, in file order; waits while there are none.</summary>
     private void DecodeLoop()
+    {
+        try
+        {
+            DecodeUntilIdleOrClosed();
+        }
+        finally
+        {
+            Interlocked.Decrement(ref s_liveDecodeThreads);
+        }
+    }
+
+    private void DecodeUntilIdleOrClosed()
     {
         var taken = new List<XelEventBuffer>();
         while (true)
