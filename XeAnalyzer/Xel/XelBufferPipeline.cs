@@ -156,7 +156,7 @@ internal sealed class XelEventBuffer(bool pooled)
         ActionLengths[index] = length;
     }
 
-    /// <summary>Runs the decode if no one has claimed it yet (a thread-pool work item).</summary>
+    /// <summary>Runs the decode if no one has claimed it yet (a decode thread).</summary>
     public void RunIfUnclaimed()
     {
         if (Interlocked.CompareExchange(ref _state, Claimed, Claimable) == Claimable)
