@@ -60,28 +60,4 @@ internal static class CliRunner
         Assert.That(p.WaitForExit(ProcessLimitMilliseconds), Is.True, "xeanalyze finished");
         return (p.ExitCode, stdout, err.GetAwaiter().GetResult());
     }
-
-    /// <summary>
-    /// Runs <c>dotnet xeanalyze.dll <paramref name="args"/></c> under a pseudo-terminal made by util-linux <paramref name="script"/>
-    /// and asserts it exits with 0.
-    /// </summary>
-    /// <returns>What the terminal showed (stdout and stderr together).</returns>
-    public static string RunInTerminal(string script, params string[] args)
-    {
-        string command = "dotnet " + string.Join(' ', new[] { CliDll }.Concat(args).Select(a => "'" + a.Replace("'", "'\\''", StringComparison.Ordinal) + "'"));
-        var psi = new ProcessStartInfo(script) { RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true, UseShellExecute = false };
-        foreach (string a in new[] { "-q", "-e", "-c", command, "/dev/null" })
-        {
-            psi.ArgumentList.Add(a);
-        }
-
-        using Process p = Process.Start(psi)!;
-        p.StandardInput.Close();
-        Task<string> err = p.StandardError.ReadToEndAsync();
-        string output = p.StandardOutput.ReadToEnd();
-        Assert.That(p.WaitForExit(ProcessLimitMilliseconds), Is.True, "xeanalyze finished");
-        _ = err.GetAwaiter().GetResult();
-        Assert.That(p.ExitCode, Is.EqualTo(0), output);
-        return output;
-    }
 }

@@ -35,7 +35,7 @@ public class CsvReportWriterTests
     }
 
     [Test]
-    public void WriteAsync_SeparatesSeveralTables_WithEmptyLine()
+    public void Write_SeparatesSeveralTables_WithEmptyLine()
     {
         ReportTable a = new TableBuilder("a").AddColumn(TableColumn.Text("x")).AddRow("1").Build();
         ReportTable b = new TableBuilder("b").AddColumn(TableColumn.Text("y")).AddColumn(TableColumn.Text("z")).AddRow(string.Empty, "q").Build();
@@ -81,7 +81,7 @@ public class CsvReportWriterTests
     }
 
     [Test]
-    public void WriteAsync_WritesValidUtf8_ForHostileNames()
+    public void Write_WritesValidUtf8_ForHostileNames()
     {
         TableBuilder b = new TableBuilder("t").AddColumn(TableColumn.Text("name"));
         foreach (string n in HostileNames)

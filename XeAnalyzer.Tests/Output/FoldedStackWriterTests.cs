@@ -6,7 +6,7 @@ namespace XeAnalyzer.Tests.Output;
 public class FoldedStackWriterTests
 {
     [Test]
-    public void WriteAsync_WritesRootFirstLines_SortedOrdinally()
+    public void Write_WritesRootFirstLines_SortedOrdinally()
     {
         var b = new CallTreeBuilder();
         b.AddStack(["c", "b", "a"], 3);
@@ -22,7 +22,7 @@ public class FoldedStackWriterTests
     }
 
     [Test]
-    public void WriteAsync_WritesBaselineThenCurrent_ForDifferentialTree()
+    public void Write_WritesBaselineThenCurrent_ForDifferentialTree()
     {
         var b = new CallTreeBuilder();
         b.AddStack(["grew", "main"], 25, 10);
@@ -33,7 +33,7 @@ public class FoldedStackWriterTests
     }
 
     [Test]
-    public void WriteAsync_WritesRootWeight_AsRootMarker_AndSkipsZeroLines()
+    public void Write_WritesRootWeight_AsRootMarker_AndSkipsZeroLines()
     {
         var b = new CallTreeBuilder();
         b.AddStack([], 2);

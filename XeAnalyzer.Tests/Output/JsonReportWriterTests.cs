@@ -9,7 +9,7 @@ public class JsonReportWriterTests
     private static readonly DateTime Noon = new(2024, 5, 1, 12, 0, 0, DateTimeKind.Utc);
 
     [Test]
-    public void WriteAsync_WritesFixedShape_ForParagraphAndTable()
+    public void Write_WritesFixedShape_ForParagraphAndTable()
     {
         ReportTable table = new TableBuilder("T")
             .AddColumn(TableColumn.Text("n"))
@@ -39,7 +39,7 @@ public class JsonReportWriterTests
     }
 
     [Test]
-    public void WriteAsync_IndentsWithTwoSpaces_AndEndsWithNewline()
+    public void Write_IndentsWithTwoSpaces_AndEndsWithNewline()
     {
         string json = Utf8(Write(new JsonReportWriter(), new ReportDocument("R", []) { Generator = "G" }));
         Assert.That(json, Is.EqualTo(
@@ -47,7 +47,7 @@ public class JsonReportWriterTests
     }
 
     [Test]
-    public void WriteAsync_WritesChartsKeyValuesAndFlameNodes()
+    public void Write_WritesChartsKeyValuesAndFlameNodes()
     {
         var b = new CallTreeBuilder(WeightUnit.Bytes);
         b.AddStack(["leaf", "root"], 8192);
@@ -87,7 +87,7 @@ public class JsonReportWriterTests
     }
 
     [Test]
-    public void WriteAsync_ProducesValidJson_ForHostileNames()
+    public void Write_ProducesValidJson_ForHostileNames()
     {
         TableBuilder t = new TableBuilder("t").AddColumn(TableColumn.Text("name"));
         foreach (string n in HostileNames)

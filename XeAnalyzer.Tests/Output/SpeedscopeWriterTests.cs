@@ -17,7 +17,7 @@ public class SpeedscopeWriterTests
     }
 
     [Test]
-    public void WriteAsync_WritesValidSampledProfile()
+    public void Write_WritesValidSampledProfile()
     {
         CallTree tree = Tree();
         using JsonDocument d = JsonDocument.Parse(Write(new SpeedscopeWriter(), ReportDocument.Of("latches", new FlameGraph(tree))));
@@ -52,14 +52,14 @@ public class SpeedscopeWriterTests
     [TestCase(WeightUnit.Count, "none")]
     [TestCase(WeightUnit.Bytes, "bytes")]
     [TestCase(WeightUnit.Milliseconds, "milliseconds")]
-    public void WriteAsync_WritesUnit_FromTree(WeightUnit unit, string expected)
+    public void Write_WritesUnit_FromTree(WeightUnit unit, string expected)
     {
         using JsonDocument d = JsonDocument.Parse(Write(new SpeedscopeWriter(), Tree(unit)));
         Assert.That(d.RootElement.GetProperty("profiles")[0].GetProperty("unit").GetString(), Is.EqualTo(expected));
     }
 
     [Test]
-    public void WriteAsync_KeepsHostileNamesIntact_AsJsonStrings()
+    public void Write_KeepsHostileNamesIntact_AsJsonStrings()
     {
         var b = new CallTreeBuilder();
         foreach (string n in HostileNames)
@@ -77,7 +77,7 @@ public class SpeedscopeWriterTests
     }
 
     [Test]
-    public void WriteAsync_WritesEmptyProfile_ForEmptyTree()
+    public void Write_WritesEmptyProfile_ForEmptyTree()
     {
         using JsonDocument d = JsonDocument.Parse(Write(new SpeedscopeWriter(), new CallTreeBuilder().Build()));
         JsonElement p = d.RootElement.GetProperty("profiles")[0];

@@ -55,7 +55,7 @@ public class TextReportWriterTests
     }
 
     [Test]
-    public void WriteAsync_WritesTitlesBlocksAndGeneratorLine()
+    public void Write_WritesTitlesBlocksAndGeneratorLine()
     {
         var doc = new ReportDocument("Latch report", [
             new ReportSection("Summary",
@@ -96,7 +96,7 @@ public class TextReportWriterTests
     }
 
     [Test]
-    public void WriteAsync_NeutralisesTerminalEscapes_InHostileNames()
+    public void Write_NeutralisesTerminalEscapes_InHostileNames()
     {
         TableBuilder b = new TableBuilder("t").AddColumn(TableColumn.Text("name"));
         foreach (string n in HostileNames)
@@ -113,7 +113,7 @@ public class TextReportWriterTests
     }
 
     [Test]
-    public void WriteAsync_SummarisesFlameGraphAndLineChart()
+    public void Write_SummarisesFlameGraphAndLineChart()
     {
         var b = new CallTreeBuilder();
         b.AddStack(["leaf", "root"], 3);

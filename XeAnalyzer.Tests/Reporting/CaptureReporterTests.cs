@@ -180,7 +180,7 @@ public sealed class CaptureReporterTests
     }
 
     [Test]
-    public async Task WriteAsync_WritesEveryPlannedFile_CsvAndJsonParse()
+    public async Task Write_WritesEveryPlannedFile_CsvAndJsonParse()
     {
         CaptureReport report = Report(SampleData.Waits);
         string dir = _temp.File("out");

@@ -1,5 +1,6 @@
 using System.Runtime.InteropServices;
 using XeAnalyzer.Callstacks.Scanning;
+using XeAnalyzer.IO;
 using XeAnalyzer.TargetData;
 
 namespace XeAnalyzer.Callstacks;
@@ -46,6 +47,40 @@ internal sealed class StackBuilder
     public bool IsBlank => !_hasNonBlank && _pendingRva is null;
 
     public void AddLine(string text, long lineNumber) => AddLine(text, lineNumber, mayHoldMarkup: true);
+
+    /// <summary>
+    /// Adds a line the source interned: a line whose text alone made it one frame before (no markup, one compact token) takes
+    /// that frame again without scanning (frames are immutable, so stacks may share them); any other line is read as usual, and
+    /// remembered on its entry when it is such a line.
+    /// </summary>
+    public void AddLine(string text, long lineNumber, LineInterner.Entry? entry)
+    {
+        if (entry is null || _pendingRva is not null)
+        {
+            AddLine(text, lineNumber, mayHoldMarkup: true);
+            return;
+        }
+
+        if (entry.Memo is StackFrame known)
+        {
+            _hasNonBlank = true;
+            _lines.Add(new PendingLine(text, lineNumber, _frames.Count, 1, null));
+            _frames.Add(known);
+            Track(known);
+            return;
+        }
+
+        if (text.AsSpan().IndexOfAny('<', '&') >= 0)
+        {
+            AddLine(text, lineNumber, mayHoldMarkup: true);
+            return;
+        }
+
+        if (ParseAndAdd(text, lineNumber) is { TextOnly: true, FrameCount: 1, Unparsed: null, Diagnostic: null })
+        {
+            entry.Memo = _frames[^1];
+        }
+    }
 
     private void AddLine(string text, long lineNumber, bool mayHoldMarkup)
     {
@@ -237,7 +272,7 @@ internal sealed class StackBuilder
         }
     }
 
-    private void ParseAndAdd(string text, long lineNumber)
+    private LineScan ParseAndAdd(string text, long lineNumber)
     {
         int start = _frames.Count;
         LineScan r = _scanner.ScanLine(text, _frames);
@@ -261,6 +296,8 @@ internal sealed class StackBuilder
         {
             Track(_frames[i]);
         }
+
+        return r;
     }
 
     private void Track(StackFrame f)

@@ -30,6 +30,12 @@ public sealed class StackTextReaderOptions
 
     /// <summary>Caps on line length, XML value size and depth, lines per plain-text stack and frames per line.</summary>
     public TextInputLimits Limits { get; init; } = TextInputLimits.Default;
+
+    /// <summary>
+    /// Whether plain-text lines go through a <see cref="LineInterner"/> (a repeated frame line reuses its string and parsed frame);
+    /// on by default. Off only to check, in tests, that interning changes nothing.
+    /// </summary>
+    internal bool InternLines { get; init; } = true;
 }
 
 /// <summary>
@@ -63,7 +69,7 @@ public sealed class StackTextReader : IDisposable
     {
         ArgumentNullException.ThrowIfNull(input);
         _options = options ?? StackTextReaderOptions.Default;
-        _source = new TextSource(input, _options.FilePath, _options.Limits, ownsInput);
+        _source = new TextSource(input, _options.FilePath, _options.Limits, ownsInput, _options.InternLines ? new LineInterner() : null);
         _scanner = new FrameLineScanner(_options.SymbolizedOffsetRadix, _options.FramesOnSingleLine, _options.Limits.MaxFramesPerLine);
         _builder = new StackBuilder(_scanner, SymbolMetadata, _options.FilePath, _options.SymbolizedOffsetRadix);
     }
@@ -92,6 +98,7 @@ public sealed class StackTextReader : IDisposable
                 FramesOnSingleLine = options.FramesOnSingleLine,
                 SymbolizedOffsetRadix = options.SymbolizedOffsetRadix,
                 Limits = options.Limits,
+                InternLines = options.InternLines,
             };
         }
 
@@ -171,7 +178,7 @@ public sealed class StackTextReader : IDisposable
                     runFlushed = false;
                 }
 
-                _builder.AddLine(line, _source.ItemLine);
+                _builder.AddLine(line, _source.ItemLine, _source.TextEntry);
                 if (_builder.LineCount >= maxLines)
                 {
                     yield return _builder.Build(index++, runFlushed ? null : runHeader, runFlushed);

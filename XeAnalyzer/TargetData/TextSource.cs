@@ -45,6 +45,7 @@ internal sealed class TextSource : IDisposable
 
     private readonly TextInputLimits _limits;
     private readonly bool _ownsReader;
+    private readonly LineInterner? _lines;
     private TextReader _reader;
     private char[] _buf = new char[BufferSize];
     private int _pos;
@@ -54,8 +55,9 @@ internal sealed class TextSource : IDisposable
     private bool _skipBlankRest;
     private SegmentReader? _segment;
 
-    public TextSource(TextReader reader, string? filePath, TextInputLimits limits, bool ownsReader)
+    public TextSource(TextReader reader, string? filePath, TextInputLimits limits, bool ownsReader, LineInterner? lines = null)
     {
+        _lines = lines;
         _reader = reader;
         FilePath = filePath;
         _limits = limits;
@@ -71,6 +73,9 @@ internal sealed class TextSource : IDisposable
 
     /// <summary>The text of the last <see cref="ScanKind.Text"/> result (without the line break).</summary>
     public string Text { get; private set; } = string.Empty;
+
+    /// <summary>The interned entry of <see cref="Text"/> when the source interns lines and kept this one; else <see langword="null"/>.</summary>
+    public LineInterner.Entry? TextEntry { get; private set; }
 
     /// <summary>The line of the last <see cref="ScanKind.Text"/> or <see cref="ScanKind.Root"/> result.</summary>
     public long ItemLine { get; private set; }
@@ -161,7 +166,8 @@ internal sealed class TextSource : IDisposable
                         $"a line of at most {_limits.MaxLineLength} characters outside XML (TextInputLimits.MaxLineLength); the line is longer"));
                 }
 
-                string text = new(_buf, _pos, i - _pos);
+                LineInterner.Entry? entry = _lines?.Find(_buf.AsSpan(_pos, i - _pos));
+                string text = entry?.Text ?? new string(_buf, _pos, i - _pos);
                 long line = Line;
                 int next = i + 1;
                 if (c == '\r')
@@ -187,7 +193,7 @@ internal sealed class TextSource : IDisposable
                     }
                 }
 
-                return EmitText(text, line);
+                return EmitText(text, line, entry);
             }
 
             // '<' or '&': look ahead for a root name.
@@ -293,9 +299,10 @@ internal sealed class TextSource : IDisposable
         return null;
     }
 
-    private ScanKind EmitText(string text, long line)
+    private ScanKind EmitText(string text, long line, LineInterner.Entry? entry = null)
     {
         Text = text;
+        TextEntry = entry;
         ItemLine = line;
         return ScanKind.Text;
     }

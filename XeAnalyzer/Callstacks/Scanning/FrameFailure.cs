@@ -174,4 +174,8 @@ internal readonly struct TokenScan
 /// <param name="FrameCount">Frames appended to the output.</param>
 /// <param name="Unparsed">Pieces of a frame line that are not frames, or <see langword="null"/>.</param>
 /// <param name="Diagnostic">For a line without frames that looked like a frame line: the first malformed frame.</param>
-internal readonly record struct LineScan(int FrameCount, List<UnparsedToken>? Unparsed, FrameFailure? Diagnostic);
+internal readonly record struct LineScan(int FrameCount, List<UnparsedToken>? Unparsed, FrameFailure? Diagnostic)
+{
+    /// <summary>True when the line was read as one compact token whose result depends on its text alone (no scanner state), so it may be reused for the same text.</summary>
+    public bool TextOnly { get; init; }
+}

@@ -75,7 +75,7 @@ internal sealed class FrameLineScanner
             if (token.Frame is not null)
             {
                 output.Add(token.Frame);
-                return new LineScan(1, null, null);
+                return new LineScan(1, null, null) { TextOnly = true };
             }
 
             return new LineScan(0, null, token.Failure.IsMalformedFrame ? token.Failure : null);

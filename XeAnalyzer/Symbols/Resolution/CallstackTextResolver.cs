@@ -1,4 +1,3 @@
-using System.Collections.Concurrent;
 using System.Globalization;
 using System.Runtime.ExceptionServices;
 using XeAnalyzer.Callstacks;
@@ -39,6 +38,9 @@ public sealed class CallstackTextResolverOptions
     /// machine has more than one processor. The output is the same either way.
     /// </summary>
     public bool Pipelined { get; init; } = Environment.ProcessorCount > 1;
+
+    /// <summary>See <see cref="StackTextReaderOptions.InternLines"/> (tests only).</summary>
+    internal bool InternLines { get; init; } = true;
 }
 
 /// <summary>
@@ -48,11 +50,11 @@ public sealed class CallstackTextResolverOptions
 /// </summary>
 public static class CallstackTextResolver
 {
-    // A batch closes at 64 stacks or 2,048 frames, and at most 4 batches wait: what is in flight stays small, so little survives a
-    // gen0 collection (a plain-text input is one stack handed out in pieces of thousands of lines), while hand-overs between the
-    // threads stay rare.
+    // A batch closes at 64 stacks or 16,384 frames, and at most 4 batches wait: what is in flight stays a few MB (a plain-text input
+    // is one stack handed out in pieces of 2,000 lines), while hand-overs between the threads stay rare (each one costs the parser
+    // about as much as reading a few hundred frames).
     private const int BatchStacks = 64;
-    private const int BatchFrames = 2048;
+    private const int BatchFrames = 16384;
     private const int QueuedBatches = 4;
 
     /// <summary>Resolves <paramref name="input"/> into <paramref name="output"/>.</summary>
@@ -76,6 +78,7 @@ public static class CallstackTextResolver
             FramesOnSingleLine = options.FramesOnSingleLine,
             SymbolizedOffsetRadix = options.SymbolizedOffsetRadix,
             Limits = options.Limits ?? TextInputLimits.Default,
+            InternLines = options.InternLines,
         };
         ModuleMap? map = options.ModuleMap ?? resolver.Options.ModuleMap;
         ResolverSession session = resolver.CreateSession(map);
@@ -136,25 +139,30 @@ public static class CallstackTextResolver
 
     /// <summary>
     /// The pipeline: a parser thread groups stacks in batches; two workers (this thread and a helper) take batches in input order, resolve
-    /// them, and whichever finishes the oldest unwritten batch writes every finished batch from there on, so the output and the summary
-    /// follow the input order. A batch carrying CSV symbol metadata waits until every earlier batch is resolved, applies the metadata,
-    /// and only then may later batches be resolved: each stack sees exactly the metadata it would see in a sequential run.
+    /// them, and whichever finishes the oldest unwritten batch writes every finished batch from there on (outside the lock, so the other
+    /// worker keeps resolving), so the output and the summary follow the input order. A batch carrying CSV symbol metadata waits until
+    /// every earlier batch is written, applies the metadata, and only then may later batches be resolved: each stack sees exactly the
+    /// metadata it would see in a sequential run. Threads that wait block on the lock's monitor rather than spin, so on two cores a
+    /// waiting worker leaves the processor to the parser.
     /// </summary>
     private static void RunPipelined(StackTextReader reader, ResolverSession session, ResolvedCallstackWriter writer, ResolutionSummaryBuilder summary, CancellationToken ct)
     {
-        using var stop = CancellationTokenSource.CreateLinkedTokenSource(ct);
-        using var queue = new BlockingCollection<Batch>(QueuedBatches);
+        var order = new OrderedBatches(session, writer, summary);
+        using CancellationTokenRegistration registration = ct.Register(order.Abort);
         ExceptionDispatchInfo? producerError = null;
         var producer = new Thread(() =>
         {
             try
             {
-                foreach (Batch batch in Batches(reader, stop.Token))
+                foreach (Batch batch in Batches(reader, ct))
                 {
-                    queue.Add(batch, stop.Token);
+                    if (!order.Add(batch))
+                    {
+                        break;
+                    }
                 }
             }
-            catch (OperationCanceledException) when (stop.IsCancellationRequested)
+            catch (OperationCanceledException) when (order.Aborted)
             {
                 // The consumers stopped (or the caller canceled): nothing more to hand over.
             }
@@ -166,7 +174,7 @@ public static class CallstackTextResolver
             }
             finally
             {
-                queue.CompleteAdding();
+                order.CompleteAdding();
             }
         })
         {
@@ -174,15 +182,14 @@ public static class CallstackTextResolver
             Name = "xeanalyzer-resolve-parser",
         };
 
-        var order = new OrderedBatches(session, writer, summary);
         ExceptionDispatchInfo? helperError = null;
         var helper = new Thread(() =>
         {
             try
             {
-                order.Work(queue, stop.Token);
+                order.Work(ct);
             }
-            catch (OperationCanceledException) when (stop.IsCancellationRequested)
+            catch (OperationCanceledException) when (order.Aborted)
             {
                 // The other worker failed or the caller canceled.
             }
@@ -191,7 +198,6 @@ public static class CallstackTextResolver
 #pragma warning restore CA1031
             {
                 helperError = ExceptionDispatchInfo.Capture(ex);
-                stop.Cancel();
                 order.Abort();
             }
         })
@@ -203,16 +209,20 @@ public static class CallstackTextResolver
         helper.Start();
         try
         {
-            order.Work(queue, stop.Token);
+            order.Work(ct);
             helper.Join(); // the helper may still be resolving the last batch it took
         }
-        catch (OperationCanceledException) when (stop.IsCancellationRequested && !ct.IsCancellationRequested && helperError is not null)
+        catch (OperationCanceledException) when (order.Aborted && !ct.IsCancellationRequested && helperError is not null)
         {
             // The helper failed: its exception is rethrown below.
         }
+        catch
+        {
+            order.Abort();
+            throw;
+        }
         finally
         {
-            stop.Cancel();
             order.Abort();
             helper.Join();
             producer.Join();
@@ -223,50 +233,98 @@ public static class CallstackTextResolver
         producerError?.Throw();
     }
 
-    /// <summary>The shared state of the pipeline's two workers (see <see cref="RunPipelined"/>); every field is guarded by the instance lock.</summary>
+    /// <summary>
+    /// The shared state of the pipeline (see <see cref="RunPipelined"/>): the bounded queue of parsed batches, their numbering, the
+    /// resolved batches waiting to be written, and the metadata barrier. Every field is guarded by <c>_gate</c>; writing happens
+    /// outside it, by one worker at a time (<c>_writing</c>).
+    /// </summary>
     private sealed class OrderedBatches(ResolverSession session, ResolvedCallstackWriter writer, ResolutionSummaryBuilder summary)
     {
-        private readonly object _gate = new(); // Monitor.Wait/PulseAll: workers wait for each other's batches
-        private readonly object _take = new();
+        private readonly object _gate = new(); // Monitor.Wait/PulseAll: every wait of the pipeline
+        private readonly Queue<Batch> _queue = new(QueuedBatches);
         private readonly Dictionary<long, ResolvedCallstack[]> _done = [];
         private long _taken;
         private long _written;
         private long _metadataSeq = -1;
         private bool _metadataApplied = true;
-        private bool _aborted;
+        private bool _completed;
+        private bool _writing;
+        private int _waiting; // threads in Monitor.Wait: a hand-over pulses only when someone waits
+        private volatile bool _aborted;
 
-        /// <summary>Takes batches until the queue is empty, resolving each one and writing what is finished in order.</summary>
-        public void Work(BlockingCollection<Batch> queue, CancellationToken ct)
+        /// <summary>True once the pipeline was stopped (a failure or the caller's token).</summary>
+        public bool Aborted => _aborted;
+
+        /// <summary>Queues a parsed batch, waiting while <see cref="QueuedBatches"/> wait already; false when the pipeline stopped.</summary>
+        public bool Add(Batch batch)
+        {
+            lock (_gate)
+            {
+                while (_queue.Count >= QueuedBatches && !_aborted)
+                {
+                    Wait();
+                }
+
+                if (_aborted)
+                {
+                    return false;
+                }
+
+                _queue.Enqueue(batch);
+                Pulse();
+                return true;
+            }
+        }
+
+        /// <summary>Says that no batch follows.</summary>
+        public void CompleteAdding()
+        {
+            lock (_gate)
+            {
+                _completed = true;
+                Monitor.PulseAll(_gate);
+            }
+        }
+
+        /// <summary>Takes batches until the queue is empty and complete, resolving each one and writing what is finished in order.</summary>
+        public void Work(CancellationToken ct)
         {
             while (true)
             {
-                Batch? batch;
+                Batch batch;
                 long seq;
 
-                // One worker at a time takes and numbers a batch (waiting for the parser if need be), so numbers follow the input order.
-                lock (_take)
+                // Taking and numbering happen under one lock, so numbers follow the input order.
+                lock (_gate)
                 {
-                    if (!queue.TryTake(out batch, Timeout.Infinite, ct))
+                    // No more than QueuedBatches resolved batches wait for the writer: memory stays bounded when writing is the slow part.
+                    while (((_queue.Count == 0 && !_completed) || (_queue.Count > 0 && _taken - _written >= QueuedBatches)) && !_aborted)
+                    {
+                        Wait();
+                    }
+
+                    ThrowIfAborted(ct);
+                    if (_queue.Count == 0)
                     {
                         return;
                     }
 
-                    lock (_gate)
+                    batch = _queue.Dequeue();
+                    seq = _taken++;
+                    if (batch.Metadata is not null)
                     {
-                        seq = _taken++;
-                        if (batch.Metadata is not null)
-                        {
-                            _metadataSeq = seq;
-                            _metadataApplied = false;
-                        }
+                        _metadataSeq = seq;
+                        _metadataApplied = false;
                     }
+
+                    Pulse(); // the parser may wait for room
                 }
 
                 Finish(seq, Resolve(batch, seq, ct));
             }
         }
 
-        /// <summary>Wakes and stops a worker that waits for the other one.</summary>
+        /// <summary>Stops the pipeline and wakes every thread that waits in it.</summary>
         public void Abort()
         {
             lock (_gate)
@@ -276,29 +334,54 @@ public static class CallstackTextResolver
             }
         }
 
+        // Both under _gate.
+        private void Wait()
+        {
+            _waiting++;
+            try
+            {
+                Monitor.Wait(_gate);
+            }
+            finally
+            {
+                _waiting--;
+            }
+        }
+
+        private void Pulse()
+        {
+            if (_waiting > 0)
+            {
+                Monitor.PulseAll(_gate);
+            }
+        }
+
         private ResolvedCallstack[] Resolve(Batch batch, long seq, CancellationToken ct)
         {
             ct.ThrowIfCancellationRequested();
-            lock (_gate)
+            if (batch.Metadata is not null || _metadataSeq >= 0)
             {
-                if (batch.Metadata is not null)
+                lock (_gate)
                 {
-                    // Every earlier batch resolved (and so written) before the metadata changes what later stacks resolve to.
-                    while (_written < seq && !_aborted)
+                    if (batch.Metadata is not null)
                     {
-                        Monitor.Wait(_gate);
+                        // Every earlier batch resolved and written before the metadata changes what later stacks resolve to.
+                        while (_written < seq && !_aborted)
+                        {
+                            Wait();
+                        }
                     }
-                }
-                else
-                {
-                    // A batch after new metadata waits until it is applied.
-                    while (_metadataSeq < seq && _metadataSeq >= 0 && !_metadataApplied && !_aborted)
+                    else
                     {
-                        Monitor.Wait(_gate);
+                        // A batch after new metadata waits until it is applied.
+                        while (_metadataSeq < seq && _metadataSeq >= 0 && !_metadataApplied && !_aborted)
+                        {
+                            Wait();
+                        }
                     }
-                }
 
-                ThrowIfAborted(ct);
+                    ThrowIfAborted(ct);
+                }
             }
 
             if (batch.Metadata is not null)
@@ -307,7 +390,7 @@ public static class CallstackTextResolver
                 lock (_gate)
                 {
                     _metadataApplied = true;
-                    Monitor.PulseAll(_gate);
+                    Pulse();
                 }
             }
 
@@ -320,24 +403,62 @@ public static class CallstackTextResolver
             return resolved;
         }
 
-        /// <summary>Records a resolved batch and writes every finished batch from the oldest unwritten one on.</summary>
+        /// <summary>
+        /// Records a resolved batch; unless the other worker is writing, writes every finished batch from the oldest unwritten one on,
+        /// each outside the lock.
+        /// </summary>
         private void Finish(long seq, ResolvedCallstack[] resolved)
         {
             lock (_gate)
             {
                 _done.Add(seq, resolved);
-                while (_done.Remove(_written, out ResolvedCallstack[]? ready))
+                if (_writing)
                 {
+                    return;
+                }
+
+                _writing = true;
+            }
+
+            bool writing = true;
+            try
+            {
+                while (true)
+                {
+                    ResolvedCallstack[]? ready;
+                    lock (_gate)
+                    {
+                        if (_aborted || !_done.Remove(_written, out ready))
+                        {
+                            _writing = writing = false;
+                            Pulse();
+                            return;
+                        }
+                    }
+
                     foreach (ResolvedCallstack r in ready)
                     {
                         writer.Write(r);
                         summary.Add(r);
                     }
 
-                    _written++;
+                    lock (_gate)
+                    {
+                        _written++;
+                        Pulse();
+                    }
                 }
-
-                Monitor.PulseAll(_gate);
+            }
+            finally
+            {
+                if (writing)
+                {
+                    lock (_gate)
+                    {
+                        _writing = false;
+                        Pulse();
+                    }
+                }
             }
         }
 
@@ -358,8 +479,28 @@ public static class CallstackTextResolver
         ModulePdbInfo[]? metadata = null;
         int known = 0;
         int frames = 0;
-        foreach (Callstack stack in reader.ReadStacks(ct))
+        using IEnumerator<Callstack> read = reader.ReadStacks(ct).GetEnumerator();
+        ExceptionDispatchInfo? failure = null;
+        while (true)
         {
+            // A malformed input stops the parser: the stacks before it still go out (as in a sequential run), then the failure.
+            bool more;
+            try
+            {
+                more = read.MoveNext();
+            }
+            catch (InvalidTextInputException ex)
+            {
+                failure = ExceptionDispatchInfo.Capture(ex);
+                more = false;
+            }
+
+            if (!more)
+            {
+                break;
+            }
+
+            Callstack stack = read.Current;
             if (reader.SymbolMetadata.Count != known)
             {
                 if (stacks.Count > 0)
@@ -388,6 +529,8 @@ public static class CallstackTextResolver
         {
             yield return new Batch(stacks, metadata);
         }
+
+        failure?.Throw();
     }
 
     private sealed record Batch(List<Callstack> Stacks, ModulePdbInfo[]? Metadata);

@@ -10,6 +10,7 @@ namespace XeAnalyzer.Symbols.Resolution;
 internal sealed class ResolutionSummaryBuilder
 {
     private const int MaxGroups = 1000;
+    private const int RecentSize = 8;
     private const string OtherGroup = "other reasons (too many distinct reasons to list)";
 
     private readonly HashSet<PdbBinding> _usedPdbs = new(ReferenceEqualityComparer.Instance);
@@ -21,6 +22,11 @@ internal sealed class ResolutionSummaryBuilder
     private readonly SortedSet<string> _engineModules = new(StringComparer.OrdinalIgnoreCase);
     private readonly SortedSet<string> _unidentified = new(StringComparer.OrdinalIgnoreCase);
     private readonly List<string> _warnings = [];
+
+    // The last few PDBs and engine module names added: frames alternate between a handful of modules, so the sets above are only
+    // touched when a frame names one that is not among them.
+    private readonly PdbBinding?[] _recentPdbs = new PdbBinding?[RecentSize];
+    private readonly string?[] _recentEngineModules = new string?[RecentSize];
     private long _stacks;
     private long _frames;
     private long _inEngine;
@@ -32,6 +38,8 @@ internal sealed class ResolutionSummaryBuilder
     private long _engineCapturedUnresolved;
     private long _malformedLines;
     private string? _firstMalformed;
+    private ModuleName? _lastModule;
+    private bool _lastModuleIsEngine;
 
     /// <summary>Creates a builder.</summary>
     /// <param name="inputName">The input's name for messages (file path, <c>-</c>), or <see langword="null"/>.</param>
@@ -164,7 +172,7 @@ internal sealed class ResolutionSummaryBuilder
     {
         _frames++;
         FrameResolution r = f.Resolution;
-        if (r.Pdb is PdbBinding used)
+        if (r.Pdb is PdbBinding used && !SeenRecently(_recentPdbs, used))
         {
             _usedPdbs.Add(used);
         }
@@ -197,13 +205,13 @@ internal sealed class ResolutionSummaryBuilder
         {
             case VirtualAddressFrame:
                 _addresses++;
-                if (r.Module is ModuleName vm && FrameText.IsSqlEngineModule(vm))
+                if (r.Module is ModuleName vm && IsSqlEngineModule(vm))
                 {
                     AddEngineCaptured(r, vm);
                 }
 
                 break;
-            case ModuleOffsetFrame m when FrameText.IsSqlEngineModule(m.ModuleName):
+            case ModuleOffsetFrame m when IsSqlEngineModule(m.ModuleName):
                 AddEngineCaptured(r, m.ModuleName);
                 break;
             case OrdinalFrame o:
@@ -221,10 +229,40 @@ internal sealed class ResolutionSummaryBuilder
             _engineCapturedUnresolved++;
         }
 
-        if (_engineModules.Count < 64)
+        string name = r.ModuleDisplayName ?? module.Name;
+        if (_engineModules.Count < 64 && !SeenRecently(_recentEngineModules, name))
         {
-            _engineModules.Add(r.ModuleDisplayName ?? module.Name);
+            _engineModules.Add(name);
         }
+    }
+
+    /// <summary><see cref="FrameText.IsSqlEngineModule"/>, remembered for the last module instance (stacks share module names).</summary>
+    private bool IsSqlEngineModule(ModuleName module)
+    {
+        if (!ReferenceEquals(module, _lastModule))
+        {
+            _lastModule = module;
+            _lastModuleIsEngine = FrameText.IsSqlEngineModule(module);
+        }
+
+        return _lastModuleIsEngine;
+    }
+
+    /// <summary>True when <paramref name="item"/> (by reference) is among <paramref name="recent"/>; else remembers it there, replacing the oldest.</summary>
+    private static bool SeenRecently<T>(T?[] recent, T item)
+        where T : class
+    {
+        foreach (T? r in recent)
+        {
+            if (ReferenceEquals(r, item))
+            {
+                return true;
+            }
+        }
+
+        Array.Copy(recent, 0, recent, 1, recent.Length - 1);
+        recent[0] = item;
+        return false;
     }
 
     private void AddGroup(ResolvedFrame f, FrameResolution r, long line)

@@ -1,0 +1,169 @@
+using XeAnalyzer.Analysis;
+using XeAnalyzer.Callstacks;
+using XeAnalyzer.IO;
+using XeAnalyzer.Symbols.Resolution;
+using XeAnalyzer.Tests.Callstacks;
+using XeAnalyzer.Tests.Symbols.Resolution;
+
+namespace XeAnalyzer.Tests.IO;
+
+/// <summary>The bounded table of repeated lines behind the plain-text fast path of <see cref="StackTextReader"/>, and proof that it changes no result.</summary>
+public class LineInternerTests
+{
+    [Test]
+    public void Find_ReturnsTheSameEntry_ForTheSameText()
+    {
+        var interner = new LineInterner();
+        LineInterner.Entry? a = interner.Find("sqlmin.dll+0x0000000000001063".AsSpan());
+        LineInterner.Entry? b = interner.Find("xx sqlmin.dll+0x0000000000001063 yy".AsSpan(3, 29));
+        LineInterner.Entry? c = interner.Find("sqlmin.dll+0x0000000000001064".AsSpan());
+        Assert.That(a, Is.Not.Null);
+        Assert.That(b, Is.SameAs(a));
+        Assert.That(a!.Text, Is.EqualTo("sqlmin.dll+0x0000000000001063"));
+        Assert.That(c, Is.Not.Null.And.Not.SameAs(a));
+        Assert.That(c!.Text, Is.EqualTo("sqlmin.dll+0x0000000000001064"));
+    }
+
+    [TestCase(0)]
+    [TestCase(1)]
+    [TestCase(7)]
+    [TestCase(8)]
+    [TestCase(9)]
+    [TestCase(LineInterner.MaxLineLength)]
+    public void Find_KeepsLinesUpToTheLimit_AndTellsApartLinesThatDifferInOneCharacter(int length)
+    {
+        var interner = new LineInterner();
+        string line = new('a', length);
+        Assert.That(interner.Find(line)?.Text, Is.EqualTo(line));
+        for (int i = 0; i < length; i++)
+        {
+            string other = string.Concat(line.AsSpan(0, i), "b", line.AsSpan(i + 1));
+            Assert.That(interner.Find(other)?.Text, Is.EqualTo(other), "position " + i);
+        }
+
+        Assert.That(interner.Find(line)?.Text, Is.EqualTo(line));
+    }
+
+    [Test]
+    public void Find_ReturnsNull_ForALineLongerThanTheLimit()
+    {
+        var interner = new LineInterner();
+        Assert.That(interner.Find(new string('x', LineInterner.MaxLineLength + 1)), Is.Null);
+    }
+
+    [Test]
+    public void Find_StopsAddingAtMaxEntries_ButStillFindsWhatItKept()
+    {
+        var interner = new LineInterner();
+        var kept = new List<string>();
+        for (int i = 0; i < LineInterner.MaxEntries * 2; i++)
+        {
+            string line = "frame+0x" + i.ToString("X", System.Globalization.CultureInfo.InvariantCulture);
+            if (interner.Find(line) is { } e)
+            {
+                Assert.That(e.Text, Is.EqualTo(line));
+                kept.Add(line);
+            }
+        }
+
+        Assert.That(kept, Has.Count.InRange(LineInterner.MaxEntries - 64, LineInterner.MaxEntries));
+        foreach (string line in kept)
+        {
+            Assert.That(interner.Find(line)?.Text, Is.EqualTo(line));
+        }
+    }
+
+    [Test]
+    public void Find_TurnsItselfOff_WhenLinesDoNotRepeat()
+    {
+        var interner = new LineInterner();
+        for (int i = 0; i < 70_000; i++)
+        {
+            interner.Find("0x" + i.ToString("X16", System.Globalization.CultureInfo.InvariantCulture));
+        }
+
+        Assert.That(interner.Find("0x0000000000000001"), Is.Null, "off after 65,536 lines with few repeats");
+    }
+
+    [Test]
+    public void Find_StaysOn_WhenLinesRepeat()
+    {
+        var interner = new LineInterner();
+        for (int i = 0; i < 70_000; i++)
+        {
+            interner.Find("sqlmin.dll+0x" + (i % 100).ToString("X", System.Globalization.CultureInfo.InvariantCulture));
+        }
+
+        Assert.That(interner.Find("sqlmin.dll+0x5"), Is.Not.Null);
+    }
+
+    /// <summary>
+    /// Every committed text fixture, a generated plain-text input and a hand-made mix of the plain-text shapes, each repeated so lines
+    /// come back from the table, resolve to the same output and summary with and without interning, pipelined and sequential.
+    /// </summary>
+    [TestCaseSource(nameof(Inputs))]
+    public void Resolve_GivesTheSameOutput_WithAndWithoutInterning(string name, string text)
+    {
+        using CallstackResolver resolver = ResolutionFixtures.Resolver();
+        (string expected, ResolutionSummary expectedSummary) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = false, InternLines = false });
+        foreach (bool pipelined in new[] { false, true })
+        {
+            (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = pipelined, InternLines = true });
+            Assert.That(output, Is.EqualTo(expected), name + (pipelined ? " pipelined" : " sequential"));
+            Assert.That(XeAnalyzer.Output.OutputFormats.ToText(new ResolutionSummaryDocument(summary), "json"),
+                Is.EqualTo(XeAnalyzer.Output.OutputFormats.ToText(new ResolutionSummaryDocument(expectedSummary), "json")), name);
+        }
+    }
+
+    [TestCaseSource(nameof(Inputs))]
+    public void Parse_GivesTheSameStacks_WithAndWithoutInterning(string name, string text)
+    {
+        IReadOnlyList<Callstack> a = StackTextReader.Parse(text, new StackTextReaderOptions { InternLines = false });
+        IReadOnlyList<Callstack> b = StackTextReader.Parse(text);
+        Assert.That(b.Count, Is.EqualTo(a.Count), name);
+        for (int i = 0; i < a.Count; i++)
+        {
+            Assert.That(Describe(b[i]), Is.EqualTo(Describe(a[i])), name + " stack " + i);
+        }
+    }
+
+    private static IEnumerable<TestCaseData> Inputs()
+    {
+        foreach (string path in Directory.GetFiles(Path.Combine(TestPaths.TestData, "text")).Order(StringComparer.Ordinal))
+        {
+            if (Path.GetExtension(path) is ".txt" or ".xml" && !path.EndsWith(".expected.txt", StringComparison.Ordinal))
+            {
+                string once = File.ReadAllText(path);
+                yield return new TestCaseData(Path.GetFileName(path), once + "\n" + once + "\n" + once).SetArgDisplayNames(Path.GetFileName(path));
+            }
+        }
+
+        string mixed = string.Join('\n',
+            "sqlmin.dll+0x0000000000001063",
+            "  sqlmin.dll+0x0000000000001063  ",
+            "sqllang.dll+0x0000000000001807\tsqldk.dll+0x0000000000002920",
+            "not a frame, just prose",
+            "ntdll.dll+0x000000000006A271",
+            "sqlmin.dll+0xZZ",
+            "<frame module=\"sqlmin.dll\" rva=\"0x1063\" />",
+            "sqlmin.dll+0x0000000000001063",
+            string.Empty,
+            "OpenSystemTableRowset",
+            "CMEDScanBase::Rowset+0x12",
+            "CMEDScanBase::Rowset+0x12",
+            string.Empty,
+            "sqlmin,9C072258-C838-1309-4C4C-44205044422E,1,sqlmin.pdb",
+            "sqlmin.dll+0x0000000000001063",
+            "sqlmin.dll!LatchBase::AcquireInternal+0x499",
+            "sqlmin.dll!LatchBase::AcquireInternal+0x499",
+            "00 sqlmin.dll+0x0000000000001063",
+            "sqlmin.dll+0x" + new string('0', 300) + "1063",
+            "sqlmin.dll+0x" + new string('0', 300) + "1063");
+        yield return new TestCaseData("mixed", mixed + "\n" + mixed + "\n" + mixed).SetArgDisplayNames("mixed");
+        yield return new TestCaseData("generated", new GeneratedInput(GeneratedInput.Shape.PlainText, 4000, 25).ReadToEnd()).SetArgDisplayNames("generated plain text, 100,000 frames");
+    }
+
+    private static string Describe(Callstack s) =>
+        string.Join('\n', s.Lines.Select(l => $"{l.LineNumber}|{l.Text}|{string.Join(',', l.Frames.Select(f => f.Kind + ":" + f.Raw + ":" + f.Module?.Name + ":" + f.Provenance + ":" + f.FrameNumber))}|{l.Diagnostic}|{l.SymbolMetadata?.Module.Name}|{string.Join(',', l.Unparsed.Select(u => u.Text))}"))
+        + "|" + s.IsContinuation + "|" + s.Header?.Origin;
+}

@@ -1,0 +1,93 @@
+using XeAnalyzer.Callstacks;
+using XeAnalyzer.IO;
+using XeAnalyzer.Symbols.Resolution;
+using XeAnalyzer.Tests.Callstacks;
+
+namespace XeAnalyzer.Tests.Symbols.Resolution;
+
+/// <summary>The pipelined <see cref="CallstackTextResolver"/> (a parser thread, two workers, ordered writing) on plain text: order, cancellation, failures.</summary>
+public class ResolvePipelineTests
+{
+    // 6,000 stacks of 25 frames: about ten batches, so both workers take batches and write for each other.
+    private static readonly string PlainText = new GeneratedInput(GeneratedInput.Shape.PlainText, 6000, 25).ReadToEnd();
+
+    [Test]
+    public void Resolve_PlainText_PipelinedAndSequential_GiveTheSameOutput()
+    {
+        using CallstackResolver resolver = ResolutionFixtures.Resolver();
+        (string a, ResolutionSummary sa) = ResolutionFixtures.ResolveText(PlainText, resolver, new CallstackTextResolverOptions { Pipelined = true });
+        (string b, ResolutionSummary sb) = ResolutionFixtures.ResolveText(PlainText, resolver, new CallstackTextResolverOptions { Pipelined = false });
+        Assert.That(a, Is.EqualTo(b));
+        Assert.That(sa.Frames, Is.EqualTo(150_000));
+        Assert.That(sa.Frames, Is.EqualTo(sb.Frames));
+        Assert.That(sa.ResolvedOffline, Is.EqualTo(sb.ResolvedOffline));
+        Assert.That(sa.Unresolved, Is.EqualTo(sb.Unresolved));
+    }
+
+    [Test]
+    public void Resolve_Pipelined_StopsWithOperationCanceled_WhenTheTokenIsCanceledMidway()
+    {
+        using CallstackResolver resolver = ResolutionFixtures.Resolver();
+        using var cts = new CancellationTokenSource();
+        using var input = new CancelingReader(PlainText, PlainText.Length / 2, cts);
+        using var output = new StringWriter();
+        Assert.That(() => CallstackTextResolver.Resolve(input, output, resolver, new CallstackTextResolverOptions { Pipelined = true }, cts.Token),
+            Throws.InstanceOf<OperationCanceledException>());
+        Assert.That(output.ToString().Length, Is.LessThan(PlainText.Length * 3));
+    }
+
+    [Test]
+    public void Resolve_Pipelined_ReportsAMalformedInput_AfterWritingWhatASequentialRunWrites()
+    {
+        using CallstackResolver resolver = ResolutionFixtures.Resolver();
+        var limits = new TextInputLimits { MaxLineLength = 1000 };
+        string text = PlainText + "\n" + new string('x', 2000) + "\nsqlmin.dll+0x1063\n";
+        using var sequential = new StringWriter { NewLine = "\n" };
+        Assert.Throws<InvalidTextInputException>(() =>
+            CallstackTextResolver.Resolve(new StringReader(text), sequential, resolver, new CallstackTextResolverOptions { Pipelined = false, Limits = limits }));
+        using var output = new StringWriter { NewLine = "\n" };
+        InvalidTextInputException? error = Assert.Throws<InvalidTextInputException>(() =>
+            CallstackTextResolver.Resolve(new StringReader(text), output, resolver, new CallstackTextResolverOptions { Pipelined = true, Limits = limits, InputName = "big.txt" }));
+        int badLine = Array.FindIndex(text.Split('\n'), l => l.Length == 2000) + 1;
+        Assert.That(error!.Message, Does.Contain("big.txt").And.Contain("line " + badLine.ToString(System.Globalization.CultureInfo.InvariantCulture)));
+        Assert.That(output.ToString(), Is.EqualTo(sequential.ToString()), "what the sequential run wrote before the bad line is written, in order");
+        Assert.That(output.ToString().Length, Is.GreaterThan(PlainText.Length));
+    }
+
+    /// <summary>Cancels a token once the reader has handed out a given number of characters.</summary>
+    private sealed class CancelingReader(string text, int cancelAfter, CancellationTokenSource cts) : TextReader
+    {
+        private readonly StringReader _inner = new(text);
+        private int _read;
+
+        public override int Read(char[] buffer, int index, int count)
+        {
+            int n = _inner.Read(buffer, index, Math.Min(count, 4096));
+            _read += n;
+            if (_read >= cancelAfter)
+            {
+                cts.Cancel();
+            }
+
+            return n;
+        }
+
+        public override int Read(Span<char> buffer)
+        {
+            char[] chunk = new char[Math.Min(buffer.Length, 4096)];
+            int n = Read(chunk, 0, chunk.Length);
+            chunk.AsSpan(0, n).CopyTo(buffer);
+            return n;
+        }
+
+        protected override void Dispose(bool disposing)
+        {
+            if (disposing)
+            {
+                _inner.Dispose();
+            }
+
+            base.Dispose(disposing);
+        }
+    }
+}
