@@ -10,12 +10,13 @@ using XeAnalyzer.Xel;
 namespace XeAnalyzer.Benchmarks;
 
 /// <summary>
-/// <c>dotnet run -c Release --project XeAnalyzer.Benchmarks -- batch [--captures 100] [--repeat 5] [--dir /tmp/xebench/batch]</c>:
+/// <c>dotnet run -c Release --project XeAnalyzer.Benchmarks -- batch [--captures 100] [--repeat 5] [--dir /tmp/xebench/batch] [--loh yes]</c>:
 /// writes N small captures with <see cref="XelWriter"/> (variants of the three committed samples: every event, or all but every
 /// m-th, each with its sample's module list), then times <see cref="BatchRunner"/> over them with 1 and 2 jobs (median of the
 /// repeats, a fresh shared resolver each run), checks both outputs are byte-identical, counts the PDBs opened with one shared
 /// resolver against one resolver per capture, and compares the two ways a report reads a capture (one pass feeding every
-/// analysis vs. one name-filtered pass per analysis).
+/// analysis vs. one name-filtered pass per analysis). With <c>--loh yes</c>, instead: one <c>--jobs 1</c> run counting what it allocates on
+/// the large-object heap, by type and size.
 /// </summary>
 internal static class BatchBenchmark
 {
@@ -24,6 +25,7 @@ internal static class BatchBenchmark
     public static int Run(string[] args)
     {
         int count = 100, repeat = 5;
+        bool loh = false;
         string dir = Path.Combine(Path.GetTempPath(), "xebench", "batch");
         for (int i = 1; i + 1 < args.Length; i += 2)
         {
@@ -32,6 +34,7 @@ internal static class BatchBenchmark
                 case "--captures": count = int.Parse(args[i + 1], Ic); break;
                 case "--repeat": repeat = int.Parse(args[i + 1], Ic); break;
                 case "--dir": dir = args[i + 1]; break;
+                case "--loh": loh = args[i + 1] == "yes"; break;
                 default: Console.Error.WriteLine("unknown option " + args[i]); return 2;
             }
         }
@@ -53,6 +56,22 @@ internal static class BatchBenchmark
         // Warm-up, not timed: the first run of a process pays for JIT (tiered compilation) and is ~2x slower.
         RunBatch(inputs, captures, Path.Combine(dir, "warmup"), 2, symbols);
         RunBatch(inputs, captures, Path.Combine(dir, "warmup"), 1, symbols);
+        if (loh)
+        {
+            // What a batch allocates on the large-object heap (each allocation there brings a full collection closer): one --jobs 1 run,
+            // the runtime's allocation ticks (one per ~100 KB) of large objects counted by type and size.
+            using var ticks = new LargeAllocationListener();
+            ticks.On = true;
+            RunBatch(inputs, captures, Path.Combine(dir, "out-loh"), 1, symbols);
+            ticks.On = false;
+            Console.WriteLine("large-object-heap allocation ticks of one --jobs 1 run, by type and size (top 20):");
+            foreach (string line in ticks.Top(20))
+            {
+                Console.WriteLine("  " + line);
+            }
+
+            return 0;
+        }
 
         // Runs alternate between 1 and 2 jobs, so load from other processes on a shared machine hits both alike.
         var results = new Dictionary<int, List<(double Seconds, int Pdbs)>> { [1] = [], [2] = [] };
@@ -265,5 +284,50 @@ internal static class BatchBenchmark
         }
 
         throw new InvalidOperationException("XeAnalyzer.sln not found above the current directory");
+    }
+
+    /// <summary>Counts the runtime's allocation ticks of large objects (GCAllocationTick, kind 1) by type name and size.</summary>
+    private sealed class LargeAllocationListener : System.Diagnostics.Tracing.EventListener
+    {
+        private readonly Dictionary<string, int> _counts = [];
+        private readonly Lock _gate = new();
+
+        public volatile bool On;
+
+        public IEnumerable<string> Top(int n)
+        {
+            lock (_gate)
+            {
+                return [.. _counts.OrderByDescending(kv => kv.Value).ThenBy(kv => kv.Key, StringComparer.Ordinal).Take(n).Select(kv => string.Create(Ic, $"{kv.Value,6} {kv.Key}"))];
+            }
+        }
+
+        protected override void OnEventSourceCreated(System.Diagnostics.Tracing.EventSource eventSource)
+        {
+            if (eventSource.Name == "Microsoft-Windows-DotNETRuntime")
+            {
+                EnableEvents(eventSource, System.Diagnostics.Tracing.EventLevel.Verbose, (System.Diagnostics.Tracing.EventKeywords)0x1);
+            }
+        }
+
+        protected override void OnEventWritten(System.Diagnostics.Tracing.EventWrittenEventArgs eventData)
+        {
+            if (!On || eventData.EventName is null || !eventData.EventName.StartsWith("GCAllocationTick", StringComparison.Ordinal) || eventData.Payload is null || eventData.PayloadNames is null)
+            {
+                return;
+            }
+
+            int kind = eventData.PayloadNames.IndexOf("AllocationKind"), type = eventData.PayloadNames.IndexOf("TypeName"), size = eventData.PayloadNames.IndexOf("ObjectSize");
+            if (kind < 0 || type < 0 || Convert.ToUInt32(eventData.Payload[kind], Ic) != 1)
+            {
+                return;
+            }
+
+            string key = eventData.Payload[type] + (size >= 0 ? string.Create(Ic, $", ~{Convert.ToInt64(eventData.Payload[size], Ic) / 1024} KB") : string.Empty);
+            lock (_gate)
+            {
+                _counts[key] = _counts.GetValueOrDefault(key) + 1;
+            }
+        }
     }
 }

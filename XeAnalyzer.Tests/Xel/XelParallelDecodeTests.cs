@@ -176,4 +176,54 @@ public sealed class XelParallelDecodeTests
             Kept.Add(e.Detach());
         }
     }
+
+    [Test]
+    public void DecodeThreads_End_WhenTheReadEnds_AndWhenAnUnfinishedReadIsAbandoned()
+    {
+        byte[] bytes = s_capture.Value;
+        Assert.That(WaitForNoDecodeThreads(), Is.True, "decode threads of earlier reads ended");
+
+        // A read to the end closes its pipeline: its decode threads end.
+        int seen = 0;
+        using (var src = new MemoryRandomAccessSource(bytes, "capture.xel"))
+        {
+            foreach (XEvent e in XelReader.ReadEvents(src, new XelReadOptions { DecodeThreads = 3 }))
+            {
+                seen = Math.Max(seen, XelBufferPipeline.LiveDecodeThreads);
+            }
+        }
+
+        Assert.That(seen, Is.GreaterThan(0), "the read used decode threads");
+        Assert.That(WaitForNoDecodeThreads(), Is.True, "decode threads ended with the read");
+
+        // An enumeration left unfinished and never disposed: its decode threads end once idle.
+        using (var src = new MemoryRandomAccessSource(bytes, "capture.xel"))
+        {
+            IEnumerator<XEvent> abandoned = XelReader.ReadEvents(src, new XelReadOptions { DecodeThreads = 3 }).GetEnumerator();
+            for (int i = 0; i < 100; i++)
+            {
+                Assert.That(abandoned.MoveNext(), Is.True);
+            }
+
+            Assert.That(XelBufferPipeline.LiveDecodeThreads, Is.GreaterThan(0), "the abandoned read had decode threads");
+            Assert.That(WaitForNoDecodeThreads(), Is.True, "decode threads of an abandoned read ended");
+            GC.KeepAlive(abandoned);
+        }
+    }
+
+    private static bool WaitForNoDecodeThreads()
+    {
+        var sw = System.Diagnostics.Stopwatch.StartNew();
+        while (XelBufferPipeline.LiveDecodeThreads > 0)
+        {
+            if (sw.Elapsed > TimeSpan.FromSeconds(20))
+            {
+                return false;
+            }
+
+            Thread.Sleep(20);
+        }
+
+        return true;
+    }
 }

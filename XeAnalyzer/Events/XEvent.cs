@@ -37,6 +37,8 @@ public sealed class XEvent
     private int _actionsOffset;
     private int _recordEnd;
     private int[]? _actionStarts;
+    private string? _sourceFile;
+    private long _sourceOffset = -1;
     private int _actionStartsIndex;
     private readonly XeValue[]? _fieldValues;
     private readonly XeValue[]? _actionValues;
@@ -53,7 +55,7 @@ public sealed class XEvent
         Source = source;
     }
 
-    /// <summary>A transient view (see <see cref="IsTransient"/>), pointed at each event in turn with <see cref="Point"/>.</summary>
+    /// <summary>A transient view (see <see cref="IsTransient"/>), pointed at each event in turn with <see cref="PointBuffer"/> and <see cref="PointRecord"/>.</summary>
     internal XEvent(XeEventType type)
     {
         EventType = type;
@@ -61,20 +63,37 @@ public sealed class XEvent
         IsTransient = true;
     }
 
-    /// <summary>Points a transient view at one record of a buffer.</summary>
-    internal void Point(XeEventType type, DateTime timestamp, byte[] buffer, int payloadOffset, int payloadLength, int actionsOffset, int recordEnd, int[]? actionStarts, int actionStartsIndex, XeActionSet actions, XeSourceLocation source)
+    /// <summary>
+    /// Points a transient view at one buffer: what <see cref="PointRecord"/> leaves alone (the buffer's bytes, where its records' actions
+    /// start, its file), so the records of a buffer are pointed at without storing the same references again for every event.
+    /// </summary>
+    internal void PointBuffer(byte[] buffer, int[] actionStarts, string file)
     {
-        EventType = type;
-        Timestamp = timestamp;
         _buffer = buffer;
+        _actionStarts = actionStarts;
+        _sourceFile = file;
+    }
+
+    /// <summary>Points a transient view, set up by <see cref="PointBuffer"/>, at one record of its buffer.</summary>
+    internal void PointRecord(XeEventType type, DateTime timestamp, int payloadOffset, int payloadLength, int actionsOffset, int recordEnd, int actionStartsIndex, XeActionSet actions, long sourceOffset)
+    {
+        if (!ReferenceEquals(type, EventType))
+        {
+            EventType = type;
+        }
+
+        if (!ReferenceEquals(actions, ActionSet))
+        {
+            ActionSet = actions;
+        }
+
+        Timestamp = timestamp;
         _payloadOffset = payloadOffset;
         PayloadLength = payloadLength;
         _actionsOffset = actionsOffset;
         _recordEnd = recordEnd;
-        _actionStarts = actionStarts;
         _actionStartsIndex = actionStartsIndex;
-        ActionSet = actions;
-        Source = source;
+        _sourceOffset = sourceOffset;
     }
 
     /// <summary>Sets where each action of a record read from a file starts (so <see cref="GetAction(int)"/> need not walk the actions before it).</summary>
@@ -146,7 +165,15 @@ public sealed class XEvent
     public DateTimeOffset TimestampOffset => new(Timestamp, TimeSpan.Zero);
 
     /// <summary>The capture file and record offset, or <see cref="XeSourceLocation.None"/> for a built event.</summary>
-    public XeSourceLocation Source { get; private set; }
+    public XeSourceLocation Source
+    {
+        get => new(_sourceFile, _sourceOffset);
+        private set
+        {
+            _sourceFile = value.FilePath;
+            _sourceOffset = value.Offset;
+        }
+    }
 
     /// <summary>The field columns (same as <see cref="XeEventType.Fields"/>).</summary>
     public IReadOnlyList<XeColumn> Fields => EventType.Fields;
@@ -219,6 +246,20 @@ public sealed class XEvent
     /// <returns>The value.</returns>
     public XeValue GetAction(int index)
     {
+        if (_actionStarts is int[] starts)
+        {
+            // An event read from a file: where each action starts is known (the common case, kept small enough to inline).
+            XeColumn c = ActionSet[index];
+            byte[] b = _buffer!;
+            int p = starts[_actionStartsIndex + index];
+            return new XeValue(c, b, p + 8, (int)BinaryPrimitives.ReadUInt32LittleEndian(b.AsSpan(p + 4, 4)));
+        }
+
+        return GetActionWalking(index);
+    }
+
+    private XeValue GetActionWalking(int index)
+    {
         if (_actionValues is not null)
         {
             return _actionValues[index];
@@ -226,18 +267,10 @@ public sealed class XEvent
 
         XeColumn c = ActionSet[index];
         byte[] b = _buffer!;
-        int p;
-        if (_actionStarts is int[] starts)
+        int p = _actionsOffset;
+        for (int i = 0; i < index; i++)
         {
-            p = starts[_actionStartsIndex + index];
-        }
-        else
-        {
-            p = _actionsOffset;
-            for (int i = 0; i < index; i++)
-            {
-                p += 8 + (int)BinaryPrimitives.ReadUInt32LittleEndian(b.AsSpan(p + 4, 4));
-            }
+            p += 8 + (int)BinaryPrimitives.ReadUInt32LittleEndian(b.AsSpan(p + 4, 4));
         }
 
         int len = (int)BinaryPrimitives.ReadUInt32LittleEndian(b.AsSpan(p + 4, 4));

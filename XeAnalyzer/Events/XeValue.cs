@@ -234,7 +234,7 @@ public readonly struct XeValue : IEquatable<XeValue>
     }
 
     /// <summary>Number of frames of a callstack value (stored length divided by the pointer size).</summary>
-    public int CallstackFrameCount => _obj is ulong[] frames ? frames.Length : _length / PointerSize;
+    public int CallstackFrameCount => _obj is byte[] || _obj is not ulong[] frames ? _length / PointerSize : frames.Length;
 
     /// <summary>Reads one callstack frame (a raw return address) without allocating.</summary>
     /// <param name="index">Frame index; 0 is the leaf (innermost) frame.</param>
@@ -267,14 +267,14 @@ public readonly struct XeValue : IEquatable<XeValue>
     public int CopyCallstackTo(Span<ulong> destination)
     {
         int n = Math.Min(destination.Length, CallstackFrameCount);
-        if (_obj is ulong[] frames)
-        {
-            frames.AsSpan(0, n).CopyTo(destination);
-            return n;
-        }
-
         if (_obj is not byte[] b)
         {
+            if (_obj is ulong[] frames)
+            {
+                frames.AsSpan(0, n).CopyTo(destination);
+                return n;
+            }
+
             throw new InvalidOperationException("The value of '" + ColumnName + "' is not a callstack.");
         }
 
@@ -633,6 +633,37 @@ public readonly struct XeValue : IEquatable<XeValue>
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private ulong RawUnsigned()
+    {
+        // The common case (an integer of 1, 2, 4 or 8 bytes read from a file) inline; everything else in RawUnsignedSlow.
+        if (_obj is byte[] b)
+        {
+            ReadOnlySpan<byte> s = b.AsSpan(_offset, _length);
+            if (s.Length == 8)
+            {
+                return BinaryPrimitives.ReadUInt64LittleEndian(s);
+            }
+
+            if (s.Length == 4)
+            {
+                return BinaryPrimitives.ReadUInt32LittleEndian(s);
+            }
+
+            if (s.Length == 2)
+            {
+                return BinaryPrimitives.ReadUInt16LittleEndian(s);
+            }
+
+            if (s.Length == 1)
+            {
+                return s[0];
+            }
+        }
+
+        return RawUnsignedSlow();
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private ulong RawUnsignedSlow()
     {
         if (_obj is null)
         {

@@ -6,6 +6,12 @@ namespace XeAnalyzer.IO;
 public static class TextInput
 {
     /// <summary>
+    /// The reader's byte buffer: 32 KB, so its char buffer (64 KB) stays below the large-object heap (85,000 bytes) and opening a small
+    /// text file (a capture's module list, in a batch of hundreds) costs no full collection.
+    /// </summary>
+    private const int ReaderBufferBytes = 32 * 1024;
+
+    /// <summary>
     /// Opens a text file shared for reading and writing (SQL Server may still be writing it), read sequentially: UTF-8 unless a
     /// byte order mark says otherwise (UTF-16 and UTF-32 inputs carry one).
     /// </summary>
@@ -25,6 +31,6 @@ public static class TextInput
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
         Stream stream = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite, 1, FileOptions.SequentialScan);
-        return new StreamReader(wrap is null ? stream : wrap(stream), new UTF8Encoding(false), detectEncodingFromByteOrderMarks: true, bufferSize: 64 * 1024);
+        return new StreamReader(wrap is null ? stream : wrap(stream), new UTF8Encoding(false), detectEncodingFromByteOrderMarks: true, bufferSize: ReaderBufferBytes);
     }
 }

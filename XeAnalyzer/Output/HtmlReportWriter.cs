@@ -85,17 +85,23 @@ public sealed class HtmlReportWriter : IReportWriter
     public void Write(ReportDocument document, Stream output, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(output);
-        OutputText.WriteUtf8(Render(document, cancellationToken), output);
+        OutputText.WriteUtf8(RenderPage(document, cancellationToken), output);
     }
 
     /// <summary>Renders the page.</summary>
     /// <param name="report">The report.</param>
     /// <param name="cancellationToken">Cancels rendering between blocks.</param>
     /// <returns>The HTML text.</returns>
-    public string Render(ReportDocument report, CancellationToken cancellationToken = default)
+    public string Render(ReportDocument report, CancellationToken cancellationToken = default) => RenderPage(report, cancellationToken).ToString();
+
+    /// <summary>
+    /// Renders the page into a builder of small chunks (at most 8,000 characters each; no initial large block), which
+    /// <see cref="Write"/> encodes chunk by chunk: a page allocates nothing on the large-object heap however long it is.
+    /// </summary>
+    private StringBuilder RenderPage(ReportDocument report, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(report);
-        var sb = new StringBuilder(65536);
+        var sb = new StringBuilder(8000);
         AppendPageStart(sb, report.Generator, report.Title, Css);
         if (report.Title.Length > 0 || report.Description is not null)
         {
@@ -154,7 +160,7 @@ public sealed class HtmlReportWriter : IReportWriter
         }
 
         sb.Append("</div>\n</body>\n</html>\n");
-        return sb.ToString();
+        return sb;
     }
 
     /// <summary>

@@ -156,7 +156,7 @@ internal sealed class XelEventBuffer(bool pooled)
         ActionLengths[index] = length;
     }
 
-    /// <summary>Runs the decode if no one has claimed it yet (a thread-pool work item).</summary>
+    /// <summary>Runs the decode if no one has claimed it yet (a decode thread).</summary>
     public void RunIfUnclaimed()
     {
         if (Interlocked.CompareExchange(ref _state, Claimed, Claimable) == Claimable)
@@ -164,6 +164,9 @@ internal sealed class XelEventBuffer(bool pooled)
             Run();
         }
     }
+
+    /// <summary>Whether no thread has started the decode yet.</summary>
+    public bool IsClaimable => Volatile.Read(ref _state) == Claimable;
 
     /// <summary>Whether the decode has ended.</summary>
     public bool IsFinished => Volatile.Read(ref _state) == Finished;
@@ -228,21 +231,39 @@ internal sealed class XelEventBuffer(bool pooled)
 }
 
 /// <summary>
-/// Decodes the event buffers of a read ahead of the reading thread, on thread-pool workers and on the reading thread itself, and hands
+/// Decodes the event buffers of a read ahead of the reading thread, on decode threads of its own and on the reading thread itself, and hands
 /// them back in file order: a window of at most eight times <see cref="XelReadOptions.DecodeThreads"/> buffers, 64 at most (so memory does not grow
-/// with the file), handed to the workers half a window at a time and each claimed by whichever thread gets to it first. The reading thread never waits for a buffer no one has started: it decodes it
-/// itself, so the read progresses even when every pool thread is busy (batch mode).
+/// with the file), handed to the decode threads a quarter of a window at a time and each claimed by whichever thread gets to it first. The reading
+/// thread never waits for a buffer no one has started: it decodes it itself, so the read progresses even when the decode threads get no
+/// processor (batch mode, a busy machine).
 /// </summary>
-/// <remarks>Used from one reading thread. A pooled pipeline reuses each buffer once its events are delivered.</remarks>
+/// <remarks>
+/// <para>Used from one reading thread. A pooled pipeline reuses each buffer once its events are delivered.</para>
+/// <para>The decode threads are dedicated background threads, started on the first hand-over and ended by <see cref="Close"/> (or after a
+/// second without work, should a reader be abandoned unclosed): unlike thread-pool work items they block while the window is full instead of
+/// spinning for work, which on two cores takes processor time from the reading thread and its consumers.</para>
+/// </remarks>
 internal sealed class XelBufferPipeline
 {
+    private const int IdleExitMilliseconds = 1000;
+
     private readonly Queue<XelEventBuffer> _window = new();
     private readonly Stack<XelEventBuffer> _free = new();
     private readonly List<XelEventBuffer> _batch = [];
+    private readonly Queue<XelEventBuffer> _handed = new();
+    private readonly object _gate = new();
     private readonly bool _pooled;
     private readonly int _workers;
     private readonly int _maxAhead;
     private readonly int _batchSize;
+    private int _running;
+    private int _idle;
+    private bool _closed;
+
+    private static int s_liveDecodeThreads;
+
+    /// <summary>Decode threads started and not yet ended in the process (every pipeline's), for tests that check they end.</summary>
+    internal static int LiveDecodeThreads => Volatile.Read(ref s_liveDecodeThreads);
 
     /// <summary>Creates a pipeline.</summary>
     /// <param name="threads">Threads that decode (the reading thread included); 1 decodes on the reading thread only.</param>
@@ -252,7 +273,7 @@ internal sealed class XelBufferPipeline
         _pooled = pooled;
         _workers = threads - 1;
         _maxAhead = threads > 1 ? Math.Min(threads * 8, 64) : 1;
-        _batchSize = Math.Max(1, _maxAhead / 2);
+        _batchSize = Math.Max(1, _maxAhead / 4);
     }
 
     /// <summary>Whether another buffer may be dispatched now.</summary>
@@ -278,9 +299,8 @@ internal sealed class XelBufferPipeline
     }
 
     /// <summary>
-    /// Hands the buffers dispatched since the last flush to the workers: one work item per worker thread, each decoding whichever of them
-    /// no one has claimed yet, in file order. Buffers go to the workers in batches of half the window (not one work item per buffer), so
-    /// a worker wakes once per batch and a read does not pay for thread-pool wake-ups and spinning on every 64 KB buffer.
+    /// Hands the buffers dispatched since the last flush to the decode threads, which take them in file order. Buffers go over in batches of
+    /// a quarter of the window (not one by one; small enough that a decode thread is not left idle while the window has room), so a decode thread wakes once per batch and a read does not pay for a wake-up on every buffer.
     /// </summary>
     public void Flush()
     {
@@ -289,19 +309,97 @@ internal sealed class XelBufferPipeline
             return;
         }
 
-        XelEventBuffer[] batch = [.. _batch];
-        _batch.Clear();
-        for (int w = 0; w < _workers && w < batch.Length; w++)
+        bool start;
+        lock (_gate)
         {
-            ThreadPool.UnsafeQueueUserWorkItem(static x => RunUnclaimed(x), batch, preferLocal: false);
+            foreach (XelEventBuffer b in _batch)
+            {
+                _handed.Enqueue(b);
+            }
+
+            start = !_closed && _running < _workers && _idle == 0;
+            if (start)
+            {
+                _running++;
+            }
+            else if (_idle > 0)
+            {
+                Monitor.PulseAll(_gate);
+            }
+        }
+
+        _batch.Clear();
+        if (start)
+        {
+            Interlocked.Increment(ref s_liveDecodeThreads);
+            try
+            {
+                new Thread(DecodeLoop) { IsBackground = true, Name = "xel decode" }.Start();
+            }
+            catch (OutOfMemoryException)
+            {
+                // No thread to be had: the reading thread decodes every buffer itself (it never waits for one no thread has started).
+                Interlocked.Decrement(ref s_liveDecodeThreads);
+                lock (_gate)
+                {
+                    _running--;
+                }
+            }
         }
     }
 
-    private static void RunUnclaimed(XelEventBuffer[] batch)
+    /// <summary>A decode thread: decodes the handed buffers no one has claimed, in file order; waits while there are none.</summary>
+    private void DecodeLoop()
     {
-        foreach (XelEventBuffer b in batch)
+        try
         {
-            b.RunIfUnclaimed();
+            DecodeUntilIdleOrClosed();
+        }
+        finally
+        {
+            Interlocked.Decrement(ref s_liveDecodeThreads);
+        }
+    }
+
+    private void DecodeUntilIdleOrClosed()
+    {
+        var taken = new List<XelEventBuffer>();
+        while (true)
+        {
+            lock (_gate)
+            {
+                while (_handed.Count == 0)
+                {
+                    if (_closed)
+                    {
+                        _running--;
+                        return;
+                    }
+
+                    _idle++;
+                    bool signalled = Monitor.Wait(_gate, IdleExitMilliseconds);
+                    _idle--;
+                    if (!signalled && _handed.Count == 0)
+                    {
+                        _running--;
+                        return;
+                    }
+                }
+
+                // A whole batch at once: one lock per batch, not per buffer.
+                int n = Math.Min(_handed.Count, _batchSize);
+                for (int i = 0; i < n; i++)
+                {
+                    taken.Add(_handed.Dequeue());
+                }
+            }
+
+            foreach (XelEventBuffer b in taken)
+            {
+                b.RunIfUnclaimed();
+            }
+
+            taken.Clear();
         }
     }
 
@@ -310,22 +408,18 @@ internal sealed class XelBufferPipeline
     {
         if (_batch.Count > 0 && ReferenceEquals(_batch[0], _window.Peek()))
         {
-            // The dispatching stopped short of a full batch (end of the file): the rest goes to the workers now.
+            // The dispatching stopped short of a full batch (end of the file): the rest goes to the decode threads now.
             Flush();
         }
 
         XelEventBuffer b = _window.Dequeue();
         if (!b.TryRunHere() && !b.IsFinished)
         {
-            // A worker is on it: decode later buffers here meanwhile rather than wait idle (on a busy machine the worker may not run
-            // for a while).
-            foreach (XelEventBuffer later in _window)
+            // A decode thread is on it: decode a later buffer here meanwhile rather than wait idle (when consumers take events faster than a
+            // decode thread walks buffers, or the decode thread gets no processor for a while). The furthest one no thread has started, so the
+            // decode threads, which go in file order, reach the next buffers the reading thread needs first.
+            while (!b.IsFinished && LastUnclaimed() is XelEventBuffer later)
             {
-                if (b.IsFinished)
-                {
-                    break;
-                }
-
                 later.TryRunHere();
             }
 
@@ -333,6 +427,20 @@ internal sealed class XelBufferPipeline
         }
 
         return b;
+    }
+
+    private XelEventBuffer? LastUnclaimed()
+    {
+        XelEventBuffer? last = null;
+        foreach (XelEventBuffer later in _window)
+        {
+            if (later.IsClaimable)
+            {
+                last = later;
+            }
+        }
+
+        return last;
     }
 
     /// <summary>Gives back a delivered buffer.</summary>
@@ -349,11 +457,27 @@ internal sealed class XelBufferPipeline
     public void Abandon()
     {
         _batch.Clear();
+        lock (_gate)
+        {
+            _handed.Clear();
+        }
+
         while (_window.Count > 0)
         {
             XelEventBuffer b = _window.Dequeue();
             b.Cancel();
             Release(b);
+        }
+    }
+
+    /// <summary>Ends the read: abandons what is left and lets the decode threads end.</summary>
+    public void Close()
+    {
+        Abandon();
+        lock (_gate)
+        {
+            _closed = true;
+            Monitor.PulseAll(_gate);
         }
     }
 }

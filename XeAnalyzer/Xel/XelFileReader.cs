@@ -11,7 +11,7 @@ namespace XeAnalyzer.Xel;
 /// </summary>
 /// <remarks>
 /// <para>Event buffers are independent once the metadata before them is read, so they are decoded ahead, in parallel
-/// (<see cref="XelBufferPipeline"/>: a window of buffers read and walked by thread-pool workers and by the reading thread itself),
+/// (<see cref="XelBufferPipeline"/>: a window of buffers read and walked by decode threads and by the reading thread itself),
 /// and delivered in file order. Everything the reader decides beyond one buffer (buffer headers, damaged headers, metadata, the end of
 /// the file, warnings and counts) stays on the reading thread, in file order, as in a sequential read: a metadata buffer, a damaged
 /// header or the end of the data is handled only once every buffer before it has been delivered.</para>
@@ -33,6 +33,7 @@ internal sealed class XelFileReader
     private readonly XelDiagnostics? _diag;
     private readonly bool _strict;
     private readonly XelBufferPipeline _pipeline;
+    private readonly bool _ownsPipeline;
     private readonly Dictionary<int, XelPackageClock> _clocks = [];
     private readonly Dictionary<uint, string> _broken = [];
     private readonly HashSet<uint> _warnedBroken = [];
@@ -48,6 +49,7 @@ internal sealed class XelFileReader
         _limits = options.Limits;
         _diag = options.Diagnostics;
         _strict = options.Integrity == XelIntegrityHandling.Strict;
+        _ownsPipeline = pipeline is null;
         _pipeline = pipeline ?? new XelBufferPipeline(options.DecodeThreads, pooled: false);
     }
 
@@ -85,6 +87,7 @@ internal sealed class XelFileReader
     internal sealed class EventState(XeEventType type, bool included, XelPackageClock clock, int[] varFields, int index)
     {
         public readonly XeEventType Type = type;
+        public readonly uint Rid = type.Rid;
         public readonly bool Included = included;
         public readonly XelPackageClock Clock = clock;
         public readonly int[] VarFields = varFields;
@@ -135,7 +138,15 @@ internal sealed class XelFileReader
         }
         finally
         {
-            _pipeline.Abandon();
+            if (_ownsPipeline)
+            {
+                _pipeline.Close();
+            }
+            else
+            {
+                _pipeline.Abandon();
+            }
+
             FoldTally();
         }
     }
@@ -540,7 +551,7 @@ internal sealed class XelFileReader
         }
 
         next = q;
-        EventState? st = last is not null && last.Type.Rid == rid ? last : _states.GetValueOrDefault(rid);
+        EventState? st = last is not null && last.Rid == rid ? last : _states.GetValueOrDefault(rid);
         if (st is null)
         {
             if (_broken.ContainsKey(rid))

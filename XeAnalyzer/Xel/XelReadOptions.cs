@@ -41,7 +41,7 @@ public sealed class XelReadOptions
 
     /// <summary>
     /// How many threads decode event buffers (read them and walk their records): the reading thread plus up to this many less one
-    /// thread-pool workers, on a window of at most eight times as many buffers (64 at most) ahead of the events being delivered, which still come in file
+    /// decode threads of the read's own, on a window of at most eight times as many buffers (64 at most) ahead of the events being delivered, which still come in file
     /// order. Default <see cref="DefaultDecodeThreads"/>; 1 decodes on the reading thread only.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is outside 1..64.</exception>

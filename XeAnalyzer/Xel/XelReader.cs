@@ -98,13 +98,20 @@ public static class XelReader
     private static IEnumerable<XEvent> ReadFiles(IEnumerable<string> paths, XelReadOptions options, CancellationToken cancellationToken)
     {
         var pipeline = new XelBufferPipeline(options.DecodeThreads, pooled: false);
-        foreach (string path in paths)
+        try
         {
-            using var src = new FileRandomAccessSource(path, sequential: true);
-            foreach (XEvent e in new XelFileReader(src, options, pipeline).Read(false, cancellationToken))
+            foreach (string path in paths)
             {
-                yield return e;
+                using var src = new FileRandomAccessSource(path, sequential: true);
+                foreach (XEvent e in new XelFileReader(src, options, pipeline).Read(false, cancellationToken))
+                {
+                    yield return e;
+                }
             }
+        }
+        finally
+        {
+            pipeline.Close();
         }
     }
 
@@ -116,13 +123,20 @@ public static class XelReader
     internal static IEnumerable<XelEventBuffer> ReadBuffers(IEnumerable<string> paths, XelReadOptions options, bool pooled, CancellationToken cancellationToken)
     {
         var pipeline = new XelBufferPipeline(options.DecodeThreads, pooled);
-        foreach (string path in paths)
+        try
         {
-            using var src = new FileRandomAccessSource(path, sequential: true);
-            foreach (XelEventBuffer b in new XelFileReader(src, options, pipeline).ReadBuffers(false, cancellationToken))
+            foreach (string path in paths)
             {
-                yield return b;
+                using var src = new FileRandomAccessSource(path, sequential: true);
+                foreach (XelEventBuffer b in new XelFileReader(src, options, pipeline).ReadBuffers(false, cancellationToken))
+                {
+                    yield return b;
+                }
             }
+        }
+        finally
+        {
+            pipeline.Close();
         }
     }
 }
