@@ -31,7 +31,7 @@ public sealed class ResolverSession
     private readonly ConcurrentDictionary<ulong, FrameResolution> _outside = new();
     private readonly ConcurrentDictionary<RvaViewKey, ModuleView> _rvaViews = new();
     private readonly Lock _metadataGate = new();
-    private const int SeenOnceBits = 14;
+    private const int SeenOnceBits = 13; // 64 KB: below the large-object heap, since a batch makes a session per capture
     private readonly ulong[] _seenOnce = new ulong[1 << SeenOnceBits];
     private readonly FrameResolution _noModuleMap;
     private volatile Generation _generation;
