@@ -50,11 +50,12 @@ public sealed class CallstackTextResolverOptions
 /// </summary>
 public static class CallstackTextResolver
 {
-    // A batch closes at 64 stacks or 16,384 frames, and at most 4 batches wait: what is in flight stays a few MB (a plain-text input
-    // is one stack handed out in pieces of 2,000 lines), while hand-overs between the threads stay rare (each one costs the parser
-    // about as much as reading a few hundred frames).
+    // A batch closes at 64 stacks or 2,048 frames, and at most 4 batches wait to be resolved and 4 to be written: what is in flight
+    // stays small (a plain-text input is one stack handed out in pieces of 2,000 lines, and 200,000 distinct addresses must not
+    // cost more memory than llvm-symbolizer), while hand-overs stay rare enough: a waiting thread blocks, and a hand-over pulses
+    // only when a thread waits.
     private const int BatchStacks = 64;
-    private const int BatchFrames = 16384;
+    private const int BatchFrames = 2048;
     private const int QueuedBatches = 4;
 
     /// <summary>Resolves <paramref name="input"/> into <paramref name="output"/>.</summary>
