@@ -328,50 +328,36 @@ public sealed class CaptureSource
     {
         private readonly Dictionary<(XeEventType, XeActionSet), ICaptureConsumer[]> _accepted = [];
         private readonly ICaptureConsumer[] _consumers = [.. consumers];
-        private XeEventType? _lastType;
-        private XeActionSet? _lastSet;
-        private ICaptureConsumer[] _lastAccepted = [];
-
-        // The pair before the last (captures often alternate two event types, such as latch_acquired and latch_released).
-        private XeEventType? _otherType;
-        private XeActionSet? _otherSet;
-        private ICaptureConsumer[] _otherAccepted = [];
+        private RecentEventLayouts<ICaptureConsumer[]> _recent;
 
         public void Add(XEvent e)
         {
-            if (!ReferenceEquals(e.EventType, _lastType) || !ReferenceEquals(e.ActionSet, _lastSet))
+            XeEventType type = e.EventType;
+            XeActionSet set = e.ActionSet;
+            if (!_recent.TryGet(type, set, out ICaptureConsumer[]? accepted))
             {
-                (_otherType, _lastType) = (_lastType, _otherType);
-                (_otherSet, _lastSet) = (_lastSet, _otherSet);
-                (_otherAccepted, _lastAccepted) = (_lastAccepted, _otherAccepted);
-            }
-
-            if (!ReferenceEquals(e.EventType, _lastType) || !ReferenceEquals(e.ActionSet, _lastSet))
-            {
-                _lastType = e.EventType;
-                _lastSet = e.ActionSet;
-                if (!_accepted.TryGetValue((_lastType, _lastSet), out ICaptureConsumer[]? a))
+                if (!_accepted.TryGetValue((type, set), out accepted))
                 {
                     var list = new List<ICaptureConsumer>();
                     foreach (ICaptureConsumer c in _consumers)
                     {
-                        if (c.Accepts(_lastType, _lastSet))
+                        if (c.Accepts(type, set))
                         {
                             list.Add(c);
                         }
                     }
 
-                    a = [.. list];
+                    accepted = [.. list];
                     if (_accepted.Count < 100_000)
                     {
-                        _accepted.Add((_lastType, _lastSet), a);
+                        _accepted.Add((type, set), accepted);
                     }
                 }
 
-                _lastAccepted = a;
+                _recent.Add(type, set, accepted);
             }
 
-            foreach (ICaptureConsumer c in _lastAccepted)
+            foreach (ICaptureConsumer c in accepted)
             {
                 c.Add(e);
             }

@@ -53,12 +53,7 @@ internal sealed class StackBucketBuilder
     private long _valueHistograms;
     private string? _unsupportedStack;
     private IReadOnlyList<string>? _availableColumns;
-    private XeEventType? _lastType;
-    private XeActionSet? _lastSet;
-    private EventLayout? _lastLayout;
-    private XeEventType? _otherType;
-    private XeActionSet? _otherSet;
-    private EventLayout? _otherLayout;
+    private RecentEventLayouts<EventLayout> _recent;
     private bool _built;
     private bool _warnedSlotFilter;
 
@@ -481,41 +476,25 @@ internal sealed class StackBucketBuilder
     {
         XeEventType type = e.EventType;
         XeActionSet set = e.ActionSet;
-        if (ReferenceEquals(type, _lastType) && ReferenceEquals(set, _lastSet))
+        if (_recent.TryGet(type, set, out EventLayout? layout))
         {
-            return _lastLayout!;
+            return layout;
         }
 
-        // Captures often alternate two event types (acquire, release): the pair before the last is kept too.
-        if (ReferenceEquals(type, _otherType) && ReferenceEquals(set, _otherSet))
-        {
-            (_otherType, _lastType) = (_lastType, _otherType);
-            (_otherSet, _lastSet) = (_lastSet, _otherSet);
-            (_otherLayout, _lastLayout) = (_lastLayout, _otherLayout);
-            return _lastLayout!;
-        }
-
-        if (!_layouts.TryGetValue((type, set), out EventLayout? layout))
+        if (!_layouts.TryGetValue((type, set), out layout))
         {
             layout = CreateLayout(type, set);
             if (_layouts.Count >= 100_000)
             {
                 // The folded layouts are no longer counted: none may stay cached.
                 FoldLayoutCounts();
-                _lastType = null;
-                _lastSet = null;
-                _lastLayout = null;
+                _recent.Clear();
             }
 
             _layouts.Add((type, set), layout);
         }
 
-        _otherType = _lastType;
-        _otherSet = _lastSet;
-        _otherLayout = _lastLayout;
-        _lastType = type;
-        _lastSet = set;
-        _lastLayout = layout;
+        _recent.Add(type, set, layout);
         return layout;
     }
 

@@ -122,22 +122,6 @@ public static class CallstackTextResolver
         return summary.Build(resolver);
     }
 
-    private static void Process(Batch batch, ResolverSession session, ResolvedCallstackWriter writer, ResolutionSummaryBuilder summary, CancellationToken ct)
-    {
-        ct.ThrowIfCancellationRequested();
-        if (batch.Metadata is not null)
-        {
-            session.AddSymbolMetadata(batch.Metadata);
-        }
-
-        foreach (Callstack stack in batch.Stacks)
-        {
-            ResolvedCallstack resolved = session.Resolve(stack, ct);
-            writer.Write(resolved);
-            summary.Add(resolved);
-        }
-    }
-
     /// <summary>
     /// The pipeline: a parser thread groups stacks in batches; two workers (this thread and a helper) take batches in input order, resolve
     /// them, and whichever finishes the oldest unwritten batch writes every finished batch from there on (outside the lock, so the other
