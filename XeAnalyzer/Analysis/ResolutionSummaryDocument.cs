@@ -97,26 +97,46 @@ public sealed class ResolutionSummaryDocument(ResolutionSummary summary) : IDocu
             reasons.AddRow(g.Reason.ToString(), g.Description, g.Count, g.FirstExample, g.FirstReason, g.FirstLine > 0 ? g.FirstLine : TableCell.Empty, string.Join("\n", g.SearchLog));
         }
 
-        var pdbs = new TableBuilder("PDBs looked up")
+        var blocks = new List<ReportBlock> { counts, shapes.Build(), reasons.Build(), PdbTable(Summary.Pdbs, withSourceLines: true) };
+        blocks.AddRange(HintsAndWarnings(Summary));
+        return new ReportDocument("Callstack resolution", [new ReportSection(Summary.InputName ?? "input", blocks)]);
+    }
+
+    /// <summary>
+    /// The "PDBs looked up" table of a resolution (here, and in the report's symbolization section): name, identity and where it came
+    /// from, loaded, verified, path and problem; with <paramref name="withSourceLines"/>, also why source lines could not be read.
+    /// </summary>
+    internal static ReportTable PdbTable(IEnumerable<PdbBinding> pdbs, bool withSourceLines)
+    {
+        var t = new TableBuilder("PDBs looked up")
             .AddColumn(TableColumn.Text("pdb"))
             .AddColumn(TableColumn.Text("identity (GUID/age)"))
             .AddColumn(TableColumn.Text("identity from"))
             .AddColumn(TableColumn.Text("loaded"))
             .AddColumn(TableColumn.Text("verified"))
             .AddColumn(TableColumn.Text("path"))
-            .AddColumn(TableColumn.Text("problem"))
-            .AddColumn(TableColumn.Text("source lines"));
-        foreach (PdbBinding p in Summary.Pdbs)
+            .AddColumn(TableColumn.Text("problem"));
+        if (withSourceLines)
         {
-            pdbs.AddRow(p.PdbName, p.Identity?.ToString() ?? string.Empty, p.IdentitySource.ToString(), p.IsLoaded ? "yes" : "no", p.IsVerified ? "yes" : "no",
-                p.Path ?? string.Empty, p.Problem ?? string.Empty, p.SourceInfoProblem ?? string.Empty);
+            t.AddColumn(TableColumn.Text("source lines"));
         }
 
-        var blocks = new List<ReportBlock> { counts, shapes.Build(), reasons.Build(), pdbs.Build() };
-        blocks.AddRange(Summary.Hints.Select(h => new Paragraph("Hint: " + h)));
-        blocks.AddRange(Summary.Warnings.Select(w => new Paragraph("Warning: " + w)));
-        return new ReportDocument("Callstack resolution", [new ReportSection(Summary.InputName ?? "input", blocks)]);
+        foreach (PdbBinding p in pdbs)
+        {
+            TableCell[] row =
+            [
+                p.PdbName, p.Identity?.ToString() ?? string.Empty, p.IdentitySource.ToString(), p.IsLoaded ? "yes" : "no", p.IsVerified ? "yes" : "no",
+                p.Path ?? string.Empty, p.Problem ?? string.Empty,
+            ];
+            t.AddRow(withSourceLines ? [.. row, p.SourceInfoProblem ?? string.Empty] : row);
+        }
+
+        return t.Build();
     }
+
+    /// <summary>A resolution's hints and warnings, one paragraph each.</summary>
+    internal static IEnumerable<ReportBlock> HintsAndWarnings(ResolutionSummary summary) =>
+        summary.Hints.Select(h => (ReportBlock)new Paragraph("Hint: " + h)).Concat(summary.Warnings.Select(w => new Paragraph("Warning: " + w)));
 
     private static string SourceText(PdbIdentitySource s) => s switch
     {

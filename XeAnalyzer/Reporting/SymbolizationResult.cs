@@ -165,30 +165,8 @@ public sealed class SymbolizationResult
 
         blocks.Add(reasons.Build());
 
-        var pdbs = new TableBuilder("PDBs looked up")
-            .AddColumn(TableColumn.Text("pdb"))
-            .AddColumn(TableColumn.Text("identity (GUID/age)"))
-            .AddColumn(TableColumn.Text("identity from"))
-            .AddColumn(TableColumn.Text("loaded"))
-            .AddColumn(TableColumn.Text("verified"))
-            .AddColumn(TableColumn.Text("path"))
-            .AddColumn(TableColumn.Text("problem"));
-        foreach (PdbBinding p in Pdbs)
-        {
-            pdbs.AddRow(p.PdbName, p.Identity?.ToString() ?? string.Empty, p.IdentitySource.ToString(), p.IsLoaded ? "yes" : "no", p.IsVerified ? "yes" : "no", p.Path ?? string.Empty, p.Problem ?? string.Empty);
-        }
-
-        blocks.Add(pdbs.Build());
-        foreach (string h in s.Hints)
-        {
-            blocks.Add(new Paragraph("Hint: " + h));
-        }
-
-        foreach (string w in s.Warnings)
-        {
-            blocks.Add(new Paragraph("Warning: " + w));
-        }
-
+        blocks.Add(ResolutionSummaryDocument.PdbTable(Pdbs, withSourceLines: false));
+        blocks.AddRange(ResolutionSummaryDocument.HintsAndWarnings(s));
         return new ReportDocument("Symbolization", [new ReportSection("Callstacks", blocks)]);
     }
 }
