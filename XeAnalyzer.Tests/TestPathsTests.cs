@@ -1,6 +1,6 @@
 namespace XeAnalyzer.Tests;
 
-/// <summary>The shared-vector rule of <see cref="TestPaths"/>: decided when a test runs, by <see cref="ToolRequirement"/>.</summary>
+/// <summary>The external-tool rule of <see cref="ToolRequirement"/> and the shared-vector case arguments of <see cref="TestPaths"/>, decided when a test runs.</summary>
 public sealed class TestPathsTests
 {
     [TestCase(true, "true", "Run")]
@@ -8,7 +8,7 @@ public sealed class TestPathsTests
     [TestCase(false, "TRUE", "Fail")]
     [TestCase(false, null, "Ignore")]
     [TestCase(false, "false", "Ignore")]
-    public void MissingVectors_FailUnderCi_AreIgnoredElsewhere(bool present, string? ci, string expected)
+    public void MissingTools_FailUnderCi_AreIgnoredElsewhere(bool present, string? ci, string expected)
     {
         Assert.That(ToolRequirement.Decide(present, ci).ToString(), Is.EqualTo(expected));
     }

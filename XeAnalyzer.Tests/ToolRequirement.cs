@@ -1,8 +1,7 @@
 namespace XeAnalyzer.Tests;
 
 /// <summary>
-/// What a test does when an external tool it compares against (llvm-pdbutil, cabextract, gcab, Chromium, DuckDB) or the shared
-/// vectors (<see cref="TestPaths.RequireVectors"/>) are missing:
+/// What a test does when an external tool it compares against (llvm-pdbutil, cabextract, gcab, Chromium, DuckDB) is missing:
 /// fail when <c>CI=true</c> (.ci/run installs every one, so a missing tool there is a broken install step, not a reason to skip),
 /// be ignored with the reason elsewhere.
 /// </summary>

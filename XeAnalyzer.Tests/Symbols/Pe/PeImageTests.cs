@@ -186,7 +186,7 @@ public class PeImageTests
     {
         var failures = new List<string>();
         var inputs = new List<(string Name, byte[] Data)> { ("tiny.dll", File.ReadAllBytes(TinyFixture.Dll("full"))) };
-        if (TestPaths.VectorsUnlessAbsentOutsideCi() is not null)
+        if (TestPaths.Vectors is not null)
         {
             inputs.Add(("basic32-min.dll", File.ReadAllBytes(TestPaths.RequireVector("pdb", "basic32-min.dll"))));
             inputs.Add(("CrashWithException.exe", File.ReadAllBytes(TestPaths.RequireVector("pdb", "CrashWithException.exe"))));
