@@ -112,11 +112,13 @@ internal static class ResolveBenchmark
             {
                 if (baselineCli is not null)
                 {
+                    Settle(baseOut);
                     SymbolizerBenchmark.Measure b = SymbolizerBenchmark.Timed("dotnet", [baselineCli, .. Args(baseOut)], null, baseOut + ".stdout");
                     theirs.Add(b);
                     Console.WriteLine(string.Create(Ic, $"{shape,-9} run {run}: baseline  {b}{(b.ExitCode != 0 ? " EXIT " + b.ExitCode : string.Empty)}"));
                 }
 
+                Settle(oursOut);
                 SymbolizerBenchmark.Measure o = SymbolizerBenchmark.Timed("dotnet", [cli, .. Args(oursOut)], null, oursOut + ".stdout");
                 ours.Add(o);
                 Console.WriteLine(string.Create(Ic, $"{shape,-9} run {run}: this code {o}{(o.ExitCode != 0 ? " EXIT " + o.ExitCode : string.Empty)}{(baselineCli is null ? string.Empty : string.Create(Ic, $" -> {theirs[^1].Wall / o.Wall:F2}x faster (wall), {(theirs[^1].User + theirs[^1].Sys) / (o.User + o.Sys):F2}x less CPU"))}"));
@@ -185,6 +187,16 @@ internal static class ResolveBenchmark
         }
 
         return pool.Distinct().ToList();
+    }
+
+    /// <summary>
+    /// Before a timed run: removes the output the previous run of the same build left and flushes dirty pages (<c>sync</c>), so no run pays
+    /// for truncating 850 MB or for the write-back of the run before it (the same for both builds).
+    /// </summary>
+    private static void Settle(string output)
+    {
+        File.Delete(output);
+        _ = SymbolizerBenchmark.Exec("sync", []);
     }
 
     private static void Generate(string path, string shape, int stacks, int frames, List<(string Module, uint Rva)> pool)

@@ -227,7 +227,7 @@ internal static class SymbolizerBenchmark
         return new Measure(exit, double.Parse(f[0], Ic), double.Parse(f[1], Ic), double.Parse(f[2], Ic), long.Parse(f[3], Ic) / 1024.0);
     }
 
-    private static int Exec(string program, string[] args)
+    internal static int Exec(string program, string[] args)
     {
         var psi = new ProcessStartInfo(program) { UseShellExecute = false };
         foreach (string a in args)
