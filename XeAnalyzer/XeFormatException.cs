@@ -112,9 +112,10 @@ public sealed class InvalidTextInputException : XeFormatException
 /// <summary>
 /// The one rule for "this file could not be read": a <see cref="XeFormatException"/> (malformed content) or an I/O or access
 /// failure. Places that turn a bad file into a reported problem (a damaged PDB, an unusable candidate) ask here, so the family
-/// is caught the same way everywhere; any other exception is a bug in XeAnalyzer and is left to surface.
+/// is caught the same way everywhere (the library, and the CLI when it turns a failure into an exit code); any other exception
+/// is a bug in XeAnalyzer and is left to surface.
 /// </summary>
-internal static class InputFailure
+public static class InputFailure
 {
     /// <summary>Whether <paramref name="ex"/> means the input could not be read (as opposed to a bug).</summary>
     public static bool IsReadFailure(Exception ex) => ex is XeFormatException or IOException or UnauthorizedAccessException;
@@ -125,6 +126,7 @@ internal static class InputFailure
     /// </summary>
     public static string Describe(Exception ex)
     {
+        ArgumentNullException.ThrowIfNull(ex);
         if (ex is not XeFormatException f)
         {
             return ex.Message;

@@ -259,7 +259,7 @@ public sealed class CaptureSource
         {
             return new ModuleMapBinding(ModuleMap.Load(found, cancellationToken), shown, ModuleMapSource.Sidecar);
         }
-        catch (Exception ex) when (ex is XeFormatException or IOException or UnauthorizedAccessException)
+        catch (Exception ex) when (InputFailure.IsReadFailure(ex))
         {
             return new ModuleMapBinding(null, shown, ModuleMapSource.None, ex.Message);
         }

@@ -320,7 +320,7 @@ public static class BatchRunner
         {
             throw;
         }
-        catch (Exception ex) when (ex is XeFormatException or IOException or UnauthorizedAccessException)
+        catch (Exception ex) when (InputFailure.IsReadFailure(ex))
         {
             return new BatchItemResult(capture, BatchStatus.Failed, Shorten(capture, ex.Message), null, sw.Elapsed);
         }

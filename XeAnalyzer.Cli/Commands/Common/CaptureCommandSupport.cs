@@ -43,7 +43,7 @@ internal static class CaptureCommandSupport
         {
             return body(output, error);
         }
-        catch (Exception ex) when (ex is XeFormatException or IOException or UnauthorizedAccessException)
+        catch (Exception ex) when (InputFailure.IsReadFailure(ex))
         {
             output.Flush();
             error.WriteLine("xeanalyze: " + ex.Message);
