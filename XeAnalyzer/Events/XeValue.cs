@@ -234,7 +234,7 @@ public readonly struct XeValue : IEquatable<XeValue>
     }
 
     /// <summary>Number of frames of a callstack value (stored length divided by the pointer size).</summary>
-    public int CallstackFrameCount => _obj is byte[] || _obj is not ulong[] frames ? _length / PointerSize : frames.Length;
+    public int CallstackFrameCount => _obj is not byte[] && _obj is ulong[] frames ? frames.Length : _length / PointerSize;
 
     /// <summary>Reads one callstack frame (a raw return address) without allocating.</summary>
     /// <param name="index">Frame index; 0 is the leaf (innermost) frame.</param>

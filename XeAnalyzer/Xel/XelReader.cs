@@ -95,32 +95,19 @@ public static class XelReader
         return (reader.Schema, reader.EarliestPackageStart);
     }
 
-    private static IEnumerable<XEvent> ReadFiles(IEnumerable<string> paths, XelReadOptions options, CancellationToken cancellationToken)
-    {
-        var pipeline = new XelBufferPipeline(options.DecodeThreads, pooled: false);
-        try
-        {
-            foreach (string path in paths)
-            {
-                using var src = new FileRandomAccessSource(path, sequential: true);
-                foreach (XEvent e in new XelFileReader(src, options, pipeline).Read(false, cancellationToken))
-                {
-                    yield return e;
-                }
-            }
-        }
-        finally
-        {
-            pipeline.Close();
-        }
-    }
+    private static IEnumerable<XEvent> ReadFiles(IEnumerable<string> paths, XelReadOptions options, CancellationToken cancellationToken) =>
+        OverFiles(paths, options, pooled: false, reader => reader.Read(false, cancellationToken));
 
     /// <summary>
     /// Reads the event buffers of several files in the given order, decoded ahead on <see cref="XelReadOptions.DecodeThreads"/> threads
     /// and delivered in file order. With <paramref name="pooled"/>, a buffer is reused once the caller asks for the next one, so the caller
     /// must be done with its records (and anything pointing into its data) by then.
     /// </summary>
-    internal static IEnumerable<XelEventBuffer> ReadBuffers(IEnumerable<string> paths, XelReadOptions options, bool pooled, CancellationToken cancellationToken)
+    internal static IEnumerable<XelEventBuffer> ReadBuffers(IEnumerable<string> paths, XelReadOptions options, bool pooled, CancellationToken cancellationToken) =>
+        OverFiles(paths, options, pooled, reader => reader.ReadBuffers(false, cancellationToken));
+
+    /// <summary>Reads several files in order through one buffer pipeline (one set of decode threads for the whole read), closed when the enumeration ends.</summary>
+    private static IEnumerable<T> OverFiles<T>(IEnumerable<string> paths, XelReadOptions options, bool pooled, Func<XelFileReader, IEnumerable<T>> read)
     {
         var pipeline = new XelBufferPipeline(options.DecodeThreads, pooled);
         try
@@ -128,9 +115,9 @@ public static class XelReader
             foreach (string path in paths)
             {
                 using var src = new FileRandomAccessSource(path, sequential: true);
-                foreach (XelEventBuffer b in new XelFileReader(src, options, pipeline).ReadBuffers(false, cancellationToken))
+                foreach (T item in read(new XelFileReader(src, options, pipeline)))
                 {
-                    yield return b;
+                    yield return item;
                 }
             }
         }
