@@ -76,14 +76,13 @@ internal static class ResolveCommand
                 string? outPath = parse.GetValue(outputFile);
                 if (outPath is not null)
                 {
-                    using var stream = new FileStream(outPath, FileMode.Create, FileAccess.Write, FileShare.Read, 1 << 16);
-                    using var writer = new StreamWriter(stream, new UTF8Encoding(false), 1 << 20);
-                    summary = CallstackTextResolver.Resolve(reader, writer, resolver, textOptions, cancellationToken);
+                    using var stream = new FileStream(outPath, FileMode.Create, FileAccess.Write, FileShare.Read, 0);
+                    summary = CallstackTextResolver.Resolve(reader, stream, resolver, textOptions, cancellationToken);
                 }
                 else if (ReferenceEquals(output, Console.Out))
                 {
-                    using var writer = new StreamWriter(Console.OpenStandardOutput(), new UTF8Encoding(false), 1 << 20);
-                    summary = CallstackTextResolver.Resolve(reader, writer, resolver, textOptions, cancellationToken);
+                    using Stream stdout = Console.OpenStandardOutput();
+                    summary = CallstackTextResolver.Resolve(reader, stdout, resolver, textOptions, cancellationToken);
                 }
                 else
                 {

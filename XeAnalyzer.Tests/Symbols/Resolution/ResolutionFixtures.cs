@@ -1,4 +1,5 @@
 using System.Globalization;
+using System.Text;
 using XeAnalyzer.Callstacks;
 using XeAnalyzer.Symbols.Catalog;
 using XeAnalyzer.Symbols.Resolution;
@@ -76,11 +77,14 @@ internal static class ResolutionFixtures
     public static string StackAModuleOffsetText() =>
         string.Join("\n", SeedFrames("A").Select(r => r["module"] + ".dll+" + r["frame_rva"]));
 
-    /// <summary>Runs the text pipeline over <paramref name="text"/>.</summary>
+    /// <summary>Runs the text pipeline over <paramref name="text"/>, and checks that its stream overload writes the same text in UTF-8.</summary>
     public static (string Output, ResolutionSummary Summary) ResolveText(string text, CallstackResolver resolver, CallstackTextResolverOptions? options = null)
     {
         using var output = new StringWriter(CultureInfo.InvariantCulture) { NewLine = "\n" };
         ResolutionSummary summary = CallstackTextResolver.Resolve(new StringReader(text), output, resolver, options);
+        using var bytes = new MemoryStream();
+        CallstackTextResolver.Resolve(new StringReader(text), bytes, resolver, options);
+        Assert.That(new UTF8Encoding(false, true).GetString(bytes.ToArray()), Is.EqualTo(output.ToString()), "the stream overload writes the same text");
         return (output.ToString(), summary);
     }
 

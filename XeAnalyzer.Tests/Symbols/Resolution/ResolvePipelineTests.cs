@@ -1,3 +1,4 @@
+using System.Text;
 using XeAnalyzer.Callstacks;
 using XeAnalyzer.IO;
 using XeAnalyzer.Symbols.Resolution;
@@ -22,6 +23,22 @@ public class ResolvePipelineTests
         Assert.That(sa.Frames, Is.EqualTo(sb.Frames));
         Assert.That(sa.ResolvedOffline, Is.EqualTo(sb.ResolvedOffline));
         Assert.That(sa.Unresolved, Is.EqualTo(sb.Unresolved));
+    }
+
+    [Test]
+    public void Resolve_ToAStream_WritesTheSameUtf8AsToATextWriter_WithLongAndNonAsciiLines()
+    {
+        // A text line longer than the writer's buffer (written past it), non-ASCII text (a surrogate pair), and ordinary stacks around them.
+        string text = "Stack für Ω 😀\n" + PlainText[..20_000] + "\n" + new string('é', 400_000) + "\n" + PlainText[..5_000] + "\n";
+        using CallstackResolver resolver = ResolutionFixtures.Resolver();
+        var options = new CallstackTextResolverOptions { Limits = new TextInputLimits { MaxLineLength = 500_000 } };
+        (string expected, _) = ResolutionFixtures.ResolveText(text, resolver, options);
+        using var bytes = new MemoryStream();
+        CallstackTextResolver.Resolve(new StringReader(text), bytes, resolver, options);
+        byte[] written = bytes.ToArray();
+        Assert.That(written, Is.EqualTo(new UTF8Encoding(false).GetBytes(expected)));
+        Assert.That(written.AsSpan(0, 3).SequenceEqual(new UTF8Encoding(true).GetPreamble()), Is.False, "no byte order mark");
+        Assert.That(expected, Does.Contain("😀").And.Contain(new string('é', 400_000)).And.Contain("!"));
     }
 
     [Test]

@@ -78,6 +78,9 @@ public sealed class FrameResolution
     /// </summary>
     public string? ModuleDisplayName { get; }
 
+    /// <summary><see cref="Text"/> in UTF-8, encoded by the first <see cref="ResolvedCallstackWriter"/> over a stream that writes it (a benign race: every writer encodes the same bytes).</summary>
+    internal byte[]? Utf8Text { get; set; }
+
     /// <summary>The function name: the PDB procedure name, or the public name undecorated to DIA's name-only form; the in-engine symbol as captured.</summary>
     public string? Function => _function ??= _functionLength >= 0 ? Text!.Substring(_functionStart, _functionLength) : null;
 

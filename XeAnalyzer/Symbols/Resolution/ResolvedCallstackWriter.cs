@@ -1,4 +1,5 @@
 using System.Globalization;
+using System.Text;
 using XeAnalyzer.Callstacks;
 using XeAnalyzer.TargetData;
 
@@ -14,16 +15,26 @@ namespace XeAnalyzer.Symbols.Resolution;
 /// and when the input numbered its frames the inline frames take numbers and shift the later ones; text lines verbatim; histogram slots headed <c>Slot_{n}\t[count:{c}]:</c> and events
 /// <c>Event …:</c>, each followed by a blank line, the frames and a blank line; a target's annotation (the free text before it) before
 /// its first stack. Lines end with LF. Not thread-safe.
+/// <para>
+/// Over a <see cref="Stream"/> it writes UTF-8 (no byte order mark) through a buffer of its own, and a resolved frame's text is
+/// encoded once per <see cref="FrameResolution"/> (stacks repeat a few thousand frames millions of times); call <see cref="Flush"/>
+/// at the end. Over a <see cref="TextWriter"/> it writes characters, and the caller flushes.
+/// </para>
 /// </summary>
 public sealed class ResolvedCallstackWriter
 {
-    private readonly TextWriter _output;
+    private const int ByteBufferSize = 1 << 20;
+
+    private readonly TextWriter? _output;
+    private readonly Stream? _stream;
+    private readonly byte[] _bytes = [];
     private readonly bool _writeReasons;
     private readonly char[] _number = new char[24];
+    private int _used;
     private StackTargetInfo? _lastTarget;
     private int _numberShift;
 
-    /// <summary>Creates a writer.</summary>
+    /// <summary>Creates a writer over characters.</summary>
     /// <param name="output">The destination (not disposed); a large buffered <see cref="StreamWriter"/> for big outputs.</param>
     /// <param name="writeReasons">Whether unresolved frames get their reason appended (<c> -- unresolved: …</c>).</param>
     public ResolvedCallstackWriter(TextWriter output, bool writeReasons = true)
@@ -33,12 +44,41 @@ public sealed class ResolvedCallstackWriter
         _writeReasons = writeReasons;
     }
 
+    /// <summary>Creates a writer of UTF-8 bytes (no byte order mark), buffered; <see cref="Flush"/> writes what is buffered.</summary>
+    /// <param name="output">The destination (not disposed).</param>
+    /// <param name="writeReasons">Whether unresolved frames get their reason appended (<c> -- unresolved: …</c>).</param>
+    public ResolvedCallstackWriter(Stream output, bool writeReasons = true)
+    {
+        ArgumentNullException.ThrowIfNull(output);
+        if (!output.CanWrite)
+        {
+            throw new ArgumentException("The stream is not writable.", nameof(output));
+        }
+
+        _stream = output;
+        _bytes = new byte[ByteBufferSize];
+        _writeReasons = writeReasons;
+    }
+
+    /// <summary>Writes what is buffered to the destination and flushes it.</summary>
+    public void Flush()
+    {
+        if (_stream is not null)
+        {
+            FlushBytes();
+            _stream.Flush();
+        }
+        else
+        {
+            _output!.Flush();
+        }
+    }
+
     /// <summary>Writes one stack.</summary>
     /// <param name="stack">The resolved stack.</param>
     public void Write(ResolvedCallstack stack)
     {
         ArgumentNullException.ThrowIfNull(stack);
-        TextWriter o = _output;
         StackHeader? header = stack.Stack.Header;
         if (header?.Target is StackTargetInfo target && !ReferenceEquals(target, _lastTarget))
         {
@@ -46,7 +86,7 @@ public sealed class ResolvedCallstackWriter
             if (target.Annotation is string annotation)
             {
                 WriteLines(annotation);
-                o.Write('\n');
+                Put('\n');
             }
         }
 
@@ -57,16 +97,16 @@ public sealed class ResolvedCallstackWriter
             switch (header.Origin)
             {
                 case StackOrigin.HistogramSlot:
-                    o.Write("Slot_");
+                    Put("Slot_");
                     WriteNumber(header.SlotNumber ?? 0);
-                    o.Write("\t[count:");
+                    Put("\t[count:");
                     WriteNumber(header.SlotCount ?? 0);
-                    o.Write("]:\n\n");
+                    Put("]:\n\n");
                     framed = true;
                     break;
                 case StackOrigin.Event:
-                    o.Write(EventHeader(header));
-                    o.Write("\n\n");
+                    Put(EventHeader(header));
+                    Put("\n\n");
                     framed = true;
                     break;
             }
@@ -75,7 +115,7 @@ public sealed class ResolvedCallstackWriter
         WriteBody(stack);
         if (framed)
         {
-            o.Write('\n');
+            Put('\n');
         }
     }
 
@@ -104,15 +144,14 @@ public sealed class ResolvedCallstackWriter
 
     private void WriteBody(ResolvedCallstack stack)
     {
-        TextWriter o = _output;
         int frameIndex = 0;
         foreach (StackLine line in stack.Stack.Lines)
         {
             int count = line.Frames.Count;
             if (count == 0)
             {
-                o.Write(line.Text);
-                o.Write('\n');
+                Put(line.Text);
+                Put('\n');
                 continue;
             }
 
@@ -142,8 +181,8 @@ public sealed class ResolvedCallstackWriter
             {
                 if (u < unparsed.Count && unparsed[u].Index == p)
                 {
-                    o.Write(unparsed[u++].Text);
-                    o.Write('\n');
+                    Put(unparsed[u++].Text);
+                    Put('\n');
                 }
                 else if (frameIndex < stack.Frames.Length)
                 {
@@ -155,7 +194,6 @@ public sealed class ResolvedCallstackWriter
 
     private void WriteFrame(ResolvedFrame f)
     {
-        TextWriter o = _output;
         FrameResolution r = f.Resolution;
 
         // An unresolved callstack_rva frame is echoed as its markup, which carries its id already.
@@ -175,8 +213,8 @@ public sealed class ResolvedCallstackWriter
                 WriteFrameNumber(n + _numberShift++);
             }
 
-            o.Write(inline.Text);
-            o.Write('\n');
+            Put(inline.Text);
+            Put('\n');
         }
 
         if (numbered)
@@ -187,54 +225,143 @@ public sealed class ResolvedCallstackWriter
         if (r.Text is string text)
         {
             // A frame resolved through a PDB matched by name only carries " -- unverified: …" in its text already.
-            o.Write(text);
+            if (_stream is not null)
+            {
+                PutBytes(r.Utf8Text ??= Encoding.UTF8.GetBytes(text));
+            }
+            else
+            {
+                _output!.Write(text);
+            }
         }
         else
         {
-            o.Write(f.Frame.Raw);
+            Put(f.Frame.Raw);
             if (_writeReasons)
             {
-                o.Write(" -- unresolved: ");
-                o.Write(r.ReasonText);
+                Put(" -- unresolved: ");
+                Put(r.ReasonText);
             }
         }
 
-        o.Write('\n');
+        Put('\n');
     }
 
     private void WriteFrameNumber(int n)
     {
         n.TryFormat(_number, out int len, "x2", CultureInfo.InvariantCulture);
         _number[len++] = ' ';
-        _output.Write(_number, 0, len);
+        Put(_number, 0, len);
     }
 
     private void WriteUnresolvedLine(string text, FrameResolution r)
     {
-        _output.Write(text);
+        Put(text);
         if (_writeReasons)
         {
-            _output.Write(" -- unresolved: ");
-            _output.Write(r.ReasonText);
+            Put(" -- unresolved: ");
+            Put(r.ReasonText);
         }
 
-        _output.Write('\n');
+        Put('\n');
     }
 
     private void WriteNumber(ulong value)
     {
         value.TryFormat(_number, out int len, default, CultureInfo.InvariantCulture);
-        _output.Write(_number, 0, len);
+        Put(_number, 0, len);
     }
 
     private void WriteNumber(int value) => WriteNumber((ulong)Math.Max(0, value));
+
+    private void Put(string? text)
+    {
+        if (_stream is null)
+        {
+            _output!.Write(text);
+        }
+        else
+        {
+            PutUtf8(text);
+        }
+    }
+
+    private void PutUtf8(ReadOnlySpan<char> text)
+    {
+        if (text.Length > (_bytes.Length - _used) / 3)
+        {
+            FlushBytes();
+            if (text.Length > _bytes.Length / 3)
+            {
+                // Whole strings only (no surrogate pair is split), so one conversion of the rest is exact.
+                _stream!.Write(Encoding.UTF8.GetBytes(text.ToArray()));
+                return;
+            }
+        }
+
+        _used += Encoding.UTF8.GetBytes(text, _bytes.AsSpan(_used));
+    }
+
+    private void Put(char c)
+    {
+        if (_stream is null)
+        {
+            _output!.Write(c);
+            return;
+        }
+
+        // Only ASCII punctuation is written a character at a time (line breaks, blanks).
+        if (_used == _bytes.Length)
+        {
+            FlushBytes();
+        }
+
+        _bytes[_used++] = (byte)c;
+    }
+
+    private void Put(char[] chars, int start, int count)
+    {
+        if (_stream is null)
+        {
+            _output!.Write(chars, start, count);
+        }
+        else
+        {
+            PutUtf8(chars.AsSpan(start, count));
+        }
+    }
+
+    private void PutBytes(byte[] bytes)
+    {
+        if (bytes.Length > _bytes.Length - _used)
+        {
+            FlushBytes();
+            if (bytes.Length > _bytes.Length)
+            {
+                _stream!.Write(bytes);
+                return;
+            }
+        }
+
+        bytes.CopyTo(_bytes.AsSpan(_used));
+        _used += bytes.Length;
+    }
+
+    private void FlushBytes()
+    {
+        if (_used > 0)
+        {
+            _stream!.Write(_bytes, 0, _used);
+            _used = 0;
+        }
+    }
 
     private void WriteLines(string text)
     {
         foreach (string line in text.Split('\n'))
         {
-            _output.Write(line.TrimEnd('\r'));
-            _output.Write('\n');
+            Put(line.TrimEnd('\r'));
+            Put('\n');
         }
     }
 }
