@@ -160,6 +160,14 @@ public class LineInternerTests
             "sqlmin.dll+0x" + new string('0', 300) + "1063",
             "sqlmin.dll+0x" + new string('0', 300) + "1063");
         yield return new TestCaseData("mixed", mixed + "\n" + mixed + "\n" + mixed).SetArgDisplayNames("mixed");
+
+        // The same lines inside histogram slot values (XML-escaped, CRLF in one slot), where the value's lines go through the table too.
+        string escaped = System.Security.SecurityElement.Escape(mixed);
+        string slots = string.Concat(Enumerable.Range(0, 6).Select(i =>
+            $"<Slot count=\"{10 - i}\"><value>{(i == 3 ? escaped.Replace("\n", "\r\n", StringComparison.Ordinal) : escaped)}</value></Slot>\n"));
+        yield return new TestCaseData("mixed-histogram", "<HistogramTarget truncated=\"0\" buckets=\"256\">\n" + slots + "</HistogramTarget>\n").SetArgDisplayNames("mixed lines in histogram slots");
+        yield return new TestCaseData("generated-histogram", new GeneratedInput(GeneratedInput.Shape.Histogram, 2000, 25).ReadToEnd()).SetArgDisplayNames("generated histogram, 50,000 frames");
+        yield return new TestCaseData("generated-ring-buffer", new GeneratedInput(GeneratedInput.Shape.RingBuffer, 2000, 25).ReadToEnd()).SetArgDisplayNames("generated ring buffer, 50,000 frames");
         yield return new TestCaseData("generated", new GeneratedInput(GeneratedInput.Shape.PlainText, 4000, 25).ReadToEnd()).SetArgDisplayNames("generated plain text, 100,000 frames");
     }
 

@@ -25,8 +25,17 @@ internal sealed class StackBuilder
     private bool _hasMetadata;
     private bool _hasNonBlank;
 
-    public StackBuilder(FrameLineScanner scanner, SymbolMetadataTable metadata, string? filePath, OffsetRadix radix)
+    private readonly LineInterner? _interner;
+
+    /// <summary>Creates a builder.</summary>
+    /// <param name="scanner">Reads frame lines.</param>
+    /// <param name="metadata">Where CSV symbol metadata lines go.</param>
+    /// <param name="filePath">The input's path, for messages.</param>
+    /// <param name="radix">The radix of displacements without <c>0x</c>.</param>
+    /// <param name="interner">The input's table of repeated lines (the one its plain text goes through), for the lines of XML values; or <see langword="null"/>.</param>
+    public StackBuilder(FrameLineScanner scanner, SymbolMetadataTable metadata, string? filePath, OffsetRadix radix, LineInterner? interner = null)
     {
+        _interner = interner;
         _scanner = scanner;
         _metadata = metadata;
         _filePath = filePath;
@@ -139,7 +148,18 @@ internal sealed class StackBuilder
 
                 emittedBlank = 0;
                 started = true;
-                AddLine(pos == 0 && lineEnd == s.Length ? text : text[pos..lineEnd], line, markup);
+
+                // The lines of histogram and event values repeat like plain-text lines: a kept line reuses its string and frame.
+                LineInterner.Entry? entry = _interner?.Find(s[pos..lineEnd]);
+                string lineText = entry?.Text ?? (pos == 0 && lineEnd == s.Length ? text : text[pos..lineEnd]);
+                if (entry is not null)
+                {
+                    AddLine(lineText, line, entry);
+                }
+                else
+                {
+                    AddLine(lineText, line, markup);
+                }
             }
 
             if (nl < 0)

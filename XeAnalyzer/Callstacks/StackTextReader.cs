@@ -69,9 +69,10 @@ public sealed class StackTextReader : IDisposable
     {
         ArgumentNullException.ThrowIfNull(input);
         _options = options ?? StackTextReaderOptions.Default;
-        _source = new TextSource(input, _options.FilePath, _options.Limits, ownsInput, _options.InternLines ? new LineInterner() : null);
+        LineInterner? lines = _options.InternLines ? new LineInterner() : null;
+        _source = new TextSource(input, _options.FilePath, _options.Limits, ownsInput, lines);
         _scanner = new FrameLineScanner(_options.SymbolizedOffsetRadix, _options.FramesOnSingleLine, _options.Limits.MaxFramesPerLine);
-        _builder = new StackBuilder(_scanner, SymbolMetadata, _options.FilePath, _options.SymbolizedOffsetRadix);
+        _builder = new StackBuilder(_scanner, SymbolMetadata, _options.FilePath, _options.SymbolizedOffsetRadix, lines);
     }
 
     /// <summary>

@@ -28,11 +28,12 @@ internal sealed class LineInterner
     private const int InitialSlots = 1 << 10;
     private const int TrialLines = 1 << 16;
 
-    // Open addressing over packed slots (the line's hash in the high half, its index in _entries plus one in the low half), kept at
-    // most half full and doubled as lines are added: the table a lookup touches stays as small as the input's distinct lines allow,
-    // which matters because a lookup happens for every line.
-    private ulong[] _slots = new ulong[InitialSlots];
-    private Entry[] _entries = new Entry[InitialSlots / 2];
+    // Open addressing over slots that hold what a lookup compares (hash, length, and where the text is in one character arena) and the
+    // entry, kept at most half full and doubled as lines are added. A lookup happens for every line, and it is bound by memory latency:
+    // a slot and the arena are the only two loads before the answer, and the arena keeps the texts of the table side by side.
+    private Slot[] _slots = new Slot[InitialSlots];
+    private char[] _arena = new char[InitialSlots * 32];
+    private int _arenaUsed;
     private int _count;
     private long _lookups;
     private long _hits;
@@ -51,30 +52,26 @@ internal sealed class LineInterner
         {
             _off = true;
             _slots = [];
-            _entries = [];
+            _arena = [];
             return null;
         }
 
         uint hash = Hash(line);
-        ulong[] slots = _slots;
+        Slot[] slots = _slots;
         int mask = slots.Length - 1;
         int slot = (int)(hash & (uint)mask);
         for (int probe = 0; probe < MaxProbes; probe++, slot = (slot + 1) & mask)
         {
-            ulong packed = slots[slot];
-            if (packed == 0)
+            ref Slot s = ref slots[slot];
+            if (s.Entry is null)
             {
                 return _count < MaxEntries ? Add(line, hash, slot) : null;
             }
 
-            if ((uint)(packed >> 32) == hash)
+            if (s.Hash == hash && s.Length == line.Length && line.SequenceEqual(_arena.AsSpan(s.Offset, s.Length)))
             {
-                Entry e = _entries[unchecked((int)(uint)packed) - 1];
-                if (line.SequenceEqual(e.Text))
-                {
-                    _hits++;
-                    return e;
-                }
+                _hits++;
+                return s.Entry;
             }
         }
 
@@ -83,14 +80,16 @@ internal sealed class LineInterner
 
     private Entry Add(ReadOnlySpan<char> line, uint hash, int slot)
     {
-        var e = new Entry(line.ToString(), hash);
-        if (_count == _entries.Length)
+        var e = new Entry(line.ToString());
+        if (_arenaUsed + line.Length > _arena.Length)
         {
-            Array.Resize(ref _entries, _count * 2);
+            Array.Resize(ref _arena, Math.Max(_arena.Length * 2, _arenaUsed + line.Length));
         }
 
-        _entries[_count++] = e;
-        _slots[slot] = ((ulong)hash << 32) | (uint)_count;
+        line.CopyTo(_arena.AsSpan(_arenaUsed));
+        _slots[slot] = new Slot(e, hash, _arenaUsed, line.Length);
+        _arenaUsed += line.Length;
+        _count++;
         if (_count * 2 > _slots.Length)
         {
             Grow();
@@ -101,17 +100,22 @@ internal sealed class LineInterner
 
     private void Grow()
     {
-        var slots = new ulong[_slots.Length * 2];
+        var slots = new Slot[_slots.Length * 2];
         int mask = slots.Length - 1;
-        for (int i = 0; i < _count; i++)
+        foreach (Slot old in _slots)
         {
-            int slot = (int)(_entries[i].Hash & (uint)mask);
-            while (slots[slot] != 0)
+            if (old.Entry is null)
+            {
+                continue;
+            }
+
+            int slot = (int)(old.Hash & (uint)mask);
+            while (slots[slot].Entry is not null)
             {
                 slot = (slot + 1) & mask;
             }
 
-            slots[slot] = ((ulong)_entries[i].Hash << 32) | (uint)(i + 1);
+            slots[slot] = old;
         }
 
         _slots = slots;
@@ -152,14 +156,14 @@ internal sealed class LineInterner
         return unchecked((uint)(h >> 32));
     }
 
+    /// <summary>A used slot: its entry, the line's hash and length, and where its text starts in the arena.</summary>
+    private readonly record struct Slot(Entry? Entry, uint Hash, int Offset, int Length);
+
     /// <summary>A kept line.</summary>
-    internal sealed class Entry(string text, uint hash)
+    internal sealed class Entry(string text)
     {
         /// <summary>The line's text (one string for every occurrence).</summary>
         public string Text { get; } = text;
-
-        /// <summary>The line's hash (to rebuild the table when it grows).</summary>
-        public uint Hash { get; } = hash;
 
         /// <summary>What the reader worked out from the text alone, for the next occurrence; <see langword="null"/> until set.</summary>
         public object? Memo { get; set; }

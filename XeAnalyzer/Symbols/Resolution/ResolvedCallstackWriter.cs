@@ -206,8 +206,10 @@ public sealed class ResolvedCallstackWriter
         }
 
         // Inline frames (innermost first) come before the frame and, as SQLCallStackResolver numbers them, take numbers of their own.
-        foreach (FrameResolution inline in r.InlineFrames)
+        IReadOnlyList<FrameResolution> inlines = r.InlineFrames;
+        for (int i = 0; i < inlines.Count; i++)
         {
+            FrameResolution inline = inlines[i];
             if (numbered)
             {
                 WriteFrameNumber(n + _numberShift++);

@@ -141,10 +141,39 @@ public sealed class ResolverSession
     public FrameResolution ResolveFrame(StackFrame frame, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(frame);
+
+        // The parser shares one frame instance between the repeats of a line: a frame resolved before in this session state (the same
+        // generation of symbol metadata) takes its resolution back from the frame itself. Only module+offset and raw-address frames,
+        // whose resolutions the session caches anyway (a function of the module's PDB, the offset, and the session's module map). The
+        // first resolution only marks the frame (no allocation for frames that never repeat); the second stores the memo.
+        Generation g = _generation;
+        object? memo = frame.ResolutionMemo;
+        if (memo is FrameMemo m0 && ReferenceEquals(m0.Owner, g))
+        {
+            return m0.Resolution;
+        }
+
+        FrameResolution r;
+        switch (frame)
+        {
+            case ModuleOffsetFrame m:
+                r = Resolve(GetView(m.ModuleName), m.Offset, cancellationToken);
+                break;
+            case VirtualAddressFrame v:
+                r = ResolveAddress(v.Address, cancellationToken);
+                break;
+            default:
+                return ResolveOther(frame, cancellationToken);
+        }
+
+        frame.ResolutionMemo = ReferenceEquals(memo, g) ? new FrameMemo(g, r) : g;
+        return r;
+    }
+
+    private FrameResolution ResolveOther(StackFrame frame, CancellationToken cancellationToken)
+    {
         return frame switch
         {
-            ModuleOffsetFrame m => Resolve(GetView(m.ModuleName), m.Offset, cancellationToken),
-            VirtualAddressFrame v => ResolveAddress(v.Address, cancellationToken),
             SymbolizedFrame s => ResolveSymbolized(s),
             OrdinalFrame o => ResolveOrdinal(o, cancellationToken),
             RvaFrame r => ResolveRva(r, cancellationToken),
@@ -504,6 +533,9 @@ public sealed class ResolverSession
         FrameText.DisplayName(module, _knownFileNames.TryGetValue(module.Key, out string? known) ? known : null);
 
     /// <summary>The per-module state of a metadata generation (replaced when CSV metadata arrives).</summary>
+    /// <summary>A frame's resolution in one session state (<see cref="StackFrame.ResolutionMemo"/>).</summary>
+    private sealed record FrameMemo(Generation Owner, FrameResolution Resolution);
+
     private sealed class Generation(Dictionary<string, ModulePdbInfo> metadata)
     {
         public Dictionary<string, ModulePdbInfo> Metadata { get; } = metadata;
