@@ -109,7 +109,9 @@ public sealed class CaptureReport
         {
             cancellationToken.ThrowIfCancellationRequested();
             string path = Path.Combine(directory, f.Name);
-            using var fs = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read, 1 << 16);
+            // A small buffer: most report files are a few hundred bytes and every writer buffers itself; 64 KB per file was 130 MB of
+            // allocation per 100-capture batch (B batch: gen0 collections 51 → 43 per --jobs 1 run).
+            using var fs = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read, 1 << 13);
             ReportComposer.WriteFile(this, f, fs, cancellationToken);
         }
     }
