@@ -164,7 +164,8 @@ public sealed class StackTextReader : IDisposable
             if (kind == ScanKind.Text)
             {
                 string line = _source.Text;
-                if (IsDumpMarker(line))
+                LineInterner.Entry? entry = _source.TextEntry;
+                if (entry is null ? IsDumpMarker(line) : entry.IsDumpMarker ??= IsDumpMarker(line))
                 {
                     if (!_builder.IsBlank)
                     {
@@ -179,7 +180,7 @@ public sealed class StackTextReader : IDisposable
                     runFlushed = false;
                 }
 
-                _builder.AddLine(line, _source.ItemLine, _source.TextEntry);
+                _builder.AddLine(line, _source.ItemLine, entry);
                 if (_builder.LineCount >= maxLines)
                 {
                     yield return _builder.Build(index++, runFlushed ? null : runHeader, runFlushed);

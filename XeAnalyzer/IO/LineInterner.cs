@@ -167,5 +167,8 @@ internal sealed class LineInterner
 
         /// <summary>What the reader worked out from the text alone, for the next occurrence; <see langword="null"/> until set.</summary>
         public object? Memo { get; set; }
+
+        /// <summary>Whether the line starts a SQLDumper stack dump (the stack reader's test, on the text alone); <see langword="null"/> until asked.</summary>
+        public bool? IsDumpMarker { get; set; }
     }
 }
