@@ -10,7 +10,7 @@ log="${1:-/tmp/xeanalyzer-issue12-$(date -u +%Y%m%dT%H%M%SZ).log}"
 dotnet build XeAnalyzer.sln -c Release -v q -nologo 2>&1 | grep -E " error |rror\(s\)" || true
 B() { dotnet XeAnalyzer.Benchmarks/bin/Release/net10.0/XeAnalyzer.Benchmarks.dll "$@"; }
 # Read the existing inputs once, so no benchmark's first round pays for a cold page cache.
-cat /tmp/xebench/*.xel /tmp/xebench-stacks/*.xel /tmp/bigpdb/big.* /tmp/xeresolve/*.txt > /dev/null 2>&1 || true
+cat /tmp/xebench/*.xel /tmp/xebench-stacks/*.xel /tmp/bigpdb/big.* /tmp/xeresolve/*.txt /tmp/xeresolve/*.xml > /dev/null 2>&1 || true
 {
   echo "commit $(git rev-parse --short HEAD), $(date -u +%FT%TZ), load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
   echo "== B xel";        B xel --size-gb 1 --small-gb 0.25 --rounds 3 --dir /tmp/xebench
@@ -19,6 +19,6 @@ cat /tmp/xebench/*.xel /tmp/xebench-stacks/*.xel /tmp/bigpdb/big.* /tmp/xeresolv
   echo "== B report";     B report --size-gb 1 --small-gb 0.25 --rounds 3 --dir /tmp/xebench-stacks --analysis-dir /tmp/xebench
   echo "== B batch";      B batch --captures 100 --repeat 5 --dir /tmp/xebench-batch
   echo "== B symbolizer"; B symbolizer --dir /tmp/bigpdb --runs 3
-  echo "== B resolve";    B resolve --dir /tmp/xeresolve --shapes text,va --runs 3
+  echo "== B resolve";    B resolve --dir /tmp/xeresolve --shapes text,va,histogram --runs 3
   echo "done $(date -u +%FT%TZ), load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 } 2>&1 | tee "$log"
