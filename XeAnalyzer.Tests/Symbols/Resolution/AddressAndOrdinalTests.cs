@@ -56,6 +56,40 @@ public class AddressAndOrdinalTests
     }
 
     [Test]
+    public void ResolveFrame_OneFrameInstanceInTwoSessions_GetsEachSessionsResolution_EveryTime()
+    {
+        // A frame keeps the resolution of the session that resolved it last (StackFrame.ResolutionMemo): a session with another
+        // module map must not take it, however the two alternate.
+        ulong va = Va(ResolutionFixtures.SeedFrames("A")[0]);
+        var frame = new VirtualAddressFrame(va, "0x" + va.ToString("X16", CultureInfo.InvariantCulture));
+        string shifted = ModuleList.Replace("0x00007FFAD08A0000", "0x00007FFAD0800000", StringComparison.Ordinal);
+        using CallstackResolver resolver = ResolutionFixtures.Resolver(map: Map());
+        ResolverSession mapped = resolver.CreateSession(Map());
+        ResolverSession other = resolver.CreateSession(ModuleMap.Parse(new StringReader(shifted)));
+        using CallstackResolver bare = ResolutionFixtures.Resolver();
+        ResolverSession none = bare.CreateSession();
+        ulong rva = mapped.ResolveFrame(frame).Rva!.Value;
+        for (int i = 0; i < 3; i++)
+        {
+            // Twice each: the second resolution in a session is the one that leaves the memo on the frame.
+            for (int k = 0; k < 2; k++)
+            {
+                Assert.That(mapped.ResolveFrame(frame).Text, Is.EqualTo(ResolutionFixtures.PublishedStackA[0]), "round " + i);
+            }
+
+            for (int k = 0; k < 2; k++)
+            {
+                Assert.That(other.ResolveFrame(frame).Rva, Is.EqualTo(rva + 0xA0000), "round " + i);
+            }
+
+            for (int k = 0; k < 2; k++)
+            {
+                Assert.That(none.ResolveFrame(frame).Reason, Is.EqualTo(UnresolvedReason.NoModuleMap), "round " + i);
+            }
+        }
+    }
+
+    [Test]
     public void Resolve_AddressOutsideEveryModule_IsUnresolvedWithTheAddress()
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver(map: Map());
