@@ -108,7 +108,7 @@ public class LineInternerTests
         (string expected, ResolutionSummary expectedSummary) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = false, InternLines = false });
         foreach (bool pipelined in new[] { false, true })
         {
-            (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = pipelined, InternLines = true });
+            (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = pipelined, InternLines = true, Workers = 2 });
             Assert.That(output, Is.EqualTo(expected), name + (pipelined ? " pipelined" : " sequential"));
             Assert.That(XeAnalyzer.Output.OutputFormats.ToText(new ResolutionSummaryDocument(summary), "json"),
                 Is.EqualTo(XeAnalyzer.Output.OutputFormats.ToText(new ResolutionSummaryDocument(expectedSummary), "json")), name);

@@ -187,13 +187,15 @@ public class ClassificationAndSummaryTests
         }
     }
 
-    [Test]
-    public void Resolve_PipelinedAndSequential_GiveTheSameOutput()
+    [TestCase(1)]
+    [TestCase(2)]
+    [TestCase(3)]
+    public void Resolve_PipelinedAndSequential_GiveTheSameOutput(int workers)
     {
         var input = new XeAnalyzer.Tests.Callstacks.GeneratedInput(XeAnalyzer.Tests.Callstacks.GeneratedInput.Shape.Histogram, 3000, 25);
         string text = input.ReadToEnd();
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
-        (string a, ResolutionSummary sa) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = true });
+        (string a, ResolutionSummary sa) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = true, Workers = workers });
         (string b, ResolutionSummary sb) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = false });
         Assert.That(a, Is.EqualTo(b));
         Assert.That(OutputFormats.ToText(new ResolutionSummaryDocument(sa), "json"), Is.EqualTo(OutputFormats.ToText(new ResolutionSummaryDocument(sb), "json")));

@@ -53,10 +53,12 @@ public class IdentitySourceTests
         AssertBinding(summary, "sqlTsEs.pdb", ts, PdbIdentitySource.SymbolMetadata);
     }
 
-    [Test]
-    public void Resolve_CsvMetadataBetweenManyStacks_AppliesFromWhereItStands_PipelinedAsSequential()
+    [TestCase(1)]
+    [TestCase(2)]
+    [TestCase(3)]
+    public void Resolve_CsvMetadataBetweenManyStacks_AppliesFromWhereItStands_PipelinedAsSequential(int workers)
     {
-        // Hundreds of stacks (many batches for the pipeline's two workers) before, between and after two metadata lines: whichever
+        // Hundreds of stacks (many batches for the pipeline's workers) before, between and after two metadata lines: whichever
         // worker resolves a stack, it sees the metadata a sequential run would (the text reader reads ahead, so a metadata line can
         // apply to a few stacks above it, in both modes alike).
         PdbIdentity min = Identity("sqlmin"), ts = Identity("sqlTsEs");
@@ -65,7 +67,7 @@ public class IdentitySourceTests
         string csvMin = $"sqlmin.dll,{min.Guid:D},{min.Age}", csvTs = $"sqlTsEs.dll,{ts.Guid:D},{ts.Age}";
         string text = Stacks(300) + csvMin + "\n" + Stacks(300) + csvTs + "\n" + Stacks(300);
         using CallstackResolver resolver = ResolutionFixtures.Resolver(withBuild: false);
-        (string pipelined, ResolutionSummary a) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = true });
+        (string pipelined, ResolutionSummary a) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = true, Workers = workers });
         (string sequential, ResolutionSummary b) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = false });
         Assert.That(pipelined, Is.EqualTo(sequential));
         Assert.That(OutputFormats.ToText(new ResolutionSummaryDocument(a), "json"), Is.EqualTo(OutputFormats.ToText(new ResolutionSummaryDocument(b), "json")));

@@ -9,14 +9,16 @@ namespace XeAnalyzer.Tests.Symbols.Resolution;
 /// <summary>The pipelined <see cref="CallstackTextResolver"/> (a parser thread, two workers, ordered writing) on plain text: order, cancellation, failures.</summary>
 public class ResolvePipelineTests
 {
-    // 6,000 stacks of 25 frames: about ten batches, so both workers take batches and write for each other.
+    // 6,000 stacks of 25 frames: about ten batches, so with several workers each takes batches and writes for the others.
     private static readonly string PlainText = new GeneratedInput(GeneratedInput.Shape.PlainText, 6000, 25).ReadToEnd();
 
-    [Test]
-    public void Resolve_PlainText_PipelinedAndSequential_GiveTheSameOutput()
+    [TestCase(1)]
+    [TestCase(2)]
+    [TestCase(3)]
+    public void Resolve_PlainText_PipelinedAndSequential_GiveTheSameOutput(int workers)
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
-        (string a, ResolutionSummary sa) = ResolutionFixtures.ResolveText(PlainText, resolver, new CallstackTextResolverOptions { Pipelined = true });
+        (string a, ResolutionSummary sa) = ResolutionFixtures.ResolveText(PlainText, resolver, new CallstackTextResolverOptions { Pipelined = true, Workers = workers });
         (string b, ResolutionSummary sb) = ResolutionFixtures.ResolveText(PlainText, resolver, new CallstackTextResolverOptions { Pipelined = false });
         Assert.That(a, Is.EqualTo(b));
         Assert.That(sa.Frames, Is.EqualTo(150_000));
@@ -41,20 +43,22 @@ public class ResolvePipelineTests
         Assert.That(expected, Does.Contain("😀").And.Contain(new string('é', 400_000)).And.Contain("!"));
     }
 
-    [Test]
-    public void Resolve_Pipelined_StopsWithOperationCanceled_WhenTheTokenIsCanceledMidway()
+    [TestCase(1)]
+    [TestCase(2)]
+    public void Resolve_Pipelined_StopsWithOperationCanceled_WhenTheTokenIsCanceledMidway(int workers)
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
         using var cts = new CancellationTokenSource();
         using var input = new CancelingReader(PlainText, PlainText.Length / 2, cts);
         using var output = new StringWriter();
-        Assert.That(() => CallstackTextResolver.Resolve(input, output, resolver, new CallstackTextResolverOptions { Pipelined = true }, cts.Token),
+        Assert.That(() => CallstackTextResolver.Resolve(input, output, resolver, new CallstackTextResolverOptions { Pipelined = true, Workers = workers }, cts.Token),
             Throws.InstanceOf<OperationCanceledException>());
         Assert.That(output.ToString().Length, Is.LessThan(PlainText.Length * 3));
     }
 
-    [Test]
-    public void Resolve_Pipelined_ReportsAMalformedInput_AfterWritingWhatASequentialRunWrites()
+    [TestCase(1)]
+    [TestCase(2)]
+    public void Resolve_Pipelined_ReportsAMalformedInput_AfterWritingWhatASequentialRunWrites(int workers)
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
         var limits = new TextInputLimits { MaxLineLength = 1000 };
@@ -64,7 +68,7 @@ public class ResolvePipelineTests
             CallstackTextResolver.Resolve(new StringReader(text), sequential, resolver, new CallstackTextResolverOptions { Pipelined = false, Limits = limits }));
         using var output = new StringWriter { NewLine = "\n" };
         InvalidTextInputException? error = Assert.Throws<InvalidTextInputException>(() =>
-            CallstackTextResolver.Resolve(new StringReader(text), output, resolver, new CallstackTextResolverOptions { Pipelined = true, Limits = limits, InputName = "big.txt" }));
+            CallstackTextResolver.Resolve(new StringReader(text), output, resolver, new CallstackTextResolverOptions { Pipelined = true, Workers = workers, Limits = limits, InputName = "big.txt" }));
         int badLine = Array.FindIndex(text.Split('\n'), l => l.Length == 2000) + 1;
         Assert.That(error!.Message, Does.Contain("big.txt").And.Contain("line " + badLine.ToString(System.Globalization.CultureInfo.InvariantCulture)));
         Assert.That(output.ToString(), Is.EqualTo(sequential.ToString()), "what the sequential run wrote before the bad line is written, in order");
