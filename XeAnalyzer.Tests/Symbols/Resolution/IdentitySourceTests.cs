@@ -53,6 +53,25 @@ public class IdentitySourceTests
         AssertBinding(summary, "sqlTsEs.pdb", ts, PdbIdentitySource.SymbolMetadata);
     }
 
+    [Test]
+    public void Resolve_MetadataLinesCloseTogether_EachBatchSeesItsOwnMetadata_WithManyWorkers()
+    {
+        // Metadata lines one or two batches apart, so two metadata batches are in flight at once: a batch between them must wait for
+        // the first to be applied and no batch after the second may run before it is (the pipeline once let one flag stand for both).
+        PdbIdentity min = Identity("sqlmin"), ts = Identity("sqlTsEs");
+        string stack = ResolutionFixtures.StackAModuleOffsetText();
+        string Stacks(int n) => string.Concat(Enumerable.Repeat(stack + "\n\n", n));
+        // A plain-text stack of 2,000 lines is about 75 copies of stack A: the two metadata lines fall in neighbouring batches.
+        string text = Stacks(300) + $"sqlmin.dll,{min.Guid:D},{min.Age}\n" + Stacks(75) + $"sqlTsEs.dll,{ts.Guid:D},{ts.Age}\n" + Stacks(300);
+        using CallstackResolver resolver = ResolutionFixtures.Resolver(withBuild: false);
+        (string expected, _) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = false });
+        for (int round = 0; round < 6; round++)
+        {
+            (string output, _) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = true, Workers = 2 + (round % 3) });
+            Assert.That(output, Is.EqualTo(expected), "round " + round);
+        }
+    }
+
     [TestCase(1)]
     [TestCase(2)]
     [TestCase(3)]

@@ -279,8 +279,8 @@ public static class CallstackTextResolver
         private readonly Dictionary<long, ResolvedCallstack[]> _done = [];
         private long _taken;
         private long _written;
-        private long _metadataSeq = -1;
-        private bool _metadataApplied = true;
+        private long _lastMetadataTaken = -1; // the number of the last batch taken that carries metadata
+        private long _lastMetadataApplied = -1; // the number of the last metadata batch applied (they are applied in order)
         private bool _completed;
         private bool _writing;
         private int _waiting; // threads in Monitor.Wait: a hand-over pulses only when someone waits
@@ -327,6 +327,7 @@ public static class CallstackTextResolver
             {
                 Batch batch;
                 long seq;
+                long needs;
 
                 // Taking and numbering happen under one lock, so numbers follow the input order.
                 lock (_gate)
@@ -345,16 +346,18 @@ public static class CallstackTextResolver
 
                     batch = _queue.Dequeue();
                     seq = _taken++;
+
+                    // The metadata a batch must see: that of every earlier metadata batch, the last of which is the last one taken.
+                    needs = _lastMetadataTaken;
                     if (batch.Metadata is not null)
                     {
-                        _metadataSeq = seq;
-                        _metadataApplied = false;
+                        _lastMetadataTaken = seq;
                     }
 
                     Pulse(); // the parser may wait for room
                 }
 
-                Finish(seq, Resolve(batch, seq, ct));
+                Finish(seq, Resolve(batch, seq, needs, ct));
             }
         }
 
@@ -390,28 +393,23 @@ public static class CallstackTextResolver
             }
         }
 
-        private ResolvedCallstack[] Resolve(Batch batch, long seq, CancellationToken ct)
+        /// <summary>
+        /// Resolves a batch once the metadata it must see is in place: a batch carrying metadata waits until every earlier batch is written
+        /// (they must not see it), then applies it; any batch first waits until the metadata batch numbered <paramref name="needs"/> (the
+        /// last one before it, or -1) has been applied. Two metadata batches can be in flight at once, so each waits for its own.
+        /// </summary>
+        private ResolvedCallstack[] Resolve(Batch batch, long seq, long needs, CancellationToken ct)
         {
             ct.ThrowIfCancellationRequested();
-            if (batch.Metadata is not null || _metadataSeq >= 0)
+            if (batch.Metadata is not null || (needs >= 0 && Volatile.Read(ref _lastMetadataApplied) < needs))
             {
                 lock (_gate)
                 {
-                    if (batch.Metadata is not null)
+                    // Every earlier batch resolved and written before the metadata changes what later stacks resolve to (that includes
+                    // the earlier metadata batches, so metadata is applied in input order).
+                    while (((batch.Metadata is not null && _written < seq) || _lastMetadataApplied < needs) && !_aborted)
                     {
-                        // Every earlier batch resolved and written before the metadata changes what later stacks resolve to.
-                        while (_written < seq && !_aborted)
-                        {
-                            Wait();
-                        }
-                    }
-                    else
-                    {
-                        // A batch after new metadata waits until it is applied.
-                        while (_metadataSeq < seq && _metadataSeq >= 0 && !_metadataApplied && !_aborted)
-                        {
-                            Wait();
-                        }
+                        Wait();
                     }
 
                     ThrowIfAborted(ct);
@@ -423,7 +421,7 @@ public static class CallstackTextResolver
                 session.AddSymbolMetadata(batch.Metadata);
                 lock (_gate)
                 {
-                    _metadataApplied = true;
+                    _lastMetadataApplied = seq;
                     Pulse();
                 }
             }
