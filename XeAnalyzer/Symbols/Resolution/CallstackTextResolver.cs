@@ -74,14 +74,8 @@ public static class CallstackTextResolver
     /// <returns>The summary of the input.</returns>
     /// <exception cref="InvalidTextInputException">The input is malformed (bad XML, an over-long line, one module with two PDB builds in CSV metadata); what was resolved before is written.</exception>
     /// <exception cref="OperationCanceledException">The token was canceled.</exception>
-    public static ResolutionSummary Resolve(TextReader input, TextWriter output, CallstackResolver resolver, CallstackTextResolverOptions? options = null, CancellationToken cancellationToken = default)
-    {
-        ArgumentNullException.ThrowIfNull(input);
-        ArgumentNullException.ThrowIfNull(output);
-        ArgumentNullException.ThrowIfNull(resolver);
-        options ??= CallstackTextResolverOptions.Default;
-        return Resolve(input, new ResolvedCallstackWriter(output, options.WriteReasons), resolver, options, cancellationToken);
-    }
+    public static ResolutionSummary Resolve(TextReader input, TextWriter output, CallstackResolver resolver, CallstackTextResolverOptions? options = null, CancellationToken cancellationToken = default) =>
+        Resolve(input, new ResolvedCallstackWriter(output, (options ?? CallstackTextResolverOptions.Default).WriteReasons), resolver, options, cancellationToken);
 
     /// <summary>
     /// Resolves <paramref name="input"/> into <paramref name="output"/> as UTF-8 (no byte order mark): the same text as the
@@ -95,17 +89,16 @@ public static class CallstackTextResolver
     /// <returns>The summary of the input.</returns>
     /// <exception cref="InvalidTextInputException">The input is malformed (bad XML, an over-long line, one module with two PDB builds in CSV metadata); what was resolved before is written.</exception>
     /// <exception cref="OperationCanceledException">The token was canceled.</exception>
-    public static ResolutionSummary Resolve(TextReader input, Stream output, CallstackResolver resolver, CallstackTextResolverOptions? options = null, CancellationToken cancellationToken = default)
+    /// <exception cref="ArgumentException"><paramref name="output"/> is not writable.</exception>
+    public static ResolutionSummary Resolve(TextReader input, Stream output, CallstackResolver resolver, CallstackTextResolverOptions? options = null, CancellationToken cancellationToken = default) =>
+        Resolve(input, new ResolvedCallstackWriter(output, (options ?? CallstackTextResolverOptions.Default).WriteReasons), resolver, options, cancellationToken);
+
+    // The output is checked by the writer's constructor.
+    private static ResolutionSummary Resolve(TextReader input, ResolvedCallstackWriter writer, CallstackResolver resolver, CallstackTextResolverOptions? options, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(input);
-        ArgumentNullException.ThrowIfNull(output);
         ArgumentNullException.ThrowIfNull(resolver);
         options ??= CallstackTextResolverOptions.Default;
-        return Resolve(input, new ResolvedCallstackWriter(output, options.WriteReasons), resolver, options, cancellationToken);
-    }
-
-    private static ResolutionSummary Resolve(TextReader input, ResolvedCallstackWriter writer, CallstackResolver resolver, CallstackTextResolverOptions options, CancellationToken cancellationToken)
-    {
         var readerOptions = new StackTextReaderOptions
         {
             FilePath = options.InputName,
