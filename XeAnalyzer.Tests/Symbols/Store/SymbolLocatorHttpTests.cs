@@ -288,9 +288,15 @@ public class SymbolLocatorHttpTests
     [Test]
     public void LocatePdbAsync_DownloadsOnce_WhenManyCallersAskConcurrently()
     {
-        _server.Overrides[KeyPath] = new ServedResponse { Body = _pdb, DelayBeforeHeaders = TimeSpan.FromMilliseconds(300) };
-        using var locator = Locator();
+        // Whichever spelling's caller starts the shared lookup names the file it asks for, so the server holds each spelling (a
+        // symbol server matches names in any case); once the test served only "storea.pdb" and failed whenever another caller won.
         string[] spellings = ["storea.pdb", "StoreA.pdb", "STOREA.PDB", "storeA.pdb"];
+        foreach (string spelling in spellings)
+        {
+            _server.Overrides[spelling + "/" + _id.Key + "/" + spelling] = new ServedResponse { Body = _pdb, DelayBeforeHeaders = TimeSpan.FromMilliseconds(300) };
+        }
+
+        using var locator = Locator();
         Task<PdbLookupResult>[] tasks = Enumerable.Range(0, 24)
             .Select(i => Task.Run(() => locator.LocatePdbAsync(spellings[i % spellings.Length], _id)))
             .ToArray();
