@@ -36,6 +36,28 @@ internal static class TextBenchmark
             cases.Add(($"frame text, two 2,000,000-char lines of '{c}'", () => StackTextReader.Parse(text).Sum(s => (long)s.Lines.Length)));
         }
 
+        // The parse that bounds `resolve` of plain text: 2,000,000 module+offset lines drawn (seeded) from 1,620 distinct ones, a blank
+        // line after every 25, as the resolve benchmark generates them (the result is the line count, so ns per line = ms * 1e6 / result).
+        var random = new Random(12);
+        string[] modules = ["sqlmin.dll", "sqllang.dll", "sqldk.dll", "sqlTsEs.dll"];
+        string[] pool = [.. Enumerable.Range(0, 1620).Select(i => string.Create(Ic, $"{modules[i % 4]}+0x{0x1000 + (i * 0x1F):X16}"))];
+        var plain = new System.Text.StringBuilder();
+        for (int i = 1; i <= 2_000_000; i++)
+        {
+            plain.Append(pool[random.Next(pool.Length)]).Append('\n');
+            if (i % 25 == 0)
+            {
+                plain.Append('\n');
+            }
+        }
+
+        string plainText = plain.ToString();
+        cases.Add(("plain text, 2,000,000 module+offset lines of 1,620 distinct (StackTextReader, lines interned, streamed)", () =>
+        {
+            using var reader = new StackTextReader(new StringReader(plainText));
+            return reader.ReadStacks().Sum(s => (long)s.Lines.Length);
+        }));
+
         cases.Add(($"UndecorateNameOnly, 50,000 corpus names ({names.Length} distinct)", () =>
         {
             long n = 0;

@@ -215,7 +215,7 @@ public sealed class ResolvedCallstackWriter
                 WriteFrameNumber(n + _numberShift++);
             }
 
-            Put(inline.Text);
+            PutText(inline);
             Put('\n');
         }
 
@@ -224,17 +224,10 @@ public sealed class ResolvedCallstackWriter
             WriteFrameNumber(n + _numberShift);
         }
 
-        if (r.Text is string text)
+        if (r.Text is not null)
         {
             // A frame resolved through a PDB matched by name only carries " -- unverified: …" in its text already.
-            if (_stream is not null)
-            {
-                PutBytes(r.Utf8Text ??= Encoding.UTF8.GetBytes(text));
-            }
-            else
-            {
-                _output!.Write(text);
-            }
+            PutText(r);
         }
         else
         {
@@ -285,6 +278,19 @@ public sealed class ResolvedCallstackWriter
         else
         {
             PutUtf8(text);
+        }
+    }
+
+    /// <summary>A resolution's <see cref="FrameResolution.Text"/>: over a stream, its UTF-8 bytes, encoded once per resolution.</summary>
+    private void PutText(FrameResolution r)
+    {
+        if (_stream is null)
+        {
+            _output!.Write(r.Text);
+        }
+        else if (r.Text is string text)
+        {
+            PutBytes(r.Utf8Text ??= Encoding.UTF8.GetBytes(text));
         }
     }
 
