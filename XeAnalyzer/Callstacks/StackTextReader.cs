@@ -36,6 +36,9 @@ public sealed class StackTextReaderOptions
     /// on by default. Off only to check, in tests, that interning changes nothing.
     /// </summary>
     internal bool InternLines { get; init; } = true;
+
+    /// <summary>Whether plain-text XML values bypass the XML reader's text scan (see <see cref="TextSource.TakeLiftedValue"/>); on by default. Off only to check, in tests, that it changes nothing.</summary>
+    internal bool LiftValues { get; init; } = true;
 }
 
 /// <summary>
@@ -70,7 +73,7 @@ public sealed class StackTextReader : IDisposable
         ArgumentNullException.ThrowIfNull(input);
         _options = options ?? StackTextReaderOptions.Default;
         LineInterner? lines = _options.InternLines ? new LineInterner() : null;
-        _source = new TextSource(input, _options.FilePath, _options.Limits, ownsInput, lines);
+        _source = new TextSource(input, _options.FilePath, _options.Limits, ownsInput, lines, _options.LiftValues);
         _scanner = new FrameLineScanner(_options.SymbolizedOffsetRadix, _options.FramesOnSingleLine, _options.Limits.MaxFramesPerLine);
         _builder = new StackBuilder(_scanner, SymbolMetadata, _options.FilePath, _options.SymbolizedOffsetRadix, lines);
     }
@@ -80,6 +83,9 @@ public sealed class StackTextReader : IDisposable
     /// For inputs whose metadata follows the stacks, read it first with <see cref="CsvSymbolMetadata.ReadAll"/>.
     /// </summary>
     public SymbolMetadataTable SymbolMetadata { get; } = new();
+
+    /// <summary>How many XML values were read without the XML reader's text scan so far (tests check that the fast path is taken).</summary>
+    internal long LiftedValues => _source.LiftedValues;
 
     /// <summary>Non-fatal observations (histograms that may hold merged values, truncated targets), in input order.</summary>
     public IReadOnlyList<InputWarning> Warnings => _warnings;
@@ -100,6 +106,7 @@ public sealed class StackTextReader : IDisposable
                 SymbolizedOffsetRadix = options.SymbolizedOffsetRadix,
                 Limits = options.Limits,
                 InternLines = options.InternLines,
+                LiftValues = options.LiftValues,
             };
         }
 

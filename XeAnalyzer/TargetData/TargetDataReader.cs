@@ -14,6 +14,9 @@ public sealed class TargetDataReaderOptions
 
     /// <summary>Caps on line length, value length, XML depth and counts.</summary>
     public TextInputLimits Limits { get; init; } = TextInputLimits.Default;
+
+    /// <summary>Whether plain-text values bypass the XML reader's text scan (see <see cref="TextSource.TakeLiftedValue"/>); on by default. Off only to check, in tests, that it changes nothing.</summary>
+    internal bool LiftValues { get; init; } = true;
 }
 
 /// <summary>
@@ -35,7 +38,7 @@ public static class TargetDataReader
     {
         ArgumentNullException.ThrowIfNull(input);
         options ??= TargetDataReaderOptions.Default;
-        return Iterate(new TextSource(input, options.FilePath, options.Limits, ownsReader: false), cancellationToken);
+        return Iterate(new TextSource(input, options.FilePath, options.Limits, ownsReader: false, liftValues: options.LiftValues), cancellationToken);
     }
 
     /// <summary>Streams the elements of a target-data file (UTF-8 unless a BOM says otherwise); the file is opened shared and closed when the enumeration ends.</summary>
@@ -54,7 +57,7 @@ public static class TargetDataReader
     private static IEnumerable<TargetDataElement> IterateFile(string path, TargetDataReaderOptions options, CancellationToken cancellationToken)
     {
         using StreamReader reader = TextInput.OpenText(path);
-        foreach (TargetDataElement e in Iterate(new TextSource(reader, options.FilePath ?? path, options.Limits, ownsReader: false), cancellationToken))
+        foreach (TargetDataElement e in Iterate(new TextSource(reader, options.FilePath ?? path, options.Limits, ownsReader: false, liftValues: options.LiftValues), cancellationToken))
         {
             yield return e;
         }

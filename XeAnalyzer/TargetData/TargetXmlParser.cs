@@ -458,6 +458,9 @@ internal static class TargetXmlParser
         {
             long line = Line;
             _text.Clear();
+
+            // XmlTextReader reports an element at the column of its name, one after the '<'.
+            string? lifted = _source.TakeLiftedValue(_lineInfo.LineNumber, _lineInfo.LinePosition - 2);
             List<XmlChildElement>? elements = null;
             int depth = _xr.Depth;
             if (_xr.IsEmptyElement)
@@ -479,7 +482,7 @@ internal static class TargetXmlParser
                 {
                     case XmlNodeType.EndElement when _xr.Depth == depth:
                         Read();
-                        return new TargetValue(_text.ToString(), (IReadOnlyList<XmlChildElement>?)elements ?? [], line);
+                        return new TargetValue(lifted ?? _text.ToString(), (IReadOnlyList<XmlChildElement>?)elements ?? [], line);
 
                     case XmlNodeType.Text:
                     case XmlNodeType.CDATA:
@@ -491,7 +494,11 @@ internal static class TargetXmlParser
                             first = false;
                         }
 
-                        AppendNodeText();
+                        if (lifted is null)
+                        {
+                            AppendNodeText();
+                        }
+
                         Read();
                         break;
 

@@ -46,6 +46,7 @@ internal sealed class TextSource : IDisposable
     private readonly TextInputLimits _limits;
     private readonly bool _ownsReader;
     private readonly LineInterner? _lines;
+    private readonly bool _liftValues;
     private TextReader _reader;
     private char[] _buf = new char[BufferSize];
     private int _pos;
@@ -55,9 +56,10 @@ internal sealed class TextSource : IDisposable
     private bool _skipBlankRest;
     private SegmentReader? _segment;
 
-    public TextSource(TextReader reader, string? filePath, TextInputLimits limits, bool ownsReader, LineInterner? lines = null)
+    public TextSource(TextReader reader, string? filePath, TextInputLimits limits, bool ownsReader, LineInterner? lines = null, bool liftValues = true)
     {
         _lines = lines;
+        _liftValues = liftValues;
         _reader = reader;
         FilePath = filePath;
         _limits = limits;
@@ -260,8 +262,30 @@ internal sealed class TextSource : IDisposable
             throw new InvalidOperationException("No root to open.");
         }
 
-        _segment = new SegmentReader(this, Root.Name);
+        _segment = new SegmentReader(this, Root.Name, _liftValues);
         return _segment;
+    }
+
+    /// <summary>How many <c>&lt;value&gt;</c> texts the segments read so far took out of the XML themselves (see <see cref="TakeLiftedValue"/>).</summary>
+    public long LiftedValues { get; private set; }
+
+    /// <summary>
+    /// The text of the <c>&lt;value&gt;</c> element the segment's XML reader is on, when the segment took it out itself: plain text
+    /// (printable ASCII, TAB, line breaks) is cut from the characters the XML reader gets and handed over here whole, which saves the
+    /// reader's per-character text scan; the reader sees a blank stand-in with the same lines and columns. <see langword="null"/> when
+    /// the reader has the text itself.
+    /// </summary>
+    /// <param name="line">The element's line as the XML reader counts it (1-based, from the segment's start).</param>
+    /// <param name="column">The 0-based column of the element's '&lt;' on that line.</param>
+    public string? TakeLiftedValue(int line, int column)
+    {
+        string? text = _segment?.TakeLifted(line, column);
+        if (text is not null)
+        {
+            LiftedValues++;
+        }
+
+        return text;
     }
 
     /// <summary>Consumes what is left of the current segment and resumes line scanning after it.</summary>
@@ -461,9 +485,18 @@ internal sealed class TextSource : IDisposable
         private const int PhaseBody = 1;
         private const int PhaseCloseName = 2;
         private const int PhaseDone = 3;
+        private const string ValueOpen = "<value>";
+        private const string ValueClose = "</value>";
+        private const int MaxLiftedValues = 4096; // lifted values the XML reader has not reached yet; more are left to the reader
+
+        // What a lifted value may hold: printable ASCII but the characters that start markup or a reference or may close a CDATA
+        // section ('<', '&', ']'), TAB and LF; CR is handled apart. Anything else leaves the value to the XML reader.
+        private static readonly SearchValues<char> s_plainValueChars = SearchValues.Create(
+            "\t\n !\"#$%'()*+,-./0123456789:;=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\^_`abcdefghijklmnopqrstuvwxyz{|}~");
 
         private readonly TextSource _src;
         private readonly string _closeTag;
+        private readonly Queue<LiftedValue> _lifted = new();
         private int _phase;
         private char _quote;
         private char _lastNonSpace;
@@ -471,11 +504,43 @@ internal sealed class TextSource : IDisposable
         private int _pending;
         private int _phaseAfterPending;
         private int _clean;
+        private bool _lifting;
+        private int _xmlLine = 1; // where the next character handed to the XML reader sits, as the reader counts: its line (1-based)
+        private int _xmlColumn; // and the characters before it on that line
+        private char[] _stand = [];
+        private int _standPos;
+        private int _standLen;
 
-        public SegmentReader(TextSource src, string rootName)
+        public SegmentReader(TextSource src, string rootName, bool liftValues)
         {
             _src = src;
             _closeTag = "</" + rootName;
+            _lifting = liftValues;
+        }
+
+        /// <summary>
+        /// The text of the <c>&lt;value&gt;</c> element whose start tag the XML reader reports at <paramref name="line"/> and
+        /// <paramref name="column"/> (its '&lt;', 0-based) when this reader lifted it; otherwise <see langword="null"/>. Asked in document
+        /// order: values before that position that were never asked for are dropped.
+        /// </summary>
+        public string? TakeLifted(int line, int column)
+        {
+            while (_lifted.TryPeek(out LiftedValue head))
+            {
+                int order = head.Line != line ? head.Line.CompareTo(line) : head.Column.CompareTo(column);
+                if (order > 0)
+                {
+                    return null;
+                }
+
+                _lifted.Dequeue();
+                if (order == 0)
+                {
+                    return head.Text;
+                }
+            }
+
+            return null;
         }
 
         public override int Peek() => -1;
@@ -493,6 +558,14 @@ internal sealed class TextSource : IDisposable
             if (dest.IsEmpty)
             {
                 return 0;
+            }
+
+            if (_standPos < _standLen)
+            {
+                int n = Math.Min(dest.Length, _standLen - _standPos);
+                _stand.AsSpan(_standPos, n).CopyTo(dest);
+                _standPos += n;
+                return n;
             }
 
             TextSource s = _src;
@@ -571,7 +644,56 @@ internal sealed class TextSource : IDisposable
                         }
 
                         ReadOnlySpan<char> avail = s._buf.AsSpan(s._pos, s._len - s._pos);
-                        int j = avail.IndexOf(_closeTag, StringComparison.Ordinal);
+                        int j;
+                        if (_lifting)
+                        {
+                            // The next value start tag first; the end tag is then searched only before it (it cannot span it), so
+                            // each call searches the few characters between two values and not the whole buffer again.
+                            int v = avail.IndexOf(ValueOpen, StringComparison.Ordinal);
+                            j = (v < 0 ? avail : avail[..v]).IndexOf(_closeTag, StringComparison.Ordinal);
+                            if (j >= 0)
+                            {
+                                v = -1;
+                            }
+
+                            // Up to where this call may copy: the end tag, the value, or all but a possible partial tag.
+                            int limit = j >= 0 ? j : v >= 0 ? v : s._eof ? avail.Length : avail.Length - (_closeTag.Length - 1);
+
+                            // One character more than the limit, so a "<!" or "<?" cut by it is seen (the limit holds back at least 6).
+                            ReadOnlySpan<char> before = avail[..Math.Min(avail.Length, Math.Max(limit, 0) + 1)];
+                            if (before.IndexOf("<!", StringComparison.Ordinal) >= 0 || before.IndexOf("<?", StringComparison.Ordinal) >= 0)
+                            {
+                                // A comment, CDATA section or processing instruction: from here on only the XML reader can tell
+                                // markup from content, so values are no longer lifted.
+                                _lifting = false;
+                                j = avail.IndexOf(_closeTag, StringComparison.Ordinal);
+                            }
+                            else if (v == 0)
+                            {
+                                if (TryLift(dest, out int emitted))
+                                {
+                                    return emitted;
+                                }
+
+                                // Not plain text: the XML reader reads this value itself.
+                                int t = Math.Min(dest.Length, ValueOpen.Length);
+                                Copy(dest, t);
+                                _clean = ValueOpen.Length - t;
+                                return t;
+                            }
+                            else if (limit > 0)
+                            {
+                                int n = Math.Min(dest.Length, limit);
+                                Copy(dest, n);
+                                _clean = limit - n;
+                                return n;
+                            }
+                        }
+                        else
+                        {
+                            j = avail.IndexOf(_closeTag, StringComparison.Ordinal);
+                        }
+
                         if (j < 0)
                         {
                             int safe = s._eof ? avail.Length : avail.Length - (_closeTag.Length - 1);
@@ -652,9 +774,138 @@ internal sealed class TextSource : IDisposable
         {
             ReadOnlySpan<char> chunk = _src._buf.AsSpan(_src._pos, n);
             chunk.CopyTo(dest);
-            _src.Line += CountLineBreaks(chunk, ref _lastWasCr);
+            int breaks = CountLineBreaks(chunk, ref _lastWasCr);
+            _src.Line += breaks;
             _src._pos += n;
+            if (_lifting)
+            {
+                _xmlLine += breaks;
+                int last = chunk.LastIndexOfAny('\n', '\r');
+                _xmlColumn = last >= 0 ? n - 1 - last : _xmlColumn + n;
+            }
         }
+
+        /// <summary>
+        /// At a <c>&lt;value&gt;</c> start tag: when the content up to <c>&lt;/value&gt;</c> is plain text (printable ASCII, TAB, line
+        /// breaks; no markup, no references), takes it out as a string and hands the XML reader a stand-in with the same lines and
+        /// columns (the line breaks, then as many blanks as the last line is long), so the reader's positions and errors stay as they were.
+        /// </summary>
+        private bool TryLift(Span<char> dest, out int emitted)
+        {
+            emitted = 0;
+            TextSource s = _src;
+            if (_lifted.Count >= MaxLiftedValues)
+            {
+                return false;
+            }
+
+            int k = 0; // content characters known to be plain
+            bool cr = false;
+            while (true)
+            {
+                ReadOnlySpan<char> content = s._buf.AsSpan(s._pos + ValueOpen.Length, s._len - s._pos - ValueOpen.Length);
+                int stop = content[k..].IndexOfAnyExcept(s_plainValueChars);
+                if (stop >= 0)
+                {
+                    k += stop;
+                    char c = content[k];
+                    if (c == '\r')
+                    {
+                        cr = true;
+                        k++;
+                        continue;
+                    }
+
+                    if (c != '<')
+                    {
+                        return false;
+                    }
+
+                    if (content.Length - k >= ValueClose.Length)
+                    {
+                        if (!content[k..].StartsWith(ValueClose, StringComparison.Ordinal))
+                        {
+                            return false;
+                        }
+
+                        break;
+                    }
+                }
+                else
+                {
+                    k = content.Length;
+                }
+
+                // The value does not end in the buffer yet: read on while the buffer can hold it without growing.
+                if (k > s._limits.MaxValueLength || (s._pos == 0 && s._len == s._buf.Length) || !s.ReadMore())
+                {
+                    return false;
+                }
+            }
+
+            if (k == 0 || k > s._limits.MaxValueLength)
+            {
+                return false;
+            }
+
+            ReadOnlySpan<char> text = s._buf.AsSpan(s._pos + ValueOpen.Length, k);
+            bool lastCr = false;
+            int breaks = CountLineBreaks(text, ref lastCr);
+            int lastBreak = text.LastIndexOfAny('\n', '\r');
+            int lastLine = k - 1 - lastBreak;
+            _lifted.Enqueue(new LiftedValue(_xmlLine, _xmlColumn, cr ? NormalizeLineBreaks(text) : new string(text)));
+
+            // The stand-in: "<value>", the line breaks, blanks for the last line, "</value>".
+            int standLen = ValueOpen.Length + breaks + lastLine + ValueClose.Length;
+            if (_stand.Length < standLen)
+            {
+                _stand = new char[Math.Max(standLen, 256)];
+            }
+
+            Span<char> stand = _stand.AsSpan(0, standLen);
+            ValueOpen.CopyTo(stand);
+            stand.Slice(ValueOpen.Length, breaks).Fill('\n');
+            stand.Slice(ValueOpen.Length + breaks, lastLine).Fill(' ');
+            ValueClose.CopyTo(stand[(standLen - ValueClose.Length)..]);
+
+            s._pos += ValueOpen.Length + k + ValueClose.Length;
+            s.Line += breaks;
+            _xmlLine += breaks;
+            _xmlColumn = (breaks > 0 ? 0 : _xmlColumn + ValueOpen.Length) + lastLine + ValueClose.Length;
+            _lastWasCr = false;
+
+            emitted = Math.Min(dest.Length, standLen);
+            stand[..emitted].CopyTo(dest);
+            _standPos = emitted;
+            _standLen = standLen;
+            return true;
+        }
+
+        /// <summary>CR LF and a lone CR become LF, as an XML reader hands text out.</summary>
+        private static string NormalizeLineBreaks(ReadOnlySpan<char> text)
+        {
+            var sb = new System.Text.StringBuilder(text.Length);
+            for (int i = 0; i < text.Length; i++)
+            {
+                char c = text[i];
+                if (c == '\r')
+                {
+                    sb.Append('\n');
+                    if (i + 1 < text.Length && text[i + 1] == '\n')
+                    {
+                        i++;
+                    }
+                }
+                else
+                {
+                    sb.Append(c);
+                }
+            }
+
+            return sb.ToString();
+        }
+
+        private readonly record struct LiftedValue(int Line, int Column, string Text);
     }
 
     /// <summary>Reads a string, then another reader.</summary>

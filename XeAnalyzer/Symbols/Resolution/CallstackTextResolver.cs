@@ -42,6 +42,9 @@ public sealed class CallstackTextResolverOptions
     /// <summary>See <see cref="StackTextReaderOptions.InternLines"/> (tests only).</summary>
     internal bool InternLines { get; init; } = true;
 
+    /// <summary>See <see cref="StackTextReaderOptions.LiftValues"/> (tests only).</summary>
+    internal bool LiftValues { get; init; } = true;
+
     /// <summary>
     /// How many threads resolve and write when pipelined, besides the parser thread: by default one fewer than the processors, at
     /// least one, so the pipeline's busy threads are no more than the cores (on two cores two resolving workers and the parser
@@ -106,6 +109,7 @@ public static class CallstackTextResolver
             SymbolizedOffsetRadix = options.SymbolizedOffsetRadix,
             Limits = options.Limits ?? TextInputLimits.Default,
             InternLines = options.InternLines,
+            LiftValues = options.LiftValues,
         };
         ModuleMap? map = options.ModuleMap ?? resolver.Options.ModuleMap;
         ResolverSession session = resolver.CreateSession(map);
