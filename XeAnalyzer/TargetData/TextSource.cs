@@ -555,6 +555,30 @@ internal sealed class TextSource : IDisposable
 
         public override int Read(Span<char> dest)
         {
+            if (!_lifting && _standPos >= _standLen)
+            {
+                return ReadStep(dest);
+            }
+
+            // While values are lifted, the pieces (text up to a value, a stand-in) are put together until the request is filled from what
+            // is buffered, so the XML reader refills its buffer no more often than without lifting: it reports some errors at a line that
+            // depends on where a refill fell (a line break counted twice in blanks inside an unclosed tag, as it does at any refill).
+            int total = 0;
+            while (total < dest.Length)
+            {
+                int n = ReadStep(dest[total..]);
+                total += n;
+                if (n == 0 || (_standPos >= _standLen && _src._len - _src._pos < 64 && !_src._eof))
+                {
+                    break;
+                }
+            }
+
+            return total;
+        }
+
+        private int ReadStep(Span<char> dest)
+        {
             if (dest.IsEmpty)
             {
                 return 0;
