@@ -40,6 +40,18 @@ public class LiftedValueTests
         AssertSameWithAndWithoutLifting(xml, "wide characters");
     }
 
+    [Test]
+    public void Read_TakesValuesOut_OfAnHtmlEscapedTarget()
+    {
+        // An SSMS grid copy of target_data: the whole target HTML-escaped; the values are plain once decoded.
+        string xml = "&lt;HistogramTarget truncated=\"0\" buckets=\"16\"&gt;\r\n  &lt;Slot count=\"4\"&gt;&lt;value&gt;sqlmin.dll+0x10\r\nsqlmin.dll+0x20&lt;/value&gt;&lt;/Slot&gt;\r\n&lt;/HistogramTarget&gt;";
+        using var reader = new StackTextReader(new StringReader(xml));
+        List<Callstack> stacks = reader.ReadStacks().ToList();
+        Assert.That(reader.LiftedValues, Is.EqualTo(1));
+        Assert.That(stacks.Single().Lines.Select(l => (l.Text, l.LineNumber)), Is.EqualTo(new[] { ("sqlmin.dll+0x10", 2L), ("sqlmin.dll+0x20", 3L) }));
+        AssertSameWithAndWithoutLifting(xml, "escaped");
+    }
+
     [TestCase("<HistogramTarget><Slot count=\"1\"><value>a &amp; b</value></Slot></HistogramTarget>", TestName = "Reference")]
     [TestCase("<HistogramTarget><Slot count=\"1\"><value><![CDATA[a]]></value></Slot></HistogramTarget>", TestName = "CDATA")]
     [TestCase("<HistogramTarget><!-- x --><Slot count=\"1\"><value>a</value></Slot></HistogramTarget>", TestName = "CommentBefore")]
