@@ -12,10 +12,12 @@ namespace XeAnalyzer.Benchmarks;
 /// <summary>
 /// Callstack resolution throughput, text to resolved text: <c>xeanalyze resolve</c> of this checkout against the same command of a
 /// baseline commit, in the same run. Usage:
-/// <c>dotnet run -c Release --project XeAnalyzer.Benchmarks -- resolve [--stacks 750000] [--frames 25] [--dir /tmp/xeresolve] [--shapes text,histogram,va] [--runs 3] [--baseline REF|none]</c>.
+/// <c>dotnet run -c Release --project XeAnalyzer.Benchmarks -- resolve [--stacks 750000] [--frames 25] [--dir /tmp/xeresolve] [--shapes text,histogram,va] [--runs 3] [--warmup 1] [--baseline REF|none]</c>.
 /// Each run starts the built CLI (<c>XeAnalyzer.Cli/bin/Release</c>) and the baseline's (<see cref="BaselineCli"/>; by default the
 /// commit before the symbolizer work of issue 12), alternating, each under <c>/usr/bin/time</c> (wall, CPU, max RSS), and checks
-/// that both outputs are byte-identical.
+/// that both outputs are byte-identical. Before the timed rounds of each shape, each build runs <c>--warmup</c> times untimed, the
+/// same way: the first run after other work paid up to 1–2 s of extra system time on this VM (fresh page-cache pages; the kernel
+/// evicts page cache by itself), which fell on whichever build ran first.
 /// Generates the inputs once over the fixture modules (symbols-cache, build 99.0.1000.1): module+offset text, a histogram target
 /// with one slot per stack, and raw virtual addresses with a module list; frames come from the fixture functions (manifest.tsv),
 /// and one stack in ten ends in an ntdll frame that has no PDB (unresolved). The peer's own test allows 45 minutes for
@@ -45,7 +47,7 @@ internal static class ResolveBenchmark
             return RunPdb(args);
         }
 
-        int stacks = 750_000, frames = 25, runs = 3;
+        int stacks = 750_000, frames = 25, runs = 3, warmup = 1;
         string dir = Path.Combine(Path.GetTempPath(), "xeresolve");
         string[] shapes = ["text", "histogram", "va"];
         string? baseline = null;
@@ -58,6 +60,7 @@ internal static class ResolveBenchmark
                 case "--dir": dir = args[i + 1]; break;
                 case "--shapes": shapes = args[i + 1].Split(','); break;
                 case "--runs": runs = int.Parse(args[i + 1], Ic); break;
+                case "--warmup": warmup = int.Parse(args[i + 1], Ic); break;
                 case "--baseline": baseline = args[i + 1]; break;
                 default: Console.Error.WriteLine("unknown option " + args[i]); return 2;
             }
@@ -108,6 +111,20 @@ internal static class ResolveBenchmark
             var ours = new List<SymbolizerBenchmark.Measure>();
             var theirs = new List<SymbolizerBenchmark.Measure>();
             string oursOut = Path.ChangeExtension(input, ".resolved.txt"), baseOut = Path.ChangeExtension(input, ".baseline.txt");
+            for (int w = 1; w <= warmup; w++)
+            {
+                if (baselineCli is not null)
+                {
+                    Settle(baseOut);
+                    SymbolizerBenchmark.Measure b = SymbolizerBenchmark.Timed("dotnet", [baselineCli, .. Args(baseOut)], null, baseOut + ".stdout");
+                    Console.WriteLine(string.Create(Ic, $"{shape,-9} warm-up {w} (not counted): baseline  {b}"));
+                }
+
+                Settle(oursOut);
+                SymbolizerBenchmark.Measure o = SymbolizerBenchmark.Timed("dotnet", [cli, .. Args(oursOut)], null, oursOut + ".stdout");
+                Console.WriteLine(string.Create(Ic, $"{shape,-9} warm-up {w} (not counted): this code {o}"));
+            }
+
             for (int run = 1; run <= runs; run++)
             {
                 if (baselineCli is not null)
@@ -129,7 +146,7 @@ internal static class ResolveBenchmark
             string line = string.Create(Ic, $"{shape,-9} summary: this code wall {SymbolizerBenchmark.Spread(ours.Select(m => m.Wall).ToList())} s ({frameCount / SymbolizerBenchmark.Median(ours.Select(m => m.Wall).ToList()) / 1e6:F2} M frames/s at the median), max RSS {SymbolizerBenchmark.Spread(ours.Select(m => m.MaxRssMiB).ToList())} MiB");
             if (baselineCli is not null)
             {
-                bool same = File.ReadAllBytes(oursOut).AsSpan().SequenceEqual(File.ReadAllBytes(baseOut));
+                bool same = SameBytes(oursOut, baseOut);
                 failures += same ? 0 : 1;
                 line += string.Create(Ic, $"; baseline wall {SymbolizerBenchmark.Spread(theirs.Select(m => m.Wall).ToList())} s, max RSS {SymbolizerBenchmark.Spread(theirs.Select(m => m.MaxRssMiB).ToList())} MiB; median speedup {SymbolizerBenchmark.Median(theirs.Select(m => m.Wall).ToList()) / SymbolizerBenchmark.Median(ours.Select(m => m.Wall).ToList()):F2}x; outputs {(same ? "byte-identical" : "DIFFER")}");
                 File.Delete(baseOut);
@@ -193,6 +210,32 @@ internal static class ResolveBenchmark
     /// Before a timed run: removes the output the previous run of the same build left and flushes dirty pages (<c>sync</c>), so no run pays
     /// for truncating 850 MB or for the write-back of the run before it (the same for both builds).
     /// </summary>
+    /// <summary>Compares two files in 1 MB pieces (not two 850 MB arrays, whose fresh pages cost the next shape's first runs).</summary>
+    private static bool SameBytes(string a, string b)
+    {
+        using FileStream fa = File.OpenRead(a), fb = File.OpenRead(b);
+        if (fa.Length != fb.Length)
+        {
+            return false;
+        }
+
+        byte[] ba = new byte[1 << 20], bb = new byte[1 << 20];
+        while (true)
+        {
+            int na = fa.ReadAtLeast(ba, ba.Length, throwOnEndOfStream: false);
+            int nb = fb.ReadAtLeast(bb, bb.Length, throwOnEndOfStream: false);
+            if (na != nb || !ba.AsSpan(0, na).SequenceEqual(bb.AsSpan(0, nb)))
+            {
+                return false;
+            }
+
+            if (na == 0)
+            {
+                return true;
+            }
+        }
+    }
+
     private static void Settle(string output)
     {
         File.Delete(output);
