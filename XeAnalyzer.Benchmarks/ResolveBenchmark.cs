@@ -111,32 +111,33 @@ internal static class ResolveBenchmark
             var ours = new List<SymbolizerBenchmark.Measure>();
             var theirs = new List<SymbolizerBenchmark.Measure>();
             string oursOut = Path.ChangeExtension(input, ".resolved.txt"), baseOut = Path.ChangeExtension(input, ".baseline.txt");
+            // One run of a build: its previous output removed and dirty pages flushed first (Settle), then timed.
+            SymbolizerBenchmark.Measure RunBuild(string dll, string output)
+            {
+                Settle(output);
+                return SymbolizerBenchmark.Timed("dotnet", [dll, .. Args(output)], null, output + ".stdout");
+            }
+
             for (int w = 1; w <= warmup; w++)
             {
                 if (baselineCli is not null)
                 {
-                    Settle(baseOut);
-                    SymbolizerBenchmark.Measure b = SymbolizerBenchmark.Timed("dotnet", [baselineCli, .. Args(baseOut)], null, baseOut + ".stdout");
-                    Console.WriteLine(string.Create(Ic, $"{shape,-9} warm-up {w} (not counted): baseline  {b}"));
+                    Console.WriteLine(string.Create(Ic, $"{shape,-9} warm-up {w} (not counted): baseline  {RunBuild(baselineCli, baseOut)}"));
                 }
 
-                Settle(oursOut);
-                SymbolizerBenchmark.Measure o = SymbolizerBenchmark.Timed("dotnet", [cli, .. Args(oursOut)], null, oursOut + ".stdout");
-                Console.WriteLine(string.Create(Ic, $"{shape,-9} warm-up {w} (not counted): this code {o}"));
+                Console.WriteLine(string.Create(Ic, $"{shape,-9} warm-up {w} (not counted): this code {RunBuild(cli, oursOut)}"));
             }
 
             for (int run = 1; run <= runs; run++)
             {
                 if (baselineCli is not null)
                 {
-                    Settle(baseOut);
-                    SymbolizerBenchmark.Measure b = SymbolizerBenchmark.Timed("dotnet", [baselineCli, .. Args(baseOut)], null, baseOut + ".stdout");
+                    SymbolizerBenchmark.Measure b = RunBuild(baselineCli, baseOut);
                     theirs.Add(b);
                     Console.WriteLine(string.Create(Ic, $"{shape,-9} run {run}: baseline  {b}{(b.ExitCode != 0 ? " EXIT " + b.ExitCode : string.Empty)}"));
                 }
 
-                Settle(oursOut);
-                SymbolizerBenchmark.Measure o = SymbolizerBenchmark.Timed("dotnet", [cli, .. Args(oursOut)], null, oursOut + ".stdout");
+                SymbolizerBenchmark.Measure o = RunBuild(cli, oursOut);
                 ours.Add(o);
                 Console.WriteLine(string.Create(Ic, $"{shape,-9} run {run}: this code {o}{(o.ExitCode != 0 ? " EXIT " + o.ExitCode : string.Empty)}{(baselineCli is null ? string.Empty : string.Create(Ic, $" -> {theirs[^1].Wall / o.Wall:F2}x faster (wall), {(theirs[^1].User + theirs[^1].Sys) / (o.User + o.Sys):F2}x less CPU"))}"));
                 failures += o.ExitCode != 0 || (baselineCli is not null && theirs[^1].ExitCode != 0) ? 1 : 0;
@@ -206,10 +207,6 @@ internal static class ResolveBenchmark
         return pool.Distinct().ToList();
     }
 
-    /// <summary>
-    /// Before a timed run: removes the output the previous run of the same build left and flushes dirty pages (<c>sync</c>), so no run pays
-    /// for truncating 850 MB or for the write-back of the run before it (the same for both builds).
-    /// </summary>
     /// <summary>Compares two files in 1 MB pieces (not two 850 MB arrays, whose fresh pages cost the next shape's first runs).</summary>
     private static bool SameBytes(string a, string b)
     {
@@ -236,6 +233,10 @@ internal static class ResolveBenchmark
         }
     }
 
+    /// <summary>
+    /// Before a timed run: removes the output the previous run of the same build left and flushes dirty pages (<c>sync</c>), so no run pays
+    /// for truncating 850 MB or for the write-back of the run before it (the same for both builds).
+    /// </summary>
     private static void Settle(string output)
     {
         File.Delete(output);

@@ -877,7 +877,8 @@ internal sealed class TextSource : IDisposable
             int breaks = CountLineBreaks(text, ref lastCr);
             int lastBreak = text.LastIndexOfAny('\n', '\r');
             int lastLine = k - 1 - lastBreak;
-            _lifted.Enqueue(new LiftedValue(_xmlLine, _xmlColumn, cr ? NormalizeLineBreaks(text) : new string(text)));
+            // CR LF and a lone CR become LF, as the XML reader hands text out (the other breaks ReplaceLineEndings knows are not plain).
+            _lifted.Enqueue(new LiftedValue(_xmlLine, _xmlColumn, cr ? new string(text).ReplaceLineEndings("\n") : new string(text)));
 
             // The stand-in: "<value>", the line breaks, blanks for the last line, "</value>".
             int standLen = ValueOpen.Length + breaks + lastLine + ValueClose.Length;
@@ -903,30 +904,6 @@ internal sealed class TextSource : IDisposable
             _standPos = emitted;
             _standLen = standLen;
             return true;
-        }
-
-        /// <summary>CR LF and a lone CR become LF, as an XML reader hands text out.</summary>
-        private static string NormalizeLineBreaks(ReadOnlySpan<char> text)
-        {
-            var sb = new System.Text.StringBuilder(text.Length);
-            for (int i = 0; i < text.Length; i++)
-            {
-                char c = text[i];
-                if (c == '\r')
-                {
-                    sb.Append('\n');
-                    if (i + 1 < text.Length && text[i + 1] == '\n')
-                    {
-                        i++;
-                    }
-                }
-                else
-                {
-                    sb.Append(c);
-                }
-            }
-
-            return sb.ToString();
         }
 
         private readonly record struct LiftedValue(int Line, int Column, string Text);
