@@ -44,6 +44,32 @@ public class LineInternerTests
         Assert.That(interner.Find(line)?.Text, Is.EqualTo(line));
     }
 
+    [TestCase(3)]
+    [TestCase(4)]
+    [TestCase(8)]
+    [TestCase(12)]
+    [TestCase(29)]
+    [TestCase(40)]
+    [TestCase(47)]
+    [TestCase(100)]
+    [TestCase(LineInterner.MaxLineLength)]
+    public void Find_KeepsSixteenLinesThatDifferOnlyAtOnePosition_ForEveryPosition(int length)
+    {
+        // The hash takes in every character: were one position left out, the 16 lines differing only there would share one hash,
+        // and the bounded probing (MaxProbes, 8) would refuse the ninth of them.
+        Assert.That(LineInterner.MaxProbes, Is.LessThan(16));
+        string line = string.Concat(Enumerable.Range(0, length).Select(i => (char)('a' + (i % 26))));
+        for (int i = 0; i < length; i++)
+        {
+            var interner = new LineInterner();
+            for (int v = 0; v < 16; v++)
+            {
+                string other = string.Concat(line.AsSpan(0, i), ((char)('0' + v)).ToString(), line.AsSpan(i + 1));
+                Assert.That(interner.Find(other)?.Text, Is.EqualTo(other), $"position {i}, variant {v}");
+            }
+        }
+    }
+
     [Test]
     public void Find_ReturnsNull_ForALineLongerThanTheLimit()
     {

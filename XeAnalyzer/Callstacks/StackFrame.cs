@@ -33,6 +33,9 @@ public abstract class StackFrame
     /// </summary>
     public int? FrameNumber => _frameNumber >= 0 ? _frameNumber : null;
 
+    /// <summary>Whether <see cref="FrameNumber"/> is set.</summary>
+    internal bool HasFrameNumber => _frameNumber >= 0;
+
     private readonly int _frameNumber;
 
     /// <summary>
@@ -41,6 +44,12 @@ public abstract class StackFrame
     /// by one read. Written whole (one reference), so concurrent sessions only ever see a complete memo of one of them.
     /// </summary>
     internal object? ResolutionMemo;
+
+    /// <summary>
+    /// Where a resolution summary counts the repeats of this shared frame instance (see <c>ResolutionSummaryBuilder.AddFrame</c>):
+    /// the builder that saw it first, then that builder's tally. Only that builder reads or writes it after that.
+    /// </summary>
+    internal object? SummaryMemo;
 
     /// <summary>The module, or <see langword="null"/> when the frame names none (a raw address, a module-less symbol, an unresolvable <c>callstack_rva</c> frame).</summary>
     public ModuleName? Module { get; }

@@ -36,6 +36,12 @@ public readonly struct StackLine
     /// <summary><see langword="true"/> when the line holds at least one frame.</summary>
     public bool HasFrames => _count > 0;
 
+    /// <summary>How many frames the line holds (<see cref="Frames"/>.Count).</summary>
+    internal int FrameCount => _count;
+
+    /// <summary>Whether <see cref="Unparsed"/> holds any piece.</summary>
+    internal bool HasUnparsed => _details?.Unparsed is { Count: > 0 };
+
     /// <summary>Pieces of a frame line that are not frames (a leading label such as <c>callstack</c>, a malformed <c>&lt;frame&gt;</c>), with the reason.</summary>
     public IReadOnlyList<UnparsedToken> Unparsed => _details?.Unparsed ?? [];
 

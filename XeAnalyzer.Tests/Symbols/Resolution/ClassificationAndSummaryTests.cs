@@ -76,6 +76,54 @@ public class ClassificationAndSummaryTests
     }
 
     [Test]
+    public void Summary_OfSharedFrameInstances_CountsEveryRepeat_InEachBuilder()
+    {
+        // Interned lines share one frame instance, and a summary counts an instance's repeats in a tally of its own: two builders fed
+        // the same stacks (a bucket builder's overall and per-input summaries), and new symbol metadata that changes a frame's
+        // resolution half-way, must still give the counts of frames that share nothing.
+        const string Frames = "sqlmin.dll+0x11e9\nsqlmin.dll+0x800\nntdll.dll+0x91735\nsqldk.dll!SOS_Task::PushWait+0x11c\n0x00007FFEABD0D919\nsqlmin.dll+0x11e9";
+        static string Histogram(int slots) =>
+            "<HistogramTarget truncated=\"0\" buckets=\"256\">\n" + string.Concat(Enumerable.Range(0, slots).Select(i => $"<Slot count=\"{100 - i}\"><value>{Frames}</value></Slot>\n")) + "</HistogramTarget>\n";
+        string text = Histogram(40) + Histogram(25);
+        Assert.That(CsvSymbolMetadata.TryParseLine("ntdll.dll,9C072258-C838-1309-4C4C-44205044422E,1", 1, out ModulePdbInfo? ntdll));
+        using CallstackResolver resolver = ResolutionFixtures.Resolver();
+        ResolutionSummary[] Summaries(bool intern)
+        {
+            IReadOnlyList<Callstack> stacks = StackTextReader.Parse(text, new StackTextReaderOptions { InternLines = intern });
+            ResolverSession session = resolver.CreateSession();
+            var first = new ResolutionSummaryBuilder("in.txt");
+            var second = new ResolutionSummaryBuilder("in.txt");
+            foreach (Callstack stack in stacks)
+            {
+                if (stack.Index == 40)
+                {
+                    session.AddSymbolMetadata([ntdll!]);
+                }
+
+                ResolvedCallstack resolved = session.Resolve(stack);
+                first.Add(resolved);
+                second.Add(resolved);
+            }
+
+            return [first.Build(resolver), second.Build(resolver)];
+        }
+
+        static string Json(ResolutionSummary s) => OutputFormats.ToText(new ResolutionSummaryDocument(s), "json");
+        ResolutionSummary[] shared = Summaries(intern: true), separate = Summaries(intern: false);
+        Assert.That(shared.Select(Json), Is.EqualTo(separate.Select(Json)));
+        Assert.That(Json(shared[1]), Is.EqualTo(Json(shared[0])));
+        ResolutionSummary s = shared[0];
+        Assert.That((s.Stacks, s.Frames, s.InEngine, s.ResolvedOffline, s.Unresolved), Is.EqualTo((65L, 390L, 65L, 130L, 195L)), "65 stacks of 6 frames");
+        Assert.That(s.UnresolvedGroups.Select(g => (g.Description, g.Count, g.FirstLine)), Is.EqualTo(new[]
+        {
+            ("RVA before the first symbol of sqlmin.pdb", 65L, 3L),
+            ("no module map for raw addresses", 65L, 6L),
+            ("no PDB for ntdll.pdb (GUID/age unknown)", 40L, 4L),
+            ("no PDB for ntdll.pdb 9C072258-C838-1309-4C4C-44205044422E/1", 25L, 246L),
+        }), "the metadata changes ntdll's resolution after 40 stacks");
+    }
+
+    [Test]
     public void Summary_Document_HoldsTheSameFigures_InTextAndJson()
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();

@@ -53,6 +53,7 @@ public sealed class FrameResolution
         SourceFile = sourceFile;
         SourceLine = sourceLine;
         InlineFrames = inlineFrames ?? [];
+        HasInlineFrames = InlineFrames.Count > 0;
         IsInline = isInline;
     }
 
@@ -78,8 +79,8 @@ public sealed class FrameResolution
     /// </summary>
     public string? ModuleDisplayName { get; }
 
-    /// <summary><see cref="Text"/> in UTF-8, encoded by the first <see cref="ResolvedCallstackWriter"/> over a stream that writes it (a benign race: every writer encodes the same bytes).</summary>
-    internal byte[]? Utf8Text { get; set; }
+    /// <summary><see cref="Text"/> and a line feed in UTF-8, encoded by the first <see cref="ResolvedCallstackWriter"/> over a stream that writes it (a benign race: every writer encodes the same bytes).</summary>
+    internal byte[]? Utf8Line { get; set; }
 
     /// <summary>The function name: the PDB procedure name, or the public name undecorated to DIA's name-only form; the in-engine symbol as captured.</summary>
     public string? Function => _function ??= _functionLength >= 0 ? Text!.Substring(_functionStart, _functionLength) : null;
@@ -160,6 +161,9 @@ public sealed class FrameResolution
     /// <see cref="CallstackResolverOptions.IncludeInlineFrames"/> is set and the PDB has inline sites there.
     /// </summary>
     public IReadOnlyList<FrameResolution> InlineFrames { get; }
+
+    /// <summary>Whether <see cref="InlineFrames"/> holds any.</summary>
+    internal bool HasInlineFrames { get; }
 
     /// <summary>Whether this is one of another frame's <see cref="InlineFrames"/>.</summary>
     public bool IsInline { get; }

@@ -11,6 +11,7 @@ internal sealed class ResolutionSummaryBuilder
 {
     private const int MaxGroups = 1000;
     private const int RecentSize = 8;
+    private const int MaxTallies = 1 << 16;
     private const string OtherGroup = "other reasons (too many distinct reasons to list)";
 
     private readonly HashSet<PdbBinding> _usedPdbs = new(ReferenceEqualityComparer.Instance);
@@ -22,6 +23,7 @@ internal sealed class ResolutionSummaryBuilder
     private readonly SortedSet<string> _engineModules = new(StringComparer.OrdinalIgnoreCase);
     private readonly SortedSet<string> _unidentified = new(StringComparer.OrdinalIgnoreCase);
     private readonly List<string> _warnings = [];
+    private readonly List<Tally> _tallies = [];
 
     // The last few PDBs and engine module names added: frames alternate between a handful of modules, so the sets above are only
     // touched when a frame names one that is not among them.
@@ -97,6 +99,7 @@ internal sealed class ResolutionSummaryBuilder
     /// <returns>The summary.</returns>
     public ResolutionSummary Build(CallstackResolver? resolver = null)
     {
+        FlushTallies();
         IFormatProvider ic = CultureInfo.InvariantCulture;
         var shapes = new SortedDictionary<StackShape, long>();
         for (int i = 0; i < _shapes.Length; i++)
@@ -168,10 +171,58 @@ internal sealed class ResolutionSummaryBuilder
             groups.AsReadOnly(), pdbs, hints.AsReadOnly(), warnings.AsReadOnly());
     }
 
+    /// <summary>
+    /// Counts one frame. A frame instance the parser shares between the repeats of a line (see <c>LineInterner</c>) is counted in
+    /// full the first two times; from its second time on it carries a <see cref="Tally"/> of this builder for its resolution, and a
+    /// repeat only adds one to it (<see cref="FlushTallies"/> adds the repeats to the counts at the end). Whatever a frame adds
+    /// depends only on the frame and its resolution, apart from the first example and line of a reason group, which its first time
+    /// set already.
+    /// </summary>
     private void AddFrame(ResolvedFrame f, long line)
     {
-        _frames++;
-        FrameResolution r = f.Resolution;
+        StackFrame frame = f.Frame;
+        object? memo = frame.SummaryMemo;
+        if (memo is Tally t && ReferenceEquals(t.Owner, this) && ReferenceEquals(t.Resolution, f.Resolution))
+        {
+            t.Repeats++;
+            return;
+        }
+
+        AddFrame(frame, f.Resolution, line, 1);
+        if (ReferenceEquals(memo, this) || (memo is Tally own && ReferenceEquals(own.Owner, this)))
+        {
+            // Seen before (or its resolution changed with new symbol metadata): from now on a tally, while there is room for one.
+            if (_tallies.Count < MaxTallies)
+            {
+                var tally = new Tally(this, frame, f.Resolution);
+                _tallies.Add(tally);
+                frame.SummaryMemo = tally;
+            }
+        }
+        else if (memo is null)
+        {
+            // A frame another builder marked (a bucket builder's overall summary beside its per-input ones) stays theirs.
+            frame.SummaryMemo = this;
+        }
+    }
+
+    /// <summary>Adds the repeats the tallies counted since the last flush.</summary>
+    private void FlushTallies()
+    {
+        foreach (Tally t in _tallies)
+        {
+            if (t.Repeats > 0)
+            {
+                AddFrame(t.Frame, t.Resolution, 0, t.Repeats);
+                t.Repeats = 0;
+            }
+        }
+    }
+
+    /// <summary>Counts <paramref name="times"/> occurrences of <paramref name="frame"/> resolved as <paramref name="r"/> (<paramref name="line"/>: of the first).</summary>
+    private void AddFrame(StackFrame frame, FrameResolution r, long line, long times)
+    {
+        _frames += times;
         if (r.Pdb is PdbBinding used && !SeenRecently(_recentPdbs, used))
         {
             _usedPdbs.Add(used);
@@ -180,19 +231,19 @@ internal sealed class ResolutionSummaryBuilder
         switch (r.Status)
         {
             case FrameResolutionStatus.InEngine:
-                _inEngine++;
+                _inEngine += times;
                 break;
             case FrameResolutionStatus.ResolvedOffline:
-                _offline++;
+                _offline += times;
                 if (!r.IsVerified)
                 {
-                    _unverified++;
+                    _unverified += times;
                 }
 
                 break;
             default:
-                _unresolved++;
-                AddGroup(f, r, line);
+                _unresolved += times;
+                AddGroup(frame, r, line, times);
                 if (r.Reason == UnresolvedReason.NoPdb && r.Pdb is { Identity: null } && _unidentified.Count < 64)
                 {
                     _unidentified.Add(r.ModuleDisplayName ?? r.Pdb.PdbName);
@@ -201,32 +252,32 @@ internal sealed class ResolutionSummaryBuilder
                 break;
         }
 
-        switch (f.Frame)
+        switch (frame)
         {
             case VirtualAddressFrame:
-                _addresses++;
+                _addresses += times;
                 if (r.Module is ModuleName vm && IsSqlEngineModule(vm))
                 {
-                    AddEngineCaptured(r, vm);
+                    AddEngineCaptured(r, vm, times);
                 }
 
                 break;
             case ModuleOffsetFrame m when IsSqlEngineModule(m.ModuleName):
-                AddEngineCaptured(r, m.ModuleName);
+                AddEngineCaptured(r, m.ModuleName, times);
                 break;
             case OrdinalFrame o:
                 string key = r.ModuleDisplayName ?? o.ModuleName.Name;
-                _ordinals[key] = _ordinals.TryGetValue(key, out var seen) ? (seen.Count + 1, seen.First) : (1, o.Raw);
+                _ordinals[key] = _ordinals.TryGetValue(key, out var seen) ? (seen.Count + times, seen.First) : (times, o.Raw);
                 break;
         }
     }
 
-    private void AddEngineCaptured(FrameResolution r, ModuleName module)
+    private void AddEngineCaptured(FrameResolution r, ModuleName module, long times)
     {
-        _engineCaptured++;
+        _engineCaptured += times;
         if (r.Status == FrameResolutionStatus.Unresolved)
         {
-            _engineCapturedUnresolved++;
+            _engineCapturedUnresolved += times;
         }
 
         string name = r.ModuleDisplayName ?? module.Name;
@@ -265,7 +316,7 @@ internal sealed class ResolutionSummaryBuilder
         return false;
     }
 
-    private void AddGroup(ResolvedFrame f, FrameResolution r, long line)
+    private void AddGroup(StackFrame frame, FrameResolution r, long line, long times)
     {
         string key = r.ReasonGroup ?? r.ReasonText ?? "unresolved";
         if (!_groups.TryGetValue(key, out GroupState? g))
@@ -275,18 +326,30 @@ internal sealed class ResolutionSummaryBuilder
                 key = OtherGroup;
                 if (!_groups.TryGetValue(key, out g))
                 {
-                    g = new GroupState(r.Reason, f.Frame.Raw, r.ReasonText ?? key, line, null);
+                    g = new GroupState(r.Reason, frame.Raw, r.ReasonText ?? key, line, null);
                     _groups.Add(key, g);
                 }
             }
             else
             {
-                g = new GroupState(r.Reason, f.Frame.Raw, r.ReasonText ?? key, line, r.Pdb);
+                g = new GroupState(r.Reason, frame.Raw, r.ReasonText ?? key, line, r.Pdb);
                 _groups.Add(key, g);
             }
         }
 
-        g.Count++;
+        g.Count += times;
+    }
+
+    /// <summary>The repeats of one frame instance with one resolution, not yet added to the counts.</summary>
+    private sealed class Tally(ResolutionSummaryBuilder owner, StackFrame frame, FrameResolution resolution)
+    {
+        public ResolutionSummaryBuilder Owner { get; } = owner;
+
+        public StackFrame Frame { get; } = frame;
+
+        public FrameResolution Resolution { get; } = resolution;
+
+        public long Repeats { get; set; }
     }
 
     private sealed class GroupState(UnresolvedReason reason, string firstExample, string firstReason, long firstLine, PdbBinding? pdb)

@@ -1,3 +1,4 @@
+using System.Collections.Immutable;
 using System.Globalization;
 using System.Text;
 using XeAnalyzer.Callstacks;
@@ -145,9 +146,10 @@ public sealed class ResolvedCallstackWriter
     private void WriteBody(ResolvedCallstack stack)
     {
         int frameIndex = 0;
+        ImmutableArray<ResolvedFrame> frames = stack.Frames;
         foreach (StackLine line in stack.Stack.Lines)
         {
-            int count = line.Frames.Count;
+            int count = line.FrameCount;
             if (count == 0)
             {
                 Put(line.Text);
@@ -155,26 +157,26 @@ public sealed class ResolvedCallstackWriter
                 continue;
             }
 
-            IReadOnlyList<UnparsedToken> unparsed = line.Unparsed;
-            if (count == 1 && unparsed.Count == 0 && frameIndex < stack.Frames.Length &&
-                stack.Frames[frameIndex].Status == FrameResolutionStatus.Unresolved && !line.Text.Contains('\n', StringComparison.Ordinal))
+            if (!line.HasUnparsed)
             {
-                // An unresolved frame keeps its whole line (a SQLDumper "Return Addr: … Module(…)" line, a WinDbg k line, its number).
-                WriteUnresolvedLine(line.Text.Trim(), stack.Frames[frameIndex++].Resolution);
-                continue;
-            }
-
-            if (unparsed.Count == 0)
-            {
-                for (int k = 0; k < count && frameIndex < stack.Frames.Length; k++)
+                if (count == 1 && frameIndex < frames.Length && frames[frameIndex].Status == FrameResolutionStatus.Unresolved &&
+                    !line.Text.Contains('\n', StringComparison.Ordinal))
                 {
-                    WriteFrame(stack.Frames[frameIndex++]);
+                    // An unresolved frame keeps its whole line (a SQLDumper "Return Addr: … Module(…)" line, a WinDbg k line, its number).
+                    WriteUnresolvedLine(line.Text.Trim(), frames[frameIndex++].Resolution);
+                    continue;
+                }
+
+                for (int k = 0; k < count && frameIndex < frames.Length; k++)
+                {
+                    WriteFrame(frames[frameIndex++]);
                 }
 
                 continue;
             }
 
             // Frames and the pieces that are not frames (a label, a malformed token), in their order on the line.
+            IReadOnlyList<UnparsedToken> unparsed = line.Unparsed;
             int u = 0;
             int pieces = count + unparsed.Count;
             for (int p = 0; p < pieces; p++)
@@ -184,9 +186,9 @@ public sealed class ResolvedCallstackWriter
                     Put(unparsed[u++].Text);
                     Put('\n');
                 }
-                else if (frameIndex < stack.Frames.Length)
+                else if (frameIndex < frames.Length)
                 {
-                    WriteFrame(stack.Frames[frameIndex++]);
+                    WriteFrame(frames[frameIndex++]);
                 }
             }
         }
@@ -195,10 +197,17 @@ public sealed class ResolvedCallstackWriter
     private void WriteFrame(ResolvedFrame f)
     {
         FrameResolution r = f.Resolution;
+        StackFrame frame = f.Frame;
+        if (_stream is not null && r.Text is not null && !frame.HasFrameNumber && !r.HasInlineFrames)
+        {
+            // The common case over a stream: a resolved frame without number or inline frames is its encoded line.
+            PutLine(r);
+            return;
+        }
 
         // An unresolved callstack_rva frame is echoed as its markup, which carries its id already.
-        bool numbered = f.Frame.FrameNumber is int && (r.Text is not null || f.Frame.Provenance != FrameProvenance.CallstackRvaXml);
-        int n = f.Frame.FrameNumber ?? 0;
+        bool numbered = frame.FrameNumber is int && (r.Text is not null || frame.Provenance != FrameProvenance.CallstackRvaXml);
+        int n = frame.FrameNumber ?? 0;
         if (numbered && n == 0)
         {
             // An input frame 00 starts a new stack: inline frames before it shifted nothing yet.
@@ -209,14 +218,12 @@ public sealed class ResolvedCallstackWriter
         IReadOnlyList<FrameResolution> inlines = r.InlineFrames;
         for (int i = 0; i < inlines.Count; i++)
         {
-            FrameResolution inline = inlines[i];
             if (numbered)
             {
                 WriteFrameNumber(n + _numberShift++);
             }
 
-            PutText(inline);
-            Put('\n');
+            PutLine(inlines[i]);
         }
 
         if (numbered)
@@ -227,16 +234,15 @@ public sealed class ResolvedCallstackWriter
         if (r.Text is not null)
         {
             // A frame resolved through a PDB matched by name only carries " -- unverified: …" in its text already.
-            PutText(r);
+            PutLine(r);
+            return;
         }
-        else
+
+        Put(frame.Raw);
+        if (_writeReasons)
         {
-            Put(f.Frame.Raw);
-            if (_writeReasons)
-            {
-                Put(" -- unresolved: ");
-                Put(r.ReasonText);
-            }
+            Put(" -- unresolved: ");
+            Put(r.ReasonText);
         }
 
         Put('\n');
@@ -281,16 +287,17 @@ public sealed class ResolvedCallstackWriter
         }
     }
 
-    /// <summary>A resolution's <see cref="FrameResolution.Text"/>: over a stream, its UTF-8 bytes, encoded once per resolution.</summary>
-    private void PutText(FrameResolution r)
+    /// <summary>A resolution's <see cref="FrameResolution.Text"/> and a line feed: over a stream, their UTF-8 bytes, encoded once per resolution.</summary>
+    private void PutLine(FrameResolution r)
     {
         if (_stream is null)
         {
             _output!.Write(r.Text);
+            _output.Write('\n');
         }
-        else if (r.Text is string text)
+        else
         {
-            PutBytes(r.Utf8Text ??= Encoding.UTF8.GetBytes(text));
+            PutBytes(r.Utf8Line ??= Encoding.UTF8.GetBytes(r.Text + "\n"));
         }
     }
 
