@@ -76,7 +76,7 @@ internal static class ResolveCommand
                 string? outPath = parse.GetValue(outputFile);
                 if (outPath is not null)
                 {
-                    using var stream = new FileStream(outPath, FileMode.Create, FileAccess.Write, FileShare.Read, 0);
+                    using var stream = OutputFile.Create(outPath, 0);
                     summary = CallstackTextResolver.Resolve(reader, stream, resolver, textOptions, cancellationToken);
                 }
                 else if (ReferenceEquals(output, Console.Out))

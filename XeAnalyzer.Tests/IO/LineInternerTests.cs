@@ -193,12 +193,25 @@ public class LineInternerTests
         string slots = string.Concat(Enumerable.Range(0, 6).Select(i =>
             $"<Slot count=\"{10 - i}\"><value>{(i == 3 ? escaped.Replace("\n", "\r\n", StringComparison.Ordinal) : escaped)}</value></Slot>\n"));
         yield return new TestCaseData("mixed-histogram", "<HistogramTarget truncated=\"0\" buckets=\"256\">\n" + slots + "</HistogramTarget>\n").SetArgDisplayNames("mixed lines in histogram slots");
+        string blankEdged = BlankEdgedHistogram();
+        yield return new TestCaseData("blank-edged-histogram", blankEdged + "\n" + blankEdged).SetArgDisplayNames("histogram values with blank lines at the ends");
         yield return new TestCaseData("generated-histogram", new GeneratedInput(GeneratedInput.Shape.Histogram, 2000, 25).ReadToEnd()).SetArgDisplayNames("generated histogram, 50,000 frames");
         yield return new TestCaseData("generated-ring-buffer", new GeneratedInput(GeneratedInput.Shape.RingBuffer, 2000, 25).ReadToEnd()).SetArgDisplayNames("generated ring buffer, 50,000 frames");
         yield return new TestCaseData("generated", new GeneratedInput(GeneratedInput.Shape.PlainText, 4000, 25).ReadToEnd()).SetArgDisplayNames("generated plain text, 100,000 frames");
     }
 
+    // Values with blank and white-space lines at both ends and between frames, a TAB-led line, a line longer than the table keeps,
+    // single-line values and one of white space only.
+    private static string BlankEdgedHistogram() =>
+        "<HistogramTarget truncated=\"0\" buckets=\"256\">\n" +
+        "<Slot count=\"9\"><value>\n   \n\nsqlmin.dll+0x0000000000001063\n\n \t \n\tsqldk.dll+0x0000000000002920\n  \n</value></Slot>\n" +
+        "<Slot count=\"8\"><value>sqlmin.dll+0x" + new string('0', 300) + "1063\nsqlmin.dll+0x0000000000001063</value></Slot>\n" +
+        "<Slot count=\"7\"><value>sqlmin.dll+0x0000000000001063</value></Slot>\n" +
+        "<Slot count=\"6\"><value> \t </value></Slot>\n" +
+        "<Slot count=\"5\"><value>\nsqllang.dll+0x0000000000001807 \nsqlmin.dll+0x0000000000001063\n</value></Slot>\n" +
+        "</HistogramTarget>\n";
+
     private static string Describe(Callstack s) =>
         string.Join('\n', s.Lines.Select(l => $"{l.LineNumber}|{l.Text}|{string.Join(',', l.Frames.Select(f => f.Kind + ":" + f.Raw + ":" + f.Module?.Name + ":" + f.Provenance + ":" + f.FrameNumber))}|{l.Diagnostic}|{l.SymbolMetadata?.Module.Name}|{string.Join(',', l.Unparsed.Select(u => u.Text))}"))
-        + "|" + s.IsContinuation + "|" + s.Header?.Origin;
+        + "|" + s.IsContinuation + "|" + s.Header?.Origin + "|" + (s.Header?.Slot?.Value ?? s.Header?.Field?.Value)?.Text;
 }

@@ -1,3 +1,4 @@
+using XeAnalyzer.IO;
 using XeAnalyzer.Output;
 
 namespace XeAnalyzer.Analysis;
@@ -46,7 +47,7 @@ public sealed class MemorySeriesWriter : IDisposable
     /// <param name="path">The file.</param>
     /// <returns>The writer, which closes the file when disposed.</returns>
     public static MemorySeriesWriter Create(string path) =>
-        new(new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read, 1 << 16), leaveOpen: false);
+        new(OutputFile.Create(path, 1 << 16), leaveOpen: false);
 
     /// <summary>Writes one step of the running total.</summary>
     /// <param name="point">The step.</param>

@@ -1,5 +1,6 @@
 using System.Runtime.InteropServices;
 using XeAnalyzer.Events;
+using XeAnalyzer.IO;
 
 namespace XeAnalyzer.Export;
 
@@ -278,7 +279,7 @@ internal sealed class TableWriter : IDisposable
         Table = table;
         Path = path;
         TempPath = path + ".tmp";
-        var stream = new FileStream(TempPath, FileMode.Create, FileAccess.Write, FileShare.None, 1 << 16);
+        var stream = OutputFile.Create(TempPath, 1 << 16, FileShare.None);
         try
         {
             Parquet = new ParquetTableWriter(stream, table.Columns, options);

@@ -1,4 +1,5 @@
 using System.Text.Json;
+using XeAnalyzer.IO;
 using XeAnalyzer.Output;
 
 namespace XeAnalyzer.Reporting;
@@ -19,7 +20,7 @@ public sealed class BatchLog : IDisposable
     /// <param name="path">The file.</param>
     public BatchLog(string path)
     {
-        _stream = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read);
+        _stream = OutputFile.Create(path);
     }
 
     /// <summary>Logs the start of the batch.</summary>

@@ -1,4 +1,5 @@
 using System.Globalization;
+using XeAnalyzer.IO;
 using XeAnalyzer.Output;
 
 namespace XeAnalyzer.Reporting;
@@ -41,7 +42,7 @@ public static class BatchOutput
         ReportDocument document = ToDocument(result);
         foreach ((string file, string format) in new[] { (SummaryFile, "json"), (IndexFile, "html") })
         {
-            using var fs = new FileStream(Path.Combine(directory, file), FileMode.Create, FileAccess.Write, FileShare.Read, 1 << 16);
+            using var fs = OutputFile.Create(Path.Combine(directory, file), 1 << 16);
             OutputFormats.Write(document, format, fs, cancellationToken);
         }
     }

@@ -3,6 +3,7 @@ using System.Buffers.Binary;
 using System.Globalization;
 using System.Text;
 using XeAnalyzer.Events;
+using XeAnalyzer.IO;
 
 namespace XeAnalyzer.Xel;
 
@@ -107,7 +108,7 @@ public sealed class XelWriter : IDisposable
     /// <returns>The writer.</returns>
     public static XelWriter Create(string path, XeSchema schema, XelWriterOptions? options = null)
     {
-        var fs = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read, 1 << 16);
+        var fs = OutputFile.Create(path, 1 << 16);
         try
         {
             return new XelWriter(fs, schema, options);

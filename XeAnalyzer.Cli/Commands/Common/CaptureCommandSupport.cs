@@ -4,6 +4,7 @@ using System.Text;
 using XeAnalyzer.Analysis;
 using XeAnalyzer.Capture;
 using XeAnalyzer.Cli.Progress;
+using XeAnalyzer.IO;
 using XeAnalyzer.Output;
 using XeAnalyzer.Xel;
 
@@ -118,7 +119,7 @@ internal static class CaptureCommandSupport
     {
         if (path is not null)
         {
-            using var fs = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read);
+            using var fs = OutputFile.Create(path);
             write(fs);
             return;
         }
@@ -132,7 +133,7 @@ internal static class CaptureCommandSupport
     /// <summary>Writes a file.</summary>
     public static void WriteFile(string path, Action<Stream> write)
     {
-        using var fs = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read);
+        using var fs = OutputFile.Create(path);
         write(fs);
     }
 
