@@ -9,9 +9,10 @@ using XeAnalyzer.TargetData;
 namespace XeAnalyzer.Tests.TargetData;
 
 /// <summary>
-/// Plain-text values taken out of the XML before the XML reader sees them (TextSource.TakeLiftedValue) must change nothing: every
-/// element, value, line number, warning and error message is the same with the fast path on and off, on generated documents that
-/// mix plain values with everything that must leave a value to the XML reader.
+/// Plain-text values and runs of plain histogram slots taken out of the XML before the XML reader sees them
+/// (TextSource.TakeLiftedValue, TextSource.TakeLiftedSlots) must change nothing: every element, value, line number, warning and
+/// error message is the same with the fast paths on and off, on generated documents that mix plain values and slots with
+/// everything that must leave them to the XML reader.
 /// </summary>
 public class LiftedValueTests
 {
@@ -79,6 +80,99 @@ public class LiftedValueTests
 
         // The generator makes malformed documents too, so both paths are compared on their errors as well.
         Assert.That(errors, Is.InRange(100, 2900), "the generated documents should mix well-formed and malformed ones");
+    }
+
+    [Test]
+    public void Read_TakesRunsOfPlainSlotsOutOfTheXml_WithTheirLinesCountsAndValues()
+    {
+        // SQL Server's own layout, CR LF line ends, a trunc attribute and a count with leading zeros.
+        string xml = "<HistogramTarget truncated=\"0\" buckets=\"16\">\r\n  <Slot count=\"3\">\r\n    <value>sqldk.dll+0x0000000000001234\r\nsqlmin.dll+0x0000000000005678</value>\r\n  </Slot>\r\n" +
+                     "  <Slot count=\"002\" trunc=\"7\"><value>a</value></Slot><Slot trunc=\"1\" count=\"1\"><value>b\nc</value>\n</Slot>\r\n</HistogramTarget>\r\n";
+        using var reader = new StackTextReader(new StringReader(xml));
+        List<Callstack> stacks = reader.ReadStacks().ToList();
+        Assert.That(reader.LiftedSlots, Is.EqualTo(3), "every slot is of the plain form");
+        Assert.That(stacks.Select(s => (s.Header!.SlotNumber, s.Header.SlotCount, s.Header.LineNumber, s.Header.Slot!.TruncatedBytes)),
+            Is.EqualTo(new (int?, ulong?, long, ulong?)[] { (0, 3, 2, null), (1, 2, 6, 7), (2, 1, 6, 1) }));
+        Assert.That(stacks.SelectMany(s => s.Lines).Select(l => (l.Text, l.LineNumber)),
+            Is.EqualTo(new[] { ("sqldk.dll+0x0000000000001234", 3L), ("sqlmin.dll+0x0000000000005678", 4L), ("a", 6L), ("b", 6L), ("c", 7L) }));
+        AssertSameWithAndWithoutLifting(xml, "SQL Server layout");
+    }
+
+    [Test]
+    public void Read_TakesLongRunsOfSlotsOut_AcrossTheBuffer_AndAsManyAsAreWaiting()
+    {
+        // 20,000 slots: runs end at the run size, at the end of the 64K buffer and at the bound on what waits for the XML reader.
+        var sb = new StringBuilder("<HistogramTarget truncated=\"0\" buckets=\"16\">\n");
+        for (int i = 0; i < 20_000; i++)
+        {
+            sb.Append(CultureInfo.InvariantCulture, $"  <Slot count=\"{i}\">\n    <value>sqlmin.dll+0x{i:X16}\nsqldk.dll+0x{i * 3:X16}</value>\n  </Slot>\n");
+        }
+
+        string xml = sb.Append("</HistogramTarget>\n").ToString();
+        using var reader = new StackTextReader(new StringReader(xml));
+        List<Callstack> stacks = reader.ReadStacks().ToList();
+        Assert.That(reader.LiftedSlots, Is.EqualTo(20_000));
+        Assert.That(stacks.Select(s => s.Header!.SlotCount), Is.EqualTo(Enumerable.Range(0, 20_000).Select(i => (ulong?)(ulong)i)));
+        Assert.That(stacks[^1].Lines.Select(l => l.LineNumber), Is.EqualTo(new long[] { 2 + (19_999 * 4) + 1, 2 + (19_999 * 4) + 2 }));
+        AssertSameWithAndWithoutLifting(xml, "20,000 slots");
+    }
+
+    [TestCase("<HistogramTarget><Slot count='1'><value>a</value></Slot></HistogramTarget>", TestName = "SingleQuotes")]
+    [TestCase("<HistogramTarget><Slot count = \"1\"><value>a</value></Slot></HistogramTarget>", TestName = "BlanksAroundEquals")]
+    [TestCase("<HistogramTarget><Slot\ncount=\"1\"><value>a</value></Slot></HistogramTarget>", TestName = "LineBreakInTag")]
+    [TestCase("<HistogramTarget><Slot count=\"1\" other=\"x\"><value>a</value></Slot></HistogramTarget>", TestName = "OtherAttribute")]
+    [TestCase("<HistogramTarget><Slot count=\"1\" count=\"2\"><value>a</value></Slot></HistogramTarget>", TestName = "DuplicateCount")]
+    [TestCase("<HistogramTarget><Slot trunc=\"1\"><value>a</value></Slot></HistogramTarget>", TestName = "NoCount")]
+    [TestCase("<HistogramTarget><Slot count=\"18446744073709551616\"><value>a</value></Slot></HistogramTarget>", TestName = "CountOverflow")]
+    [TestCase("<HistogramTarget><Slot count=\"-1\"><value>a</value></Slot></HistogramTarget>", TestName = "NegativeCount")]
+    [TestCase("<HistogramTarget><Slot count=\"1\"><value></value></Slot></HistogramTarget>", TestName = "EmptyValue")]
+    [TestCase("<HistogramTarget><Slot count=\"1\"/></HistogramTarget>", TestName = "EmptySlot")]
+    [TestCase("<HistogramTarget><Slot count=\"1\"><value>a</value><value>b</value></Slot></HistogramTarget>", TestName = "TwoValues")]
+    [TestCase("<HistogramTarget><Slot count=\"1\"><value>a</value></Slot ></HistogramTarget>", TestName = "BlankInEndTag")]
+    [TestCase("<HistogramTarget><Other/><Slot count=\"1\"><value>a</value></Slot></HistogramTarget>", TestName = "AfterAnotherElement")]
+    [TestCase("<HistogramTarget><Other><Slot count=\"1\"><value>a</value></Slot></Other></HistogramTarget>", TestName = "Nested")]
+    [TestCase("<HistogramTarget>text<Slot count=\"1\"><value>a</value></Slot></HistogramTarget>", TestName = "AfterText")]
+    [TestCase("<RingBufferTarget><Slot count=\"1\"><value>a</value></Slot></RingBufferTarget>", TestName = "NotAHistogram")]
+    public void Read_LeavesSlotsToTheXmlReader_WhenTheyAreNotOfThePlainForm(string xml)
+    {
+        using var reader = new StackTextReader(new StringReader(xml));
+        try
+        {
+            _ = reader.ReadStacks().ToList();
+        }
+        catch (InvalidTextInputException)
+        {
+            // Some of these are errors; the comparison below checks they are the same errors.
+        }
+
+        Assert.That(reader.LiftedSlots, Is.Zero);
+        AssertSameWithAndWithoutLifting(xml, "case");
+    }
+
+    [Test]
+    public void Read_GivesTheSameSlotsAndErrors_WithAndWithoutLifting_OnGeneratedHistograms()
+    {
+        int errors = 0;
+        long lifted = 0;
+        for (int seed = 1; seed <= 3000; seed++)
+        {
+            string xml = GenerateHistogram(new Random(seed));
+            errors += AssertSameWithAndWithoutLifting(xml, "seed " + seed.ToString(CultureInfo.InvariantCulture)) ? 0 : 1;
+            using var reader = new StackTextReader(new StringReader(xml));
+            try
+            {
+                _ = reader.ReadStacks().ToList();
+            }
+            catch (InvalidTextInputException)
+            {
+            }
+
+            lifted += reader.LiftedSlots;
+        }
+
+        TestContext.Out.WriteLine($"{errors} of 3,000 documents malformed, {lifted} slots lifted");
+        Assert.That(errors, Is.InRange(100, 2900), "the generated documents should mix well-formed and malformed ones");
+        Assert.That(lifted, Is.GreaterThan(5_000), "the generated slots should be lifted in many documents");
     }
 
     [Test]
@@ -204,6 +298,88 @@ public class LiftedValueTests
                     break;
                 default:
                     sb.Append(r.Next(2) == 0 ? "\n" : string.Empty).Append(ring ? "</RingBufferTarget>" : "</HistogramTarget>");
+                    break;
+            }
+
+            sb.Append(r.Next(3) == 0 ? "\r\ntext between\r\n" : "\n");
+        }
+
+        return sb.ToString();
+    }
+
+    // Random histograms made mostly of slots in SQL Server's plain form, mixed with forms close to it that must be left to the XML
+    // reader (other quoting, attributes, blanks and line breaks in tags, empty or several values, comments, elements and text between
+    // slots, nested slots, plain values that are not, stray end tags), and truncated, mismatched or depth-limited documents.
+    private static string GenerateHistogram(Random r)
+    {
+        string[] frames = ["sqlmin.dll+0x0000000000001063", "sqldk.dll+0x0000000000002920", "0x00007FF8A1B2C3D4", "a > b", "[x]", "\t x"];
+        string[] breaks = ["\n", "\r\n", "\r", "\n    ", string.Empty, " "];
+        string[] odd =
+        [
+            "<Slot count='4'>", "<Slot count = \"4\">", "<Slot\ncount=\"4\">", "<Slot count=\"4\" x=\"y\">", "<Slot count=\"4\" count=\"5\">",
+            "<Slot trunc=\"4\">", "<Slot count=\"99999999999999999999\">", "<Slot count=\"\">", "<Slot count=\"4\" trunc=\"x\">", "<Slots count=\"4\">",
+        ];
+        var sb = new StringBuilder();
+        int roots = r.Next(1, 3);
+        for (int root = 0; root < roots; root++)
+        {
+            sb.Append(r.Next(8) == 0 ? "<Slots>" : "<HistogramTarget truncated=\"0\" buckets=\"256\">");
+            string close = sb.ToString().EndsWith("<Slots>", StringComparison.Ordinal) ? "</Slots>" : "</HistogramTarget>";
+            int slots = r.Next(0, 40);
+            for (int i = 0; i < slots; i++)
+            {
+                sb.Append(breaks[r.Next(breaks.Length)]);
+                int shape = r.Next(150);
+                string start = shape switch
+                {
+                    0 => odd[r.Next(odd.Length)],
+                    1 => "<Slot count=\"" + r.Next(100).ToString(CultureInfo.InvariantCulture) + "\" trunc=\"" + r.Next(9).ToString(CultureInfo.InvariantCulture) + "\">",
+                    2 => "<Slot trunc=\"3\" count=\"0" + r.Next(100).ToString(CultureInfo.InvariantCulture) + "\">",
+                    3 => "<Slot  count=\"7\"  >",
+                    _ => "<Slot count=\"" + r.Next(1, 100_000).ToString(CultureInfo.InvariantCulture) + "\">",
+                };
+                sb.Append(start).Append(breaks[r.Next(breaks.Length)]);
+                switch (r.Next(200))
+                {
+                    case 0: sb.Append("<!-- note -->"); break;
+                    case 1: sb.Append("<Other/>"); break;
+                    case 2: sb.Append("<Slot count=\"1\"><value>nested</value></Slot>"); break;
+                    case 3: sb.Append("</Slot>"); break;
+                    case 4: sb.Append("<value >x</value>"); break;
+                }
+
+                int values = r.Next(25) == 0 ? r.Next(0, 3) : 1;
+                for (int v = 0; v < values; v++)
+                {
+                    sb.Append("<value>");
+                    int n = r.Next(12) == 0 ? 0 : r.Next(1, 8);
+                    for (int k = 0; k < n; k++)
+                    {
+                        sb.Append(k > 0 ? (r.Next(5) == 0 ? "\r\n" : "\n") : string.Empty).Append(frames[r.Next(r.Next(10) == 0 ? frames.Length : 2)]);
+                    }
+
+                    sb.Append(r.Next(100) switch { 0 => "&amp;", 1 => "\u00e9", 2 => "]]>", _ => string.Empty }).Append("</value>");
+                }
+
+                sb.Append(breaks[r.Next(breaks.Length)]).Append(r.Next(50) == 0 ? "</Slot >" : "</Slot>");
+                if (r.Next(150) == 0)
+                {
+                    sb.Append(r.Next(2) == 0 ? "text" : "<Other>x</Other>");
+                }
+            }
+
+            switch (r.Next(12))
+            {
+                case 0:
+                    break; // unclosed root
+                case 1:
+                    sb.Append(close == "</Slots>" ? "</HistogramTarget>" : "</Slots>");
+                    break;
+                case 2:
+                    sb.Append("</Other>").Append(close);
+                    break;
+                default:
+                    sb.Append(breaks[r.Next(breaks.Length)]).Append(close);
                     break;
             }
 

@@ -87,6 +87,9 @@ public sealed class StackTextReader : IDisposable
     /// <summary>How many XML values were read without the XML reader's text scan so far (tests check that the fast path is taken).</summary>
     internal long LiftedValues => _source.LiftedValues;
 
+    /// <summary>How many histogram slots the reader took out of the XML whole (tests).</summary>
+    internal long LiftedSlots => _source.LiftedSlots;
+
     /// <summary>Non-fatal observations (histograms that may hold merged values, truncated targets), in input order.</summary>
     public IReadOnlyList<InputWarning> Warnings => _warnings;
 

@@ -46,7 +46,20 @@ internal static class TargetXmlParser
                 int slotIndex = 0;
                 while (ctx.NextChild(rootDepth))
                 {
-                    if (ctx.IsElement("Slot"))
+                    if (ctx.IsElement("Slot") && ctx.TakeLiftedSlots() is { } run)
+                    {
+                        // A run of plain slots the segment read itself: the XML reader saw one empty <Slot/> at its end. As when a slot
+                        // is read from the XML, the last one comes out once the reader has read past its end.
+                        for (int i = 0; i < run.Length - 1; i++)
+                        {
+                            yield return ctx.MakeSlot(run[i], targetIndex, slotIndex++);
+                        }
+
+                        ctx.SkipElement();
+                        yield return ctx.MakeSlot(run[^1], targetIndex, slotIndex++);
+                        items += run.Length;
+                    }
+                    else if (ctx.IsElement("Slot"))
                     {
                         yield return ctx.ReadSlot(targetIndex, slotIndex++);
                         items++;
@@ -369,6 +382,19 @@ internal static class TargetXmlParser
         }
 
         public ulong? OptionalUInt64(string name) => ParseUInt64(Attribute(name), name);
+
+        /// <summary>The slots the empty <c>&lt;Slot/&gt;</c> the reader is on stands for, when the segment lifted them (see <see cref="TextSource.TakeLiftedSlots"/>).</summary>
+        public LiftedSlot[]? TakeLiftedSlots()
+        {
+            _ct.ThrowIfCancellationRequested();
+
+            // XmlTextReader reports an element at the column of its name, one after the '<'.
+            return _xr.IsEmptyElement ? _source.TakeLiftedSlots(_lineInfo.LineNumber, _lineInfo.LinePosition - 2) : null;
+        }
+
+        /// <summary>The slot <see cref="ReadSlot"/> reads from the same text, for a slot the segment lifted.</summary>
+        public HistogramSlot MakeSlot(LiftedSlot slot, int targetIndex, int slotIndex) =>
+            new(_baseLine + slot.Line - 1, targetIndex, slotIndex, slot.Count, slot.Trunc, new TargetValue(slot.Text, [], _baseLine + slot.ValueLine - 1));
 
         public HistogramSlot ReadSlot(int targetIndex, int slotIndex)
         {

@@ -16,6 +16,14 @@ internal enum ScanKind
 /// <summary>A recognised target-data root element name.</summary>
 internal sealed record RootName(string Name, TargetDataKind Kind);
 
+/// <summary>A histogram slot a segment took out of the XML whole (see <see cref="TextSource.TakeLiftedSlots"/>).</summary>
+/// <param name="Line">The line of its <c>&lt;Slot</c> as the XML reader counts it (1-based, from the segment's start).</param>
+/// <param name="ValueLine">The line where its value's text starts, counted the same way.</param>
+/// <param name="Count">Its <c>count</c> attribute.</param>
+/// <param name="Trunc">Its <c>trunc</c> attribute, when present.</param>
+/// <param name="Text">Its value's text, line breaks normalised to LF.</param>
+internal readonly record struct LiftedSlot(int Line, int ValueLine, ulong Count, ulong? Trunc, string Text);
+
 /// <summary>
 /// A forward-only scanner over a text input. It hands out plain-text lines (bounded by <see cref="TextInputLimits.MaxLineLength"/>)
 /// until it meets the start of a target-data root element (<c>&lt;HistogramTarget</c>, <c>&lt;event</c>, …), anywhere on a line;
@@ -262,7 +270,8 @@ internal sealed class TextSource : IDisposable
             throw new InvalidOperationException("No root to open.");
         }
 
-        _segment = new SegmentReader(this, Root.Name, _liftValues);
+        // Slots are lifted only where their <value> children are within the depth limit, as the XML reader would check it.
+        _segment = new SegmentReader(this, Root.Name, _liftValues, _liftValues && Root.Kind == TargetDataKind.Histogram && _limits.MaxXmlDepth >= 2);
         return _segment;
     }
 
@@ -286,6 +295,30 @@ internal sealed class TextSource : IDisposable
         }
 
         return text;
+    }
+
+    /// <summary>How many histogram slots the segments read so far took out of the XML whole (see <see cref="TakeLiftedSlots"/>).</summary>
+    public long LiftedSlots { get; private set; }
+
+    /// <summary>
+    /// The slots that the <c>&lt;Slot/&gt;</c> stand-in the segment's XML reader is on stands for, when the segment took a run of
+    /// histogram slots out itself: consecutive slots of the plain form <c>&lt;Slot count="N"&gt;&lt;value&gt;plain text&lt;/value&gt;&lt;/Slot&gt;</c>
+    /// (what SQL Server writes) at the start of the root's content, separated by white space only, are read here without the XML
+    /// reader, which sees white space with the same line breaks and one empty <c>&lt;Slot/&gt;</c> ending where the run ends.
+    /// <see langword="null"/> when the element is a slot of the input.
+    /// </summary>
+    /// <param name="line">The element's line as the XML reader counts it (1-based, from the segment's start).</param>
+    /// <param name="column">The 0-based column of the element's '&lt;' on that line.</param>
+    public LiftedSlot[]? TakeLiftedSlots(int line, int column)
+    {
+        LiftedSlot[]? run = _segment?.TakeLiftedSlots(line, column);
+        if (run is not null)
+        {
+            LiftedSlots += run.Length;
+            LiftedValues += run.Length;
+        }
+
+        return run;
     }
 
     /// <summary>Consumes what is left of the current segment and resumes line scanning after it.</summary>
@@ -487,7 +520,12 @@ internal sealed class TextSource : IDisposable
         private const int PhaseDone = 3;
         private const string ValueOpen = "<value>";
         private const string ValueClose = "</value>";
-        private const int MaxLiftedValues = 4096; // lifted values the XML reader has not reached yet; more are left to the reader
+        private const string SlotOpen = "<Slot";
+        private const string SlotClose = "</Slot>";
+        private const string SlotStandIn = "<Slot/>";
+        private const int MaxLiftedValues = 4096; // lifted values and slots the XML reader has not reached yet; more are left to the reader
+        private const int MaxRunSlots = 256; // slots one stand-in stands for
+        private const string XmlBlanks = " \t\r\n"; // white space as XML has it
 
         // What a lifted value may hold: printable ASCII but the characters that start markup or a reference or may close a CDATA
         // section ('<', '&', ']'), TAB and LF; CR is handled apart. Anything else leaves the value to the XML reader.
@@ -497,6 +535,14 @@ internal sealed class TextSource : IDisposable
         private readonly TextSource _src;
         private readonly string _closeTag;
         private readonly Queue<LiftedValue> _lifted = new();
+        private readonly Queue<LiftedSlotRun> _liftedRuns = new();
+        private readonly List<LiftedSlot> _run = [];
+        private int _liftedRunSlots; // slots in _liftedRuns
+
+        // Slots are lifted only at the start of the root's content, while it has held nothing but white space and lifted runs: there
+        // they are children of the root, so the stand-in stands where the parser reads slots (not inside an element it skips or in a
+        // value, where a stand-in would read differently from the slots it replaces).
+        private bool _liftSlots;
         private int _phase;
         private char _quote;
         private char _lastNonSpace;
@@ -511,11 +557,38 @@ internal sealed class TextSource : IDisposable
         private int _standPos;
         private int _standLen;
 
-        public SegmentReader(TextSource src, string rootName, bool liftValues)
+        public SegmentReader(TextSource src, string rootName, bool liftValues, bool liftSlots)
         {
             _src = src;
             _closeTag = "</" + rootName;
             _lifting = liftValues;
+            _liftSlots = liftSlots;
+        }
+
+        /// <summary>
+        /// The slots of the run whose stand-in element the XML reader reports at <paramref name="line"/> and <paramref name="column"/>
+        /// (its '&lt;', 0-based) when this reader lifted them; otherwise <see langword="null"/>. Asked in document order: runs before
+        /// that position that were never asked for (inside an element the parser skipped) are dropped.
+        /// </summary>
+        public LiftedSlot[]? TakeLiftedSlots(int line, int column)
+        {
+            while (_liftedRuns.TryPeek(out LiftedSlotRun head))
+            {
+                int order = head.Line != line ? head.Line.CompareTo(line) : head.Column.CompareTo(column);
+                if (order > 0)
+                {
+                    return null;
+                }
+
+                _liftedRuns.Dequeue();
+                _liftedRunSlots -= head.Slots.Length;
+                if (order == 0)
+                {
+                    return head.Slots;
+                }
+            }
+
+            return null;
         }
 
         /// <summary>
@@ -674,10 +747,17 @@ internal sealed class TextSource : IDisposable
                             // The next value start tag first; the end tag is then searched only before it (it cannot span it), so
                             // each call searches the few characters between two values and not the whole buffer again.
                             int v = avail.IndexOf(ValueOpen, StringComparison.Ordinal);
+                            int slot = _liftSlots ? (v < 0 ? avail : avail[..v]).IndexOf(SlotOpen, StringComparison.Ordinal) : -1;
+                            if (slot >= 0)
+                            {
+                                v = slot;
+                            }
+
                             j = (v < 0 ? avail : avail[..v]).IndexOf(_closeTag, StringComparison.Ordinal);
                             if (j >= 0)
                             {
                                 v = -1;
+                                slot = -1;
                             }
 
                             // Up to where this call may copy: the end tag, the value, or all but a possible partial tag.
@@ -692,8 +772,24 @@ internal sealed class TextSource : IDisposable
                                 _lifting = false;
                                 j = avail.IndexOf(_closeTag, StringComparison.Ordinal);
                             }
+                            else if (v == 0 && slot == 0)
+                            {
+                                if (TryLiftSlots(dest, out int emitted))
+                                {
+                                    return emitted;
+                                }
+
+                                // Not a run of plain slots: the XML reader reads this slot (its value may still be lifted), and slots
+                                // after it are left to the reader too.
+                                _liftSlots = false;
+                                int t = Math.Min(dest.Length, SlotOpen.Length);
+                                Copy(dest, t);
+                                _clean = SlotOpen.Length - t;
+                                return t;
+                            }
                             else if (v == 0)
                             {
+                                _liftSlots = false;
                                 if (TryLift(dest, out int emitted))
                                 {
                                     return emitted;
@@ -707,6 +803,11 @@ internal sealed class TextSource : IDisposable
                             }
                             else if (limit > 0)
                             {
+                                if (_liftSlots && avail[..limit].IndexOfAnyExcept(XmlBlanks) >= 0)
+                                {
+                                    _liftSlots = false;
+                                }
+
                                 int n = Math.Min(dest.Length, limit);
                                 Copy(dest, n);
                                 _clean = limit - n;
@@ -767,6 +868,7 @@ internal sealed class TextSource : IDisposable
                         }
 
                         char next = avail[after];
+                        _liftSlots = false;
                         _pending = after;
                         _phaseAfterPending = next == '>' || char.IsWhiteSpace(next) ? PhaseCloseName : PhaseBody;
                         continue;
@@ -818,7 +920,7 @@ internal sealed class TextSource : IDisposable
         {
             emitted = 0;
             TextSource s = _src;
-            if (_lifted.Count >= MaxLiftedValues)
+            if (_lifted.Count + _liftedRunSlots >= MaxLiftedValues)
             {
                 return false;
             }
@@ -906,7 +1008,255 @@ internal sealed class TextSource : IDisposable
             return true;
         }
 
+        /// <summary>
+        /// At a <c>&lt;Slot</c>: takes out the run of plain slots that starts here (see <see cref="TextSource.TakeLiftedSlots"/>), up to
+        /// <see cref="MaxRunSlots"/> and what the buffer holds, and hands the XML reader white space with the run's line breaks and an
+        /// empty <c>&lt;Slot/&gt;</c> ending where the run ends instead; false when the slot here is not of the plain form.
+        /// </summary>
+        private bool TryLiftSlots(Span<char> dest, out int emitted)
+        {
+            emitted = 0;
+            TextSource s = _src;
+            int room = MaxLiftedValues - _lifted.Count - _liftedRunSlots;
+            if (room <= 0)
+            {
+                return false;
+            }
+
+            _run.Clear();
+            int end = 0; // the run's length: up to the end of its last slot
+            int breaks = 0; // line breaks in the run up to the slot being read
+            int at = 0;
+            while (_run.Count < Math.Min(room, MaxRunSlots))
+            {
+                ReadOnlySpan<char> avail = s._buf.AsSpan(s._pos, s._len - s._pos);
+                int length = ScanSlot(avail[at..], out ulong count, out ulong? trunc, out int valueStart, out int valueLength);
+                if (length == NeedMore && _run.Count == 0 && !(s._pos == 0 && s._len == s._buf.Length) && s.ReadMore())
+                {
+                    continue; // the first slot does not end in the buffer yet: read on while the buffer holds it without growing
+                }
+
+                if (length < 0)
+                {
+                    break;
+                }
+
+                // Line breaks up to the value's text, in it, and up to the slot's end (CR LF, lone CR and LF each count once).
+                int slotLine = breaks;
+                bool lastCr = false;
+                ReadOnlySpan<char> slotText = avail.Slice(at, length);
+                int toValue = CountLineBreaks(slotText[..valueStart], ref lastCr);
+                ReadOnlySpan<char> text = slotText.Slice(valueStart, valueLength);
+                bool cr = text.Contains('\r');
+                int inValue = cr ? CountLineBreaks(text, ref lastCr) : text.Count('\n');
+                lastCr = false;
+                int afterValue = CountLineBreaks(slotText[(valueStart + valueLength)..], ref lastCr);
+                breaks += toValue + inValue + afterValue;
+                _run.Add(new LiftedSlot(_xmlLine + slotLine, _xmlLine + slotLine + toValue, count, trunc,
+                    cr ? new string(text).ReplaceLineEndings("\n") : new string(text)));
+                at += length;
+                end = at;
+
+                // White space, then another slot of the run, or the run ends before the white space.
+                int ws = avail[at..].IndexOfAnyExcept(XmlBlanks);
+                if (ws < 0 || !avail[(at + ws)..].StartsWith(SlotOpen, StringComparison.Ordinal))
+                {
+                    break;
+                }
+
+                lastCr = false;
+                breaks += CountLineBreaks(avail.Slice(at, ws), ref lastCr);
+                at += ws;
+            }
+
+            if (_run.Count == 0)
+            {
+                return false;
+            }
+
+            // Breaks counted past the run's end (white space after its last slot) are not part of it.
+            bool last = false;
+            int runBreaks = CountLineBreaks(s._buf.AsSpan(s._pos, end), ref last);
+            // The last line of the run ends in "</Slot>", so it is at least as long as the stand-in element.
+            int lastLine = runBreaks > 0 ? end - 1 - s._buf.AsSpan(s._pos, end).LastIndexOfAny('\n', '\r') : end;
+            int endColumn = runBreaks > 0 ? lastLine : _xmlColumn + end;
+
+            // The stand-in: the run's line breaks, blanks, and "<Slot/>" ending where the run's last "</Slot>" ends, so the XML reader
+            // reads what follows the run exactly as it would after that end tag (an error right after the run comes before the run's
+            // last slot, as it does when the slot is read from the XML).
+            // It starts with a blank: a line feed first would make one line break with a CR right before the run.
+            int lead = runBreaks > 0 ? 1 : 0;
+            int standLen = lead + runBreaks + lastLine;
+            _liftedRuns.Enqueue(new LiftedSlotRun(_xmlLine + runBreaks, endColumn - SlotStandIn.Length, [.. _run]));
+            _liftedRunSlots += _run.Count;
+            if (_stand.Length < standLen)
+            {
+                _stand = new char[Math.Max(standLen, 256)];
+            }
+
+            Span<char> stand = _stand.AsSpan(0, standLen);
+            stand[..lead].Fill(' ');
+            stand.Slice(lead, runBreaks).Fill('\n');
+            stand[(lead + runBreaks)..^SlotStandIn.Length].Fill(' ');
+            SlotStandIn.CopyTo(stand[^SlotStandIn.Length..]);
+
+            s._pos += end;
+            s.Line += runBreaks;
+            _xmlLine += runBreaks;
+            _xmlColumn = endColumn;
+            _lastWasCr = false;
+
+            emitted = Math.Min(dest.Length, standLen);
+            stand[..emitted].CopyTo(dest);
+            _standPos = emitted;
+            _standLen = standLen;
+            return true;
+        }
+
+        private const int NeedMore = -2;
+
+        /// <summary>
+        /// Reads a slot of the plain form at the start of <paramref name="text"/>: <c>&lt;Slot</c>, a <c>count</c> and at most a
+        /// <c>trunc</c> attribute of decimal digits in double quotes separated by blanks, <c>&gt;</c>, white space,
+        /// <c>&lt;value&gt;</c>, plain text (as a lifted value: printable ASCII but '&lt;', '&amp;' and ']', TAB and line breaks; not
+        /// empty, at most <see cref="TextInputLimits.MaxValueLength"/>), <c>&lt;/value&gt;</c>, white space, <c>&lt;/Slot&gt;</c>.
+        /// Anything else in it is for the XML reader. Returns the slot's length, -1 when it is not of that form, or
+        /// <see cref="NeedMore"/> when the text ends first.
+        /// </summary>
+        private int ScanSlot(ReadOnlySpan<char> text, out ulong count, out ulong? trunc, out int valueStart, out int valueLength)
+        {
+            count = 0;
+            trunc = null;
+            valueStart = valueLength = 0;
+            bool hasCount = false;
+            int i = SlotOpen.Length;
+            while (true)
+            {
+                if (i >= text.Length)
+                {
+                    return NeedMore;
+                }
+
+                if (text[i] == '>')
+                {
+                    i++;
+                    break;
+                }
+
+                if (text[i] != ' ')
+                {
+                    return -1;
+                }
+
+                while (i < text.Length && text[i] == ' ')
+                {
+                    i++;
+                }
+
+                if (i >= text.Length)
+                {
+                    return NeedMore;
+                }
+
+                if (text[i] == '>')
+                {
+                    i++;
+                    break;
+                }
+
+                bool isCount = text[i..].StartsWith("count=\"", StringComparison.Ordinal);
+                if ((!isCount && !text[i..].StartsWith("trunc=\"", StringComparison.Ordinal)) || (isCount ? hasCount : trunc is not null))
+                {
+                    return text.Length - i < 7 ? NeedMore : -1;
+                }
+
+                i += 7;
+                int q = text[i..].IndexOfAnyExceptInRange('0', '9');
+                if (q < 0)
+                {
+                    return NeedMore;
+                }
+
+                if (q == 0 || q > 19 || text[i + q] != '"' || !ulong.TryParse(text.Slice(i, q), NumberStyles.None, CultureInfo.InvariantCulture, out ulong n))
+                {
+                    return -1;
+                }
+
+                if (isCount)
+                {
+                    count = n;
+                    hasCount = true;
+                }
+                else
+                {
+                    trunc = n;
+                }
+
+                i += q + 1;
+            }
+
+            if (!hasCount)
+            {
+                return -1;
+            }
+
+            int ws = text[i..].IndexOfAnyExcept(XmlBlanks);
+            if (ws < 0 || text.Length - (i + ws) < ValueOpen.Length)
+            {
+                return NeedMore;
+            }
+
+            i += ws;
+            if (!text[i..].StartsWith(ValueOpen, StringComparison.Ordinal))
+            {
+                return -1;
+            }
+
+            i += ValueOpen.Length;
+            int stop = text[i..].IndexOfAnyExcept(s_plainValueChars);
+            while (stop >= 0 && text[i + stop] == '\r')
+            {
+                int more = text[(i + stop + 1)..].IndexOfAnyExcept(s_plainValueChars);
+                stop = more < 0 ? -1 : stop + 1 + more;
+            }
+
+            if (stop < 0)
+            {
+                return text.Length - i > _src._limits.MaxValueLength ? -1 : NeedMore;
+            }
+
+            if (stop == 0 || stop > _src._limits.MaxValueLength || text[i + stop] != '<')
+            {
+                return -1;
+            }
+
+            valueStart = i;
+            valueLength = stop;
+            i += stop;
+            if (text.Length - i < ValueClose.Length)
+            {
+                return NeedMore;
+            }
+
+            if (!text[i..].StartsWith(ValueClose, StringComparison.Ordinal))
+            {
+                return -1;
+            }
+
+            i += ValueClose.Length;
+            ws = text[i..].IndexOfAnyExcept(XmlBlanks);
+            if (ws < 0 || text.Length - (i + ws) < SlotClose.Length)
+            {
+                return NeedMore;
+            }
+
+            i += ws;
+            return text[i..].StartsWith(SlotClose, StringComparison.Ordinal) ? i + SlotClose.Length : -1;
+        }
+
         private readonly record struct LiftedValue(int Line, int Column, string Text);
+
+        private readonly record struct LiftedSlotRun(int Line, int Column, LiftedSlot[] Slots);
     }
 
     /// <summary>Reads a string, then another reader.</summary>
