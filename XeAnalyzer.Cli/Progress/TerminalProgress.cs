@@ -49,6 +49,7 @@ internal sealed class TerminalProgress : IProgress<WorkProgress>, IDisposable
     private int _waitingWriters;
     private volatile bool _stopping;
     private volatile bool _failed;
+    private volatile bool _showing;
 
     private TerminalProgress(IAnsiConsole console, TextWriter output, TextWriter error, bool outputIsTerminal, TimeSpan delay)
     {
@@ -175,6 +176,7 @@ internal sealed class TerminalProgress : IProgress<WorkProgress>, IDisposable
 
     private void Update(string kind, string item, Unit unit, long done, long total, bool finished, string? note)
     {
+        bool added = false;
         lock (_lock)
         {
             if (finished)
@@ -187,11 +189,19 @@ internal sealed class TerminalProgress : IProgress<WorkProgress>, IDisposable
             {
                 a = new Activity(kind, item, unit, Stopwatch.GetTimestamp(), done);
                 _activities.Add((kind, item), a);
+                added = true;
             }
 
             a.Done = done;
             a.Total = total;
             a.Note = note;
+        }
+
+        // Work that starts while nothing is drawn is looked at now rather than at the next tick, so with no delay a short read still
+        // shows; while the display is up, new work waits for the next redraw (at most five a second).
+        if (added && !_showing)
+        {
+            _wake.Set();
         }
     }
 
@@ -252,6 +262,18 @@ internal sealed class TerminalProgress : IProgress<WorkProgress>, IDisposable
             ExcludeVerticalPadding = true,
         };
         progress.Columns(new TaskDescriptionColumn { Alignment = Justify.Left }, new ProgressBarColumn { Width = BarWidth }, new PercentageColumn(), new DetailColumn());
+        _showing = true;
+        try
+        {
+            Draw(progress);
+        }
+        finally
+        {
+            _showing = false;
+        }
+    }
+
+    private void Draw(Spectre.Console.Progress progress) =>
         progress.Start(ctx =>
         {
             var tasks = new Dictionary<Activity, ProgressTask>(ReferenceEqualityComparer.Instance);
@@ -268,7 +290,6 @@ internal sealed class TerminalProgress : IProgress<WorkProgress>, IDisposable
                 _wake.Reset();
             }
         });
-    }
 
     /// <summary>Brings the display's tasks in line with the activities (added, removed, values and texts).</summary>
     private void Sync(ProgressContext ctx, Dictionary<Activity, ProgressTask> tasks)
