@@ -17,7 +17,7 @@ cat /tmp/xebench/*.xel /tmp/xebench-stacks/*.xel /tmp/bigpdb/big.* /tmp/xeresolv
   echo "== B analysis";   B analysis --size-gb 1 --small-gb 0.25 --rounds 3 --dir /tmp/xebench
   echo "== B stacks";     B stacks --size-gb 1 --small-gb 0.25 --rounds 3 --dir /tmp/xebench-stacks
   echo "== B report";     B report --size-gb 1 --small-gb 0.25 --rounds 3 --dir /tmp/xebench-stacks --analysis-dir /tmp/xebench
-  echo "== B batch";      B batch --captures 100 --repeat 5 --dir /tmp/xebench-batch
+  echo "== B batch";      B batch --captures 100 --repeat 9 --dir /tmp/xebench-batch
   echo "== B symbolizer"; B symbolizer --dir /tmp/bigpdb --runs 3
   echo "== B resolve";    B resolve --dir /tmp/xeresolve --shapes text,va,histogram --runs 3
   echo "done $(date -u +%FT%TZ), load average: $(cut -d' ' -f1-3 /proc/loadavg)"
