@@ -3,7 +3,8 @@
 # one change (B resolve compares the checkout with one baseline commit and checks the outputs; this takes any two built CLIs).
 # Each run writes a new output file (the previous one removed and `sync` first, as B resolve does). Prints every run, then the
 # medians of wall, user and system time per build.
-#   tools/bench/resolve-ab.sh A_DLL B_DLL [text|va|histogram] [RUNS] [DIR]
+#   [A_ENV="NAME=VALUE ..."] [B_ENV="NAME=VALUE ..."] tools/bench/resolve-ab.sh A_DLL B_DLL [text|va|histogram] [RUNS] [DIR]
+# A_ENV and B_ENV add environment settings to one build's runs (e.g. B_ENV=DOTNET_TieredPGO=0 with the same DLL twice).
 # A_DLL, B_DLL: xeanalyze.dll of each build, e.g. /tmp/xebench-baseline-cli-<commit>/XeAnalyzer.Cli/bin/Release/net10.0/xeanalyze.dll
 # (B resolve --baseline <commit> builds one there) and XeAnalyzer.Cli/bin/Release/net10.0/xeanalyze.dll.
 set -euo pipefail
@@ -17,9 +18,9 @@ out="$dir/ab.out"; log=$(mktemp)
 trap 'rm -f "$out" "$log"' EXIT
 for r in $(seq 1 "$runs"); do
   for build in A B; do
-    dll="$a"; [ "$build" = B ] && dll="$b"
+    dll="$a"; extra="${A_ENV:-}"; [ "$build" = B ] && { dll="$b"; extra="${B_ENV:-}"; }
     rm -f "$out"; sync
-    /usr/bin/time -f "%e %U %S" -o "$log" dotnet "$dll" resolve "$input" "${modules[@]}" --symbols symbols-cache --offline \
+    env $extra /usr/bin/time -f "%e %U %S" -o "$log" dotnet "$dll" resolve "$input" "${modules[@]}" --symbols symbols-cache --offline \
       --sql-build 99.0.1000.1 --catalog XeAnalyzer.Tests/TestData/catalog/fixture-buildinfo.json -o "$out" 2>/dev/null
     read -r wall user sys < "$log"
     echo "$shape run $r $build: wall $wall s, user $user s, sys $sys s"
