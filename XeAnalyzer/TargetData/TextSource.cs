@@ -930,19 +930,11 @@ internal sealed class TextSource : IDisposable
             while (true)
             {
                 ReadOnlySpan<char> content = s._buf.AsSpan(s._pos + ValueOpen.Length, s._len - s._pos - ValueOpen.Length);
-                int stop = content[k..].IndexOfAnyExcept(s_plainValueChars);
+                int stop = PlainLength(content[k..], ref cr);
                 if (stop >= 0)
                 {
                     k += stop;
-                    char c = content[k];
-                    if (c == '\r')
-                    {
-                        cr = true;
-                        k++;
-                        continue;
-                    }
-
-                    if (c != '<')
+                    if (content[k] != '<')
                     {
                         return false;
                     }
@@ -983,29 +975,70 @@ internal sealed class TextSource : IDisposable
             _lifted.Enqueue(new LiftedValue(_xmlLine, _xmlColumn, cr ? new string(text).ReplaceLineEndings("\n") : new string(text)));
 
             // The stand-in: "<value>", the line breaks, blanks for the last line, "</value>".
-            int standLen = ValueOpen.Length + breaks + lastLine + ValueClose.Length;
-            if (_stand.Length < standLen)
-            {
-                _stand = new char[Math.Max(standLen, 256)];
-            }
-
-            Span<char> stand = _stand.AsSpan(0, standLen);
+            Span<char> stand = StandIn(ValueOpen.Length + breaks + lastLine + ValueClose.Length);
             ValueOpen.CopyTo(stand);
             stand.Slice(ValueOpen.Length, breaks).Fill('\n');
             stand.Slice(ValueOpen.Length + breaks, lastLine).Fill(' ');
-            ValueClose.CopyTo(stand[(standLen - ValueClose.Length)..]);
+            ValueClose.CopyTo(stand[^ValueClose.Length..]);
+            emitted = Substitute(dest, stand.Length, ValueOpen.Length + k + ValueClose.Length, breaks,
+                (breaks > 0 ? 0 : _xmlColumn + ValueOpen.Length) + lastLine + ValueClose.Length);
+            return true;
+        }
 
-            s._pos += ValueOpen.Length + k + ValueClose.Length;
-            s.Line += breaks;
+        /// <summary>The stand-in buffer, at least <paramref name="length"/> characters long; its first <paramref name="length"/>.</summary>
+        private Span<char> StandIn(int length)
+        {
+            if (_stand.Length < length)
+            {
+                _stand = new char[Math.Max(length, 256)];
+            }
+
+            return _stand.AsSpan(0, length);
+        }
+
+        /// <summary>
+        /// Hands the XML reader the first <paramref name="standLen"/> characters of the stand-in buffer in place of the next
+        /// <paramref name="consumed"/> characters of the source, which hold <paramref name="breaks"/> line breaks and leave the reader
+        /// at <paramref name="column"/>; returns how many went into <paramref name="dest"/> (the rest follow on the next reads).
+        /// </summary>
+        private int Substitute(Span<char> dest, int standLen, int consumed, int breaks, int column)
+        {
+            _src._pos += consumed;
+            _src.Line += breaks;
             _xmlLine += breaks;
-            _xmlColumn = (breaks > 0 ? 0 : _xmlColumn + ValueOpen.Length) + lastLine + ValueClose.Length;
+            _xmlColumn = column;
             _lastWasCr = false;
-
-            emitted = Math.Min(dest.Length, standLen);
-            stand[..emitted].CopyTo(dest);
+            int emitted = Math.Min(dest.Length, standLen);
+            _stand.AsSpan(0, emitted).CopyTo(dest);
             _standPos = emitted;
             _standLen = standLen;
-            return true;
+            return emitted;
+        }
+
+        /// <summary>
+        /// How many characters at the start of <paramref name="text"/> a lifted value may hold (<see cref="s_plainValueChars"/> and CR),
+        /// or -1 when all of them; <paramref name="cr"/> is set when they hold a CR.
+        /// </summary>
+        private static int PlainLength(ReadOnlySpan<char> text, ref bool cr)
+        {
+            int k = 0;
+            while (true)
+            {
+                int stop = text[k..].IndexOfAnyExcept(s_plainValueChars);
+                if (stop < 0)
+                {
+                    return -1;
+                }
+
+                k += stop;
+                if (text[k] != '\r')
+                {
+                    return k;
+                }
+
+                cr = true;
+                k++;
+            }
         }
 
         /// <summary>
@@ -1026,11 +1059,12 @@ internal sealed class TextSource : IDisposable
             _run.Clear();
             int end = 0; // the run's length: up to the end of its last slot
             int breaks = 0; // line breaks in the run up to the slot being read
+            int runBreaks = 0; // line breaks in the run up to its end (white space after its last slot is not part of it)
             int at = 0;
             while (_run.Count < Math.Min(room, MaxRunSlots))
             {
                 ReadOnlySpan<char> avail = s._buf.AsSpan(s._pos, s._len - s._pos);
-                int length = ScanSlot(avail[at..], out ulong count, out ulong? trunc, out int valueStart, out int valueLength);
+                int length = ScanSlot(avail[at..], out ulong count, out ulong? trunc, out int valueStart, out int valueLength, out bool cr);
                 if (length == NeedMore && _run.Count == 0 && !(s._pos == 0 && s._len == s._buf.Length) && s.ReadMore())
                 {
                     continue; // the first slot does not end in the buffer yet: read on while the buffer holds it without growing
@@ -1047,8 +1081,7 @@ internal sealed class TextSource : IDisposable
                 ReadOnlySpan<char> slotText = avail.Slice(at, length);
                 int toValue = CountLineBreaks(slotText[..valueStart], ref lastCr);
                 ReadOnlySpan<char> text = slotText.Slice(valueStart, valueLength);
-                bool cr = text.Contains('\r');
-                int inValue = cr ? CountLineBreaks(text, ref lastCr) : text.Count('\n');
+                int inValue = CountLineBreaks(text, ref lastCr);
                 lastCr = false;
                 int afterValue = CountLineBreaks(slotText[(valueStart + valueLength)..], ref lastCr);
                 breaks += toValue + inValue + afterValue;
@@ -1056,6 +1089,7 @@ internal sealed class TextSource : IDisposable
                     cr ? new string(text).ReplaceLineEndings("\n") : new string(text)));
                 at += length;
                 end = at;
+                runBreaks = breaks;
 
                 // White space, then another slot of the run, or the run ends before the white space.
                 int ws = avail[at..].IndexOfAnyExcept(XmlBlanks);
@@ -1074,9 +1108,6 @@ internal sealed class TextSource : IDisposable
                 return false;
             }
 
-            // Breaks counted past the run's end (white space after its last slot) are not part of it.
-            bool last = false;
-            int runBreaks = CountLineBreaks(s._buf.AsSpan(s._pos, end), ref last);
             // The last line of the run ends in "</Slot>", so it is at least as long as the stand-in element.
             int lastLine = runBreaks > 0 ? end - 1 - s._buf.AsSpan(s._pos, end).LastIndexOfAny('\n', '\r') : end;
             int endColumn = runBreaks > 0 ? lastLine : _xmlColumn + end;
@@ -1086,30 +1117,14 @@ internal sealed class TextSource : IDisposable
             // last slot, as it does when the slot is read from the XML).
             // It starts with a blank: a line feed first would make one line break with a CR right before the run.
             int lead = runBreaks > 0 ? 1 : 0;
-            int standLen = lead + runBreaks + lastLine;
             _liftedRuns.Enqueue(new LiftedSlotRun(_xmlLine + runBreaks, endColumn - SlotStandIn.Length, [.. _run]));
             _liftedRunSlots += _run.Count;
-            if (_stand.Length < standLen)
-            {
-                _stand = new char[Math.Max(standLen, 256)];
-            }
-
-            Span<char> stand = _stand.AsSpan(0, standLen);
+            Span<char> stand = StandIn(lead + runBreaks + lastLine);
             stand[..lead].Fill(' ');
             stand.Slice(lead, runBreaks).Fill('\n');
             stand[(lead + runBreaks)..^SlotStandIn.Length].Fill(' ');
             SlotStandIn.CopyTo(stand[^SlotStandIn.Length..]);
-
-            s._pos += end;
-            s.Line += runBreaks;
-            _xmlLine += runBreaks;
-            _xmlColumn = endColumn;
-            _lastWasCr = false;
-
-            emitted = Math.Min(dest.Length, standLen);
-            stand[..emitted].CopyTo(dest);
-            _standPos = emitted;
-            _standLen = standLen;
+            emitted = Substitute(dest, stand.Length, end, runBreaks, endColumn);
             return true;
         }
 
@@ -1121,13 +1136,14 @@ internal sealed class TextSource : IDisposable
         /// <c>&lt;value&gt;</c>, plain text (as a lifted value: printable ASCII but '&lt;', '&amp;' and ']', TAB and line breaks; not
         /// empty, at most <see cref="TextInputLimits.MaxValueLength"/>), <c>&lt;/value&gt;</c>, white space, <c>&lt;/Slot&gt;</c>.
         /// Anything else in it is for the XML reader. Returns the slot's length, -1 when it is not of that form, or
-        /// <see cref="NeedMore"/> when the text ends first.
+        /// <see cref="NeedMore"/> when the text ends first; <paramref name="cr"/> says whether the value holds a CR.
         /// </summary>
-        private int ScanSlot(ReadOnlySpan<char> text, out ulong count, out ulong? trunc, out int valueStart, out int valueLength)
+        private int ScanSlot(ReadOnlySpan<char> text, out ulong count, out ulong? trunc, out int valueStart, out int valueLength, out bool cr)
         {
             count = 0;
             trunc = null;
             valueStart = valueLength = 0;
+            cr = false;
             bool hasCount = false;
             int i = SlotOpen.Length;
             while (true)
@@ -1213,13 +1229,7 @@ internal sealed class TextSource : IDisposable
             }
 
             i += ValueOpen.Length;
-            int stop = text[i..].IndexOfAnyExcept(s_plainValueChars);
-            while (stop >= 0 && text[i + stop] == '\r')
-            {
-                int more = text[(i + stop + 1)..].IndexOfAnyExcept(s_plainValueChars);
-                stop = more < 0 ? -1 : stop + 1 + more;
-            }
-
+            int stop = PlainLength(text[i..], ref cr);
             if (stop < 0)
             {
                 return text.Length - i > _src._limits.MaxValueLength ? -1 : NeedMore;
