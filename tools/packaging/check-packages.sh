@@ -19,8 +19,19 @@ done
 listing="$(unzip -l "$feed/XeAnalyzer.$version.nupkg")"
 nuspec="$(unzip -p "$feed/XeAnalyzer.$version.nupkg" XeAnalyzer.nuspec)"
 grep -q 'lib/net10.0/XeAnalyzer.xml' <<<"$listing" || { echo "packaging: no XML docs in the library package"; exit 1; }
-grep -q 'README.md' <<<"$listing" || { echo "packaging: no README in the library package"; exit 1; }
 grep -q '<license type="expression">MIT</license>' <<<"$nuspec" || { echo "packaging: no licence in the library package"; exit 1; }
+# Each package's page is its own PACKAGE.md (packed as README.md), which must say how to install that package.
+package_readme() { # nupkg, nuspec name, source file, install line
+  unzip -p "$1" "$2" >"$work/readme.nuspec" || { echo "packaging: no $2 in $1"; exit 1; }
+  grep -q '<readme>README.md</readme>' "$work/readme.nuspec" || { echo "packaging: $1 names no README.md"; exit 1; }
+  unzip -p "$1" README.md >"$work/readme.packed" && cmp -s "$work/readme.packed" "$3" \
+    || { echo "packaging: the README.md in $1 is not $3"; exit 1; }
+  grep -qF "$4" "$3" || { echo "packaging: $3 does not say '$4'"; exit 1; }
+}
+package_readme "$feed/XeAnalyzer.$version.nupkg" XeAnalyzer.nuspec "$repo/XeAnalyzer/PACKAGE.md" \
+  'dotnet add package XeAnalyzer'
+package_readme "$feed/XeAnalyzer.Cli.$version.nupkg" XeAnalyzer.Cli.nuspec "$repo/XeAnalyzer.Cli/PACKAGE.md" \
+  'dotnet tool install --global XeAnalyzer.Cli'
 
 echo "packaging: installing the tool from the local folder"
 # A private package cache, so the freshly packed version is used rather than one cached by an earlier run.
@@ -63,3 +74,18 @@ awk '/^## Using the library/{s=1} s&&/^```csharp/{c=1;next} c&&/^```/{exit} c{pr
 grep -q '^scheduler 27: 688 acquires' "$work/readme.txt" && grep -q '^2005 events: sqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1a9' "$work/readme.txt" \
   || { echo "packaging: the README example gave unexpected output:"; cat "$work/readme.txt" "$work/readme.err"; exit 1; }
 echo "packaging: the README's library example compiled against the packed library and ran on the sample"
+
+echo "packaging: building and running the library package page's example against the packed library"
+mkdir -p "$work/package-example"
+cp "$repo/tools/packaging/consumer/Consumer.csproj" "$work/consumer/nuget.config" "$work/package-example/"
+# The first csharp block of XeAnalyzer/PACKAGE.md, verbatim; it reads the captures named on its command line.
+awk '/^```csharp/{c=1;next} c&&/^```/{exit} c{print}' "$repo/XeAnalyzer/PACKAGE.md" >"$work/package-example/Program.cs"
+[ -s "$work/package-example/Program.cs" ] || { echo "packaging: no csharp block in XeAnalyzer/PACKAGE.md"; exit 1; }
+( cd "$work/package-example" \
+  && dotnet run -c Release -p:XeAnalyzerVersion="$version" -- "$repo/sample-xel/latch_nesting_full" ) \
+  >"$work/package.txt" 2>"$work/package.err" || { cat "$work/package.err" "$work/package.txt"; exit 1; }
+# Scheduler 27, the sample's busy scheduler, is the one outlier.
+grep -q '^scheduler 27: 688 acquires (outlier)$' "$work/package.txt" \
+  || { echo "packaging: the package page's example gave unexpected output:"; cat "$work/package.txt" "$work/package.err"
+       exit 1; }
+echo "packaging: the library package page's example compiled against the packed library and ran on the sample"
