@@ -1,13 +1,6 @@
-using System.Buffers.Binary;
-using System.Diagnostics.CodeAnalysis;
 using System.Globalization;
 using System.IO.Compression;
-using System.Reflection;
 using Parquet;
-using ColumnChunk = Parquet.Meta.ColumnChunk;
-using FileMetaData = Parquet.Meta.FileMetaData;
-using RowGroup = Parquet.Meta.RowGroup;
-using Statistics = Parquet.Meta.Statistics;
 using Parquet.Schema;
 
 namespace XeAnalyzer.Export;
@@ -27,18 +20,13 @@ internal sealed record ParquetTableOptions(int RowGroupRows, long RowGroupBytes,
 /// 80 % distinct). Every column chunk carries null counts and min/max statistics (Parquet.Net's).
 /// </summary>
 /// <remarks>
-/// <para>Parquet.Net 6.1.0 writes the min/max statistics of <c>TIMESTAMP(MICROS)</c> columns in milliseconds
-/// (aloneguid/parquet-dotnet#769), which makes DuckDB skip row groups that match a time filter. This writer replaces them in
-/// the file footer with the microsecond values of the row group before the footer is written (reaching the footer being
-/// built through Parquet.Net's private <c>ParquetWriter._footer._fileMeta</c>, checked when the writer is created; the
-/// statistics copy in each page header stays as Parquet.Net writes it: DuckDB and Spark prune by the footer).</para>
+/// <para>Timestamps are handed to Parquet.Net as the microseconds the file stores, so their statistics are exact (see
+/// <see cref="ColumnFields.Values"/>); the column buffers are in <c>ParquetColumnBuffers.cs</c>.</para>
 /// <para>Not thread-safe (one caller; the background write never overlaps another). Call <see cref="Finish"/> to write the footer; a writer disposed unfinished leaves a file without
 /// a footer, which no reader accepts.</para>
 /// </remarks>
 internal sealed class ParquetTableWriter : IDisposable
 {
-    private static readonly FieldInfo? s_footerField = typeof(ParquetWriter).GetField("_footer", BindingFlags.NonPublic | BindingFlags.Instance);
-
     private readonly Stream _output;
     private readonly ParquetColumn[] _columns;
     private ColumnBuffer[] _buffers;
@@ -47,7 +35,6 @@ internal sealed class ParquetTableWriter : IDisposable
     private long _pendingBytes;
     private readonly ParquetTableOptions _options;
     private readonly ParquetWriter _writer;
-    private readonly FileMetaData _footer;
     private int _columnsWrittenInRow;
     private int _rowsInGroup;
     private long _rowCount;
@@ -99,11 +86,10 @@ internal sealed class ParquetTableWriter : IDisposable
         var schema = new ParquetSchema(fields.Select(f => f.Schema));
         foreach (ColumnFields f in fields.Where(f => f.Column.Type is ParquetColumnType.String or ParquetColumnType.StringList))
         {
-            parquetOptions.ColumnEncodingHints[f.Data.Path.ToString()] = EncodingHint.Dictionary;
+            parquetOptions.ColumnEncodingHints[f.Values.Path.ToString()] = EncodingHint.Dictionary;
         }
 
         _writer = ParquetWriter.CreateAsync(schema, output, parquetOptions).GetAwaiter().GetResult();
-        _footer = FooterOf(_writer);
     }
 
     /// <summary>The columns, in file order.</summary>
@@ -379,26 +365,6 @@ internal sealed class ParquetTableWriter : IDisposable
         _output.Dispose();
     }
 
-    /// <summary>Microseconds since 1970-01-01 UTC, rounded towards negative infinity.</summary>
-    /// <param name="value">The time (local times converted to UTC; unspecified taken as UTC).</param>
-    /// <returns>The microseconds.</returns>
-    public static long ToUnixMicroseconds(DateTime value)
-    {
-        DateTime utc = value.Kind == DateTimeKind.Local ? value.ToUniversalTime() : value;
-        long ticks = utc.Ticks - DateTime.UnixEpoch.Ticks;
-        long micros = ticks / TimeSpan.TicksPerMicrosecond;
-        return ticks % TimeSpan.TicksPerMicrosecond < 0 ? micros - 1 : micros;
-    }
-
-    [UnconditionalSuppressMessage("Trimming", "IL2075", Justification = "ThriftFooter is a type of Parquet.Net, which is not trimmed away while ParquetWriter is used; a missing member throws.")]
-    private static FileMetaData FooterOf(ParquetWriter writer)
-    {
-        object? footer = s_footerField?.GetValue(writer);
-        FieldInfo? meta = footer?.GetType().GetField("_fileMeta", BindingFlags.NonPublic | BindingFlags.Instance);
-        return meta?.GetValue(footer) as FileMetaData
-            ?? throw new InvalidOperationException("This Parquet.Net version has no ParquetWriter._footer._fileMeta, through which XeAnalyzer corrects the TIMESTAMP statistics Parquet.Net writes in milliseconds (aloneguid/parquet-dotnet#769); check whether that bug is fixed and update ParquetTableWriter.");
-    }
-
     private async Task WriteRowGroupAsync(ColumnBuffer[] buffers)
     {
         using (ParquetRowGroupWriter rowGroup = _writer.CreateRowGroup())
@@ -411,15 +377,9 @@ internal sealed class ParquetTableWriter : IDisposable
             rowGroup.CompleteValidate();
         }
 
-        RowGroup written = _footer.RowGroups[^1];
-        for (int i = 0; i < buffers.Length; i++)
+        foreach (ColumnBuffer b in buffers)
         {
-            if (buffers[i] is TimestampBuffer ts)
-            {
-                ts.CorrectStatistics(written.Columns[i]);
-            }
-
-            buffers[i].Clear();
+            b.Clear();
         }
     }
 
@@ -472,286 +432,6 @@ internal sealed class ParquetTableWriter : IDisposable
         if (_finished)
         {
             throw new InvalidOperationException("The Parquet file is finished.");
-        }
-    }
-
-    /// <summary>The buffered values of one column in the open row group, and its Parquet.Net schema field.</summary>
-    private abstract class ColumnBuffer(ColumnFields fields)
-    {
-        public ParquetColumn Column { get; } = fields.Column;
-
-        /// <summary>The leaf holding the values (the list's element for lists), as attached to the file's schema.</summary>
-        public DataField DataField { get; } = fields.Data;
-
-        public bool WrittenInRow { get; set; }
-
-        public abstract long BufferedBytes { get; }
-
-        public static ColumnBuffer Create(ColumnFields f) => f.Column.Type switch
-        {
-            ParquetColumnType.Boolean => new ValueBuffer<bool>(f, 1),
-            ParquetColumnType.Int8 => new ValueBuffer<sbyte>(f, 1),
-            ParquetColumnType.Int16 => new ValueBuffer<short>(f, 2),
-            ParquetColumnType.Int32 => new ValueBuffer<int>(f, 4),
-            ParquetColumnType.Int64 or ParquetColumnType.Int64List => new ValueBuffer<long>(f, 8),
-            ParquetColumnType.UInt8 => new ValueBuffer<byte>(f, 1),
-            ParquetColumnType.UInt16 => new ValueBuffer<ushort>(f, 2),
-            ParquetColumnType.UInt32 => new ValueBuffer<uint>(f, 4),
-            ParquetColumnType.UInt64 => new ValueBuffer<ulong>(f, 8),
-            ParquetColumnType.Float => new ValueBuffer<float>(f, 4),
-            ParquetColumnType.Double => new ValueBuffer<double>(f, 8),
-            ParquetColumnType.String or ParquetColumnType.StringList => new TextBuffer(f),
-            ParquetColumnType.Binary => new ValueBuffer<ReadOnlyMemory<byte>>(f, 24),
-            ParquetColumnType.TimestampMicros => new TimestampBuffer(f),
-            _ => throw new ArgumentOutOfRangeException(nameof(f), f.Column.Type, "Unknown column type."),
-        };
-
-        public abstract void AppendNull();
-
-        public abstract Task WriteAsync(ParquetRowGroupWriter rowGroup);
-
-        public abstract void Clear();
-    }
-
-    /// <summary>
-    /// Values plus Dremel levels. A nullable scalar has definition level 1 (value) or 0 (null); a list (always an optional
-    /// group of required elements) has 0 for a null list, 1 for an empty list, 2 for an element, and repetition level 0 for
-    /// the first entry of a row, 1 for the next elements.
-    /// </summary>
-    private class ValueBuffer<T> : ColumnBuffer
-        where T : struct
-    {
-        private readonly int _valueBytes;
-        private T[] _values = new T[1024];
-        private int[] _definition;
-        private int[] _repetition;
-        private int _count;
-        private int _levels;
-
-        public ValueBuffer(ColumnFields fields, int valueBytes)
-            : base(fields)
-        {
-            _valueBytes = valueBytes;
-            _definition = Column.IsNullable || Column.IsList ? new int[1024] : [];
-            _repetition = Column.IsList ? new int[1024] : [];
-        }
-
-        public override long BufferedBytes => ((long)_count * _valueBytes) + ((long)_levels * (Column.IsList ? 8 : 4));
-
-        protected ReadOnlySpan<T> Values => _values.AsSpan(0, _count);
-
-        public void Append(T value)
-        {
-            Add(value);
-            if (Column.IsNullable)
-            {
-                Level(1, 0);
-            }
-        }
-
-        public void AppendList(ReadOnlySpan<T> values)
-        {
-            if (values.IsEmpty)
-            {
-                Level(1, 0);
-                return;
-            }
-
-            for (int i = 0; i < values.Length; i++)
-            {
-                Add(values[i]);
-                Level(2, i == 0 ? 0 : 1);
-            }
-        }
-
-        public override void AppendNull() => Level(0, 0);
-
-        public override Task WriteAsync(ParquetRowGroupWriter rowGroup)
-        {
-            // Not "cond ? memory : null": null converts to an empty Memory<int> (through int[]), not to a null Nullable.
-            ReadOnlyMemory<int>? definition = null, repetition = null;
-            if (_definition.Length > 0)
-            {
-                definition = _definition.AsMemory(0, _levels);
-            }
-
-            if (Column.IsList)
-            {
-                repetition = _repetition.AsMemory(0, _levels);
-            }
-
-            return rowGroup.WriteAllPartsAsync<T>(DataField, _values.AsMemory(0, _count), definition, repetition, CancellationToken.None);
-        }
-
-        public override void Clear()
-        {
-            if (System.Runtime.CompilerServices.RuntimeHelpers.IsReferenceOrContainsReferences<T>())
-            {
-                Array.Clear(_values, 0, _count);
-            }
-
-            _count = 0;
-            _levels = 0;
-        }
-
-        private void Add(T value)
-        {
-            if (_count == _values.Length)
-            {
-                Array.Resize(ref _values, _values.Length * 2);
-            }
-
-            _values[_count++] = value;
-        }
-
-        private void Level(int definition, int repetition)
-        {
-            if (_levels == _definition.Length)
-            {
-                Array.Resize(ref _definition, _definition.Length * 2);
-                if (Column.IsList)
-                {
-                    Array.Resize(ref _repetition, _repetition.Length * 2);
-                }
-            }
-
-            _definition[_levels] = definition;
-            if (Column.IsList)
-            {
-                _repetition[_levels] = repetition;
-            }
-
-            _levels++;
-        }
-    }
-
-    /// <summary>Strings (as <see cref="ReadOnlyMemory{T}"/> of the caller's strings: no copy) and their estimated size.</summary>
-    private sealed class TextBuffer(ColumnFields fields) : ValueBuffer<ReadOnlyMemory<char>>(fields, 16)
-    {
-        private long _chars;
-
-        public override long BufferedBytes => base.BufferedBytes + (_chars * 2);
-
-        public void Append(string value)
-        {
-            _chars += value.Length;
-            Append(value.AsMemory());
-        }
-
-        public void AppendList(ReadOnlySpan<string> values)
-        {
-            if (values.IsEmpty)
-            {
-                AppendList(ReadOnlySpan<ReadOnlyMemory<char>>.Empty);
-                return;
-            }
-
-            ReadOnlyMemory<char>[] memory = new ReadOnlyMemory<char>[values.Length];
-            for (int i = 0; i < values.Length; i++)
-            {
-                _chars += values[i].Length;
-                memory[i] = values[i].AsMemory();
-            }
-
-            AppendList(memory);
-        }
-
-        public override void Clear()
-        {
-            base.Clear();
-            _chars = 0;
-        }
-    }
-
-    /// <summary>Times, kept as whole microseconds (rounded down), with their minimum and maximum for the statistics fix.</summary>
-    private sealed class TimestampBuffer(ColumnFields fields) : ValueBuffer<DateTime>(fields, 8)
-    {
-        public new void Append(DateTime value)
-        {
-            long micros = ToUnixMicroseconds(value);
-            base.Append(DateTime.SpecifyKind(DateTime.UnixEpoch.AddTicks(micros * TimeSpan.TicksPerMicrosecond), DateTimeKind.Utc));
-        }
-
-        /// <summary>Replaces the chunk's min/max statistics with the microsecond values of the row group's times.</summary>
-        public void CorrectStatistics(ColumnChunk chunk)
-        {
-            Statistics? stats = chunk.MetaData?.Statistics;
-            if (stats is null)
-            {
-                return;
-            }
-
-            string path = string.Join(".", chunk.MetaData!.PathInSchema);
-            if (!string.Equals(path, Column.Name, StringComparison.Ordinal))
-            {
-                throw new InvalidOperationException("Column chunk '" + path + "' where '" + Column.Name + "' was expected.");
-            }
-
-            if (Values.IsEmpty)
-            {
-                stats.Min = stats.MinValue = stats.Max = stats.MaxValue = null;
-                return;
-            }
-
-            long min = long.MaxValue, max = long.MinValue;
-            foreach (DateTime t in Values)
-            {
-                long us = ToUnixMicroseconds(t);
-                min = Math.Min(min, us);
-                max = Math.Max(max, us);
-            }
-
-            stats.Min = stats.MinValue = Int64Bytes(min);
-            stats.Max = stats.MaxValue = Int64Bytes(max);
-        }
-
-        private static byte[] Int64Bytes(long value)
-        {
-            byte[] b = new byte[8];
-            BinaryPrimitives.WriteInt64LittleEndian(b, value);
-            return b;
-        }
-    }
-
-    /// <summary>A column's Parquet.Net schema fields: made once per file and shared by both buffer sets.</summary>
-    /// <param name="Column">The column.</param>
-    /// <param name="Schema">The top-level schema field (the list field for lists).</param>
-    /// <param name="Data">The leaf holding the values (the list's element for lists).</param>
-    private sealed record ColumnFields(ParquetColumn Column, Field Schema, DataField Data)
-    {
-        public static ColumnFields For(ParquetColumn c)
-        {
-            if (c.Type == ParquetColumnType.TimestampMicros)
-            {
-                var ts = new DateTimeDataField(c.Name, DateTimeFormat.Timestamp, isAdjustedToUTC: true, unit: DateTimeTimeUnit.Micros, isNullable: c.IsNullable);
-                return new ColumnFields(c, ts, ts);
-            }
-
-            Type clrType = c.Type switch
-            {
-                ParquetColumnType.Boolean => typeof(bool),
-                ParquetColumnType.Int8 => typeof(sbyte),
-                ParquetColumnType.Int16 => typeof(short),
-                ParquetColumnType.Int32 => typeof(int),
-                ParquetColumnType.Int64 or ParquetColumnType.Int64List => typeof(long),
-                ParquetColumnType.UInt8 => typeof(byte),
-                ParquetColumnType.UInt16 => typeof(ushort),
-                ParquetColumnType.UInt32 => typeof(uint),
-                ParquetColumnType.UInt64 => typeof(ulong),
-                ParquetColumnType.Float => typeof(float),
-                ParquetColumnType.Double => typeof(double),
-                ParquetColumnType.String or ParquetColumnType.StringList => typeof(string),
-                ParquetColumnType.Binary => typeof(byte[]),
-                _ => throw new ArgumentOutOfRangeException(nameof(c), c.Type, "Unknown column type."),
-            };
-            if (c.IsList)
-            {
-                var element = new DataField(ListField.ElementName, clrType, isNullable: false);
-                return new ColumnFields(c, new ListField(c.Name, element), element);
-            }
-
-            var field = new DataField(c.Name, clrType, isNullable: c.IsNullable);
-            return new ColumnFields(c, field, field);
         }
     }
 }
