@@ -1,6 +1,4 @@
 using System.Globalization;
-using System.Text.Json;
-using DuckDB.NET.Data;
 using XeAnalyzer.Cli;
 using XeAnalyzer.Sql;
 using XeAnalyzer.Tests.Export;
@@ -15,15 +13,6 @@ namespace XeAnalyzer.Tests.Sql;
 [NonParallelizable]
 public sealed class SqlQueryTests
 {
-    /// <summary>The README's DuckDB view definitions (section "The analyses as SQL"); keep them in sync.</summary>
-    public static readonly string[] ReadmeViews =
-    [
-        "CREATE VIEW latch_acquired AS SELECT * FROM read_parquet('out/*/sqlserver.latch_acquired.parquet', union_by_name = true)",
-        "CREATE VIEW page_events AS SELECT * FROM read_parquet('out/*/sqlos.page_*.parquet', union_by_name = true)",
-        "CREATE VIEW wait_events AS SELECT * FROM read_parquet('out/*/sqlos.wait_*.parquet', union_by_name = true)",
-        "CREATE VIEW stack_events AS SELECT * FROM read_parquet('out/*/sqlserver.latch_acquired.parquet', union_by_name = true)",
-    ];
-
     private static readonly string[] SampleNames = ["latch_nesting_full", "cci_insert_memory", "blob_storage_waits"];
     private string _dir = null!;
 
@@ -45,46 +34,14 @@ public sealed class SqlQueryTests
     [OneTimeTearDown]
     public void Cleanup() => Directory.Delete(_dir, recursive: true);
 
-    /// <summary>Runs a shipped query after the README's views, with DuckDB's working directory at the exports' parent.</summary>
-    private QueryResult RunQuery(string name, params string[] views)
-    {
-        string cwd = Environment.CurrentDirectory;
-        try
-        {
-            Environment.CurrentDirectory = _dir;
-            using var connection = new DuckDBConnection("Data Source=:memory:");
-            connection.Open();
-            DuckDbOracle.Execute(connection, "SET TimeZone = 'UTC'");
-            foreach (string v in views.Length > 0 ? views : ReadmeViews)
-            {
-                DuckDbOracle.Execute(connection, v);
-            }
+    /// <summary>Runs a shipped query after its header's views (or <paramref name="views"/>) over the exports.</summary>
+    private QueryResult RunQuery(string name, params string[] views) => SqlFigures.Run(_dir, name, views);
 
-            return DuckDbOracle.Read(connection, AnalysisQueries.Get(name).Text);
-        }
-        finally
-        {
-            Environment.CurrentDirectory = cwd;
-        }
-    }
+    private static string CaptureOf(string sample) => SqlFigures.CaptureOf(Sample(sample));
 
-    private static string CaptureOf(string sample) => CaptureSet.Expand([Sample(sample)]).Single().Name;
+    private static long L(QueryResult q, int row, string column) => SqlFigures.L(q, row, column);
 
-    private static long L(QueryResult q, int row, string column) => long.Parse(q.Text(row, column)!, CultureInfo.InvariantCulture);
-
-    private static double? D(QueryResult q, int row, string column) => q.Rows[row][q.Index(column)] is { ValueKind: JsonValueKind.Number } v ? v.GetDouble() : null;
-
-    private static void AssertClose(double? actual, double expected, string what)
-    {
-        if (double.IsNaN(expected))
-        {
-            Assert.That(actual, Is.Null, what + ": no reference, so NULL");
-            return;
-        }
-
-        Assert.That(actual, Is.Not.Null, what);
-        Assert.That(actual!.Value, Is.EqualTo(expected).Within(1e-12 * Math.Max(1, Math.Abs(expected))), what);
-    }
+    private static double? D(QueryResult q, int row, string column) => SqlFigures.D(q, row, column);
 
     [Test]
     public void Queries_AreListed_WithSummaryInputsAndText()
@@ -103,11 +60,40 @@ public sealed class SqlQueryTests
         Assert.That(() => AnalysisQueries.Get("nope"), Throws.InstanceOf<KeyNotFoundException>().With.Message.Contains("latches_per_scheduler"));
     }
 
-    [Test]
-    public void ReadmeViews_AreTheOnesTested()
+    [TestCase("README.md")]
+    [TestCase("docs/export-and-sql.md")]
+    public void DocumentedViews_AreTheQueryHeadersViews(string document)
     {
-        string[] readme = [.. File.ReadAllLines(Path.Combine(TestPaths.RepoRoot, "README.md")).Where(l => l.StartsWith("CREATE VIEW ", StringComparison.Ordinal)).Select(l => l.TrimEnd(';'))];
-        Assert.That(readme, Is.EqualTo(ReadmeViews));
+        // The views.sql block of the document: the statements between "cat > views.sql <<'SQL'" and "SQL".
+        string[] lines = File.ReadAllLines(Path.Combine(TestPaths.RepoRoot, document));
+        int start = Array.IndexOf(lines, "cat > views.sql <<'SQL'");
+        Assert.That(start, Is.GreaterThanOrEqualTo(0), document + ": a views.sql block");
+        int end = Array.IndexOf(lines, "SQL", start + 1);
+        IReadOnlyList<string> documented = QueryViews.Statements(string.Join("\n", lines[(start + 1)..end]));
+        Assert.That(documented, Is.EqualTo(QueryViews.All), document + ": the views of the query headers, in order");
+        string[] names = ["latch_acquired", "page_events", "stack_events", "wait_events"];
+        Assert.That(QueryViews.All.Select(v => v.Split(' ')[2]), Is.EqualTo(names));
+    }
+
+    [Test]
+    public void EveryQuery_ReadsOnlyColumnsItsViewsName()
+    {
+        // Over views holding only their empty SELECT, a query binds only if every column it reads is named there: then
+        // an export without some of the query's events or actions binds too (with NULLs for what it lacks).
+        foreach (AnalysisQuery q in AnalysisQueries.All)
+        {
+            QueryResult r = RunQuery(q.Name, [.. QueryViews.Of(q).Select(QueryViews.WithoutTables)]);
+            Assert.That(r.Rows, Is.Empty, q.Name);
+        }
+
+        Assert.That(
+            () => SqlFigures.Run(
+                _dir,
+                "wait_summary",
+                "CREATE VIEW wait_events AS SELECT CAST(NULL AS VARCHAR) AS event_name, "
+                    + "CAST(NULL AS VARCHAR) AS wait_type WHERE false"),
+            Throws.Exception.With.Message.Contains("opcode"),
+            "the check fails when a view lacks a column the query reads");
     }
 
     [Test]
@@ -136,22 +122,7 @@ public sealed class SqlQueryTests
         Assert.That(Enumerable.Range(0, q.Rows.Length).Select(r => q.Text(r, "capture")).Distinct(), Is.EquivalentTo(withLatches.Select(CaptureOf)), "one capture per sample with latch_acquired events, named as CaptureSet names it");
         foreach (string sample in withLatches)
         {
-            int[] rows = [.. Enumerable.Range(0, q.Rows.Length).Where(r => q.Text(r, "capture") == CaptureOf(sample))];
-            IReadOnlyList<SchedulerFigures> expected = InProcessFigures.Latches(Sample(sample));
-            Assert.That(rows, Has.Length.EqualTo(expected.Count), sample);
-            for (int i = 0; i < rows.Length; i++)
-            {
-                int r = rows[i];
-                SchedulerFigures e = expected[i];
-                string what = sample + " scheduler " + e.SchedulerId.ToString(CultureInfo.InvariantCulture);
-                Assert.That(L(q, r, "scheduler_id"), Is.EqualTo(e.SchedulerId), what);
-                Assert.That(L(q, r, "acquires"), Is.EqualTo(e.Acquires), what);
-                AssertClose(D(q, r, "share"), e.Share, what + " share");
-                AssertClose(D(q, r, "deviation_from_peer_mean"), e.DeviationFromPeerMean, what + " deviation from the peer mean");
-                AssertClose(D(q, r, "deviation_from_mean"), e.DeviationFromMean, what + " deviation from the mean");
-                AssertClose(D(q, r, "deviation_from_median"), e.DeviationFromMedian, what + " deviation from the median");
-                Assert.That(q.Text(r, "is_outlier"), Is.EqualTo(e.IsOutlier ? "true" : "false"), what + " outlier");
-            }
+            SqlFigures.AssertLatches(q, CaptureOf(sample), InProcessFigures.Latches(Sample(sample)));
         }
 
         // The seed scenario, from the sample generator's figures: scheduler 27 got 688 acquires, its peers 765 on average.
@@ -167,21 +138,8 @@ public sealed class SqlQueryTests
         QueryResult q = RunQuery("memory_running_total");
         IReadOnlyList<MemoryStep> expected = InProcessFigures.MemorySeries(Sample("cci_insert_memory"));
         Assert.That(expected, Has.Count.GreaterThan(5000));
-        int[] rows = [.. Enumerable.Range(0, q.Rows.Length).Where(r => q.Text(r, "capture") == CaptureOf("cci_insert_memory"))];
-        Assert.That(rows, Has.Length.EqualTo(expected.Count), "every page event once");
-        Assert.That(rows.Length, Is.EqualTo(q.Rows.Length), "only the cci sample has page events");
-        for (int i = 0; i < rows.Length; i++)
-        {
-            int r = rows[i];
-            MemoryStep e = expected[i];
-            string what = "step " + i.ToString(CultureInfo.InvariantCulture);
-            Assert.That(q.Text(r, "event_sequence"), Is.EqualTo(e.EventSequence?.ToString(CultureInfo.InvariantCulture)), what + " order");
-            Assert.That(Micros(q.Text(r, "timestamp_utc")!), Is.EqualTo(ExportOracle.Micros(e.Time)), what + " time");
-            Assert.That(L(q, r, "delta_pages"), Is.EqualTo(e.DeltaPages), what);
-            Assert.That(q.Text(r, "session_id"), Is.EqualTo(e.SessionId?.ToString(CultureInfo.InvariantCulture)), what);
-            Assert.That(L(q, r, "total_pages"), Is.EqualTo(e.TotalPages), what + " running total");
-            Assert.That(q.Text(r, "session_pages"), Is.EqualTo(e.SessionPages?.ToString(CultureInfo.InvariantCulture)), what + " session running total");
-        }
+        Assert.That(q.Rows, Has.Length.EqualTo(expected.Count), "only the cci sample has page events");
+        SqlFigures.AssertMemorySeries(q, CaptureOf("cci_insert_memory"), expected);
     }
 
     [Test]
@@ -190,22 +148,7 @@ public sealed class SqlQueryTests
         QueryResult q = RunQuery("memory_peaks");
         IReadOnlyList<MemoryPeak> expected = InProcessFigures.MemoryPeaks(Sample("cci_insert_memory"));
         Assert.That(q.Rows, Has.Length.EqualTo(expected.Count));
-        for (int r = 0; r < expected.Count; r++)
-        {
-            MemoryPeak e = expected[r];
-            string what = e.Session is null ? "all sessions" : "session " + e.Session.Value.ToString(CultureInfo.InvariantCulture);
-            Assert.That(q.Text(r, "capture"), Is.EqualTo(CaptureOf("cci_insert_memory")));
-            Assert.That(q.Text(r, "scope"), Is.EqualTo(e.Session is null ? "all" : "session"), what);
-            Assert.That(q.Text(r, "session_id"), Is.EqualTo(e.Session?.ToString(CultureInfo.InvariantCulture)), what);
-            Assert.That(L(q, r, "allocation_events"), Is.EqualTo(e.AllocationEvents), what);
-            Assert.That(L(q, r, "free_events"), Is.EqualTo(e.FreeEvents), what);
-            Assert.That(L(q, r, "pages_allocated"), Is.EqualTo(e.PagesAllocated), what);
-            Assert.That(L(q, r, "pages_freed"), Is.EqualTo(e.PagesFreed), what);
-            Assert.That(L(q, r, "final_pages"), Is.EqualTo(e.FinalPages), what);
-            Assert.That(L(q, r, "peak_pages"), Is.EqualTo(e.PeakPages), what);
-            Assert.That(L(q, r, "peak_bytes"), Is.EqualTo(e.PeakPages * 8192), what);
-            Assert.That(Micros(q.Text(r, "peak_time")!), Is.EqualTo(ExportOracle.Micros(e.PeakTime!.Value)), what + " peak time");
-        }
+        SqlFigures.AssertMemoryPeaks(q, CaptureOf("cci_insert_memory"), expected);
 
         // The generator's own figures (sample-xel/expected/cci_insert_memory.figures.tsv): session 64 peaks at 9266 pages.
         int s64 = Enumerable.Range(0, q.Rows.Length).Single(r => q.Text(r, "session_id") == "64");
@@ -218,19 +161,7 @@ public sealed class SqlQueryTests
     {
         QueryResult q = RunQuery("wait_summary");
         IReadOnlyList<WaitFigures> expected = InProcessFigures.Waits([.. SampleNames.Select(Sample)]);
-        Assert.That(q.Rows, Has.Length.EqualTo(expected.Count), "wait types, in the analysis's order");
-        for (int r = 0; r < expected.Count; r++)
-        {
-            WaitFigures e = expected[r];
-            Assert.That(q.Text(r, "wait_type"), Is.EqualTo(e.WaitType), "row " + r.ToString(CultureInfo.InvariantCulture));
-            Assert.That(L(q, r, "waits"), Is.EqualTo(e.Waits), e.WaitType);
-            Assert.That(L(q, r, "begins"), Is.EqualTo(e.Begins), e.WaitType);
-            Assert.That(L(q, r, "total_duration_ms"), Is.EqualTo(e.TotalDurationMs), e.WaitType);
-            AssertClose(D(q, r, "mean_duration_ms"), e.MeanDurationMs, e.WaitType + " mean");
-            Assert.That(L(q, r, "max_duration_ms"), Is.EqualTo(e.MaxDurationMs), e.WaitType);
-            Assert.That(q.Text(r, "total_signal_duration_ms"), Is.EqualTo(e.TotalSignalDurationMs?.ToString(CultureInfo.InvariantCulture)), e.WaitType + " signal duration (NULL: n/a)");
-            AssertClose(D(q, r, "share_of_duration"), e.ShareOfDuration, e.WaitType + " share");
-        }
+        SqlFigures.AssertWaits(q, expected);
 
         // The generator's figures: PAGEIOLATCH_SH 810 waits, 27,819 ms.
         int pio = Enumerable.Range(0, q.Rows.Length).Single(r => q.Text(r, "wait_type") == "PAGEIOLATCH_SH");
@@ -259,7 +190,7 @@ public sealed class SqlQueryTests
             string key = e.EventName + "\n" + string.Join("\n", e.Frames);
             Assert.That(actual.TryGetValue(key, out var a), Is.True, sample + ": a SQL bucket for " + e.EventName + " with " + e.Frames.Length.ToString(CultureInfo.InvariantCulture) + " frames from " + e.Frames.FirstOrDefault());
             Assert.That(a.Events, Is.EqualTo(e.Events), key);
-            AssertClose(a.Share, e.Share, key + " share");
+            SqlFigures.AssertClose(a.Share, e.Share, key + " share");
         }
 
         Assert.That(Enumerable.Range(0, q.Rows.Length).Select(r => L(q, r, "events")), Is.Ordered.Descending);
@@ -313,12 +244,5 @@ public sealed class SqlQueryTests
         QueryResult single = DuckDbOracle.Single(null, "SELECT " + expression.Replace("capture_file", "'/x/data_2024.xel'", StringComparison.Ordinal) + ", " + expression.Replace("capture_file", "'/x/s_0_133601526724170000.XEL'", StringComparison.Ordinal));
         Assert.That(single.Rows[0].Select(v => v.GetString()), Is.EqualTo(new[] { "/x/data_2024.xel", "/x/s_0" }), "a file that is not a rollover name is its own capture");
         Assert.That(CaptureSet.TryParseRolloverName("/x/data_2024.xel", out _, out _), Is.False);
-    }
-
-    private static string Micros(string duckTimestamp)
-    {
-        // DuckDB's text form of a TIMESTAMPTZ as the oracle returns it: "yyyy-MM-dd HH:mm:ss.ffffff+00".
-        DateTime t = DateTime.ParseExact(duckTimestamp[..26], "yyyy-MM-dd HH:mm:ss.ffffff", CultureInfo.InvariantCulture, DateTimeStyles.AdjustToUniversal | DateTimeStyles.AssumeUniversal);
-        return ExportOracle.Micros(t);
     }
 }

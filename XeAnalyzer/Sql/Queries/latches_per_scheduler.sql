@@ -1,6 +1,13 @@
 -- summary: latch_acquired per sqlos.scheduler_id and capture, with each scheduler's deviation from the mean of its peers, from the mean of all schedulers and from their median (outliers at 5 % from the median)
 -- inputs: latch_acquired (the sqlserver.latch_acquired tables of one or more exports; columns capture_file, scheduler_id)
 -- same figures as: xeanalyze latches (per scheduler table), one capture at a time
+-- views (DuckDB, over exports in out/<capture>/): the empty SELECT after UNION ALL BY NAME names every column the
+-- query reads, so an export without some of its events (or of an action) still binds, with NULLs for what it lacks:
+--   CREATE VIEW latch_acquired AS
+--   SELECT * FROM read_parquet('out/*/sqlserver.latch_acquired.parquet', union_by_name = true)
+--   UNION ALL BY NAME
+--   SELECT CAST(NULL AS VARCHAR) AS capture_file, CAST(NULL AS UINTEGER) AS scheduler_id
+--   WHERE false;
 --
 -- A capture is a rollover set (capture_file without _<FILETIME>.xel) or a single file: schedulers of different captures
 -- are different servers or process lifetimes, so every comparison stays within its capture. Events without

@@ -1,6 +1,16 @@
 -- summary: per capture, overall and per session: page_allocated and page_freed events and pages, the final running total, its peak and the time the peak is first reached (running total in (timestamp, event_sequence) order, as memory_running_total)
 -- inputs: page_events (the sqlos.page_allocated and sqlos.page_freed tables; columns capture_file, file_offset, timestamp_utc, event_sequence, event_name, number_pages, session_id)
 -- same figures as: xeanalyze memory (summary and per session table), one capture at a time
+-- views (DuckDB, over exports in out/<capture>/): the empty SELECT after UNION ALL BY NAME names every column the
+-- query reads, so an export without some of its events (or of an action) still binds, with NULLs for what it lacks:
+--   CREATE VIEW page_events AS
+--   SELECT * FROM read_parquet('out/*/sqlos.page_*.parquet', union_by_name = true)
+--   UNION ALL BY NAME
+--   SELECT CAST(NULL AS VARCHAR) AS capture_file, CAST(NULL AS BIGINT) AS file_offset,
+--          CAST(NULL AS TIMESTAMPTZ) AS timestamp_utc, CAST(NULL AS UBIGINT) AS event_sequence,
+--          CAST(NULL AS VARCHAR) AS event_name, CAST(NULL AS UBIGINT) AS number_pages,
+--          CAST(NULL AS USMALLINT) AS session_id
+--   WHERE false;
 --
 -- scope 'all' is the whole capture (session_id NULL), scope 'session' one session. Sessions are ordered by peak, highest
 -- first. Bytes are pages x 8192.

@@ -1,6 +1,14 @@
 -- summary: waits per wait type: completed waits (End events of wait_info and wait_info_external, and wait_completed events), Begin events, total, mean and maximum duration, total signal_duration (ms) and each type's share of the total duration
 -- inputs: wait_events (the sqlos.wait_info, sqlos.wait_info_external and sqlos.wait_completed tables; columns event_name, wait_type, opcode, duration, signal_duration)
 -- same figures as: xeanalyze waits (per wait type table), over everything the view holds
+-- views (DuckDB, over exports in out/<capture>/): the empty SELECT after UNION ALL BY NAME names every column the
+-- query reads, so an export without some of its events (or of an action) still binds, with NULLs for what it lacks:
+--   CREATE VIEW wait_events AS
+--   SELECT * FROM read_parquet('out/*/sqlos.wait_*.parquet', union_by_name = true)
+--   UNION ALL BY NAME
+--   SELECT CAST(NULL AS VARCHAR) AS event_name, CAST(NULL AS VARCHAR) AS wait_type, CAST(NULL AS VARCHAR) AS opcode,
+--          CAST(NULL AS UBIGINT) AS duration, CAST(NULL AS UBIGINT) AS signal_duration
+--   WHERE false;
 --
 -- Only End events carry durations; an event counts as a Begin when its opcode text is Begin (any letter case).
 -- total_signal_duration_ms adds the waits whose event has signal_duration (wait_info_external has none on real builds):
