@@ -167,10 +167,15 @@ internal sealed class ChromiumPage
 
     /// <summary>Navigates to a local file and waits for its load event.</summary>
     /// <exception cref="TimeoutException">The load event did not fire within the limit.</exception>
-    public async Task NavigateAsync(string path, CancellationToken cancellationToken, TimeSpan? loadTimeout = null)
+    public Task NavigateAsync(string path, CancellationToken cancellationToken, TimeSpan? loadTimeout = null) =>
+        NavigateToAsync(new Uri(Path.GetFullPath(path)), cancellationToken, loadTimeout);
+
+    /// <summary>Navigates to a URL (a local file or a server on 127.0.0.1) and waits for its load event.</summary>
+    /// <exception cref="TimeoutException">The load event did not fire within the limit.</exception>
+    public async Task NavigateToAsync(Uri location, CancellationToken cancellationToken, TimeSpan? loadTimeout = null)
     {
         TimeSpan limit = loadTimeout ?? HeadlessChromium.DefaultTimeout;
-        string url = new Uri(Path.GetFullPath(path)).AbsoluteUri;
+        string url = location.AbsoluteUri;
         try
         {
             await _page.GotoAsync(url, new PageGotoOptions { WaitUntil = WaitUntilState.Load, Timeout = (float)limit.TotalMilliseconds }).WaitAsync(cancellationToken).ConfigureAwait(false);
@@ -193,6 +198,10 @@ internal sealed class ChromiumPage
         string? json = await _page.EvaluateAsync<string?>("JSON.stringify((" + expression + "))").WaitAsync(HeadlessChromium.DefaultTimeout, cancellationToken).ConfigureAwait(false);
         return json is null ? default : JsonDocument.Parse(json).RootElement.Clone();
     }
+
+    /// <summary>Sets the viewport's CSS size (the page lays itself out again).</summary>
+    public Task SetViewportAsync(int width, int height, CancellationToken cancellationToken) =>
+        _page.SetViewportSizeAsync(width, height).WaitAsync(HeadlessChromium.DefaultTimeout, cancellationToken);
 
     /// <summary>Captures a PNG of the top of the page: a viewport of the given CSS size.</summary>
     public async Task<byte[]> CaptureViewportAsync(int width, int height, CancellationToken cancellationToken)
