@@ -11,7 +11,7 @@ namespace XeAnalyzer.Tests.Browser;
 /// </summary>
 [NonParallelizable]
 [CancelAfter(180_000)]
-public class BrowserRenderingTests
+public class BrowserRenderingTests : ChromiumFixture
 {
     private const string CountsScript = """
         ({
@@ -29,38 +29,12 @@ public class BrowserRenderingTests
         })
         """;
 
-    private HeadlessChromium? _browser;
-    private string _dir = string.Empty;
-
-    [OneTimeSetUp]
-    public async Task StartBrowser()
-    {
-        string exe = BrowserRequirement.RequireChromium();
-        _dir = Directory.CreateTempSubdirectory("xea-browser-tests-").FullName;
-        using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(60));
-        _browser = await HeadlessChromium.LaunchAsync(exe, cts.Token);
-    }
-
-    [OneTimeTearDown]
-    public async Task StopBrowser()
-    {
-        if (_browser is not null)
-        {
-            await _browser.DisposeAsync();
-        }
-
-        if (Directory.Exists(_dir))
-        {
-            Directory.Delete(_dir, recursive: true);
-        }
-    }
-
     [Test]
     public async Task HtmlReport_LoadsWithoutErrors_AndRendersEveryBlock(CancellationToken cancellationToken)
     {
         ReportDocument report = SampleReport.Build();
         string path = await WriteReportAsync(report, "sample.html");
-        ChromiumPage page = await _browser!.OpenPageAsync(cancellationToken);
+        ChromiumPage page = await Browser.OpenPageAsync(cancellationToken);
         await page.NavigateAsync(path, cancellationToken);
 
         Assert.That(page.Problems(), Is.Empty, "console errors, exceptions or log errors");
@@ -85,23 +59,23 @@ public class BrowserRenderingTests
     [Test]
     public async Task Harness_ReportsScriptAndConsoleErrors_OfABrokenPage(CancellationToken cancellationToken)
     {
-        string broken = Path.Combine(_dir, "broken.html");
+        string broken = Path.Combine(WorkFolder, "broken.html");
         await File.WriteAllTextAsync(broken, """
             <!DOCTYPE html><html><head><meta charset="utf-8"><title>broken</title></head><body>
             <script>console.log('fine'); console.error('deliberate console error');</script>
             <script>window.thisFunctionDoesNotExist();</script>
             </body></html>
             """, cancellationToken);
-        string clean = Path.Combine(_dir, "clean.html");
+        string clean = Path.Combine(WorkFolder, "clean.html");
         await File.WriteAllTextAsync(clean, "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>clean</title></head><body><script>console.log('ok');</script></body></html>", cancellationToken);
 
-        ChromiumPage page = await _browser!.OpenPageAsync(cancellationToken);
+        ChromiumPage page = await Browser.OpenPageAsync(cancellationToken);
         await page.NavigateAsync(broken, cancellationToken);
         IReadOnlyList<BrowserMessage> problems = page.Problems();
         Assert.That(problems, Has.Some.Matches<BrowserMessage>(m => m.Source == "exception" && m.Text.Contains("thisFunctionDoesNotExist", StringComparison.Ordinal)));
         Assert.That(problems, Has.Some.Matches<BrowserMessage>(m => m.Source == "console" && m.Level == "error" && m.Text == "deliberate console error"));
 
-        ChromiumPage control = await _browser.OpenPageAsync(cancellationToken);
+        ChromiumPage control = await Browser.OpenPageAsync(cancellationToken);
         await control.NavigateAsync(clean, cancellationToken);
         Assert.That(control.Problems(), Is.Empty, "console.log alone is not a problem");
     }
@@ -119,7 +93,7 @@ public class BrowserRenderingTests
 
         foreach ((string path, string selector, int expected) in files)
         {
-            ChromiumPage page = await _browser!.OpenPageAsync(cancellationToken);
+            ChromiumPage page = await Browser.OpenPageAsync(cancellationToken);
             await page.NavigateAsync(path, cancellationToken);
             Assert.That(page.Problems(), Is.Empty, path);
             JsonElement r = await page.EvaluateAsync(
@@ -136,7 +110,7 @@ public class BrowserRenderingTests
     public async Task Harness_DetectsMalformedSvg(CancellationToken cancellationToken)
     {
         string path = await WriteTextAsync("malformed.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\"><text>a & b</text></svg>");
-        ChromiumPage page = await _browser!.OpenPageAsync(cancellationToken);
+        ChromiumPage page = await Browser.OpenPageAsync(cancellationToken);
         await page.NavigateAsync(path, cancellationToken);
         JsonElement r = await page.EvaluateAsync("({ root: document.documentElement.localName, errors: document.getElementsByTagName('parsererror').length })", cancellationToken);
         Assert.That(r.GetProperty("root").GetString() != "svg" || r.GetProperty("errors").GetInt32() > 0, Is.True,
@@ -158,7 +132,7 @@ public class BrowserRenderingTests
             new ReportSection(OutputTestSupport.HostileNames[1], t.Build(), new FlameGraph(tree.Build()), new Paragraph(OutputTestSupport.HostileNames[1])),
         ]);
         string path = await WriteReportAsync(report, "hostile.html");
-        ChromiumPage page = await _browser!.OpenPageAsync(cancellationToken);
+        ChromiumPage page = await Browser.OpenPageAsync(cancellationToken);
         await page.NavigateAsync(path, cancellationToken);
 
         Assert.That(page.Problems(), Is.Empty);
@@ -180,7 +154,7 @@ public class BrowserRenderingTests
     public async Task SampleReport_Screenshot_IsFullPagePng(CancellationToken cancellationToken)
     {
         string path = await WriteReportAsync(SampleReport.Build(), "screenshot.html");
-        ChromiumPage page = await _browser!.OpenPageAsync(cancellationToken);
+        ChromiumPage page = await Browser.OpenPageAsync(cancellationToken);
         await page.NavigateAsync(path, cancellationToken);
         byte[] png = await page.CaptureFullPageAsync(1280, cancellationToken);
 
@@ -204,7 +178,7 @@ public class BrowserRenderingTests
 
     private async Task<string> WriteReportAsync(ReportDocument report, string name)
     {
-        string path = Path.Combine(_dir, name);
+        string path = Path.Combine(WorkFolder, name);
         await using FileStream fs = File.Create(path);
         new HtmlReportWriter().Write(report, fs);
         return path;
@@ -212,7 +186,7 @@ public class BrowserRenderingTests
 
     private async Task<string> WriteTextAsync(string name, string text)
     {
-        string path = Path.Combine(_dir, name);
+        string path = Path.Combine(WorkFolder, name);
         await File.WriteAllTextAsync(path, text);
         return path;
     }

@@ -14,7 +14,7 @@ namespace XeAnalyzer.Tests.Browser;
 /// </summary>
 [NonParallelizable]
 [CancelAfter(180_000)]
-public sealed class SpeedscopeViewerTests
+public sealed class SpeedscopeViewerTests : ChromiumFixture
 {
     private const string RowsScript = """
         [...document.querySelectorAll('tr')]
@@ -22,33 +22,10 @@ public sealed class SpeedscopeViewerTests
           .map(r => [r.cells[0].textContent, r.cells[1].textContent, r.cells[2].textContent])
         """;
 
-    private HeadlessChromium? _browser;
     private string _node = string.Empty;
-    private string _dir = string.Empty;
 
     [OneTimeSetUp]
-    public async Task StartBrowser()
-    {
-        string chromium = BrowserRequirement.RequireChromium();
-        _node = SpeedscopePackage.RequireNode();
-        _dir = Directory.CreateTempSubdirectory("xea-speedscope-tests-").FullName;
-        using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(60));
-        _browser = await HeadlessChromium.LaunchAsync(chromium, cts.Token);
-    }
-
-    [OneTimeTearDown]
-    public async Task StopBrowser()
-    {
-        if (_browser is not null)
-        {
-            await _browser.DisposeAsync();
-        }
-
-        if (Directory.Exists(_dir))
-        {
-            Directory.Delete(_dir, recursive: true);
-        }
-    }
+    public void RequireNode() => _node = SpeedscopePackage.RequireNode();
 
     [Test]
     public void Exports_ValidateAgainstSpeedscopesSchema()
@@ -65,7 +42,7 @@ public sealed class SpeedscopeViewerTests
         Assert.That(File.ReadAllText(files[1]), Does.Contain("\"unit\":\"milliseconds\""), "a weighted profile too");
 
         // The validator rejects what the schema forbids: a sample weight that is not a number, a frame without name.
-        string broken = Path.Combine(_dir, "broken.speedscope.json");
+        string broken = Path.Combine(WorkFolder, "broken.speedscope.json");
         string text = File.ReadAllText(files[0]);
         int weights = text.IndexOf("\"weights\":[", StringComparison.Ordinal) + "\"weights\":[".Length;
         text = text.Insert(weights, "\"1\",").Replace("{\"name\":", "{\"label\":", StringComparison.Ordinal);
@@ -110,7 +87,7 @@ public sealed class SpeedscopeViewerTests
         string hash = "#profileURL=" + Uri.EscapeDataString(file.AbsoluteUri) + "&view=sandwich";
         var viewer = new Uri(server.BaseAddress, "index.html" + hash);
 
-        ChromiumPage page = await _browser!.OpenPageAsync(cancellationToken);
+        ChromiumPage page = await Browser.OpenPageAsync(cancellationToken);
         int height = (total.Count * 20) + 400; // the sandwich table draws only the rows in view: make room for all
         await page.SetViewportAsync(1280, height, cancellationToken);
         await page.NavigateToAsync(viewer, cancellationToken);
@@ -176,7 +153,7 @@ public sealed class SpeedscopeViewerTests
     /// <summary>Runs <c>xeanalyze stacks</c> on a sample (resolved offline) and returns the output file.</summary>
     private string Stacks(string output, string sample, params string[] options)
     {
-        string path = Path.Combine(_dir, output);
+        string path = Path.Combine(WorkFolder, output);
         string[] args =
         [
             "stacks", Path.Combine(TestPaths.Samples, sample), "-o", path, "--offline",

@@ -76,8 +76,7 @@ internal static class SqlFigures
     /// <summary><c>latches_per_scheduler</c>'s rows of one capture against <c>LatchAnalysis</c>.</summary>
     public static void AssertLatches(QueryResult q, string capture, IReadOnlyList<SchedulerFigures> expected)
     {
-        int[] rows = [.. Enumerable.Range(0, q.Rows.Length).Where(r => q.Text(r, "capture") == capture)];
-        Assert.That(rows, Has.Length.EqualTo(expected.Count), capture);
+        int[] rows = RowsOf(q, capture, expected.Count);
         for (int i = 0; i < rows.Length; i++)
         {
             int r = rows[i];
@@ -96,8 +95,7 @@ internal static class SqlFigures
     /// <summary><c>memory_running_total</c>'s rows of one capture against <c>MemoryAnalysis</c>'s series.</summary>
     public static void AssertMemorySeries(QueryResult q, string capture, IReadOnlyList<MemoryStep> expected)
     {
-        int[] rows = [.. Enumerable.Range(0, q.Rows.Length).Where(r => q.Text(r, "capture") == capture)];
-        Assert.That(rows, Has.Length.EqualTo(expected.Count), "every page event once");
+        int[] rows = RowsOf(q, capture, expected.Count);
         for (int i = 0; i < rows.Length; i++)
         {
             int r = rows[i];
@@ -115,8 +113,7 @@ internal static class SqlFigures
     /// <summary><c>memory_peaks</c>'s rows of one capture against <c>MemoryAnalysis</c>.</summary>
     public static void AssertMemoryPeaks(QueryResult q, string capture, IReadOnlyList<MemoryPeak> expected)
     {
-        int[] rows = [.. Enumerable.Range(0, q.Rows.Length).Where(r => q.Text(r, "capture") == capture)];
-        Assert.That(rows, Has.Length.EqualTo(expected.Count), capture);
+        int[] rows = RowsOf(q, capture, expected.Count);
         for (int i = 0; i < rows.Length; i++)
         {
             int r = rows[i];
@@ -155,5 +152,13 @@ internal static class SqlFigures
                 e.WaitType + " signal duration (NULL: n/a)");
             AssertClose(D(q, r, "share_of_duration"), e.ShareOfDuration, e.WaitType + " share");
         }
+    }
+
+    /// <summary>The rows of one capture, which must be as many as the analysis's figures.</summary>
+    private static int[] RowsOf(QueryResult q, string capture, int expected)
+    {
+        int[] rows = [.. Enumerable.Range(0, q.Rows.Length).Where(r => q.Text(r, "capture") == capture)];
+        Assert.That(rows, Has.Length.EqualTo(expected), capture + ": one row per figure of the analysis");
+        return rows;
     }
 }
