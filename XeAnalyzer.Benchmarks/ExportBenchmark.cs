@@ -12,7 +12,9 @@ namespace XeAnalyzer.Benchmarks;
 /// </summary>
 /// <remarks>
 /// Uses (or generates, as the <c>xel</c> mode does) latch_acquired captures. Every export runs in a child process, so peak
-/// memory is per export. The baseline is XeAnalyzer's own Parquet writer (GZIP pages, PLAIN values) as it was before
+/// memory is per export. A baseline named with <c>--baseline REF</c> runs every codec of <c>--codecs</c>, each right
+/// before the current code's run of the same codec. The default baseline is XeAnalyzer's own Parquet writer (GZIP
+/// pages, PLAIN values; run with GZIP only) as it was before
 /// Parquet.Net: by default the parent of the commit that deleted <c>XeAnalyzer/Export/Parquet/ParquetWriter.cs</c>. The
 /// benchmark checks that commit out into a temporary git worktree, builds its benchmark project (Release) and runs that
 /// build's own <c>export-child</c> mode on the same capture, alternating with the current code's runs in every round, so
@@ -58,6 +60,8 @@ internal static class ExportBenchmark
         string repo = BaselineBuild.RepoRoot();
         Console.WriteLine("current code: " + BaselineBuild.Git(repo, "rev-parse", "--short", "HEAD") + (BaselineBuild.Git(repo, "status", "--porcelain").Length > 0 ? " (with uncommitted changes)" : string.Empty));
         string? baselineDll = null;
+        bool oldWriter = baseline is null;
+        string[] baselineCodecs = oldWriter ? ["gzip"] : codecs;
         string? worktree = null;
         if (baseline != "none")
         {
@@ -84,14 +88,19 @@ internal static class ExportBenchmark
                 string outDir = Path.Combine(dir, "export-out");
                 for (int round = 1; round <= rounds; round++)
                 {
-                    if (baselineDll is not null)
+                    foreach (string codec in codecs.Union(baselineDll is null ? [] : baselineCodecs))
                     {
-                        Report(path, "old writer gzip", round, outDir, ChildProcess.RunTimed(baselineDll, "export-child", path, outDir, "gzip"));
-                    }
+                        if (baselineDll is not null && baselineCodecs.Contains(codec))
+                        {
+                            string line = ChildProcess.RunTimed(baselineDll, "export-child", path, outDir, codec);
+                            Report(path, (oldWriter ? "old writer " : "baseline ") + codec, round, outDir, line);
+                        }
 
-                    foreach (string codec in codecs)
-                    {
-                        Report(path, "Parquet.Net " + codec, round, outDir, ChildProcess.RunTimed(null, "export-child", path, outDir, codec));
+                        if (codecs.Contains(codec))
+                        {
+                            string line = ChildProcess.RunTimed(null, "export-child", path, outDir, codec);
+                            Report(path, "Parquet.Net " + codec, round, outDir, line);
+                        }
                     }
                 }
             }
