@@ -10,7 +10,9 @@ namespace XeAnalyzer.Tests.Architecture;
 /// Dependencies point down, as ARCHITECTURE.md states them (its "Layers" table is read here, so the document cannot drift from
 /// the code): every type of the library, with everything it refers to (base type, interfaces, attributes, fields, signatures,
 /// locals, and every type, method and field its IL names), may use its own namespace and those of strictly lower layers only.
-/// A namespace's component is its folder under <c>XeAnalyzer/</c> (<c>XeAnalyzer.Symbols.Pdb</c> is <c>Symbols</c>).
+/// A namespace's component is its folder under <c>XeAnalyzer/</c> (<c>XeAnalyzer.Capture</c> is <c>Capture</c>), or, for a folder
+/// whose own folders the table orders too (<c>Symbols.Pdb</c>, <c>Symbols.Catalog</c>…), the folder below it
+/// (<c>XeAnalyzer.Symbols.Store.Cab</c> is <c>Symbols.Store</c>); such components are ordered among their siblings by that table.
 /// </summary>
 public sealed class LayeringTests
 {
@@ -28,21 +30,43 @@ public sealed class LayeringTests
     [Test]
     public void NoNamespace_UsesItsOwnLayerOrAHigherOne()
     {
-        var violations = new SortedSet<string>(StringComparer.Ordinal);
-        foreach (Type type in LibraryTypes())
-        {
-            string own = Component(type);
-            foreach ((Type used, string where) in References(type))
-            {
-                string other = Component(used);
-                if (IsLibraryType(used) && other != own && LayerOf(other) >= LayerOf(own))
-                {
-                    violations.Add($"{own} -> {other}: {Name(type)} uses {Name(used)} ({where})");
-                }
-            }
-        }
-
+        IReadOnlyList<string> violations = Violations(LibraryTypes(), s_layers.Value);
         Assert.That(violations, Is.Empty, "references that do not point down:\n" + string.Join('\n', violations));
+    }
+
+    [Test]
+    public void TheCheck_SeesReferencesBetweenTheFoldersOfSymbols()
+    {
+        // The resolver takes a build's PDB identities from the catalog (CallstackResolverOptions.SqlBuild). With the two folders
+        // swapped in an otherwise real table, that reference is a violation the check must report; the real table allows it.
+        string md = Path.Combine(Path.GetTempPath(), "layers-" + Guid.NewGuid().ToString("N") + ".md");
+        string swapped = File.ReadAllText(Path.Combine(TestPaths.RepoRoot, "ARCHITECTURE.md"))
+            .Replace("`Symbols.Catalog`", "`Symbols.Swap`", StringComparison.Ordinal)
+            .Replace("`Symbols.Resolution`", "`Symbols.Catalog`", StringComparison.Ordinal)
+            .Replace("`Symbols.Swap`", "`Symbols.Resolution`", StringComparison.Ordinal);
+        File.WriteAllText(md, swapped);
+        try
+        {
+            IReadOnlyDictionary<string, int> layers = ReadLayers(md);
+            Assert.That(layers["Symbols.Resolution"], Is.LessThan(layers["Symbols.Catalog"]), "the synthetic table swaps the two");
+            Assert.That(Violations(LibraryTypes(), layers), Has.Some.StartsWith("Symbols.Resolution -> Symbols.Catalog: CallstackResolverOptions uses SqlBuildInfo"));
+            Assert.That(Violations(LibraryTypes(), s_layers.Value), Has.None.StartsWith("Symbols.Resolution -> Symbols.Catalog"));
+        }
+        finally
+        {
+            File.Delete(md);
+        }
+    }
+
+    [TestCase("Symbols.Catalog", "Symbols.Resolution", false)]
+    [TestCase("Symbols.Resolution", "Symbols.Catalog", true)]
+    [TestCase("Symbols.Pdb", "Symbols.Pe", false)]
+    [TestCase("Symbols.Store", "Capture", false)]
+    [TestCase("Capture", "Symbols.Resolution", true)]
+    [TestCase("Symbols.Pe", "Callstacks", true)]
+    public void MayUse_ComparesSiblingFoldersByTheirOwnTable(string own, string other, bool allowed)
+    {
+        Assert.That(MayUse(own, other, s_layers.Value), Is.EqualTo(allowed));
     }
 
     [Test]
@@ -50,7 +74,7 @@ public sealed class LayeringTests
     {
         // IO depends on nothing but the root namespace (the exception family).
         Assert.That(LayerOf("XeAnalyzer"), Is.Zero);
-        Assert.That(s_layers.Value.Where(l => l.Value <= LayerOf("IO")).Select(l => l.Key), Is.EquivalentTo(new[] { "XeAnalyzer", "IO" }));
+        Assert.That(s_layers.Value.Where(l => !l.Key.Contains('.', StringComparison.Ordinal) && l.Value <= LayerOf("IO")).Select(l => l.Key), Is.EquivalentTo(new[] { "XeAnalyzer", "IO" }));
 
         // The format readers and the symbol resolver know nothing of captures, analyses or how results are written.
         foreach (string reader in new[] { "Xel", "TargetData", "Callstacks", "Symbols" })
@@ -64,6 +88,12 @@ public sealed class LayeringTests
         // The capture pipeline does not write (and the writers do not read captures): one layer, so neither uses the other.
         Assert.That(LayerOf("Capture"), Is.EqualTo(LayerOf("Output")));
         Assert.That(LayerOf("Analysis"), Is.GreaterThan(LayerOf("Capture")));
+
+        // Inside Symbols: the resolver sits on top; the catalog below it (it records builds from PE images, never resolves);
+        // the file readers at the bottom, where none uses another.
+        Assert.That(LayerOf("Symbols.Resolution"), Is.GreaterThan(LayerOf("Symbols.Catalog")));
+        Assert.That(LayerOf("Symbols.Catalog"), Is.GreaterThan(LayerOf("Symbols.Store")));
+        Assert.That(new[] { "Symbols.Pdb", "Symbols.Undecoration" }.Select(LayerOf), Is.All.EqualTo(LayerOf("Symbols.Pe")));
     }
 
     [Test]
@@ -77,22 +107,24 @@ public sealed class LayeringTests
         Assert.That(LibraryTypes().Where(t => t.IsNested && t.Name.Contains('<', StringComparison.Ordinal)).All(t => LayerOf(Component(t)) >= 0), Is.True);
     }
 
-    [TestCase("XeAnalyzer.Symbols.Pdb", "Symbols")]
+    [TestCase("XeAnalyzer.Symbols.Pdb", "Symbols.Pdb")]
+    [TestCase("XeAnalyzer.Symbols.Store.Cab", "Symbols.Store")]
     [TestCase("XeAnalyzer.Analysis.Stacks", "Analysis")]
     [TestCase("XeAnalyzer", "XeAnalyzer")]
     public void Component_IsTheFolderUnderTheLibrary(string ns, string component)
     {
-        Assert.That(ComponentOf(ns), Is.EqualTo(component));
+        Assert.That(ComponentOf(ns, s_layers.Value), Is.EqualTo(component));
     }
 
     [Test]
     public void ReadLayers_ReadsTheRowsOfTheLayersSection_Only()
     {
         string md = Path.Combine(Path.GetTempPath(), "layers-" + Guid.NewGuid().ToString("N") + ".md");
-        File.WriteAllText(md, "# A\n| 9 | `Other` |\n## Layers\n\n| Layer | Namespaces |\n|---|---|\n| 1 | `B`, `C` (text) |\n| 0 | `A` |\n\n## Next\n| 5 | `D` |\n");
+        File.WriteAllText(md, "# A\n| 9 | `Other` |\n## Layers\n\n| Layer | Namespaces |\n|---|---|\n| 1 | `B`, `C` (text) |\n| 0 | `A` |\n\n"
+            + "| Layer in `B` | Namespaces |\n|---|---|\n| 1 | `B.Y` |\n| 0 | `B.X` |\n\n## Next\n| 5 | `D` |\n");
         try
         {
-            Assert.That(ReadLayers(md), Is.EquivalentTo(new Dictionary<string, int> { ["A"] = 0, ["B"] = 1, ["C"] = 1 }));
+            Assert.That(ReadLayers(md), Is.EquivalentTo(new Dictionary<string, int> { ["A"] = 0, ["B"] = 1, ["C"] = 1, ["B.X"] = 0, ["B.Y"] = 1 }));
         }
         finally
         {
@@ -121,7 +153,7 @@ public sealed class LayeringTests
 
             int layer = int.Parse(row.Groups[1].Value, CultureInfo.InvariantCulture);
             string names = Regex.Replace(row.Groups[2].Value, @"\([^)]*\)", string.Empty);
-            foreach (Match name in Regex.Matches(names, "`([A-Za-z]+)`"))
+            foreach (Match name in Regex.Matches(names, "`([A-Za-z]+(?:\\.[A-Za-z]+)?)`"))
             {
                 Assert.That(layers.TryAdd(name.Groups[1].Value, layer), Is.True, name.Groups[1].Value + " appears twice in " + path);
             }
@@ -143,12 +175,61 @@ public sealed class LayeringTests
     /// <summary>The layer of a component, or -1.</summary>
     internal static int LayerOf(string component) => s_layers.Value.TryGetValue(component, out int layer) ? layer : -1;
 
-    private static string Component(Type t) => ComponentOf(t.Namespace ?? string.Empty);
+    /// <summary>
+    /// The references of <paramref name="types"/> to library types of their own layer or a higher one under
+    /// <paramref name="layers"/>, one line each (<c>own -> other: Type uses Type (where)</c>), in order.
+    /// </summary>
+    internal static IReadOnlyList<string> Violations(IEnumerable<Type> types, IReadOnlyDictionary<string, int> layers)
+    {
+        var violations = new SortedSet<string>(StringComparer.Ordinal);
+        foreach (Type type in types)
+        {
+            string own = ComponentOf(type.Namespace ?? string.Empty, layers);
+            foreach ((Type used, string where) in References(type))
+            {
+                string other = ComponentOf(used.Namespace ?? string.Empty, layers);
+                if (IsLibraryType(used) && !MayUse(own, other, layers))
+                {
+                    violations.Add($"{own} -> {other}: {Name(type)} uses {Name(used)} ({where})");
+                }
+            }
+        }
 
-    private static string ComponentOf(string ns)
+        return [.. violations];
+    }
+
+    /// <summary>
+    /// Whether component <paramref name="own"/> may use <paramref name="other"/>: its own, or one of a strictly lower layer; two
+    /// folders of one parent (<c>Symbols.Pe</c>, <c>Symbols.Catalog</c>) by the parent's own table, anything else by the main one.
+    /// </summary>
+    internal static bool MayUse(string own, string other, IReadOnlyDictionary<string, int> layers)
+    {
+        if (own == other)
+        {
+            return true;
+        }
+
+        string ownTop = own.Split('.')[0];
+        string otherTop = other.Split('.')[0];
+        return ownTop == otherTop
+            ? Layer(other) < Layer(own)
+            : Layer(otherTop) < Layer(ownTop);
+
+        int Layer(string component) => layers.TryGetValue(component, out int layer) ? layer : int.MaxValue;
+    }
+
+    private static string Component(Type t) => ComponentOf(t.Namespace ?? string.Empty, s_layers.Value);
+
+    private static string ComponentOf(string ns, IReadOnlyDictionary<string, int> layers)
     {
         string[] parts = ns.Split('.');
-        return parts.Length >= 2 && parts[0] == "XeAnalyzer" ? parts[1] : parts[0];
+        if (parts.Length < 2 || parts[0] != "XeAnalyzer")
+        {
+            return parts[0];
+        }
+
+        bool ordersItsFolders = parts.Length >= 3 && layers.Keys.Any(k => k.StartsWith(parts[1] + ".", StringComparison.Ordinal));
+        return ordersItsFolders ? parts[1] + "." + parts[2] : parts[1];
     }
 
     private static string Name(Type t) => t.IsNested ? Name(t.DeclaringType!) + "+" + t.Name : t.Name;

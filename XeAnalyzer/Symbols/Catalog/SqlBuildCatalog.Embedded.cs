@@ -3,8 +3,9 @@ using System.IO.Compression;
 using System.Reflection.PortableExecutable;
 using System.Text;
 using System.Text.Json;
+using XeAnalyzer.Callstacks;
 using XeAnalyzer.Symbols.Pe;
-using XeAnalyzer.Symbols.Resolution;
+using XeAnalyzer.Symbols.Store;
 
 namespace XeAnalyzer.Symbols.Catalog;
 
@@ -80,13 +81,40 @@ public sealed partial class SqlBuildCatalog
     /// <returns>The combined catalog.</returns>
     /// <exception cref="InvalidTextInputException">A catalog file is malformed (with file and line).</exception>
     /// <exception cref="IOException">A catalog file cannot be read.</exception>
-    public static SqlBuildCatalog LoadLayered(string? catalogFile, CancellationToken cancellationToken = default)
+    public static SqlBuildCatalog LoadLayered(string? catalogFile, CancellationToken cancellationToken = default) =>
+        Layer(catalogFile, null, cancellationToken);
+
+    /// <summary>
+    /// The catalog in force for a build lookup: as <see cref="LoadLayered"/>, except that a per-user file that cannot be read is left
+    /// out, with a warning naming it, instead of failing every lookup (the embedded catalog and <paramref name="catalogFile"/> still
+    /// answer). A bad <paramref name="catalogFile"/>, which the user named, still fails.
+    /// </summary>
+    /// <param name="catalogFile">A catalog file to add, or <see langword="null"/>.</param>
+    /// <param name="warnings">Receives one line when the per-user file is left out.</param>
+    /// <param name="cancellationToken">Stops reading.</param>
+    /// <returns>The combined catalog.</returns>
+    /// <exception cref="InvalidTextInputException"><paramref name="catalogFile"/> is malformed (with file and line).</exception>
+    /// <exception cref="IOException"><paramref name="catalogFile"/> cannot be read.</exception>
+    public static SqlBuildCatalog LoadForLookup(string? catalogFile, ICollection<string> warnings, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(warnings);
+        return Layer(catalogFile, warnings, cancellationToken);
+    }
+
+    private static SqlBuildCatalog Layer(string? catalogFile, ICollection<string>? warnings, CancellationToken cancellationToken)
     {
         SqlBuildCatalog catalog = Embedded;
         string user = GetUserCatalogPath();
         if (File.Exists(user) && !SamePath(user, catalogFile))
         {
-            catalog = catalog.Overlay(Load(user, cancellationToken));
+            try
+            {
+                catalog = catalog.Overlay(Load(user, cancellationToken));
+            }
+            catch (Exception ex) when (warnings is not null && InputFailure.IsReadFailure(ex))
+            {
+                warnings.Add("the per-user build catalog " + user + " is left out: it cannot be read: " + InputFailure.Describe(ex));
+            }
         }
 
         if (!string.IsNullOrWhiteSpace(catalogFile))
@@ -133,7 +161,7 @@ public sealed partial class SqlBuildCatalog
     public IReadOnlyList<SqlBuildInfo> FindNearest(string buildNumber, string machineType = "x64", int count = 4)
     {
         ArgumentNullException.ThrowIfNull(buildNumber);
-        Version wanted = ParseVersion(buildNumber) ?? throw new ArgumentException($"'{buildNumber}' is not a build number such as 13.0.4001.0.", nameof(buildNumber));
+        Version wanted = ParseBuildNumber(buildNumber) ?? throw new ArgumentException($"'{buildNumber}' is not a build number such as 13.0.4001.0.", nameof(buildNumber));
         var known = _builds.Where(b => b.Version is not null && string.Equals(b.MachineType, machineType, StringComparison.OrdinalIgnoreCase)).ToList();
         var sameMajor = known.Where(b => b.Version!.Major == wanted.Major).ToList();
         List<SqlBuildInfo> pool = sameMajor.Count > 0 ? sameMajor : known;
@@ -148,40 +176,50 @@ public sealed partial class SqlBuildCatalog
     }
 
     /// <summary>
-    /// Describes a build from its DLLs and EXEs: one PDB per image with an RSDS record (the SQL Server engine modules —
-    /// <c>sql*</c>, <c>hk*</c>, <c>qds</c> — unless <paramref name="allModules"/>), named as the RSDS names it, with the image's file version,
-    /// in module-name order; <c>DownloadURL</c> is Microsoft's symbol-server key for it and <c>DownloadVerified</c> false (not checked).
+    /// Describes a build from its DLLs and EXEs: one PDB per image with an RSDS record (the SQL Server engine modules,
+    /// <see cref="IsEngineModule"/>, unless <paramref name="allModules"/>), named as the RSDS names it, with the image's file
+    /// version, in module-name order; <c>DownloadURL</c> is Microsoft's symbol-server key for it and <c>DownloadVerified</c> false
+    /// (not checked).
     /// </summary>
     /// <param name="buildNumber">The build number (<c>16.0.4135.4</c>).</param>
     /// <param name="machineType">The machine type, or <see langword="null"/> to take it from the images (they must agree).</param>
-    /// <param name="binaries">The images (<see cref="ModuleBinaries.Scan"/>).</param>
+    /// <param name="images">The images (the resolver's <c>ModuleBinaries.Scan(…).Images</c>).</param>
     /// <param name="allModules">Whether to record every image, not only the engine's.</param>
     /// <param name="label">The <c>Label</c> to record; "recorded by xeanalyze" by default.</param>
-    /// <returns>The entry.</returns>
+    /// <returns>The entry, with at least one PDB.</returns>
     /// <exception cref="ArgumentException">The build number is not a version, no image qualifies, or the images' machine types differ.</exception>
-    public static SqlBuildInfo Describe(string buildNumber, string? machineType, ModuleBinaries binaries, bool allModules = false, string? label = null)
+    /// <exception cref="InvalidPeDataException">
+    /// An image's RSDS record names a PDB file <see cref="PdbNames.IsValid"/> refuses: the entry could not name that module's PDB,
+    /// so none is made.
+    /// </exception>
+    public static SqlBuildInfo Describe(string buildNumber, string? machineType, IEnumerable<ModuleBinary> images, bool allModules = false, string? label = null)
     {
         ArgumentNullException.ThrowIfNull(buildNumber);
-        ArgumentNullException.ThrowIfNull(binaries);
-        Version version = ParseVersion(buildNumber) ?? throw new ArgumentException($"'{buildNumber}' is not a build number such as 16.0.4135.4.", nameof(buildNumber));
-        var images = binaries.Images
-            .Where(i => i.CodeView is not null && (allModules || FrameText.IsSqlEngineModule(i.Module)))
+        ArgumentNullException.ThrowIfNull(images);
+        Version version = ParseBuildNumber(buildNumber) ?? throw new ArgumentException($"'{buildNumber}' is not a build number such as 16.0.4135.4.", nameof(buildNumber));
+        var recorded = images
+            .Where(i => i.CodeView is not null && (allModules || IsEngineModule(i.Module)))
             .OrderBy(i => i.Module.Key, StringComparer.Ordinal).ThenBy(i => i.Path, StringComparer.Ordinal).ToList();
-        if (images.Count == 0)
+        if (recorded.Count == 0)
         {
             throw new ArgumentException(allModules
                 ? "no image with an RSDS (CodeView) record was found in the binaries folders"
-                : "no SQL Server engine module (sql*, hk*, qds) with an RSDS (CodeView) record was found in the binaries folders (use all modules to record the others)", nameof(binaries));
+                : "no SQL Server engine module (sql*, hk*, qds) with an RSDS (CodeView) record was found in the binaries folders (use all modules to record the others)", nameof(images));
         }
 
-        string machine = machineType ?? MachineOf(images);
+        string machine = machineType ?? MachineOf(recorded);
         var pdbs = new List<SqlBuildPdb>();
         var seen = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
-        foreach (ModuleBinary image in images)
+        foreach (ModuleBinary image in recorded)
         {
             PeCodeViewRecord cv = image.CodeView!;
             string file = cv.PdbFileName;
-            if (!file.EndsWith(".pdb", StringComparison.OrdinalIgnoreCase) || file.Length <= 4 || !Store.PdbNames.IsValid(file, out _) || !seen.Add(file))
+            if (!PdbNames.IsValid(file, out string? problem))
+            {
+                throw new InvalidPeDataException(image.Path, null, "expected an RSDS (CodeView) record naming a PDB file a symbol store can hold: " + problem);
+            }
+
+            if (!seen.Add(file))
             {
                 continue;
             }
@@ -203,6 +241,17 @@ public sealed partial class SqlBuildCatalog
 
         return new SqlBuildInfo(ProductName(version), string.Empty, label ?? "recorded by xeanalyze symbols catalog add", buildNumber.Trim(), version,
             string.Empty, machine, pdbs.AsReadOnly(), 0);
+    }
+
+    /// <summary>
+    /// Whether a module is part of the SQL Server engine (<c>sql*</c>, <c>hk*</c>, <c>qds</c>): its PDBs are public, SQL Server
+    /// symbolizes it in-engine with the PDB in Binn, and the catalog records it for a build.
+    /// </summary>
+    /// <param name="module">The module.</param>
+    internal static bool IsEngineModule(ModuleName module)
+    {
+        string k = module.Key;
+        return k.StartsWith("sql", StringComparison.Ordinal) || k.StartsWith("hk", StringComparison.Ordinal) || string.Equals(k, "qds", StringComparison.Ordinal);
     }
 
     /// <summary>One catalog line in the published format (one compact JSON object, the published key order).</summary>
@@ -351,7 +400,7 @@ public sealed partial class SqlBuildCatalog
         {
             if (build is not null)
             {
-                builds.Add(new SqlBuildInfo(build[1], build[2], build[3], build[4], ParseVersion(build[4]), build[5], build[6], pdbs.ToArray().AsReadOnly(), builds.Count + 1, EmbeddedSource));
+                builds.Add(new SqlBuildInfo(build[1], build[2], build[3], build[4], ParseBuildNumber(build[4]), build[5], build[6], pdbs.ToArray().AsReadOnly(), builds.Count + 1, EmbeddedSource));
             }
 
             pdbs.Clear();

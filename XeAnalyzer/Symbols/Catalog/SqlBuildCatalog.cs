@@ -209,7 +209,7 @@ public sealed partial class SqlBuildCatalog
     {
         ArgumentNullException.ThrowIfNull(buildNumber);
         ArgumentNullException.ThrowIfNull(machineType);
-        Version wanted = ParseVersion(buildNumber) ?? throw new ArgumentException($"'{buildNumber}' is not a build number such as 13.0.4001.0.", nameof(buildNumber));
+        Version wanted = ParseBuildNumber(buildNumber) ?? throw new ArgumentException($"'{buildNumber}' is not a build number such as 13.0.4001.0.", nameof(buildNumber));
         var matches = new List<SqlBuildInfo>();
         var others = new SortedSet<string>(StringComparer.OrdinalIgnoreCase);
         foreach (SqlBuildInfo b in _builds)
@@ -360,64 +360,83 @@ public sealed partial class SqlBuildCatalog
 
         using (doc)
         {
-            JsonElement root = doc.RootElement;
-            if (root.ValueKind != JsonValueKind.Object)
+            try
             {
-                throw Error(filePath, number, $"one JSON object per line, found a {root.ValueKind}");
+                return ParseBuild(doc.RootElement, number, filePath);
             }
-
-            string buildNumber = RequiredString(root, "BuildNumber", filePath, number);
-            string machineType = RequiredString(root, "MachineType", filePath, number);
-            if (!root.TryGetProperty("SymbolDetails", out JsonElement details) || details.ValueKind != JsonValueKind.Array)
+            catch (InvalidOperationException ex)
             {
-                throw Error(filePath, number, "a \"SymbolDetails\" array");
+                // A string or property name holding a lone surrogate escape ("\ud800") cannot be read as text.
+                throw Error(filePath, number, "JSON strings of valid text (a \\uD800-\\uDFFF escape needs its pair): " + ex.Message, ex);
             }
-
-            var pdbs = new List<SqlBuildPdb>();
-            foreach (JsonElement d in details.EnumerateArray())
-            {
-                if (pdbs.Count >= MaxPdbsPerBuild)
-                {
-                    throw Error(filePath, number, string.Create(CultureInfo.InvariantCulture, $"at most {MaxPdbsPerBuild} PDBs per build"));
-                }
-
-                if (d.ValueKind != JsonValueKind.Object)
-                {
-                    throw Error(filePath, number, $"objects in \"SymbolDetails\", found a {d.ValueKind}");
-                }
-
-                string url = RequiredString(d, "DownloadURL", filePath, number);
-                if (!TryParsePdbUrl(url, out string? pdbFile, out PdbIdentity identity, out string? why))
-                {
-                    throw Error(filePath, number, $"DownloadURL \"{url}\": expected {why}");
-                }
-
-                string name = OptionalString(d, "PDBName", filePath, number) ?? pdbFile[..^4];
-                bool verified = d.TryGetProperty("DownloadVerified", out JsonElement v) && v.ValueKind == JsonValueKind.True;
-                if (d.TryGetProperty("DownloadVerified", out v) && v.ValueKind is not (JsonValueKind.True or JsonValueKind.False or JsonValueKind.Null))
-                {
-                    throw Error(filePath, number, "\"DownloadVerified\" to be true or false");
-                }
-
-                pdbs.Add(new SqlBuildPdb(name, pdbFile, identity, url, verified, OptionalString(d, "FileVersion", filePath, number)));
-            }
-
-            return new SqlBuildInfo(
-                OptionalString(root, "ProductMajorVersion", filePath, number) ?? string.Empty,
-                OptionalString(root, "ProductLevel", filePath, number) ?? string.Empty,
-                OptionalString(root, "Label", filePath, number) ?? string.Empty,
-                buildNumber,
-                ParseVersion(buildNumber),
-                OptionalString(root, "KBInfo", filePath, number) ?? string.Empty,
-                machineType,
-                pdbs,
-                number,
-                filePath);
         }
     }
 
-    private static Version? ParseVersion(string text)
+    private static SqlBuildInfo ParseBuild(JsonElement root, long number, string? filePath)
     {
+        if (root.ValueKind != JsonValueKind.Object)
+        {
+            throw Error(filePath, number, $"one JSON object per line, found a {root.ValueKind}");
+        }
+
+        string buildNumber = RequiredString(root, "BuildNumber", filePath, number);
+        string machineType = RequiredString(root, "MachineType", filePath, number);
+        if (!root.TryGetProperty("SymbolDetails", out JsonElement details) || details.ValueKind != JsonValueKind.Array)
+        {
+            throw Error(filePath, number, "a \"SymbolDetails\" array");
+        }
+
+        var pdbs = new List<SqlBuildPdb>();
+        foreach (JsonElement d in details.EnumerateArray())
+        {
+            if (pdbs.Count >= MaxPdbsPerBuild)
+            {
+                throw Error(filePath, number, string.Create(CultureInfo.InvariantCulture, $"at most {MaxPdbsPerBuild} PDBs per build"));
+            }
+
+            if (d.ValueKind != JsonValueKind.Object)
+            {
+                throw Error(filePath, number, $"objects in \"SymbolDetails\", found a {d.ValueKind}");
+            }
+
+            string url = RequiredString(d, "DownloadURL", filePath, number);
+            if (!TryParsePdbUrl(url, out string? pdbFile, out PdbIdentity identity, out string? why))
+            {
+                throw Error(filePath, number, $"DownloadURL \"{url}\": expected {why}");
+            }
+
+            string name = OptionalString(d, "PDBName", filePath, number) ?? pdbFile[..^4];
+            bool verified = d.TryGetProperty("DownloadVerified", out JsonElement v) && v.ValueKind == JsonValueKind.True;
+            if (d.TryGetProperty("DownloadVerified", out v) && v.ValueKind is not (JsonValueKind.True or JsonValueKind.False or JsonValueKind.Null))
+            {
+                throw Error(filePath, number, "\"DownloadVerified\" to be true or false");
+            }
+
+            pdbs.Add(new SqlBuildPdb(name, pdbFile, identity, url, verified, OptionalString(d, "FileVersion", filePath, number)));
+        }
+
+        return new SqlBuildInfo(
+            OptionalString(root, "ProductMajorVersion", filePath, number) ?? string.Empty,
+            OptionalString(root, "ProductLevel", filePath, number) ?? string.Empty,
+            OptionalString(root, "Label", filePath, number) ?? string.Empty,
+            buildNumber,
+            ParseBuildNumber(buildNumber),
+            OptionalString(root, "KBInfo", filePath, number) ?? string.Empty,
+            machineType,
+            pdbs,
+            number,
+            filePath);
+    }
+
+    /// <summary>
+    /// A build number as the catalog compares it: two to four dot-separated numbers (<c>13.0.4001.0</c>, <c>13.0.4001</c>), missing
+    /// parts as 0; surrounding blanks are ignored.
+    /// </summary>
+    /// <param name="text">The build number.</param>
+    /// <returns>The version, or <see langword="null"/> when <paramref name="text"/> is not a build number.</returns>
+    public static Version? ParseBuildNumber(string text)
+    {
+        ArgumentNullException.ThrowIfNull(text);
         if (!Version.TryParse(text.Trim(), out Version? v))
         {
             return null;

@@ -150,11 +150,7 @@ internal static class FrameText
     public static string WithoutExtension(ModuleName module) => module.HasImageExtension ? module.Name[..^4] : module.Name;
 
     /// <summary>Whether a module is part of the SQL Server engine (its PDBs are public and SQL Server symbolizes it in-engine with the PDB in Binn).</summary>
-    public static bool IsSqlEngineModule(ModuleName module)
-    {
-        string k = module.Key;
-        return k.StartsWith("sql", StringComparison.Ordinal) || k.StartsWith("hk", StringComparison.Ordinal) || string.Equals(k, "qds", StringComparison.Ordinal);
-    }
+    public static bool IsSqlEngineModule(ModuleName module) => Catalog.SqlBuildCatalog.IsEngineModule(module);
 
     public static string Hex(ulong value) => "0x" + value.ToString("X", CultureInfo.InvariantCulture);
 }

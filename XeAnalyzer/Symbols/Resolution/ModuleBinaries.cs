@@ -5,32 +5,6 @@ using XeAnalyzer.Symbols.Pe;
 
 namespace XeAnalyzer.Symbols.Resolution;
 
-/// <summary>One DLL or EXE found by <see cref="ModuleBinaries.Scan"/>.</summary>
-public sealed class ModuleBinary
-{
-    internal ModuleBinary(ModuleName module, string path, PeImage image)
-    {
-        Module = module;
-        Path = path;
-        Image = image;
-    }
-
-    /// <summary>The module (file name of <see cref="Path"/>).</summary>
-    public ModuleName Module { get; }
-
-    /// <summary>The full path of the image.</summary>
-    public string Path { get; }
-
-    /// <summary>The parsed image: RSDS record (which PDB build matches) and export table.</summary>
-    public PeImage Image { get; }
-
-    /// <summary>The PDB the image was linked with (file name and identity from its RSDS record), or <see langword="null"/> when it has none.</summary>
-    public PeCodeViewRecord? CodeView => Image.CodeView;
-
-    /// <summary>Returns the path.</summary>
-    public override string ToString() => Path;
-}
-
 /// <summary>
 /// The DLLs and EXEs of folders (a copy of SQL Server's <c>Binn</c>, or a symbol store holding images), indexed by module name: each
 /// module's PDB identity (RSDS) and export table (for <c>OrdinalN</c> frames). Files that are not PE images are skipped with a warning.
