@@ -24,6 +24,11 @@ internal static class CommandTree
         root.Subcommands.Add(Commands.DiffCommand.Create());
         root.Subcommands.Add(Commands.ReportCommand.Create());
         root.Subcommands.Add(Commands.BatchCommand.Create());
+        HelpExamples.AddSection(root);
+        root.WithExamples(
+            "xeanalyze info sample-xel/latch_nesting_full",
+            "xeanalyze stacks sample-xel/latch_nesting_full --symbols symbols-cache --binaries symbols-cache "
+                + "--offline --top 3");
         return root;
     }
 }

@@ -13,17 +13,39 @@ internal static class Program
         RootCommand root = CommandTree.Build();
         ParseResult parse = root.Parse(args);
         var config = new InvocationConfiguration { Output = output, Error = error };
-        if (parse.Errors.Count > 0 && parse.Action is not System.CommandLine.Help.HelpAction)
+        if (!HelpExamples.IsHelp(parse))
         {
-            foreach (System.CommandLine.Parsing.ParseError e in parse.Errors)
+            // A word that is no option, or an option where a value was due, explains the parser's own errors, which follow from it.
+            IReadOnlyList<string> problems = CommandLineChecks.Find(parse, args);
+            if (problems.Count == 0)
             {
-                error.WriteLine("xeanalyze: " + e.Message);
+                problems = [.. parse.Errors.Select(e => e.Message)];
             }
 
-            error.WriteLine("Run 'xeanalyze --help' for usage.");
-            return ExitCodes.Usage;
+            if (problems.Count > 0)
+            {
+                foreach (string problem in problems)
+                {
+                    error.WriteLine("xeanalyze: " + problem);
+                }
+
+                error.WriteLine("Run '" + CommandPath(parse.CommandResult.Command) + " --help' for usage.");
+                return ExitCodes.Usage;
+            }
         }
 
         return parse.Invoke(config);
+    }
+
+    /// <summary>The command line that names <paramref name="command"/>: <c>xeanalyze symbols catalog show</c>.</summary>
+    internal static string CommandPath(Command command)
+    {
+        var names = new List<string>();
+        for (Command? c = command; c is not null; c = c.Parents.OfType<Command>().FirstOrDefault())
+        {
+            names.Insert(0, c is RootCommand ? "xeanalyze" : c.Name);
+        }
+
+        return string.Join(' ', names);
     }
 }

@@ -38,6 +38,9 @@ internal static class EventsCommand
             EventListing.Write(source, filter, EventListWriter.ParseFormat(parse.GetValue(format) ?? "text"), output, max, diagnostics, cancellationToken);
             return CaptureCommandSupport.Finish(diagnostics, error);
         })));
+        command.WithExamples(
+            "xeanalyze events sample-xel/latch_nesting_full --event latch_acquired --format csv --limit 20",
+            "xeanalyze events sample-xel/blob_storage_waits --where opcode=End --format json --limit 10");
         return command;
     }
 }

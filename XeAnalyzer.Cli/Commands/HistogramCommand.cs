@@ -18,7 +18,7 @@ internal static class HistogramCommand
         var mapValues = new Option<string?>("--map-values")
         {
             Description = "Map keys and their text, to show a map field's keys as text: the tab-separated output of select name, map_key, map_value from sys.dm_xe_map_values (taken on the captured build; an optional header line name<TAB>map_key<TAB>map_value).",
-        };
+        }.AcceptsPaths("a file");
         var map = new Option<string?>("--map") { Description = "The map whose keys the slot values are (wait_types, latch_class, …); needed when --map-values holds several maps." };
         command.Options.Add(mapValues);
         command.Options.Add(map);
@@ -47,6 +47,12 @@ internal static class HistogramCommand
             var analysis = new HistogramAnalysis(new HistogramAnalysisOptions { MapValues = table, MapName = mapName });
             return common.Run<HistogramAnalysisResult>(parse, output, error, analysis, cancellationToken);
         })));
+        command.WithExamples(
+            "xeanalyze histogram "
+                + "sample-xel/cci_insert_memory_histogram/cci_insert_memory.page_freed.memory_clerk_name.histogram.xml",
+            "xeanalyze histogram "
+                + "sample-xel/blob_storage_waits_histogram/blob_storage_waits.wait_type.histogram.xml --map-values "
+                + "sample-xel/blob_storage_waits_histogram/blob_storage_waits.map_values.tsv --map wait_types");
         return command;
     }
 }

@@ -29,6 +29,9 @@ internal static class InfoCommand
 
             return CaptureCommandSupport.Finish(diagnostics, error);
         })));
+        command.WithExamples(
+            "xeanalyze info sample-xel/latch_nesting_full",
+            "xeanalyze info sample-xel/latch_nesting_full_counter/latch_nesting_full.event_counter.xml");
         return command;
     }
 }

@@ -40,6 +40,9 @@ internal static class LatchesCommand
             };
             return common.Run<LatchAnalysisResult>(parse, output, error, new LatchAnalysis(options));
         }));
+        command.WithExamples(
+            "xeanalyze latches sample-xel/latch_nesting_full",
+            "xeanalyze latches sample-xel/latch_nesting_full --by worker --format html -o latches.html");
         return command;
     }
 }

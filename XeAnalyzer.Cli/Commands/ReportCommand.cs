@@ -22,8 +22,9 @@ internal static class ReportCommand
         {
             Description = "Capture files (.xel), rollover sets, folders (their *.xel files), globs, or target-data XML files; read as one capture.",
             Arity = ArgumentArity.OneOrMore,
-        };
-        var output = new Option<string>("--output", "-o") { Description = "The output folder (created if needed): index.html, report.json, <analysis>.<table>.csv, *.svg.", Required = true };
+        }.AcceptsPaths("a capture file, folder or glob");
+        var output = new Option<string>("--output", "-o") { Description = "The output folder (created if needed): index.html, report.json, <analysis>.<table>.csv, *.svg.", Required = true }
+            .AcceptsPaths("a folder");
         var symbols = new SymbolCommandOptions();
         var filterOptions = new EventFilterOptions("Default: every event; each analysis uses the events it understands.", "Example: class=NESTING_TRANSACTION_FULL.");
         Option<bool> skip = CaptureCommandSupport.SkipCorruptOption();
@@ -89,6 +90,9 @@ internal static class ReportCommand
                     return ExitCodes.Ok;
             }
         })));
+        command.WithExamples(
+            "xeanalyze report sample-xel/latch_nesting_full -o out --symbols symbols-cache --binaries "
+                + "symbols-cache --offline");
         return command;
     }
 

@@ -16,7 +16,7 @@ internal static class SliceCommand
     {
         var filterOptions = new EventFilterOptions("Required: the events to keep.");
         filterOptions.Events.Required = true;
-        var output = new Option<string>("--output", "-o") { Description = "The .xel file to write.", Required = true };
+        var output = new Option<string>("--output", "-o") { Description = "The .xel file to write.", Required = true }.AcceptsPaths("a file");
         var command = new Command("slice", "Write selected events of captures or target-data XML to a new .xel file.");
         CaptureInputOptions input = CaptureInputOptions.AddTo(command);
         filterOptions.AddTo(command);
@@ -43,6 +43,9 @@ internal static class SliceCommand
             stdout.WriteLine(string.Create(CultureInfo.InvariantCulture, $"wrote {result.EventsWritten} events ({result.EventTypes} event types) to {outPath}"));
             return CaptureCommandSupport.Finish(diagnostics, error);
         })));
+        command.WithExamples(
+            "xeanalyze slice sample-xel/latch_nesting_full --event latch_acquired --from 2024-05-14T09:31:13 --to "
+                + "2024-05-14T09:31:14 -o slice.xel");
         return command;
     }
 }

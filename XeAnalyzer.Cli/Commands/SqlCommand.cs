@@ -42,8 +42,11 @@ internal static class SqlCommand
             output.Write(q.Text);
             return ExitCodes.Ok;
         }));
+        list.WithExamples("xeanalyze sql list");
+        show.WithExamples("xeanalyze sql show wait_summary", "xeanalyze sql show latches_per_scheduler");
         command.Subcommands.Add(list);
         command.Subcommands.Add(show);
+        command.WithExamples("xeanalyze sql list", "xeanalyze sql show wait_summary");
         return command;
     }
 }

@@ -21,6 +21,9 @@ internal static class SymbolsCommand
         command.Subcommands.Add(CreateVerify());
         command.Subcommands.Add(CreateList());
         command.Subcommands.Add(CatalogCommand.Create());
+        command.WithExamples(
+            "xeanalyze symbols fetch --sql-build 13.0.4001.0 --symbols \"srv*./syms*https://msdl.microsoft.com/download/symbols\"",
+            "xeanalyze symbols catalog show 13.0.4001.0");
         return command;
     }
 
@@ -105,6 +108,9 @@ internal static class SymbolsCommand
 
             return ExitCodes.Ok;
         })));
+        command.WithExamples(
+            "xeanalyze symbols fetch --sql-build 13.0.4001.0 --symbols \"srv*./syms*https://msdl.microsoft.com/download/symbols\"",
+            "xeanalyze symbols fetch --pdb sqlmin.pdb --guid 6a193443-3512-464b-8b8e-d905ad930ee6 --age 2");
         return command;
     }
 
@@ -142,6 +148,7 @@ internal static class SymbolsCommand
             output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{ok} PDB(s) ok, {bad} invalid{(deleting && bad > 0 ? " (deleted)" : string.Empty)} in {Path.GetFullPath(root)}"));
             return bad > 0 ? ExitCodes.Partial : ExitCodes.Ok;
         })));
+        command.WithExamples("xeanalyze symbols verify symbols-cache", "xeanalyze symbols verify ./syms --delete-invalid");
         return command;
     }
 
@@ -165,14 +172,15 @@ internal static class SymbolsCommand
             output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{n} file(s) in {Path.GetFullPath(root)}"));
             return ExitCodes.Ok;
         })));
+        command.WithExamples("xeanalyze symbols list symbols-cache");
         return command;
     }
 
-    private static Argument<string?> CacheArgument() => new("folder")
+    private static Argument<string?> CacheArgument() => new Argument<string?>("folder")
     {
         Description = "The cache or store folder (default: the per-user default cache).",
         Arity = ArgumentArity.ZeroOrOne,
-    };
+    }.AcceptsPaths("a folder");
 
     private static string KindText(SymbolCacheEntryKind kind) => kind switch
     {

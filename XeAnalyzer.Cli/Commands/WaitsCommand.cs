@@ -19,6 +19,9 @@ internal static class WaitsCommand
             var analysis = new WaitAnalysis(new WaitAnalysisOptions { Reorder = common.Reorder(parse) });
             return common.Run<WaitAnalysisResult>(parse, output, error, analysis);
         }));
+        command.WithExamples(
+            "xeanalyze waits sample-xel/blob_storage_waits",
+            "xeanalyze waits sample-xel/ring_buffer_waits/ring_buffer_waits.ring_buffer.xml --format csv");
         return command;
     }
 }

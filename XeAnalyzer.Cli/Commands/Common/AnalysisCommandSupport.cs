@@ -22,15 +22,15 @@ internal sealed class AnalysisCommandOptions
 
     public Option<string> Format { get; } = CreateFormat();
 
-    public Option<string?> Output { get; } = new("--output", "-o")
+    public Option<string?> Output { get; } = new Option<string?>("--output", "-o")
     {
         Description = "Write the report to this file instead of standard output.",
-    };
+    }.AcceptsPaths("a file");
 
-    public Option<string?> Chart { get; } = new("--chart")
+    public Option<string?> Chart { get; } = new Option<string?>("--chart")
     {
         Description = "Also write the chart as an SVG file.",
-    };
+    }.AcceptsPaths("a file");
 
     public Option<double?> ReorderWindow { get; } = new("--reorder-window")
     {

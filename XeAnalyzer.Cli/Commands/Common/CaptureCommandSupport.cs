@@ -13,12 +13,6 @@ namespace XeAnalyzer.Cli.Commands.Common;
 /// <summary>Shared pieces of the commands that read captures: the capture argument, <c>--skip-corrupt</c>, and error handling.</summary>
 internal static class CaptureCommandSupport
 {
-    public static Argument<string[]> CapturesArgument() => new("capture")
-    {
-        Description = "Capture files, folders (their *.xel files) or globs; rollover files of one session are read as one set.",
-        Arity = ArgumentArity.OneOrMore,
-    };
-
     public static Option<bool> SkipCorruptOption() => new("--skip-corrupt")
     {
         Description = "Skip damaged buffers (reported on stderr, exit code 3) instead of stopping at the first damage.",

@@ -20,7 +20,7 @@ internal sealed class CaptureInputOptions
         {
             Description = description ?? InputsDescription,
             Arity = ArgumentArity.OneOrMore,
-        };
+        }.AcceptsPaths("a capture file, folder or glob");
     }
 
     public Argument<string[]> Inputs { get; }

@@ -36,7 +36,6 @@ internal sealed class StackCommandOptions
     public Option<bool> GroupByEvent { get; } = new("--group-by-event")
     {
         Description = "One bucket per (event name, stack) (default true). --group-by-event false merges events sharing a stack, as SQLCallStackResolver does.",
-        DefaultValueFactory = _ => true,
     };
 
     public EventFilterOptions FilterOptions { get; } = new("Default: every event with a callstack.", "Example: opcode=End for wait_info durations.");
@@ -64,7 +63,9 @@ internal sealed class StackCommandOptions
     public StackBucketOptions BucketOptions(ParseResult parse) => new()
     {
         StackSource = string.IsNullOrWhiteSpace(parse.GetValue(Stack)) ? null : parse.GetValue(Stack)!.Trim(),
-        GroupByEvent = parse.GetValue(GroupByEvent),
+        // True when absent: the default lives here, not in the option, whose help would otherwise print "[default: true]" after
+        // a description that already says so.
+        GroupByEvent = parse.GetResult(GroupByEvent)?.IdentifierToken is null || parse.GetValue(GroupByEvent),
     };
 
     /// <summary>How the inputs are read: <c>--skip-corrupt</c> and <c>--modules</c> (the module map of every input; else each input's sidecar).</summary>

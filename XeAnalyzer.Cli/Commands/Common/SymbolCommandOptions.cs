@@ -50,21 +50,21 @@ internal sealed class SymbolCommandOptions
         DefaultValueFactory = _ => "x64",
     };
 
-    public Option<string?> Catalog { get; } = new("--catalog")
+    public Option<string?> Catalog { get; } = new Option<string?>("--catalog")
     {
         Description = "A build catalog file (sqlbuildinfo.json format, one JSON object per line) that adds to or overrides the catalog embedded in XeAnalyzer; default: $" + CatalogEnvironmentVariable + ".",
-    };
+    }.AcceptsPaths("a catalog file");
 
-    public Option<string[]> Binaries { get; } = new("--binaries")
+    public Option<string[]> Binaries { get; } = new Option<string[]>("--binaries")
     {
         Description = "Folders with the capture's DLLs/EXEs (searched recursively): PDB identities from their RSDS records, export tables for OrdinalN frames. Repeatable.",
         AllowMultipleArgumentsPerToken = false,
-    };
+    }.AcceptsPaths("a folder of DLLs and EXEs");
 
-    public Option<string?> Modules { get; } = new("--modules")
+    public Option<string?> Modules { get; } = new Option<string?>("--modules")
     {
         Description = "Module list for raw addresses (select name, base_address from sys.dm_os_loaded_modules), from the same process lifetime. Default: <set-name>.modules.txt beside each input, if present.",
-    };
+    }.AcceptsPaths("a module list file");
 
     public Option<string> FrameStyle { get; } = CreateFrameStyle();
 
@@ -201,14 +201,31 @@ internal sealed class SymbolCommandOptions
             return null;
         }
 
-        if (!System.Version.TryParse(build, out _) && !int.TryParse(build, NumberStyles.None, CultureInfo.InvariantCulture, out _))
-        {
-            throw new UsageException("--sql-build: expected a build number such as 13.0.4001.0, found '" + build + "'");
-        }
-
+        CheckBuildNumber(build, "--sql-build");
         string machine = parse.GetValue(Machine) ?? "x64";
         string? catalogPath = GetCatalogPath(parse);
-        return FindBuild(SqlBuildCatalog.LoadLayered(catalogPath, cancellationToken), build, machine, catalogPath, "--sql-build " + build);
+        var warnings = new List<string>();
+        SqlBuildCatalog catalog = SqlBuildCatalog.LoadForLookup(catalogPath, warnings, cancellationToken);
+        TextWriter error = TerminalProgress.Current?.Error ?? parse.InvocationConfiguration.Error;
+        foreach (string w in warnings)
+        {
+            error.WriteLine("xeanalyze: warning: " + w);
+        }
+
+        return FindBuild(catalog, build, machine, catalogPath, "--sql-build " + build);
+    }
+
+    /// <summary>
+    /// Checks a build number the user gave (<c>--sql-build</c>, <c>catalog show BUILD</c>) by the catalog's own rule
+    /// (<see cref="SqlBuildCatalog.ParseBuildNumber"/>).
+    /// </summary>
+    /// <exception cref="UsageException">It is not a build number; the message names <paramref name="what"/>.</exception>
+    public static void CheckBuildNumber(string build, string what)
+    {
+        if (SqlBuildCatalog.ParseBuildNumber(build) is null)
+        {
+            throw new UsageException(what + ": expected a build number such as 13.0.4001.0, found '" + PdbNames.Printable(build) + "'");
+        }
     }
 
     /// <summary>The catalog file of <c>--catalog</c>, else <c>$XEANALYZER_BUILD_CATALOG</c>, else <see langword="null"/>.</summary>
