@@ -33,6 +33,24 @@ package_readme "$feed/XeAnalyzer.$version.nupkg" XeAnalyzer.nuspec "$repo/XeAnal
 package_readme "$feed/XeAnalyzer.Cli.$version.nupkg" XeAnalyzer.Cli.nuspec "$repo/XeAnalyzer.Cli/PACKAGE.md" \
   'dotnet tool install --global XeAnalyzer.Cli'
 
+# Both packages name the repository and the commit they were built from, and the library's symbol package maps its sources
+# there (Source Link: the portable PDB's source_link JSON, stored as plain UTF-8), whatever remote the checkout has.
+url="$(sed -n 's:.*<RepositoryUrl>\(.*\)</RepositoryUrl>.*:\1:p' "$repo/Directory.Build.props" | head -n 1)"
+commit="$(git -C "$repo" rev-parse HEAD)"
+[ -n "$url" ] || { echo "packaging: no RepositoryUrl in Directory.Build.props"; exit 1; }
+for p in XeAnalyzer XeAnalyzer.Cli; do
+  repository="$(unzip -p "$feed/$p.$version.nupkg" "$p.nuspec" | grep -o '<repository [^>]*>' || true)"
+  for attribute in 'type="git"' "url=\"$url\"" "commit=\"$commit\""; do
+    grep -qF "$attribute" <<<"$repository" \
+      || { echo "packaging: $p's nuspec lacks $attribute in its repository element: ${repository:-none}"; exit 1; }
+  done
+done
+sourcelink="$(unzip -p "$feed/XeAnalyzer.$version.snupkg" lib/net10.0/XeAnalyzer.pdb | grep -ao '{"documents":{[^}]*}}' || true)"
+raw="${url/https:\/\/github.com\//https://raw.githubusercontent.com/}/$commit/*"
+grep -qF "\"$raw\"" <<<"$sourcelink" \
+  || { echo "packaging: the PDB's Source Link does not map to $raw: ${sourcelink:-none}"; exit 1; }
+echo "packaging: nuspecs name $url at $commit; the PDB's Source Link maps to it"
+
 echo "packaging: installing the tool from the local folder"
 # A private package cache, so the freshly packed version is used rather than one cached by an earlier run.
 export NUGET_PACKAGES="$work/nuget-packages"
