@@ -59,12 +59,7 @@ public sealed class FuzzExecution
     /// <summary>Writes <paramref name="bytes"/> to <paramref name="path"/> (inside the scratch folder), creating its folder.</summary>
     public string WriteFile(string path, byte[] bytes)
     {
-        ArgumentNullException.ThrowIfNull(path);
-        if (!Path.GetFullPath(path).StartsWith(_work + Path.DirectorySeparatorChar, StringComparison.Ordinal))
-        {
-            throw new ArgumentException("the fuzz harness writes only inside its scratch folder, not to " + path, nameof(path));
-        }
-
+        InsideWork(path);
         Directory.CreateDirectory(Path.GetDirectoryName(path)!);
         File.WriteAllBytes(path, bytes);
         return path;
@@ -84,8 +79,10 @@ public sealed class FuzzExecution
     }
 
     /// <summary>Runs <c>xeanalyze</c> with <paramref name="args"/> in-process and checks its outcome.</summary>
-    public void Cli(params string[] args)
+    /// <returns>The exit code, or -1 when the CLI threw.</returns>
+    public int Cli(params string[] args)
     {
+        ArgumentNullException.ThrowIfNull(args);
         using var output = new StringWriter(CultureInfo.InvariantCulture);
         using var error = new StringWriter(CultureInfo.InvariantCulture);
         int exit;
@@ -98,10 +95,10 @@ public sealed class FuzzExecution
 #pragma warning restore CA1031
         {
             _problems.Add("xeanalyze " + Shown(args) + ": threw " + ex.GetType().Name + ": " + ex.Message);
-            return;
+            return -1;
         }
 
-        ExitCounts.AddOrUpdate(args[0] + " " + exit.ToString(CultureInfo.InvariantCulture), 1, (_, n) => n + 1);
+        ExitCounts.AddOrUpdate((args.Length > 0 ? args[0] : "(none)") + " " + exit.ToString(CultureInfo.InvariantCulture), 1, (_, n) => n + 1);
         string err = error.ToString();
         string? internalError = err.Split('\n').FirstOrDefault(l => l.Contains("internal error", StringComparison.Ordinal));
         if (internalError is not null)
@@ -111,6 +108,53 @@ public sealed class FuzzExecution
         else if (!DocumentedExitCodes.Contains(exit))
         {
             _problems.Add("xeanalyze " + Shown(args) + string.Create(CultureInfo.InvariantCulture, $": undocumented exit code {exit}"));
+        }
+
+        return exit;
+    }
+
+    /// <summary>
+    /// Runs <c>xeanalyze</c> with <paramref name="folder"/> (inside the scratch folder) as the current directory, so relative
+    /// paths the arguments name, read or written, stay there.
+    /// </summary>
+    /// <returns>The exit code, or -1 when the CLI threw.</returns>
+    public int CliIn(string folder, params string[] args)
+    {
+        string cwd = Environment.CurrentDirectory;
+        Environment.CurrentDirectory = InsideWork(folder);
+        try
+        {
+            return Cli(args);
+        }
+        finally
+        {
+            Environment.CurrentDirectory = cwd;
+        }
+    }
+
+    /// <summary>
+    /// Runs <paramref name="body"/> with the per-user folders (configuration: the build catalog; cache: symbols) inside the scratch
+    /// folder and no symbol path or catalog from the environment, restoring them afterwards.
+    /// </summary>
+    public void WithUserFolders(Action body)
+    {
+        ArgumentNullException.ThrowIfNull(body);
+        string[] names = ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "_NT_SYMBOL_PATH", "XEANALYZER_BUILD_CATALOG"];
+        string?[] saved = [.. names.Select(Environment.GetEnvironmentVariable)];
+        Environment.SetEnvironmentVariable(names[0], Folder("config"));
+        Environment.SetEnvironmentVariable(names[1], Folder("user-cache"));
+        Environment.SetEnvironmentVariable(names[2], null);
+        Environment.SetEnvironmentVariable(names[3], null);
+        try
+        {
+            body();
+        }
+        finally
+        {
+            for (int i = 0; i < names.Length; i++)
+            {
+                Environment.SetEnvironmentVariable(names[i], saved[i]);
+            }
         }
     }
 
@@ -132,6 +176,17 @@ public sealed class FuzzExecution
         {
             _problems.Add(what + ": " + ex.GetType().Name + ": " + ex.Message + " at " + ex.StackTrace?.Split('\n').FirstOrDefault()?.Trim());
         }
+    }
+
+    private string InsideWork(string path)
+    {
+        ArgumentNullException.ThrowIfNull(path);
+        if (!Path.GetFullPath(path).StartsWith(_work + Path.DirectorySeparatorChar, StringComparison.Ordinal))
+        {
+            throw new ArgumentException("the fuzz harness writes only inside its scratch folder, not to " + path, nameof(path));
+        }
+
+        return path;
     }
 
     private string Shown(string[] args) => string.Join(' ', args.Select(a => a.Replace(_work, "<work>", StringComparison.Ordinal)));

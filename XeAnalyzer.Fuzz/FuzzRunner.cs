@@ -39,7 +39,7 @@ public sealed class FuzzRunner
         var random = new Random(unchecked((int)(mixed ^ (mixed >> 32))));
         seedInput = target.Seeds[random.Next(target.Seeds.Count)];
         FuzzSeed other = target.Seeds[random.Next(target.Seeds.Count)];
-        return Mutator.Mutate(seedInput.Bytes, other.Bytes, target.IsText, random, target.MaxLength);
+        return target.Mutate(seedInput.Bytes, other.Bytes, random);
     }
 
     /// <summary>Runs one input; never throws for what the input does (that is the verdict).</summary>
