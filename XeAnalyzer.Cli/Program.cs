@@ -15,7 +15,8 @@ internal static class Program
         var config = new InvocationConfiguration { Output = output, Error = error };
         if (!HelpExamples.IsHelp(parse))
         {
-            // A word that is no option, or an option where a value was due, explains the parser's own errors, which follow from it.
+            // A word that is no option, or an option where a value was due, explains the parser's own errors, which
+            // follow from it.
             IReadOnlyList<string> problems = CommandLineChecks.Find(parse, args);
             if (problems.Count == 0)
             {
@@ -37,7 +38,9 @@ internal static class Program
         return parse.Invoke(config);
     }
 
-    /// <summary>The command line that names <paramref name="command"/>: <c>xeanalyze symbols catalog show</c>.</summary>
+    /// <summary>
+    /// The command line that names <paramref name="command"/>: <c>xeanalyze symbols catalog show</c>.
+    /// </summary>
     internal static string CommandPath(Command command)
     {
         var names = new List<string>();

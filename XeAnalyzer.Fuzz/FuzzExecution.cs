@@ -98,7 +98,8 @@ public sealed class FuzzExecution
             return -1;
         }
 
-        ExitCounts.AddOrUpdate((args.Length > 0 ? args[0] : "(none)") + " " + exit.ToString(CultureInfo.InvariantCulture), 1, (_, n) => n + 1);
+        ExitCounts.AddOrUpdate((args.Length > 0 ? args[0] : "(none)") + " "
+            + exit.ToString(CultureInfo.InvariantCulture), 1, (_, n) => n + 1);
         string err = error.ToString();
         string? internalError = err.Split('\n').FirstOrDefault(l => l.Contains("internal error", StringComparison.Ordinal));
         if (internalError is not null)
@@ -114,8 +115,8 @@ public sealed class FuzzExecution
     }
 
     /// <summary>
-    /// Runs <c>xeanalyze</c> with <paramref name="folder"/> (inside the scratch folder) as the current directory, so relative
-    /// paths the arguments name, read or written, stay there.
+    /// Runs <c>xeanalyze</c> with <paramref name="folder"/> (inside the scratch folder) as the current directory, so
+    /// relative paths the arguments name, read or written, stay there.
     /// </summary>
     /// <returns>The exit code, or -1 when the CLI threw.</returns>
     public int CliIn(string folder, params string[] args)
@@ -133,8 +134,8 @@ public sealed class FuzzExecution
     }
 
     /// <summary>
-    /// Runs <paramref name="body"/> with the per-user folders (configuration: the build catalog; cache: symbols) inside the scratch
-    /// folder and no symbol path or catalog from the environment, restoring them afterwards.
+    /// Runs <paramref name="body"/> with the per-user folders (configuration: the build catalog; cache: symbols) inside
+    /// the scratch folder and no symbol path or catalog from the environment, restoring them afterwards.
     /// </summary>
     public void WithUserFolders(Action body)
     {
@@ -183,7 +184,8 @@ public sealed class FuzzExecution
         ArgumentNullException.ThrowIfNull(path);
         if (!Path.GetFullPath(path).StartsWith(_work + Path.DirectorySeparatorChar, StringComparison.Ordinal))
         {
-            throw new ArgumentException("the fuzz harness writes only inside its scratch folder, not to " + path, nameof(path));
+            throw new ArgumentException("the fuzz harness writes only inside its scratch folder, not to " + path,
+                nameof(path));
         }
 
         return path;

@@ -20,7 +20,8 @@ public sealed record FuzzSeed(string Name, byte[] Bytes, string? PdbName = null,
 /// </summary>
 public sealed class FuzzTarget
 {
-    private static readonly string[] HistogramSamples = ["latch_nesting_full_histogram", "cci_insert_memory_histogram", "blob_storage_waits_histogram", "latch_nesting_full_counter"];
+    private static readonly string[] HistogramSamples = ["latch_nesting_full_histogram",
+        "cci_insert_memory_histogram", "blob_storage_waits_histogram", "latch_nesting_full_counter"];
 
     /// <summary>Builds the catalog seeds hold: the fixture's, one with PDBs and one without (as published).</summary>
     private static readonly string[] CatalogBuilds = ["99.0.1000.1", "13.0.4001.0", "10.50.6520.0"];
@@ -28,7 +29,8 @@ public sealed class FuzzTarget
     private readonly Action<FuzzSeed, byte[], FuzzExecution> _execute;
     private readonly Func<byte[], byte[], Random, byte[]>? _mutate;
 
-    private FuzzTarget(string name, bool isText, int maxLength, IReadOnlyList<FuzzSeed> seeds, Action<FuzzSeed, byte[], FuzzExecution> execute,
+    private FuzzTarget(string name, bool isText, int maxLength, IReadOnlyList<FuzzSeed> seeds, Action<FuzzSeed,
+        byte[], FuzzExecution> execute,
         Func<byte[], byte[], Random, byte[]>? mutate = null)
     {
         Name = name;
@@ -51,8 +53,11 @@ public sealed class FuzzTarget
     /// <summary>The seeds, in a fixed order.</summary>
     public IReadOnlyList<FuzzSeed> Seeds { get; }
 
-    /// <summary>The target names, in the order the runner visits them (new ones go last: a target's index seeds its inputs).</summary>
-    public static IReadOnlyList<string> Names { get; } = ["xel", "pdb", "pe", "cab", "xml", "text", "values", "catalog", "rsds", "args"];
+    /// <summary>
+    /// The target names, in the order the runner visits them (new ones go last: a target's index seeds its inputs).
+    /// </summary>
+    public static IReadOnlyList<string> Names { get; } = ["xel", "pdb", "pe", "cab", "xml", "text", "values",
+        "catalog", "rsds", "args"];
 
     /// <summary>Builds the target <paramref name="name"/> from the fixtures under <paramref name="repoRoot"/>.</summary>
     public static FuzzTarget Create(string name, string repoRoot) => name switch
@@ -70,7 +75,9 @@ public sealed class FuzzTarget
         _ => throw new ArgumentException("unknown fuzz target '" + name + "' (expected " + string.Join(", ", Names) + ")", nameof(name)),
     };
 
-    /// <summary>A mutation of <paramref name="seed"/>: the target's own kind, else <see cref="Mutator.Mutate"/>.</summary>
+    /// <summary>
+    /// A mutation of <paramref name="seed"/>: the target's own kind, else <see cref="Mutator.Mutate"/>.
+    /// </summary>
     public byte[] Mutate(byte[] seed, byte[] other, Random random) =>
         _mutate is null ? Mutator.Mutate(seed, other, IsText, random, MaxLength) : _mutate(seed, other, random);
 
@@ -246,8 +253,8 @@ public sealed class FuzzTarget
     }
 
     /// <summary>
-    /// Target XML whose numbers are extreme or no numbers at all (event_sequence, duration, slot counts near and past 2^63,
-    /// negative, huge exponents), through every analysis that sums or orders them.
+    /// Target XML whose numbers are extreme or no numbers at all (event_sequence, duration, slot counts near and past
+    /// 2^63, negative, huge exponents), through every analysis that sums or orders them.
     /// </summary>
     private static FuzzTarget Values(string root)
     {
@@ -257,7 +264,8 @@ public sealed class FuzzTarget
             .. HistogramSamples
                 .SelectMany(d => Directory.GetFiles(P(root, "sample-xel", d), "*.xml").Order(StringComparer.Ordinal))
                 .Select(f => Seed(Path.GetFileNameWithoutExtension(f), f)),
-            .. Directory.GetFiles(P(root, "XeAnalyzer.Tests", "TestData", "text"), "*.xml").Order(StringComparer.Ordinal).Select(f => Seed(Path.GetFileNameWithoutExtension(f), f)),
+            .. Directory.GetFiles(P(root, "XeAnalyzer.Tests", "TestData", "text"),
+                "*.xml").Order(StringComparer.Ordinal).Select(f => Seed(Path.GetFileNameWithoutExtension(f), f)),
         ];
         return new FuzzTarget("values", isText: true, maxLength: 1 << 20, seeds, (seed, input, run) =>
         {
@@ -269,21 +277,23 @@ public sealed class FuzzTarget
             run.Cli("latches", file);
             run.Cli("memory", file);
             run.Cli("histogram", file);
-            run.Cli("stacks", file, "--symbols", cache, "--binaries", cache, "--offline", "--weight", "duration", "--format", "folded");
+            run.Cli("stacks", file, "--symbols", cache, "--binaries", cache, "--offline", "--weight", "duration",
+                "--format", "folded");
             run.Cli("report", file, "-o", run.Folder("report"), "--symbols", cache, "--offline");
         }, (seed, other, random) => Mutator.MutateNumbers(seed, other, random, 1 << 20));
     }
 
     /// <summary>
-    /// Build catalog files (one JSON object per line) with hostile values, read as <c>--catalog</c> and as the per-user catalog
-    /// every <c>--sql-build</c> lookup reads.
+    /// Build catalog files (one JSON object per line) with hostile values, read as <c>--catalog</c> and as the per-user
+    /// catalog every <c>--sql-build</c> lookup reads.
     /// </summary>
     private static FuzzTarget CatalogFiles(string root)
     {
         FuzzSeed[] seeds =
         [
             Seed("fixture", Catalog(root)),
-            new FuzzSeed("published", Encoding.UTF8.GetBytes(string.Concat(XeAnalyzer.Symbols.Catalog.SqlBuildCatalog.Embedded.Builds
+            new FuzzSeed("published",
+                Encoding.UTF8.GetBytes(string.Concat(XeAnalyzer.Symbols.Catalog.SqlBuildCatalog.Embedded.Builds
                 .Where(b => b.BuildNumber is "13.0.4001.0" or "10.50.6520.0" or "10.50.6542.0")
                 .Select(b => XeAnalyzer.Symbols.Catalog.SqlBuildCatalog.ToJsonLine(b) + "\n")))),
         ];
@@ -295,11 +305,14 @@ public sealed class FuzzTarget
             run.Library("SqlBuildCatalog", () =>
             {
                 using var reader = new StringReader(Encoding.UTF8.GetString(input));
-                XeAnalyzer.Symbols.Catalog.SqlBuildCatalog c = XeAnalyzer.Symbols.Catalog.SqlBuildCatalog.Read(reader, "catalog.json");
+                XeAnalyzer.Symbols.Catalog.SqlBuildCatalog c = XeAnalyzer.Symbols.Catalog.SqlBuildCatalog.Read(reader,
+                    "catalog.json");
                 foreach (XeAnalyzer.Symbols.Catalog.SqlBuildInfo b in c.Builds.Take(50))
                 {
-                    // Find takes build numbers only (ArgumentException otherwise, as documented); an entry may hold any text.
-                    _ = (b.Version is null ? null : c.Find(b.BuildNumber, b.MachineType).Status) + b.DisplayName + XeAnalyzer.Symbols.Catalog.SqlBuildCatalog.ToJsonLine(b);
+                    // Find takes build numbers only (ArgumentException otherwise, as documented); an entry may hold any
+                    // text.
+                    _ = (b.Version is null ? null : c.Find(b.BuildNumber, b.MachineType).Status) + b.DisplayName
+                        + XeAnalyzer.Symbols.Catalog.SqlBuildCatalog.ToJsonLine(b);
                 }
             });
             run.Cli("symbols", "catalog", "list", "--catalog", file);
@@ -326,38 +339,47 @@ public sealed class FuzzTarget
     /// </summary>
     private static FuzzTarget Rsds(string root)
     {
-        string DllOf(string module) => Directory.GetFiles(P(root, "symbols-cache", module + ".dll"), module + ".dll", SearchOption.AllDirectories).Single();
-        FuzzSeed[] seeds = [Seed("sqldk", DllOf("sqldk")), Seed("sqlTsEs", DllOf("sqlTsEs")), Seed("sqlmin", DllOf("sqlmin"))];
+        string DllOf(string module) => Directory.GetFiles(P(root, "symbols-cache", module + ".dll"), module + ".dll",
+            SearchOption.AllDirectories).Single();
+        FuzzSeed[] seeds = [Seed("sqldk", DllOf("sqldk")), Seed("sqlTsEs", DllOf("sqlTsEs")), Seed("sqlmin",
+            DllOf("sqlmin"))];
         return new FuzzTarget("rsds", isText: false, maxLength: 1 << 20, seeds, (seed, input, run) =>
         {
             string bin = run.Folder("bin");
             run.WriteFile(Path.Combine(bin, seed.Name + ".dll"), input);
             string catalog = Path.Combine(run.Folder("catalog"), "catalog.json");
             string cache = SymbolsCache(root);
-            if (run.Cli("symbols", "catalog", "add", "--binaries", bin, "--sql-build", "16.0.1.0", "--catalog", catalog) == 0)
+            if (run.Cli("symbols", "catalog", "add", "--binaries", bin, "--sql-build", "16.0.1.0", "--catalog",
+                catalog) == 0)
             {
                 run.Cli("symbols", "catalog", "show", "16.0.1.0", "--catalog", catalog);
-                string frames = run.WriteInput("frames.txt", Encoding.UTF8.GetBytes(seed.Name + "+0x11e9\n" + seed.Name + ".dll+0x1000\n"));
-                run.Cli("resolve", frames, "--sql-build", "16.0.1.0", "--catalog", catalog, "--symbols", cache, "--offline");
+                string frames = run.WriteInput("frames.txt", Encoding.UTF8.GetBytes(seed.Name + "+0x11e9\n"
+                    + seed.Name + ".dll+0x1000\n"));
+                run.Cli("resolve", frames, "--sql-build", "16.0.1.0", "--catalog", catalog, "--symbols", cache,
+                    "--offline");
             }
 
-            run.Cli("symbols", "catalog", "add", "--binaries", bin, "--sql-build", "16.0.2.0", "--all-modules", "--machine", "x64", "--catalog", catalog);
+            run.Cli("symbols", "catalog", "add", "--binaries", bin, "--sql-build", "16.0.2.0", "--all-modules",
+                "--machine", "x64", "--catalog", catalog);
         }, (seed, other, random) => Mutator.MutateRsds(seed, other, random, 1 << 20));
     }
 
     /// <summary>
-    /// Command lines (one argument per line) with empty arguments, options as values, unknown options, <c>--</c> and huge
-    /// numbers. They run in a scratch folder holding the inputs they name, with the per-user folders (build catalog, symbol
-    /// cache) moved there too, so nothing they write lands elsewhere; the network is never asked.
+    /// Command lines (one argument per line) with empty arguments, options as values, unknown options, <c>--</c> and
+    /// huge numbers. They run in a scratch folder holding the inputs they name, with the per-user folders (build
+    /// catalog, symbol cache) moved there too, so nothing they write lands elsewhere; the network is never asked.
     /// </summary>
     private static FuzzTarget Args(string root)
     {
-        FuzzSeed[] seeds = [.. Directory.GetFiles(P(root, "XeAnalyzer.Fuzz", "seeds", "args"), "*.txt").Order(StringComparer.Ordinal).Select(f => Seed(Path.GetFileNameWithoutExtension(f), f))];
+        FuzzSeed[] seeds = [.. Directory.GetFiles(P(root, "XeAnalyzer.Fuzz", "seeds", "args"),
+            "*.txt").Order(StringComparer.Ordinal).Select(f => Seed(Path.GetFileNameWithoutExtension(f), f))];
         (string Name, string Source)[] inputs =
         [
             ("latch.xel", P(root, "XeAnalyzer.Tests", "TestData", "xel", "latch.xel")),
-            ("histogram.xml", P(root, "sample-xel", "latch_nesting_full_histogram", "latch_nesting_full.histogram.xml")),
-            ("waits.xml", P(root, "sample-xel", "blob_storage_waits_histogram", "blob_storage_waits.wait_type.histogram.xml")),
+            ("histogram.xml", P(root, "sample-xel", "latch_nesting_full_histogram",
+                "latch_nesting_full.histogram.xml")),
+            ("waits.xml", P(root, "sample-xel", "blob_storage_waits_histogram",
+                "blob_storage_waits.wait_type.histogram.xml")),
             ("maps.tsv", P(root, "sample-xel", "blob_storage_waits_histogram", "blob_storage_waits.map_values.tsv")),
             ("stacks.txt", P(root, "XeAnalyzer.Fuzz", "seeds", "text", "module_offset.txt")),
             ("modules.txt", P(root, "XeAnalyzer.Tests", "TestData", "text", "loaded_modules_crlf.txt")),
@@ -365,13 +387,20 @@ public sealed class FuzzTarget
         ];
         string[] tokens =
         [
-            "", " ", "--", "-", "--format", "--chart", "-o", "-q", "--quiet", "--help", "--version", "--bogus", "--fromat", "-x", "--output=",
-            "--format=--chart", "--output=--out", "9223372036854775807", "9223372036854775808", "-1", "-9223372036854775809", "1e999", "NaN",
-            "0", "--sql-build", "13.0.4001.0", "99.0.1000.1", "--top", "--min-count", "--limit", "--jobs", "--reorder-window", "--reorder-max",
-            "--symbol-timeout", "--outlier-threshold", "--row-group-size", "--where", "=", "a=", "=b", "opcode=End", "--from", "--to",
-            "9999-12-31T23:59:59", "0001-01-01", "2024-02-30", "--event", "latch_acquired", "--modules", "--binaries", "--catalog", "--series",
-            "--map-values", "--map", "--symbols", "--frame-style", "--lines", "--weight", "duration", "latch.xel", "histogram.xml", "stacks.txt",
-            "out", "out.csv", "@missing.rsp", "x\ty", "--skip-corrupt", "--machine", "x86", "cache", "*.xel", "info", "stacks",
+            "", " ", "--", "-", "--format", "--chart", "-o", "-q", "--quiet", "--help", "--version", "--bogus",
+                "--fromat", "-x", "--output=",
+            "--format=--chart", "--output=--out", "9223372036854775807", "9223372036854775808", "-1",
+                "-9223372036854775809", "1e999", "NaN",
+            "0", "--sql-build", "13.0.4001.0", "99.0.1000.1", "--top", "--min-count", "--limit", "--jobs",
+                "--reorder-window", "--reorder-max",
+            "--symbol-timeout", "--outlier-threshold", "--row-group-size", "--where", "=", "a=", "=b", "opcode=End",
+                "--from", "--to",
+            "9999-12-31T23:59:59", "0001-01-01", "2024-02-30", "--event", "latch_acquired", "--modules", "--binaries",
+                "--catalog", "--series",
+            "--map-values", "--map", "--symbols", "--frame-style", "--lines", "--weight", "duration", "latch.xel",
+                "histogram.xml", "stacks.txt",
+            "out", "out.csv", "@missing.rsp", "x\ty", "--skip-corrupt", "--machine", "x86", "cache", "*.xel", "info",
+                "stacks",
         ];
         return new FuzzTarget("args", isText: true, maxLength: 1 << 16, seeds, (seed, input, run) =>
         {
@@ -388,7 +417,8 @@ public sealed class FuzzTarget
                 return;
             }
 
-            // symbols fetch reads the network unless told not to; resolve - reads standard input, which may be a terminal.
+            // symbols fetch reads the network unless told not to; resolve - reads standard input, which may be a
+            // terminal.
             int fetch = args.IndexOf("fetch");
             if (fetch >= 0)
             {

@@ -22,20 +22,27 @@ public static class Mutator
         "name\tbase_address", "sqlmin.dll\t0x", "\"", "'", ",", ";", "=", "..", "/", "\\",
     ];
 
-    /// <summary>Numbers of target XML at and past the edges the analyses sum and compare (2^31, 2^63, 2^64), and non-numbers.</summary>
+    /// <summary>
+    /// Numbers of target XML at and past the edges the analyses sum and compare (2^31, 2^63, 2^64), and non-numbers.
+    /// </summary>
     private static readonly string[] ExtremeNumbers =
     [
-        "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809", "18446744073709551615",
-        "18446744073709551616", "99999999999999999999999999999", "4294967295", "4294967296", "2147483647", "2147483648", "-1", "0",
-        "-0", "1e308", "1e309", "-1e999", "4.9e-324", "1.5", "NaN", "Infinity", "-Infinity", "0x7FFFFFFFFFFFFFFF", "abc", "", " 12 ",
+        "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+            "18446744073709551615",
+        "18446744073709551616", "99999999999999999999999999999", "4294967295", "4294967296", "2147483647",
+            "2147483648", "-1", "0",
+        "-0", "1e308", "1e309", "-1e999", "4.9e-324", "1.5", "NaN", "Infinity", "-Infinity", "0x7FFFFFFFFFFFFFFF",
+            "abc", "", " 12 ",
         "1,000", "12abc", "+5",
     ];
 
     /// <summary>JSON values a build catalog line may hold instead of the expected ones.</summary>
     private static readonly string[] JsonValues =
     [
-        "\"\\ud800\"", "\"\\udc00\\ud800\"", "\"a\\ud800b\"", "\"\"", "\" \"", "\"13.0.4001.0\"", "\"0\"", "\"99999999999.0.0.0\"",
-        "\"2147483648.0.0.0\"", "\"-1.0\"", "\"x86\"", "\"arm64\"", "\"X64\"", "[]", "{}", "null", "true", "false", "1e999", "-1",
+        "\"\\ud800\"", "\"\\udc00\\ud800\"", "\"a\\ud800b\"", "\"\"", "\" \"", "\"13.0.4001.0\"", "\"0\"",
+            "\"99999999999.0.0.0\"",
+        "\"2147483648.0.0.0\"", "\"-1.0\"", "\"x86\"", "\"arm64\"", "\"X64\"", "[]", "{}", "null", "true", "false",
+            "1e999", "-1",
         "18446744073709551616", "[{}]", "[[[[[[[[[[[[]]]]]]]]]]]]", "\"\\u0000\"",
         "\"https://msdl.microsoft.com/download/symbols/a.pdb/0123456789abcdef0123456789abcdef2/a.pdb\"",
         "\"https://msdl.microsoft.com/download/symbols/a.pdb/0123456789abcdef0123456789abcdefFFFFFFFFF/a.pdb\"",
@@ -43,31 +50,40 @@ public static class Mutator
         "\"https://msdl.microsoft.com/download/symbols/a\\u0001.pdb/0123456789abcdef0123456789abcdef2/a\\u0001.pdb\"",
     ];
 
-    /// <summary>Bytes that make a PDB name in an RSDS record unusable (separators, wildcards, control, non-ASCII).</summary>
-    private static readonly byte[] HostileNameBytes = [(byte)'/', (byte)'\\', (byte)':', (byte)'*', (byte)'?', 0x01, 0x1F, (byte)'.', (byte)' ', 0x7F, 0xC0, 0xFF];
+    /// <summary>
+    /// Bytes that make a PDB name in an RSDS record unusable (separators, wildcards, control, non-ASCII).
+    /// </summary>
+    private static readonly byte[] HostileNameBytes = [(byte)'/', (byte)'\\', (byte)':', (byte)'*', (byte)'?', 0x01,
+        0x1F, (byte)'.', (byte)' ', 0x7F, 0xC0, 0xFF];
 
     /// <summary>Whole PDB names for an RSDS record (cut to the room the seed's name has).</summary>
-    private static readonly string[] HostilePdbNames = ["..\\..\\x.pdb", "C:\\b\\sqlmin.pdb", "/b/sqlmin.pdb", ".pdb", "a", "x.pdb.exe", "con.pdb", "s*.pdb", " a.pdb"];
+    private static readonly string[] HostilePdbNames = ["..\\..\\x.pdb", "C:\\b\\sqlmin.pdb", "/b/sqlmin.pdb", ".pdb",
+        "a", "x.pdb.exe", "con.pdb", "s*.pdb", " a.pdb"];
 
-    private static readonly System.Text.RegularExpressions.Regex XmlNumber = new(@"(?<=>|="")-?[0-9][0-9.eE+-]*(?=<|"")", System.Text.RegularExpressions.RegexOptions.CultureInvariant);
+    private static readonly System.Text.RegularExpressions.Regex XmlNumber =
+        new(@"(?<=>|="")-?[0-9][0-9.eE+-]*(?=<|"")", System.Text.RegularExpressions.RegexOptions.CultureInvariant);
 
     private static readonly System.Text.RegularExpressions.Regex JsonValue =
-        new(@"(?<=:)(""(?:[^""\\]|\\.)*""|-?[0-9][0-9.eE+-]*|true|false|null|\[\]|\{\})", System.Text.RegularExpressions.RegexOptions.CultureInvariant);
+        new(@"(?<=:)(""(?:[^""\\]|\\.)*""|-?[0-9][0-9.eE+-]*|true|false|null|\[\]|\{\})",
+            System.Text.RegularExpressions.RegexOptions.CultureInvariant);
 
     /// <summary>
-    /// Target XML with 1 to 4 of its numbers (element values and attributes such as <c>count</c>) replaced by extreme or
-    /// non-numeric ones, then sometimes the text mutations too.
+    /// Target XML with 1 to 4 of its numbers (element values and attributes such as <c>count</c>) replaced by extreme
+    /// or non-numeric ones, then sometimes the text mutations too.
     /// </summary>
     public static byte[] MutateNumbers(byte[] seed, byte[] other, Random random, int maxLength) =>
         ReplaceValues(seed, other, XmlNumber, ExtremeNumbers, random, maxLength);
 
-    /// <summary>Build catalog lines with 1 to 4 JSON values replaced by hostile ones, then sometimes the text mutations too.</summary>
+    /// <summary>
+    /// Build catalog lines with 1 to 4 JSON values replaced by hostile ones, then sometimes the text mutations too.
+    /// </summary>
     public static byte[] MutateJsonValues(byte[] seed, byte[] other, Random random, int maxLength) =>
         ReplaceValues(seed, other, JsonValue, JsonValues, random, maxLength);
 
     /// <summary>
-    /// A PE image whose RSDS record (GUID, age, PDB path) is the part mutated: a hostile byte or a whole hostile name in the
-    /// path, a GUID or age byte changed, or the terminating NUL overwritten; one time in four the binary mutations instead.
+    /// A PE image whose RSDS record (GUID, age, PDB path) is the part mutated: a hostile byte or a whole hostile name
+    /// in the path, a GUID or age byte changed, or the terminating NUL overwritten; one time in four the binary
+    /// mutations instead.
     /// </summary>
     public static byte[] MutateRsds(byte[] seed, byte[] other, Random random, int maxLength)
     {
@@ -106,8 +122,8 @@ public static class Mutator
     }
 
     /// <summary>
-    /// A command line (one argument per line): 1 to 4 edits that replace, insert, delete, repeat or empty an argument, taking
-    /// the new ones from <paramref name="tokens"/> or from another seed.
+    /// A command line (one argument per line): 1 to 4 edits that replace, insert, delete, repeat or empty an argument,
+    /// taking the new ones from <paramref name="tokens"/> or from another seed.
     /// </summary>
     public static byte[] MutateArguments(byte[] seed, byte[] other, Random random, IReadOnlyList<string> tokens)
     {
@@ -119,7 +135,8 @@ public static class Mutator
         for (int i = 0; i < count; i++)
         {
             int n = args.Count;
-            string token = random.Next(4) == 0 && others.Length > 0 ? others[random.Next(others.Length)] : tokens[random.Next(tokens.Count)];
+            string token = random.Next(4) == 0 && others.Length > 0 ? others[random.Next(others.Length)]
+                : tokens[random.Next(tokens.Count)];
             switch (random.Next(6))
             {
                 case 0 when n > 1:
@@ -156,12 +173,14 @@ public static class Mutator
         return text.EndsWith('\n') ? lines[..^1] : lines;
     }
 
-    private static byte[] ReplaceValues(byte[] seed, byte[] other, System.Text.RegularExpressions.Regex pattern, string[] values, Random random, int maxLength)
+    private static byte[] ReplaceValues(byte[] seed, byte[] other, System.Text.RegularExpressions.Regex pattern,
+        string[] values, Random random, int maxLength)
     {
         ArgumentNullException.ThrowIfNull(seed);
         ArgumentNullException.ThrowIfNull(random);
         string text = Encoding.UTF8.GetString(seed);
-        System.Text.RegularExpressions.Match[] found = [.. pattern.Matches(text).Cast<System.Text.RegularExpressions.Match>()];
+        System.Text.RegularExpressions.Match[] found =
+            [.. pattern.Matches(text).Cast<System.Text.RegularExpressions.Match>()];
         if (found.Length == 0)
         {
             return Mutate(seed, other, isText: true, random, maxLength);

@@ -25,11 +25,18 @@ internal static class BatchCommand
             Description = "Folders (searched recursively for *.xel captures, rollover sets and *.xml target data), files or globs.",
             Arity = ArgumentArity.OneOrMore,
         }.AcceptsPaths("a folder, file or glob");
-        var output = new Option<string>("--output", "-o") { Description = "The output folder: one report folder per capture, index.html, summary.json.", Required = true }
-            .AcceptsPaths("a folder");
+        var output = new Option<string>("--output", "-o")
+        {
+            Description = "The output folder: one report folder per capture, index.html, summary.json.",
+            Required = true,
+        }.AcceptsPaths("a folder");
         var jobs = new Option<int?>("--jobs", "-j") { Description = "Captures processed at once (default: the number of processors)." };
         var keepGoing = new Option<bool>("--keep-going") { Description = "Go on after a capture fails (default: the first failure stops starting new captures)." };
-        var log = new Option<string?>("--log") { Description = "Write a machine-readable log: JSON lines, one per event (batch start, capture start/finish/fail with durations, batch finish)." }.AcceptsPaths("a file");
+        var log = new Option<string?>("--log")
+        {
+            Description = "Write a machine-readable log: JSON lines, one per event (batch start, capture "
+                + "start/finish/fail with durations, batch finish).",
+        }.AcceptsPaths("a file");
         var symbols = new SymbolCommandOptions();
         var filterOptions = new EventFilterOptions("Default: every event; each analysis uses the events it understands.");
         Option<bool> skip = CaptureCommandSupport.SkipCorruptOption();

@@ -19,7 +19,8 @@ internal static class CatalogCommand
         command.Subcommands.Add(CreateShow());
         command.Subcommands.Add(CreateList());
         command.Subcommands.Add(CreateAdd());
-        command.WithExamples("xeanalyze symbols catalog show 13.0.4001.0", "xeanalyze symbols catalog list --machine x86");
+        command.WithExamples("xeanalyze symbols catalog show 13.0.4001.0", "xeanalyze symbols catalog list --machine "
+            + "x86");
         return command;
     }
 
@@ -41,10 +42,13 @@ internal static class CatalogCommand
             SqlBuildInfo b = SymbolCommandOptions.FindBuild(SqlBuildCatalog.LoadLayered(catalogPath, cancellationToken), number, machine, catalogPath, "catalog show " + number);
             if (b.Pdbs.Count == 0)
             {
-                // An entry without a PDB identifies no module (catalog add refuses to write one; the published file has a few).
-                throw new InvalidTextInputException(b.Source == SqlBuildCatalog.EmbeddedSource ? "the embedded build catalog" : b.Source,
+                // An entry without a PDB identifies no module (catalog add refuses to write one; the published file has
+                // a few).
+                throw new InvalidTextInputException(b.Source == SqlBuildCatalog.EmbeddedSource ? "the embedded build "
+                    + "catalog" : b.Source,
                     (int)Math.Min(b.LineNumber, int.MaxValue),
-                    "SQL build catalog: expected at least one PDB in the \"SymbolDetails\" of " + b.BuildNumber + " " + b.MachineType + ", found none");
+                    "SQL build catalog: expected at least one PDB in the \"SymbolDetails\" of " + b.BuildNumber + " "
+                        + b.MachineType + ", found none");
             }
 
             output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{b.BuildNumber} {b.MachineType}: {SymbolCommandOptions.Describe(b)}{(b.KBInfo.Length > 0 ? " (" + b.KBInfo + ")" : string.Empty)}"));
@@ -60,7 +64,8 @@ internal static class CatalogCommand
             output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{b.Pdbs.Count} PDB(s); symbol-store paths: <pdb>/<GUID without dashes><age in hex>/<pdb>, e.g. {b.Pdbs[0].StorePath}"));
             return ExitCodes.Ok;
         })));
-        command.WithExamples("xeanalyze symbols catalog show 13.0.4001.0", "xeanalyze symbols catalog show 10.50.6542.0 --machine x86");
+        command.WithExamples("xeanalyze symbols catalog show 13.0.4001.0", "xeanalyze symbols catalog show "
+            + "10.50.6542.0 --machine x86");
         return command;
     }
 
@@ -89,7 +94,8 @@ internal static class CatalogCommand
             output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{builds.Count} build(s) listed; {string.Join(", ", bySource)}"));
             return ExitCodes.Ok;
         })));
-        command.WithExamples("xeanalyze symbols catalog list", "xeanalyze symbols catalog list --machine x86 --catalog my-builds.json");
+        command.WithExamples("xeanalyze symbols catalog list", "xeanalyze symbols catalog list --machine x86 "
+            + "--catalog my-builds.json");
         return command;
     }
 
@@ -111,7 +117,8 @@ internal static class CatalogCommand
         command.SetAction((parse, cancellationToken) => Task.FromResult(CaptureCommandSupport.Run(parse, (output, error) =>
         {
             string number = parse.GetValue(symbols.SqlBuild)
-                ?? throw new UsageException("catalog add: give the build number with --sql-build, e.g. --sql-build 16.0.4135.4");
+                ?? throw new UsageException("catalog add: give the build number with --sql-build, e.g. --sql-build "
+                    + "16.0.4135.4");
             SymbolCommandOptions.CheckBuildNumber(number, "catalog add: --sql-build");
 
             ModuleBinaries binaries = symbols.GetBinaries(parse, cancellationToken)
@@ -124,7 +131,8 @@ internal static class CatalogCommand
             SqlBuildInfo build;
             try
             {
-                build = SqlBuildCatalog.Describe(number, parse.GetValue(machine), binaries.Images, parse.GetValue(all), parse.GetValue(label));
+                build = SqlBuildCatalog.Describe(number, parse.GetValue(machine), binaries.Images,
+                    parse.GetValue(all), parse.GetValue(label));
             }
             catch (ArgumentException ex)
             {
@@ -145,7 +153,8 @@ internal static class CatalogCommand
             return ExitCodes.Ok;
         })));
         command.WithExamples(
-            "xeanalyze symbols catalog add --binaries /mnt/sql/MSSQL16.MSSQLSERVER/MSSQL/Binn --sql-build 16.0.4135.4 --label CU16",
+            "xeanalyze symbols catalog add --binaries /mnt/sql/MSSQL16.MSSQLSERVER/MSSQL/Binn --sql-build 16.0.4135.4 "
+                + "--label CU16",
             "xeanalyze symbols catalog add --binaries ./Binn --sql-build 16.0.4135.4 --catalog my-builds.json");
         return command;
     }

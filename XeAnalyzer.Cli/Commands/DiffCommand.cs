@@ -18,15 +18,29 @@ internal static class DiffCommand
 {
     public static Command Create()
     {
-        var baseInput = new Argument<string>("base") { Description = "The base capture: a .xel file, rollover set, folder, glob or target-data XML." }
-            .AcceptsPaths("a capture file, folder or glob");
-        var newInput = new Argument<string>("new") { Description = "The new capture, compared against the base." }
-            .AcceptsPaths("a capture file, folder or glob");
+        var baseInput = new Argument<string>("base")
+        {
+            Description = "The base capture: a .xel file, rollover set, folder, glob or target-data XML.",
+        }.AcceptsPaths("a capture file, folder or glob");
+        var newInput = new Argument<string>("new")
+        {
+            Description = "The new capture, compared against the base.",
+        }.AcceptsPaths("a capture file, folder or glob");
         var format = new Option<string>("--format") { Description = "text (default), csv (one row per stack), json or html.", DefaultValueFactory = _ => "text" };
         format.AcceptOnlyFromAmong("text", "csv", "json", "html");
-        var output = new Option<string?>("--output", "-o") { Description = "Write the comparison to this file instead of standard output." }.AcceptsPaths("a file");
-        var folded = new Option<string?>("--folded") { Description = "Also write a differential folded file: 'frames base new' per line, as FlameGraph's difffolded.pl writes it (flamegraph.pl draws it)." }.AcceptsPaths("a file");
-        var svg = new Option<string?>("--svg") { Description = "Also write a differential SVG flame graph (width = new; red = share grew, blue = shrank)." }.AcceptsPaths("a file");
+        var output = new Option<string?>("--output", "-o")
+        {
+            Description = "Write the comparison to this file instead of standard output.",
+        }.AcceptsPaths("a file");
+        var folded = new Option<string?>("--folded")
+        {
+            Description = "Also write a differential folded file: 'frames base new' per line, as FlameGraph's "
+                + "difffolded.pl writes it (flamegraph.pl draws it).",
+        }.AcceptsPaths("a file");
+        var svg = new Option<string?>("--svg")
+        {
+            Description = "Also write a differential SVG flame graph (width = new; red = share grew, blue = shrank).",
+        }.AcceptsPaths("a file");
         Option<string> weight = StackCommandOptions.WeightOption("What stacks are weighed by: count (events, default) or duration (the summed duration field, ms for wait events; add --where opcode=End for wait_info).");
         var top = new Option<int>("--top") { Description = "List at most N stacks in the text output (default 50; 0 lists all)." , DefaultValueFactory = _ => 50 };
         var failIfGrows = new Option<double?>("--fail-if-grows")

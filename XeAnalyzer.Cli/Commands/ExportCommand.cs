@@ -19,8 +19,11 @@ internal static class ExportCommand
     {
         var format = new Option<string>("--format") { Description = "Output format (parquet is the only one for now).", DefaultValueFactory = _ => "parquet" };
         format.AcceptOnlyFromAmong("parquet");
-        var output = new Option<string>("--output", "-o") { Description = "The folder to write (created when missing; files of the same name are replaced).", Required = true }
-            .AcceptsPaths("a folder");
+        var output = new Option<string>("--output", "-o")
+        {
+            Description = "The folder to write (created when missing; files of the same name are replaced).",
+            Required = true,
+        }.AcceptsPaths("a folder");
         var filterOptions = new EventFilterOptions("Default: every event.");
         var rowGroup = new Option<int?>("--row-group-size") { Description = "Rows per Parquet row group (default 131072; a row group also closes at about 32 MiB of buffered values)." };
         var compression = new Option<string>("--compression") { Description = "Page compression: zstd (default; smallest files), snappy (fastest), gzip or none.", DefaultValueFactory = _ => "zstd" };

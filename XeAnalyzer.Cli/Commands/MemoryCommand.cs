@@ -16,7 +16,11 @@ internal static class MemoryCommand
         AnalysisCommandOptions common = AnalysisCommandOptions.AddTo(command);
         var pagesField = new Option<string?>("--pages-field") { Description = "The field holding the page count (default number_pages; the name is not verified on real builds)." };
         var byClerk = new Option<bool>("--by-clerk") { Description = "Also keep running totals per memory clerk (field memory_clerk_name)." };
-        var series = new Option<string?>("--series") { Description = "Write every step of the running total as CSV: timestamp, event_sequence, event, session_id, memory_clerk_name, pages, session_running_total, running_total." }.AcceptsPaths("a file");
+        var series = new Option<string?>("--series")
+        {
+            Description = "Write every step of the running total as CSV: timestamp, event_sequence, event, "
+                + "session_id, memory_clerk_name, pages, session_running_total, running_total.",
+        }.AcceptsPaths("a file");
         command.Options.Add(pagesField);
         command.Options.Add(byClerk);
         command.Options.Add(series);

@@ -23,8 +23,12 @@ internal static class ReportCommand
             Description = "Capture files (.xel), rollover sets, folders (their *.xel files), globs, or target-data XML files; read as one capture.",
             Arity = ArgumentArity.OneOrMore,
         }.AcceptsPaths("a capture file, folder or glob");
-        var output = new Option<string>("--output", "-o") { Description = "The output folder (created if needed): index.html, report.json, <analysis>.<table>.csv, *.svg.", Required = true }
-            .AcceptsPaths("a folder");
+        var output = new Option<string>("--output", "-o")
+        {
+            Description = "The output folder (created if needed): index.html, report.json, <analysis>.<table>.csv, "
+                + "*.svg.",
+            Required = true,
+        }.AcceptsPaths("a folder");
         var symbols = new SymbolCommandOptions();
         var filterOptions = new EventFilterOptions("Default: every event; each analysis uses the events it understands.", "Example: class=NESTING_TRANSACTION_FULL.");
         Option<bool> skip = CaptureCommandSupport.SkipCorruptOption();

@@ -20,14 +20,22 @@ internal static class ResolveCommand
 {
     public static Command Create()
     {
-        var input = new Argument<string>("input") { Description = "The callstack text (a file, or - for standard input)." }
-            .AcceptsPaths("a file, or - for standard input");
+        var input = new Argument<string>("input")
+        {
+            Description = "The callstack text (a file, or - for standard input).",
+        }.AcceptsPaths("a file, or - for standard input");
         var symbols = new SymbolCommandOptions();
         var singleLine = new Option<bool>("--single-line") { Description = "The input has several frames per line, separated by blanks (SSMS grid copies)." };
         var decimalInput = new Option<bool>("--resolved-input") { Description = "The input is a resolver's output: read displacements without 0x as decimal (sqlmin!Name+425)." };
         var noReasons = new Option<bool>("--no-reasons") { Description = "Do not append ' -- unresolved: reason' to unresolved frames." };
-        var outputFile = new Option<string?>("--output", "-o") { Description = "Write the resolved text to this file instead of standard output." }.AcceptsPaths("a file");
-        var summaryJson = new Option<string?>("--summary-json") { Description = "Also write the summary as JSON to this file." }.AcceptsPaths("a file");
+        var outputFile = new Option<string?>("--output", "-o")
+        {
+            Description = "Write the resolved text to this file instead of standard output.",
+        }.AcceptsPaths("a file");
+        var summaryJson = new Option<string?>("--summary-json")
+        {
+            Description = "Also write the summary as JSON to this file.",
+        }.AcceptsPaths("a file");
         var command = new Command("resolve", "Resolve callstacks offline: any input shape in, sqlmin.dll!Function+0x1a9 out, with a summary of what was resolved and why the rest was not.");
         command.Arguments.Add(input);
         symbols.AddPathOptions(command);

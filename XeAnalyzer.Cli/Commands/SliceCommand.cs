@@ -16,7 +16,11 @@ internal static class SliceCommand
     {
         var filterOptions = new EventFilterOptions("Required: the events to keep.");
         filterOptions.Events.Required = true;
-        var output = new Option<string>("--output", "-o") { Description = "The .xel file to write.", Required = true }.AcceptsPaths("a file");
+        var output = new Option<string>("--output", "-o")
+        {
+            Description = "The .xel file to write.",
+            Required = true,
+        }.AcceptsPaths("a file");
         var command = new Command("slice", "Write selected events of captures or target-data XML to a new .xel file.");
         CaptureInputOptions input = CaptureInputOptions.AddTo(command);
         filterOptions.AddTo(command);

@@ -24,8 +24,15 @@ internal static class StacksCommand
             DefaultValueFactory = _ => "text",
         };
         format.AcceptOnlyFromAmong("text", "csv", "json", "folded", "speedscope", "svg", "html");
-        var output = new Option<string?>("--output", "-o") { Description = "Write to this file instead of standard output." }.AcceptsPaths("a file");
-        var framesCsv = new Option<string?>("--frames-csv") { Description = "Also write one CSV row per (bucket, frame): rank, count, event, frame index, text, status, module, function, reason." }.AcceptsPaths("a file");
+        var output = new Option<string?>("--output", "-o")
+        {
+            Description = "Write to this file instead of standard output.",
+        }.AcceptsPaths("a file");
+        var framesCsv = new Option<string?>("--frames-csv")
+        {
+            Description = "Also write one CSV row per (bucket, frame): rank, count, event, frame index, text, status, "
+                + "module, function, reason.",
+        }.AcceptsPaths("a file");
         var top = new Option<int>("--top") { Description = "Show only the N largest buckets (default: all). Shares stay relative to all buckets." };
         var minCount = new Option<long>("--min-count") { Description = "Show only buckets with at least N events." };
         Option<string> weight = StackCommandOptions.WeightOption("What flame outputs (folded, speedscope, svg) weigh: count (events, default) or duration (summed duration field, ms for wait events).");

@@ -22,7 +22,8 @@ internal static class SymbolsCommand
         command.Subcommands.Add(CreateList());
         command.Subcommands.Add(CatalogCommand.Create());
         command.WithExamples(
-            "xeanalyze symbols fetch --sql-build 13.0.4001.0 --symbols \"srv*./syms*https://msdl.microsoft.com/download/symbols\"",
+            "xeanalyze symbols fetch --sql-build 13.0.4001.0 --symbols "
+                + "\"srv*./syms*https://msdl.microsoft.com/download/symbols\"",
             "xeanalyze symbols catalog show 13.0.4001.0");
         return command;
     }
@@ -109,7 +110,8 @@ internal static class SymbolsCommand
             return ExitCodes.Ok;
         })));
         command.WithExamples(
-            "xeanalyze symbols fetch --sql-build 13.0.4001.0 --symbols \"srv*./syms*https://msdl.microsoft.com/download/symbols\"",
+            "xeanalyze symbols fetch --sql-build 13.0.4001.0 --symbols "
+                + "\"srv*./syms*https://msdl.microsoft.com/download/symbols\"",
             "xeanalyze symbols fetch --pdb sqlmin.pdb --guid 6a193443-3512-464b-8b8e-d905ad930ee6 --age 2");
         return command;
     }
@@ -148,7 +150,8 @@ internal static class SymbolsCommand
             output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{ok} PDB(s) ok, {bad} invalid{(deleting && bad > 0 ? " (deleted)" : string.Empty)} in {Path.GetFullPath(root)}"));
             return bad > 0 ? ExitCodes.Partial : ExitCodes.Ok;
         })));
-        command.WithExamples("xeanalyze symbols verify symbols-cache", "xeanalyze symbols verify ./syms --delete-invalid");
+        command.WithExamples("xeanalyze symbols verify symbols-cache", "xeanalyze symbols verify ./syms "
+            + "--delete-invalid");
         return command;
     }
 

@@ -7,12 +7,13 @@ using XeAnalyzer.Callstacks;
 namespace XeAnalyzer.Tests.Architecture;
 
 /// <summary>
-/// Dependencies point down, as ARCHITECTURE.md states them (its "Layers" table is read here, so the document cannot drift from
-/// the code): every type of the library, with everything it refers to (base type, interfaces, attributes, fields, signatures,
-/// locals, and every type, method and field its IL names), may use its own namespace and those of strictly lower layers only.
-/// A namespace's component is its folder under <c>XeAnalyzer/</c> (<c>XeAnalyzer.Capture</c> is <c>Capture</c>), or, for a folder
-/// whose own folders the table orders too (<c>Symbols.Pdb</c>, <c>Symbols.Catalog</c>…), the folder below it
-/// (<c>XeAnalyzer.Symbols.Store.Cab</c> is <c>Symbols.Store</c>); such components are ordered among their siblings by that table.
+/// Dependencies point down, as ARCHITECTURE.md states them (its "Layers" table is read here, so the document cannot
+/// drift from the code): every type of the library, with everything it refers to (base type, interfaces, attributes,
+/// fields, signatures, locals, and every type, method and field its IL names), may use its own namespace and those of
+/// strictly lower layers only. A namespace's component is its folder under <c>XeAnalyzer/</c>
+/// (<c>XeAnalyzer.Capture</c> is <c>Capture</c>), or, for a folder whose own folders the table orders too
+/// (<c>Symbols.Pdb</c>, <c>Symbols.Catalog</c>…), the folder below it (<c>XeAnalyzer.Symbols.Store.Cab</c> is
+/// <c>Symbols.Store</c>); such components are ordered among their siblings by that table.
 /// </summary>
 public sealed class LayeringTests
 {
@@ -37,8 +38,9 @@ public sealed class LayeringTests
     [Test]
     public void TheCheck_SeesReferencesBetweenTheFoldersOfSymbols()
     {
-        // The resolver takes a build's PDB identities from the catalog (CallstackResolverOptions.SqlBuild). With the two folders
-        // swapped in an otherwise real table, that reference is a violation the check must report; the real table allows it.
+        // The resolver takes a build's PDB identities from the catalog (CallstackResolverOptions.SqlBuild). With the
+        // two folders swapped in an otherwise real table, that reference is a violation the check must report; the real
+        // table allows it.
         string md = Path.Combine(Path.GetTempPath(), "layers-" + Guid.NewGuid().ToString("N") + ".md");
         string swapped = File.ReadAllText(Path.Combine(TestPaths.RepoRoot, "ARCHITECTURE.md"))
             .Replace("`Symbols.Catalog`", "`Symbols.Swap`", StringComparison.Ordinal)
@@ -48,9 +50,12 @@ public sealed class LayeringTests
         try
         {
             IReadOnlyDictionary<string, int> layers = ReadLayers(md);
-            Assert.That(layers["Symbols.Resolution"], Is.LessThan(layers["Symbols.Catalog"]), "the synthetic table swaps the two");
-            Assert.That(Violations(LibraryTypes(), layers), Has.Some.StartsWith("Symbols.Resolution -> Symbols.Catalog: CallstackResolverOptions uses SqlBuildInfo"));
-            Assert.That(Violations(LibraryTypes(), s_layers.Value), Has.None.StartsWith("Symbols.Resolution -> Symbols.Catalog"));
+            Assert.That(layers["Symbols.Resolution"], Is.LessThan(layers["Symbols.Catalog"]), "the synthetic table "
+                + "swaps the two");
+            Assert.That(Violations(LibraryTypes(), layers), Has.Some.StartsWith("Symbols.Resolution -> "
+                + "Symbols.Catalog: CallstackResolverOptions uses SqlBuildInfo"));
+            Assert.That(Violations(LibraryTypes(), s_layers.Value), Has.None.StartsWith("Symbols.Resolution -> "
+                + "Symbols.Catalog"));
         }
         finally
         {
@@ -74,7 +79,8 @@ public sealed class LayeringTests
     {
         // IO depends on nothing but the root namespace (the exception family).
         Assert.That(LayerOf("XeAnalyzer"), Is.Zero);
-        Assert.That(s_layers.Value.Where(l => !l.Key.Contains('.', StringComparison.Ordinal) && l.Value <= LayerOf("IO")).Select(l => l.Key), Is.EquivalentTo(new[] { "XeAnalyzer", "IO" }));
+        Assert.That(s_layers.Value.Where(l => !l.Key.Contains('.', StringComparison.Ordinal)
+            && l.Value <= LayerOf("IO")).Select(l => l.Key), Is.EquivalentTo(new[] { "XeAnalyzer", "IO" }));
 
         // The format readers and the symbol resolver know nothing of captures, analyses or how results are written.
         foreach (string reader in new[] { "Xel", "TargetData", "Callstacks", "Symbols" })
@@ -89,11 +95,12 @@ public sealed class LayeringTests
         Assert.That(LayerOf("Capture"), Is.EqualTo(LayerOf("Output")));
         Assert.That(LayerOf("Analysis"), Is.GreaterThan(LayerOf("Capture")));
 
-        // Inside Symbols: the resolver sits on top; the catalog below it (it records builds from PE images, never resolves);
-        // the file readers at the bottom, where none uses another.
+        // Inside Symbols: the resolver sits on top; the catalog below it (it records builds from PE images, never
+        // resolves); the file readers at the bottom, where none uses another.
         Assert.That(LayerOf("Symbols.Resolution"), Is.GreaterThan(LayerOf("Symbols.Catalog")));
         Assert.That(LayerOf("Symbols.Catalog"), Is.GreaterThan(LayerOf("Symbols.Store")));
-        Assert.That(new[] { "Symbols.Pdb", "Symbols.Undecoration" }.Select(LayerOf), Is.All.EqualTo(LayerOf("Symbols.Pe")));
+        Assert.That(new[] { "Symbols.Pdb", "Symbols.Undecoration" }.Select(LayerOf),
+            Is.All.EqualTo(LayerOf("Symbols.Pe")));
     }
 
     [Test]
@@ -120,11 +127,13 @@ public sealed class LayeringTests
     public void ReadLayers_ReadsTheRowsOfTheLayersSection_Only()
     {
         string md = Path.Combine(Path.GetTempPath(), "layers-" + Guid.NewGuid().ToString("N") + ".md");
-        File.WriteAllText(md, "# A\n| 9 | `Other` |\n## Layers\n\n| Layer | Namespaces |\n|---|---|\n| 1 | `B`, `C` (text) |\n| 0 | `A` |\n\n"
+        File.WriteAllText(md, "# A\n| 9 | `Other` |\n## Layers\n\n| Layer | Namespaces |\n|---|---|\n| 1 | `B`, `C` "
+            + "(text) |\n| 0 | `A` |\n\n"
             + "| Layer in `B` | Namespaces |\n|---|---|\n| 1 | `B.Y` |\n| 0 | `B.X` |\n\n## Next\n| 5 | `D` |\n");
         try
         {
-            Assert.That(ReadLayers(md), Is.EquivalentTo(new Dictionary<string, int> { ["A"] = 0, ["B"] = 1, ["C"] = 1, ["B.X"] = 0, ["B.Y"] = 1 }));
+            Assert.That(ReadLayers(md), Is.EquivalentTo(new Dictionary<string, int> { ["A"] = 0, ["B"] = 1, ["C"] = 1,
+                ["B.X"] = 0, ["B.Y"] = 1 }));
         }
         finally
         {
@@ -199,8 +208,9 @@ public sealed class LayeringTests
     }
 
     /// <summary>
-    /// Whether component <paramref name="own"/> may use <paramref name="other"/>: its own, or one of a strictly lower layer; two
-    /// folders of one parent (<c>Symbols.Pe</c>, <c>Symbols.Catalog</c>) by the parent's own table, anything else by the main one.
+    /// Whether component <paramref name="own"/> may use <paramref name="other"/>: its own, or one of a strictly lower
+    /// layer; two folders of one parent (<c>Symbols.Pe</c>, <c>Symbols.Catalog</c>) by the parent's own table, anything
+    /// else by the main one.
     /// </summary>
     internal static bool MayUse(string own, string other, IReadOnlyDictionary<string, int> layers)
     {
@@ -228,7 +238,8 @@ public sealed class LayeringTests
             return parts[0];
         }
 
-        bool ordersItsFolders = parts.Length >= 3 && layers.Keys.Any(k => k.StartsWith(parts[1] + ".", StringComparison.Ordinal));
+        bool ordersItsFolders = parts.Length >= 3 && layers.Keys.Any(k => k.StartsWith(parts[1] + ".",
+            StringComparison.Ordinal));
         return ordersItsFolders ? parts[1] + "." + parts[2] : parts[1];
     }
 

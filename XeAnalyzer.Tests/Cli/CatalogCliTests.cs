@@ -141,17 +141,20 @@ public sealed class CatalogCliTests
         // sqldk.dll's RSDS record names "sqldk.pdb"; a control character in it makes a name no symbol store can hold.
         string bin = Directory.CreateDirectory(_tmp.File("bin")).FullName;
         string dll = Path.Combine(bin, "sqldk.dll");
-        byte[] image = File.ReadAllBytes(Directory.GetFiles(Path.Combine(TestPaths.SymbolsCache, "sqldk.dll"), "sqldk.dll", SearchOption.AllDirectories).Single());
+        byte[] image = File.ReadAllBytes(Directory.GetFiles(Path.Combine(TestPaths.SymbolsCache, "sqldk.dll"),
+            "sqldk.dll", SearchOption.AllDirectories).Single());
         int rsds = image.AsSpan().IndexOf("RSDS"u8);
         Assert.That(image.AsSpan(rsds + 24, 10).ToArray(), Is.EqualTo("sqldk.pdb\0"u8.ToArray()));
         image[rsds + 24 + 2] = 0x01;
         File.WriteAllBytes(dll, image);
         string catalog = _tmp.File("mine.json");
 
-        (int exit, string output, string err) = CliRunner.Run(["symbols", "catalog", "add", "--binaries", bin, "--sql-build", "16.0.9999.3", "--catalog", catalog]);
+        (int exit, string output, string err) = CliRunner.Run(["symbols", "catalog", "add", "--binaries", bin,
+            "--sql-build", "16.0.9999.3", "--catalog", catalog]);
         Assert.That(exit, Is.EqualTo(ExitCodes.InputError), err);
         Assert.That(output, Is.Empty);
-        Assert.That(err, Is.EqualTo("xeanalyze: " + dll + ": expected an RSDS (CodeView) record naming a PDB file a symbol store can hold: "
+        Assert.That(err, Is.EqualTo("xeanalyze: " + dll + ": expected an RSDS (CodeView) record naming a PDB file a "
+            + "symbol store can hold: "
             + "the PDB name 'sq\\u0001dk.pdb' contains control characters\n"));
         Assert.That(File.Exists(catalog), Is.False, "nothing recorded");
     }
@@ -160,30 +163,39 @@ public sealed class CatalogCliTests
     public void CatalogShow_OfABuildWithoutPdbs_IsBadInput_NamingTheFileAndLine()
     {
         string catalog = _tmp.File("mine.json");
-        File.WriteAllText(catalog, "\n{\"BuildNumber\":\"16.0.9999.4\",\"MachineType\":\"x64\",\"SymbolDetails\":[]}\n");
-        (int exit, string output, string err) = CliRunner.Run(["symbols", "catalog", "show", "16.0.9999.4", "--catalog", catalog]);
+        File.WriteAllText(catalog,
+            "\n{\"BuildNumber\":\"16.0.9999.4\",\"MachineType\":\"x64\",\"SymbolDetails\":[]}\n");
+        (int exit, string output, string err) = CliRunner.Run(["symbols", "catalog", "show", "16.0.9999.4",
+            "--catalog", catalog]);
         Assert.That(exit, Is.EqualTo(ExitCodes.InputError), err);
         Assert.That(output, Is.Empty);
-        Assert.That(err, Is.EqualTo("xeanalyze: " + catalog + ": line 2: SQL build catalog: expected at least one PDB in the \"SymbolDetails\" of 16.0.9999.4 x64, found none\n"));
+        Assert.That(err, Is.EqualTo("xeanalyze: " + catalog + ": line 2: SQL build catalog: expected at least one PDB "
+            + "in the \"SymbolDetails\" of 16.0.9999.4 x64, found none\n"));
 
         // The published catalog lists such builds too (the embedded one keeps them, as published).
-        SqlBuildInfo empty = SqlBuildCatalog.Embedded.Builds.First(b => b.Pdbs.Count == 0 && SqlBuildCatalog.Embedded.Find(b.BuildNumber, b.MachineType).Status == SqlBuildLookupStatus.Found);
-        (exit, _, err) = CliRunner.Run(["symbols", "catalog", "show", empty.BuildNumber, "--machine", empty.MachineType]);
+        SqlBuildInfo empty = SqlBuildCatalog.Embedded.Builds.First(b => b.Pdbs.Count == 0
+            && SqlBuildCatalog.Embedded.Find(b.BuildNumber, b.MachineType).Status == SqlBuildLookupStatus.Found);
+        (exit, _, err) = CliRunner.Run(["symbols", "catalog", "show", empty.BuildNumber, "--machine",
+            empty.MachineType]);
         Assert.That(exit, Is.EqualTo(ExitCodes.InputError), err);
-        Assert.That(err, Does.StartWith("xeanalyze: the embedded build catalog: line " + empty.LineNumber.ToString(System.Globalization.CultureInfo.InvariantCulture) + ": "));
+        Assert.That(err, Does.StartWith("xeanalyze: the embedded build catalog: line "
+            + empty.LineNumber.ToString(System.Globalization.CultureInfo.InvariantCulture) + ": "));
     }
 
     [Test]
     public void ACatalogFileWithALoneSurrogate_IsBadInput_ForTheCommandsThatReadItExplicitly()
     {
         string catalog = _tmp.File("mine.json");
-        File.WriteAllText(catalog, "{\"BuildNumber\":\"16.0.9999.5\",\"Label\":\"\\ud800\",\"MachineType\":\"x64\",\"SymbolDetails\":[]}\n");
-        foreach (string[] args in new[] { new[] { "symbols", "catalog", "list", "--catalog", catalog }, ["symbols", "catalog", "show", "13.0.4001.0", "--catalog", catalog],
+        File.WriteAllText(catalog,
+            "{\"BuildNumber\":\"16.0.9999.5\",\"Label\":\"\\ud800\",\"MachineType\":\"x64\",\"SymbolDetails\":[]}\n");
+        foreach (string[] args in new[] { new[] { "symbols", "catalog", "list", "--catalog", catalog }, ["symbols",
+            "catalog", "show", "13.0.4001.0", "--catalog", catalog],
             ["resolve", catalog, "--sql-build", "13.0.4001.0", "--catalog", catalog, "--offline"] })
         {
             (int exit, string output, string err) = CliRunner.Run(args);
             Assert.That(exit, Is.EqualTo(ExitCodes.InputError), string.Join(' ', args) + ": " + err);
-            Assert.That(err, Does.StartWith("xeanalyze: " + catalog + ": line 1: SQL build catalog: expected JSON strings of valid text"), string.Join(' ', args));
+            Assert.That(err, Does.StartWith("xeanalyze: " + catalog + ": line 1: SQL build catalog: expected JSON "
+                + "strings of valid text"), string.Join(' ', args));
             Assert.That(err, Does.Not.Contain("internal error"));
         }
     }
@@ -193,15 +205,19 @@ public sealed class CatalogCliTests
     {
         string user = SqlBuildCatalog.GetUserCatalogPath();
         Directory.CreateDirectory(Path.GetDirectoryName(user)!);
-        File.WriteAllText(user, "{\"BuildNumber\":\"16.0.9999.6\",\"Label\":\"\\ud800\",\"MachineType\":\"x64\",\"SymbolDetails\":[]}\n");
+        File.WriteAllText(user,
+            "{\"BuildNumber\":\"16.0.9999.6\",\"Label\":\"\\ud800\",\"MachineType\":\"x64\",\"SymbolDetails\":[]}\n");
         string input = _tmp.File("in.txt");
         File.WriteAllText(input, "sqldk+0x40609\n");
         string empty = Directory.CreateDirectory(_tmp.File("empty")).FullName;
 
-        (int exit, string output, string err) = CliRunner.Run(["resolve", input, "--sql-build", "13.0.4001.0", "--symbols", empty, "--offline"]);
+        (int exit, string output, string err) = CliRunner.Run(["resolve", input, "--sql-build", "13.0.4001.0",
+            "--symbols", empty, "--offline"]);
         Assert.That(exit, Is.EqualTo(ExitCodes.Ok), err);
-        Assert.That(output, Is.EqualTo("sqldk+0x40609 -- unresolved: no PDB for sqldk.pdb 1D3FA75E-B355-40E2-87B2-E012D69785DF/2\n"));
-        string warning = "xeanalyze: warning: the per-user build catalog " + user + " is left out: it cannot be read: line 1: SQL build catalog: expected JSON strings of valid text";
+        Assert.That(output, Is.EqualTo("sqldk+0x40609 -- unresolved: no PDB for sqldk.pdb "
+            + "1D3FA75E-B355-40E2-87B2-E012D69785DF/2\n"));
+        string warning = "xeanalyze: warning: the per-user build catalog " + user + " is left out: it cannot be read: "
+            + "line 1: SQL build catalog: expected JSON strings of valid text";
         Assert.That(err.Split('\n').Count(l => l.StartsWith(warning, StringComparison.Ordinal)), Is.EqualTo(1), err);
 
         // Reading the catalog in force on purpose still fails on it, naming it.

@@ -33,8 +33,8 @@ package_readme "$feed/XeAnalyzer.$version.nupkg" XeAnalyzer.nuspec "$repo/XeAnal
 package_readme "$feed/XeAnalyzer.Cli.$version.nupkg" XeAnalyzer.Cli.nuspec "$repo/XeAnalyzer.Cli/PACKAGE.md" \
   'dotnet tool install --global XeAnalyzer.Cli'
 
-# Both packages name the repository and the commit they were built from, and the library's symbol package maps its sources
-# there (Source Link: the portable PDB's source_link JSON, stored as plain UTF-8), whatever remote the checkout has.
+# Both packages name the repository and the commit they were built from, and the library's symbol package maps its
+# sources there (Source Link: the source_link JSON of the portable PDB, stored as plain UTF-8), whatever the remote.
 url="$(sed -n 's:.*<RepositoryUrl>\(.*\)</RepositoryUrl>.*:\1:p' "$repo/Directory.Build.props" | head -n 1)"
 commit="$(git -C "$repo" rev-parse HEAD)"
 [ -n "$url" ] || { echo "packaging: no RepositoryUrl in Directory.Build.props"; exit 1; }
@@ -45,7 +45,8 @@ for p in XeAnalyzer XeAnalyzer.Cli; do
       || { echo "packaging: $p's nuspec lacks $attribute in its repository element: ${repository:-none}"; exit 1; }
   done
 done
-sourcelink="$(unzip -p "$feed/XeAnalyzer.$version.snupkg" lib/net10.0/XeAnalyzer.pdb | grep -ao '{"documents":{[^}]*}}' || true)"
+sourcelink="$(unzip -p "$feed/XeAnalyzer.$version.snupkg" lib/net10.0/XeAnalyzer.pdb \
+  | grep -ao '{"documents":{[^}]*}}' || true)"
 raw="${url/https:\/\/github.com\//https://raw.githubusercontent.com/}/$commit/*"
 grep -qF "\"$raw\"" <<<"$sourcelink" \
   || { echo "packaging: the PDB's Source Link does not map to $raw: ${sourcelink:-none}"; exit 1; }

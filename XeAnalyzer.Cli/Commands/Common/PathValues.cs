@@ -4,9 +4,9 @@ using System.CommandLine.Parsing;
 namespace XeAnalyzer.Cli.Commands.Common;
 
 /// <summary>
-/// The one rule for every option and argument that names a file or folder: an empty (or blank) value is a usage error naming
-/// the option as it was written and what it expects, found while parsing (exit code 2), before a command touches the file
-/// system, where an empty path would fail deep inside with an unhelpful message.
+/// The one rule for every option and argument that names a file or folder: an empty (or blank) value is a usage error
+/// naming the option as it was written and what it expects, found while parsing (exit code 2), before a command touches
+/// the file system, where an empty path would fail deep inside with an unhelpful message.
 /// </summary>
 internal static class PathValues
 {

@@ -63,8 +63,8 @@ internal sealed class StackCommandOptions
     public StackBucketOptions BucketOptions(ParseResult parse) => new()
     {
         StackSource = string.IsNullOrWhiteSpace(parse.GetValue(Stack)) ? null : parse.GetValue(Stack)!.Trim(),
-        // True when absent: the default lives here, not in the option, whose help would otherwise print "[default: true]" after
-        // a description that already says so.
+        // True when absent: the default lives here, not in the option, whose help would otherwise print "[default:
+        // true]" after a description that already says so.
         GroupByEvent = parse.GetResult(GroupByEvent)?.IdentifierToken is null || parse.GetValue(GroupByEvent),
     };
 

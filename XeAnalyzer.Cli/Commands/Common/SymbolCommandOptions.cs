@@ -219,12 +219,14 @@ internal sealed class SymbolCommandOptions
     /// Checks a build number the user gave (<c>--sql-build</c>, <c>catalog show BUILD</c>) by the catalog's own rule
     /// (<see cref="SqlBuildCatalog.ParseBuildNumber"/>).
     /// </summary>
-    /// <exception cref="UsageException">It is not a build number; the message names <paramref name="what"/>.</exception>
+    /// <exception cref="UsageException">It is not a build number; the message names <paramref
+    /// name="what"/>.</exception>
     public static void CheckBuildNumber(string build, string what)
     {
         if (SqlBuildCatalog.ParseBuildNumber(build) is null)
         {
-            throw new UsageException(what + ": expected a build number such as 13.0.4001.0, found '" + PdbNames.Printable(build) + "'");
+            throw new UsageException(what + ": expected a build number such as 13.0.4001.0, found '"
+                + PdbNames.Printable(build) + "'");
         }
     }
 

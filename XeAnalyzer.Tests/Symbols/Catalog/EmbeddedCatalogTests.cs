@@ -101,7 +101,8 @@ public class EmbeddedCatalogTests
             Assert.That((file, id), Is.EqualTo((p.PdbFileName, p.Identity)));
         }
 
-        SqlBuildInfo all = SqlBuildCatalog.Describe("16.0.4135.4", "x64", binaries.Images, allModules: true, label: "CU16");
+        SqlBuildInfo all = SqlBuildCatalog.Describe("16.0.4135.4", "x64", binaries.Images, allModules: true,
+            label: "CU16");
         SqlBuildPdb xelines = all.Pdbs.Single(p => p.Name == "xelines");
         Assert.That(xelines.FileVersion, Is.EqualTo("2099.0990.1000.01 ((xeanalyzer_fixture).000101-0000)"), "the fixture's version resource (tools/fixtures/src/lines/xelines.rc)");
         Assert.That(all.Label, Is.EqualTo("CU16"));
@@ -110,7 +111,8 @@ public class EmbeddedCatalogTests
         SqlBuildInfo back = SqlBuildCatalog.Read(new StringReader(SqlBuildCatalog.ToJsonLine(all))).Builds.Single();
         Assert.That(back.Pdbs.Select(p => (p.Name, p.Identity, p.DownloadUrl, p.FileVersion)), Is.EqualTo(all.Pdbs.Select(p => (p.Name, p.Identity, p.DownloadUrl, p.FileVersion))));
         Assert.That((back.BuildNumber, back.MachineType, back.Label), Is.EqualTo(("16.0.4135.4", "x64", "CU16")));
-        Assert.Throws<ArgumentException>(() => SqlBuildCatalog.Describe("16.0.4135.4", null, ModuleBinaries.Scan([Path.Combine(TestPaths.TestData, "lines")]).Images), "no engine module there");
+        Assert.Throws<ArgumentException>(() => SqlBuildCatalog.Describe("16.0.4135.4", null,
+            ModuleBinaries.Scan([Path.Combine(TestPaths.TestData, "lines")]).Images), "no engine module there");
     }
 
     [Test]
@@ -121,9 +123,12 @@ public class EmbeddedCatalogTests
         {
             string path = Path.Combine(dir, "sub", "catalog.json");
             ModuleBinaries binaries = ModuleBinaries.Scan([TestPaths.SymbolsCache]);
-            Assert.That(SqlBuildCatalog.AddToFile(path, SqlBuildCatalog.Describe("16.0.1.0", null, binaries.Images)), Is.Zero);
-            Assert.That(SqlBuildCatalog.AddToFile(path, SqlBuildCatalog.Describe("16.0.2.0", null, binaries.Images)), Is.Zero);
-            Assert.That(SqlBuildCatalog.AddToFile(path, SqlBuildCatalog.Describe("16.0.1.0", null, binaries.Images, label: "again")), Is.EqualTo(1));
+            Assert.That(SqlBuildCatalog.AddToFile(path, SqlBuildCatalog.Describe("16.0.1.0", null, binaries.Images)),
+                Is.Zero);
+            Assert.That(SqlBuildCatalog.AddToFile(path, SqlBuildCatalog.Describe("16.0.2.0", null, binaries.Images)),
+                Is.Zero);
+            Assert.That(SqlBuildCatalog.AddToFile(path, SqlBuildCatalog.Describe("16.0.1.0", null, binaries.Images,
+                label: "again")), Is.EqualTo(1));
             SqlBuildCatalog c = SqlBuildCatalog.Load(path);
             Assert.That(c.Builds.Select(b => (b.BuildNumber, b.Label)), Is.EqualTo(new[] { ("16.0.2.0", "recorded by xeanalyze symbols catalog add"), ("16.0.1.0", "again") }));
             Assert.That(Directory.GetFiles(Path.GetDirectoryName(path)!), Has.Length.EqualTo(1), "no temporary file left");

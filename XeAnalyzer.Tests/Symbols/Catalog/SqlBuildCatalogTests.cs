@@ -121,9 +121,11 @@ public class SqlBuildCatalogTests
     [TestCase("{\"BuildNumber\":13,\"MachineType\":\"x64\",\"SymbolDetails\":[]}", "BuildNumber")]
     [TestCase("{\"BuildNumber\":\"13.0.1.0\",\"MachineType\":\"x64\",\"SymbolDetails\":[{\"PDBName\":\"a\"}]}", "DownloadURL")]
     [TestCase("{\"BuildNumber\":\"13.0.1.0\",\"MachineType\":\"x64\",\"SymbolDetails\":[7]}", "SymbolDetails")]
-    [TestCase("{\"BuildNumber\":\"13.0.1.0\",\"Label\":\"\\ud800\",\"MachineType\":\"x64\",\"SymbolDetails\":[]}", "valid text")]
+    [TestCase("{\"BuildNumber\":\"13.0.1.0\",\"Label\":\"\\ud800\",\"MachineType\":\"x64\",\"SymbolDetails\":[]}",
+        "valid text")]
     [TestCase("{\"BuildNumber\":\"\\udc00\\ud800\",\"MachineType\":\"x64\",\"SymbolDetails\":[]}", "valid text")]
-    [TestCase("{\"BuildNumber\":\"13.0.1.0\",\"\\ud800\":1,\"MachineType\":\"x64\",\"SymbolDetails\":[]}", "valid text")]
+    [TestCase("{\"BuildNumber\":\"13.0.1.0\",\"\\ud800\":1,\"MachineType\":\"x64\",\"SymbolDetails\":[]}",
+        "valid text")]
     public void Read_ThrowsWithLineNumber_ForBadLine(string badLine, string expectedPart)
     {
         string text = Line("13.0.4001.0", "x64", GoodUrl) + "\n\n" + badLine + "\n";

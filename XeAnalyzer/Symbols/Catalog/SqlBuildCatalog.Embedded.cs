@@ -85,23 +85,27 @@ public sealed partial class SqlBuildCatalog
         Layer(catalogFile, null, cancellationToken);
 
     /// <summary>
-    /// The catalog in force for a build lookup: as <see cref="LoadLayered"/>, except that a per-user file that cannot be read is left
-    /// out, with a warning naming it, instead of failing every lookup (the embedded catalog and <paramref name="catalogFile"/> still
-    /// answer). A bad <paramref name="catalogFile"/>, which the user named, still fails.
+    /// The catalog in force for a build lookup: as <see cref="LoadLayered"/>, except that a per-user file that cannot
+    /// be read is left out, with a warning naming it, instead of failing every lookup (the embedded catalog and
+    /// <paramref name="catalogFile"/> still answer). A bad <paramref name="catalogFile"/>, which the user named, still
+    /// fails.
     /// </summary>
     /// <param name="catalogFile">A catalog file to add, or <see langword="null"/>.</param>
     /// <param name="warnings">Receives one line when the per-user file is left out.</param>
     /// <param name="cancellationToken">Stops reading.</param>
     /// <returns>The combined catalog.</returns>
-    /// <exception cref="InvalidTextInputException"><paramref name="catalogFile"/> is malformed (with file and line).</exception>
+    /// <exception cref="InvalidTextInputException"><paramref name="catalogFile"/> is malformed (with file and
+    /// line).</exception>
     /// <exception cref="IOException"><paramref name="catalogFile"/> cannot be read.</exception>
-    public static SqlBuildCatalog LoadForLookup(string? catalogFile, ICollection<string> warnings, CancellationToken cancellationToken = default)
+    public static SqlBuildCatalog LoadForLookup(string? catalogFile, ICollection<string> warnings,
+        CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(warnings);
         return Layer(catalogFile, warnings, cancellationToken);
     }
 
-    private static SqlBuildCatalog Layer(string? catalogFile, ICollection<string>? warnings, CancellationToken cancellationToken)
+    private static SqlBuildCatalog Layer(string? catalogFile, ICollection<string>? warnings,
+        CancellationToken cancellationToken)
     {
         SqlBuildCatalog catalog = Embedded;
         string user = GetUserCatalogPath();
@@ -113,7 +117,8 @@ public sealed partial class SqlBuildCatalog
             }
             catch (Exception ex) when (warnings is not null && InputFailure.IsReadFailure(ex))
             {
-                warnings.Add("the per-user build catalog " + user + " is left out: it cannot be read: " + InputFailure.Describe(ex));
+                warnings.Add("the per-user build catalog " + user + " is left out: it cannot be read: "
+                    + InputFailure.Describe(ex));
             }
         }
 
@@ -161,7 +166,8 @@ public sealed partial class SqlBuildCatalog
     public IReadOnlyList<SqlBuildInfo> FindNearest(string buildNumber, string machineType = "x64", int count = 4)
     {
         ArgumentNullException.ThrowIfNull(buildNumber);
-        Version wanted = ParseBuildNumber(buildNumber) ?? throw new ArgumentException($"'{buildNumber}' is not a build number such as 13.0.4001.0.", nameof(buildNumber));
+        Version wanted = ParseBuildNumber(buildNumber) ?? throw new ArgumentException($"'{buildNumber}' is not a "
+            + "build number such as 13.0.4001.0.", nameof(buildNumber));
         var known = _builds.Where(b => b.Version is not null && string.Equals(b.MachineType, machineType, StringComparison.OrdinalIgnoreCase)).ToList();
         var sameMajor = known.Where(b => b.Version!.Major == wanted.Major).ToList();
         List<SqlBuildInfo> pool = sameMajor.Count > 0 ? sameMajor : known;
@@ -177,9 +183,9 @@ public sealed partial class SqlBuildCatalog
 
     /// <summary>
     /// Describes a build from its DLLs and EXEs: one PDB per image with an RSDS record (the SQL Server engine modules,
-    /// <see cref="IsEngineModule"/>, unless <paramref name="allModules"/>), named as the RSDS names it, with the image's file
-    /// version, in module-name order; <c>DownloadURL</c> is Microsoft's symbol-server key for it and <c>DownloadVerified</c> false
-    /// (not checked).
+    /// <see cref="IsEngineModule"/>, unless <paramref name="allModules"/>), named as the RSDS names it, with the
+    /// image's file version, in module-name order; <c>DownloadURL</c> is Microsoft's symbol-server key for it and
+    /// <c>DownloadVerified</c> false (not checked).
     /// </summary>
     /// <param name="buildNumber">The build number (<c>16.0.4135.4</c>).</param>
     /// <param name="machineType">The machine type, or <see langword="null"/> to take it from the images (they must agree).</param>
@@ -189,14 +195,15 @@ public sealed partial class SqlBuildCatalog
     /// <returns>The entry, with at least one PDB.</returns>
     /// <exception cref="ArgumentException">The build number is not a version, no image qualifies, or the images' machine types differ.</exception>
     /// <exception cref="InvalidPeDataException">
-    /// An image's RSDS record names a PDB file <see cref="PdbNames.IsValid"/> refuses: the entry could not name that module's PDB,
-    /// so none is made.
-    /// </exception>
-    public static SqlBuildInfo Describe(string buildNumber, string? machineType, IEnumerable<ModuleBinary> images, bool allModules = false, string? label = null)
+    /// An image's RSDS record names a PDB file <see cref="PdbNames.IsValid"/> refuses: the entry could not name that
+    /// module's PDB, so none is made. </exception>
+    public static SqlBuildInfo Describe(string buildNumber, string? machineType, IEnumerable<ModuleBinary> images,
+        bool allModules = false, string? label = null)
     {
         ArgumentNullException.ThrowIfNull(buildNumber);
         ArgumentNullException.ThrowIfNull(images);
-        Version version = ParseBuildNumber(buildNumber) ?? throw new ArgumentException($"'{buildNumber}' is not a build number such as 16.0.4135.4.", nameof(buildNumber));
+        Version version = ParseBuildNumber(buildNumber) ?? throw new ArgumentException($"'{buildNumber}' is not a "
+            + "build number such as 16.0.4135.4.", nameof(buildNumber));
         var recorded = images
             .Where(i => i.CodeView is not null && (allModules || IsEngineModule(i.Module)))
             .OrderBy(i => i.Module.Key, StringComparer.Ordinal).ThenBy(i => i.Path, StringComparer.Ordinal).ToList();
@@ -204,7 +211,8 @@ public sealed partial class SqlBuildCatalog
         {
             throw new ArgumentException(allModules
                 ? "no image with an RSDS (CodeView) record was found in the binaries folders"
-                : "no SQL Server engine module (sql*, hk*, qds) with an RSDS (CodeView) record was found in the binaries folders (use all modules to record the others)", nameof(images));
+                : "no SQL Server engine module (sql*, hk*, qds) with an RSDS (CodeView) record was found in the "
+                    + "binaries folders (use all modules to record the others)", nameof(images));
         }
 
         string machine = machineType ?? MachineOf(recorded);
@@ -216,7 +224,8 @@ public sealed partial class SqlBuildCatalog
             string file = cv.PdbFileName;
             if (!PdbNames.IsValid(file, out string? problem))
             {
-                throw new InvalidPeDataException(image.Path, null, "expected an RSDS (CodeView) record naming a PDB file a symbol store can hold: " + problem);
+                throw new InvalidPeDataException(image.Path, null, "expected an RSDS (CodeView) record naming a PDB "
+                    + "file a symbol store can hold: " + problem);
             }
 
             if (!seen.Add(file))
@@ -244,14 +253,15 @@ public sealed partial class SqlBuildCatalog
     }
 
     /// <summary>
-    /// Whether a module is part of the SQL Server engine (<c>sql*</c>, <c>hk*</c>, <c>qds</c>): its PDBs are public, SQL Server
-    /// symbolizes it in-engine with the PDB in Binn, and the catalog records it for a build.
+    /// Whether a module is part of the SQL Server engine (<c>sql*</c>, <c>hk*</c>, <c>qds</c>): its PDBs are public,
+    /// SQL Server symbolizes it in-engine with the PDB in Binn, and the catalog records it for a build.
     /// </summary>
     /// <param name="module">The module.</param>
     internal static bool IsEngineModule(ModuleName module)
     {
         string k = module.Key;
-        return k.StartsWith("sql", StringComparison.Ordinal) || k.StartsWith("hk", StringComparison.Ordinal) || string.Equals(k, "qds", StringComparison.Ordinal);
+        return k.StartsWith("sql", StringComparison.Ordinal) || k.StartsWith("hk", StringComparison.Ordinal)
+            || string.Equals(k, "qds", StringComparison.Ordinal);
     }
 
     /// <summary>One catalog line in the published format (one compact JSON object, the published key order).</summary>
@@ -400,7 +410,8 @@ public sealed partial class SqlBuildCatalog
         {
             if (build is not null)
             {
-                builds.Add(new SqlBuildInfo(build[1], build[2], build[3], build[4], ParseBuildNumber(build[4]), build[5], build[6], pdbs.ToArray().AsReadOnly(), builds.Count + 1, EmbeddedSource));
+                builds.Add(new SqlBuildInfo(build[1], build[2], build[3], build[4], ParseBuildNumber(build[4]),
+                    build[5], build[6], pdbs.ToArray().AsReadOnly(), builds.Count + 1, EmbeddedSource));
             }
 
             pdbs.Clear();

@@ -209,7 +209,8 @@ public sealed partial class SqlBuildCatalog
     {
         ArgumentNullException.ThrowIfNull(buildNumber);
         ArgumentNullException.ThrowIfNull(machineType);
-        Version wanted = ParseBuildNumber(buildNumber) ?? throw new ArgumentException($"'{buildNumber}' is not a build number such as 13.0.4001.0.", nameof(buildNumber));
+        Version wanted = ParseBuildNumber(buildNumber) ?? throw new ArgumentException($"'{buildNumber}' is not a "
+            + "build number such as 13.0.4001.0.", nameof(buildNumber));
         var matches = new List<SqlBuildInfo>();
         var others = new SortedSet<string>(StringComparer.OrdinalIgnoreCase);
         foreach (SqlBuildInfo b in _builds)
@@ -367,7 +368,8 @@ public sealed partial class SqlBuildCatalog
             catch (InvalidOperationException ex)
             {
                 // A string or property name holding a lone surrogate escape ("\ud800") cannot be read as text.
-                throw Error(filePath, number, "JSON strings of valid text (a \\uD800-\\uDFFF escape needs its pair): " + ex.Message, ex);
+                throw Error(filePath, number, "JSON strings of valid text (a \\uD800-\\uDFFF escape needs its pair): "
+                    + ex.Message, ex);
             }
         }
     }
@@ -391,7 +393,8 @@ public sealed partial class SqlBuildCatalog
         {
             if (pdbs.Count >= MaxPdbsPerBuild)
             {
-                throw Error(filePath, number, string.Create(CultureInfo.InvariantCulture, $"at most {MaxPdbsPerBuild} PDBs per build"));
+                throw Error(filePath, number,
+                    string.Create(CultureInfo.InvariantCulture, $"at most {MaxPdbsPerBuild} PDBs per build"));
             }
 
             if (d.ValueKind != JsonValueKind.Object)
@@ -406,13 +409,16 @@ public sealed partial class SqlBuildCatalog
             }
 
             string name = OptionalString(d, "PDBName", filePath, number) ?? pdbFile[..^4];
-            bool verified = d.TryGetProperty("DownloadVerified", out JsonElement v) && v.ValueKind == JsonValueKind.True;
-            if (d.TryGetProperty("DownloadVerified", out v) && v.ValueKind is not (JsonValueKind.True or JsonValueKind.False or JsonValueKind.Null))
+            bool verified = d.TryGetProperty("DownloadVerified", out JsonElement v)
+                && v.ValueKind == JsonValueKind.True;
+            if (d.TryGetProperty("DownloadVerified", out v)
+                && v.ValueKind is not (JsonValueKind.True or JsonValueKind.False or JsonValueKind.Null))
             {
                 throw Error(filePath, number, "\"DownloadVerified\" to be true or false");
             }
 
-            pdbs.Add(new SqlBuildPdb(name, pdbFile, identity, url, verified, OptionalString(d, "FileVersion", filePath, number)));
+            pdbs.Add(new SqlBuildPdb(name, pdbFile, identity, url, verified, OptionalString(d, "FileVersion",
+                filePath, number)));
         }
 
         return new SqlBuildInfo(
@@ -429,8 +435,8 @@ public sealed partial class SqlBuildCatalog
     }
 
     /// <summary>
-    /// A build number as the catalog compares it: two to four dot-separated numbers (<c>13.0.4001.0</c>, <c>13.0.4001</c>), missing
-    /// parts as 0; surrounding blanks are ignored.
+    /// A build number as the catalog compares it: two to four dot-separated numbers (<c>13.0.4001.0</c>,
+    /// <c>13.0.4001</c>), missing parts as 0; surrounding blanks are ignored.
     /// </summary>
     /// <param name="text">The build number.</param>
     /// <returns>The version, or <see langword="null"/> when <paramref name="text"/> is not a build number.</returns>

@@ -3,8 +3,8 @@ using XeAnalyzer.Callstacks;
 namespace XeAnalyzer.Symbols.Pe;
 
 /// <summary>
-/// One DLL or EXE read from a folder of images (by the resolver's <c>ModuleBinaries.Scan</c>): its module, path and parsed
-/// image.
+/// One DLL or EXE read from a folder of images (by the resolver's <c>ModuleBinaries.Scan</c>): its module, path and
+/// parsed image.
 /// </summary>
 public sealed class ModuleBinary
 {
@@ -24,7 +24,10 @@ public sealed class ModuleBinary
     /// <summary>The parsed image: RSDS record (which PDB build matches) and export table.</summary>
     public PeImage Image { get; }
 
-    /// <summary>The PDB the image was linked with (file name and identity from its RSDS record), or <see langword="null"/> when it has none.</summary>
+    /// <summary>
+    /// The PDB the image was linked with (file name and identity from its RSDS record), or <see langword="null"/> when
+    /// it has none.
+    /// </summary>
     public PeCodeViewRecord? CodeView => Image.CodeView;
 
     /// <summary>Returns the path.</summary>
