@@ -9,7 +9,9 @@ namespace XeAnalyzer.Tests.Cli;
 /// (<c>TestData/golden/</c>): stdout, stderr, the exit code and every file written. The commands run in the repository root with
 /// relative paths, as the README gives them, and write into <c>.golden-out/&lt;case&gt;</c> there, so the outputs do not depend on
 /// where the checkout lies. To record them again after an intended change (and list that change in CHANGELOG.md), run the tests
-/// with <c>XEANALYZER_RECORD_GOLDEN=1</c>; never record them to make a failing run pass.
+/// with <c>XEANALYZER_RECORD_GOLDEN=1</c>; never record them to make a failing run pass. With <c>XEANALYZE_BINARY</c>
+/// set (<see cref="CliRunner.PublishedBinary"/>) the commands run that published executable as a child process instead
+/// of in-process, so the same records check it: <c>.ci/run</c> does so with the NativeAOT binary.
 /// </summary>
 public sealed class GoldenOutputTests
 {
@@ -109,7 +111,7 @@ public sealed class GoldenOutputTests
 
         Directory.CreateDirectory(outDir);
         string[] args = [.. command.Split(' ', StringSplitOptions.RemoveEmptyEntries).Select(a => a.Replace("{out}", relativeOut, StringComparison.Ordinal))];
-        (int exit, string stdout, string stderr) = CliRunner.RunIn(repo, args);
+        (int exit, string stdout, string stderr) = CliRunner.RunUnderTestIn(repo, args);
 
         var actual = new StringBuilder();
         actual.Append("$ xeanalyze ").Append(command).Append('\n');
