@@ -125,18 +125,20 @@ public class LineInternerTests
 
     /// <summary>
     /// Every committed text fixture, a generated plain-text input and a hand-made mix of the plain-text shapes, each repeated so lines
-    /// come back from the table, resolve to the same output and summary with and without interning, pipelined and sequential. The
+    /// come back from the table, resolve to the same output and summary with and without interning, on one and two threads. The
     /// reference run also leaves every XML value to the XML reader (no lifted values, see LiftedValueTests), so it checks both fast paths.
     /// </summary>
     [TestCaseSource(nameof(Inputs))]
     public void Resolve_GivesTheSameOutput_WithAndWithoutInterning(string name, string text)
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
-        (string expected, ResolutionSummary expectedSummary) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = false, InternLines = false, LiftValues = false });
-        foreach (bool pipelined in new[] { false, true })
+        var reference = new CallstackTextResolverOptions { InternLines = false, LiftValues = false };
+        (string expected, ResolutionSummary expectedSummary) = ResolutionFixtures.ResolveStackByStack(text, resolver, reference);
+        foreach (int workers in new[] { 1, 2 })
         {
-            (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = pipelined, InternLines = true, Workers = 2 });
-            Assert.That(output, Is.EqualTo(expected), name + (pipelined ? " pipelined" : " sequential"));
+            var options = new CallstackTextResolverOptions { InternLines = true, Workers = workers };
+            (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(text, resolver, options);
+            Assert.That(output, Is.EqualTo(expected), name + ", workers: " + workers);
             Assert.That(XeAnalyzer.Output.OutputFormats.ToText(new ResolutionSummaryDocument(summary), "json"),
                 Is.EqualTo(XeAnalyzer.Output.OutputFormats.ToText(new ResolutionSummaryDocument(expectedSummary), "json")), name);
         }

@@ -189,7 +189,7 @@ public sealed class XelParallelDecodeTests
         {
             foreach (XEvent e in XelReader.ReadEvents(src, new XelReadOptions { DecodeThreads = 3 }))
             {
-                seen = Math.Max(seen, XelBufferPipeline.LiveDecodeThreads);
+                seen = Math.Max(seen, OrderedPipeline.LiveWorkers);
             }
         }
 
@@ -205,7 +205,7 @@ public sealed class XelParallelDecodeTests
                 Assert.That(abandoned.MoveNext(), Is.True);
             }
 
-            Assert.That(XelBufferPipeline.LiveDecodeThreads, Is.GreaterThan(0), "the abandoned read had decode threads");
+            Assert.That(OrderedPipeline.LiveWorkers, Is.GreaterThan(0), "the abandoned read had decode threads");
             Assert.That(WaitForNoDecodeThreads(), Is.True, "decode threads of an abandoned read ended");
             GC.KeepAlive(abandoned);
         }
@@ -214,7 +214,7 @@ public sealed class XelParallelDecodeTests
     private static bool WaitForNoDecodeThreads()
     {
         var sw = System.Diagnostics.Stopwatch.StartNew();
-        while (XelBufferPipeline.LiveDecodeThreads > 0)
+        while (OrderedPipeline.LiveWorkers > 0)
         {
             if (sw.Elapsed > TimeSpan.FromSeconds(20))
             {

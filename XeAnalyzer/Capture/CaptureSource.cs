@@ -455,13 +455,13 @@ public sealed class CaptureSource
                         {
                             string file = b.FilePath;
                             progress?.At(file, b.Position);
-                            XelFileReader.Record[] records = b.Records;
+                            XelBufferDecoder.Record[] records = b.Records;
                             long position = b.Position;
                             view ??= new XEvent(records[0].State.Type);
                             view.PointBuffer(b.Data, b.ActionStarts, file);
                             for (int i = 0; i < b.Count; i++)
                             {
-                                ref readonly XelFileReader.Record r = ref records[i];
+                                ref readonly XelBufferDecoder.Record r = ref records[i];
                                 view.PointRecord(r.State.Type, r.Time, r.PayloadOffset, r.PayloadLength, r.ActionsOffset, r.End, r.ActionStarts, r.Actions, position + r.Offset);
                                 read++;
                                 if (conditions && !filter.Matches(view))

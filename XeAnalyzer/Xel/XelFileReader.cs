@@ -1,4 +1,3 @@
-using System.Buffers.Binary;
 using System.Globalization;
 using System.Runtime.ExceptionServices;
 using XeAnalyzer.Events;
@@ -7,24 +6,24 @@ using XeAnalyzer.IO;
 namespace XeAnalyzer.Xel;
 
 /// <summary>
-/// Reads the buffers of one <c>.xel</c> file: merges its metadata and turns its event records into <see cref="XEvent"/>s.
+/// Reads the buffers of one <c>.xel</c> file: merges its metadata and turns its event records into
+/// <see cref="XEvent"/>s.
 /// </summary>
 /// <remarks>
 /// <para>Event buffers are independent once the metadata before them is read, so they are decoded ahead, in parallel
-/// (<see cref="XelBufferPipeline"/>: a window of buffers read and walked by decode threads and by the reading thread itself),
-/// and delivered in file order. Everything the reader decides beyond one buffer (buffer headers, damaged headers, metadata, the end of
-/// the file, warnings and counts) stays on the reading thread, in file order, as in a sequential read: a metadata buffer, a damaged
-/// header or the end of the data is handled only once every buffer before it has been delivered.</para>
-/// <para>Per-record results (undecodable events, a damaged record, the record counts of <see cref="XelReadOptions.Tally"/>) are kept
-/// with the buffer by the worker and reported by the reading thread when it delivers that buffer, so warnings and counts come out
-/// exactly as a sequential read gives them; in strict mode the exception is thrown when the damaged buffer's turn comes.</para>
+/// (<see cref="XelBufferPipeline"/>: a window of buffers read and walked by decode threads and by the reading thread
+/// itself, each with the <see cref="XelBufferDecoder"/> of the metadata before it), and delivered in file order.
+/// Everything the reader decides beyond one buffer (buffer headers, damaged headers, metadata, the end of the file,
+/// warnings and counts) stays on the reading thread, in file order, as in a sequential read: a metadata buffer, a
+/// damaged header or the end of the data is handled only once every buffer before it has been delivered.</para>
+/// <para>Per-record results (undecodable events, a damaged record, the record counts of
+/// <see cref="XelReadOptions.Tally"/>) are kept with the buffer by the worker and reported by the reading thread when
+/// it delivers that buffer, so warnings and counts come out exactly as a sequential read gives them; in strict mode the
+/// exception is thrown when the damaged buffer's turn comes.</para>
 /// </remarks>
 internal sealed class XelFileReader
 {
-    private const int RecordHeaderSize = 24;
-    private const uint HasActionsFlag = 0x8000_0000;
     private const long MaxFileTime = 2650467743999999999L;
-    private const int MaxSharedActionSets = 64;
 
     private readonly IRandomAccessSource _source;
     private readonly string _file;
@@ -37,8 +36,7 @@ internal sealed class XelFileReader
     private readonly Dictionary<int, XelPackageClock> _clocks = [];
     private readonly Dictionary<uint, string> _broken = [];
     private readonly HashSet<uint> _warnedBroken = [];
-    private Dictionary<uint, EventState> _states = [];
-    private EventState[] _stateList = [];
+    private XelBufferDecoder _decoder;
     private bool _warnedOtherBuffers;
 
     public XelFileReader(IRandomAccessSource source, XelReadOptions options, XelBufferPipeline? pipeline = null)
@@ -51,6 +49,7 @@ internal sealed class XelFileReader
         _strict = options.Integrity == XelIntegrityHandling.Strict;
         _ownsPipeline = pipeline is null;
         _pipeline = pipeline ?? new XelBufferPipeline(options.DecodeThreads, pooled: false);
+        _decoder = new XelBufferDecoder(source, _limits, _strict, Schema, _broken, []);
     }
 
     /// <summary>The file (as named in messages and event locations).</summary>
@@ -83,32 +82,15 @@ internal sealed class XelFileReader
         }
     }
 
-    /// <summary>What the reader knows about one event type of the current metadata. Immutable apart from the locked action-set list.</summary>
-    internal sealed class EventState(XeEventType type, bool included, XelPackageClock clock, int[] varFields, int index)
-    {
-        public readonly XeEventType Type = type;
-        public readonly uint Rid = type.Rid;
-        public readonly bool Included = included;
-        public readonly XelPackageClock Clock = clock;
-        public readonly int[] VarFields = varFields;
-        public readonly int MinPayload = type.MinPayloadLength;
-        public readonly int Index = index;
-        public readonly List<XeActionSet> ActionSets = [];
-        public long Records;
-    }
-
-    /// <summary>One event record of a buffer, as the worker found it.</summary>
-    internal readonly record struct Record(int Offset, int PayloadOffset, int PayloadLength, int ActionsOffset, int End, int ActionStarts, EventState State, XeActionSet Actions, DateTime Time);
-
     /// <summary>Reads the file's events; each owns its buffer (see <see cref="XEvent.IsTransient"/>).</summary>
     public IEnumerable<XEvent> Read(bool metadataOnly, CancellationToken cancellationToken)
     {
         foreach (XelEventBuffer b in ReadBuffers(metadataOnly, cancellationToken))
         {
-            Record[] records = b.Records;
+            XelBufferDecoder.Record[] records = b.Records;
             for (int i = 0; i < b.Count; i++)
             {
-                Record rec = records[i];
+                XelBufferDecoder.Record rec = records[i];
                 var e = new XEvent(rec.State.Type, rec.Time, b.Data, rec.PayloadOffset, rec.PayloadLength, rec.ActionsOffset, rec.Actions, new XeSourceLocation(_file, b.Position + rec.Offset));
                 if (rec.ActionStarts >= 0)
                 {
@@ -178,7 +160,7 @@ internal sealed class XelFileReader
 
                 BufferCount++;
                 int aheadEnd = ahead.DataOffset + (int)ahead.DataLength;
-                _pipeline.Dispatch(this, pos, ahead.DataOffset, aheadEnd, aheadEnd, (int)ahead.PaddedLength);
+                _pipeline.Dispatch(_decoder, pos, ahead.DataOffset, aheadEnd, aheadEnd, (int)ahead.PaddedLength);
                 pos += ahead.PaddedLength;
             }
 
@@ -261,8 +243,9 @@ internal sealed class XelFileReader
                     break;
                 case XelBufferType.Event when !metadataOnly:
                     // Decoded here, in turn (it may be the last, cut-short buffer of a file still being written).
-                    _pipeline.Dispatch(this, pos, bh.DataOffset, dataEnd, (int)Math.Min(dataEnd, available), (int)bh.PaddedLength, inline: true);
-                    XelEventBuffer one = _pipeline.TakeNext();
+                    int readable = (int)Math.Min(dataEnd, available);
+                    XelEventBuffer one =
+                        _pipeline.DecodeHere(_decoder, pos, bh.DataOffset, dataEnd, readable, (int)bh.PaddedLength);
                     if (Deliver(one, out bool stop))
                     {
                         yield return one;
@@ -315,11 +298,12 @@ internal sealed class XelFileReader
             _diag?.Warn(_file, b.DamageOffset, damage);
         }
 
-        for (int i = 0; i < _stateList.Length && i < b.Counts.Length; i++)
+        XelBufferDecoder.EventState[] states = _decoder.States;
+        for (int i = 0; i < states.Length && i < b.Counts.Length; i++)
         {
             if (b.Counts[i] > 0)
             {
-                _stateList[i].Records += b.Counts[i];
+                states[i].Records += b.Counts[i];
             }
         }
 
@@ -364,15 +348,17 @@ internal sealed class XelFileReader
         BuildStates();
     }
 
-    /// <summary>The reader's view of every event type of the metadata read so far (read-only while buffers are decoded).</summary>
+    /// <summary>
+    /// The decoder of the metadata read so far: its view of every event type (read-only while buffers are decoded).
+    /// </summary>
     private void BuildStates()
     {
-        var states = new Dictionary<uint, EventState>();
-        var list = new List<EventState>();
+        var seen = new HashSet<uint>();
+        var list = new List<XelBufferDecoder.EventState>();
         IReadOnlyCollection<string>? names = _options.EventNames;
         foreach (XeEventType listed in Schema.EventTypes)
         {
-            if (Schema.GetEventType(listed.Rid) is not XeEventType type || states.ContainsKey(type.Rid))
+            if (Schema.GetEventType(listed.Rid) is not XeEventType type || !seen.Add(type.Rid))
             {
                 continue;
             }
@@ -400,13 +386,10 @@ internal sealed class XelFileReader
             }
 
             XelPackageClock clock = _clocks.TryGetValue(type.Package.Index, out XelPackageClock c) ? c : default;
-            var st = new EventState(type, included, clock, [.. vars], list.Count);
-            states.Add(type.Rid, st);
-            list.Add(st);
+            list.Add(new XelBufferDecoder.EventState(type, included, clock, [.. vars], list.Count));
         }
 
-        _states = states;
-        _stateList = [.. list];
+        _decoder = new XelBufferDecoder(_source, _limits, _strict, Schema, _broken, [.. list]);
     }
 
     /// <summary>Adds the records counted per event type to <see cref="XelReadOptions.Tally"/> and resets the counts.</summary>
@@ -417,7 +400,7 @@ internal sealed class XelFileReader
             return;
         }
 
-        foreach (EventState st in _stateList)
+        foreach (XelBufferDecoder.EventState st in _decoder.States)
         {
             if (st.Records > 0)
             {
@@ -426,316 +409,4 @@ internal sealed class XelFileReader
             }
         }
     }
-
-    /// <summary>
-    /// Reads and walks one event buffer (on a worker, or on the reading thread): reads its bytes at <see cref="XelEventBuffer.Position"/>,
-    /// then its records into the buffer. Damage throws in strict mode (kept with the buffer and thrown when it is delivered); otherwise the
-    /// rest of the buffer is skipped and the damage kept for the report.
-    /// </summary>
-    internal void Decode(XelEventBuffer b)
-    {
-        int readable = b.Readable;
-        b.EnsureCapacity(readable, _stateList.Length);
-        int got = _source.Read(b.Position, b.Data.AsSpan(0, readable));
-        if (got < readable)
-        {
-            // The file shrank while being read.
-            readable = got;
-            b.Readable = got;
-            b.CutShort = true;
-        }
-
-        bool truncated = ParseEvents(b, b.DataOffset, Math.Min(b.DataEnd, readable), b.DataEnd > readable);
-        if (truncated)
-        {
-            b.CutShort = true;
-        }
-    }
-
-    /// <summary>Walks the records of one event buffer. Returns whether the data was cut short by the end of the file.</summary>
-    private bool ParseEvents(XelEventBuffer b, int start, int end, bool dataCutShort)
-    {
-        int p = start;
-        EventState? last = null;
-        while (p < end)
-        {
-            string? problem = ParseRecord(b, p, end, dataCutShort, ref last, out int next, out bool truncated);
-            if (truncated)
-            {
-                return true;
-            }
-
-            if (problem is not null)
-            {
-                if (_strict)
-                {
-                    throw new InvalidXelDataException(_file, b.Position + p, "expected " + problem);
-                }
-
-                b.Damage = string.Create(CultureInfo.InvariantCulture, $"damaged event record (expected {problem}); the rest of the buffer at offset {b.Position} is skipped");
-                b.DamageOffset = b.Position + p;
-                return false;
-            }
-
-            p = next;
-        }
-
-        return false;
-    }
-
-    private string? ParseRecord(XelEventBuffer b, int p, int end, bool dataCutShort, ref EventState? last, out int next, out bool truncated)
-    {
-        next = p;
-        truncated = false;
-        ReadOnlySpan<byte> span = b.Data;
-        int left = end - p;
-        if (left < RecordHeaderSize)
-        {
-            truncated = dataCutShort;
-            return string.Create(CultureInfo.InvariantCulture, $"a {RecordHeaderSize}-byte event record header, but only {left} bytes of buffer data remain");
-        }
-
-        ReadOnlySpan<byte> h = span.Slice(p, RecordHeaderSize);
-        uint rid = BinaryPrimitives.ReadUInt32LittleEndian(h);
-        uint flags = BinaryPrimitives.ReadUInt32LittleEndian(h[4..]);
-        ulong ticks = BinaryPrimitives.ReadUInt64LittleEndian(h[12..]);
-        uint payloadLength = BinaryPrimitives.ReadUInt32LittleEndian(h[20..]);
-        if (payloadLength > (uint)(left - RecordHeaderSize))
-        {
-            truncated = dataCutShort;
-            return string.Create(CultureInfo.InvariantCulture, $"a payload within the buffer data, but the payload length {payloadLength} exceeds the {left - RecordHeaderSize} bytes left");
-        }
-
-        int payload = p + RecordHeaderSize;
-        int q = payload + (int)payloadLength;
-        int actionCount = 0;
-        int startsAt = b.ActionStartCount;
-        if ((flags & HasActionsFlag) != 0)
-        {
-            while (true)
-            {
-                if (end - q < 8)
-                {
-                    truncated = dataCutShort;
-                    return "an 8-byte action header (RID, length) or the action terminator, but the buffer data ends";
-                }
-
-                uint arid = BinaryPrimitives.ReadUInt32LittleEndian(span.Slice(q, 4));
-                uint alen = BinaryPrimitives.ReadUInt32LittleEndian(span.Slice(q + 4, 4));
-                if (alen > (uint)(end - q - 8))
-                {
-                    truncated = dataCutShort;
-                    return string.Create(CultureInfo.InvariantCulture, $"an action value within the buffer data, but its length {alen} exceeds the {end - q - 8} bytes left");
-                }
-
-                int at = q;
-                q += 8 + (int)alen;
-                if (XeRid.ObjectType(arid) != XeRid.TypeAction)
-                {
-                    break;
-                }
-
-                if (actionCount >= _limits.MaxFieldsPerEvent)
-                {
-                    return string.Create(CultureInfo.InvariantCulture, $"at most {_limits.MaxFieldsPerEvent} actions per event (XeReaderLimits.MaxFieldsPerEvent)");
-                }
-
-                b.AddAction(startsAt + actionCount, arid, (int)alen, at);
-                actionCount++;
-            }
-        }
-
-        if (q - p > _limits.MaxEventSize)
-        {
-            return string.Create(CultureInfo.InvariantCulture, $"an event record of at most {_limits.MaxEventSize} bytes (XeReaderLimits.MaxEventSize), found {q - p}");
-        }
-
-        next = q;
-        EventState? st = last is not null && last.Rid == rid ? last : _states.GetValueOrDefault(rid);
-        if (st is null)
-        {
-            if (_broken.ContainsKey(rid))
-            {
-                b.Undecodable++;
-                return null;
-            }
-
-            return string.Create(CultureInfo.InvariantCulture, $"an event RID defined in the file's metadata, found 0x{rid:X8} (package {XeRid.PackageIndex(rid)}, object {XeRid.ObjectIndex(rid)}, type {XeRid.ObjectType(rid)})");
-        }
-
-        last = st;
-        b.Counts[st.Index]++;
-        if (!st.Included)
-        {
-            return null;
-        }
-
-        // Fields.
-        if (payloadLength < (uint)st.MinPayload)
-        {
-            return string.Create(CultureInfo.InvariantCulture, $"a payload of at least {st.MinPayload} bytes for {st.Type.FullName}, found {payloadLength}");
-        }
-
-        XeColumn[] fields = st.Type.FieldArray;
-        foreach (int fi in st.VarFields)
-        {
-            XeColumn f = fields[fi];
-            ReadOnlySpan<byte> slot = span.Slice(payload + f.PayloadOffset, 8);
-            uint off = BinaryPrimitives.ReadUInt32LittleEndian(slot);
-            uint len = BinaryPrimitives.ReadUInt32LittleEndian(slot[4..]);
-            if ((ulong)off + len > payloadLength)
-            {
-                return string.Create(CultureInfo.InvariantCulture, $"field '{f.Name}' of {st.Type.FullName} (offset {off}, length {len}) within the {payloadLength}-byte payload");
-            }
-
-            string? bad = CheckCallstack(f, (int)len);
-            if (bad is not null)
-            {
-                return bad;
-            }
-        }
-
-        // Actions.
-        XeActionSet set = XeActionSet.Empty;
-        if (actionCount > 0)
-        {
-            ReadOnlySpan<uint> rids = b.ActionRids.AsSpan(startsAt, actionCount);
-            if (b.LastActions[st.Index] is XeActionSet lastSet && lastSet.SameRids(rids))
-            {
-                set = lastSet;
-            }
-            else
-            {
-                XeActionSet? found = SharedActionSet(st, rids, out string? unknown);
-                if (found is null)
-                {
-                    return unknown;
-                }
-
-                set = found;
-                b.LastActions[st.Index] = set;
-            }
-
-            XeColumn[] cols = set.Array;
-            for (int i = 0; i < actionCount; i++)
-            {
-                XeColumn c = cols[i];
-                int len = b.ActionLengths[startsAt + i];
-                if (!c.IsVariableLength && len != c.Size)
-                {
-                    return string.Create(CultureInfo.InvariantCulture, $"action '{c.FullName}' of {c.Size} bytes, found {len}");
-                }
-
-                string? bad = CheckCallstack(c, len);
-                if (bad is not null)
-                {
-                    return bad;
-                }
-            }
-        }
-
-        // Time.
-        XelPackageClock clock = st.Clock;
-        long delta;
-        if (clock.Frequency is 0 or 10_000_000)
-        {
-            if (ticks > long.MaxValue)
-            {
-                return TimeProblem(ticks);
-            }
-
-            delta = (long)ticks;
-        }
-        else
-        {
-            UInt128 d = (UInt128)ticks * 10_000_000UL / clock.Frequency;
-            if (d > (UInt128)long.MaxValue)
-            {
-                return TimeProblem(ticks);
-            }
-
-            delta = (long)d;
-        }
-
-        if (delta > MaxFileTime - clock.StartFileTime)
-        {
-            return TimeProblem(ticks);
-        }
-
-        DateTime time = DateTime.FromFileTimeUtc(clock.StartFileTime + delta);
-        b.ActionStartCount = startsAt + actionCount;
-        b.AddRecord(new Record(p, payload, (int)payloadLength, payload + (int)payloadLength, q, actionCount > 0 ? startsAt : -1, st, set, time));
-        return null;
-    }
-
-    /// <summary>The action set of these RIDs for an event type: one instance per distinct list (at most 64 kept per type), shared by every worker.</summary>
-    private XeActionSet? SharedActionSet(EventState st, ReadOnlySpan<uint> rids, out string? unknown)
-    {
-        unknown = null;
-        lock (st.ActionSets)
-        {
-            foreach (XeActionSet s in st.ActionSets)
-            {
-                if (s.SameRids(rids))
-                {
-                    return s;
-                }
-            }
-        }
-
-        var cols = new XeColumn[rids.Length];
-        for (int i = 0; i < rids.Length; i++)
-        {
-            XeColumn? c = Schema.GetAction(rids[i]);
-            if (c is null)
-            {
-                unknown = string.Create(CultureInfo.InvariantCulture, $"an action RID defined in the file's metadata, found 0x{rids[i]:X8}");
-                return null;
-            }
-
-            cols[i] = c;
-        }
-
-        var built = new XeActionSet(cols);
-        lock (st.ActionSets)
-        {
-            foreach (XeActionSet s in st.ActionSets)
-            {
-                if (s.SameRids(rids))
-                {
-                    return s;
-                }
-            }
-
-            if (st.ActionSets.Count < MaxSharedActionSets)
-            {
-                st.ActionSets.Add(built);
-            }
-        }
-
-        return built;
-    }
-
-    private string? CheckCallstack(XeColumn c, int len)
-    {
-        if (c.BaseType != XeBaseType.Callstack || c.IsMap)
-        {
-            return null;
-        }
-
-        if (len % c.PointerSize != 0)
-        {
-            return string.Create(CultureInfo.InvariantCulture, $"callstack '{c.Name}' whose length is a multiple of the pointer size {c.PointerSize}, found {len}");
-        }
-
-        if (len / c.PointerSize > _limits.MaxCallstackFrames)
-        {
-            return string.Create(CultureInfo.InvariantCulture, $"at most {_limits.MaxCallstackFrames} callstack frames (XeReaderLimits.MaxCallstackFrames), found {len / c.PointerSize}");
-        }
-
-        return null;
-    }
-
-    private static string TimeProblem(ulong ticks) =>
-        string.Create(CultureInfo.InvariantCulture, $"an event time within the FILETIME range, found {ticks} ticks");
 }

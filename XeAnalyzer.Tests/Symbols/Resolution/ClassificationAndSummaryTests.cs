@@ -238,13 +238,14 @@ public class ClassificationAndSummaryTests
     [TestCase(1)]
     [TestCase(2)]
     [TestCase(3)]
-    public void Resolve_PipelinedAndSequential_GiveTheSameOutput(int workers)
+    public void Resolve_Histogram_GivesTheStackByStackOutput(int workers)
     {
         var input = new XeAnalyzer.Tests.Callstacks.GeneratedInput(XeAnalyzer.Tests.Callstacks.GeneratedInput.Shape.Histogram, 3000, 25);
         string text = input.ReadToEnd();
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
-        (string a, ResolutionSummary sa) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = true, Workers = workers });
-        (string b, ResolutionSummary sb) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = false });
+        (string a, ResolutionSummary sa) = ResolutionFixtures.ResolveText(text, resolver,
+            new CallstackTextResolverOptions { Workers = workers });
+        (string b, ResolutionSummary sb) = ResolutionFixtures.ResolveStackByStack(text, resolver);
         Assert.That(a, Is.EqualTo(b));
         Assert.That(OutputFormats.ToText(new ResolutionSummaryDocument(sa), "json"), Is.EqualTo(OutputFormats.ToText(new ResolutionSummaryDocument(sb), "json")));
         Assert.That(sa.Stacks, Is.EqualTo(3000));

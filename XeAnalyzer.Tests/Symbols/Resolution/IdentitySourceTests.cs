@@ -64,10 +64,11 @@ public class IdentitySourceTests
         // A plain-text stack of 2,000 lines is about 75 copies of stack A: the two metadata lines fall in neighbouring batches.
         string text = Stacks(300) + $"sqlmin.dll,{min.Guid:D},{min.Age}\n" + Stacks(75) + $"sqlTsEs.dll,{ts.Guid:D},{ts.Age}\n" + Stacks(300);
         using CallstackResolver resolver = ResolutionFixtures.Resolver(withBuild: false);
-        (string expected, _) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = false });
+        (string expected, _) = ResolutionFixtures.ResolveStackByStack(text, resolver);
         for (int round = 0; round < 6; round++)
         {
-            (string output, _) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = true, Workers = 2 + (round % 3) });
+            (string output, _) = ResolutionFixtures.ResolveText(text, resolver,
+                new CallstackTextResolverOptions { Workers = 2 + (round % 3) });
             Assert.That(output, Is.EqualTo(expected), "round " + round);
         }
     }
@@ -75,19 +76,20 @@ public class IdentitySourceTests
     [TestCase(1)]
     [TestCase(2)]
     [TestCase(3)]
-    public void Resolve_CsvMetadataBetweenManyStacks_AppliesFromWhereItStands_PipelinedAsSequential(int workers)
+    public void Resolve_CsvMetadataBetweenManyStacks_AppliesFromWhereItStands_AsStackByStack(int workers)
     {
-        // Hundreds of stacks (many batches for the pipeline's workers) before, between and after two metadata lines: whichever
-        // worker resolves a stack, it sees the metadata a sequential run would (the text reader reads ahead, so a metadata line can
-        // apply to a few stacks above it, in both modes alike).
+        // Hundreds of stacks (many batches for the pipeline's workers) before, between and after two metadata lines:
+        // whichever worker resolves a stack, it sees the metadata the stack-by-stack reference does (the text reader
+        // reads ahead, so a metadata line can apply to a few stacks above it, in both alike).
         PdbIdentity min = Identity("sqlmin"), ts = Identity("sqlTsEs");
         string stack = ResolutionFixtures.StackAModuleOffsetText();
         string Stacks(int n) => string.Concat(Enumerable.Repeat(stack + "\n\n", n));
         string csvMin = $"sqlmin.dll,{min.Guid:D},{min.Age}", csvTs = $"sqlTsEs.dll,{ts.Guid:D},{ts.Age}";
         string text = Stacks(300) + csvMin + "\n" + Stacks(300) + csvTs + "\n" + Stacks(300);
         using CallstackResolver resolver = ResolutionFixtures.Resolver(withBuild: false);
-        (string pipelined, ResolutionSummary a) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = true, Workers = workers });
-        (string sequential, ResolutionSummary b) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = false });
+        (string pipelined, ResolutionSummary a) = ResolutionFixtures.ResolveText(text, resolver,
+            new CallstackTextResolverOptions { Workers = workers });
+        (string sequential, ResolutionSummary b) = ResolutionFixtures.ResolveStackByStack(text, resolver);
         Assert.That(pipelined, Is.EqualTo(sequential));
         Assert.That(OutputFormats.ToText(new ResolutionSummaryDocument(a), "json"), Is.EqualTo(OutputFormats.ToText(new ResolutionSummaryDocument(b), "json")));
 

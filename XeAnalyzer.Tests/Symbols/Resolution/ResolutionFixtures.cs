@@ -88,6 +88,61 @@ internal static class ResolutionFixtures
         return (output.ToString(), summary);
     }
 
+    /// <summary>
+    /// The reference <see cref="CallstackTextResolver"/> is checked against: the same reader, session, writer and
+    /// summary, with no pipeline: the stacks read one by one, CSV symbol metadata applied before the first stack read
+    /// after it, each stack resolved, written and counted on this thread before the next is read.
+    /// </summary>
+    public static (string Output, ResolutionSummary Summary) ResolveStackByStack(string text,
+        CallstackResolver resolver, CallstackTextResolverOptions? options = null)
+    {
+        using var output = new StringWriter(CultureInfo.InvariantCulture) { NewLine = "\n" };
+        ResolutionSummary summary = ResolveStackByStack(text, output, resolver, options);
+        return (output.ToString(), summary);
+    }
+
+    /// <summary>
+    /// As <see cref="ResolveStackByStack(string, CallstackResolver, CallstackTextResolverOptions?)"/>, into
+    /// <paramref name="output"/>.
+    /// </summary>
+    public static ResolutionSummary ResolveStackByStack(string text, TextWriter output, CallstackResolver resolver,
+        CallstackTextResolverOptions? options = null)
+    {
+        options ??= CallstackTextResolverOptions.Default;
+        ModuleMap? map = options.ModuleMap ?? resolver.Options.ModuleMap;
+        ResolverSession session = resolver.CreateSession(map);
+        var summary = new ResolutionSummaryBuilder(options.InputName, map is not null);
+        var writer = new ResolvedCallstackWriter(output, options.WriteReasons);
+        using var reader = new StackTextReader(new StringReader(text), options.ReaderOptions());
+        int known = 0;
+        try
+        {
+            foreach (Callstack stack in reader.ReadStacks())
+            {
+                if (reader.SymbolMetadata.Count != known)
+                {
+                    known = reader.SymbolMetadata.Count;
+                    session.AddSymbolMetadata(reader.SymbolMetadata.Entries);
+                }
+
+                ResolvedCallstack resolved = session.Resolve(stack);
+                writer.Write(resolved);
+                summary.Add(resolved);
+            }
+        }
+        finally
+        {
+            writer.Flush();
+        }
+
+        foreach (InputWarning w in reader.Warnings)
+        {
+            summary.AddWarning(CallstackTextResolver.WarningText(w));
+        }
+
+        return summary.Build(resolver);
+    }
+
     /// <summary>The non-blank output lines.</summary>
     public static string[] Lines(string output) => output.Split('\n').Where(l => l.Length > 0).ToArray();
 

@@ -6,7 +6,10 @@ using XeAnalyzer.Tests.Callstacks;
 
 namespace XeAnalyzer.Tests.Symbols.Resolution;
 
-/// <summary>The pipelined <see cref="CallstackTextResolver"/> (a parser thread, two workers, ordered writing) on plain text: order, cancellation, failures.</summary>
+/// <summary>
+/// The <see cref="CallstackTextResolver"/> pipeline (a parser thread, resolving threads, ordered writing) on plain
+/// text, against the stack-by-stack reference: order, cancellation, failures.
+/// </summary>
 public class ResolvePipelineTests
 {
     // 6,000 stacks of 25 frames: about ten batches, so with several workers each takes batches and writes for the others.
@@ -15,11 +18,12 @@ public class ResolvePipelineTests
     [TestCase(1)]
     [TestCase(2)]
     [TestCase(3)]
-    public void Resolve_PlainText_PipelinedAndSequential_GiveTheSameOutput(int workers)
+    public void Resolve_PlainText_GivesTheStackByStackOutput(int workers)
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
-        (string a, ResolutionSummary sa) = ResolutionFixtures.ResolveText(PlainText, resolver, new CallstackTextResolverOptions { Pipelined = true, Workers = workers });
-        (string b, ResolutionSummary sb) = ResolutionFixtures.ResolveText(PlainText, resolver, new CallstackTextResolverOptions { Pipelined = false });
+        (string a, ResolutionSummary sa) = ResolutionFixtures.ResolveText(PlainText, resolver,
+            new CallstackTextResolverOptions { Workers = workers });
+        (string b, ResolutionSummary sb) = ResolutionFixtures.ResolveStackByStack(PlainText, resolver);
         Assert.That(a, Is.EqualTo(b));
         Assert.That(sa.Frames, Is.EqualTo(150_000));
         Assert.That(sa.Frames, Is.EqualTo(sb.Frames));
@@ -45,33 +49,37 @@ public class ResolvePipelineTests
 
     [TestCase(1)]
     [TestCase(2)]
-    public void Resolve_Pipelined_StopsWithOperationCanceled_WhenTheTokenIsCanceledMidway(int workers)
+    public void Resolve_StopsWithOperationCanceled_WhenTheTokenIsCanceledMidway(int workers)
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
         using var cts = new CancellationTokenSource();
         using var input = new CancelingReader(PlainText, PlainText.Length / 2, cts);
         using var output = new StringWriter();
-        Assert.That(() => CallstackTextResolver.Resolve(input, output, resolver, new CallstackTextResolverOptions { Pipelined = true, Workers = workers }, cts.Token),
+        Assert.That(() => CallstackTextResolver.Resolve(input, output, resolver,
+            new CallstackTextResolverOptions { Workers = workers }, cts.Token),
             Throws.InstanceOf<OperationCanceledException>());
         Assert.That(output.ToString().Length, Is.LessThan(PlainText.Length * 3));
     }
 
     [TestCase(1)]
     [TestCase(2)]
-    public void Resolve_Pipelined_ReportsAMalformedInput_AfterWritingWhatASequentialRunWrites(int workers)
+    public void Resolve_ReportsAMalformedInput_AfterWritingWhatTheStackByStackRunWrites(int workers)
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
         var limits = new TextInputLimits { MaxLineLength = 1000 };
         string text = PlainText + "\n" + new string('x', 2000) + "\nsqlmin.dll+0x1063\n";
         using var sequential = new StringWriter { NewLine = "\n" };
         Assert.Throws<InvalidTextInputException>(() =>
-            CallstackTextResolver.Resolve(new StringReader(text), sequential, resolver, new CallstackTextResolverOptions { Pipelined = false, Limits = limits }));
+            ResolutionFixtures.ResolveStackByStack(text, sequential, resolver,
+                new CallstackTextResolverOptions { Limits = limits }));
         using var output = new StringWriter { NewLine = "\n" };
         InvalidTextInputException? error = Assert.Throws<InvalidTextInputException>(() =>
-            CallstackTextResolver.Resolve(new StringReader(text), output, resolver, new CallstackTextResolverOptions { Pipelined = true, Workers = workers, Limits = limits, InputName = "big.txt" }));
+            CallstackTextResolver.Resolve(new StringReader(text), output, resolver,
+                new CallstackTextResolverOptions { Workers = workers, Limits = limits, InputName = "big.txt" }));
         int badLine = Array.FindIndex(text.Split('\n'), l => l.Length == 2000) + 1;
         Assert.That(error!.Message, Does.Contain("big.txt").And.Contain("line " + badLine.ToString(System.Globalization.CultureInfo.InvariantCulture)));
-        Assert.That(output.ToString(), Is.EqualTo(sequential.ToString()), "what the sequential run wrote before the bad line is written, in order");
+        Assert.That(output.ToString(), Is.EqualTo(sequential.ToString()),
+            "what the stack-by-stack run wrote before the bad line is written, in order");
         Assert.That(output.ToString().Length, Is.GreaterThan(PlainText.Length));
     }
 

@@ -94,13 +94,14 @@ public class SeedStackTests
         Assert.That(ResolutionFixtures.Lines(output), Is.EqualTo(new[] { "sqldk.dll!XeSosPkg::wait_info_external::Publish", "sqlservr.exe!SOS_Task::PushWait" }));
     }
 
-    [TestCase(false)]
-    [TestCase(true)]
-    public void Resolve_FrameNumbers_AreKeptAsTwoHexDigits(bool pipelined)
+    [TestCase(1)]
+    [TestCase(2)]
+    public void Resolve_FrameNumbers_AreKeptAsTwoHexDigits(int workers)
     {
         string text = string.Join("\n", ResolutionFixtures.SeedFrames("A").Take(12).Select((r, i) => i.ToString("x2", CultureInfo.InvariantCulture) + " " + r["module"] + ".dll+" + r["frame_rva"]));
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
-        (string output, _) = ResolutionFixtures.ResolveText(text, resolver, new CallstackTextResolverOptions { Pipelined = pipelined });
+        (string output, _) = ResolutionFixtures.ResolveText(text, resolver,
+            new CallstackTextResolverOptions { Workers = workers });
         string[] expected = ResolutionFixtures.PublishedStackA.Take(12).Select((l, i) => i.ToString("x2", CultureInfo.InvariantCulture) + " " + l).ToArray();
         Assert.That(ResolutionFixtures.Lines(output), Is.EqualTo(expected));
         Assert.That(expected[10], Does.StartWith("0a "));

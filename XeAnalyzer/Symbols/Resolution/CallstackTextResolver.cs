@@ -33,12 +33,6 @@ public sealed class CallstackTextResolverOptions
     /// <summary>Whether unresolved frames get <c> -- unresolved: {reason}</c> appended; <see langword="true"/> by default.</summary>
     public bool WriteReasons { get; init; } = true;
 
-    /// <summary>
-    /// Whether to parse on one thread while the others (one fewer than the processors) resolve batches of stacks and write them in input
-    /// order; by default when the machine has more than one processor. The output is the same either way.
-    /// </summary>
-    public bool Pipelined { get; init; } = Environment.ProcessorCount > 1;
-
     /// <summary>See <see cref="StackTextReaderOptions.InternLines"/> (tests only).</summary>
     internal bool InternLines { get; init; } = true;
 
@@ -46,11 +40,23 @@ public sealed class CallstackTextResolverOptions
     internal bool LiftValues { get; init; } = true;
 
     /// <summary>
-    /// How many threads resolve and write when pipelined, besides the parser thread: by default one fewer than the processors, at
-    /// least one, so the pipeline's busy threads are no more than the cores (on two cores two resolving workers and the parser
-    /// time-share and evict each other's caches: measured 5–15 % slower than one worker). Tests set it to run several workers anywhere.
+    /// How many threads resolve, the one that writes included, besides the parser thread: by default one fewer than the
+    /// processors, at least one, so the busy threads are no more than the cores (on two cores two resolving threads and
+    /// the parser time-share and evict each other's caches: measured 5–15 % slower than one). Tests set it to run
+    /// several anywhere.
     /// </summary>
     internal int Workers { get; init; } = Math.Max(1, Environment.ProcessorCount - 1);
+
+    /// <summary>The options of the text reader of an input resolved with these options.</summary>
+    internal StackTextReaderOptions ReaderOptions() => new()
+    {
+        FilePath = InputName,
+        FramesOnSingleLine = FramesOnSingleLine,
+        SymbolizedOffsetRadix = SymbolizedOffsetRadix,
+        Limits = Limits ?? TextInputLimits.Default,
+        InternLines = InternLines,
+        LiftValues = LiftValues,
+    };
 }
 
 /// <summary>
@@ -60,13 +66,12 @@ public sealed class CallstackTextResolverOptions
 /// </summary>
 public static class CallstackTextResolver
 {
-    // A batch closes at 64 stacks or 2,048 frames, and at most 4 batches wait to be resolved and 4 to be written: what is in flight
-    // stays small (a plain-text input is one stack handed out in pieces of 2,000 lines, and 200,000 distinct addresses must not
-    // cost more memory than llvm-symbolizer), while hand-overs stay rare enough: a waiting thread blocks, and a hand-over pulses
-    // only when a thread waits.
+    // A batch closes at 64 stacks or 2,048 frames, and at most 8 batches are parsed and not yet written: what is in
+    // flight stays small (a plain-text input is one stack handed out in pieces of 2,000 lines, and 200,000 distinct
+    // addresses must not cost more memory than llvm-symbolizer), while hand-overs between the threads stay rare.
     private const int BatchStacks = 64;
     private const int BatchFrames = 2048;
-    private const int QueuedBatches = 4;
+    private const int InFlightBatches = 8;
 
     /// <summary>Resolves <paramref name="input"/> into <paramref name="output"/>.</summary>
     /// <param name="input">The text input (not disposed).</param>
@@ -81,8 +86,9 @@ public static class CallstackTextResolver
         Resolve(input, new ResolvedCallstackWriter(output, (options ?? CallstackTextResolverOptions.Default).WriteReasons), resolver, options, cancellationToken);
 
     /// <summary>
-    /// Resolves <paramref name="input"/> into <paramref name="output"/> as UTF-8 (no byte order mark): the same text as the
-    /// <see cref="TextWriter"/> overload, faster for big outputs (each distinct resolved frame is encoded once).
+    /// Resolves <paramref name="input"/> into <paramref name="output"/> as UTF-8 (no byte order mark): the same text as
+    /// the <see cref="TextWriter"/> overload, faster for big outputs (a resolved frame's line is encoded once, not each
+    /// time it is written).
     /// </summary>
     /// <param name="input">The text input (not disposed).</param>
     /// <param name="output">The destination (not disposed; flushed at the end).</param>
@@ -90,7 +96,8 @@ public static class CallstackTextResolver
     /// <param name="options">Options, or <see langword="null"/> for the defaults.</param>
     /// <param name="cancellationToken">Stops the run.</param>
     /// <returns>The summary of the input.</returns>
-    /// <exception cref="InvalidTextInputException">The input is malformed (bad XML, an over-long line, one module with two PDB builds in CSV metadata); what was resolved before is written.</exception>
+    /// <exception cref="InvalidTextInputException">The input is malformed (bad XML, an over-long line, one module with
+    /// two PDB builds in CSV metadata); what was resolved before is written.</exception>
     /// <exception cref="OperationCanceledException">The token was canceled.</exception>
     /// <exception cref="ArgumentException"><paramref name="output"/> is not writable.</exception>
     public static ResolutionSummary Resolve(TextReader input, Stream output, CallstackResolver resolver, CallstackTextResolverOptions? options = null, CancellationToken cancellationToken = default) =>
@@ -102,39 +109,28 @@ public static class CallstackTextResolver
         ArgumentNullException.ThrowIfNull(input);
         ArgumentNullException.ThrowIfNull(resolver);
         options ??= CallstackTextResolverOptions.Default;
-        var readerOptions = new StackTextReaderOptions
-        {
-            FilePath = options.InputName,
-            FramesOnSingleLine = options.FramesOnSingleLine,
-            SymbolizedOffsetRadix = options.SymbolizedOffsetRadix,
-            Limits = options.Limits ?? TextInputLimits.Default,
-            InternLines = options.InternLines,
-            LiftValues = options.LiftValues,
-        };
         ModuleMap? map = options.ModuleMap ?? resolver.Options.ModuleMap;
         ResolverSession session = resolver.CreateSession(map);
         var summary = new ResolutionSummaryBuilder(options.InputName, map is not null);
-        using var reader = new StackTextReader(input, readerOptions);
+        using var reader = new StackTextReader(input, options.ReaderOptions());
         try
         {
-            if (options.Pipelined)
+            // The parser runs on a thread of its own; this thread and the workers resolve; this thread writes, in input
+            // order.
+            IEnumerable<Batch> resolved = OrderedPipeline.Run(
+                Batches(reader, cancellationToken),
+                batch => batch.Resolve(session, cancellationToken),
+                Math.Max(1, options.Workers),
+                InFlightBatches,
+                "xeanalyzer-resolve",
+                runsAlone: batch => batch.Metadata is not null,
+                cancellationToken);
+            foreach (Batch batch in resolved)
             {
-                RunPipelined(reader, session, writer, summary, Math.Max(1, options.Workers), cancellationToken);
-            }
-            else
-            {
-                int known = 0;
-                foreach (Callstack stack in reader.ReadStacks(cancellationToken))
+                foreach (ResolvedCallstack r in batch.Resolved)
                 {
-                    if (reader.SymbolMetadata.Count != known)
-                    {
-                        known = reader.SymbolMetadata.Count;
-                        session.AddSymbolMetadata(reader.SymbolMetadata.Entries);
-                    }
-
-                    ResolvedCallstack resolved = session.Resolve(stack, cancellationToken);
-                    writer.Write(resolved);
-                    summary.Add(resolved);
+                    writer.Write(r);
+                    summary.Add(r);
                 }
             }
         }
@@ -145,363 +141,21 @@ public static class CallstackTextResolver
 
         foreach (InputWarning w in reader.Warnings)
         {
-            summary.AddWarning(string.Create(CultureInfo.InvariantCulture, $"line {w.LineNumber}: {w.Message}"));
+            summary.AddWarning(WarningText(w));
         }
 
         return summary.Build(resolver);
     }
 
-    /// <summary>
-    /// The pipeline: a parser thread groups stacks in batches; the workers (this thread and <paramref name="workers"/> − 1 helpers)
-    /// take batches in input order, resolve them, and whichever finishes the oldest unwritten batch writes every finished batch from
-    /// there on (outside the lock, so the other workers keep resolving), so the output and the summary follow the input order. A batch carrying CSV symbol metadata waits until
-    /// every earlier batch is written, applies the metadata, and only then may later batches be resolved: each stack sees exactly the
-    /// metadata it would see in a sequential run. Threads that wait block on the lock's monitor rather than spin, so on two cores a
-    /// waiting worker leaves the processor to the parser.
-    /// </summary>
-    private static void RunPipelined(StackTextReader reader, ResolverSession session, ResolvedCallstackWriter writer, ResolutionSummaryBuilder summary, int workers, CancellationToken ct)
-    {
-        var order = new OrderedBatches(session, writer, summary);
-        using CancellationTokenRegistration registration = ct.Register(order.Abort);
-        ExceptionDispatchInfo? producerError = null;
-        var producer = new Thread(() =>
-        {
-            try
-            {
-                foreach (Batch batch in Batches(reader, ct))
-                {
-                    if (!order.Add(batch))
-                    {
-                        break;
-                    }
-                }
-            }
-            catch (OperationCanceledException) when (order.Aborted)
-            {
-                // The consumers stopped (or the caller canceled): nothing more to hand over.
-            }
-#pragma warning disable CA1031 // Every failure of the parser is handed to the consumer thread and rethrown there.
-            catch (Exception ex)
-#pragma warning restore CA1031
-            {
-                producerError = ExceptionDispatchInfo.Capture(ex);
-            }
-            finally
-            {
-                order.CompleteAdding();
-            }
-        })
-        {
-            IsBackground = true,
-            Name = "xeanalyzer-resolve-parser",
-        };
-
-        ExceptionDispatchInfo? helperError = null;
-        var helpers = new Thread[Math.Max(0, workers - 1)];
-        for (int h = 0; h < helpers.Length; h++)
-        {
-            helpers[h] = new Thread(() =>
-            {
-                try
-                {
-                    order.Work(ct);
-                }
-                catch (OperationCanceledException) when (order.Aborted)
-                {
-                    // Another worker failed or the caller canceled.
-                }
-#pragma warning disable CA1031 // A failure of a helper is rethrown on the calling thread.
-                catch (Exception ex)
-#pragma warning restore CA1031
-                {
-                    Interlocked.CompareExchange(ref helperError, ExceptionDispatchInfo.Capture(ex), null);
-                    order.Abort();
-                }
-            })
-            {
-                IsBackground = true,
-                Name = "xeanalyzer-resolve-worker",
-            };
-        }
-
-        producer.Start();
-        foreach (Thread helper in helpers)
-        {
-            helper.Start();
-        }
-
-        try
-        {
-            order.Work(ct);
-            JoinAll(helpers); // a helper may still be resolving the last batch it took
-        }
-        catch (OperationCanceledException) when (order.Aborted && !ct.IsCancellationRequested && Volatile.Read(ref helperError) is not null)
-        {
-            // A helper failed: its exception is rethrown below.
-        }
-        catch
-        {
-            order.Abort();
-            throw;
-        }
-        finally
-        {
-            order.Abort();
-            JoinAll(helpers);
-            producer.Join();
-        }
-
-        ct.ThrowIfCancellationRequested();
-        helperError?.Throw();
-        producerError?.Throw();
-    }
-
-    private static void JoinAll(Thread[] threads)
-    {
-        foreach (Thread t in threads)
-        {
-            t.Join();
-        }
-    }
+    /// <summary>How the summary states a warning of the text reader.</summary>
+    internal static string WarningText(InputWarning warning) =>
+        string.Create(CultureInfo.InvariantCulture, $"line {warning.LineNumber}: {warning.Message}");
 
     /// <summary>
-    /// The shared state of the pipeline (see <see cref="RunPipelined"/>): the bounded queue of parsed batches, their numbering, the
-    /// resolved batches waiting to be written, and the metadata barrier. Every field is guarded by <c>_gate</c>; writing happens
-    /// outside it, by one worker at a time (<c>_writing</c>).
+    /// Groups the stacks in batches; a batch that follows new CSV symbol metadata carries a snapshot of it (taken on
+    /// the parsing thread). Such a batch is resolved alone, after every earlier one and before any later one: each
+    /// stack sees exactly the metadata that precedes it in the input.
     /// </summary>
-    private sealed class OrderedBatches(ResolverSession session, ResolvedCallstackWriter writer, ResolutionSummaryBuilder summary)
-    {
-        private readonly object _gate = new(); // Monitor.Wait/PulseAll: every wait of the pipeline
-        private readonly Queue<Batch> _queue = new(QueuedBatches);
-        private readonly Dictionary<long, ResolvedCallstack[]> _done = [];
-        private long _taken;
-        private long _written;
-        private long _lastMetadataTaken = -1; // the number of the last batch taken that carries metadata
-        private long _lastMetadataApplied = -1; // the number of the last metadata batch applied (they are applied in order)
-        private bool _completed;
-        private bool _writing;
-        private int _waiting; // threads in Monitor.Wait: a hand-over pulses only when someone waits
-        private volatile bool _aborted;
-
-        /// <summary>True once the pipeline was stopped (a failure or the caller's token).</summary>
-        public bool Aborted => _aborted;
-
-        /// <summary>Queues a parsed batch, waiting while <see cref="QueuedBatches"/> wait already; false when the pipeline stopped.</summary>
-        public bool Add(Batch batch)
-        {
-            lock (_gate)
-            {
-                while (_queue.Count >= QueuedBatches && !_aborted)
-                {
-                    Wait();
-                }
-
-                if (_aborted)
-                {
-                    return false;
-                }
-
-                _queue.Enqueue(batch);
-                Pulse();
-                return true;
-            }
-        }
-
-        /// <summary>Says that no batch follows.</summary>
-        public void CompleteAdding()
-        {
-            lock (_gate)
-            {
-                _completed = true;
-                Monitor.PulseAll(_gate);
-            }
-        }
-
-        /// <summary>Takes batches until the queue is empty and complete, resolving each one and writing what is finished in order.</summary>
-        public void Work(CancellationToken ct)
-        {
-            while (true)
-            {
-                Batch batch;
-                long seq;
-                long needs;
-
-                // Taking and numbering happen under one lock, so numbers follow the input order.
-                lock (_gate)
-                {
-                    // No more than QueuedBatches resolved batches wait for the writer: memory stays bounded when writing is the slow part.
-                    while (((_queue.Count == 0 && !_completed) || (_queue.Count > 0 && _taken - _written >= QueuedBatches)) && !_aborted)
-                    {
-                        Wait();
-                    }
-
-                    ThrowIfAborted(ct);
-                    if (_queue.Count == 0)
-                    {
-                        return;
-                    }
-
-                    batch = _queue.Dequeue();
-                    seq = _taken++;
-
-                    // The metadata a batch must see: that of every earlier metadata batch, the last of which is the last one taken.
-                    needs = _lastMetadataTaken;
-                    if (batch.Metadata is not null)
-                    {
-                        _lastMetadataTaken = seq;
-                    }
-
-                    Pulse(); // the parser may wait for room
-                }
-
-                Finish(seq, Resolve(batch, seq, needs, ct));
-            }
-        }
-
-        /// <summary>Stops the pipeline and wakes every thread that waits in it.</summary>
-        public void Abort()
-        {
-            lock (_gate)
-            {
-                _aborted = true;
-                Monitor.PulseAll(_gate);
-            }
-        }
-
-        // Both under _gate.
-        private void Wait()
-        {
-            _waiting++;
-            try
-            {
-                Monitor.Wait(_gate);
-            }
-            finally
-            {
-                _waiting--;
-            }
-        }
-
-        private void Pulse()
-        {
-            if (_waiting > 0)
-            {
-                Monitor.PulseAll(_gate);
-            }
-        }
-
-        /// <summary>
-        /// Resolves a batch once the metadata it must see is in place: a batch carrying metadata waits until every earlier batch is written
-        /// (they must not see it), then applies it; any batch first waits until the metadata batch numbered <paramref name="needs"/> (the
-        /// last one before it, or -1) has been applied. Two metadata batches can be in flight at once, so each waits for its own.
-        /// </summary>
-        private ResolvedCallstack[] Resolve(Batch batch, long seq, long needs, CancellationToken ct)
-        {
-            ct.ThrowIfCancellationRequested();
-            if (batch.Metadata is not null || (needs >= 0 && Volatile.Read(ref _lastMetadataApplied) < needs))
-            {
-                lock (_gate)
-                {
-                    // Every earlier batch resolved and written before the metadata changes what later stacks resolve to (that includes
-                    // the earlier metadata batches, so metadata is applied in input order).
-                    while (((batch.Metadata is not null && _written < seq) || _lastMetadataApplied < needs) && !_aborted)
-                    {
-                        Wait();
-                    }
-
-                    ThrowIfAborted(ct);
-                }
-            }
-
-            if (batch.Metadata is not null)
-            {
-                session.AddSymbolMetadata(batch.Metadata);
-                lock (_gate)
-                {
-                    _lastMetadataApplied = seq;
-                    Pulse();
-                }
-            }
-
-            var resolved = new ResolvedCallstack[batch.Stacks.Count];
-            for (int i = 0; i < resolved.Length; i++)
-            {
-                resolved[i] = session.Resolve(batch.Stacks[i], ct);
-            }
-
-            return resolved;
-        }
-
-        /// <summary>
-        /// Records a resolved batch; unless the other worker is writing, writes every finished batch from the oldest unwritten one on,
-        /// each outside the lock.
-        /// </summary>
-        private void Finish(long seq, ResolvedCallstack[] resolved)
-        {
-            lock (_gate)
-            {
-                _done.Add(seq, resolved);
-                if (_writing)
-                {
-                    return;
-                }
-
-                _writing = true;
-            }
-
-            bool writing = true;
-            try
-            {
-                while (true)
-                {
-                    ResolvedCallstack[]? ready;
-                    lock (_gate)
-                    {
-                        if (_aborted || !_done.Remove(_written, out ready))
-                        {
-                            _writing = writing = false;
-                            Pulse();
-                            return;
-                        }
-                    }
-
-                    foreach (ResolvedCallstack r in ready)
-                    {
-                        writer.Write(r);
-                        summary.Add(r);
-                    }
-
-                    lock (_gate)
-                    {
-                        _written++;
-                        Pulse();
-                    }
-                }
-            }
-            finally
-            {
-                if (writing)
-                {
-                    lock (_gate)
-                    {
-                        _writing = false;
-                        Pulse();
-                    }
-                }
-            }
-        }
-
-        private void ThrowIfAborted(CancellationToken ct)
-        {
-            ct.ThrowIfCancellationRequested();
-            if (_aborted)
-            {
-                throw new OperationCanceledException(ct);
-            }
-        }
-    }
-
-    /// <summary>Groups the stacks in batches; a batch that follows new CSV symbol metadata carries a snapshot of it (taken on the parsing thread).</summary>
     private static IEnumerable<Batch> Batches(StackTextReader reader, CancellationToken ct)
     {
         var stacks = new List<Callstack>(BatchStacks);
@@ -562,5 +216,33 @@ public static class CallstackTextResolver
         failure?.Throw();
     }
 
-    private sealed record Batch(List<Callstack> Stacks, ModulePdbInfo[]? Metadata);
+    /// <summary>
+    /// Stacks resolved together; one that follows new CSV symbol metadata carries it and applies it first.
+    /// </summary>
+    private sealed class Batch(List<Callstack> stacks, ModulePdbInfo[]? metadata)
+    {
+        /// <summary>
+        /// The metadata to apply before these stacks resolve (the pipeline runs such a batch alone), or null.
+        /// </summary>
+        public ModulePdbInfo[]? Metadata { get; } = metadata;
+
+        /// <summary>The resolved stacks, once <see cref="Resolve"/> has run.</summary>
+        public ResolvedCallstack[] Resolved { get; private set; } = [];
+
+        public void Resolve(ResolverSession session, CancellationToken ct)
+        {
+            if (Metadata is not null)
+            {
+                session.AddSymbolMetadata(Metadata);
+            }
+
+            var resolved = new ResolvedCallstack[stacks.Count];
+            for (int i = 0; i < resolved.Length; i++)
+            {
+                resolved[i] = session.Resolve(stacks[i], ct);
+            }
+
+            Resolved = resolved;
+        }
+    }
 }
