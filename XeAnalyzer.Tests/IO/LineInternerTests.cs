@@ -11,17 +11,18 @@ namespace XeAnalyzer.Tests.IO;
 public class LineInternerTests
 {
     [Test]
-    public void Find_ReturnsTheSameEntry_ForTheSameText()
+    public void TryIntern_ReturnsTheSameStringAndId_ForTheSameText()
     {
         var interner = new LineInterner();
-        LineInterner.Entry? a = interner.Find("sqlmin.dll+0x0000000000001063".AsSpan());
-        LineInterner.Entry? b = interner.Find("xx sqlmin.dll+0x0000000000001063 yy".AsSpan(3, 29));
-        LineInterner.Entry? c = interner.Find("sqlmin.dll+0x0000000000001064".AsSpan());
-        Assert.That(a, Is.Not.Null);
+        Assert.That(interner.TryIntern("sqlmin.dll+0x0000000000001063".AsSpan(), out string? a, out int ia), Is.True);
+        Assert.That(interner.TryIntern("xx sqlmin.dll+0x0000000000001063 yy".AsSpan(3, 29), out string? b, out int ib),
+            Is.True);
+        Assert.That(interner.TryIntern("sqlmin.dll+0x0000000000001064".AsSpan(), out string? c, out int ic), Is.True);
         Assert.That(b, Is.SameAs(a));
-        Assert.That(a!.Text, Is.EqualTo("sqlmin.dll+0x0000000000001063"));
-        Assert.That(c, Is.Not.Null.And.Not.SameAs(a));
-        Assert.That(c!.Text, Is.EqualTo("sqlmin.dll+0x0000000000001064"));
+        Assert.That(ib, Is.EqualTo(ia));
+        Assert.That(a, Is.EqualTo("sqlmin.dll+0x0000000000001063"));
+        Assert.That(c, Is.Not.SameAs(a).And.EqualTo("sqlmin.dll+0x0000000000001064"));
+        Assert.That((ia, ic), Is.EqualTo((0, 1)), "ids are dense, in the order lines were first kept");
     }
 
     [TestCase(0)]
@@ -30,18 +31,18 @@ public class LineInternerTests
     [TestCase(8)]
     [TestCase(9)]
     [TestCase(LineInterner.MaxLineLength)]
-    public void Find_KeepsLinesUpToTheLimit_AndTellsApartLinesThatDifferInOneCharacter(int length)
+    public void TryIntern_KeepsLinesUpToTheLimit_AndTellsApartLinesThatDifferInOneCharacter(int length)
     {
         var interner = new LineInterner();
         string line = new('a', length);
-        Assert.That(interner.Find(line)?.Text, Is.EqualTo(line));
+        Assert.That(Intern(interner, line), Is.EqualTo(line));
         for (int i = 0; i < length; i++)
         {
             string other = string.Concat(line.AsSpan(0, i), "b", line.AsSpan(i + 1));
-            Assert.That(interner.Find(other)?.Text, Is.EqualTo(other), "position " + i);
+            Assert.That(Intern(interner, other), Is.EqualTo(other), "position " + i);
         }
 
-        Assert.That(interner.Find(line)?.Text, Is.EqualTo(line));
+        Assert.That(Intern(interner, line), Is.EqualTo(line));
     }
 
     [TestCase(3)]
@@ -53,87 +54,101 @@ public class LineInternerTests
     [TestCase(47)]
     [TestCase(100)]
     [TestCase(LineInterner.MaxLineLength)]
-    public void Find_KeepsSixteenLinesThatDifferOnlyAtOnePosition_ForEveryPosition(int length)
+    public void TryIntern_KeepsSixteenLinesThatDifferOnlyAtOnePosition_ForEveryPosition(int length)
     {
-        // The hash takes in every character: were one position left out, the 16 lines differing only there would share one hash,
-        // and the bounded probing (MaxProbes, 8) would refuse the ninth of them.
-        Assert.That(LineInterner.MaxProbes, Is.LessThan(16));
+        // Lines alike but for one character, at every position: each is kept apart from the others, with an id of its
+        // own.
         string line = string.Concat(Enumerable.Range(0, length).Select(i => (char)('a' + (i % 26))));
         for (int i = 0; i < length; i++)
         {
             var interner = new LineInterner();
+            var ids = new HashSet<int>();
             for (int v = 0; v < 16; v++)
             {
                 string other = string.Concat(line.AsSpan(0, i), ((char)('0' + v)).ToString(), line.AsSpan(i + 1));
-                Assert.That(interner.Find(other)?.Text, Is.EqualTo(other), $"position {i}, variant {v}");
+                Assert.That(interner.TryIntern(other, out string? kept, out int id), Is.True,
+                    $"position {i}, variant {v}");
+                Assert.That(kept, Is.EqualTo(other), $"position {i}, variant {v}");
+                ids.Add(id);
             }
+
+            Assert.That(ids, Has.Count.EqualTo(16), "position " + i);
         }
     }
 
     [Test]
-    public void Find_ReturnsNull_ForALineLongerThanTheLimit()
+    public void TryIntern_KeepsNothing_ForALineLongerThanTheLimit()
     {
         var interner = new LineInterner();
-        Assert.That(interner.Find(new string('x', LineInterner.MaxLineLength + 1)), Is.Null);
+        Assert.That(interner.TryIntern(new string('x', LineInterner.MaxLineLength + 1), out string? text, out int id),
+            Is.False);
+        Assert.That((text, id), Is.EqualTo(((string?)null, -1)));
     }
 
     [Test]
-    public void Find_StopsAddingAtMaxEntries_ButStillFindsWhatItKept()
+    public void TryIntern_StopsAddingAtMaxEntries_ButStillFindsWhatItKept()
     {
         var interner = new LineInterner();
-        var kept = new List<string>();
+        var kept = new List<(string Line, int Id)>();
         for (int i = 0; i < LineInterner.MaxEntries * 2; i++)
         {
             string line = "frame+0x" + i.ToString("X", System.Globalization.CultureInfo.InvariantCulture);
-            if (interner.Find(line) is { } e)
+            if (interner.TryIntern(line, out string? text, out int id))
             {
-                Assert.That(e.Text, Is.EqualTo(line));
-                kept.Add(line);
+                Assert.That(text, Is.EqualTo(line));
+                kept.Add((line, id));
             }
         }
 
-        Assert.That(kept, Has.Count.InRange(LineInterner.MaxEntries - 64, LineInterner.MaxEntries));
-        foreach (string line in kept)
+        Assert.That(kept, Has.Count.EqualTo(LineInterner.MaxEntries));
+        Assert.That(kept.Select(k => k.Id), Is.EqualTo(Enumerable.Range(0, LineInterner.MaxEntries)));
+        foreach ((string line, int id) in kept)
         {
-            Assert.That(interner.Find(line)?.Text, Is.EqualTo(line));
+            Assert.That(interner.TryIntern(line, out string? again, out int idAgain), Is.True);
+            Assert.That((again, idAgain), Is.EqualTo((line, id)));
         }
     }
 
     [Test]
-    public void Find_TurnsItselfOff_WhenLinesDoNotRepeat()
+    public void TryIntern_TurnsItselfOff_WhenLinesDoNotRepeat()
     {
         var interner = new LineInterner();
         for (int i = 0; i < 70_000; i++)
         {
-            interner.Find("0x" + i.ToString("X16", System.Globalization.CultureInfo.InvariantCulture));
+            interner.TryIntern("0x" + i.ToString("X16", System.Globalization.CultureInfo.InvariantCulture), out _,
+                out _);
         }
 
-        Assert.That(interner.Find("0x0000000000000001"), Is.Null, "off after 65,536 lines with few repeats");
+        Assert.That(interner.TryIntern("0x0000000000000001", out _, out _), Is.False,
+            "off after 65,536 lines with few repeats");
     }
 
     [Test]
-    public void Find_StaysOn_WhenLinesRepeat()
+    public void TryIntern_StaysOn_WhenLinesRepeat()
     {
         var interner = new LineInterner();
         for (int i = 0; i < 70_000; i++)
         {
-            interner.Find("sqlmin.dll+0x" + (i % 100).ToString("X", System.Globalization.CultureInfo.InvariantCulture));
+            interner.TryIntern("sqlmin.dll+0x" + (i % 100).ToString("X",
+                System.Globalization.CultureInfo.InvariantCulture), out _, out _);
         }
 
-        Assert.That(interner.Find("sqlmin.dll+0x5"), Is.Not.Null);
+        Assert.That(interner.TryIntern("sqlmin.dll+0x5", out _, out _), Is.True);
     }
 
     /// <summary>
-    /// Every committed text fixture, a generated plain-text input and a hand-made mix of the plain-text shapes, each repeated so lines
-    /// come back from the table, resolve to the same output and summary with and without interning, on one and two threads. The
-    /// reference run also leaves every XML value to the XML reader (no lifted values, see LiftedValueTests), so it checks both fast paths.
+    /// Every committed text fixture, a generated plain-text input and a hand-made mix of the plain-text shapes, each
+    /// repeated so lines come back from the table, resolve to the same output and summary with and without interning,
+    /// on one and two threads. The reference run also leaves every XML value to the XML reader (no lifted values, see
+    /// LiftedValueTests), so it checks both fast paths.
     /// </summary>
     [TestCaseSource(nameof(Inputs))]
     public void Resolve_GivesTheSameOutput_WithAndWithoutInterning(string name, string text)
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
         var reference = new CallstackTextResolverOptions { InternLines = false, LiftValues = false };
-        (string expected, ResolutionSummary expectedSummary) = ResolutionFixtures.ResolveStackByStack(text, resolver, reference);
+        (string expected, ResolutionSummary expectedSummary) = ResolutionFixtures.ResolveStackByStack(text, resolver,
+            reference);
         foreach (int workers in new[] { 1, 2 })
         {
             var options = new CallstackTextResolverOptions { InternLines = true, Workers = workers };
@@ -216,4 +231,7 @@ public class LineInternerTests
     private static string Describe(Callstack s) =>
         string.Join('\n', s.Lines.Select(l => $"{l.LineNumber}|{l.Text}|{string.Join(',', l.Frames.Select(f => f.Kind + ":" + f.Raw + ":" + f.Module?.Name + ":" + f.Provenance + ":" + f.FrameNumber))}|{l.Diagnostic}|{l.SymbolMetadata?.Module.Name}|{string.Join(',', l.Unparsed.Select(u => u.Text))}"))
         + "|" + s.IsContinuation + "|" + s.Header?.Origin + "|" + (s.Header?.Slot?.Value ?? s.Header?.Field?.Value)?.Text;
+
+    private static string? Intern(LineInterner interner, string line) => interner.TryIntern(line, out string? kept,
+        out _) ? kept : null;
 }

@@ -27,6 +27,10 @@ internal sealed class StackBuilder
 
     private readonly LineInterner? _interner;
 
+    // The frame each kept line (by its LineInterner id) parsed to by its text alone, when it is one such frame; else
+    // null.
+    private StackFrame?[] _frameOfLine = [];
+
     /// <summary>Creates a builder.</summary>
     /// <param name="scanner">Reads frame lines.</param>
     /// <param name="metadata">Where CSV symbol metadata lines go.</param>
@@ -42,7 +46,8 @@ internal sealed class StackBuilder
         _radix = radix;
     }
 
-    private readonly record struct PendingLine(string Text, long LineNumber, int Start, int Count, LineDetails? Details);
+    private readonly record struct PendingLine(
+        string Text, long LineNumber, int Start, int Count, LineDetails? Details, int TextId = -1);
 
     public int LineCount => _lines.Count + (_pendingRva is null ? 0 : 1);
 
@@ -58,22 +63,23 @@ internal sealed class StackBuilder
     public void AddLine(string text, long lineNumber) => AddLine(text, lineNumber, mayHoldMarkup: true);
 
     /// <summary>
-    /// Adds a line the source interned: a line whose text alone made it one frame before (no markup, one compact token) takes
-    /// that frame again without scanning (frames are immutable, so stacks may share them); any other line is read as usual, and
-    /// remembered on its entry when it is such a line.
+    /// Adds a line the source interned (its <see cref="LineInterner"/> id, or -1 when it was not kept): a line whose
+    /// text alone made it one frame before (no markup, one compact token) takes that frame again without scanning
+    /// (frames are immutable, so stacks may share them); any other line is read as usual, and its frame remembered when
+    /// it is such a line.
     /// </summary>
-    public void AddLine(string text, long lineNumber, LineInterner.Entry? entry)
+    public void AddLine(string text, long lineNumber, int lineId)
     {
-        if (entry is null || _pendingRva is not null)
+        if (lineId < 0 || _pendingRva is not null)
         {
             AddLine(text, lineNumber, mayHoldMarkup: true);
             return;
         }
 
-        if (entry.Memo is StackFrame known)
+        if (lineId < _frameOfLine.Length && _frameOfLine[lineId] is StackFrame known)
         {
             _hasNonBlank = true;
-            _lines.Add(new PendingLine(text, lineNumber, _frames.Count, 1, null));
+            _lines.Add(new PendingLine(text, lineNumber, _frames.Count, 1, null, lineId));
             _frames.Add(known);
             Track(known);
             return;
@@ -87,7 +93,9 @@ internal sealed class StackBuilder
 
         if (ParseAndAdd(text, lineNumber) is { TextOnly: true, FrameCount: 1, Unparsed: null, Diagnostic: null })
         {
-            entry.Memo = _frames[^1];
+            LineInterner.EnsureRoom(ref _frameOfLine, lineId);
+            _frameOfLine[lineId] = _frames[^1];
+            _lines[^1] = _lines[^1] with { TextId = lineId };
         }
     }
 
@@ -150,15 +158,13 @@ internal sealed class StackBuilder
                 started = true;
 
                 // The lines of histogram and event values repeat like plain-text lines: a kept line reuses its string and frame.
-                LineInterner.Entry? entry = _interner?.Find(s[pos..lineEnd]);
-                string lineText = entry?.Text ?? (pos == 0 && lineEnd == s.Length ? text : text[pos..lineEnd]);
-                if (entry is not null)
+                if (_interner is not null && _interner.TryIntern(s[pos..lineEnd], out string? kept, out int lineId))
                 {
-                    AddLine(lineText, line, entry);
+                    AddLine(kept, line, lineId);
                 }
                 else
                 {
-                    AddLine(lineText, line, markup);
+                    AddLine(pos == 0 && lineEnd == s.Length ? text : text[pos..lineEnd], line, markup);
                 }
             }
 
@@ -247,7 +253,8 @@ internal sealed class StackBuilder
         for (int i = 0; i < lines.Length; i++)
         {
             PendingLine p = _lines[i];
-            lines[i] = new StackLine(p.Text, p.LineNumber, p.Count == 0 ? null : frames, p.Start, p.Count, p.Details);
+            lines[i] = new StackLine(p.Text, p.LineNumber, p.Count == 0 ? null : frames, p.Start, p.Count, p.Details,
+                p.TextId);
         }
 
         var stack = new Callstack(index, header, ImmutableCollectionsMarshal.AsImmutableArray(lines), ImmutableCollectionsMarshal.AsImmutableArray(frames), isContinuation);

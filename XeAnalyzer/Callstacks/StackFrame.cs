@@ -38,19 +38,6 @@ public abstract class StackFrame
 
     private readonly int _frameNumber;
 
-    /// <summary>
-    /// What the last resolver session worked out for this frame, tagged with the session state it holds for (see
-    /// <c>ResolverSession.ResolveFrame</c>): a frame line repeated through an input is one shared instance, so each repeat is resolved
-    /// by one read. Written whole (one reference), so concurrent sessions only ever see a complete memo of one of them.
-    /// </summary>
-    internal object? ResolutionMemo;
-
-    /// <summary>
-    /// Where a resolution summary counts the repeats of this shared frame instance (see <c>ResolutionSummaryBuilder.AddFrame</c>):
-    /// the builder that saw it first, then that builder's tally. Only that builder reads or writes it after that.
-    /// </summary>
-    internal object? SummaryMemo;
-
     /// <summary>The module, or <see langword="null"/> when the frame names none (a raw address, a module-less symbol, an unresolvable <c>callstack_rva</c> frame).</summary>
     public ModuleName? Module { get; }
 

@@ -14,7 +14,8 @@ public readonly struct StackLine
     private readonly int _count;
     private readonly LineDetails? _details;
 
-    internal StackLine(string text, long lineNumber, StackFrame[]? frames, int start, int count, LineDetails? details)
+    internal StackLine(
+        string text, long lineNumber, StackFrame[]? frames, int start, int count, LineDetails? details, int textId = -1)
     {
         Text = text;
         LineNumber = lineNumber;
@@ -22,6 +23,7 @@ public readonly struct StackLine
         _start = start;
         _count = count;
         _details = details;
+        TextId = textId;
     }
 
     /// <summary>The line as written, without its line break (a <c>callstack_rva</c> frame split over several lines keeps its inner line breaks).</summary>
@@ -38,6 +40,16 @@ public readonly struct StackLine
 
     /// <summary>How many frames the line holds (<see cref="Frames"/>.Count).</summary>
     internal int FrameCount => _count;
+
+    /// <summary>
+    /// For a line of one frame read from its text alone: the id its text has in the reader's <c>LineInterner</c>, the
+    /// same for every such line of the input with that text, whose frame instance they share; otherwise -1. What the
+    /// resolve path keys a repeated line by.
+    /// </summary>
+    internal int TextId { get; }
+
+    /// <summary>The line's frame when it holds exactly one; otherwise <see langword="null"/>.</summary>
+    internal StackFrame? SoleFrame => _count == 1 ? _frames![_start] : null;
 
     /// <summary>Whether <see cref="Unparsed"/> holds any piece.</summary>
     internal bool HasUnparsed => _details?.Unparsed is { Count: > 0 };

@@ -58,6 +58,7 @@ public sealed class StackTextReader : IDisposable
     private readonly FrameLineScanner _scanner;
     private readonly StackBuilder _builder;
     private readonly List<InputWarning> _warnings = [];
+    private DumpMarker[] _dumpMarkerOfLine = [];
     private bool _started;
 
     /// <summary>Creates a reader over a text input.</summary>
@@ -174,8 +175,7 @@ public sealed class StackTextReader : IDisposable
             if (kind == ScanKind.Text)
             {
                 string line = _source.Text;
-                LineInterner.Entry? entry = _source.TextEntry;
-                if (entry is null ? IsDumpMarker(line) : entry.IsDumpMarker ??= IsDumpMarker(line))
+                if (StartsDump(line, _source.TextLineId))
                 {
                     if (!_builder.IsBlank)
                     {
@@ -190,7 +190,7 @@ public sealed class StackTextReader : IDisposable
                     runFlushed = false;
                 }
 
-                _builder.AddLine(line, _source.ItemLine, entry);
+                _builder.AddLine(line, _source.ItemLine, _source.TextLineId);
                 if (_builder.LineCount >= maxLines)
                 {
                     yield return _builder.Build(index++, runFlushed ? null : runHeader, runFlushed);
@@ -304,7 +304,36 @@ public sealed class StackTextReader : IDisposable
         field.Name.StartsWith("stack_frames", StringComparison.OrdinalIgnoreCase) ||
         string.Equals(field.TypeName, "callstack", StringComparison.OrdinalIgnoreCase);
 
+    /// <summary>
+    /// Whether <paramref name="line"/> starts a SQLDumper stack dump, worked out once per kept line (by its
+    /// <see cref="LineInterner"/> id, or -1).
+    /// </summary>
+    private bool StartsDump(string line, int lineId)
+    {
+        if (lineId < 0)
+        {
+            return IsDumpMarker(line);
+        }
+
+        LineInterner.EnsureRoom(ref _dumpMarkerOfLine, lineId);
+        ref DumpMarker known = ref _dumpMarkerOfLine[lineId];
+        if (known == DumpMarker.Unknown)
+        {
+            known = IsDumpMarker(line) ? DumpMarker.Yes : DumpMarker.No;
+        }
+
+        return known == DumpMarker.Yes;
+    }
+
     private static bool IsDumpMarker(string line) =>
         line.Length >= 16 && line.AsSpan().IndexOf(' ') >= 0 &&
         (line.Contains("BEGIN STACK DUMP", StringComparison.Ordinal) || line.Contains("Short Stack Dump", StringComparison.Ordinal));
+
+    /// <summary>What is known of a kept line: whether it starts a SQLDumper stack dump.</summary>
+    private enum DumpMarker : byte
+    {
+        Unknown,
+        No,
+        Yes,
+    }
 }

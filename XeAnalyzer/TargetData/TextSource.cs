@@ -84,8 +84,8 @@ internal sealed class TextSource : IDisposable
     /// <summary>The text of the last <see cref="ScanKind.Text"/> result (without the line break).</summary>
     public string Text { get; private set; } = string.Empty;
 
-    /// <summary>The interned entry of <see cref="Text"/> when the source interns lines and kept this one; else <see langword="null"/>.</summary>
-    public LineInterner.Entry? TextEntry { get; private set; }
+    /// <summary>The <see cref="LineInterner"/> id of <see cref="Text"/> when the source interns lines and kept this one; else -1.</summary>
+    public int TextLineId { get; private set; } = -1;
 
     /// <summary>The line of the last <see cref="ScanKind.Text"/> or <see cref="ScanKind.Root"/> result.</summary>
     public long ItemLine { get; private set; }
@@ -176,8 +176,11 @@ internal sealed class TextSource : IDisposable
                         $"a line of at most {_limits.MaxLineLength} characters outside XML (TextInputLimits.MaxLineLength); the line is longer"));
                 }
 
-                LineInterner.Entry? entry = _lines?.Find(_buf.AsSpan(_pos, i - _pos));
-                string text = entry?.Text ?? new string(_buf, _pos, i - _pos);
+                int lineId = -1;
+                ReadOnlySpan<char> content = _buf.AsSpan(_pos, i - _pos);
+                string text = _lines is not null && _lines.TryIntern(content, out string? kept, out lineId)
+                    ? kept
+                    : new string(content);
                 long line = Line;
                 int next = i + 1;
                 if (c == '\r')
@@ -203,7 +206,7 @@ internal sealed class TextSource : IDisposable
                     }
                 }
 
-                return EmitText(text, line, entry);
+                return EmitText(text, line, lineId);
             }
 
             // '<' or '&': look ahead for a root name.
@@ -356,10 +359,10 @@ internal sealed class TextSource : IDisposable
         return null;
     }
 
-    private ScanKind EmitText(string text, long line, LineInterner.Entry? entry = null)
+    private ScanKind EmitText(string text, long line, int lineId = -1)
     {
         Text = text;
-        TextEntry = entry;
+        TextLineId = lineId;
         ItemLine = line;
         return ScanKind.Text;
     }

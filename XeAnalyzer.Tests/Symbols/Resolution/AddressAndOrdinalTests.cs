@@ -58,8 +58,8 @@ public class AddressAndOrdinalTests
     [Test]
     public void ResolveFrame_OneFrameInstanceInTwoSessions_GetsEachSessionsResolution_EveryTime()
     {
-        // A frame keeps the resolution of the session that resolved it last (StackFrame.ResolutionMemo): a session with another
-        // module map must not take it, however the two alternate.
+        // One frame instance (the parser shares one between the repeats of a line) resolved by sessions with different
+        // module maps: each answers from its own state, however they alternate.
         ulong va = Va(ResolutionFixtures.SeedFrames("A")[0]);
         var frame = new VirtualAddressFrame(va, "0x" + va.ToString("X16", CultureInfo.InvariantCulture));
         string shifted = ModuleList.Replace("0x00007FFAD08A0000", "0x00007FFAD0800000", StringComparison.Ordinal);
@@ -71,7 +71,7 @@ public class AddressAndOrdinalTests
         ulong rva = mapped.ResolveFrame(frame).Rva!.Value;
         for (int i = 0; i < 3; i++)
         {
-            // Twice each: the second resolution in a session is the one that leaves the memo on the frame.
+            // Twice each: the second resolution in a session comes from its caches.
             for (int k = 0; k < 2; k++)
             {
                 Assert.That(mapped.ResolveFrame(frame).Text, Is.EqualTo(ResolutionFixtures.PublishedStackA[0]), "round " + i);

@@ -124,6 +124,42 @@ public class ClassificationAndSummaryTests
     }
 
     [Test]
+    public void Resolve_StacksOfTwoReadersInOneSessionAndSummary_GiveWhatFramesThatShareNothingGive()
+    {
+        // The session and the summary key a repeated line by its id in its reader's line table: two readers number the
+        // same lines differently (the second reads them in reverse), so their ids meet with other frames. Alternating
+        // their stacks in one session and one summary builder must give what frames that share nothing give.
+        string[] lines = ResolutionFixtures.StackAModuleOffsetText().Split('\n');
+        string forward = string.Join('\n', lines), backward = string.Join('\n', lines.Reverse());
+        using CallstackResolver resolver = ResolutionFixtures.Resolver();
+        (string[] Texts, string Summary) Run(bool intern)
+        {
+            var options = new StackTextReaderOptions { InternLines = intern };
+            Callstack a = StackTextReader.Parse(forward + "\n" + forward, options).Single();
+            Callstack b = StackTextReader.Parse(backward + "\n" + backward, options).Single();
+            ResolverSession session = resolver.CreateSession();
+            var summary = new ResolutionSummaryBuilder("in.txt");
+            var texts = new List<string>();
+            foreach (Callstack stack in new[] { a, b, a, b })
+            {
+                ResolvedCallstack resolved = session.Resolve(stack);
+                summary.Add(resolved);
+                texts.AddRange(resolved.Frames.Select(f => f.Text));
+            }
+
+            return ([.. texts], OutputFormats.ToText(new ResolutionSummaryDocument(summary.Build(resolver)), "json"));
+        }
+
+        (string[] keyed, string keyedSummary) = Run(intern: true);
+        (string[] plain, string plainSummary) = Run(intern: false);
+        Assert.That(keyed, Is.EqualTo(plain));
+        Assert.That(keyedSummary, Is.EqualTo(plainSummary));
+        string[] stackA = [.. ResolutionFixtures.PublishedStackA, .. ResolutionFixtures.PublishedStackA];
+        Assert.That(keyed[..48], Is.EqualTo(stackA), "the first reader's stack resolves as published");
+        Assert.That(keyed[48..96], Is.EqualTo(stackA.Reverse()), "the second reader's stack, its lines in reverse");
+    }
+
+    [Test]
     public void Summary_Document_HoldsTheSameFigures_InTextAndJson()
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();

@@ -1,3 +1,4 @@
+using System.Text;
 using XeAnalyzer.Callstacks;
 
 namespace XeAnalyzer.Symbols.Resolution;
@@ -39,6 +40,7 @@ public sealed class FrameResolution
     {
         Status = status;
         Text = text;
+        Utf8Text = text is null ? null : Encoding.UTF8.GetBytes(text);
         Module = module;
         ModuleDisplayName = moduleDisplayName;
         _function = function;
@@ -69,6 +71,9 @@ public sealed class FrameResolution
     /// </summary>
     public string? Text { get; }
 
+    /// <summary><see cref="Text"/> in UTF-8, made with it: what the resolved-stack writer copies out for each frame.</summary>
+    internal byte[]? Utf8Text { get; }
+
     /// <summary>The module, or <see langword="null"/> when unknown (a raw address outside the module map, a module-less in-engine symbol).</summary>
     public ModuleName? Module { get; }
 
@@ -78,9 +83,6 @@ public sealed class FrameResolution
     /// <c>{name}.dll</c> for any other module (every other SQL Server engine module is a DLL); <see langword="null"/> without module.
     /// </summary>
     public string? ModuleDisplayName { get; }
-
-    /// <summary><see cref="Text"/> and a line feed in UTF-8, encoded by the first <see cref="ResolvedCallstackWriter"/> over a stream that writes it (a benign race: every writer encodes the same bytes).</summary>
-    internal byte[]? Utf8Line { get; set; }
 
     /// <summary>The function name: the PDB procedure name, or the public name undecorated to DIA's name-only form; the in-engine symbol as captured.</summary>
     public string? Function => _function ??= _functionLength >= 0 ? Text!.Substring(_functionStart, _functionLength) : null;

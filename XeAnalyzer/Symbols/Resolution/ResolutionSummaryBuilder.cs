@@ -1,5 +1,6 @@
 using System.Globalization;
 using XeAnalyzer.Callstacks;
+using XeAnalyzer.IO;
 
 namespace XeAnalyzer.Symbols.Resolution;
 
@@ -11,7 +12,6 @@ internal sealed class ResolutionSummaryBuilder
 {
     private const int MaxGroups = 1000;
     private const int RecentSize = 8;
-    private const int MaxTallies = 1 << 16;
     private const string OtherGroup = "other reasons (too many distinct reasons to list)";
 
     private readonly HashSet<PdbBinding> _usedPdbs = new(ReferenceEqualityComparer.Instance);
@@ -23,7 +23,10 @@ internal sealed class ResolutionSummaryBuilder
     private readonly SortedSet<string> _engineModules = new(StringComparer.OrdinalIgnoreCase);
     private readonly SortedSet<string> _unidentified = new(StringComparer.OrdinalIgnoreCase);
     private readonly List<string> _warnings = [];
-    private readonly List<Tally> _tallies = [];
+
+    // The repeats of the frames of lines keyed by text id (StackLine.TextId: the repeats of a line share one frame
+    // instance), by id, added to the counts at the end; made on first use.
+    private Tally?[]? _tallies;
 
     // The last few PDBs and engine module names added: frames alternate between a handful of modules, so the sets above are only
     // touched when a frame names one that is not among them.
@@ -75,14 +78,23 @@ internal sealed class ResolutionSummaryBuilder
 
             for (int k = 0; k < line.Frames.Count && frameIndex < stack.Frames.Length; k++)
             {
-                AddFrame(stack.Frames[frameIndex++], line.LineNumber);
+                ResolvedFrame f = stack.Frames[frameIndex++];
+                if (line.TextId >= 0 && ReferenceEquals(line.SoleFrame, f.Frame))
+                {
+                    AddLineFrame(f.Frame, f.Resolution, line.LineNumber, line.TextId);
+                }
+                else
+                {
+                    Count(f.Frame, f.Resolution, line.LineNumber, 1);
+                }
             }
         }
 
         // Frames not tied to a line (a stack built from frames directly keeps one line per frame, so this is defensive).
         while (frameIndex < stack.Frames.Length)
         {
-            AddFrame(stack.Frames[frameIndex++], 0);
+            ResolvedFrame f = stack.Frames[frameIndex++];
+            Count(f.Frame, f.Resolution, 0, 1);
         }
     }
 
@@ -99,7 +111,15 @@ internal sealed class ResolutionSummaryBuilder
     /// <returns>The summary.</returns>
     public ResolutionSummary Build(CallstackResolver? resolver = null)
     {
-        FlushTallies();
+        foreach (Tally? t in _tallies ?? [])
+        {
+            if (t is { Repeats: > 0 })
+            {
+                Count(t.Frame, t.Resolution, 0, t.Repeats);
+                t.Repeats = 0;
+            }
+        }
+
         IFormatProvider ic = CultureInfo.InvariantCulture;
         var shapes = new SortedDictionary<StackShape, long>();
         for (int i = 0; i < _shapes.Length; i++)
@@ -172,55 +192,28 @@ internal sealed class ResolutionSummaryBuilder
     }
 
     /// <summary>
-    /// Counts one frame. A frame instance the parser shares between the repeats of a line (see <c>LineInterner</c>) is counted in
-    /// full the first two times; from its second time on it carries a <see cref="Tally"/> of this builder for its resolution, and a
-    /// repeat only adds one to it (<see cref="FlushTallies"/> adds the repeats to the counts at the end). Whatever a frame adds
-    /// depends only on the frame and its resolution, apart from the first example and line of a reason group, which its first time
-    /// set already.
+    /// Counts one occurrence of the frame of a line keyed by text id: in full the first time, then in the id's tally
+    /// while the line has that frame instance and resolution. What a frame adds depends only on the frame and its
+    /// resolution, apart from the first example and line of a reason group, which its first time sets.
     /// </summary>
-    private void AddFrame(ResolvedFrame f, long line)
+    private void AddLineFrame(StackFrame frame, FrameResolution r, long line, int textId)
     {
-        StackFrame frame = f.Frame;
-        object? memo = frame.SummaryMemo;
-        if (memo is Tally t && ReferenceEquals(t.Owner, this) && ReferenceEquals(t.Resolution, f.Resolution))
+        _tallies ??= new Tally?[LineInterner.MaxEntries];
+        Tally? tally = _tallies[textId];
+        if (tally is not null && ReferenceEquals(tally.Frame, frame) && ReferenceEquals(tally.Resolution, r))
         {
-            t.Repeats++;
+            tally.Repeats++;
             return;
         }
 
-        AddFrame(frame, f.Resolution, line, 1);
-        if (ReferenceEquals(memo, this) || (memo is Tally own && ReferenceEquals(own.Owner, this)))
-        {
-            // Seen before (or its resolution changed with new symbol metadata): from now on a tally, while there is room for one.
-            if (_tallies.Count < MaxTallies)
-            {
-                var tally = new Tally(this, frame, f.Resolution);
-                _tallies.Add(tally);
-                frame.SummaryMemo = tally;
-            }
-        }
-        else if (memo is null)
-        {
-            // A frame another builder marked (a bucket builder's overall summary beside its per-input ones) stays theirs.
-            frame.SummaryMemo = this;
-        }
-    }
+        Count(frame, r, line, 1);
 
-    /// <summary>Adds the repeats the tallies counted since the last flush.</summary>
-    private void FlushTallies()
-    {
-        foreach (Tally t in _tallies)
-        {
-            if (t.Repeats > 0)
-            {
-                AddFrame(t.Frame, t.Resolution, 0, t.Repeats);
-                t.Repeats = 0;
-            }
-        }
+        // An id another frame holds (ids of two readers, new symbol metadata) keeps it: this frame is counted in full.
+        _tallies[textId] ??= new Tally(frame, r);
     }
 
     /// <summary>Counts <paramref name="times"/> occurrences of <paramref name="frame"/> resolved as <paramref name="r"/> (<paramref name="line"/>: of the first).</summary>
-    private void AddFrame(StackFrame frame, FrameResolution r, long line, long times)
+    private void Count(StackFrame frame, FrameResolution r, long line, long times)
     {
         _frames += times;
         if (r.Pdb is PdbBinding used && !SeenRecently(_recentPdbs, used))
@@ -341,10 +334,8 @@ internal sealed class ResolutionSummaryBuilder
     }
 
     /// <summary>The repeats of one frame instance with one resolution, not yet added to the counts.</summary>
-    private sealed class Tally(ResolutionSummaryBuilder owner, StackFrame frame, FrameResolution resolution)
+    private sealed class Tally(StackFrame frame, FrameResolution resolution)
     {
-        public ResolutionSummaryBuilder Owner { get; } = owner;
-
         public StackFrame Frame { get; } = frame;
 
         public FrameResolution Resolution { get; } = resolution;

@@ -17,9 +17,9 @@ namespace XeAnalyzer.Symbols.Resolution;
 /// <c>Event …:</c>, each followed by a blank line, the frames and a blank line; a target's annotation (the free text before it) before
 /// its first stack. Lines end with LF. Not thread-safe.
 /// <para>
-/// Over a <see cref="Stream"/> it writes UTF-8 (no byte order mark) through a buffer of its own, and a resolved frame's text is
-/// encoded once per <see cref="FrameResolution"/> (stacks repeat a few thousand frames millions of times); call <see cref="Flush"/>
-/// at the end. Over a <see cref="TextWriter"/> it writes characters, and the caller flushes.
+/// Over a <see cref="Stream"/> it writes UTF-8 (no byte order mark) through a buffer of its own, a resolved frame's text
+/// copied from its <see cref="FrameResolution"/>, which holds it in UTF-8; call <see cref="Flush"/> at the end. Over a
+/// <see cref="TextWriter"/> it writes characters, and the caller flushes.
 /// </para>
 /// </summary>
 public sealed class ResolvedCallstackWriter
@@ -287,7 +287,7 @@ public sealed class ResolvedCallstackWriter
         }
     }
 
-    /// <summary>A resolution's <see cref="FrameResolution.Text"/> and a line feed: over a stream, their UTF-8 bytes, encoded once per resolution.</summary>
+    /// <summary>A resolution's <see cref="FrameResolution.Text"/> and a line feed.</summary>
     private void PutLine(FrameResolution r)
     {
         if (_stream is null)
@@ -297,7 +297,8 @@ public sealed class ResolvedCallstackWriter
         }
         else
         {
-            PutBytes(r.Utf8Line ??= Encoding.UTF8.GetBytes(r.Text + "\n"));
+            PutBytes(r.Utf8Text!);
+            Put('\n');
         }
     }
 

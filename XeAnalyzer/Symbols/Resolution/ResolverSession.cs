@@ -4,6 +4,7 @@ using System.Globalization;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using XeAnalyzer.Callstacks;
+using XeAnalyzer.IO;
 using XeAnalyzer.Symbols.Catalog;
 using XeAnalyzer.Symbols.Pdb;
 using XeAnalyzer.Symbols.Pe;
@@ -119,7 +120,27 @@ public sealed class ResolverSession
         ArgumentNullException.ThrowIfNull(stack);
         ImmutableArray<StackFrame> frames = stack.Frames;
         var resolved = new ResolvedFrame[frames.Length];
-        for (int i = 0; i < resolved.Length; i++)
+        ImmutableArray<StackLine> lines = stack.Lines;
+        int i = 0;
+        for (int l = 0; l < lines.Length; l++)
+        {
+            // A line of one frame that the text reader keyed by its text (a repeated line shares its frame instance).
+            ref readonly StackLine line = ref lines.ItemRef(l);
+            bool keyed = line.TextId >= 0 && i < frames.Length && ReferenceEquals(line.SoleFrame, frames[i]);
+            if (keyed)
+            {
+                resolved[i] = new ResolvedFrame(frames[i], ResolveLineFrame(frames[i], line.TextId, cancellationToken));
+                i++;
+                continue;
+            }
+
+            for (int k = 0; k < line.FrameCount && i < frames.Length; k++, i++)
+            {
+                resolved[i] = new ResolvedFrame(frames[i], ResolveFrame(frames[i], cancellationToken));
+            }
+        }
+
+        for (; i < resolved.Length; i++)
         {
             resolved[i] = new ResolvedFrame(frames[i], ResolveFrame(frames[i], cancellationToken));
         }
@@ -141,44 +162,40 @@ public sealed class ResolverSession
     public FrameResolution ResolveFrame(StackFrame frame, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(frame);
-
-        // The parser shares one frame instance between the repeats of a line: a frame resolved before in this session state (the same
-        // generation of symbol metadata) takes its resolution back from the frame itself. Only module+offset and raw-address frames,
-        // whose resolutions the session caches anyway (a function of the module's PDB, the offset, and the session's module map). The
-        // first resolution only marks the frame (no allocation for frames that never repeat); the second stores the memo.
-        Generation g = _generation;
-        object? memo = frame.ResolutionMemo;
-        if (memo is FrameMemo m0 && ReferenceEquals(m0.Owner, g))
-        {
-            return m0.Resolution;
-        }
-
-        FrameResolution r;
-        switch (frame)
-        {
-            case ModuleOffsetFrame m:
-                r = Resolve(GetView(m.ModuleName), m.Offset, cancellationToken);
-                break;
-            case VirtualAddressFrame v:
-                r = ResolveAddress(v.Address, cancellationToken);
-                break;
-            default:
-                return ResolveOther(frame, cancellationToken);
-        }
-
-        frame.ResolutionMemo = ReferenceEquals(memo, g) ? new FrameMemo(g, r) : g;
-        return r;
-    }
-
-    private FrameResolution ResolveOther(StackFrame frame, CancellationToken cancellationToken)
-    {
         return frame switch
         {
+            ModuleOffsetFrame m => Resolve(GetView(m.ModuleName), m.Offset, cancellationToken),
+            VirtualAddressFrame v => ResolveAddress(v.Address, cancellationToken),
             SymbolizedFrame s => ResolveSymbolized(s),
             OrdinalFrame o => ResolveOrdinal(o, cancellationToken),
             RvaFrame r => ResolveRva(r, cancellationToken),
             _ => throw new ArgumentException("unknown frame type " + frame.GetType().Name, nameof(frame)),
         };
+    }
+
+    /// <summary>
+    /// Resolves the frame of a line the text reader keyed by its text (<see cref="StackLine.TextId"/>): the repeats of
+    /// a line share one frame instance, so a module+offset or raw-address frame resolved before in this generation of
+    /// symbol metadata is answered from the generation's table by text id, the entry checked to hold this very frame
+    /// (ids of two readers may meet in one session).
+    /// </summary>
+    private FrameResolution ResolveLineFrame(StackFrame frame, int textId, CancellationToken cancellationToken)
+    {
+        if (frame is not (ModuleOffsetFrame or VirtualAddressFrame))
+        {
+            return ResolveFrame(frame, cancellationToken);
+        }
+
+        FrameEntry?[] byText = _generation.FramesByTextId;
+        FrameEntry? entry = Volatile.Read(ref byText[textId]);
+        if (entry is not null && ReferenceEquals(entry.Frame, frame))
+        {
+            return entry.Resolution;
+        }
+
+        FrameResolution r = ResolveFrame(frame, cancellationToken);
+        Volatile.Write(ref byText[textId], new FrameEntry(frame, r));
+        return r;
     }
 
     /// <summary>Resolves an RVA in a module (a module+offset frame).</summary>
@@ -532,12 +549,35 @@ public sealed class ResolverSession
     private string DisplayName(ModuleName module) =>
         FrameText.DisplayName(module, _knownFileNames.TryGetValue(module.Key, out string? known) ? known : null);
 
-    /// <summary>The per-module state of a metadata generation (replaced when CSV metadata arrives).</summary>
-    /// <summary>A frame's resolution in one session state (<see cref="StackFrame.ResolutionMemo"/>).</summary>
-    private sealed record FrameMemo(Generation Owner, FrameResolution Resolution);
+    /// <summary>
+    /// A frame instance and its resolution in one generation (see <see cref="Generation.FramesByTextId"/>).
+    /// </summary>
+    private sealed record FrameEntry(StackFrame Frame, FrameResolution Resolution);
 
+    /// <summary>The per-module state of a metadata generation (replaced when CSV metadata arrives).</summary>
     private sealed class Generation(Dictionary<string, ModulePdbInfo> metadata)
     {
+        private FrameEntry?[]? _framesByTextId;
+
+        /// <summary>
+        /// The frames of lines keyed by text id resolved in this generation, by id (made on first use; entries are
+        /// immutable, so a racing reader sees a whole one).
+        /// </summary>
+        public FrameEntry?[] FramesByTextId
+        {
+            get
+            {
+                FrameEntry?[]? table = Volatile.Read(ref _framesByTextId);
+                if (table is null)
+                {
+                    Interlocked.CompareExchange(ref _framesByTextId, new FrameEntry?[LineInterner.MaxEntries], null);
+                    table = Volatile.Read(ref _framesByTextId)!;
+                }
+
+                return table;
+            }
+        }
+
         public Dictionary<string, ModulePdbInfo> Metadata { get; } = metadata;
 
         public ConcurrentDictionary<ModuleName, ModuleView> ByReference { get; } = new(ReferenceEqualityComparer.Instance);
