@@ -10,9 +10,9 @@ namespace XeAnalyzer.Tests.TargetData;
 
 /// <summary>
 /// Plain-text values and runs of plain histogram slots taken out of the XML before the XML reader sees them
-/// (TextSource.TakeLiftedValue, TextSource.TakeLiftedSlots) must change nothing: every element, value, line number, warning and
-/// error message is the same with the fast paths on and off, on generated documents that mix plain values and slots with
-/// everything that must leave them to the XML reader.
+/// (XmlValueLifter.TakeValue, XmlValueLifter.TakeSlots) must change nothing: every element, value, line number, warning
+/// and error message is the same with the fast paths on and off, on generated documents that mix plain values and slots
+/// with everything that must leave them to the XML reader.
 /// </summary>
 public class LiftedValueTests
 {

@@ -37,7 +37,10 @@ public sealed class StackTextReaderOptions
     /// </summary>
     internal bool InternLines { get; init; } = true;
 
-    /// <summary>Whether plain-text XML values bypass the XML reader's text scan (see <see cref="TextSource.TakeLiftedValue"/>); on by default. Off only to check, in tests, that it changes nothing.</summary>
+    /// <summary>
+    /// Whether plain-text XML values bypass the XML reader's text scan (see <see cref="XmlValueLifter"/>); on by
+    /// default. Off only to check, in tests, that it changes nothing.
+    /// </summary>
     internal bool LiftValues { get; init; } = true;
 }
 
@@ -86,10 +89,10 @@ public sealed class StackTextReader : IDisposable
     public SymbolMetadataTable SymbolMetadata { get; } = new();
 
     /// <summary>How many XML values were read without the XML reader's text scan so far (tests check that the fast path is taken).</summary>
-    internal long LiftedValues => _source.LiftedValues;
+    internal long LiftedValues => _source.Lifter?.Values ?? 0;
 
     /// <summary>How many histogram slots the reader took out of the XML whole (tests).</summary>
-    internal long LiftedSlots => _source.LiftedSlots;
+    internal long LiftedSlots => _source.Lifter?.Slots ?? 0;
 
     /// <summary>Non-fatal observations (histograms that may hold merged values, truncated targets), in input order.</summary>
     public IReadOnlyList<InputWarning> Warnings => _warnings;

@@ -15,7 +15,10 @@ public sealed class TargetDataReaderOptions
     /// <summary>Caps on line length, value length, XML depth and counts.</summary>
     public TextInputLimits Limits { get; init; } = TextInputLimits.Default;
 
-    /// <summary>Whether plain-text values bypass the XML reader's text scan (see <see cref="TextSource.TakeLiftedValue"/>); on by default. Off only to check, in tests, that it changes nothing.</summary>
+    /// <summary>
+    /// Whether plain-text values bypass the XML reader's text scan (see <see cref="XmlValueLifter"/>); on by default.
+    /// Off only to check, in tests, that it changes nothing.
+    /// </summary>
     internal bool LiftValues { get; init; } = true;
 }
 

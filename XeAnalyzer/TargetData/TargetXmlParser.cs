@@ -383,13 +383,18 @@ internal static class TargetXmlParser
 
         public ulong? OptionalUInt64(string name) => ParseUInt64(Attribute(name), name);
 
-        /// <summary>The slots the empty <c>&lt;Slot/&gt;</c> the reader is on stands for, when the segment lifted them (see <see cref="TextSource.TakeLiftedSlots"/>).</summary>
+        /// <summary>
+        /// The slots the empty <c>&lt;Slot/&gt;</c> the reader is on stands for, when they were lifted (see
+        /// <see cref="XmlValueLifter.TakeSlots"/>).
+        /// </summary>
         public LiftedSlot[]? TakeLiftedSlots()
         {
             _ct.ThrowIfCancellationRequested();
 
             // XmlTextReader reports an element at the column of its name, one after the '<'.
-            return _xr.IsEmptyElement ? _source.TakeLiftedSlots(_lineInfo.LineNumber, _lineInfo.LinePosition - 2) : null;
+            return _xr.IsEmptyElement
+                ? _source.Lifter?.TakeSlots(_lineInfo.LineNumber, _lineInfo.LinePosition - 2)
+                : null;
         }
 
         /// <summary>The slot <see cref="ReadSlot"/> reads from the same text, for a slot the segment lifted.</summary>
@@ -486,7 +491,7 @@ internal static class TargetXmlParser
             _text.Clear();
 
             // XmlTextReader reports an element at the column of its name, one after the '<'.
-            string? lifted = _source.TakeLiftedValue(_lineInfo.LineNumber, _lineInfo.LinePosition - 2);
+            string? lifted = _source.Lifter?.TakeValue(_lineInfo.LineNumber, _lineInfo.LinePosition - 2);
             List<XmlChildElement>? elements = null;
             int depth = _xr.Depth;
             if (_xr.IsEmptyElement)
