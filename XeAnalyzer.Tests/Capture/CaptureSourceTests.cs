@@ -3,6 +3,7 @@ using XeAnalyzer.Capture;
 using XeAnalyzer.Events;
 using XeAnalyzer.TargetData;
 using XeAnalyzer.Tests.Analysis;
+using XeAnalyzer.Tests.Xel;
 using static XeAnalyzer.Tests.Analysis.AnalysisCaptures;
 
 namespace XeAnalyzer.Tests.Capture;
@@ -130,7 +131,7 @@ public sealed class CaptureSourceTests
         Assert.That(source.Inputs[1].Name, Is.EqualTo(xml));
 
         var waits = new List<XEvent>();
-        CaptureReadSummary read = source.Read([new Collect(waits, "wait_info")], null, WaitAnalysis.EventNames);
+        CaptureSummary read = source.Read([new Collect(waits, "wait_info")], null, WaitAnalysis.EventNames);
         Assert.That(waits.Select(e => e.Name), Is.EqualTo(new[] { "wait_info", "wait_info", "wait_info", "wait_info" }));
         Assert.That(read.EventsRead, Is.EqualTo(4), "other events were skipped by the reader");
         Assert.That(read.EventsByName, Is.EqualTo(new[]
@@ -142,7 +143,7 @@ public sealed class CaptureSourceTests
         }), "events skipped before decoding are still counted by name: nothing reads the inputs again to explain");
 
         var filtered = new List<XEvent>();
-        CaptureReadSummary f = source.Read([new Collect(filtered, "wait_info")], new EventFilter(conditions: [FieldCondition.Parse("wait_type=66")]), WaitAnalysis.EventNames);
+        CaptureSummary f = source.Read([new Collect(filtered, "wait_info")], new EventFilter(conditions: [FieldCondition.Parse("wait_type=66")]), WaitAnalysis.EventNames);
         Assert.That(filtered.Single().GetField("wait_type").MapText, Is.EqualTo("PAGEIOLATCH_SH"));
         Assert.That((f.EventsRead, f.EventsMatched), Is.EqualTo((4L, 1L)));
 
@@ -151,6 +152,30 @@ public sealed class CaptureSourceTests
         WaitAnalysisResult r = outcome.Result;
         Assert.That(r.PrecededByFor("PAGEIOLATCH_SH").Single().PrecededBy, Is.EqualTo("PREEMPTIVE_HTTP_REQUEST"));
         Assert.That(r.Pairs.Single(p => p.WaitType == "PREEMPTIVE_HTTP_REQUEST").Pairs, Is.EqualTo(1));
+    }
+
+    [Test]
+    public void Read_SummarizesEachXelFile_EventsActionsBuffersAndStacks()
+    {
+        string path = XelFixtures.PathOf("all-types.xel");
+        CaptureSummary summary = CaptureSource.Open([path]).Read([]);
+        FileSummary f = summary.Files.Single();
+        Assert.That(f.Events, Is.EqualTo(XelFixtures.AllTypesCount + 3));
+        Assert.That(f.Xel!.MetadataBufferCount, Is.EqualTo(2));
+        Assert.That(f.Xel.BufferCount, Is.GreaterThan(4));
+        Assert.That(f.Length, Is.EqualTo(new FileInfo(path).Length));
+        Assert.That(f.HasCallstacks, Is.True);
+        EventTypeSummary t = f.EventTypes.Single(x => x.EventType.Name == "all_types");
+        Assert.That(t.Actions.Select(a => a.FullName), Is.EquivalentTo(new[] { "xetest.session_id", "package0.event_sequence", "package0.callstack", "package0.attach_activity_id" }));
+        Assert.That(f.FirstEvent, Is.EqualTo(Enumerable.Range(0, XelFixtures.AllTypesCount).Select(XelFixtures.AllTypesTime).Min()));
+        Assert.That(summary.IsPartial, Is.False);
+
+        // The data fact beside the schema fact, counted from the reader's own events: the callstack action's frames where the event
+        // carries it, else the callstack field's (the documented order of StackColumns).
+        long withFrames = global::XeAnalyzer.Xel.XelReader.ReadEvents(path).Count(e => e.Name == "all_types"
+            && (e.ActionSet.IndexOf("callstack") is int a && a >= 0 ? e.GetAction(a) : e.GetField("f_callstack")).CallstackFrameCount > 0);
+        Assert.That(t.HasCallstack, Is.True);
+        Assert.That(t.EventsWithStack, Is.EqualTo(withFrames));
     }
 
     [Test]

@@ -48,11 +48,11 @@ public sealed class CaptureReporterTests
         Assert.That(report.Status, Is.EqualTo(ReportStatus.Complete));
         Assert.That(report.Completed.Select(a => a.Key), Is.EqualTo(new[] { "stacks", "symbols", "latches" }));
         Assert.That(report.NotPossible.Select(a => a.Key), Is.EqualTo(new[] { "memory", "waits" }));
-        Assert.That(report.Capture.TotalEvents, Is.EqualTo(SampleData.Figure(figures, "events")));
+        Assert.That(report.Capture.EventsMatched, Is.EqualTo(SampleData.Figure(figures, "events")));
         Assert.That(report.Capture.FirstEvent, Is.EqualTo(DateTime.Parse(figures["first_event"], CultureInfo.InvariantCulture, DateTimeStyles.AdjustToUniversal)));
         Assert.That(report.Capture.LastEvent, Is.EqualTo(DateTime.Parse(figures["last_event"], CultureInfo.InvariantCulture, DateTimeStyles.AdjustToUniversal)));
-        Assert.That(report.Capture.Events.Single().Name, Is.EqualTo("sqlserver.latch_acquired"));
-        Assert.That(report.Capture.Files.Single().ModuleList, Does.EndWith(figures["modules_file"]));
+        Assert.That(report.Capture.EventTypes.Single().Name, Is.EqualTo("sqlserver.latch_acquired"));
+        Assert.That(report.Capture.Files.Single().Input.ModuleMap.Path, Does.EndWith(figures["modules_file"]));
 
         // Scheduler counts: the generator's figures (not our own analysis output).
         var latches = (LatchAnalysisResult)report.Analyses.Single(a => a.Key == "latches").Outcome.Result!;
@@ -134,10 +134,10 @@ public sealed class CaptureReporterTests
 
         Assert.That(report.Completed.Select(a => a.Key), Does.Contain("waits").And.Contain("symbols"));
         Assert.That(report.NotPossible.Select(a => a.Key), Does.Contain("memory"));
-        Assert.That(report.Capture.TotalEvents, Is.EqualTo(SampleData.Figure(figures, "events")));
+        Assert.That(report.Capture.EventsMatched, Is.EqualTo(SampleData.Figure(figures, "events")));
         foreach (string name in new[] { "wait_info", "wait_info_external", "latch_acquired", "latch_released", "file_read", "file_read_completed" })
         {
-            Assert.That(report.Capture.Events.Single(e => e.Name.EndsWith("." + name, StringComparison.Ordinal)).Count, Is.EqualTo(SampleData.Figure(figures, "count." + name)), name);
+            Assert.That(report.Capture.EventTypes.Single(e => e.Name.EndsWith("." + name, StringComparison.Ordinal)).Count, Is.EqualTo(SampleData.Figure(figures, "count." + name)), name);
         }
 
         var waits = (WaitAnalysisResult)report.Analyses.Single(a => a.Key == "waits").Outcome.Result!;
@@ -220,7 +220,7 @@ public sealed class CaptureReporterTests
         CaptureReport report = CaptureReporter.Run([path]);
         Assert.That(report.Status, Is.EqualTo(ReportStatus.NothingToAnalyse));
         Assert.That(report.Completed, Is.Empty);
-        Assert.That(report.Capture.TotalEvents, Is.EqualTo(50));
+        Assert.That(report.Capture.EventsMatched, Is.EqualTo(50));
         Assert.That(report.Document.Sections.Select(s => s.Title), Is.SupersetOf(new[] { "Stacks: not possible", "Symbolization: not possible", "Latches: not possible", "Memory: not possible", "Waits: not possible" }));
         Assert.That(report.Document.Description, Does.StartWith("Inputs: ").And.Contain("Nothing was analysed"));
         string overview = string.Join("\n", report.Document.Sections[0].Blocks.OfType<Paragraph>().Select(p => p.Text));
@@ -255,7 +255,7 @@ public sealed class CaptureReporterTests
         CaptureReport report = CaptureReporter.Run([copy]);
         Assert.That(report.Status, Is.EqualTo(ReportStatus.Partial));
         Assert.That(report.Read.IncompleteBuffers, Is.EqualTo(1));
-        Assert.That(report.Capture.TotalEvents, Is.GreaterThan(0).And.LessThan(6043));
+        Assert.That(report.Capture.EventsMatched, Is.GreaterThan(0).And.LessThan(6043));
         Assert.That(report.Warnings, Has.Some.Contains("byte offset"));
     }
 
@@ -320,7 +320,7 @@ public sealed class CaptureReporterTests
 
         public IAnalysisRun Start(AnalysisContext context) => new Run(this);
 
-        public ReportAnalysisOutcome Describe(IAnalysisResult result, CaptureReadSummary read, AnalysisContext context)
+        public ReportAnalysisOutcome Describe(IAnalysisResult result, CaptureSummary read, AnalysisContext context)
         {
             var t = new TableBuilder("events seen").AddColumn(TableColumn.Integer("events")).AddRow(Seen).Build();
             return ReportAnalysisOutcome.Completed(new ReportDocument("Probe", [new ReportSection("Counted", t)]), Seen);
@@ -344,7 +344,7 @@ public sealed class CaptureReporterTests
                 }
             }
 
-            public IAnalysisResult Complete(CaptureReadSummary read, CancellationToken cancellationToken) => this;
+            public IAnalysisResult Complete(CaptureSummary read, CancellationToken cancellationToken) => this;
 
             private static string eventName(ProbeAnalysis p) => p.EventNames!.Single();
         }
@@ -374,8 +374,8 @@ public sealed class CaptureReporterTests
             }
         }
 
-        public IAnalysisResult Complete(CaptureReadSummary read, CancellationToken cancellationToken) => throw new AssertionException("the stream ended before the failure point");
+        public IAnalysisResult Complete(CaptureSummary read, CancellationToken cancellationToken) => throw new AssertionException("the stream ended before the failure point");
 
-        public ReportAnalysisOutcome Describe(IAnalysisResult result, CaptureReadSummary read, AnalysisContext context) => throw new AssertionException("not reached");
+        public ReportAnalysisOutcome Describe(IAnalysisResult result, CaptureSummary read, AnalysisContext context) => throw new AssertionException("not reached");
     }
 }

@@ -86,20 +86,6 @@ public sealed class XelReaderTests
     }
 
     [Test]
-    public void XelFileSummary_CountsEventsAndActions_ForAllTypes()
-    {
-        XelFileSummary s = XelFileSummary.Read(XelFixtures.PathOf("all-types.xel"));
-        Assert.That(s.EventCount, Is.EqualTo(XelFixtures.AllTypesCount + 3));
-        Assert.That(s.MetadataBufferCount, Is.EqualTo(2));
-        Assert.That(s.BufferCount, Is.GreaterThan(4));
-        Assert.That(s.HasCallstacks, Is.True);
-        XelEventTypeSummary t = s.EventTypes.Single(x => x.EventType.Name == "all_types");
-        Assert.That(t.Actions.Select(a => a.FullName), Is.EquivalentTo(new[] { "xetest.session_id", "package0.event_sequence", "package0.callstack", "package0.attach_activity_id" }));
-        Assert.That(s.FirstTimestamp, Is.EqualTo(Enumerable.Range(0, XelFixtures.AllTypesCount).Select(XelFixtures.AllTypesTime).Min()));
-        Assert.That(s.IsPartial, Is.False);
-    }
-
-    [Test]
     public void XeMap_JoinsBitmaskNames_ForCombinedKeys()
     {
         XEvent e = ReadAllTypes().Where(x => x.Name == "all_types").Single(x => x.EventSequence == 1007);

@@ -21,7 +21,7 @@ public interface IAnalysisRun : ICaptureConsumer
     /// <param name="read">What the read found (events by name before the filter, target data, diagnostics).</param>
     /// <param name="cancellationToken">Stops a long completion (symbolization).</param>
     /// <returns>The result.</returns>
-    IAnalysisResult Complete(CaptureReadSummary read, CancellationToken cancellationToken);
+    IAnalysisResult Complete(CaptureSummary read, CancellationToken cancellationToken);
 }
 
 /// <summary>
@@ -93,7 +93,7 @@ public enum AnalysisStatus
 public sealed class AnalysisOutcome<TResult>
     where TResult : class, IAnalysisResult
 {
-    internal AnalysisOutcome(TResult result, CaptureReadSummary read, IReadOnlyCollection<string>? analysisEvents)
+    internal AnalysisOutcome(TResult result, CaptureSummary read, IReadOnlyCollection<string>? analysisEvents)
     {
         Result = result;
         Read = read;
@@ -108,7 +108,7 @@ public sealed class AnalysisOutcome<TResult>
     public AnalysisStatus Status { get; }
 
     /// <summary>What the read found.</summary>
-    public CaptureReadSummary Read { get; }
+    public CaptureSummary Read { get; }
 
     /// <summary>
     /// When data is missing: why, in the user's terms (the events found instead, or that the user's own filter left them out, or that the
@@ -154,7 +154,7 @@ public static class AnalysisOutcome
     /// <param name="analyses">The analyses.</param>
     /// <param name="context">The filter, diagnostics and resolver; <see langword="null"/> for no filter and a new collector.</param>
     /// <param name="cancellationToken">Stops the read and the analyses.</param>
-    /// <returns>One outcome per analysis, in order (they share one <see cref="CaptureReadSummary"/>).</returns>
+    /// <returns>One outcome per analysis, in order (they share one <see cref="CaptureSummary"/>).</returns>
     /// <exception cref="XeFormatException">An input is malformed.</exception>
     /// <exception cref="IOException">An input cannot be read.</exception>
     public static IReadOnlyList<AnalysisOutcome<IAnalysisResult>> RunAll(CaptureSource source, IReadOnlyList<ICaptureAnalysis> analyses, AnalysisContext? context = null, CancellationToken cancellationToken = default)
@@ -168,7 +168,7 @@ public static class AnalysisOutcome
             runs[i] = analyses[i].Start(context);
         }
 
-        CaptureReadSummary read = source.Read(runs, context.Filter, EventNamesOf(analyses), context.Diagnostics, cancellationToken);
+        CaptureSummary read = source.Read(runs, context.Filter, EventNamesOf(analyses), context.Diagnostics, cancellationToken);
         var outcomes = new AnalysisOutcome<IAnalysisResult>[runs.Length];
         for (int i = 0; i < runs.Length; i++)
         {

@@ -249,7 +249,7 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
             _kept++;
         }
 
-        public IAnalysisResult Complete(CaptureReadSummary read, CancellationToken cancellationToken)
+        public IAnalysisResult Complete(CaptureSummary read, CancellationToken cancellationToken)
         {
             HistogramAnalysisOptions o = owner.Options;
             string? mapName = o.MapName;

@@ -117,7 +117,7 @@ public sealed class LatchAnalysis : ICaptureAnalysis
 
         public void Add(XEvent e) => state.Add(e);
 
-        public IAnalysisResult Complete(CaptureReadSummary read, CancellationToken cancellationToken)
+        public IAnalysisResult Complete(CaptureSummary read, CancellationToken cancellationToken)
         {
             LatchAnalysisResult result = state.Finish();
             AnalysisSupport.Report(result.Warnings, "latches", context.Diagnostics);

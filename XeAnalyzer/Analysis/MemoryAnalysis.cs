@@ -128,7 +128,7 @@ public sealed class MemoryAnalysis : ICaptureAnalysis
 
         public void Add(XEvent e) => state.Add(e);
 
-        public IAnalysisResult Complete(CaptureReadSummary read, CancellationToken cancellationToken)
+        public IAnalysisResult Complete(CaptureSummary read, CancellationToken cancellationToken)
         {
             MemoryAnalysisResult result = state.Finish();
             AnalysisSupport.Report(result.Warnings, "memory", context.Diagnostics);

@@ -66,7 +66,7 @@ public sealed class MissingData
     public IReadOnlyList<EventNameCount> EventsSeen { get; }
 
     /// <summary>The full explanation: the message, the events found, and the session change.</summary>
-    /// <param name="eventsFound">Events found in the input (for example <see cref="CaptureReadSummary.EventsByName"/>); <see langword="null"/> uses <see cref="EventsSeen"/>.</param>
+    /// <param name="eventsFound">Events found in the input (for example <see cref="CaptureSummary.EventsByName"/>); <see langword="null"/> uses <see cref="EventsSeen"/>.</param>
     /// <returns>Multi-line text with <c>\n</c> line breaks.</returns>
     public string Describe(IReadOnlyList<EventNameCount>? eventsFound = null)
     {

@@ -17,7 +17,7 @@ public static class MissingDataExplainer
     /// <param name="read">What the read found.</param>
     /// <param name="analysisEvents">The events the analysis reads (short or full names), or <see langword="null"/> when it reads any event.</param>
     /// <returns>Text of one or more lines separated by <c>\n</c>.</returns>
-    public static string Explain(MissingData missing, CaptureReadSummary read, IReadOnlyCollection<string>? analysisEvents)
+    public static string Explain(MissingData missing, CaptureSummary read, IReadOnlyCollection<string>? analysisEvents)
     {
         ArgumentNullException.ThrowIfNull(missing);
         ArgumentNullException.ThrowIfNull(read);
@@ -31,7 +31,7 @@ public static class MissingDataExplainer
     }
 
     /// <summary>Why the user's filter, and not the capture, is the reason, or <see langword="null"/> when it is not.</summary>
-    private static string? FilterReason(MissingData missing, CaptureReadSummary read, IReadOnlyCollection<string>? analysisEvents)
+    private static string? FilterReason(MissingData missing, CaptureSummary read, IReadOnlyCollection<string>? analysisEvents)
     {
         EventFilter filter = read.Filter;
         if (filter.IsEmpty || missing.Kind != MissingDataKind.Events)

@@ -99,7 +99,7 @@ public sealed class WaitAnalysis : ICaptureAnalysis
 
         public void Add(XEvent e) => state.Add(e);
 
-        public IAnalysisResult Complete(CaptureReadSummary read, CancellationToken cancellationToken)
+        public IAnalysisResult Complete(CaptureSummary read, CancellationToken cancellationToken)
         {
             WaitAnalysisResult result = state.Finish();
             AnalysisSupport.Report(result.Warnings, "waits", context.Diagnostics);

@@ -8,7 +8,7 @@ namespace XeAnalyzer.Capture;
 /// <param name="EventsWritten">Events written.</param>
 /// <param name="EventTypes">Event types in the new file's metadata.</param>
 /// <param name="Read">What the read of the inputs found.</param>
-public sealed record SliceResult(long EventsWritten, int EventTypes, CaptureReadSummary Read);
+public sealed record SliceResult(long EventsWritten, int EventTypes, CaptureSummary Read);
 
 /// <summary>
 /// Writes the events of a <see cref="CaptureSource"/> that pass a filter to a new <c>.xel</c> file with their metadata (RIDs, maps,
@@ -105,7 +105,7 @@ public static class CaptureSlicer
         }
 
         long written;
-        CaptureReadSummary? read = null;
+        CaptureSummary? read = null;
         using (XelWriter writer = XelWriter.Create(output, target, new XelWriterOptions { StartTimeUtc = start ?? new DateTime(2000, 1, 1, 0, 0, 0, DateTimeKind.Utc) }))
         {
             long untimed = 0;

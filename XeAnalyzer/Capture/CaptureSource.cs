@@ -14,7 +14,7 @@ namespace XeAnalyzer.Capture;
 /// event_file, <c>event_data</c> rows), mixed. Each input is identified once, bound to its module map once (<see cref="ModuleMapBinding"/>),
 /// and read in one pass that feeds every consumer: <c>.xel</c> events and target-data events become the same <see cref="XEvent"/>s
 /// (the XML adapter lives here), histogram slots and event_counter counts are reported as what they are, and everything the read
-/// finds is summed up in a <see cref="CaptureReadSummary"/>.
+/// finds is summed up in a <see cref="CaptureSummary"/>.
 /// </summary>
 /// <remarks>
 /// A file is read as target data when it is not a <c>.xel</c> file (by its magic) and its first non-blank text starts with <c>&lt;</c>
@@ -87,7 +87,7 @@ public sealed class CaptureSource
     /// <summary>
     /// Reads every input once and pushes what it holds to the consumers: for each input <see cref="ICaptureConsumer.BeginInput"/>, then
     /// its events that pass <paramref name="filter"/> (to each consumer that <see cref="ICaptureConsumer.Accepts"/> them) and its
-    /// histogram slots, in file order.
+    /// histogram slots, in file order, then <see cref="ICaptureConsumer.EndInput"/> with what the read found in it.
     /// </summary>
     /// <param name="consumers">The consumers, called in this order for each item.</param>
     /// <param name="filter">Which events to deliver; <see langword="null"/> for all.</param>
@@ -100,13 +100,11 @@ public sealed class CaptureSource
     /// <returns>What the read found.</returns>
     /// <exception cref="XeFormatException">An input is malformed (a <c>.xel</c> file in strict mode, XML that is not target data).</exception>
     /// <exception cref="IOException">An input cannot be read.</exception>
-    public CaptureReadSummary Read(IReadOnlyList<ICaptureConsumer> consumers, EventFilter? filter = null, IReadOnlyCollection<string>? eventNames = null,
+    public CaptureSummary Read(IReadOnlyList<ICaptureConsumer> consumers, EventFilter? filter = null, IReadOnlyCollection<string>? eventNames = null,
         CaptureDiagnostics? diagnostics = null, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(consumers);
-        filter ??= EventFilter.None;
-        diagnostics ??= new CaptureDiagnostics();
-        var reading = new Reading(this, filter, eventNames, diagnostics) { Dispatcher = new EventDispatcher(consumers) };
+        var reading = new Reading(this, filter ?? EventFilter.None, eventNames, diagnostics ?? new CaptureDiagnostics(), new EventDispatcher(consumers), pooled: true);
         foreach (ReadItem item in reading.Items(cancellationToken))
         {
             switch (item.Kind)
@@ -118,6 +116,13 @@ public sealed class CaptureSource
                     foreach (ICaptureConsumer c in consumers)
                     {
                         c.AddHistogramSlot(item.Histogram!, item.Slot!);
+                    }
+
+                    break;
+                case ReadItemKind.EndInput:
+                    foreach (ICaptureConsumer c in consumers)
+                    {
+                        c.EndInput(item.Summary!);
                     }
 
                     break;
@@ -146,19 +151,20 @@ public sealed class CaptureSource
     /// <returns>The events.</returns>
     /// <exception cref="XeFormatException">An input is malformed.</exception>
     /// <exception cref="IOException">An input cannot be read.</exception>
-    public IEnumerable<XEvent> ReadEvents(EventFilter? filter = null, CaptureDiagnostics? diagnostics = null, Action<CaptureReadSummary>? completed = null,
+    public IEnumerable<XEvent> ReadEvents(EventFilter? filter = null, CaptureDiagnostics? diagnostics = null, Action<CaptureSummary>? completed = null,
         CancellationToken cancellationToken = default) =>
         ReadEvents(filter, diagnostics, completed, null, cancellationToken);
 
     /// <summary>As the public overload, converting target-data events with the given adapters (whose schema was built by an earlier pass).</summary>
-    internal IEnumerable<XEvent> ReadEvents(EventFilter? filter, CaptureDiagnostics? diagnostics, Action<CaptureReadSummary>? completed,
+    internal IEnumerable<XEvent> ReadEvents(EventFilter? filter, CaptureDiagnostics? diagnostics, Action<CaptureSummary>? completed,
         IReadOnlyDictionary<CaptureInput, TargetEventAdapter>? adapters, CancellationToken cancellationToken)
     {
-        var reading = new Reading(this, filter ?? EventFilter.None, null, diagnostics ?? new CaptureDiagnostics()) { Adapters = adapters };
+        var reading = new Reading(this, filter ?? EventFilter.None, null, diagnostics ?? new CaptureDiagnostics(), new EventDispatcher([]), pooled: false) { Adapters = adapters };
         foreach (ReadItem item in reading.Items(cancellationToken))
         {
             if (item.Kind == ReadItemKind.Event)
             {
+                reading.Dispatcher.Add(item.Event!);
                 yield return item.Event!;
             }
         }
@@ -323,47 +329,6 @@ public sealed class CaptureSource
         return t.StartsWith("<", StringComparison.Ordinal) || t.StartsWith("&lt;", StringComparison.Ordinal);
     }
 
-    /// <summary>Hands each event to the consumers that accept its type and actions (asked once per distinct pair).</summary>
-    private sealed class EventDispatcher(IReadOnlyList<ICaptureConsumer> consumers)
-    {
-        private readonly Dictionary<(XeEventType, XeActionSet), ICaptureConsumer[]> _accepted = [];
-        private readonly ICaptureConsumer[] _consumers = [.. consumers];
-        private RecentEventLayouts<ICaptureConsumer[]> _recent;
-
-        public void Add(XEvent e)
-        {
-            XeEventType type = e.EventType;
-            XeActionSet set = e.ActionSet;
-            if (!_recent.TryGet(type, set, out ICaptureConsumer[]? accepted))
-            {
-                if (!_accepted.TryGetValue((type, set), out accepted))
-                {
-                    var list = new List<ICaptureConsumer>();
-                    foreach (ICaptureConsumer c in _consumers)
-                    {
-                        if (c.Accepts(type, set))
-                        {
-                            list.Add(c);
-                        }
-                    }
-
-                    accepted = [.. list];
-                    if (_accepted.Count < 100_000)
-                    {
-                        _accepted.Add((type, set), accepted);
-                    }
-                }
-
-                _recent.Add(type, set, accepted);
-            }
-
-            foreach (ICaptureConsumer c in accepted)
-            {
-                c.Add(e);
-            }
-        }
-    }
-
     /// <summary>A name no event has (event names cannot hold a NUL character).</summary>
     private const string NoEvent = "\0";
 
@@ -372,26 +337,29 @@ public sealed class CaptureSource
         BeginInput,
         Event,
         Slot,
+        EndInput,
     }
 
-    private readonly record struct ReadItem(ReadItemKind Kind, CaptureInput? Input, XEvent? Event, HistogramTarget? Histogram, HistogramSlot? Slot);
+    private readonly record struct ReadItem(ReadItemKind Kind, CaptureInput? Input, XEvent? Event, HistogramTarget? Histogram, HistogramSlot? Slot, InputSummary? Summary = null);
 
     /// <summary>One read: walks the inputs and keeps what it finds for the summary.</summary>
-    private sealed class Reading(CaptureSource source, EventFilter filter, IReadOnlyCollection<string>? eventNames, CaptureDiagnostics diagnostics)
+    private sealed class Reading(CaptureSource source, EventFilter filter, IReadOnlyCollection<string>? eventNames, CaptureDiagnostics diagnostics,
+        EventDispatcher dispatcher, bool pooled)
     {
-        private readonly List<InputReadSummary> _inputs = [];
+        private readonly List<InputSummary> _inputs = [];
         // An empty list of names (consumers that read no events, such as histograms) decodes no event; null decodes every event.
         private readonly IReadOnlyCollection<string>? _names = filter.EventNames.Count > 0 ? filter.EventNames : eventNames is null ? null : eventNames.Count > 0 ? eventNames : [NoEvent];
 
         public IReadOnlyDictionary<CaptureInput, TargetEventAdapter>? Adapters { get; init; }
 
         /// <summary>
-        /// When set (<see cref="CaptureSource.Read"/>), <c>.xel</c> events are pushed to it straight from pooled buffers (transient views,
-        /// see <see cref="XEvent.IsTransient"/>) instead of being yielded as items; otherwise every event owns its data.
+        /// Tallies every event and hands it to the consumers. With <c>pooled</c> (<see cref="CaptureSource.Read"/>), <c>.xel</c> events are
+        /// pushed to it straight from pooled buffers (transient views, see <see cref="XEvent.IsTransient"/>) instead of being yielded as
+        /// items; otherwise every event owns its data and the caller gives each item to it.
         /// </summary>
-        public EventDispatcher? Dispatcher { get; init; }
+        public EventDispatcher Dispatcher { get; } = dispatcher;
 
-        public CaptureReadSummary Summary() => new(_inputs.AsReadOnly(), diagnostics, filter);
+        public CaptureSummary Summary() => new(_inputs.AsReadOnly(), diagnostics, filter);
 
         /// <summary>Where the read is, for <see cref="CaptureReadOptions.Progress"/>; <see langword="null"/> when nobody asked.</summary>
         private readonly FileReadProgress? _progress = source.Options.Progress is IProgress<WorkProgress> p
@@ -404,21 +372,27 @@ public sealed class CaptureSource
             {
                 foreach (CaptureInput input in source.Inputs)
                 {
-                    var summary = new InputReadSummary(input);
+                    var summary = new InputSummary(input);
                     _inputs.Add(summary);
                     if (input.ModuleMap.Problem is string problem)
                     {
                         diagnostics.Warn("module list " + input.ModuleMap.Path + " is not usable (" + problem + "); raw addresses of " + input.Name + " stay unresolved");
                     }
 
+                    Dispatcher.BeginInput();
                     yield return new ReadItem(ReadItemKind.BeginInput, input, null, null, null);
-                    IEnumerable<ReadItem> items = input.Kind == CaptureInputKind.Xel ? ReadXel(input, summary, cancellationToken) : ReadTargetData(input, summary, cancellationToken);
+                    var tally = new XelEventTally();
+                    var warnings = new List<string>();
+                    IEnumerable<ReadItem> items = input.Kind == CaptureInputKind.Xel ? ReadXel(input, summary, tally, cancellationToken) : ReadTargetData(input, summary, warnings, cancellationToken);
                     foreach (ReadItem item in items)
                     {
                         yield return item;
                     }
 
+                    summary.Files = Dispatcher.EndInput(input, tally.Files, input.Kind == CaptureInputKind.Xel ? ReaderWarnings : _ => warnings.AsReadOnly());
+                    summary.EventTypes = EventTypeSummary.MergeByName(summary.Files.SelectMany(f => f.EventTypes)).AsReadOnly();
                     _progress?.Past(input.Files[^1]);
+                    yield return new ReadItem(ReadItemKind.EndInput, input, null, null, null, summary);
                 }
             }
             finally
@@ -427,9 +401,12 @@ public sealed class CaptureSource
             }
         }
 
-        private IEnumerable<ReadItem> ReadXel(CaptureInput input, InputReadSummary summary, CancellationToken cancellationToken)
+        /// <summary>The reader's warnings about one file, as text.</summary>
+        private IReadOnlyList<string> ReaderWarnings(string file) =>
+            [.. diagnostics.Reader.Warnings.Where(w => string.Equals(w.FilePath, file, StringComparison.Ordinal)).Select(w => w.ToString())];
+
+        private IEnumerable<ReadItem> ReadXel(CaptureInput input, InputSummary summary, XelEventTally tally, CancellationToken cancellationToken)
         {
-            var tally = new XelEventTally();
             var options = new XelReadOptions
             {
                 Integrity = source.Options.Integrity,
@@ -445,8 +422,9 @@ public sealed class CaptureSource
             try
             {
                 FileReadProgress? progress = _progress;
-                if (Dispatcher is EventDispatcher dispatcher)
+                if (pooled)
                 {
+                    EventDispatcher dispatcher = Dispatcher;
                     // Pushed from pooled buffers: one transient view, pointed at each record in turn.
                     XEvent? view = null;
                     try
@@ -525,13 +503,13 @@ public sealed class CaptureSource
             {
                 summary.EventsRead = read;
                 summary.EventsMatched = matched;
-                summary.FirstTimestamp = first == long.MaxValue ? null : new DateTime(first, DateTimeKind.Utc);
-                summary.LastTimestamp = last == long.MinValue ? null : new DateTime(last, DateTimeKind.Utc);
+                summary.FirstEvent = first == long.MaxValue ? null : new DateTime(first, DateTimeKind.Utc);
+                summary.LastEvent = last == long.MinValue ? null : new DateTime(last, DateTimeKind.Utc);
                 summary.EventsByName = EventNameCount.Sort(tally.Counts);
             }
         }
 
-        private IEnumerable<ReadItem> ReadTargetData(CaptureInput input, InputReadSummary summary, CancellationToken cancellationToken)
+        private IEnumerable<ReadItem> ReadTargetData(CaptureInput input, InputSummary summary, List<string> warnings, CancellationToken cancellationToken)
         {
             string path = input.Name;
             TargetEventAdapter adapter = Adapters?.GetValueOrDefault(input) ?? new TargetEventAdapter(path);
@@ -633,7 +611,7 @@ public sealed class CaptureSource
                         targets.Add(new TargetSummary(input, end.Start, end.ItemCount, end.Warnings, [.. files], logged, dropped));
                         foreach (string w in end.Warnings)
                         {
-                            diagnostics.Warn(path + ": line " + end.Start.LineNumber.ToString(CultureInfo.InvariantCulture) + ": " + w);
+                            Warn(warnings, path + ": line " + end.Start.LineNumber.ToString(CultureInfo.InvariantCulture) + ": " + w);
                         }
 
                         histogram = null;
@@ -650,18 +628,28 @@ public sealed class CaptureSource
             long withoutTimestamp = adapter.EventsWithoutTimestamp - withoutTimestampBefore;
             if (withoutTimestamp > 0)
             {
-                diagnostics.Warn(path + ": " + withoutTimestamp.ToString("N0", CultureInfo.InvariantCulture) + " event(s) without a parseable timestamp (ordered first)");
+                Warn(warnings, path + ": " + withoutTimestamp.ToString("N0", CultureInfo.InvariantCulture) + " event(s) without a parseable timestamp (ordered first)");
             }
 
             summary.EventsRead = read;
             summary.EventsMatched = matched;
-            summary.FirstTimestamp = first == long.MaxValue ? null : new DateTime(first, DateTimeKind.Utc);
-            summary.LastTimestamp = last == long.MinValue ? null : new DateTime(last, DateTimeKind.Utc);
+            summary.FirstEvent = first == long.MaxValue ? null : new DateTime(first, DateTimeKind.Utc);
+            summary.LastEvent = last == long.MinValue ? null : new DateTime(last, DateTimeKind.Utc);
             summary.EventsByName = EventNameCount.Sort(byName);
             summary.Targets = targets.AsReadOnly();
             summary.Histograms = histograms.AsReadOnly();
             summary.EventCounters = counters.AsReadOnly();
             summary.EventsWithoutTimestamp = withoutTimestamp;
+        }
+
+        /// <summary>A warning about the input: the run's (once), and the input's own list (kept, as the run keeps its warnings, once and at most <see cref="CaptureDiagnostics.MaxWarnings"/>).</summary>
+        private void Warn(List<string> inputWarnings, string message)
+        {
+            diagnostics.Warn(message);
+            if (inputWarnings.Count < CaptureDiagnostics.MaxWarnings && !inputWarnings.Contains(message, StringComparer.Ordinal))
+            {
+                inputWarnings.Add(message);
+            }
         }
     }
 }

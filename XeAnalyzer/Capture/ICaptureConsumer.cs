@@ -5,7 +5,7 @@ namespace XeAnalyzer.Capture;
 
 /// <summary>
 /// Receives what a <see cref="CaptureSource"/> reads, pushed in input order: the start of each input, then its events (those that passed
-/// the filter and that <see cref="Accepts"/> takes) and its histogram slots. Every analysis is fed through this one contract
+/// the filter and that <see cref="Accepts"/> takes) and its histogram slots, then the input's summary. Every analysis is fed through this one contract
 /// (<see cref="Analysis.IAnalysisRun"/> extends it), so one read serves every consumer of a command.
 /// </summary>
 /// <remarks>
@@ -40,6 +40,12 @@ public interface ICaptureConsumer
     /// <param name="target">The histogram (its <see cref="HistogramTarget.SourceKind"/> is known from the first slot with a value).</param>
     /// <param name="slot">The slot.</param>
     void AddHistogramSlot(HistogramTarget target, HistogramSlot slot)
+    {
+    }
+
+    /// <summary>An input has been read: what the read found in it (its files, event types, targets).</summary>
+    /// <param name="input">The input's summary.</param>
+    void EndInput(InputSummary input)
     {
     }
 }

@@ -29,6 +29,15 @@ public readonly record struct StackColumn(int Index, XeColumn Column, StackColum
         ArgumentNullException.ThrowIfNull(e);
         return Index >= 0 ? e.GetField(Index) : e.GetAction(~Index);
     }
+
+    /// <summary>
+    /// Whether an event's stack holds frames: at least one address, or text that is not blank (system_health's <c>call_stack</c> is often
+    /// empty, and an empty stack is not a stack of no frames).
+    /// </summary>
+    /// <param name="value">The stack value (<see cref="GetValue"/>).</param>
+    /// <returns>Whether it holds frames.</returns>
+    public bool HasFrames(XeValue value) =>
+        Kind == StackColumnKind.Addresses ? value.CallstackFrameCount > 0 : !string.IsNullOrWhiteSpace(value.ToString());
 }
 
 /// <summary>

@@ -22,7 +22,7 @@ public readonly record struct XeSourceLocation(string? FilePath, long Offset)
 /// </summary>
 /// <remarks>
 /// <para><b>Ownership.</b> Events of the <see cref="IEnumerable{T}"/> readers (<see cref="Xel.XelReader.ReadEvents(string, Xel.XelReadOptions?, CancellationToken)"/>,
-/// <see cref="Capture.CaptureSource.ReadEvents(Capture.EventFilter?, Capture.CaptureDiagnostics?, Action{Capture.CaptureReadSummary}?, CancellationToken)"/>)
+/// <see cref="Capture.CaptureSource.ReadEvents(Capture.EventFilter?, Capture.CaptureDiagnostics?, Action{Capture.CaptureSummary}?, CancellationToken)"/>)
 /// and built events own their data: immutable, safe to share between threads and to keep (keeping one keeps its buffer alive).
 /// An event handed to <see cref="Capture.ICaptureConsumer.Add"/> by <see cref="Capture.CaptureSource.Read"/> is <see cref="IsTransient"/>:
 /// a view into a pooled buffer, valid only during that call, and so are the <see cref="XeValue"/>s read from it (the same object is

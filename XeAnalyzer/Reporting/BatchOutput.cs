@@ -1,3 +1,4 @@
+using XeAnalyzer.Capture;
 using System.Globalization;
 using XeAnalyzer.IO;
 using XeAnalyzer.Output;
@@ -111,7 +112,7 @@ public static class BatchOutput
                 files.AddRow(c.Name, c.DisplayPath(file), c.ModuleList is null ? string.Empty : c.DisplayPath(c.ModuleList));
             }
 
-            foreach (CaptureEventSummary e in item.EventsByName)
+            foreach (EventTypeSummary e in item.EventsByName)
             {
                 events.AddRow(c.Name, e.Name, e.Count);
             }

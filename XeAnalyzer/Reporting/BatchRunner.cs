@@ -96,10 +96,10 @@ public sealed class BatchItemResult
         Reason = reason;
         Elapsed = elapsed;
         HasReport = report is not null;
-        Events = report?.Capture.TotalEvents ?? 0;
+        Events = report?.Capture.EventTypes.Sum(e => e.Count) ?? 0;
         FirstEvent = report?.Capture.FirstEvent;
         LastEvent = report?.Capture.LastEvent;
-        EventsByName = report?.Capture.Events ?? [];
+        EventsByName = report?.Capture.EventTypes ?? [];
         Analyses = report is null ? [] : [.. report.Analyses.Select(a => new BatchAnalysisStatus(a.Key, a.Title, a.Outcome.IsPossible,
             a.Outcome.MissingData?.Message ?? string.Join("; ", a.Outcome.Warnings)))];
         Symbolization = report?.Analyses.Select(a => a.Outcome.Result is SymbolizationResult r ? r.Counts
@@ -132,7 +132,7 @@ public sealed class BatchItemResult
     public DateTime? LastEvent { get; }
 
     /// <summary>Events by name (most frequent first).</summary>
-    public IReadOnlyList<CaptureEventSummary> EventsByName { get; }
+    public IReadOnlyList<EventTypeSummary> EventsByName { get; }
 
     /// <summary>Each analysis and whether it ran.</summary>
     public IReadOnlyList<BatchAnalysisStatus> Analyses { get; }

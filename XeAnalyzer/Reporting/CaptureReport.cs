@@ -1,3 +1,4 @@
+using XeAnalyzer.Capture;
 using System.Globalization;
 using XeAnalyzer.IO;
 using XeAnalyzer.Output;
@@ -26,33 +27,23 @@ public enum ReportStatus
 /// <param name="Outcome">Its sections, or what the capture lacks.</param>
 public sealed record ReportAnalysisEntry(string Key, string Title, ReportAnalysisOutcome Outcome);
 
-/// <summary>What the reader skipped.</summary>
-/// <param name="SkippedBuffers">Damaged buffers skipped (only with skip-corrupt reading).</param>
-/// <param name="IncompleteBuffers">Incomplete final buffers (a capture cut short).</param>
-/// <param name="UndecodableEvents">Events whose type could not be decoded.</param>
-/// <param name="EventsLeftOut">Events an analysis counted but left out (a limit was reached).</param>
-public sealed record ReportReadStatistics(long SkippedBuffers, long IncompleteBuffers, long UndecodableEvents, long EventsLeftOut = 0)
-{
-    /// <summary>Whether anything was skipped.</summary>
-    public bool IsPartial => SkippedBuffers > 0 || IncompleteBuffers > 0 || UndecodableEvents > 0 || EventsLeftOut > 0;
-}
-
 /// <summary>
 /// A capture report made by <see cref="CaptureReporter"/>: the composed page (<see cref="Document"/>), the parts it was built
 /// from, and the files <see cref="Write"/> writes. Immutable.
 /// </summary>
 public sealed class CaptureReport
 {
-    internal CaptureReport(string title, IReadOnlyList<string> inputs, string? filter, CaptureSummary capture, IReadOnlyList<ReportAnalysisEntry> analyses, ReportReadStatistics read, IReadOnlyList<string> warnings)
+    internal CaptureReport(string title, IReadOnlyList<string> inputs, string? filter, CaptureSummary capture, Func<string, string> displayPath, IReadOnlyList<ReportAnalysisEntry> analyses, IReadOnlyList<string> warnings)
     {
         Filter = filter;
         Title = title;
         Inputs = inputs;
         Capture = capture;
+        DisplayPath = displayPath;
         Analyses = analyses;
-        Read = read;
+        Read = capture.ReadStatistics;
         Warnings = [.. warnings];
-        Status = read.IsPartial ? ReportStatus.Partial : !analyses.Any(a => a.Outcome.IsPossible) ? ReportStatus.NothingToAnalyse : ReportStatus.Complete;
+        Status = Read.IsPartial ? ReportStatus.Partial : !analyses.Any(a => a.Outcome.IsPossible) ? ReportStatus.NothingToAnalyse : ReportStatus.Complete;
         (Document, Files) = ReportComposer.Compose(this);
     }
 
@@ -65,14 +56,17 @@ public sealed class CaptureReport
     /// <summary>The event filter the report was made with (<see cref="ReportOptions.Filter"/>, described), or <see langword="null"/> for none.</summary>
     public string? Filter { get; }
 
-    /// <summary>What the inputs hold (the events that passed <see cref="Filter"/>).</summary>
+    /// <summary>What the read found: the inputs, their files and events (those that passed <see cref="Filter"/>), targets, diagnostics.</summary>
     public CaptureSummary Capture { get; }
+
+    /// <summary>How a path is shown in the report.</summary>
+    internal Func<string, string> DisplayPath { get; }
 
     /// <summary>Every analysis, in page order, with its outcome.</summary>
     public IReadOnlyList<ReportAnalysisEntry> Analyses { get; }
 
-    /// <summary>What the reader skipped.</summary>
-    public ReportReadStatistics Read { get; }
+    /// <summary>What the reader skipped and the analyses left out.</summary>
+    public CaptureReadStatistics Read { get; }
 
     /// <summary>Reader warnings (with file and offset), target-data warnings, unusable module lists.</summary>
     public IReadOnlyList<string> Warnings { get; }
@@ -124,7 +118,7 @@ public sealed class CaptureReport
         IFormatProvider ic = CultureInfo.InvariantCulture;
         string done = string.Join(", ", Completed.Select(a => a.Key));
         string missing = string.Join(", ", NotPossible.Select(a => a.Key));
-        return string.Create(ic, $"{Capture.TotalEvents:N0} events; analyses: {(done.Length == 0 ? "none" : done)}{(missing.Length == 0 ? string.Empty : "; not possible: " + missing)}");
+        return string.Create(ic, $"{Capture.EventsMatched:N0} events; analyses: {(done.Length == 0 ? "none" : done)}{(missing.Length == 0 ? string.Empty : "; not possible: " + missing)}");
     }
 }
 

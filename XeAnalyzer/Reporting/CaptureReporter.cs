@@ -49,11 +49,8 @@ public static class CaptureReporter
                 }
             }
 
-            var summary = new CaptureSummaryBuilder(display);
             var runs = new List<IAnalysisRun>(analyses.Select(a => a.Start(context)));
-            var consumers = new List<ICaptureConsumer> { summary };
-            consumers.AddRange(runs);
-            CaptureReadSummary read = source.Read(consumers, options.Filter, AnalysisOutcome.EventNamesOf(analyses), diagnostics, cancellationToken);
+            CaptureSummary read = source.Read(runs, options.Filter, AnalysisOutcome.EventNamesOf(analyses), diagnostics, cancellationToken);
             var results = new IAnalysisResult[runs.Count];
             for (int i = 0; i < runs.Count; i++)
             {
@@ -84,9 +81,9 @@ public static class CaptureReporter
                 options.Title ?? "XeAnalyzer report: " + (shownInputs.Length == 1 ? shownInputs[0] : shownInputs.Length.ToString(CultureInfo.InvariantCulture) + " inputs"),
                 shownInputs,
                 options.Filter.IsEmpty ? null : options.Filter.ToString(),
-                summary.Build(),
+                read,
+                display,
                 entries,
-                new ReportReadStatistics(diagnostics.Reader.SkippedBuffers, diagnostics.Reader.IncompleteBuffers, diagnostics.Reader.UndecodableEvents, diagnostics.EventsLeftOut),
                 warnings);
         }
         finally

@@ -29,7 +29,7 @@ public interface IReportAnalysis
     /// <param name="read">What the read found.</param>
     /// <param name="context">The run's context (how paths are shown, the filter).</param>
     /// <returns>The outcome.</returns>
-    ReportAnalysisOutcome Describe(IAnalysisResult result, CaptureReadSummary read, AnalysisContext context);
+    ReportAnalysisOutcome Describe(IAnalysisResult result, CaptureSummary read, AnalysisContext context);
 }
 
 /// <summary>What one <see cref="IReportAnalysis"/> gave for one capture: its report, or what the capture lacks. Immutable.</summary>

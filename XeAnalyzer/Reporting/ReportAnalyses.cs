@@ -34,7 +34,7 @@ public sealed class LatchReportAnalysis(LatchAnalysisOptions? options = null) : 
     public ICaptureAnalysis Analysis { get; } = new LatchAnalysis(options);
 
     /// <inheritdoc/>
-    public ReportAnalysisOutcome Describe(IAnalysisResult result, CaptureReadSummary read, AnalysisContext context)
+    public ReportAnalysisOutcome Describe(IAnalysisResult result, CaptureSummary read, AnalysisContext context)
     {
         var r = (LatchAnalysisResult)result;
         long used = r.AcquiredEvents + r.ReleasedEvents;
@@ -56,7 +56,7 @@ public sealed class MemoryReportAnalysis(MemoryAnalysisOptions? options = null) 
     public ICaptureAnalysis Analysis { get; } = new MemoryAnalysis(options);
 
     /// <inheritdoc/>
-    public ReportAnalysisOutcome Describe(IAnalysisResult result, CaptureReadSummary read, AnalysisContext context)
+    public ReportAnalysisOutcome Describe(IAnalysisResult result, CaptureSummary read, AnalysisContext context)
     {
         var r = (MemoryAnalysisResult)result;
         long used = r.AllocationEvents + r.FreeEvents;
@@ -78,7 +78,7 @@ public sealed class WaitReportAnalysis(WaitAnalysisOptions? options = null) : IR
     public ICaptureAnalysis Analysis { get; } = new WaitAnalysis(options);
 
     /// <inheritdoc/>
-    public ReportAnalysisOutcome Describe(IAnalysisResult result, CaptureReadSummary read, AnalysisContext context)
+    public ReportAnalysisOutcome Describe(IAnalysisResult result, CaptureSummary read, AnalysisContext context)
     {
         var r = (WaitAnalysisResult)result;
         long used = r.WaitInfoEvents + r.WaitInfoExternalEvents + r.WaitCompletedEvents;

@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text;
 using XeAnalyzer.Analysis;
+using XeAnalyzer.Capture;
 using XeAnalyzer.Output;
 
 namespace XeAnalyzer.Reporting;
@@ -15,10 +16,10 @@ internal static class ReportComposer
         var sections = new List<(string Key, ReportSection Section)>
         {
             ("report", Overview(report)),
-            ("capture", new ReportSection("Capture", report.Capture.ToBlocks())),
+            ("capture", new ReportSection("Capture", new CaptureOverview(report.Capture, report.DisplayPath).ToBlocks())),
         };
 
-        IReadOnlyList<Capture.EventNameCount> found = report.Capture.ToEventNameCounts();
+        IReadOnlyList<EventNameCount> found = [.. report.Capture.EventTypes.Select(e => new EventNameCount(e.Name, e.Count))];
         foreach (ReportAnalysisEntry a in report.Analyses)
         {
             if (a.Outcome.Report is ReportDocument doc)
@@ -175,14 +176,15 @@ internal static class ReportComposer
     private static ReportSection Overview(CaptureReport r)
     {
         CaptureSummary c = r.Capture;
+        long events = c.EventTypes.Sum(e => e.Count);
         var items = new List<KeyValuePair<string, TableCell>>
         {
             new("inputs", string.Join(", ", r.Inputs)),
             new("filter", r.Filter ?? "none (every event)"),
             new("files", c.Files.Count.ToString("N0", Ic) + " (" + c.TotalLength.ToString("N0", Ic) + " bytes)"),
-            new("events", c.TotalEvents),
+            new("events", events),
             new("time range", c.FirstEvent is DateTime f && c.LastEvent is DateTime l
-                ? CaptureSummaryBuilder.Describe(f) + " .. " + CaptureSummaryBuilder.Describe(l) + " (" + (l - f).TotalSeconds.ToString("0.000", Ic) + " s)"
+                ? CaptureOverview.Describe(f) + " .. " + CaptureOverview.Describe(l) + " (" + (l - f).TotalSeconds.ToString("0.000", Ic) + " s)"
                 : "no events"),
             new("callstacks", c.HasCallstacks ? "yes" : "no"),
             new("analyses", r.Completed.Any() ? string.Join(", ", r.Completed.Select(a => a.Title)) : "none"),
@@ -204,7 +206,7 @@ internal static class ReportComposer
         if (!r.Completed.Any())
         {
             blocks.Add(new Paragraph("No analysis was possible with these events" +
-                (c.TotalEvents == 0 ? " (the inputs hold no events at all)" : " (found: " + string.Join(", ", c.Events.Take(10).Select(e => e.Name + " (" + e.Count.ToString("N0", Ic) + ")")) + (c.Events.Count > 10 ? ", …" : string.Empty) + ")") +
+                (events == 0 ? " (the inputs hold no events at all)" : " (found: " + string.Join(", ", c.EventTypes.Take(10).Select(e => e.Name + " (" + e.Count.ToString("N0", Ic) + ")")) + (c.EventTypes.Count > 10 ? ", …" : string.Empty) + ")") +
                 ". This page is not a result: each section below says what the event session would need." +
                 (r.Read.IsPartial ? " Part of the input could not be read (see above), and the events may be in that part." : string.Empty)));
         }

@@ -41,7 +41,7 @@ public sealed class StackReportAnalysis(StackBucketAnalysis? analysis = null, in
     public ICaptureAnalysis Analysis { get; } = analysis ?? new StackBucketAnalysis();
 
     /// <inheritdoc/>
-    public ReportAnalysisOutcome Describe(IAnalysisResult result, CaptureReadSummary read, AnalysisContext context)
+    public ReportAnalysisOutcome Describe(IAnalysisResult result, CaptureSummary read, AnalysisContext context)
     {
         var all = (StackBucketResult)result;
         if (all.MissingData is MissingData m)

@@ -23,7 +23,7 @@ public sealed class SymbolizationReportAnalysis(StackBucketAnalysis? analysis = 
     public ICaptureAnalysis Analysis { get; } = analysis ?? new StackBucketAnalysis();
 
     /// <inheritdoc/>
-    public ReportAnalysisOutcome Describe(IAnalysisResult result, CaptureReadSummary read, AnalysisContext context)
+    public ReportAnalysisOutcome Describe(IAnalysisResult result, CaptureSummary read, AnalysisContext context)
     {
         var stacks = (StackBucketResult)result;
         if (stacks.MissingData is MissingData m)

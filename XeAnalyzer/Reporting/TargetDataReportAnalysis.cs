@@ -23,7 +23,7 @@ public sealed class TargetDataReportAnalysis(HistogramAnalysisOptions? options =
     public ICaptureAnalysis Analysis { get; } = new HistogramAnalysis(options);
 
     /// <inheritdoc/>
-    public ReportAnalysisOutcome Describe(IAnalysisResult result, CaptureReadSummary read, AnalysisContext context)
+    public ReportAnalysisOutcome Describe(IAnalysisResult result, CaptureSummary read, AnalysisContext context)
     {
         ArgumentNullException.ThrowIfNull(read);
         var histograms = (HistogramAnalysisResult)result;
@@ -86,7 +86,7 @@ public sealed class TargetDataReportAnalysis(HistogramAnalysisOptions? options =
         return s;
     }
 
-    private static string Notes(TargetSummary t, CaptureReadSummary read)
+    private static string Notes(TargetSummary t, CaptureSummary read)
     {
         var notes = new List<string>();
         if (t.Kind == TargetData.TargetDataKind.Histogram && read.Histograms.FirstOrDefault(h => ReferenceEquals(h.Input, t.Input) && h.TargetIndex == t.TargetIndex) is HistogramTarget h)

@@ -130,6 +130,7 @@ internal sealed class XelFileReader
             }
 
             FoldTally();
+            _options.Tally?.FileRead(new XelFileFacts(_file, _source.Length, Schema, BufferCount, MetadataBufferCount));
         }
     }
 

@@ -55,15 +55,32 @@ public sealed class XelReadOptions
 
     /// <summary>
     /// Receives the number of event records met per event type, including the records <see cref="EventNames"/> skipped before
-    /// decoding (so a caller can say what a capture holds without reading it again); <see langword="null"/> for none.
+    /// decoding, and the facts of each file read (so a caller can say what a capture holds without reading it again);
+    /// <see langword="null"/> for none.
     /// </summary>
     public XelEventTally? Tally { get; init; }
 }
 
-/// <summary>Counts event records by full name (<c>package.event</c>) as the <c>.xel</c> reader meets them. Thread-safe.</summary>
+/// <summary>
+/// Counts event records by full name (<c>package.event</c>) as the <c>.xel</c> reader meets them, and keeps the facts of each file it
+/// has read. Thread-safe.
+/// </summary>
 public sealed class XelEventTally
 {
     private readonly Dictionary<string, long> _counts = new(StringComparer.Ordinal);
+    private readonly List<XelFileFacts> _files = [];
+
+    /// <summary>The files read so far, in reading order.</summary>
+    public IReadOnlyList<XelFileFacts> Files
+    {
+        get
+        {
+            lock (_counts)
+            {
+                return [.. _files];
+            }
+        }
+    }
 
     /// <summary>The counts so far, most frequent first (ties by name, ordinal).</summary>
     public IReadOnlyList<KeyValuePair<string, long>> Counts
@@ -100,6 +117,15 @@ public sealed class XelEventTally
         lock (_counts)
         {
             _counts[fullName] = _counts.GetValueOrDefault(fullName) + records;
+        }
+    }
+
+    /// <summary>Keeps the facts of a file the reader has finished.</summary>
+    internal void FileRead(XelFileFacts facts)
+    {
+        lock (_counts)
+        {
+            _files.Add(facts);
         }
     }
 }

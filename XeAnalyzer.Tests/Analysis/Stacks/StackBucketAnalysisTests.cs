@@ -276,7 +276,7 @@ public sealed class StackBucketAnalysisTests
         return outcome.Result;
     }
 
-    private CaptureReadSummary? _lastRead;
+    private CaptureSummary? _lastRead;
 
     [Test]
     public void Build_MoreDistinctStacksThanTheCap_CountsTheRestAsUntracked()

@@ -87,7 +87,7 @@ public sealed class StackBucketAnalysis : ICaptureAnalysis
 
         public void AddHistogramSlot(HistogramTarget target, HistogramSlot slot) => _builder.AddSlot(target, slot);
 
-        public IAnalysisResult Complete(CaptureReadSummary read, CancellationToken cancellationToken)
+        public IAnalysisResult Complete(CaptureSummary read, CancellationToken cancellationToken)
         {
             try
             {

@@ -141,7 +141,7 @@ internal sealed class StackBucketBuilder
         }
 
         XeValue v = column.GetValue(e);
-        if (column.Kind == StackColumnKind.Addresses ? v.CallstackFrameCount == 0 : string.IsNullOrWhiteSpace(v.ToString()))
+        if (!column.HasFrames(v))
         {
             // An empty stack value (system_health's call_stack is often empty) is not a bucket of no frames.
             input.EventsWithoutStack++;

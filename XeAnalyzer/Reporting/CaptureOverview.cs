@@ -1,0 +1,59 @@
+using XeAnalyzer.Capture;
+using XeAnalyzer.Output;
+
+namespace XeAnalyzer.Reporting;
+
+/// <summary>
+/// The capture section of a report, from the read's summary (<see cref="CaptureSummary"/>): the files (size, events, time range, module
+/// list) and the events by name (share, time range, callstack, actions). Immutable.
+/// </summary>
+/// <param name="capture">What the read found.</param>
+/// <param name="displayPath">How a path is shown.</param>
+internal sealed class CaptureOverview(CaptureSummary capture, Func<string, string> displayPath) : IDocumentSource
+{
+    /// <summary>The most actions listed per event.</summary>
+    private const int MaxActions = 64;
+
+    /// <inheritdoc/>
+    /// <remarks>The same in every view: a "Capture" section with the files and the events by name.</remarks>
+    public ReportDocument ToDocument(DocumentView view) => new("Capture", [new ReportSection("Capture", ToBlocks())]);
+
+    /// <summary>The files and events as report tables.</summary>
+    public IReadOnlyList<ReportBlock> ToBlocks()
+    {
+        var files = new TableBuilder("Files")
+            .AddColumn(TableColumn.Text("file"))
+            .AddColumn(TableColumn.Integer("bytes"))
+            .AddColumn(TableColumn.Integer("events"))
+            .AddColumn(TableColumn.Timestamp("first event"))
+            .AddColumn(TableColumn.Timestamp("last event"))
+            .AddColumn(TableColumn.Text("module list"));
+        foreach (FileSummary f in capture.Files)
+        {
+            ModuleMapBinding map = f.Input.ModuleMap;
+            files.AddRow(displayPath(f.Path), f.Length, f.Events, Time(f.FirstEvent), Time(f.LastEvent), map.Map is not null && map.Path is string p ? displayPath(p) : string.Empty);
+        }
+
+        long total = capture.EventTypes.Sum(e => e.Count);
+        var events = new TableBuilder("Events by name")
+            .AddColumn(TableColumn.Text("event"))
+            .AddColumn(TableColumn.Integer("events"))
+            .AddColumn(TableColumn.Percentage("share", 2))
+            .AddColumn(TableColumn.Timestamp("first"))
+            .AddColumn(TableColumn.Timestamp("last"))
+            .AddColumn(TableColumn.Text("callstack"))
+            .AddColumn(TableColumn.Text("actions"));
+        foreach (EventTypeSummary e in capture.EventTypes)
+        {
+            string actions = string.Join(", ", e.Actions.Select(a => a.FullName).Distinct(StringComparer.Ordinal).Order(StringComparer.Ordinal).Take(MaxActions));
+            events.AddRow(e.Name, e.Count, TableCell.FromPercentage(total == 0 ? 0 : (double)e.Count / total), Time(e.FirstEvent), Time(e.LastEvent), e.HasCallstack ? "yes" : "no", actions);
+        }
+
+        return [files.Build(), events.Build()];
+    }
+
+    /// <summary>A time as the overview says it: ISO-8601 UTC, or <c>-</c>.</summary>
+    internal static string Describe(DateTime? t) => t is DateTime v ? CellFormatter.IsoUtc(v) : "-";
+
+    private static TableCell Time(DateTime? t) => t is DateTime v ? TableCell.FromDateTime(v) : TableCell.Empty;
+}
