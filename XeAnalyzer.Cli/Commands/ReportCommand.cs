@@ -1,5 +1,6 @@
 using System.CommandLine;
 using System.Globalization;
+using XeAnalyzer.Analysis;
 using XeAnalyzer.Capture;
 using XeAnalyzer.Cli.Commands.Common;
 using XeAnalyzer.Reporting;
@@ -62,11 +63,11 @@ internal static class ReportCommand
             report.Write(dir, cancellationToken);
 
             stdout.WriteLine(Path.Combine(dir, "index.html"));
-            foreach (ReportAnalysisEntry a in report.Analyses.Where(a => !a.Outcome.IsNotApplicable))
+            foreach (IAnalysisResult a in report.Analyses.Where(a => a.Status != AnalysisStatus.NotApplicable))
             {
-                stdout.WriteLine(a.Outcome.IsPossible
-                    ? string.Create(CultureInfo.InvariantCulture, $"  {a.Key}: done ({a.Outcome.EventsUsed:N0} events)")
-                    : "  " + a.Key + ": not possible: " + a.Outcome.MissingData!.Message);
+                stdout.WriteLine(AnalysisOutcome.Ran(a)
+                    ? string.Create(CultureInfo.InvariantCulture, $"  {a.Key}: done ({a.EventsUsed:N0} events)")
+                    : "  " + a.Key + ": not possible: " + a.MissingData!.Message);
             }
 
             stdout.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{report.Files.Count} file(s) written to {dir}"));

@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text.Json;
 using XeAnalyzer.Analysis;
+using XeAnalyzer.Analysis.Stacks;
 using XeAnalyzer.Capture;
 using XeAnalyzer.Events;
 using XeAnalyzer.Output;
@@ -55,7 +56,7 @@ public sealed class CaptureReporterTests
         Assert.That(report.Capture.Files.Single().Input.ModuleMap.Path, Does.EndWith(figures["modules_file"]));
 
         // Scheduler counts: the generator's figures (not our own analysis output).
-        var latches = (LatchAnalysisResult)report.Analyses.Single(a => a.Key == "latches").Outcome.Result!;
+        var latches = (LatchAnalysisResult)report.Analyses.Single(a => a.Key == "latches");
         foreach (GroupTally s in latches.Schedulers)
         {
             Assert.That(s.Count, Is.EqualTo(SampleData.Figure(figures, "scheduler." + s.Key)), "scheduler " + s.Key);
@@ -64,7 +65,7 @@ public sealed class CaptureReporterTests
         Assert.That(latches.Outliers.Select(o => o.Key), Is.EqualTo(new[] { "27" }));
 
         // Every event has a 24-frame stack; the tail stack T6's events have one frame in no module.
-        var symbols = (SymbolizationResult)report.Analyses.Single(a => a.Key == "symbols").Outcome.Result!;
+        var symbols = (SymbolizationResult)report.Analyses.Single(a => a.Key == "symbols");
         long events = SampleData.Figure(figures, "events");
         long outside = SampleData.Figure(figures, "outside_events") * SampleData.Figure(figures, "outside_frames_per_event");
         Assert.That(symbols.DistinctStacks, Is.EqualTo(SampleData.Figure(figures, "distinct_stacks")));
@@ -105,9 +106,9 @@ public sealed class CaptureReporterTests
         using CallstackResolver resolver = SampleResolver();
         CaptureReport report = CaptureReporter.Run([Path.Combine(TestPaths.Samples, input)], new ReportOptions { Resolver = resolver });
 
-        ReportAnalysisEntry stacks = report.Analyses.Single(a => a.Key == "stacks");
-        Assert.That(stacks.Outcome.IsPossible, Is.True);
-        var result = (XeAnalyzer.Analysis.Stacks.StackBucketResult)stacks.Outcome.Result!;
+        IAnalysisResult stacks = report.Analyses.Single(a => a.Key == "stacks");
+        Assert.That(AnalysisOutcome.Ran(stacks), Is.True);
+        StackBucketResult result = ((StackReportSection)stacks).Result;
         string[] actual = [.. result.Buckets.Select(b => b.Count.ToString(CultureInfo.InvariantCulture) + "|" + string.Join("\n", b.Frames))];
         Assert.That(actual.Order(StringComparer.Ordinal), Is.EqualTo(ExpectedBuckets().Order(StringComparer.Ordinal)));
         Assert.That(actual[0], Is.EqualTo(ExpectedBuckets()[0]), "the largest bucket first: stack A");
@@ -140,7 +141,7 @@ public sealed class CaptureReporterTests
             Assert.That(report.Capture.EventTypes.Single(e => e.Name.EndsWith("." + name, StringComparison.Ordinal)).Count, Is.EqualTo(SampleData.Figure(figures, "count." + name)), name);
         }
 
-        var waits = (WaitAnalysisResult)report.Analyses.Single(a => a.Key == "waits").Outcome.Result!;
+        var waits = (WaitAnalysisResult)report.Analyses.Single(a => a.Key == "waits");
         foreach (WaitTypeStats w in waits.ByWaitType)
         {
             Assert.That(w.Waits, Is.EqualTo(SampleData.Figure(figures, "wait." + w.WaitType + ".waits")), w.WaitType);
@@ -155,7 +156,7 @@ public sealed class CaptureReporterTests
         CaptureReport report = Report(SampleData.Memory);
 
         Assert.That(report.Completed.Select(a => a.Key), Does.Contain("memory"));
-        var memory = (MemoryAnalysisResult)report.Analyses.Single(a => a.Key == "memory").Outcome.Result!;
+        var memory = (MemoryAnalysisResult)report.Analyses.Single(a => a.Key == "memory");
         foreach (string session in new[] { "64", "53" })
         {
             GroupMemory g = memory.Sessions.Single(s => s.Key == session);
@@ -239,9 +240,9 @@ public sealed class CaptureReporterTests
         c.WriteXel(path, Enumerable.Range(0, 10).Select(i => c.Acquire(AnalysisCaptures.At(i), "BUFFER", 0x10, worker: 0x20)));
 
         CaptureReport report = CaptureReporter.Run([path]);
-        ReportAnalysisEntry latches = report.Analyses.Single(a => a.Key == "latches");
-        Assert.That(latches.Outcome.IsPossible, Is.False);
-        Assert.That(latches.Outcome.MissingData!.Missing, Is.EqualTo(new[] { "sqlos.scheduler_id" }));
+        IAnalysisResult latches = report.Analyses.Single(a => a.Key == "latches");
+        Assert.That(AnalysisOutcome.Ran(latches), Is.False);
+        Assert.That(latches.MissingData!.Missing, Is.EqualTo(new[] { "sqlos.scheduler_id" }));
         Assert.That(report.Status, Is.EqualTo(ReportStatus.NothingToAnalyse));
     }
 
@@ -275,7 +276,7 @@ public sealed class CaptureReporterTests
         CaptureReport report = CaptureReporter.Run([Path.Combine(TestPaths.Samples, SampleData.Waits)], new ReportOptions
         {
             Resolver = resolver,
-            Analyses = [probe, new WaitReportAnalysis()],
+            Analyses = [probe, new WaitAnalysis()],
         });
 
         long expected = SampleData.Figure(SampleData.Figures(SampleData.Waits), "count.wait_info_external");
@@ -300,11 +301,16 @@ public sealed class CaptureReporterTests
     {
         string path = SampleData.CapturePath(SampleData.Latch);
         Assert.That(() => CaptureReporter.Run([path], new ReportOptions { Analyses = [new ProbeAnalysis("x"), new ProbeAnalysis("y")] }), Throws.ArgumentException.With.Message.Contains("used twice"));
+        Assert.That(() => CaptureReporter.Run([path], new ReportOptions { Analyses = [new ProbeAnalysis("x", "latches"), new LatchAnalysis()] }), Throws.ArgumentException.With.Message.Contains("'latches' is used twice"));
+        Assert.That(() => CaptureReporter.Run([path], new ReportOptions { Analyses = [new ProbeAnalysis("x", "capture")] }), Throws.ArgumentException.With.Message.Contains("reserved"));
         Assert.That(() => CaptureReporter.Run([path], new ReportOptions { Analyses = [new ProbeAnalysis("x", "Bad Key")] }), Throws.ArgumentException);
     }
 
-    /// <summary>Counts the events it gets (and those of other names it should not get).</summary>
-    private sealed class ProbeAnalysis(string eventName, string key = "probe") : IReportAnalysis, ICaptureAnalysis
+    /// <summary>
+    /// Counts the events it gets (and those of other names it should not get): what a new analysis adds to a report is an analysis class,
+    /// a result type with its documents, and one line in the list of analyses.
+    /// </summary>
+    private sealed class ProbeAnalysis(string eventName, string key = "probe") : ICaptureAnalysis
     {
         public long Seen { get; private set; }
 
@@ -312,29 +318,17 @@ public sealed class CaptureReporterTests
 
         public string Key => key;
 
-        public string Title => "Probe";
-
-        public ICaptureAnalysis Analysis => this;
-
         public IReadOnlyCollection<string>? EventNames => [eventName];
 
         public IAnalysisRun Start(AnalysisContext context) => new Run(this);
 
-        public ReportAnalysisOutcome Describe(IAnalysisResult result, CaptureSummary read, AnalysisContext context)
+        private sealed class Run(ProbeAnalysis owner) : IAnalysisRun
         {
-            var t = new TableBuilder("events seen").AddColumn(TableColumn.Integer("events")).AddRow(Seen).Build();
-            return ReportAnalysisOutcome.Completed(new ReportDocument("Probe", [new ReportSection("Counted", t)]), Seen);
-        }
-
-        private sealed class Run(ProbeAnalysis owner) : IAnalysisRun, IAnalysisResult
-        {
-            public MissingData? MissingData => null;
-
-            public bool Accepts(XeEventType eventType, XeActionSet actions) => eventType.Name == eventName(owner);
+            public bool Accepts(XeEventType eventType, XeActionSet actions) => eventType.Name == owner.EventNames!.Single();
 
             public void Add(XEvent e)
             {
-                if (e.Name == eventName(owner))
+                if (e.Name == owner.EventNames!.Single())
                 {
                     owner.Seen++;
                 }
@@ -344,21 +338,29 @@ public sealed class CaptureReporterTests
                 }
             }
 
-            public IAnalysisResult Complete(CaptureSummary read, CancellationToken cancellationToken) => this;
+            public IAnalysisResult Complete(CaptureSummary capture, CancellationToken cancellationToken) => new ProbeResult(owner.Key, owner.Seen);
+        }
 
-            private static string eventName(ProbeAnalysis p) => p.EventNames!.Single();
+        private sealed class ProbeResult(string key, long seen) : IAnalysisResult
+        {
+            public string Key => key;
+
+            public string Title => "Probe";
+
+            public MissingData? MissingData => null;
+
+            public IReadOnlyList<AnalysisWarning> Warnings => [];
+
+            public long EventsUsed => seen;
+
+            public ReportDocument ToDocument(DocumentView view) =>
+                new("Probe", [new ReportSection("Counted", new TableBuilder("events seen").AddColumn(TableColumn.Integer("events")).AddRow(seen).Build())]);
         }
     }
 
-    private sealed class ThrowingAnalysis(int after) : IReportAnalysis, ICaptureAnalysis, IAnalysisRun
+    private sealed class ThrowingAnalysis(int after) : ICaptureAnalysis, IAnalysisRun
     {
         private int _n;
-
-        public string Key => "thrower";
-
-        public string Title => "Thrower";
-
-        public ICaptureAnalysis Analysis => this;
 
         public IReadOnlyCollection<string>? EventNames => null;
 
@@ -374,8 +376,6 @@ public sealed class CaptureReporterTests
             }
         }
 
-        public IAnalysisResult Complete(CaptureSummary read, CancellationToken cancellationToken) => throw new AssertionException("the stream ended before the failure point");
-
-        public ReportAnalysisOutcome Describe(IAnalysisResult result, CaptureSummary read, AnalysisContext context) => throw new AssertionException("not reached");
+        public IAnalysisResult Complete(CaptureSummary capture, CancellationToken cancellationToken) => throw new AssertionException("the stream ended before the failure point");
     }
 }

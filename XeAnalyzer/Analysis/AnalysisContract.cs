@@ -1,13 +1,51 @@
+using XeAnalyzer.Analysis.Stacks;
 using XeAnalyzer.Capture;
+using XeAnalyzer.Output;
 using XeAnalyzer.Symbols.Resolution;
 
 namespace XeAnalyzer.Analysis;
 
-/// <summary>The result of an analysis: what it found, or what the capture lacks. Every analysis result implements it.</summary>
-public interface IAnalysisResult
+/// <summary>
+/// The result of an analysis: its documents (one per <see cref="DocumentView"/>), its status, its warnings (typed) and the events it used;
+/// what a capture report shows of it (<see cref="Sections"/>). Every analysis result implements it, and the report composes results through
+/// it alone.
+/// </summary>
+public interface IAnalysisResult : IDocumentSource
 {
+    /// <summary>
+    /// A short lowercase key (<c>latches</c>): the prefix of the result's files in a report (<c>latches.&lt;table&gt;.csv</c>) and of its
+    /// warnings in the run's diagnostics. Letters, digits and <c>-</c> only.
+    /// </summary>
+    string Key { get; }
+
+    /// <summary>The title of its section in a report (<c>Latches</c>); the section's parts are titled <c>Latches: …</c>.</summary>
+    string Title { get; }
+
     /// <summary>What the capture lacks for this analysis (events, an action, a field), or <see langword="null"/> when it ran.</summary>
     MissingData? MissingData { get; }
+
+    /// <summary>Warnings about the result: limits reached, values out of range, late events, events it could not use.</summary>
+    IReadOnlyList<AnalysisWarning> Warnings { get; }
+
+    /// <summary>How many of the capture's events (or histogram slot counts) the analysis used.</summary>
+    long EventsUsed { get; }
+
+    /// <summary>
+    /// How the result itself came out: <see cref="AnalysisStatus.MissingData"/> when data is missing, <see cref="AnalysisStatus.Partial"/>
+    /// when a warning left events out, else <see cref="AnalysisStatus.Complete"/> (whether the read was partial is the read's:
+    /// <see cref="AnalysisOutcome.StatusOf"/>).
+    /// </summary>
+    AnalysisStatus Status => MissingData is not null ? AnalysisStatus.MissingData
+        : Warnings.Any(w => w.EventsLeftOut > 0) ? AnalysisStatus.Partial : AnalysisStatus.Complete;
+
+    /// <summary>
+    /// The sections it gives a capture report, in page order: the result itself for most; the stack buckets give their page and the
+    /// symbolization of the same stacks. Each section is a result with its own key, title, documents and status.
+    /// </summary>
+    IReadOnlyList<IAnalysisResult> Sections => [this];
+
+    /// <summary>How the callstack frames it used resolved, counted per event, or <see langword="null"/> when it reports none.</summary>
+    SymbolizationCounts? FrameCounts => null;
 }
 
 /// <summary>
@@ -17,11 +55,11 @@ public interface IAnalysisResult
 /// </summary>
 public interface IAnalysisRun : ICaptureConsumer
 {
-    /// <summary>Ends the run: the read is over.</summary>
-    /// <param name="read">What the read found (events by name before the filter, target data, diagnostics).</param>
+    /// <summary>Ends the run: the read is over. The run reports the result's warnings to the context's diagnostics once.</summary>
+    /// <param name="capture">What the read found (inputs, events by name before the filter, target data, diagnostics).</param>
     /// <param name="cancellationToken">Stops a long completion (symbolization).</param>
     /// <returns>The result.</returns>
-    IAnalysisResult Complete(CaptureSummary read, CancellationToken cancellationToken);
+    IAnalysisResult Complete(CaptureSummary capture, CancellationToken cancellationToken);
 }
 
 /// <summary>
@@ -86,6 +124,9 @@ public enum AnalysisStatus
 
     /// <summary>The capture lacks the events, an action or a field the analysis needs (the explanation says which session change adds it).</summary>
     MissingData,
+
+    /// <summary>The analysis does not apply to the capture at all (target data of a <c>.xel</c> capture): a report shows no section and no note.</summary>
+    NotApplicable,
 }
 
 /// <summary>What an analysis gave for one read: its result, its status, what the read found, and the explanation of any missing data. Immutable.</summary>
@@ -120,7 +161,7 @@ public sealed class AnalysisOutcome<TResult>
 /// <summary>Runs analyses over a <see cref="CaptureSource"/>: one read feeds every analysis.</summary>
 public static class AnalysisOutcome
 {
-    /// <summary>The status rule, one for every analysis: partial reading first, then missing data, else complete.</summary>
+    /// <summary>The status rule, one for every analysis: partial reading first, then the result's own status (<see cref="IAnalysisResult.Status"/>).</summary>
     /// <param name="result">The result.</param>
     /// <param name="diagnostics">The run's diagnostics.</param>
     /// <returns>The status.</returns>
@@ -128,7 +169,35 @@ public static class AnalysisOutcome
     {
         ArgumentNullException.ThrowIfNull(result);
         ArgumentNullException.ThrowIfNull(diagnostics);
-        return diagnostics.IsPartial ? AnalysisStatus.Partial : result.MissingData is not null ? AnalysisStatus.MissingData : AnalysisStatus.Complete;
+        return diagnostics.IsPartial ? AnalysisStatus.Partial : result.Status;
+    }
+
+    /// <summary>Whether a result has something to show: it ran (complete or partial), as opposed to missing data or not applying.</summary>
+    /// <param name="result">The result.</param>
+    /// <returns>Whether it ran.</returns>
+    public static bool Ran(IAnalysisResult result)
+    {
+        ArgumentNullException.ThrowIfNull(result);
+        return result.Status is AnalysisStatus.Complete or AnalysisStatus.Partial;
+    }
+
+    /// <summary>
+    /// Reports a result's warnings to a run's diagnostics once, each prefixed with the result's key: those that left events out make the
+    /// read partial (<see cref="CaptureDiagnostics.AddPartial"/>); of the others, those <paramref name="reported"/> takes.
+    /// </summary>
+    internal static void Report(IAnalysisResult result, CaptureDiagnostics diagnostics, Func<AnalysisWarning, bool> reported)
+    {
+        foreach (AnalysisWarning w in result.Warnings)
+        {
+            if (w.EventsLeftOut > 0)
+            {
+                diagnostics.AddPartial(w.EventsLeftOut, result.Key + ": " + w.Text);
+            }
+            else if (reported(w))
+            {
+                diagnostics.Warn(result.Key + ": " + w.Text);
+            }
+        }
     }
 
     /// <summary>Reads the inputs once and runs one analysis.</summary>
@@ -159,6 +228,19 @@ public static class AnalysisOutcome
     /// <exception cref="IOException">An input cannot be read.</exception>
     public static IReadOnlyList<AnalysisOutcome<IAnalysisResult>> RunAll(CaptureSource source, IReadOnlyList<ICaptureAnalysis> analyses, AnalysisContext? context = null, CancellationToken cancellationToken = default)
     {
+        (CaptureSummary read, IAnalysisResult[] results) = Read(source, analyses, context, cancellationToken);
+        var outcomes = new AnalysisOutcome<IAnalysisResult>[results.Length];
+        for (int i = 0; i < results.Length; i++)
+        {
+            outcomes[i] = new AnalysisOutcome<IAnalysisResult>(results[i], read, analyses[i].EventNames);
+        }
+
+        return outcomes;
+    }
+
+    /// <summary>Reads the inputs once, runs every analysis over the events it accepts, and gives what the read found and the results.</summary>
+    internal static (CaptureSummary Read, IAnalysisResult[] Results) Read(CaptureSource source, IReadOnlyList<ICaptureAnalysis> analyses, AnalysisContext? context, CancellationToken cancellationToken)
+    {
         ArgumentNullException.ThrowIfNull(source);
         ArgumentNullException.ThrowIfNull(analyses);
         context ??= new AnalysisContext();
@@ -169,13 +251,13 @@ public static class AnalysisOutcome
         }
 
         CaptureSummary read = source.Read(runs, context.Filter, EventNamesOf(analyses), context.Diagnostics, cancellationToken);
-        var outcomes = new AnalysisOutcome<IAnalysisResult>[runs.Length];
+        var results = new IAnalysisResult[runs.Length];
         for (int i = 0; i < runs.Length; i++)
         {
-            outcomes[i] = new AnalysisOutcome<IAnalysisResult>(runs[i].Complete(read, cancellationToken), read, analyses[i].EventNames);
+            results[i] = runs[i].Complete(read, cancellationToken);
         }
 
-        return outcomes;
+        return (read, results);
     }
 
     /// <summary>The events a set of analyses reads (for the reader's name push-down): their union, or <see langword="null"/> when one of them reads any event.</summary>

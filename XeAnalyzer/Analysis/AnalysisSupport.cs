@@ -64,23 +64,15 @@ internal static class AnalysisSupport
         return false;
     }
 
-    /// <summary>The non-empty texts, as a list.</summary>
-    public static IReadOnlyList<string> Warnings(params string?[] texts) => Array.AsReadOnly(texts.Where(t => !string.IsNullOrEmpty(t)).Select(t => t!).ToArray());
+    /// <summary>The warnings that are there, as a list.</summary>
+    public static IReadOnlyList<AnalysisWarning> Warnings(params AnalysisWarning?[] warnings) => Array.AsReadOnly(warnings.OfType<AnalysisWarning>().ToArray());
 
     /// <summary>The warning for events that arrived later than the reorder window, or <see langword="null"/>.</summary>
-    public static string? LateWarning(OrderingStatistics o) =>
+    public static AnalysisWarning? LateWarning(OrderingStatistics o) =>
         o.LateEvents > 0
-            ? o.LateEvents.ToString("N0", CultureInfo.InvariantCulture) + " events arrived later than the reorder window allows (--reorder-window/--reorder-max) and were processed out of time order"
+            ? new AnalysisWarning(AnalysisWarningKind.LateEvents, o.LateEvents.ToString("N0", CultureInfo.InvariantCulture)
+                + " events arrived later than the reorder window allows (--reorder-window/--reorder-max) and were processed out of time order")
             : null;
-
-    /// <summary>Adds an analysis's warnings to the run's diagnostics, prefixed with the analysis's key.</summary>
-    public static void Report(IEnumerable<string> warnings, string key, Capture.CaptureDiagnostics diagnostics)
-    {
-        foreach (string w in warnings)
-        {
-            diagnostics.Warn(key + ": " + w);
-        }
-    }
 
     public static string Hex(ulong v) => "0x" + v.ToString("X16", CultureInfo.InvariantCulture);
 

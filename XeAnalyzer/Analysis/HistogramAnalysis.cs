@@ -139,6 +139,18 @@ public sealed class HistogramAnalysisResult : IAnalysisResult, IDocumentSource
     /// <inheritdoc/>
     public MissingData? MissingData { get; }
 
+    /// <summary>Warnings about the result: slots beyond <see cref="HistogramAnalysisOptions.MaxSlots"/>, counted but not kept.</summary>
+    public IReadOnlyList<AnalysisWarning> Warnings { get; init; } = [];
+
+    /// <inheritdoc/>
+    public string Key => "histogram";
+
+    /// <inheritdoc/>
+    public string Title => "Histograms";
+
+    /// <summary>The events the histograms on fields and actions counted (the sum of their slot counts).</summary>
+    public long EventsUsed => Histograms.Aggregate(0L, (sum, h) => checked(sum + (long)h.Total));
+
     /// <summary>The result as a document: the same in every view (<see cref="ToReport"/>; the first histogram's bar chart is its figure).</summary>
     /// <param name="view">The view (every view gives the same document).</param>
     /// <returns>The document.</returns>
@@ -249,7 +261,7 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
             _kept++;
         }
 
-        public IAnalysisResult Complete(CaptureSummary read, CancellationToken cancellationToken)
+        public IAnalysisResult Complete(CaptureSummary capture, CancellationToken cancellationToken)
         {
             HistogramAnalysisOptions o = owner.Options;
             string? mapName = o.MapName;
@@ -266,11 +278,6 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
                 tables.Add(Table(target, name, slots, o.MapValues, mapName));
             }
 
-            if (_leftOut > 0)
-            {
-                context.Diagnostics.AddPartial(_leftOut, string.Create(CultureInfo.InvariantCulture,
-                    $"histogram: more than {o.MaxSlots:N0} slots (HistogramAnalysisOptions.MaxSlots): {_leftOut:N0} further slot(s) were counted but not shown"));
-            }
 
             MissingData? missing = null;
             if (tables.Count == 0)
@@ -283,7 +290,20 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
                         "The input holds no histogram target (saved target data of package0.histogram).", SessionChange);
             }
 
-            return new HistogramAnalysisResult(tables.AsReadOnly(), _callstack.Count, _leftOut, missing);
+            var result = new HistogramAnalysisResult(tables.AsReadOnly(), _callstack.Count, _leftOut, missing)
+            {
+                Warnings = AnalysisSupport.Warnings(_leftOut > 0
+                    ? new AnalysisWarning(AnalysisWarningKind.LimitReached, string.Create(CultureInfo.InvariantCulture,
+                        $"more than {o.MaxSlots:N0} slots (HistogramAnalysisOptions.MaxSlots): {_leftOut:N0} further slot(s) were counted but not shown"))
+                    {
+                        Limit = "HistogramAnalysisOptions.MaxSlots",
+                        LimitValue = o.MaxSlots,
+                        EventsLeftOut = _leftOut,
+                    }
+                    : null),
+            };
+            AnalysisOutcome.Report(result, context.Diagnostics, _ => true);
+            return result;
         }
 
         private static HistogramTable Table(HistogramTarget target, string name, List<(string Value, ulong Count)> slots, MapValueTable? map, string? mapName)

@@ -117,10 +117,10 @@ public sealed class LatchAnalysis : ICaptureAnalysis
 
         public void Add(XEvent e) => state.Add(e);
 
-        public IAnalysisResult Complete(CaptureSummary read, CancellationToken cancellationToken)
+        public IAnalysisResult Complete(CaptureSummary capture, CancellationToken cancellationToken)
         {
             LatchAnalysisResult result = state.Finish();
-            AnalysisSupport.Report(result.Warnings, "latches", context.Diagnostics);
+            AnalysisOutcome.Report(result, context.Diagnostics, _ => true);
             return result;
         }
     }

@@ -136,9 +136,20 @@ public sealed class LatchAnalysisResult : IAnalysisResult, IDocumentSource
     public OrderingStatistics Ordering { get; }
 
     /// <summary>Warnings about the result: events later than the reorder window, acquires without a scheduler.</summary>
-    public IReadOnlyList<string> Warnings => AnalysisSupport.Warnings(
+    public IReadOnlyList<AnalysisWarning> Warnings => AnalysisSupport.Warnings(
         AnalysisSupport.LateWarning(Ordering),
-        AcquiresWithoutScheduler > 0 ? AcquiresWithoutScheduler.ToString("N0", System.Globalization.CultureInfo.InvariantCulture) + " latch_acquired events lack sqlos.scheduler_id and are not in the per-scheduler tally" : null);
+        AcquiresWithoutScheduler > 0
+            ? new AnalysisWarning(AnalysisWarningKind.EventsNotUsed, N0(AcquiresWithoutScheduler) + " latch_acquired events lack sqlos.scheduler_id and are not in the per-scheduler tally")
+            : null);
+
+    /// <inheritdoc/>
+    public string Key => "latches";
+
+    /// <inheritdoc/>
+    public string Title => "Latches";
+
+    /// <summary>The latch_acquired and latch_released events read.</summary>
+    public long EventsUsed => AcquiredEvents + ReleasedEvents;
 
     /// <summary>The outlier threshold used (a fraction).</summary>
     public double OutlierThreshold { get; }

@@ -128,10 +128,10 @@ public sealed class MemoryAnalysis : ICaptureAnalysis
 
         public void Add(XEvent e) => state.Add(e);
 
-        public IAnalysisResult Complete(CaptureSummary read, CancellationToken cancellationToken)
+        public IAnalysisResult Complete(CaptureSummary capture, CancellationToken cancellationToken)
         {
             MemoryAnalysisResult result = state.Finish();
-            AnalysisSupport.Report(result.Warnings, "memory", context.Diagnostics);
+            AnalysisOutcome.Report(result, context.Diagnostics, _ => true);
             return result;
         }
     }

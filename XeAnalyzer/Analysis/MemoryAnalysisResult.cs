@@ -175,9 +175,20 @@ public sealed class MemoryAnalysisResult : IAnalysisResult, IDocumentSource
     public OrderingStatistics Ordering { get; }
 
     /// <summary>Warnings about the result: events later than the reorder window, events without <c>package0.event_sequence</c>.</summary>
-    public IReadOnlyList<string> Warnings => AnalysisSupport.Warnings(
+    public IReadOnlyList<AnalysisWarning> Warnings => AnalysisSupport.Warnings(
         AnalysisSupport.LateWarning(Ordering),
-        Ordering.EventsWithoutSequence > 0 ? Ordering.EventsWithoutSequence.ToString("N0", System.Globalization.CultureInfo.InvariantCulture) + " events lack package0.event_sequence: ties on timestamp follow file order (add ACTION (package0.event_sequence) to the session)" : null);
+        Ordering.EventsWithoutSequence > 0
+            ? new AnalysisWarning(AnalysisWarningKind.Note, N0(Ordering.EventsWithoutSequence) + " events lack package0.event_sequence: ties on timestamp follow file order (add ACTION (package0.event_sequence) to the session)")
+            : null);
+
+    /// <inheritdoc/>
+    public string Key => "memory";
+
+    /// <inheritdoc/>
+    public string Title => "Memory";
+
+    /// <summary>The page_allocated and page_freed events read.</summary>
+    public long EventsUsed => AllocationEvents + FreeEvents;
 
     /// <summary>
     /// Describes a page count the way the seed write-up does: <c>71,300,000 pages (about 71.3 million pages, about 584.1 GB at 8 KB

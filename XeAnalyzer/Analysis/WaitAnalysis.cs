@@ -99,10 +99,10 @@ public sealed class WaitAnalysis : ICaptureAnalysis
 
         public void Add(XEvent e) => state.Add(e);
 
-        public IAnalysisResult Complete(CaptureSummary read, CancellationToken cancellationToken)
+        public IAnalysisResult Complete(CaptureSummary capture, CancellationToken cancellationToken)
         {
             WaitAnalysisResult result = state.Finish();
-            AnalysisSupport.Report(result.Warnings, "waits", context.Diagnostics);
+            AnalysisOutcome.Report(result, context.Diagnostics, _ => true);
             return result;
         }
     }

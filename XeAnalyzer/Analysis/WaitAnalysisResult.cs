@@ -154,7 +154,16 @@ public sealed class WaitAnalysisResult : IAnalysisResult, IDocumentSource
     public OrderingStatistics Ordering { get; }
 
     /// <summary>Warnings about the result: events later than the reorder window.</summary>
-    public IReadOnlyList<string> Warnings => AnalysisSupport.Warnings(AnalysisSupport.LateWarning(Ordering));
+    public IReadOnlyList<AnalysisWarning> Warnings => AnalysisSupport.Warnings(AnalysisSupport.LateWarning(Ordering));
+
+    /// <inheritdoc/>
+    public string Key => "waits";
+
+    /// <inheritdoc/>
+    public string Title => "Waits";
+
+    /// <summary>The wait_info, wait_info_external and wait_completed events read.</summary>
+    public long EventsUsed => WaitInfoEvents + WaitInfoExternalEvents + WaitCompletedEvents;
 
     /// <summary>Whether any wait event's schema has a <c>wait_resource</c> field (a 2012-era <c>wait_info</c> has none; SQL Server 2017 has it as a pointer, <c>wait_completed</c> as text).</summary>
     public bool HasWaitResource { get; init; }

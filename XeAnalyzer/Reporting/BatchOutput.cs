@@ -1,3 +1,4 @@
+using XeAnalyzer.Analysis.Stacks;
 using XeAnalyzer.Capture;
 using System.Globalization;
 using XeAnalyzer.IO;

@@ -1,3 +1,5 @@
+using XeAnalyzer.Analysis;
+using XeAnalyzer.Analysis.Stacks;
 using XeAnalyzer.Capture;
 using System.Diagnostics;
 using XeAnalyzer.Xel;
@@ -100,10 +102,9 @@ public sealed class BatchItemResult
         FirstEvent = report?.Capture.FirstEvent;
         LastEvent = report?.Capture.LastEvent;
         EventsByName = report?.Capture.EventTypes ?? [];
-        Analyses = report is null ? [] : [.. report.Analyses.Select(a => new BatchAnalysisStatus(a.Key, a.Title, a.Outcome.IsPossible,
-            a.Outcome.MissingData?.Message ?? string.Join("; ", a.Outcome.Warnings)))];
-        Symbolization = report?.Analyses.Select(a => a.Outcome.Result is SymbolizationResult r ? r.Counts
-            : a.Outcome.Symbolization is ResolutionSummary s ? SymbolizationCounts.From(s) : null).FirstOrDefault(c => c is not null);
+        Analyses = report is null ? [] : [.. report.Analyses.Select(a => new BatchAnalysisStatus(a.Key, a.Title, AnalysisOutcome.Ran(a),
+            a.MissingData?.Message ?? string.Join("; ", a.Warnings.Select(w => w.Text))))];
+        Symbolization = report?.Analyses.Select(a => a.FrameCounts).FirstOrDefault(c => c is not null);
         Warnings = report?.Warnings ?? [];
     }
 

@@ -1,3 +1,4 @@
+using XeAnalyzer.Analysis;
 using XeAnalyzer.Capture;
 using System.Globalization;
 using XeAnalyzer.IO;
@@ -21,19 +22,13 @@ public enum ReportStatus
     NothingToAnalyse,
 }
 
-/// <summary>One analysis of a report and its outcome.</summary>
-/// <param name="Key">The analysis key (file-name prefix).</param>
-/// <param name="Title">The analysis title.</param>
-/// <param name="Outcome">Its sections, or what the capture lacks.</param>
-public sealed record ReportAnalysisEntry(string Key, string Title, ReportAnalysisOutcome Outcome);
-
 /// <summary>
 /// A capture report made by <see cref="CaptureReporter"/>: the composed page (<see cref="Document"/>), the parts it was built
 /// from, and the files <see cref="Write"/> writes. Immutable.
 /// </summary>
 public sealed class CaptureReport
 {
-    internal CaptureReport(string title, IReadOnlyList<string> inputs, string? filter, CaptureSummary capture, Func<string, string> displayPath, IReadOnlyList<ReportAnalysisEntry> analyses, IReadOnlyList<string> warnings)
+    internal CaptureReport(string title, IReadOnlyList<string> inputs, string? filter, CaptureSummary capture, Func<string, string> displayPath, IReadOnlyList<IAnalysisResult> analyses, IReadOnlyList<string> warnings)
     {
         Filter = filter;
         Title = title;
@@ -43,7 +38,7 @@ public sealed class CaptureReport
         Analyses = analyses;
         Read = capture.ReadStatistics;
         Warnings = [.. warnings];
-        Status = Read.IsPartial ? ReportStatus.Partial : !analyses.Any(a => a.Outcome.IsPossible) ? ReportStatus.NothingToAnalyse : ReportStatus.Complete;
+        Status = Read.IsPartial ? ReportStatus.Partial : !analyses.Any(AnalysisOutcome.Ran) ? ReportStatus.NothingToAnalyse : ReportStatus.Complete;
         (Document, Files) = ReportComposer.Compose(this);
     }
 
@@ -62,8 +57,8 @@ public sealed class CaptureReport
     /// <summary>How a path is shown in the report.</summary>
     internal Func<string, string> DisplayPath { get; }
 
-    /// <summary>Every analysis, in page order, with its outcome.</summary>
-    public IReadOnlyList<ReportAnalysisEntry> Analyses { get; }
+    /// <summary>Every section's result, in page order (<see cref="IAnalysisResult.Sections"/> of each analysis's result).</summary>
+    public IReadOnlyList<IAnalysisResult> Analyses { get; }
 
     /// <summary>What the reader skipped and the analyses left out.</summary>
     public CaptureReadStatistics Read { get; }
@@ -81,10 +76,10 @@ public sealed class CaptureReport
     public IReadOnlyList<ReportFile> Files { get; }
 
     /// <summary>The analyses that ran.</summary>
-    public IEnumerable<ReportAnalysisEntry> Completed => Analyses.Where(a => a.Outcome.IsPossible);
+    public IEnumerable<IAnalysisResult> Completed => Analyses.Where(AnalysisOutcome.Ran);
 
-    /// <summary>The analyses that were not possible.</summary>
-    public IEnumerable<ReportAnalysisEntry> NotPossible => Analyses.Where(a => !a.Outcome.IsPossible && !a.Outcome.IsNotApplicable);
+    /// <summary>The analyses that were not possible (missing data).</summary>
+    public IEnumerable<IAnalysisResult> NotPossible => Analyses.Where(a => a.Status == AnalysisStatus.MissingData);
 
     /// <summary>
     /// Writes the report into <paramref name="directory"/> (created if needed): <c>index.html</c> (one self-contained page),

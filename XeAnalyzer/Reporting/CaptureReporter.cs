@@ -7,9 +7,10 @@ namespace XeAnalyzer.Reporting;
 
 /// <summary>
 /// Builds the one-page report of <c>xeanalyze report</c>: opens the inputs (<c>.xel</c> files and rollover sets, folders, globs,
-/// target-data XML) as one <see cref="CaptureSource"/>, reads them once while the capture summary and every distinct analysis consume
-/// the events (<see cref="AnalysisOutcome.RunAll"/>'s contract), and lets each section describe its analysis's result. A section the
-/// capture does not allow becomes a note saying what the event session would need.
+/// target-data XML) as one <see cref="CaptureSource"/>, reads them once while every distinct analysis consumes the events
+/// (<see cref="AnalysisOutcome.RunAll"/>), and composes the sections each result gives (<see cref="IAnalysisResult.Sections"/>) after the
+/// capture's overview, built over the read's summary. A section the capture does not allow becomes a note saying what the event session
+/// would need.
 /// </summary>
 /// <remarks>
 /// Thread-safe: several reports may be built at once (batch mode), sharing one <see cref="ReportOptions.Resolver"/>. The result never
@@ -30,8 +31,7 @@ public static class CaptureReporter
         ArgumentNullException.ThrowIfNull(inputs);
         options ??= ReportOptions.Default;
         Func<string, string> display = options.DisplayPath ?? (p => p);
-        IReadOnlyList<IReportAnalysis> sections = options.Analyses ?? ReportAnalyses.CreateDefault();
-        ValidateKeys(sections);
+        IReadOnlyList<ICaptureAnalysis> given = options.Analyses ?? ReportAnalyses.CreateDefault();
         CaptureSource source = CaptureSource.Open(inputs, options.Input, cancellationToken);
         CallstackResolver? owned = options.Resolver is null ? new CallstackResolver() : null;
         try
@@ -39,30 +39,11 @@ public static class CaptureReporter
             var diagnostics = new CaptureDiagnostics();
             var context = new AnalysisContext(options.Filter, diagnostics, options.Resolver ?? owned, display);
 
-            // Each distinct analysis runs once, however many sections describe it.
-            var analyses = new List<ICaptureAnalysis>();
-            foreach (IReportAnalysis s in sections)
-            {
-                if (!analyses.Contains(s.Analysis, ReferenceEqualityComparer.Instance))
-                {
-                    analyses.Add(s.Analysis);
-                }
-            }
-
-            var runs = new List<IAnalysisRun>(analyses.Select(a => a.Start(context)));
-            CaptureSummary read = source.Read(runs, options.Filter, AnalysisOutcome.EventNamesOf(analyses), diagnostics, cancellationToken);
-            var results = new IAnalysisResult[runs.Count];
-            for (int i = 0; i < runs.Count; i++)
-            {
-                results[i] = runs[i].Complete(read, cancellationToken);
-            }
-
-            var entries = new ReportAnalysisEntry[sections.Count];
-            for (int i = 0; i < sections.Count; i++)
-            {
-                IAnalysisResult result = results[analyses.FindIndex(a => ReferenceEquals(a, sections[i].Analysis))];
-                entries[i] = new ReportAnalysisEntry(sections[i].Key, sections[i].Title, sections[i].Describe(result, read, context));
-            }
+            // Each distinct analysis runs once; each result gives its sections.
+            ICaptureAnalysis[] analyses = [.. given.Distinct(ReferenceEqualityComparer.Instance).Cast<ICaptureAnalysis>()];
+            (CaptureSummary read, IAnalysisResult[] results) = AnalysisOutcome.Read(source, analyses, context, cancellationToken);
+            IAnalysisResult[] sections = [.. results.SelectMany(r => r.Sections)];
+            ValidateKeys(sections);
 
             var warnings = new List<string>();
             foreach (Xel.XelWarning w in diagnostics.Reader.Warnings)
@@ -83,7 +64,7 @@ public static class CaptureReporter
                 options.Filter.IsEmpty ? null : options.Filter.ToString(),
                 read,
                 display,
-                entries,
+                sections,
                 warnings);
         }
         finally
@@ -92,20 +73,19 @@ public static class CaptureReporter
         }
     }
 
-    private static void ValidateKeys(IReadOnlyList<IReportAnalysis> analyses)
+    private static void ValidateKeys(IReadOnlyList<IAnalysisResult> sections)
     {
         var keys = new HashSet<string>(StringComparer.Ordinal) { "report", "capture" };
-        foreach (IReportAnalysis a in analyses)
+        foreach (IAnalysisResult a in sections)
         {
-            ArgumentNullException.ThrowIfNull(a);
             if (string.IsNullOrEmpty(a.Key) || !a.Key.All(c => c is (>= 'a' and <= 'z') or (>= '0' and <= '9') or '-'))
             {
-                throw new ArgumentException("an analysis key must be lowercase letters, digits and '-': '" + a.Key + "'", nameof(analyses));
+                throw new ArgumentException("an analysis key must be lowercase letters, digits and '-': '" + a.Key + "'", nameof(sections));
             }
 
             if (!keys.Add(a.Key))
             {
-                throw new ArgumentException("the analysis key '" + a.Key + "' is used twice (or reserved)", nameof(analyses));
+                throw new ArgumentException("the analysis key '" + a.Key + "' is used twice (or reserved)", nameof(sections));
             }
         }
     }

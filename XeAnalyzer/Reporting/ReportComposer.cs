@@ -20,16 +20,16 @@ internal static class ReportComposer
         };
 
         IReadOnlyList<EventNameCount> found = [.. report.Capture.EventTypes.Select(e => new EventNameCount(e.Name, e.Count))];
-        foreach (ReportAnalysisEntry a in report.Analyses)
+        foreach (IAnalysisResult a in report.Analyses)
         {
-            if (a.Outcome.Report is ReportDocument doc)
+            if (AnalysisOutcome.Ran(a))
             {
-                foreach (ReportSection s in doc.Sections)
+                foreach (ReportSection s in a.ToDocument(DocumentView.Page).Sections)
                 {
                     sections.Add((a.Key, new ReportSection(a.Title + ": " + s.Title, s.Blocks)));
                 }
             }
-            else if (a.Outcome.MissingData is MissingData m)
+            else if (a.Status == AnalysisStatus.MissingData && a.MissingData is MissingData m)
             {
                 sections.Add((a.Key, new ReportSection(a.Title + ": not possible",
                     new Paragraph(m.Message),
@@ -216,11 +216,10 @@ internal static class ReportComposer
             .AddColumn(TableColumn.Text("status"))
             .AddColumn(TableColumn.Integer("events used"))
             .AddColumn(TableColumn.Text("notes"));
-        foreach (ReportAnalysisEntry a in r.Analyses.Where(a => !a.Outcome.IsNotApplicable))
+        foreach (IAnalysisResult a in r.Analyses.Where(a => a.Status != AnalysisStatus.NotApplicable))
         {
-            ReportAnalysisOutcome o = a.Outcome;
-            t.AddRow(a.Title, o.IsPossible ? "done" : "not possible", o.EventsUsed,
-                o.MissingData is MissingData m ? m.Message : string.Join("; ", o.Warnings));
+            t.AddRow(a.Title, AnalysisOutcome.Ran(a) ? "done" : "not possible", a.EventsUsed,
+                a.MissingData is MissingData m ? m.Message : string.Join("; ", a.Warnings.Select(w => w.Text)));
         }
 
         blocks.Add(t.Build());

@@ -13,8 +13,11 @@ public sealed class ReportOptions
     /// <summary>How the inputs are opened and read (integrity, limits, <c>--modules</c>, sidecars).</summary>
     public CaptureReadOptions Input { get; init; } = CaptureReadOptions.Default;
 
-    /// <summary>The sections, in page order; <see langword="null"/> for <see cref="ReportAnalyses.CreateDefault"/>.</summary>
-    public IReadOnlyList<IReportAnalysis>? Analyses { get; init; }
+    /// <summary>
+    /// The analyses, in page order (each result gives its sections: <see cref="Analysis.IAnalysisResult.Sections"/>); <see langword="null"/>
+    /// for <see cref="ReportAnalyses.CreateDefault"/>. An analysis given twice runs once.
+    /// </summary>
+    public IReadOnlyList<Analysis.ICaptureAnalysis>? Analyses { get; init; }
 
     /// <summary>The symbol resolver (share one across a batch); <see langword="null"/> for a new default resolver per report.</summary>
     public CallstackResolver? Resolver { get; init; }

@@ -169,7 +169,7 @@ public sealed class StackBucketAnalysisTests
         Assert.That(r.IsComplete, Is.True);
         Assert.That(r.EventsWithStack, Is.EqualTo(1));
         Assert.That(r.EventsWithoutStack, Is.EqualTo(1));
-        Assert.That(r.Warnings, Has.Some.Contains("sqlos.wait_info 1"));
+        Assert.That(r.Warnings.Select(w => w.Text), Has.Some.Contains("sqlos.wait_info 1"));
     }
 
     [Test]
@@ -287,7 +287,9 @@ public sealed class StackBucketAnalysisTests
             .Analyze([_c.Latch(At(0), a), _c.Latch(At(1), b), _c.Latch(At(2), c), _c.Latch(At(3), c), _c.Latch(At(4), a)], resolver.CreateSession(Map(BasesA)));
         Assert.That(r.Buckets.Select(x => x.Count), Is.EqualTo(new long[] { 2, 1 }));
         Assert.That(r.UntrackedEvents, Is.EqualTo(2));
-        Assert.That(r.Warnings, Has.Some.Contains("2 event(s) of further stacks"));
+        Assert.That(r.Warnings.Select(w => w.Text), Has.Some.Contains("2 event(s) of further stacks"));
+        AnalysisWarning limit = r.Warnings.Single(w => w.Kind == AnalysisWarningKind.LimitReached);
+        Assert.That((limit.Limit, limit.LimitValue, limit.EventsLeftOut), Is.EqualTo(("StackBucketOptions.MaxDistinctStacks", (long?)2L, 2L)), "the limit is a value, not a sentence");
     }
 
     [Test]

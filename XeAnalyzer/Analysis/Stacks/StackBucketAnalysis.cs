@@ -87,16 +87,13 @@ public sealed class StackBucketAnalysis : ICaptureAnalysis
 
         public void AddHistogramSlot(HistogramTarget target, HistogramSlot slot) => _builder.AddSlot(target, slot);
 
-        public IAnalysisResult Complete(CaptureSummary read, CancellationToken cancellationToken)
+        public IAnalysisResult Complete(CaptureSummary capture, CancellationToken cancellationToken)
         {
             try
             {
+                // The result's own documents show its other warnings: only those that left events out go to the run.
                 StackBucketResult result = _builder.Build(cancellationToken);
-                if (result.UntrackedEvents > 0)
-                {
-                    context.Diagnostics.AddPartial(result.UntrackedEvents, "stacks: " + result.Warnings.First(w => w.Contains("MaxDistinctStacks", StringComparison.Ordinal)));
-                }
-
+                AnalysisOutcome.Report(result, context.Diagnostics, _ => false);
                 return result;
             }
             finally

@@ -40,7 +40,7 @@ internal sealed class StackBucketBuilder
     private readonly Dictionary<string, long> _eventsWithoutStack = new(StringComparer.Ordinal);
     private readonly Dictionary<string, long> _eventsWithEmptyStack = new(StringComparer.Ordinal);
     private string? _emptyStackColumn;
-    private readonly List<string> _warnings = [];
+    private readonly List<AnalysisWarning> _warnings = [];
     private readonly Dictionary<(XeEventType Type, XeActionSet Set), EventLayout> _layouts = [];
     private readonly Dictionary<string, string> _strings = new(StringComparer.Ordinal);
     private readonly StackLimitCounter _limit;
@@ -220,7 +220,7 @@ internal sealed class StackBucketBuilder
         if (Filter is { IsEmpty: false } f && !_warnedSlotFilter)
         {
             _warnedSlotFilter = true;
-            _warnings.Add(input.Info.Name + ": the filter (" + f + ") does not apply to histogram slots, which carry only a count");
+            _warnings.Add(new AnalysisWarning(AnalysisWarningKind.Note, input.Info.Name + ": the filter (" + f + ") does not apply to histogram slots, which carry only a count"));
         }
 
         long count = slot.Count > long.MaxValue ? long.MaxValue : (long)slot.Count;
@@ -252,14 +252,6 @@ internal sealed class StackBucketBuilder
         _eventsPassed++;
         input.Events++;
         AddText(input, -1, frames, count, long.MinValue, -1, -1);
-    }
-
-    /// <summary>Adds a warning to the result.</summary>
-    /// <param name="warning">The text.</param>
-    public void AddWarning(string warning)
-    {
-        ArgumentException.ThrowIfNullOrEmpty(warning);
-        _warnings.Add(warning);
     }
 
     /// <summary>
@@ -309,38 +301,47 @@ internal sealed class StackBucketBuilder
                 input.Events, input.EventsWithoutStack, input.Slots, input.SlotCount, distinctStacks, built, input.Warnings.AsReadOnly()));
         }
 
-        var warnings = new List<string>(_warnings);
+        var warnings = new List<AnalysisWarning>(_warnings);
         foreach (InputState input in _inputs)
         {
-            warnings.AddRange(input.Warnings);
+            warnings.AddRange(input.Warnings.Select(w => new AnalysisWarning(AnalysisWarningKind.Note, w)));
         }
 
         if (_eventsWithoutStack.Count > 0 && merger.Count > 0)
         {
-            warnings.Add("events without a callstack were not bucketed: " + Names(_eventsWithoutStack));
+            warnings.Add(new AnalysisWarning(AnalysisWarningKind.EventsNotUsed, "events without a callstack were not bucketed: " + Names(_eventsWithoutStack)));
         }
 
         if (_eventsWithEmptyStack.Count > 0 && merger.Count > 0)
         {
-            warnings.Add("events whose stack (" + _emptyStackColumn + ") is empty were not bucketed: " + Names(_eventsWithEmptyStack));
+            warnings.Add(new AnalysisWarning(AnalysisWarningKind.EventsNotUsed, "events whose stack (" + _emptyStackColumn + ") is empty were not bucketed: " + Names(_eventsWithEmptyStack)));
         }
 
         if (_untracked > 0)
         {
-            warnings.Add(string.Create(CultureInfo.InvariantCulture,
-                $"more than {Options.MaxDistinctStacks:N0} distinct raw stacks (StackBucketOptions.MaxDistinctStacks): {_untracked:N0} event(s) of further stacks were counted but not bucketed"));
+            warnings.Add(new AnalysisWarning(AnalysisWarningKind.LimitReached, string.Create(CultureInfo.InvariantCulture,
+                $"more than {Options.MaxDistinctStacks:N0} distinct raw stacks (StackBucketOptions.MaxDistinctStacks): {_untracked:N0} event(s) of further stacks were counted but not bucketed"))
+            {
+                Limit = "StackBucketOptions.MaxDistinctStacks",
+                LimitValue = Options.MaxDistinctStacks,
+                EventsLeftOut = _untracked,
+            });
         }
 
         if (_truncatedStacks > 0)
         {
-            warnings.Add(string.Create(CultureInfo.InvariantCulture,
-                $"{_truncatedStacks:N0} distinct stack(s) had more than {Options.MaxFramesPerStack:N0} frames and were cut (outermost frames dropped)"));
+            warnings.Add(new AnalysisWarning(AnalysisWarningKind.LimitReached, string.Create(CultureInfo.InvariantCulture,
+                $"{_truncatedStacks:N0} distinct stack(s) had more than {Options.MaxFramesPerStack:N0} frames and were cut (outermost frames dropped)"))
+            {
+                Limit = "StackBucketOptions.MaxFramesPerStack",
+                LimitValue = Options.MaxFramesPerStack,
+            });
         }
 
         if (_valueHistogramSlots > 0 && merger.Count > 0)
         {
-            warnings.Add(string.Create(CultureInfo.InvariantCulture,
-                $"{_valueHistograms:N0} histogram(s) on an event field or action ({_valueHistogramSlots:N0} slots) are not stacks and were not bucketed: see xeanalyze histogram"));
+            warnings.Add(new AnalysisWarning(AnalysisWarningKind.EventsNotUsed, string.Create(CultureInfo.InvariantCulture,
+                $"{_valueHistograms:N0} histogram(s) on an event field or action ({_valueHistogramSlots:N0} slots) are not stacks and were not bucketed: see xeanalyze histogram")));
         }
 
         long slots = _inputs.Sum(i => i.Slots);

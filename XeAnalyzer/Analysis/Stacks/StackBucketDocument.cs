@@ -202,7 +202,7 @@ public sealed class StackBucketDocument : IDocumentSource
 
     /// <summary>The warnings of the result that no input's resolution summary carries (they are shown once, after the inputs).</summary>
     /// <returns>The warnings.</returns>
-    public IEnumerable<string> OwnWarnings() => Result.Warnings.Except(Result.Inputs.SelectMany(i => i.Warnings), StringComparer.Ordinal);
+    public IEnumerable<string> OwnWarnings() => Result.Warnings.Select(w => w.Text).Except(Result.Inputs.SelectMany(i => i.Warnings), StringComparer.Ordinal);
 
     /// <summary>
     /// One row per bucket: rank, count, share, event(s), raw stacks, first/last seen, durations, frame counts, leaf and all frames

@@ -28,7 +28,7 @@ public sealed class StackBucketResult : IAnalysisResult
         FrameStyle style,
         bool includeOffsets,
         IReadOnlyList<StackInputSummary> inputs,
-        IReadOnlyList<string> warnings)
+        IReadOnlyList<AnalysisWarning> warnings)
     {
         MissingData = missingData;
         Buckets = buckets;
@@ -110,7 +110,27 @@ public sealed class StackBucketResult : IAnalysisResult
     public IReadOnlyList<StackInputSummary> Inputs { get; }
 
     /// <summary>Warnings (events without a stack, histograms that may hold merged values, cut stacks, the distinct-stack cap).</summary>
-    public IReadOnlyList<string> Warnings { get; }
+    public IReadOnlyList<AnalysisWarning> Warnings { get; }
+
+    /// <inheritdoc/>
+    public string Key => "stacks";
+
+    /// <inheritdoc/>
+    public string Title => "Stacks";
+
+    /// <summary>The buckets' total count (events and histogram slot counts); the events read when there are no buckets.</summary>
+    public long EventsUsed => MissingData is null ? TotalCount : EventsRead;
+
+    /// <summary>
+    /// A report shows two sections of one stack analysis: the buckets (<see cref="StackReportSection"/>: the largest, their frames, the
+    /// flame graph, the resolution per input) and the symbolization of the same stacks counted per event (<see cref="SymbolizationResult"/>).
+    /// </summary>
+    public IReadOnlyList<IAnalysisResult> Sections => [new StackReportSection(this), SymbolizationResult.From(this)];
+
+    /// <summary>The documents of <see cref="StackBucketDocument"/> with its default options.</summary>
+    /// <param name="view">The view.</param>
+    /// <returns>The document.</returns>
+    public ReportDocument ToDocument(DocumentView view) => new StackBucketDocument(this).ToDocument(view);
 
     /// <summary>How the frames resolved, counted per event (each distinct stack's frames weighted by its events), and the PDBs used.</summary>
     public StackSymbolization? Symbolization { get; init; }

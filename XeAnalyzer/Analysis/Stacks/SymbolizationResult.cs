@@ -1,10 +1,8 @@
 using System.Globalization;
-using XeAnalyzer.Analysis;
-using XeAnalyzer.Analysis.Stacks;
 using XeAnalyzer.Output;
 using XeAnalyzer.Symbols.Resolution;
 
-namespace XeAnalyzer.Reporting;
+namespace XeAnalyzer.Analysis.Stacks;
 
 /// <summary>Frames by resolution status, counted once per event that carries them.</summary>
 /// <param name="Stacks">Callstacks counted (events with a stack, less those beyond the distinct-stack cap).</param>
@@ -25,10 +23,15 @@ public sealed record SymbolizationCounts(long Stacks, long Frames, long InEngine
     }
 }
 
-/// <summary>The symbolization of one capture's stacks, counted per event (<see cref="SymbolizationReportAnalysis"/>). Immutable.</summary>
-public sealed class SymbolizationResult
+/// <summary>
+/// The symbolization of one capture's stacks, counted per event: how the frames resolved, which PDBs they used and why the others did not
+/// resolve. It is a per-event view of the same raw-stack table the stack buckets come from (<see cref="StackBucketResult.Symbolization"/>),
+/// not a second symbolization: a report shows it as the section after the buckets (<see cref="StackBucketResult.Sections"/>). Immutable.
+/// </summary>
+public sealed class SymbolizationResult : IAnalysisResult
 {
     internal SymbolizationResult(
+        MissingData? missingData,
         ResolutionSummary summary,
         SymbolizationCounts counts,
         IReadOnlyList<UnresolvedGroup> unresolved,
@@ -40,6 +43,7 @@ public sealed class SymbolizationResult
         IReadOnlyList<string> moduleLists,
         IReadOnlyDictionary<string, long> eventsByName)
     {
+        MissingData = missingData;
         Summary = summary;
         Counts = counts;
         UnresolvedByReason = unresolved;
@@ -51,6 +55,24 @@ public sealed class SymbolizationResult
         ModuleLists = moduleLists;
         EventsByName = eventsByName;
     }
+
+    /// <inheritdoc/>
+    public string Key => "symbols";
+
+    /// <inheritdoc/>
+    public string Title => "Symbolization";
+
+    /// <summary>What the capture lacks (no stacks to symbolize: the stack buckets' <see cref="StackBucketResult.MissingData"/>), or <see langword="null"/>.</summary>
+    public MissingData? MissingData { get; }
+
+    /// <inheritdoc/>
+    public IReadOnlyList<AnalysisWarning> Warnings => [];
+
+    /// <summary>The events with a non-empty callstack (0 when data is missing).</summary>
+    public long EventsUsed => MissingData is null ? EventsWithCallstacks : 0;
+
+    /// <summary>The per-event counts (<see cref="Counts"/>), or <see langword="null"/> when there were no stacks to symbolize.</summary>
+    public SymbolizationCounts? FrameCounts => MissingData is null ? Counts : null;
 
     /// <summary>
     /// The resolution summary with each distinct stack counted once (as <c>xeanalyze resolve</c> counts stacks it is given): the
@@ -105,10 +127,15 @@ public sealed class SymbolizationResult
             }
         }
 
-        return new SymbolizationResult(s.Resolution, new SymbolizationCounts(s.Stacks, s.Frames, s.InEngine, s.ResolvedOffline, s.Unverified, s.Unresolved),
+        return new SymbolizationResult(stacks.MissingData, s.Resolution, new SymbolizationCounts(s.Stacks, s.Frames, s.InEngine, s.ResolvedOffline, s.Unverified, s.Unresolved),
             s.UnresolvedByReason, s.Pdbs, s.Stacks, stacks.DistinctRawStacks, stacks.UntrackedEvents, empty,
             [.. stacks.Inputs.Select(i => i.ModuleMapPath ?? "(none)")], byEvent);
     }
+
+    /// <summary>The result as a document: the same in every view (<see cref="ToReport"/>).</summary>
+    /// <param name="view">The view (every view gives the same document).</param>
+    /// <returns>The document.</returns>
+    public ReportDocument ToDocument(DocumentView view) => ToReport();
 
     /// <summary>The result as a report section: counts, unresolved frames by reason, PDBs looked up, hints and warnings.</summary>
     /// <returns>The report.</returns>
