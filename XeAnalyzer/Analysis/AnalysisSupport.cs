@@ -33,23 +33,6 @@ internal static class AnalysisSupport
 {
     public static readonly IFormatProvider Ic = CultureInfo.InvariantCulture;
 
-    /// <summary>Gives every event to <paramref name="add"/>, checking <paramref name="cancellationToken"/> every 4,096 events and at the end.</summary>
-    public static void Feed(IEnumerable<XEvent> events, Action<XEvent> add, CancellationToken cancellationToken)
-    {
-        long n = 0;
-        foreach (XEvent e in events)
-        {
-            if ((++n & 0xFFF) == 0)
-            {
-                cancellationToken.ThrowIfCancellationRequested();
-            }
-
-            add(e);
-        }
-
-        cancellationToken.ThrowIfCancellationRequested();
-    }
-
     /// <summary>Whether a type's short name is one of <paramref name="names"/>.</summary>
     public static bool NameIn(IReadOnlyList<string> names, XeEventType type)
     {

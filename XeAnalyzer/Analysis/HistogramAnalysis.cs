@@ -203,6 +203,9 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
         return new Run(this, context);
     }
 
+    /// <summary>Starts a run whose result is typed (for an analysis that shows histograms among other things).</summary>
+    internal AnalysisRun<HistogramAnalysisResult> StartRun(AnalysisContext context) => new Run(this, context);
+
     /// <summary>Reads the inputs once and tabulates their histograms on fields and actions.</summary>
     /// <param name="source">The inputs.</param>
     /// <param name="context">The diagnostics; <see langword="null"/> for a new collector.</param>
@@ -213,20 +216,20 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
     public AnalysisOutcome<HistogramAnalysisResult> Analyze(CaptureSource source, AnalysisContext? context = null, CancellationToken cancellationToken = default) =>
         AnalysisOutcome.Run<HistogramAnalysisResult>(source, this, context, cancellationToken);
 
-    private sealed class Run(HistogramAnalysis owner, AnalysisContext context) : IAnalysisRun
+    private sealed class Run(HistogramAnalysis owner, AnalysisContext context) : AnalysisRun<HistogramAnalysisResult>(context)
     {
         private readonly List<(HistogramTarget Target, List<(string Value, ulong Count)> Slots)> _histograms = [];
         private readonly HashSet<HistogramTarget> _callstack = new(ReferenceEqualityComparer.Instance);
         private long _kept;
         private long _leftOut;
 
-        public bool Accepts(XeEventType eventType, XeActionSet actions) => false;
+        public override bool Accepts(XeEventType eventType, XeActionSet actions) => false;
 
-        public void Add(XEvent e)
+        public override void Add(XEvent e)
         {
         }
 
-        public void AddHistogramSlot(HistogramTarget target, HistogramSlot slot)
+        public override void AddHistogramSlot(HistogramTarget target, HistogramSlot slot)
         {
             if (target.SourceKind == HistogramSourceKind.Callstack)
             {
@@ -261,7 +264,7 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
             _kept++;
         }
 
-        public IAnalysisResult Complete(CaptureSummary capture, CancellationToken cancellationToken)
+        protected override HistogramAnalysisResult Finish(CaptureSummary? capture, CancellationToken cancellationToken)
         {
             HistogramAnalysisOptions o = owner.Options;
             string? mapName = o.MapName;
@@ -274,7 +277,7 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
             foreach ((HistogramTarget target, List<(string Value, ulong Count)> slots) in _histograms)
             {
                 cancellationToken.ThrowIfCancellationRequested();
-                string name = context.DisplayPath(target.Input.Name) + ":" + target.LineNumber.ToString(CultureInfo.InvariantCulture);
+                string name = Context.DisplayPath(target.Input.Name) + ":" + target.LineNumber.ToString(CultureInfo.InvariantCulture);
                 tables.Add(Table(target, name, slots, o.MapValues, mapName));
             }
 
@@ -290,7 +293,7 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
                         "The input holds no histogram target (saved target data of package0.histogram).", SessionChange);
             }
 
-            var result = new HistogramAnalysisResult(tables.AsReadOnly(), _callstack.Count, _leftOut, missing)
+            return new HistogramAnalysisResult(tables.AsReadOnly(), _callstack.Count, _leftOut, missing)
             {
                 Warnings = AnalysisSupport.Warnings(_leftOut > 0
                     ? new AnalysisWarning(AnalysisWarningKind.LimitReached, string.Create(CultureInfo.InvariantCulture,
@@ -302,8 +305,6 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
                     }
                     : null),
             };
-            AnalysisOutcome.Report(result, context.Diagnostics, _ => true);
-            return result;
         }
 
         private static HistogramTable Table(HistogramTarget target, string name, List<(string Value, ulong Count)> slots, MapValueTable? map, string? mapName)

@@ -98,7 +98,7 @@ public sealed class LatchAnalysis : ICaptureAnalysis
     public IAnalysisRun Start(AnalysisContext context)
     {
         ArgumentNullException.ThrowIfNull(context);
-        return new Run(new State(Options), context);
+        return new State(Options, context);
     }
 
     /// <summary>Reads the inputs once and runs the analysis over them.</summary>
@@ -111,31 +111,12 @@ public sealed class LatchAnalysis : ICaptureAnalysis
     public AnalysisOutcome<LatchAnalysisResult> Analyze(CaptureSource source, AnalysisContext? context = null, CancellationToken cancellationToken = default) =>
         AnalysisOutcome.Run<LatchAnalysisResult>(source, this, context, cancellationToken);
 
-    private sealed class Run(State state, AnalysisContext context) : IAnalysisRun
-    {
-        public bool Accepts(XeEventType eventType, XeActionSet actions) => AnalysisSupport.NameIn(EventNames, eventType);
-
-        public void Add(XEvent e) => state.Add(e);
-
-        public IAnalysisResult Complete(CaptureSummary capture, CancellationToken cancellationToken)
-        {
-            LatchAnalysisResult result = state.Finish();
-            AnalysisOutcome.Report(result, context.Diagnostics, _ => true);
-            return result;
-        }
-    }
-
     /// <summary>Runs the analysis over a stream of events.</summary>
     /// <param name="events">The events (any order; other events are ignored).</param>
     /// <param name="cancellationToken">Checked every 4,096 events.</param>
     /// <returns>The result; <see cref="LatchAnalysisResult.MissingData"/> says when the capture lacks what is needed.</returns>
-    public LatchAnalysisResult Analyze(IEnumerable<XEvent> events, CancellationToken cancellationToken = default)
-    {
-        ArgumentNullException.ThrowIfNull(events);
-        var state = new State(Options);
-        AnalysisSupport.Feed(events, state.Add, cancellationToken);
-        return state.Finish();
-    }
+    public LatchAnalysisResult Analyze(IEnumerable<XEvent> events, CancellationToken cancellationToken = default) =>
+        new State(Options, new AnalysisContext()).Analyze(events, cancellationToken);
 
     private sealed class FieldLayout
     {
@@ -192,7 +173,8 @@ public sealed class LatchAnalysis : ICaptureAnalysis
         public LogLinearHistogram? DurationField { get; set; }
     }
 
-    private sealed class State
+    /// <summary>One run: the tallies, the reorder window and the pending acquires.</summary>
+    private sealed class State : AnalysisRun<LatchAnalysisResult>
     {
         private readonly LatchAnalysisOptions _options;
         private readonly ReferenceCache<XeEventType, FieldLayout> _fields;
@@ -219,7 +201,8 @@ public sealed class LatchAnalysis : ICaptureAnalysis
         private bool _anyThreadId;
         private bool _anyAddress = true;
 
-        public State(LatchAnalysisOptions options)
+        public State(LatchAnalysisOptions options, AnalysisContext context)
+            : base(context)
         {
             _options = options;
             _fields = new ReferenceCache<XeEventType, FieldLayout>(ResolveFields);
@@ -228,7 +211,9 @@ public sealed class LatchAnalysis : ICaptureAnalysis
             _pending.OnEvicted = c => _classStats[c].UnpairedAcquires++;
         }
 
-        public void Add(XEvent e)
+        public override bool Accepts(XeEventType eventType, XeActionSet actions) => AnalysisSupport.NameIn(EventNames, eventType);
+
+        public override void Add(XEvent e)
         {
             FieldLayout f = _fields.Get(e.EventType);
             if (f.Kind == 0)
@@ -371,7 +356,7 @@ public sealed class LatchAnalysis : ICaptureAnalysis
             Drain();
         }
 
-        public LatchAnalysisResult Finish()
+        protected override LatchAnalysisResult Finish(CaptureSummary? capture, CancellationToken cancellationToken)
         {
             _reorder.Complete();
             Drain();

@@ -109,7 +109,7 @@ public sealed class MemoryAnalysis : ICaptureAnalysis
     public IAnalysisRun Start(AnalysisContext context)
     {
         ArgumentNullException.ThrowIfNull(context);
-        return new Run(new State(Options, _onPoint), context);
+        return new State(Options, _onPoint, context);
     }
 
     /// <summary>Reads the inputs once and runs the analysis over them.</summary>
@@ -122,20 +122,6 @@ public sealed class MemoryAnalysis : ICaptureAnalysis
     public AnalysisOutcome<MemoryAnalysisResult> Analyze(CaptureSource source, AnalysisContext? context = null, CancellationToken cancellationToken = default) =>
         AnalysisOutcome.Run<MemoryAnalysisResult>(source, this, context, cancellationToken);
 
-    private sealed class Run(State state, AnalysisContext context) : IAnalysisRun
-    {
-        public bool Accepts(XeEventType eventType, XeActionSet actions) => AnalysisSupport.NameIn(EventNames, eventType);
-
-        public void Add(XEvent e) => state.Add(e);
-
-        public IAnalysisResult Complete(CaptureSummary capture, CancellationToken cancellationToken)
-        {
-            MemoryAnalysisResult result = state.Finish();
-            AnalysisOutcome.Report(result, context.Diagnostics, _ => true);
-            return result;
-        }
-    }
-
     /// <summary>Runs the analysis.</summary>
     /// <param name="events">The events (any order; other events are ignored).</param>
     /// <param name="cancellationToken">Checked every 4,096 events.</param>
@@ -147,13 +133,8 @@ public sealed class MemoryAnalysis : ICaptureAnalysis
     /// <param name="onPoint">Called for each allocation or free, in (timestamp, event_sequence) order; <see langword="null"/> for none.</param>
     /// <param name="cancellationToken">Checked every 4,096 events.</param>
     /// <returns>The result.</returns>
-    public MemoryAnalysisResult Analyze(IEnumerable<XEvent> events, Action<MemoryPoint>? onPoint, CancellationToken cancellationToken = default)
-    {
-        ArgumentNullException.ThrowIfNull(events);
-        var state = new State(Options, onPoint);
-        AnalysisSupport.Feed(events, state.Add, cancellationToken);
-        return state.Finish();
-    }
+    public MemoryAnalysisResult Analyze(IEnumerable<XEvent> events, Action<MemoryPoint>? onPoint, CancellationToken cancellationToken = default) =>
+        new State(Options, onPoint, new AnalysisContext()).Analyze(events, cancellationToken);
 
     /// <summary>Whether <paramref name="pages"/> is one plus a power of two (2, 3, 5, 9, 17, …).</summary>
     /// <param name="pages">A page count.</param>
@@ -197,7 +178,8 @@ public sealed class MemoryAnalysis : ICaptureAnalysis
         public PeakPreservingSeries? Series;
     }
 
-    private sealed class State
+    /// <summary>One run: the running totals, the reorder window and the reduced series.</summary>
+    private sealed class State : AnalysisRun<MemoryAnalysisResult>
     {
         private readonly MemoryAnalysisOptions _options;
         private readonly Action<MemoryPoint>? _onPoint;
@@ -235,7 +217,8 @@ public sealed class MemoryAnalysis : ICaptureAnalysis
         private int _sessionSeries;
         private int _clerkSeries;
 
-        public State(MemoryAnalysisOptions options, Action<MemoryPoint>? onPoint)
+        public State(MemoryAnalysisOptions options, Action<MemoryPoint>? onPoint, AnalysisContext context)
+            : base(context)
         {
             _options = options;
             _onPoint = onPoint;
@@ -244,7 +227,9 @@ public sealed class MemoryAnalysis : ICaptureAnalysis
             _series = new PeakPreservingSeries(options.SeriesBuckets);
         }
 
-        public void Add(XEvent e)
+        public override bool Accepts(XeEventType eventType, XeActionSet actions) => AnalysisSupport.NameIn(EventNames, eventType);
+
+        public override void Add(XEvent e)
         {
             FieldLayout f = _fields.Get(e.EventType);
             if (f.Sign == 0)
@@ -323,7 +308,7 @@ public sealed class MemoryAnalysis : ICaptureAnalysis
             Drain();
         }
 
-        public MemoryAnalysisResult Finish()
+        protected override MemoryAnalysisResult Finish(CaptureSummary? capture, CancellationToken cancellationToken)
         {
             _reorder.Complete();
             Drain();

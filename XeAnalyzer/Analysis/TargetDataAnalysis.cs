@@ -26,21 +26,21 @@ public sealed class TargetDataAnalysis(HistogramAnalysisOptions? options = null)
     public IAnalysisRun Start(AnalysisContext context)
     {
         ArgumentNullException.ThrowIfNull(context);
-        return new Run(_histograms.Start(context), context);
+        return new Run(_histograms.StartRun(context), context);
     }
 
-    private sealed class Run(IAnalysisRun histograms, AnalysisContext context) : IAnalysisRun
+    private sealed class Run(AnalysisRun<HistogramAnalysisResult> histograms, AnalysisContext context) : AnalysisRun<TargetDataResult>(context)
     {
-        public bool Accepts(XeEventType eventType, XeActionSet actions) => false;
+        public override bool Accepts(XeEventType eventType, XeActionSet actions) => false;
 
-        public void Add(XEvent e)
+        public override void Add(XEvent e)
         {
         }
 
-        public void AddHistogramSlot(HistogramTarget target, HistogramSlot slot) => histograms.AddHistogramSlot(target, slot);
+        public override void AddHistogramSlot(HistogramTarget target, HistogramSlot slot) => histograms.AddHistogramSlot(target, slot);
 
-        public IAnalysisResult Complete(CaptureSummary capture, CancellationToken cancellationToken) =>
-            new TargetDataResult(capture, (HistogramAnalysisResult)histograms.Complete(capture, cancellationToken), context.DisplayPath);
+        protected override TargetDataResult Finish(CaptureSummary? capture, CancellationToken cancellationToken) =>
+            new(capture, histograms.CompleteResult(capture, cancellationToken), Context.DisplayPath);
     }
 }
 
@@ -49,11 +49,11 @@ public sealed class TargetDataResult : IAnalysisResult
 {
     private readonly Func<string, string> _displayPath;
 
-    internal TargetDataResult(CaptureSummary capture, HistogramAnalysisResult histograms, Func<string, string> displayPath)
+    internal TargetDataResult(CaptureSummary? capture, HistogramAnalysisResult histograms, Func<string, string> displayPath)
     {
-        Targets = capture.Targets;
-        EventCounters = capture.EventCounters;
-        HistogramTargets = capture.Histograms;
+        Targets = capture?.Targets ?? [];
+        EventCounters = capture?.EventCounters ?? [];
+        HistogramTargets = capture?.Histograms ?? [];
         Histograms = histograms;
         _displayPath = displayPath;
     }

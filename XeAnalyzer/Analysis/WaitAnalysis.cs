@@ -80,7 +80,7 @@ public sealed class WaitAnalysis : ICaptureAnalysis
     public IAnalysisRun Start(AnalysisContext context)
     {
         ArgumentNullException.ThrowIfNull(context);
-        return new Run(new State(Options), context);
+        return new State(Options, context);
     }
 
     /// <summary>Reads the inputs once and runs the analysis over them.</summary>
@@ -93,31 +93,12 @@ public sealed class WaitAnalysis : ICaptureAnalysis
     public AnalysisOutcome<WaitAnalysisResult> Analyze(CaptureSource source, AnalysisContext? context = null, CancellationToken cancellationToken = default) =>
         AnalysisOutcome.Run<WaitAnalysisResult>(source, this, context, cancellationToken);
 
-    private sealed class Run(State state, AnalysisContext context) : IAnalysisRun
-    {
-        public bool Accepts(XeEventType eventType, XeActionSet actions) => AnalysisSupport.NameIn(EventNames, eventType);
-
-        public void Add(XEvent e) => state.Add(e);
-
-        public IAnalysisResult Complete(CaptureSummary capture, CancellationToken cancellationToken)
-        {
-            WaitAnalysisResult result = state.Finish();
-            AnalysisOutcome.Report(result, context.Diagnostics, _ => true);
-            return result;
-        }
-    }
-
     /// <summary>Runs the analysis.</summary>
     /// <param name="events">The events (any order; other events are ignored).</param>
     /// <param name="cancellationToken">Checked every 4,096 events.</param>
     /// <returns>The result.</returns>
-    public WaitAnalysisResult Analyze(IEnumerable<XEvent> events, CancellationToken cancellationToken = default)
-    {
-        ArgumentNullException.ThrowIfNull(events);
-        var state = new State(Options);
-        AnalysisSupport.Feed(events, state.Add, cancellationToken);
-        return state.Finish();
-    }
+    public WaitAnalysisResult Analyze(IEnumerable<XEvent> events, CancellationToken cancellationToken = default) =>
+        new State(Options, new AnalysisContext()).Analyze(events, cancellationToken);
 
     /// <summary>The wait resources listed per wait type (the rest are summed in one row).</summary>
     public const int TopResourcesPerType = 5;
@@ -225,7 +206,8 @@ public sealed class WaitAnalysis : ICaptureAnalysis
         public List<(int Type, long Ticks)>? Pending;
     }
 
-    private sealed class State
+    /// <summary>One run: the tallies per wait type and scheduler, the reorder window and the workers.</summary>
+    private sealed class State : AnalysisRun<WaitAnalysisResult>
     {
         private readonly WaitAnalysisOptions _options;
         private readonly ReferenceCache<XeEventType, FieldLayout> _fields = new(Resolve);
@@ -259,14 +241,17 @@ public sealed class WaitAnalysis : ICaptureAnalysis
         private bool _anyWorkerAddress;
         private bool _resourceFieldSeen;
 
-        public State(WaitAnalysisOptions options)
+        public State(WaitAnalysisOptions options, AnalysisContext context)
+            : base(context)
         {
             _options = options;
             _reorder = new ReorderBuffer<Record>(options.Reorder);
             _tolerance = options.StartTolerance.Ticks;
         }
 
-        public void Add(XEvent e)
+        public override bool Accepts(XeEventType eventType, XeActionSet actions) => AnalysisSupport.NameIn(EventNames, eventType);
+
+        public override void Add(XEvent e)
         {
             FieldLayout f = _fields.Get(e.EventType);
             if (f.EventKind < 0)
@@ -403,7 +388,7 @@ public sealed class WaitAnalysis : ICaptureAnalysis
             Drain();
         }
 
-        public WaitAnalysisResult Finish()
+        protected override WaitAnalysisResult Finish(CaptureSummary? capture, CancellationToken cancellationToken)
         {
             _reorder.Complete();
             Drain();

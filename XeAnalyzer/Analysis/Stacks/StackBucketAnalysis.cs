@@ -58,9 +58,10 @@ public sealed class StackBucketAnalysis : ICaptureAnalysis
     /// <returns>The result.</returns>
     public StackBucketResult Analyze(IEnumerable<XEvent> events, ResolverSession session, CancellationToken cancellationToken = default)
     {
-        var builder = new StackBucketBuilder(Options);
-        builder.AddEvents(events, session, null, cancellationToken);
-        return builder.Build(cancellationToken);
+        ArgumentNullException.ThrowIfNull(session);
+        var run = new Run(this, new AnalysisContext());
+        run.BeginEvents(session);
+        return run.Analyze(events, cancellationToken);
     }
 
     /// <summary>The summary name of an input: its display path, kind and module map.</summary>
@@ -70,36 +71,39 @@ public sealed class StackBucketAnalysis : ICaptureAnalysis
         input.ModuleMap.Path is string p && input.ModuleMap.Map is not null ? (input.ModuleMap.Source == ModuleMapSource.Explicit ? p : context.DisplayPath(p)) : null,
         input.ModuleMap.Map is null ? ModuleMapSource.None : input.ModuleMap.Source);
 
-    private sealed class Run(StackBucketAnalysis owner, AnalysisContext context) : IAnalysisRun
+    private sealed class Run(StackBucketAnalysis owner, AnalysisContext context) : AnalysisRun<StackBucketResult>(context)
     {
         private readonly StackBucketBuilder _builder = new(owner.Options) { Filter = context.Filter };
         private CallstackResolver? _owned;
 
-        public bool Accepts(XeEventType eventType, XeActionSet actions) => true;
+        public override bool Accepts(XeEventType eventType, XeActionSet actions) => true;
 
-        public void BeginInput(CaptureInput input)
+        public override void BeginInput(CaptureInput input)
         {
-            CallstackResolver resolver = context.Resolver ?? (_owned ??= new CallstackResolver());
-            _builder.BeginInput(resolver.CreateSession(input.ModuleMap.Map), Describe(input, context));
+            CallstackResolver resolver = Context.Resolver ?? (_owned ??= new CallstackResolver());
+            _builder.BeginInput(resolver.CreateSession(input.ModuleMap.Map), Describe(input, Context));
         }
 
-        public void Add(XEvent e) => _builder.AddEvent(e);
+        /// <summary>Starts the one input of events given as a stream, resolved through <paramref name="session"/>.</summary>
+        public void BeginEvents(ResolverSession session) => _builder.BeginInput(session, new StackInputInfo("events"));
 
-        public void AddHistogramSlot(HistogramTarget target, HistogramSlot slot) => _builder.AddSlot(target, slot);
+        public override void Add(XEvent e) => _builder.AddEvent(e);
 
-        public IAnalysisResult Complete(CaptureSummary capture, CancellationToken cancellationToken)
+        public override void AddHistogramSlot(HistogramTarget target, HistogramSlot slot) => _builder.AddSlot(target, slot);
+
+        protected override StackBucketResult Finish(CaptureSummary? capture, CancellationToken cancellationToken)
         {
             try
             {
-                // The result's own documents show its other warnings: only those that left events out go to the run.
-                StackBucketResult result = _builder.Build(cancellationToken);
-                AnalysisOutcome.Report(result, context.Diagnostics, _ => false);
-                return result;
+                return _builder.Build(cancellationToken);
             }
             finally
             {
                 _owned?.Dispose();
             }
         }
+
+        /// <summary>The result's own documents show its other warnings: only those that left events out go to the run.</summary>
+        protected override bool ReportsToRun(AnalysisWarning warning) => false;
     }
 }
