@@ -119,28 +119,24 @@ public sealed class HistogramTable
 /// <summary>The result of <see cref="HistogramAnalysis"/>: each histogram on an event field or action, or what is missing. Immutable.</summary>
 public sealed class HistogramAnalysisResult : IAnalysisResult, IDocumentSource
 {
-    internal HistogramAnalysisResult(IReadOnlyList<HistogramTable> histograms, long callstackHistograms, long slotsLeftOut, MissingData? missing)
+    internal HistogramAnalysisResult()
     {
-        Histograms = histograms;
-        CallstackHistograms = callstackHistograms;
-        SlotsLeftOut = slotsLeftOut;
-        MissingData = missing;
     }
 
     /// <summary>The histograms on event fields or actions, in input order.</summary>
-    public IReadOnlyList<HistogramTable> Histograms { get; }
+    public IReadOnlyList<HistogramTable> Histograms { get; internal init; } = [];
 
     /// <summary>Histograms on callstacks that were read (they belong to <c>xeanalyze stacks</c>).</summary>
-    public long CallstackHistograms { get; }
+    public long CallstackHistograms { get; internal init; }
 
     /// <summary>Slots beyond <see cref="HistogramAnalysisOptions.MaxSlots"/>, counted but not kept.</summary>
-    public long SlotsLeftOut { get; }
+    public long SlotsLeftOut { get; internal init; }
 
     /// <inheritdoc/>
-    public MissingData? MissingData { get; }
+    public MissingData? MissingData { get; internal init; }
 
     /// <summary>Warnings about the result: slots beyond <see cref="HistogramAnalysisOptions.MaxSlots"/>, counted but not kept.</summary>
-    public IReadOnlyList<AnalysisWarning> Warnings { get; init; } = [];
+    public IReadOnlyList<AnalysisWarning> Warnings { get; internal init; } = [];
 
     /// <inheritdoc/>
     public string Key => "histogram";
@@ -293,8 +289,12 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
                         "The input holds no histogram target (saved target data of package0.histogram).", SessionChange);
             }
 
-            return new HistogramAnalysisResult(tables.AsReadOnly(), _callstack.Count, _leftOut, missing)
+            return new HistogramAnalysisResult
             {
+                Histograms = tables.AsReadOnly(),
+                CallstackHistograms = _callstack.Count,
+                SlotsLeftOut = _leftOut,
+                MissingData = missing,
                 Warnings = AnalysisSupport.Warnings(_leftOut > 0
                     ? new AnalysisWarning(AnalysisWarningKind.LimitReached, string.Create(CultureInfo.InvariantCulture,
                         $"more than {o.MaxSlots:N0} slots (HistogramAnalysisOptions.MaxSlots): {_leftOut:N0} further slot(s) were counted but not shown"))
@@ -302,7 +302,7 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
                         Limit = "HistogramAnalysisOptions.MaxSlots",
                         LimitValue = o.MaxSlots,
                         EventsLeftOut = _leftOut,
-                    }
+            }
                     : null),
             };
         }

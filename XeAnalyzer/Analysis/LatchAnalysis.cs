@@ -432,29 +432,31 @@ public sealed class LatchAnalysis : ICaptureAnalysis
                 hold.Sort((x, y) => y.Elapsed.Count != x.Elapsed.Count ? y.Elapsed.Count.CompareTo(x.Elapsed.Count) : string.CompareOrdinal(x.LatchClass, y.LatchClass));
             }
 
-            return new LatchAnalysisResult(
-                missing,
-                _acquired,
-                _released,
-                _withoutScheduler,
-                schedulers,
-                classes,
-                modes,
-                _options.GroupBy,
-                groups,
-                _withoutGroup,
-                pairing && holdNote is null,
-                hold,
-                holdNote,
-                _paired,
-                pairing ? _classStats.Sum(c => c.UnpairedAcquires) : 0,
-                pairing ? _classStats.Sum(c => c.UnpairedReleases) : 0,
-                _pending.Evicted,
-                _acquiresWithoutKey,
-                _releasesWithoutKey,
-                _anyWorkerAddress ? "address field + sqlos.worker_address action" : "address field + sqlos.system_thread_id action",
-                _reorder.GetStatistics(),
-                _options.OutlierThreshold);
+            return new LatchAnalysisResult
+            {
+                MissingData = missing,
+                AcquiredEvents = _acquired,
+                ReleasedEvents = _released,
+                AcquiresWithoutScheduler = _withoutScheduler,
+                Schedulers = schedulers,
+                Classes = classes,
+                Modes = modes,
+                GroupBy = _options.GroupBy,
+                Groups = groups,
+                AcquiresWithoutGroup = _withoutGroup,
+                HasHoldTimes = pairing && holdNote is null,
+                HoldTimes = hold,
+                HoldTimeNote = holdNote,
+                PairedReleases = _paired,
+                UnpairedAcquires = pairing ? _classStats.Sum(c => c.UnpairedAcquires) : 0,
+                UnpairedReleases = pairing ? _classStats.Sum(c => c.UnpairedReleases) : 0,
+                EvictedAcquires = _pending.Evicted,
+                AcquiresWithoutPairingKey = _acquiresWithoutKey,
+                ReleasesWithoutPairingKey = _releasesWithoutKey,
+                PairingKey = _anyWorkerAddress ? "address field + sqlos.worker_address action" : "address field + sqlos.system_thread_id action",
+                Ordering = _reorder.GetStatistics(),
+                OutlierThreshold = _options.OutlierThreshold,
+            };
         }
 
         private MissingData MissingAction(string action, string why)

@@ -14,126 +14,81 @@ public sealed record LatchHoldTimes(string LatchClass, DistributionSummary Elaps
 /// <summary>The result of <see cref="LatchAnalysis"/>. Immutable.</summary>
 public sealed class LatchAnalysisResult : IAnalysisResult, IDocumentSource
 {
-    internal LatchAnalysisResult(
-        MissingData? missingData,
-        long acquiredEvents,
-        long releasedEvents,
-        long acquiresWithoutScheduler,
-        IReadOnlyList<GroupTally> schedulers,
-        IReadOnlyList<CategoryTally> classes,
-        IReadOnlyList<CategoryTally> modes,
-        LatchGrouping groupBy,
-        IReadOnlyList<GroupTally> groups,
-        long acquiresWithoutGroup,
-        bool hasHoldTimes,
-        IReadOnlyList<LatchHoldTimes> holdTimes,
-        string? holdTimeNote,
-        long pairedReleases,
-        long unpairedAcquires,
-        long unpairedReleases,
-        long evictedAcquires,
-        long acquiresWithoutPairingKey,
-        long releasesWithoutPairingKey,
-        string pairingKey,
-        OrderingStatistics ordering,
-        double outlierThreshold)
+    internal LatchAnalysisResult()
     {
-        MissingData = missingData;
-        AcquiredEvents = acquiredEvents;
-        ReleasedEvents = releasedEvents;
-        AcquiresWithoutScheduler = acquiresWithoutScheduler;
-        Schedulers = schedulers;
-        Classes = classes;
-        Modes = modes;
-        GroupBy = groupBy;
-        Groups = groups;
-        AcquiresWithoutGroup = acquiresWithoutGroup;
-        HasHoldTimes = hasHoldTimes;
-        HoldTimes = holdTimes.ToArray();
-        HoldTimeNote = holdTimeNote;
-        PairedReleases = pairedReleases;
-        UnpairedAcquires = unpairedAcquires;
-        UnpairedReleases = unpairedReleases;
-        EvictedAcquires = evictedAcquires;
-        AcquiresWithoutPairingKey = acquiresWithoutPairingKey;
-        ReleasesWithoutPairingKey = releasesWithoutPairingKey;
-        PairingKey = pairingKey;
-        Ordering = ordering;
-        OutlierThreshold = outlierThreshold;
-        MeanPerScheduler = schedulers.Count == 0 ? 0 : (double)schedulers.Sum(s => s.Count) / schedulers.Count;
     }
 
     /// <summary>What the capture lacks, or <see langword="null"/> when the analysis could run. When set, the tallies are not meaningful.</summary>
-    public MissingData? MissingData { get; }
+    public MissingData? MissingData { get; internal init; }
 
     /// <summary>Whether the analysis could run (<see cref="MissingData"/> is <see langword="null"/>).</summary>
     public bool IsComplete => MissingData is null;
 
     /// <summary>Number of <c>latch_acquired</c> events.</summary>
-    public long AcquiredEvents { get; }
+    public long AcquiredEvents { get; internal init; }
 
     /// <summary>Number of <c>latch_released</c> events.</summary>
-    public long ReleasedEvents { get; }
+    public long ReleasedEvents { get; internal init; }
 
     /// <summary><c>latch_acquired</c> events without the <c>sqlos.scheduler_id</c> action, or of schedulers beyond the 65,536 distinct ones tallied (not in <see cref="Schedulers"/>).</summary>
-    public long AcquiresWithoutScheduler { get; }
+    public long AcquiresWithoutScheduler { get; internal init; }
 
     /// <summary>Acquires per scheduler id, in increasing scheduler id order, with deviations and outlier flags.</summary>
-    public IReadOnlyList<GroupTally> Schedulers { get; }
+    public IReadOnlyList<GroupTally> Schedulers { get; internal init; } = [];
 
     /// <summary>The mean number of acquires per scheduler (over the schedulers that have any).</summary>
-    public double MeanPerScheduler { get; }
+    public double MeanPerScheduler => Schedulers.Count == 0 ? 0 : (double)Schedulers.Sum(s => s.Count) / Schedulers.Count;
 
     /// <summary>The schedulers flagged as outliers.</summary>
     public IReadOnlyList<GroupTally> Outliers => [.. Schedulers.Where(s => s.IsOutlier)];
 
     /// <summary>Acquires per latch class (map text), most frequent first.</summary>
-    public IReadOnlyList<CategoryTally> Classes { get; }
+    public IReadOnlyList<CategoryTally> Classes { get; internal init; } = [];
 
     /// <summary>Acquires per latch mode (map text: NL, KP, SH, UP, EX, DT), most frequent first.</summary>
-    public IReadOnlyList<CategoryTally> Modes { get; }
+    public IReadOnlyList<CategoryTally> Modes { get; internal init; } = [];
 
     /// <summary>The second grouping requested.</summary>
-    public LatchGrouping GroupBy { get; }
+    public LatchGrouping GroupBy { get; internal init; }
 
     /// <summary>Acquires per worker or session (empty when <see cref="GroupBy"/> is <see cref="LatchGrouping.None"/>), in key order.</summary>
-    public IReadOnlyList<GroupTally> Groups { get; }
+    public IReadOnlyList<GroupTally> Groups { get; internal init; } = [];
 
     /// <summary>Acquires without the grouping action, or of groups beyond the 65,536 distinct ones tallied.</summary>
-    public long AcquiresWithoutGroup { get; }
+    public long AcquiresWithoutGroup { get; internal init; }
 
     /// <summary>Whether hold times could be computed (releases present and pairable).</summary>
-    public bool HasHoldTimes { get; }
+    public bool HasHoldTimes { get; internal init; }
 
     /// <summary>Hold times per latch class (most pairs first); empty when <see cref="HasHoldTimes"/> is false.</summary>
-    public IReadOnlyList<LatchHoldTimes> HoldTimes { get; }
+    public IReadOnlyList<LatchHoldTimes> HoldTimes { get; internal init; } = [];
 
     /// <summary>Why there are no hold times, or <see langword="null"/>.</summary>
-    public string? HoldTimeNote { get; }
+    public string? HoldTimeNote { get; internal init; }
 
     /// <summary>Releases paired with an acquire.</summary>
-    public long PairedReleases { get; }
+    public long PairedReleases { get; internal init; }
 
     /// <summary>Acquires never paired with a release (including <see cref="EvictedAcquires"/>); 0 when there are no releases.</summary>
-    public long UnpairedAcquires { get; }
+    public long UnpairedAcquires { get; internal init; }
 
     /// <summary>Releases with no unreleased acquire of the same latch and worker before them.</summary>
-    public long UnpairedReleases { get; }
+    public long UnpairedReleases { get; internal init; }
 
     /// <summary>Acquires dropped from the pending set because it was full (counted as unpaired).</summary>
-    public long EvictedAcquires { get; }
+    public long EvictedAcquires { get; internal init; }
 
     /// <summary>Acquires without an address field or worker action, which cannot be paired.</summary>
-    public long AcquiresWithoutPairingKey { get; }
+    public long AcquiresWithoutPairingKey { get; internal init; }
 
     /// <summary>Releases without an address field or worker action, which cannot be paired.</summary>
-    public long ReleasesWithoutPairingKey { get; }
+    public long ReleasesWithoutPairingKey { get; internal init; }
 
     /// <summary>What pairs an acquire with its release (for example "address field + sqlos.worker_address action").</summary>
-    public string PairingKey { get; }
+    public string PairingKey { get; internal init; } = string.Empty;
 
     /// <summary>How disordered the input was.</summary>
-    public OrderingStatistics Ordering { get; }
+    public OrderingStatistics Ordering { get; internal init; } = OrderingStatistics.None;
 
     /// <summary>Warnings about the result: events later than the reorder window, acquires without a scheduler.</summary>
     public IReadOnlyList<AnalysisWarning> Warnings => AnalysisSupport.Warnings(
@@ -152,7 +107,7 @@ public sealed class LatchAnalysisResult : IAnalysisResult, IDocumentSource
     public long EventsUsed => AcquiredEvents + ReleasedEvents;
 
     /// <summary>The outlier threshold used (a fraction).</summary>
-    public double OutlierThreshold { get; }
+    public double OutlierThreshold { get; internal init; }
 
     /// <summary>The bar chart of acquires per scheduler: outliers highlighted, a line at the mean.</summary>
     /// <returns>The chart.</returns>

@@ -370,33 +370,35 @@ public sealed class MemoryAnalysis : ICaptureAnalysis
                 .Select(i => new RunningTotalSeries(_clerks[i], _clerkGroups[i].Series!.ToPoints(), _clerkGroups[i].Series!.Count))
                 .ToArray();
 
-            return new MemoryAnalysisResult(
-                missing,
-                _options.PagesField,
-                _allocEvents,
-                _freeEvents,
-                _pagesAllocated,
-                _pagesFreed,
-                _total,
-                _peak,
-                T(_peakTicks),
-                _min,
-                T(_minTicks),
-                _firstTicks == long.MaxValue ? null : new DateTime(_firstTicks, DateTimeKind.Utc),
-                _lastTicks == long.MinValue ? null : new DateTime(_lastTicks, DateTimeKind.Utc),
-                sessions,
-                _withoutSession + _untrackedSessions,
-                _options.ByClerk,
-                clerks,
-                top,
-                _pageCounts.Count,
-                _otherPageCounts,
-                totalEvents == 0 ? 0 : (double)_onePlusPow2 / totalEvents,
-                totalEvents == 0 ? 0 : (double)_exactlyOne / totalEvents,
-                new RunningTotalSeries("all sessions", _series.ToPoints(), _series.Count),
-                sessionSeries,
-                clerkSeries,
-                _reorder.GetStatistics());
+            return new MemoryAnalysisResult
+            {
+                MissingData = missing,
+                PagesField = _options.PagesField,
+                AllocationEvents = _allocEvents,
+                FreeEvents = _freeEvents,
+                PagesAllocated = _pagesAllocated,
+                PagesFreed = _pagesFreed,
+                FinalPages = _total,
+                PeakPages = _peak,
+                PeakTime = T(_peakTicks),
+                MinimumPages = _min,
+                MinimumTime = T(_minTicks),
+                FirstEvent = _firstTicks == long.MaxValue ? null : new DateTime(_firstTicks, DateTimeKind.Utc),
+                LastEvent = _lastTicks == long.MinValue ? null : new DateTime(_lastTicks, DateTimeKind.Utc),
+                Sessions = sessions,
+                EventsWithoutSession = _withoutSession + _untrackedSessions,
+                ByClerk = _options.ByClerk,
+                Clerks = clerks,
+                TopPageCounts = top,
+                DistinctPageCounts = _pageCounts.Count,
+                EventsWithUncountedPageCounts = _otherPageCounts,
+                OnePlusPowerOfTwoShare = totalEvents == 0 ? 0 : (double)_onePlusPow2 / totalEvents,
+                ExactlyOneShare = totalEvents == 0 ? 0 : (double)_exactlyOne / totalEvents,
+                Total = new RunningTotalSeries("all sessions", _series.ToPoints(), _series.Count),
+                SessionSeries = sessionSeries,
+                ClerkSeries = clerkSeries,
+                Ordering = _reorder.GetStatistics(),
+            };
         }
 
         private void Drain()

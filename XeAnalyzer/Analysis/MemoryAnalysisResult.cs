@@ -31,82 +31,30 @@ public sealed record RunningTotalSeries(string Name, IReadOnlyList<SeriesPoint> 
 /// <summary>The result of <see cref="MemoryAnalysis"/>. Immutable.</summary>
 public sealed class MemoryAnalysisResult : IAnalysisResult, IDocumentSource
 {
-    internal MemoryAnalysisResult(
-        MissingData? missingData,
-        string pagesField,
-        long allocationEvents,
-        long freeEvents,
-        long pagesAllocated,
-        long pagesFreed,
-        long finalPages,
-        long peakPages,
-        DateTime? peakTime,
-        long minimumPages,
-        DateTime? minimumTime,
-        DateTime? firstEvent,
-        DateTime? lastEvent,
-        IReadOnlyList<GroupMemory> sessions,
-        long eventsWithoutSession,
-        bool byClerk,
-        IReadOnlyList<GroupMemory> clerks,
-        IReadOnlyList<PageCountFrequency> topPageCounts,
-        int distinctPageCounts,
-        long eventsWithUncountedPageCounts,
-        double onePlusPowerOfTwoShare,
-        double exactlyOneShare,
-        RunningTotalSeries total,
-        IReadOnlyList<RunningTotalSeries> sessionSeries,
-        IReadOnlyList<RunningTotalSeries> clerkSeries,
-        OrderingStatistics ordering)
+    internal MemoryAnalysisResult()
     {
-        MissingData = missingData;
-        PagesField = pagesField;
-        AllocationEvents = allocationEvents;
-        FreeEvents = freeEvents;
-        PagesAllocated = pagesAllocated;
-        PagesFreed = pagesFreed;
-        FinalPages = finalPages;
-        PeakPages = peakPages;
-        PeakTime = peakTime;
-        MinimumPages = minimumPages;
-        MinimumTime = minimumTime;
-        FirstEvent = firstEvent;
-        LastEvent = lastEvent;
-        Sessions = sessions;
-        EventsWithoutSession = eventsWithoutSession;
-        ByClerk = byClerk;
-        Clerks = clerks;
-        TopPageCounts = topPageCounts;
-        DistinctPageCounts = distinctPageCounts;
-        EventsWithUncountedPageCounts = eventsWithUncountedPageCounts;
-        OnePlusPowerOfTwoShare = onePlusPowerOfTwoShare;
-        ExactlyOneShare = exactlyOneShare;
-        Total = total;
-        SessionSeries = sessionSeries;
-        ClerkSeries = clerkSeries;
-        Ordering = ordering;
     }
 
     /// <summary>What the capture lacks, or <see langword="null"/> when the analysis could run.</summary>
-    public MissingData? MissingData { get; }
+    public MissingData? MissingData { get; internal init; }
 
     /// <summary>Whether the analysis could run.</summary>
     public bool IsComplete => MissingData is null;
 
     /// <summary>The page-count field used.</summary>
-    public string PagesField { get; }
+    public string PagesField { get; internal init; } = string.Empty;
 
     /// <summary>page_allocated events.</summary>
-    public long AllocationEvents { get; }
+    public long AllocationEvents { get; internal init; }
 
     /// <summary>page_freed events.</summary>
-    public long FreeEvents { get; }
+    public long FreeEvents { get; internal init; }
 
     /// <summary>Pages allocated in total.</summary>
-    public long PagesAllocated { get; }
+    public long PagesAllocated { get; internal init; }
 
     /// <summary>Pages freed in total.</summary>
-    public long PagesFreed { get; }
+    public long PagesFreed { get; internal init; }
 
     /// <summary>Bytes allocated at 8 KB (8,192 bytes) a page.</summary>
     public double BytesAllocated => (double)PagesAllocated * MemoryAnalysis.PageSize;
@@ -115,64 +63,64 @@ public sealed class MemoryAnalysisResult : IAnalysisResult, IDocumentSource
     public double BytesFreed => (double)PagesFreed * MemoryAnalysis.PageSize;
 
     /// <summary>The running total after the last event (pages allocated minus freed during the capture).</summary>
-    public long FinalPages { get; }
+    public long FinalPages { get; internal init; }
 
     /// <summary>The highest running total over all sessions.</summary>
-    public long PeakPages { get; }
+    public long PeakPages { get; internal init; }
 
     /// <summary>When the running total first reached <see cref="PeakPages"/>.</summary>
-    public DateTime? PeakTime { get; }
+    public DateTime? PeakTime { get; internal init; }
 
     /// <summary>The lowest running total (below 0 when memory allocated before the capture was freed).</summary>
-    public long MinimumPages { get; }
+    public long MinimumPages { get; internal init; }
 
     /// <summary>When the running total first reached <see cref="MinimumPages"/>.</summary>
-    public DateTime? MinimumTime { get; }
+    public DateTime? MinimumTime { get; internal init; }
 
     /// <summary>The first event time.</summary>
-    public DateTime? FirstEvent { get; }
+    public DateTime? FirstEvent { get; internal init; }
 
     /// <summary>The last event time.</summary>
-    public DateTime? LastEvent { get; }
+    public DateTime? LastEvent { get; internal init; }
 
     /// <summary>Per session (<c>sqlserver.session_id</c>), highest peak first.</summary>
-    public IReadOnlyList<GroupMemory> Sessions { get; }
+    public IReadOnlyList<GroupMemory> Sessions { get; internal init; } = [];
 
     /// <summary>Events without the <c>sqlserver.session_id</c> action, or of sessions beyond the 65,536 distinct ones tracked (in the overall total only).</summary>
-    public long EventsWithoutSession { get; }
+    public long EventsWithoutSession { get; internal init; }
 
     /// <summary>Whether per-clerk totals were asked for.</summary>
-    public bool ByClerk { get; }
+    public bool ByClerk { get; internal init; }
 
     /// <summary>Per memory clerk (<c>memory_clerk_name</c>), highest peak first; empty unless <see cref="ByClerk"/>.</summary>
-    public IReadOnlyList<GroupMemory> Clerks { get; }
+    public IReadOnlyList<GroupMemory> Clerks { get; internal init; } = [];
 
     /// <summary>The most frequent page counts per event (at most 15), most frequent first.</summary>
-    public IReadOnlyList<PageCountFrequency> TopPageCounts { get; }
+    public IReadOnlyList<PageCountFrequency> TopPageCounts { get; internal init; } = [];
 
     /// <summary>Distinct page counts tallied (at most 65,536).</summary>
-    public int DistinctPageCounts { get; }
+    public int DistinctPageCounts { get; internal init; }
 
     /// <summary>Events whose page count was not tallied because 65,536 distinct counts were already held.</summary>
-    public long EventsWithUncountedPageCounts { get; }
+    public long EventsWithUncountedPageCounts { get; internal init; }
 
     /// <summary>The share of events whose page count is one plus a power of two (2, 3, 5, 9, 17, …).</summary>
-    public double OnePlusPowerOfTwoShare { get; }
+    public double OnePlusPowerOfTwoShare { get; internal init; }
 
     /// <summary>The share of events of exactly one page.</summary>
-    public double ExactlyOneShare { get; }
+    public double ExactlyOneShare { get; internal init; }
 
     /// <summary>The overall running total, reduced (peaks kept exactly).</summary>
-    public RunningTotalSeries Total { get; }
+    public RunningTotalSeries Total { get; internal init; } = new("all sessions", [], 0);
 
     /// <summary>Running totals of the sessions that got a series (see <see cref="MemoryAnalysisOptions.MaxSeriesPerGroup"/>), highest peak first.</summary>
-    public IReadOnlyList<RunningTotalSeries> SessionSeries { get; }
+    public IReadOnlyList<RunningTotalSeries> SessionSeries { get; internal init; } = [];
 
     /// <summary>Running totals per clerk (with <see cref="ByClerk"/>), highest peak first.</summary>
-    public IReadOnlyList<RunningTotalSeries> ClerkSeries { get; }
+    public IReadOnlyList<RunningTotalSeries> ClerkSeries { get; internal init; } = [];
 
     /// <summary>How disordered the input was.</summary>
-    public OrderingStatistics Ordering { get; }
+    public OrderingStatistics Ordering { get; internal init; } = OrderingStatistics.None;
 
     /// <summary>Warnings about the result: events later than the reorder window, events without <c>package0.event_sequence</c>.</summary>
     public IReadOnlyList<AnalysisWarning> Warnings => AnalysisSupport.Warnings(

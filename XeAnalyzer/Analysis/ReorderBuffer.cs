@@ -50,6 +50,9 @@ public sealed class ReorderOptions
 /// <param name="MaxPendingLimit">The cap on pending events used.</param>
 public sealed record OrderingStatistics(long Events, long ArrivedOutOfOrder, long LateEvents, int MaxPending, long EventsWithoutSequence, TimeSpan Window, int MaxPendingLimit)
 {
+    /// <summary>No event ordered (the statistics of a result made before any was).</summary>
+    internal static OrderingStatistics None { get; } = new(0, 0, 0, 0, 0, TimeSpan.Zero, 0);
+
     /// <summary>A one-line description for reports.</summary>
     /// <returns>The text.</returns>
     public string Describe() => string.Create(CultureInfo.InvariantCulture,

@@ -51,107 +51,69 @@ public sealed record PrecedingWait(string WaitType, string? PrecededBy, long Cou
 /// <summary>The result of <see cref="WaitAnalysis"/>. Immutable.</summary>
 public sealed class WaitAnalysisResult : IAnalysisResult, IDocumentSource
 {
-    internal WaitAnalysisResult(
-        MissingData? missingData,
-        long waitInfoEvents,
-        long waitInfoExternalEvents,
-        long waitCompletedEvents,
-        long waits,
-        long begins,
-        IReadOnlyList<WaitTypeStats> byWaitType,
-        IReadOnlyList<SchedulerWaits> bySchedulers,
-        string? schedulerNote,
-        bool hasPairs,
-        IReadOnlyList<WaitPairing> pairs,
-        string? pairNote,
-        bool hasPrecedence,
-        IReadOnlyList<PrecedingWait> precededBy,
-        string? precedenceNote,
-        long waitsWithoutWorker,
-        long waitsOfUntrackedWorkers,
-        string workerAction,
-        OrderingStatistics ordering)
+    internal WaitAnalysisResult()
     {
-        MissingData = missingData;
-        WaitInfoEvents = waitInfoEvents;
-        WaitInfoExternalEvents = waitInfoExternalEvents;
-        WaitCompletedEvents = waitCompletedEvents;
-        Waits = waits;
-        Begins = begins;
-        ByWaitType = byWaitType;
-        BySchedulers = bySchedulers;
-        SchedulerNote = schedulerNote;
-        HasPairs = hasPairs;
-        Pairs = pairs;
-        PairNote = pairNote;
-        HasPrecedence = hasPrecedence;
-        PrecededBy = precededBy;
-        PrecedenceNote = precedenceNote;
-        WaitsWithoutWorker = waitsWithoutWorker;
-        WaitsOfUntrackedWorkers = waitsOfUntrackedWorkers;
-        WorkerAction = workerAction;
-        Ordering = ordering;
     }
 
     /// <summary>What the capture lacks, or <see langword="null"/> when the analysis could run.</summary>
-    public MissingData? MissingData { get; }
+    public MissingData? MissingData { get; internal init; }
 
     /// <summary>Whether the analysis could run.</summary>
     public bool IsComplete => MissingData is null;
 
     /// <summary>wait_info events (Begin and End).</summary>
-    public long WaitInfoEvents { get; }
+    public long WaitInfoEvents { get; internal init; }
 
     /// <summary>wait_info_external events (Begin and End).</summary>
-    public long WaitInfoExternalEvents { get; }
+    public long WaitInfoExternalEvents { get; internal init; }
 
     /// <summary>wait_completed events.</summary>
-    public long WaitCompletedEvents { get; }
+    public long WaitCompletedEvents { get; internal init; }
 
     /// <summary>Completed waits (End events and wait_completed events).</summary>
-    public long Waits { get; }
+    public long Waits { get; internal init; }
 
     /// <summary>Begin events.</summary>
-    public long Begins { get; }
+    public long Begins { get; internal init; }
 
     /// <summary>Per wait type, most total wait time first.</summary>
-    public IReadOnlyList<WaitTypeStats> ByWaitType { get; }
+    public IReadOnlyList<WaitTypeStats> ByWaitType { get; internal init; } = [];
 
     /// <summary>Per scheduler, in scheduler id order (empty without <c>sqlos.scheduler_id</c>).</summary>
-    public IReadOnlyList<SchedulerWaits> BySchedulers { get; }
+    public IReadOnlyList<SchedulerWaits> BySchedulers { get; internal init; } = [];
 
     /// <summary>Why the per-scheduler table is empty or incomplete, or <see langword="null"/>.</summary>
-    public string? SchedulerNote { get; }
+    public string? SchedulerNote { get; internal init; }
 
     /// <summary>Whether Begin/End pairs could be formed (Begin events and a worker action present).</summary>
-    public bool HasPairs { get; }
+    public bool HasPairs { get; internal init; }
 
     /// <summary>Pairing per wait type (most pairs first).</summary>
-    public IReadOnlyList<WaitPairing> Pairs { get; }
+    public IReadOnlyList<WaitPairing> Pairs { get; internal init; } = [];
 
     /// <summary>Why there are no pairs, or <see langword="null"/>.</summary>
-    public string? PairNote { get; }
+    public string? PairNote { get; internal init; }
 
     /// <summary>Whether the preceded-by table could be built (a worker action present).</summary>
-    public bool HasPrecedence { get; }
+    public bool HasPrecedence { get; internal init; }
 
     /// <summary>For each wait type (most wait time first), the wait types that immediately preceded it on the same worker, most frequent first.</summary>
-    public IReadOnlyList<PrecedingWait> PrecededBy { get; }
+    public IReadOnlyList<PrecedingWait> PrecededBy { get; internal init; } = [];
 
     /// <summary>Why there is no preceded-by table, or <see langword="null"/>.</summary>
-    public string? PrecedenceNote { get; }
+    public string? PrecedenceNote { get; internal init; }
 
     /// <summary>Wait events without a worker action (not paired, not in the preceded-by table).</summary>
-    public long WaitsWithoutWorker { get; }
+    public long WaitsWithoutWorker { get; internal init; }
 
     /// <summary>Wait events of workers beyond <see cref="WaitAnalysisOptions.MaxWorkers"/>.</summary>
-    public long WaitsOfUntrackedWorkers { get; }
+    public long WaitsOfUntrackedWorkers { get; internal init; }
 
     /// <summary>The action that identified workers (<c>sqlos.worker_address</c> or <c>sqlos.system_thread_id</c>).</summary>
-    public string WorkerAction { get; }
+    public string WorkerAction { get; internal init; } = string.Empty;
 
     /// <summary>How disordered the input was.</summary>
-    public OrderingStatistics Ordering { get; }
+    public OrderingStatistics Ordering { get; internal init; } = OrderingStatistics.None;
 
     /// <summary>Warnings about the result: events later than the reorder window.</summary>
     public IReadOnlyList<AnalysisWarning> Warnings => AnalysisSupport.Warnings(AnalysisSupport.LateWarning(Ordering));
@@ -166,13 +128,13 @@ public sealed class WaitAnalysisResult : IAnalysisResult, IDocumentSource
     public long EventsUsed => WaitInfoEvents + WaitInfoExternalEvents + WaitCompletedEvents;
 
     /// <summary>Whether any wait event's schema has a <c>wait_resource</c> field (a 2012-era <c>wait_info</c> has none; SQL Server 2017 has it as a pointer, <c>wait_completed</c> as text).</summary>
-    public bool HasWaitResource { get; init; }
+    public bool HasWaitResource { get; internal init; }
 
     /// <summary>Per wait type, the resources with the most waits (<see cref="WaitAnalysis.TopResourcesPerType"/>, then one row for the rest), where the schema has <c>wait_resource</c>.</summary>
-    public IReadOnlyList<WaitResourceCount> TopResources { get; init; } = [];
+    public IReadOnlyList<WaitResourceCount> TopResources { get; internal init; } = [];
 
     /// <summary>Per wait type, the <c>wait_completed</c> events by <c>wait_result</c>.</summary>
-    public IReadOnlyList<WaitResultCount> Results { get; init; } = [];
+    public IReadOnlyList<WaitResultCount> Results { get; internal init; } = [];
 
     /// <summary>What preceded waits of <paramref name="waitType"/>, most frequent first.</summary>
     /// <param name="waitType">The wait type (ordinal).</param>

@@ -351,9 +351,25 @@ internal sealed class StackBucketBuilder
         ResolutionSummary overallSummary = overall.Build();
         FrameStyle resultStyle = _inputs.Count > 0 ? _inputs[0].Session.Resolver.Options.Style : FrameStyle.Engine;
         bool offsets = _inputs.Count == 0 || _inputs[0].Session.Resolver.Options.IncludeOffsets;
-        return new StackBucketResult(missing, buckets, buckets.Count, total, 0, _eventsPassed, _inputs.Sum(i => i.Events), SatAdd(SumValues(_eventsWithoutStack), SumValues(_eventsWithEmptyStack)),
-            slots, _untracked, rawTotal, Options.GroupByEvent, mayHaveMerged, resultStyle, offsets, summaries.AsReadOnly(), warnings.AsReadOnly())
+        return new StackBucketResult
         {
+            MissingData = missing,
+            Buckets = buckets,
+            TotalBuckets = buckets.Count,
+            TotalCount = total,
+            OmittedCount = 0,
+            EventsRead = _eventsPassed,
+            EventsWithStack = _inputs.Sum(i => i.Events),
+            EventsWithoutStack = SatAdd(SumValues(_eventsWithoutStack), SumValues(_eventsWithEmptyStack)),
+            HistogramSlots = slots,
+            UntrackedEvents = _untracked,
+            DistinctRawStacks = rawTotal,
+            GroupedByEvent = Options.GroupByEvent,
+            MayHaveMergedHistogramValues = mayHaveMerged,
+            Style = resultStyle,
+            IncludeOffsets = offsets,
+            Inputs = summaries.AsReadOnly(),
+            Warnings = warnings.AsReadOnly(),
             Symbolization = tally.Build(overallSummary),
             ValueHistogramSlots = _valueHistogramSlots,
         };

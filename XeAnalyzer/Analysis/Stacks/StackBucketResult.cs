@@ -9,84 +9,50 @@ namespace XeAnalyzer.Analysis.Stacks;
 /// count (descending), then frames (ordinal), then event name; what each input contributed and how its frames were resolved; warnings.
 /// Immutable. Its documents (<see cref="StackBucketDocument"/>) give the same bytes for the same result whatever the current culture.
 /// </summary>
-public sealed class StackBucketResult : IAnalysisResult
+public sealed record StackBucketResult : IAnalysisResult
 {
-    internal StackBucketResult(
-        MissingData? missingData,
-        IReadOnlyList<StackBucket> buckets,
-        int totalBuckets,
-        long totalCount,
-        long omittedCount,
-        long eventsRead,
-        long eventsWithStack,
-        long eventsWithoutStack,
-        long histogramSlots,
-        long untrackedEvents,
-        int distinctRawStacks,
-        bool groupedByEvent,
-        bool mayHaveMergedHistogramValues,
-        FrameStyle style,
-        bool includeOffsets,
-        IReadOnlyList<StackInputSummary> inputs,
-        IReadOnlyList<AnalysisWarning> warnings)
+    internal StackBucketResult()
     {
-        MissingData = missingData;
-        Buckets = buckets;
-        TotalBuckets = totalBuckets;
-        TotalCount = totalCount;
-        OmittedCount = omittedCount;
-        EventsRead = eventsRead;
-        EventsWithStack = eventsWithStack;
-        EventsWithoutStack = eventsWithoutStack;
-        HistogramSlots = histogramSlots;
-        UntrackedEvents = untrackedEvents;
-        DistinctRawStacks = distinctRawStacks;
-        GroupedByEvent = groupedByEvent;
-        MayHaveMergedHistogramValues = mayHaveMergedHistogramValues;
-        Style = style;
-        IncludeOffsets = includeOffsets;
-        Inputs = inputs;
-        Warnings = warnings;
     }
 
     /// <summary>What the input lacks (no events, no callstack action), or <see langword="null"/> when there are buckets.</summary>
-    public MissingData? MissingData { get; }
+    public MissingData? MissingData { get; internal init; }
 
     /// <summary>Whether there are buckets.</summary>
     public bool IsComplete => MissingData is null;
 
     /// <summary>The buckets (after <see cref="Filter"/>, the ones kept), in rank order.</summary>
-    public IReadOnlyList<StackBucket> Buckets { get; }
+    public IReadOnlyList<StackBucket> Buckets { get; internal init; } = [];
 
     /// <summary>The number of buckets before <see cref="Filter"/>.</summary>
-    public int TotalBuckets { get; }
+    public int TotalBuckets { get; internal init; }
 
     /// <summary>The buckets left out by <see cref="Filter"/>.</summary>
     public int OmittedBuckets => TotalBuckets - Buckets.Count;
 
     /// <summary>The sum of the counts of all buckets (before <see cref="Filter"/>): the denominator of every <see cref="StackBucket.Share"/>.</summary>
-    public long TotalCount { get; }
+    public long TotalCount { get; internal init; }
 
     /// <summary>The sum of the counts of the buckets left out by <see cref="Filter"/>.</summary>
-    public long OmittedCount { get; }
+    public long OmittedCount { get; internal init; }
 
     /// <summary>Events that passed the filter (with or without a stack); histogram slots are not events and are not counted here.</summary>
-    public long EventsRead { get; }
+    public long EventsRead { get; internal init; }
 
     /// <summary>Events whose stack was bucketed (or counted as untracked).</summary>
-    public long EventsWithStack { get; }
+    public long EventsWithStack { get; internal init; }
 
     /// <summary>Events that passed the filter but carry no stack.</summary>
-    public long EventsWithoutStack { get; }
+    public long EventsWithoutStack { get; internal init; }
 
     /// <summary>Histogram slots read (each a bucket of its own before symbolization, with its count).</summary>
-    public long HistogramSlots { get; }
+    public long HistogramSlots { get; internal init; }
 
     /// <summary>Events of distinct stacks beyond <see cref="StackBucketOptions.MaxDistinctStacks"/>: counted, not bucketed.</summary>
-    public long UntrackedEvents { get; }
+    public long UntrackedEvents { get; internal init; }
 
     /// <summary>Distinct raw stacks (address arrays, slot or event texts, per event name) before symbolization.</summary>
-    public int DistinctRawStacks { get; }
+    public int DistinctRawStacks { get; internal init; }
 
     /// <summary>
     /// Raw stacks that joined a bucket another raw stack had started: <see cref="DistinctRawStacks"/> − <see cref="TotalBuckets"/>. For a
@@ -95,22 +61,22 @@ public sealed class StackBucketResult : IAnalysisResult
     public int MergedRawStacks => DistinctRawStacks - TotalBuckets;
 
     /// <summary>Whether buckets are per (event name, stack) (<see cref="StackBucketOptions.GroupByEvent"/>).</summary>
-    public bool GroupedByEvent { get; }
+    public bool GroupedByEvent { get; internal init; }
 
     /// <summary>Whether a histogram used all its <c>buckets</c>: hash collisions may have merged different stacks into one slot.</summary>
-    public bool MayHaveMergedHistogramValues { get; }
+    public bool MayHaveMergedHistogramValues { get; internal init; }
 
     /// <summary>The frame style of the resolver that rendered the frames.</summary>
-    public FrameStyle Style { get; }
+    public FrameStyle Style { get; internal init; }
 
     /// <summary>Whether frames carry their displacement (without it, stacks differing only by offsets share a bucket).</summary>
-    public bool IncludeOffsets { get; }
+    public bool IncludeOffsets { get; internal init; }
 
     /// <summary>The inputs, in the order read, with their resolution summaries.</summary>
-    public IReadOnlyList<StackInputSummary> Inputs { get; }
+    public IReadOnlyList<StackInputSummary> Inputs { get; internal init; } = [];
 
     /// <summary>Warnings (events without a stack, histograms that may hold merged values, cut stacks, the distinct-stack cap).</summary>
-    public IReadOnlyList<AnalysisWarning> Warnings { get; }
+    public IReadOnlyList<AnalysisWarning> Warnings { get; internal init; } = [];
 
     /// <inheritdoc/>
     public string Key => "stacks";
@@ -133,10 +99,10 @@ public sealed class StackBucketResult : IAnalysisResult
     public ReportDocument ToDocument(DocumentView view) => new StackBucketDocument(this).ToDocument(view);
 
     /// <summary>How the frames resolved, counted per event (each distinct stack's frames weighted by its events), and the PDBs used.</summary>
-    public StackSymbolization? Symbolization { get; init; }
+    public StackSymbolization? Symbolization { get; internal init; }
 
     /// <summary>Slots of histograms on an event field or action (not stacks: see <c>xeanalyze histogram</c>), which were not bucketed.</summary>
-    public long ValueHistogramSlots { get; init; }
+    public long ValueHistogramSlots { get; internal init; }
 
     /// <summary>Whether any bucket has <c>duration</c> totals (wait events).</summary>
     public bool HasDurations => Buckets.Any(b => b.Durations is not null);
@@ -165,12 +131,7 @@ public sealed class StackBucketResult : IAnalysisResult
             omitted = StackBucketBuilder.SatAdd(omitted, b.Count);
         }
 
-        return new StackBucketResult(MissingData, Array.AsReadOnly(kept), TotalBuckets, TotalCount, omitted, EventsRead, EventsWithStack, EventsWithoutStack,
-            HistogramSlots, UntrackedEvents, DistinctRawStacks, GroupedByEvent, MayHaveMergedHistogramValues, Style, IncludeOffsets, Inputs, Warnings)
-        {
-            Symbolization = Symbolization,
-            ValueHistogramSlots = ValueHistogramSlots,
-        };
+        return this with { Buckets = Array.AsReadOnly(kept), OmittedCount = omitted };
     }
 
     /// <summary>

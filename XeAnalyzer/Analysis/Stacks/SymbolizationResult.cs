@@ -30,30 +30,9 @@ public sealed record SymbolizationCounts(long Stacks, long Frames, long InEngine
 /// </summary>
 public sealed class SymbolizationResult : IAnalysisResult
 {
-    internal SymbolizationResult(
-        MissingData? missingData,
-        ResolutionSummary summary,
-        SymbolizationCounts counts,
-        IReadOnlyList<UnresolvedGroup> unresolved,
-        IReadOnlyList<PdbBinding> pdbs,
-        long eventsWithCallstacks,
-        long distinctStacks,
-        long eventsBeyondCap,
-        long emptyStacks,
-        IReadOnlyList<string> moduleLists,
-        IReadOnlyDictionary<string, long> eventsByName)
+    internal SymbolizationResult(ResolutionSummary summary)
     {
-        MissingData = missingData;
         Summary = summary;
-        Counts = counts;
-        UnresolvedByReason = unresolved;
-        Pdbs = pdbs;
-        EventsWithCallstacks = eventsWithCallstacks;
-        DistinctStacks = distinctStacks;
-        EventsBeyondCap = eventsBeyondCap;
-        EmptyStacks = emptyStacks;
-        ModuleLists = moduleLists;
-        EventsByName = eventsByName;
     }
 
     /// <inheritdoc/>
@@ -63,7 +42,7 @@ public sealed class SymbolizationResult : IAnalysisResult
     public string Title => "Symbolization";
 
     /// <summary>What the capture lacks (no stacks to symbolize: the stack buckets' <see cref="StackBucketResult.MissingData"/>), or <see langword="null"/>.</summary>
-    public MissingData? MissingData { get; }
+    public MissingData? MissingData { get; internal init; }
 
     /// <inheritdoc/>
     public IReadOnlyList<AnalysisWarning> Warnings => [];
@@ -82,31 +61,31 @@ public sealed class SymbolizationResult : IAnalysisResult
     public ResolutionSummary Summary { get; }
 
     /// <summary>Frames by status, counted once per event that carries them.</summary>
-    public SymbolizationCounts Counts { get; }
+    public SymbolizationCounts Counts { get; internal init; } = new(0, 0, 0, 0, 0, 0);
 
     /// <summary>Unresolved frames by reason, counted once per event that carries them (most first; search logs from <see cref="Summary"/>).</summary>
-    public IReadOnlyList<UnresolvedGroup> UnresolvedByReason { get; }
+    public IReadOnlyList<UnresolvedGroup> UnresolvedByReason { get; internal init; } = [];
 
     /// <summary>The PDBs this capture's frames were looked up in (found, damaged or missing), by name then identity.</summary>
-    public IReadOnlyList<PdbBinding> Pdbs { get; }
+    public IReadOnlyList<PdbBinding> Pdbs { get; internal init; } = [];
 
     /// <summary>Events with a non-empty callstack.</summary>
-    public long EventsWithCallstacks { get; }
+    public long EventsWithCallstacks { get; internal init; }
 
     /// <summary>Distinct raw address lists (per module list).</summary>
-    public long DistinctStacks { get; }
+    public long DistinctStacks { get; internal init; }
 
     /// <summary>Events whose stack was not kept because <see cref="StackBucketOptions.MaxDistinctStacks"/> was reached.</summary>
-    public long EventsBeyondCap { get; }
+    public long EventsBeyondCap { get; internal init; }
 
     /// <summary>Events whose callstack value was empty.</summary>
-    public long EmptyStacks { get; }
+    public long EmptyStacks { get; internal init; }
 
     /// <summary>The module list used for each group of inputs (display paths; <c>(none)</c> when an input had none).</summary>
-    public IReadOnlyList<string> ModuleLists { get; }
+    public IReadOnlyList<string> ModuleLists { get; internal init; } = [];
 
     /// <summary>Events with callstacks by full event name (ordinal order).</summary>
-    public IReadOnlyDictionary<string, long> EventsByName { get; }
+    public IReadOnlyDictionary<string, long> EventsByName { get; internal init; } = new Dictionary<string, long>();
 
     /// <summary>The per-event view of a stack analysis's symbolization.</summary>
     /// <param name="stacks">The stack analysis's result (with <see cref="StackBucketResult.Symbolization"/>).</param>
@@ -127,9 +106,19 @@ public sealed class SymbolizationResult : IAnalysisResult
             }
         }
 
-        return new SymbolizationResult(stacks.MissingData, s.Resolution, new SymbolizationCounts(s.Stacks, s.Frames, s.InEngine, s.ResolvedOffline, s.Unverified, s.Unresolved),
-            s.UnresolvedByReason, s.Pdbs, s.Stacks, stacks.DistinctRawStacks, stacks.UntrackedEvents, empty,
-            [.. stacks.Inputs.Select(i => i.ModuleMapPath ?? "(none)")], byEvent);
+        return new SymbolizationResult(s.Resolution)
+        {
+            MissingData = stacks.MissingData,
+            Counts = new SymbolizationCounts(s.Stacks, s.Frames, s.InEngine, s.ResolvedOffline, s.Unverified, s.Unresolved),
+            UnresolvedByReason = s.UnresolvedByReason,
+            Pdbs = s.Pdbs,
+            EventsWithCallstacks = s.Stacks,
+            DistinctStacks = stacks.DistinctRawStacks,
+            EventsBeyondCap = stacks.UntrackedEvents,
+            EmptyStacks = empty,
+            ModuleLists = [.. stacks.Inputs.Select(i => i.ModuleMapPath ?? "(none)")],
+            EventsByName = byEvent,
+        };
     }
 
     /// <summary>The result as a document: the same in every view (<see cref="ToReport"/>).</summary>
