@@ -150,6 +150,59 @@ internal static class AnalysisSupport
 }
 
 /// <summary>
+/// The one range rule of what the analyses add up (event and slot counts, durations, pages): every total stays at most
+/// <see cref="long.MaxValue"/>. A run keeps one <see cref="WeightTotal"/> per kind of value over everything it counts; an item whose
+/// value would carry it past the limit is left out and counted (<see cref="ValuesOutOfRange"/>), so the sum of any part of it (a bucket,
+/// a wait type, a session) fits too, and the result says what it left out instead of wrapping or saturating.
+/// </summary>
+internal struct WeightTotal
+{
+    /// <summary>The total so far.</summary>
+    public long Value { get; private set; }
+
+    /// <summary>Whether <paramref name="value"/> can be added without passing <see cref="long.MaxValue"/>.</summary>
+    public readonly bool Fits(ulong value) => value <= (ulong)(long.MaxValue - Value);
+
+    /// <summary>Adds a value that <see cref="Fits"/>.</summary>
+    public void Add(ulong value) => Value = checked(Value + (long)value);
+}
+
+/// <summary>The items a run left out because a value would carry a total past <see cref="long.MaxValue"/> (<see cref="WeightTotal"/>).</summary>
+internal sealed class ValuesOutOfRange
+{
+    private string? _first;
+
+    /// <summary>Items left out.</summary>
+    public long Count { get; private set; }
+
+    /// <summary>Counts an item left out.</summary>
+    /// <param name="item">Where it is and what its value is (kept for the first).</param>
+    public void Add(string item)
+    {
+        if (Count++ == 0)
+        {
+            _first = item;
+        }
+    }
+
+    /// <summary>The warning, or <see langword="null"/> when nothing was left out.</summary>
+    /// <param name="what">What the items are (<c>wait event(s)</c>, <c>duration value(s)</c>).</param>
+    /// <param name="eventsLeftOut">Whether the items are events or slots left out (which makes the result partial), not only values of theirs.</param>
+    public AnalysisWarning? Warning(string what, bool eventsLeftOut = true) => Count == 0
+        ? null
+        : new AnalysisWarning(AnalysisWarningKind.ValueOutOfRange, string.Create(CultureInfo.InvariantCulture,
+            $"{Count:N0} {what} left out: a value above {long.MaxValue:N0}, or one carrying a total past it (the first: {_first})"))
+        {
+            EventsLeftOut = eventsLeftOut ? Count : 0,
+        };
+
+    /// <summary>Where an event is and the value of one of its columns, for <see cref="Add"/>.</summary>
+    public static string Describe(XEvent e, string column, ulong value) =>
+        (e.Source.FilePath ?? "(events)") + (e.Source.Offset >= 0 ? ": byte offset " + e.Source.Offset.ToString(CultureInfo.InvariantCulture) : string.Empty)
+        + ": " + e.FullName + " at " + CellFormatter.IsoUtc(e.Timestamp) + ", " + column + " " + value.ToString("N0", CultureInfo.InvariantCulture);
+}
+
+/// <summary>
 /// Interns category names (map text or value text) to small ids, caching map keys per map; at most <c>maxNames</c> distinct
 /// names, later ones become <c>overflowName</c>.
 /// </summary>

@@ -38,12 +38,12 @@ public sealed class HistogramAnalysisOptions
 /// <param name="Text">The map text of a key (from <see cref="HistogramAnalysisOptions.MapValues"/>), or <see langword="null"/>.</param>
 /// <param name="Count">Events counted in the slot.</param>
 /// <param name="Share">Count / the histogram's total, as a fraction.</param>
-public sealed record HistogramRow(string Value, string? Text, ulong Count, double Share);
+public sealed record HistogramRow(string Value, string? Text, long Count, double Share);
 
 /// <summary>One histogram target on an event field or action, its slots largest first. Immutable.</summary>
 public sealed class HistogramTable
 {
-    internal HistogramTable(HistogramTarget target, string name, IReadOnlyList<HistogramRow> rows, ulong total, string? mapName, IReadOnlyList<string> notes)
+    internal HistogramTable(HistogramTarget target, string name, IReadOnlyList<HistogramRow> rows, long total, string? mapName, IReadOnlyList<string> notes)
     {
         Target = target;
         Name = name;
@@ -63,7 +63,7 @@ public sealed class HistogramTable
     public IReadOnlyList<HistogramRow> Rows { get; }
 
     /// <summary>The sum of the slots' counts.</summary>
-    public ulong Total { get; }
+    public long Total { get; }
 
     /// <summary>The map whose text the values were given, or <see langword="null"/>.</summary>
     public string? MapName { get; }
@@ -84,14 +84,13 @@ public sealed class HistogramTable
         t.AddColumn(TableColumn.Integer("count")).AddColumn(TableColumn.Percentage("share", 2));
         foreach (HistogramRow r in Rows)
         {
-            long count = r.Count > long.MaxValue ? long.MaxValue : (long)r.Count;
             if (MapName is not null)
             {
-                t.AddRow(r.Value, r.Text ?? string.Empty, count, TableCell.FromPercentage(r.Share));
+                t.AddRow(r.Value, r.Text ?? string.Empty, r.Count, TableCell.FromPercentage(r.Share));
             }
             else
             {
-                t.AddRow(r.Value, count, TableCell.FromPercentage(r.Share));
+                t.AddRow(r.Value, r.Count, TableCell.FromPercentage(r.Share));
             }
         }
 
@@ -145,7 +144,7 @@ public sealed class HistogramAnalysisResult : IAnalysisResult, IDocumentSource
     public string Title => "Histograms";
 
     /// <summary>The events the histograms on fields and actions counted (the sum of their slot counts).</summary>
-    public long EventsUsed => Histograms.Aggregate(0L, (sum, h) => checked(sum + (long)h.Total));
+    public long EventsUsed => Histograms.Sum(h => h.Total);
 
     /// <summary>The result as a document: the same in every view (<see cref="ToReport"/>; the first histogram's bar chart is its figure).</summary>
     /// <param name="view">The view (every view gives the same document).</param>
@@ -169,7 +168,7 @@ public sealed class HistogramAnalysisResult : IAnalysisResult, IDocumentSource
                 new("buckets", t.Buckets is int b ? TableCell.FromInt32(b) : TableCell.Empty),
                 new("slots reached buckets", t.SlotsReachedBuckets ? "yes: values may have been merged" : "no"),
                 new("truncated", t.Truncated ? "yes" : "no"),
-                new("events counted", h.Total > long.MaxValue ? long.MaxValue : (long)h.Total),
+                new("events counted", h.Total),
             ]);
             sections.Add(new ReportSection("Histogram " + h.Name, kv, h.ToTable(), h.ToBarChart()));
         }
@@ -214,7 +213,9 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
 
     private sealed class Run(HistogramAnalysis owner, AnalysisContext context) : AnalysisRun<HistogramAnalysisResult>(context)
     {
-        private readonly List<(HistogramTarget Target, List<(string Value, ulong Count)> Slots)> _histograms = [];
+        private readonly List<(HistogramTarget Target, List<(string Value, long Count)> Slots)> _histograms = [];
+        private readonly ValuesOutOfRange _outOfRange = new();
+        private WeightTotal _counted;
         private readonly HashSet<HistogramTarget> _callstack = new(ReferenceEqualityComparer.Instance);
         private long _kept;
         private long _leftOut;
@@ -249,6 +250,16 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
                 return;
             }
 
+            // Every slot count is part of the run's total (one histogram's counts fit, the read saw to it; several may not).
+            if (!_counted.Fits(slot.Count))
+            {
+                _outOfRange.Add(Context.DisplayPath(target.Input.Name) + ": line " + slot.LineNumber.ToString(CultureInfo.InvariantCulture)
+                    + ": slot count " + slot.Count.ToString("N0", CultureInfo.InvariantCulture));
+                return;
+            }
+
+            _counted.Add(slot.Count);
+
             string value = slot.Value?.Text.Trim() ?? string.Empty;
             if (HistogramTarget.ClassifyValue(slot.Value) != HistogramSourceKind.Value)
             {
@@ -256,7 +267,7 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
                 value = slot.Value is null ? "(no value)" : value;
             }
 
-            _histograms[^1].Slots.Add((value, slot.Count));
+            _histograms[^1].Slots.Add((value, (long)slot.Count));
             _kept++;
         }
 
@@ -270,7 +281,7 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
             }
 
             var tables = new List<HistogramTable>();
-            foreach ((HistogramTarget target, List<(string Value, ulong Count)> slots) in _histograms)
+            foreach ((HistogramTarget target, List<(string Value, long Count)> slots) in _histograms)
             {
                 cancellationToken.ThrowIfCancellationRequested();
                 string name = Context.DisplayPath(target.Input.Name) + ":" + target.LineNumber.ToString(CultureInfo.InvariantCulture);
@@ -302,18 +313,15 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
                         Limit = "HistogramAnalysisOptions.MaxSlots",
                         LimitValue = o.MaxSlots,
                         EventsLeftOut = _leftOut,
-            }
-                    : null),
+                    }
+                    : null,
+                    _outOfRange.Warning("histogram slot(s)")),
             };
         }
 
-        private static HistogramTable Table(HistogramTarget target, string name, List<(string Value, ulong Count)> slots, MapValueTable? map, string? mapName)
+        private static HistogramTable Table(HistogramTarget target, string name, List<(string Value, long Count)> slots, MapValueTable? map, string? mapName)
         {
-            ulong total = 0;
-            foreach ((_, ulong c) in slots)
-            {
-                total = c > ulong.MaxValue - total ? ulong.MaxValue : total + c;
-            }
+            long total = slots.Sum(s => s.Count);
 
             var notes = new List<string>();
             bool useMap = map is not null && mapName is not null && target.ValuesAreIntegers;
@@ -321,7 +329,7 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
             var rows = new HistogramRow[slots.Count];
             for (int i = 0; i < rows.Length; i++)
             {
-                (string value, ulong count) = slots[i];
+                (string value, long count) = slots[i];
                 string? text = null;
                 if (useMap && ulong.TryParse(value, NumberStyles.None, CultureInfo.InvariantCulture, out ulong key))
                 {

@@ -188,6 +188,7 @@ public sealed class LatchAnalysis : ICaptureAnalysis
         private readonly ReorderBuffer<Record> _reorder;
         private readonly PendingAcquires _pending;
         private readonly IgnoredEvents _ignored = new();
+        private readonly ValuesOutOfRange _outOfRange = new();
         private readonly HashSet<string> _acquireActions = new(StringComparer.Ordinal);
         private string _acquireName = "sqlserver.latch_acquired";
         private long _acquired;
@@ -335,19 +336,25 @@ public sealed class LatchAnalysis : ICaptureAnalysis
             }
             else
             {
+                long duration = -1;
+                if (f.Duration >= 0)
+                {
+                    ulong d = e.GetField(f.Duration).AsUInt64();
+                    if (d > long.MaxValue)
+                    {
+                        _outOfRange.Add(ValuesOutOfRange.Describe(e, "duration", d));
+                        return;
+                    }
+
+                    duration = (long)d;
+                }
+
                 _released++;
                 _classStats[cls].Releases++;
                 if (!hasKey)
                 {
                     _releasesWithoutKey++;
                     return;
-                }
-
-                long duration = -1;
-                if (f.Duration >= 0)
-                {
-                    ulong d = e.GetField(f.Duration).AsUInt64();
-                    duration = d > long.MaxValue ? long.MaxValue : (long)d;
                 }
 
                 _reorder.Add(e.Timestamp, e.EventSequence, new Record(true, cls, key, duration));
@@ -432,6 +439,7 @@ public sealed class LatchAnalysis : ICaptureAnalysis
                 hold.Sort((x, y) => y.Elapsed.Count != x.Elapsed.Count ? y.Elapsed.Count.CompareTo(x.Elapsed.Count) : string.CompareOrdinal(x.LatchClass, y.LatchClass));
             }
 
+            OrderingStatistics ordering = _reorder.GetStatistics();
             return new LatchAnalysisResult
             {
                 MissingData = missing,
@@ -454,8 +462,14 @@ public sealed class LatchAnalysis : ICaptureAnalysis
                 AcquiresWithoutPairingKey = _acquiresWithoutKey,
                 ReleasesWithoutPairingKey = _releasesWithoutKey,
                 PairingKey = _anyWorkerAddress ? "address field + sqlos.worker_address action" : "address field + sqlos.system_thread_id action",
-                Ordering = _reorder.GetStatistics(),
+                Ordering = ordering,
                 OutlierThreshold = _options.OutlierThreshold,
+                Warnings = AnalysisSupport.Warnings(
+                    AnalysisSupport.LateWarning(ordering),
+                    _withoutScheduler > 0
+                        ? new AnalysisWarning(AnalysisWarningKind.EventsNotUsed, AnalysisSupport.N0(_withoutScheduler) + " latch_acquired events lack sqlos.scheduler_id and are not in the per-scheduler tally")
+                        : null,
+                    _outOfRange.Warning("latch_released event(s)")),
             };
         }
 

@@ -90,12 +90,8 @@ public sealed class LatchAnalysisResult : IAnalysisResult, IDocumentSource
     /// <summary>How disordered the input was.</summary>
     public OrderingStatistics Ordering { get; internal init; } = OrderingStatistics.None;
 
-    /// <summary>Warnings about the result: events later than the reorder window, acquires without a scheduler.</summary>
-    public IReadOnlyList<AnalysisWarning> Warnings => AnalysisSupport.Warnings(
-        AnalysisSupport.LateWarning(Ordering),
-        AcquiresWithoutScheduler > 0
-            ? new AnalysisWarning(AnalysisWarningKind.EventsNotUsed, N0(AcquiresWithoutScheduler) + " latch_acquired events lack sqlos.scheduler_id and are not in the per-scheduler tally")
-            : null);
+    /// <summary>Warnings about the result: events later than the reorder window, acquires without a scheduler, releases left out.</summary>
+    public IReadOnlyList<AnalysisWarning> Warnings { get; internal init; } = [];
 
     /// <inheritdoc/>
     public string Key => "latches";

@@ -200,8 +200,9 @@ public sealed class MemoryAnalysis : ICaptureAnalysis
         private XeEventType? _missingClerk;
         private long _allocEvents;
         private long _freeEvents;
-        private long _pagesAllocated;
-        private long _pagesFreed;
+        private readonly ValuesOutOfRange _outOfRange = new();
+        private WeightTotal _pagesAllocated;
+        private WeightTotal _pagesFreed;
         private long _onePlusPow2;
         private long _exactlyOne;
         private long _otherPageCounts;
@@ -244,8 +245,17 @@ public sealed class MemoryAnalysis : ICaptureAnalysis
                 return;
             }
 
+            // Every page count is part of the run's allocated or freed total: an event that would carry one past the range is left out and
+            // counted, so no running total, session or clerk sum can pass it.
             XeValue pv = e.GetField(f.Pages);
-            long pages = XeBaseTypes.IsSigned(pv.BaseType) ? Math.Max(0, pv.AsInt64()) : Clamp(pv.AsUInt64());
+            ulong count = XeBaseTypes.IsSigned(pv.BaseType) ? (ulong)Math.Max(0, pv.AsInt64()) : pv.AsUInt64();
+            if (!(f.Sign > 0 ? _pagesAllocated : _pagesFreed).Fits(count))
+            {
+                _outOfRange.Add(ValuesOutOfRange.Describe(e, _options.PagesField, count));
+                return;
+            }
+
+            long pages = (long)count;
             int clerk = -1;
             if (_options.ByClerk)
             {
@@ -273,12 +283,12 @@ public sealed class MemoryAnalysis : ICaptureAnalysis
             if (f.Sign > 0)
             {
                 _allocEvents++;
-                _pagesAllocated = Sat(_pagesAllocated, pages);
+                _pagesAllocated.Add(count);
             }
             else
             {
                 _freeEvents++;
-                _pagesFreed = Sat(_pagesFreed, pages);
+                _pagesFreed.Add(count);
             }
 
             if (pages == 1)
@@ -370,14 +380,15 @@ public sealed class MemoryAnalysis : ICaptureAnalysis
                 .Select(i => new RunningTotalSeries(_clerks[i], _clerkGroups[i].Series!.ToPoints(), _clerkGroups[i].Series!.Count))
                 .ToArray();
 
+            OrderingStatistics ordering = _reorder.GetStatistics();
             return new MemoryAnalysisResult
             {
                 MissingData = missing,
                 PagesField = _options.PagesField,
                 AllocationEvents = _allocEvents,
                 FreeEvents = _freeEvents,
-                PagesAllocated = _pagesAllocated,
-                PagesFreed = _pagesFreed,
+                PagesAllocated = _pagesAllocated.Value,
+                PagesFreed = _pagesFreed.Value,
                 FinalPages = _total,
                 PeakPages = _peak,
                 PeakTime = T(_peakTicks),
@@ -397,7 +408,13 @@ public sealed class MemoryAnalysis : ICaptureAnalysis
                 Total = new RunningTotalSeries("all sessions", _series.ToPoints(), _series.Count),
                 SessionSeries = sessionSeries,
                 ClerkSeries = clerkSeries,
-                Ordering = _reorder.GetStatistics(),
+                Ordering = ordering,
+                Warnings = AnalysisSupport.Warnings(
+                    AnalysisSupport.LateWarning(ordering),
+                    ordering.EventsWithoutSequence > 0
+                        ? new AnalysisWarning(AnalysisWarningKind.Note, AnalysisSupport.N0(ordering.EventsWithoutSequence) + " events lack package0.event_sequence: ties on timestamp follow file order (add ACTION (package0.event_sequence) to the session)")
+                        : null,
+                    _outOfRange.Warning("page event(s)")),
             };
         }
 
@@ -408,7 +425,7 @@ public sealed class MemoryAnalysis : ICaptureAnalysis
                 long ticks = t.Ticks;
                 _firstTicks = Math.Min(_firstTicks, ticks);
                 _lastTicks = Math.Max(_lastTicks, ticks);
-                _total = Sat(_total, r.Delta);
+                _total += r.Delta;
                 if (_peakTicks < 0 || _total > _peak)
                 {
                     _peak = _total;
@@ -491,15 +508,15 @@ public sealed class MemoryAnalysis : ICaptureAnalysis
             if (r.Alloc)
             {
                 g.AllocEvents++;
-                g.PagesAllocated = Sat(g.PagesAllocated, r.Pages);
+                g.PagesAllocated += r.Pages;
             }
             else
             {
                 g.FreeEvents++;
-                g.PagesFreed = Sat(g.PagesFreed, r.Pages);
+                g.PagesFreed += r.Pages;
             }
 
-            g.Total = Sat(g.Total, r.Delta);
+            g.Total += r.Delta;
             if (g.PeakTicks < 0 || g.Total > g.Peak)
             {
                 g.Peak = g.Total;
@@ -533,19 +550,6 @@ public sealed class MemoryAnalysis : ICaptureAnalysis
 
             f.Clerk = t.GetFieldIndex("memory_clerk_name");
             return f;
-        }
-
-        private static long Clamp(ulong v) => v > long.MaxValue ? long.MaxValue : (long)v;
-
-        private static long Sat(long a, long b)
-        {
-            long r = unchecked(a + b);
-            if (((a ^ r) & (b ^ r)) < 0)
-            {
-                return a < 0 ? long.MinValue : long.MaxValue;
-            }
-
-            return r;
         }
     }
 }

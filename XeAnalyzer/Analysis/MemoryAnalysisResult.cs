@@ -122,12 +122,11 @@ public sealed class MemoryAnalysisResult : IAnalysisResult, IDocumentSource
     /// <summary>How disordered the input was.</summary>
     public OrderingStatistics Ordering { get; internal init; } = OrderingStatistics.None;
 
-    /// <summary>Warnings about the result: events later than the reorder window, events without <c>package0.event_sequence</c>.</summary>
-    public IReadOnlyList<AnalysisWarning> Warnings => AnalysisSupport.Warnings(
-        AnalysisSupport.LateWarning(Ordering),
-        Ordering.EventsWithoutSequence > 0
-            ? new AnalysisWarning(AnalysisWarningKind.Note, N0(Ordering.EventsWithoutSequence) + " events lack package0.event_sequence: ties on timestamp follow file order (add ACTION (package0.event_sequence) to the session)")
-            : null);
+    /// <summary>
+    /// Warnings about the result: events later than the reorder window, events without <c>package0.event_sequence</c>, events left out
+    /// because a page count was out of range.
+    /// </summary>
+    public IReadOnlyList<AnalysisWarning> Warnings { get; internal init; } = [];
 
     /// <inheritdoc/>
     public string Key => "memory";

@@ -79,8 +79,14 @@ public sealed class TargetDataResult : IAnalysisResult
     /// <summary>Never set: a capture without target data is <see cref="AnalysisStatus.NotApplicable"/>.</summary>
     public MissingData? MissingData => null;
 
-    /// <summary>None of its own (the histograms' are reported as theirs).</summary>
-    public IReadOnlyList<AnalysisWarning> Warnings => [];
+    /// <summary>
+    /// That the targets count more events in all than <see cref="EventsUsed"/> can say (the histograms' own warnings are reported as
+    /// theirs).
+    /// </summary>
+    public IReadOnlyList<AnalysisWarning> Warnings => Counted > long.MaxValue
+        ? [new AnalysisWarning(AnalysisWarningKind.ValueOutOfRange, string.Create(CultureInfo.InvariantCulture,
+            $"the targets count more than {long.MaxValue:N0} events in all (the slot counts of every histogram, or the event_counter counts of every input); the overview shows that many"))]
+        : [];
 
     /// <summary><see cref="AnalysisStatus.NotApplicable"/> without targets, else <see cref="AnalysisStatus.Complete"/>.</summary>
     public AnalysisStatus Status => Targets.Count == 0 ? AnalysisStatus.NotApplicable : AnalysisStatus.Complete;
@@ -89,14 +95,10 @@ public sealed class TargetDataResult : IAnalysisResult
     /// The events the targets counted: the larger of the histograms' slot counts and the event_counter counts (two targets of one session
     /// count the same events, so they are not added).
     /// </summary>
-    public long EventsUsed
-    {
-        get
-        {
-            ulong counted = Math.Max(Sum(HistogramTargets.Select(h => h.TotalCount)), Sum(EventCounters.Select(c => c.Count)));
-            return counted > long.MaxValue ? long.MaxValue : (long)counted;
-        }
-    }
+    public long EventsUsed => (long)Int128.Min(Counted, long.MaxValue);
+
+    /// <summary>The larger of the two sums, wide enough for any number of targets.</summary>
+    private Int128 Counted => Int128.Max(Sum(HistogramTargets.Select(h => h.TotalCount)), Sum(EventCounters.Select(c => c.Count)));
 
     /// <summary>The target data as a document, the same in every view: the targets, the event counts, each histogram on a field.</summary>
     /// <param name="view">The view (every view gives the same document).</param>
@@ -126,7 +128,7 @@ public sealed class TargetDataResult : IAnalysisResult
                 .AddColumn(TableColumn.Text("input"));
             foreach (EventCounterValueRead c in EventCounters.OrderByDescending(c => c.Count).ThenBy(c => c.FullName, StringComparer.Ordinal))
             {
-                counters.AddRow(c.FullName, c.Count > long.MaxValue ? long.MaxValue : (long)c.Count, _displayPath(c.Input.Name));
+                counters.AddRow(c.FullName, c.Count, _displayPath(c.Input.Name));
             }
 
             counters.AddNote("event_counter counts every time an event fired (after the session's predicate), whatever other targets kept.");
@@ -137,12 +139,12 @@ public sealed class TargetDataResult : IAnalysisResult
         return new ReportDocument("Target data", sections);
     }
 
-    private static ulong Sum(IEnumerable<ulong> values)
+    private static Int128 Sum(IEnumerable<long> values)
     {
-        ulong s = 0;
-        foreach (ulong n in values)
+        Int128 s = 0;
+        foreach (long n in values)
         {
-            s = n > ulong.MaxValue - s ? ulong.MaxValue : s + n;
+            s += n;
         }
 
         return s;

@@ -141,6 +141,9 @@ public sealed class WaitAnalysis : ICaptureAnalysis
         private readonly ReorderBuffer<WaitRecord> _reorder;
         private readonly IgnoredEvents _ignored = new();
         private readonly long[] _eventCounts = new long[3];
+        private readonly ValuesOutOfRange _outOfRange = new();
+        private WeightTotal _durations;
+        private WeightTotal _signals;
         private XeEventType? _missingWaitType;
         private long _withoutWorker;
         private bool _anyWorkerAddress;
@@ -202,14 +205,25 @@ public sealed class WaitAnalysis : ICaptureAnalysis
             }
             else
             {
-                long duration = f.Duration >= 0 ? Clamp(e.GetField(f.Duration).AsUInt64()) : 0;
-                r.Duration = duration;
-                _tallies.AddWait(type, duration);
+                // Every duration and signal duration is part of its total over the run: a wait that would carry one past the range is
+                // left out and counted, so no per-type or per-scheduler sum can pass it.
+                ulong duration = f.Duration >= 0 ? e.GetField(f.Duration).AsUInt64() : 0;
+                ulong signal = f.Signal >= 0 ? e.GetField(f.Signal).AsUInt64() : 0;
+                if (!_durations.Fits(duration) || !_signals.Fits(signal))
+                {
+                    _outOfRange.Add(_durations.Fits(duration) ? ValuesOutOfRange.Describe(e, "signal_duration", signal) : ValuesOutOfRange.Describe(e, "duration", duration));
+                    return;
+                }
+
+                _durations.Add(duration);
+                _signals.Add(signal);
+                r.Duration = (long)duration;
+                _tallies.AddWait(type, r.Duration);
 
                 // Fields the event's own schema lacks stay n/a (wait_info_external has no signal_duration on real builds).
                 if (f.Signal >= 0)
                 {
-                    _tallies.AddSignal(type, Clamp(e.GetField(f.Signal).AsUInt64()));
+                    _tallies.AddSignal(type, (long)signal);
                 }
 
                 if (f.Resource >= 0)
@@ -224,7 +238,7 @@ public sealed class WaitAnalysis : ICaptureAnalysis
 
                 if (a.Scheduler >= 0)
                 {
-                    _tallies.AddToScheduler(e.GetAction(a.Scheduler).AsUInt64(), type, duration);
+                    _tallies.AddToScheduler(e.GetAction(a.Scheduler).AsUInt64(), type, r.Duration);
                 }
                 else
                 {
@@ -278,6 +292,7 @@ public sealed class WaitAnalysis : ICaptureAnalysis
             bool hasWorkers = _workers.Any;
             string? workerNote = hasWorkers ? null : "No wait event carries sqlos.worker_address (or sqlos.system_thread_id), so waits cannot be followed per worker. Add ACTION (sqlos.worker_address) to the wait events.";
             bool hasPairs = hasWorkers && _tallies.Begins > 0;
+            OrderingStatistics ordering = _reorder.GetStatistics();
             string? pairNote = workerNote ?? (_tallies.Begins == 0 ? "The capture has no Begin events (opcode = Begin), only End events: Begin/End pairs need both (the session may filter on opcode = End)." : null);
             return new WaitAnalysisResult
             {
@@ -299,7 +314,8 @@ public sealed class WaitAnalysis : ICaptureAnalysis
                 WaitsWithoutWorker = _withoutWorker,
                 WaitsOfUntrackedWorkers = _workers.Untracked,
                 WorkerAction = _anyWorkerAddress ? "sqlos.worker_address" : "sqlos.system_thread_id",
-                Ordering = _reorder.GetStatistics(),
+                Ordering = ordering,
+                Warnings = AnalysisSupport.Warnings(AnalysisSupport.LateWarning(ordering), _outOfRange.Warning("wait event(s)")),
                 TopResources = _tallies.Resources(order),
                 Results = _tallies.Results(order),
                 HasWaitResource = _resourceFieldSeen,
@@ -382,7 +398,5 @@ public sealed class WaitAnalysis : ICaptureAnalysis
             f.Result = t.GetFieldIndex("wait_result");
             return f;
         }
-
-        private static long Clamp(ulong v) => v > long.MaxValue ? long.MaxValue : (long)v;
     }
 }

@@ -115,8 +115,8 @@ public sealed class WaitAnalysisResult : IAnalysisResult, IDocumentSource
     /// <summary>How disordered the input was.</summary>
     public OrderingStatistics Ordering { get; internal init; } = OrderingStatistics.None;
 
-    /// <summary>Warnings about the result: events later than the reorder window.</summary>
-    public IReadOnlyList<AnalysisWarning> Warnings => AnalysisSupport.Warnings(AnalysisSupport.LateWarning(Ordering));
+    /// <summary>Warnings about the result: events later than the reorder window, waits left out because a duration was out of range.</summary>
+    public IReadOnlyList<AnalysisWarning> Warnings { get; internal init; } = [];
 
     /// <inheritdoc/>
     public string Key => "waits";

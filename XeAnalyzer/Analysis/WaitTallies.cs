@@ -9,7 +9,8 @@ namespace XeAnalyzer.Analysis;
 /// <summary>
 /// The counts of a wait analysis per wait type (waits, Begin events, durations, signal durations, resources, results, and what the
 /// worker timeline adds: pairs and preceding waits) and per scheduler, and the tables of the result made from them. Bounded: at most
-/// <see cref="NameTable.MaxGroups"/> schedulers, 1,024 wait types per scheduler, 1,000 resources and results per wait type.
+/// <see cref="NameTable.MaxGroups"/> schedulers, 1,024 wait types per scheduler, 1,000 resources and results per wait type. Every
+/// duration added is part of the run's total (<see cref="WeightTotal"/>), so the sums here cannot pass the range.
 /// </summary>
 internal sealed class WaitTallies
 {
@@ -61,7 +62,7 @@ internal sealed class WaitTallies
         Waits++;
         WaitTypeTally ts = _stats[type];
         ts.Waits++;
-        ts.TotalDuration = Sat(ts.TotalDuration, duration);
+        ts.TotalDuration += duration;
         ts.MaxDuration = Math.Max(ts.MaxDuration, duration);
     }
 
@@ -70,7 +71,7 @@ internal sealed class WaitTallies
     {
         WaitTypeTally ts = _stats[type];
         ts.SignalEvents++;
-        ts.TotalSignal = Sat(ts.TotalSignal, signal);
+        ts.TotalSignal += signal;
     }
 
     /// <summary>Counts a completed wait's resource: a pointer by its value, anything else by its text.</summary>
@@ -126,7 +127,7 @@ internal sealed class WaitTallies
         }
 
         ss.Waits++;
-        ss.TotalDuration = Sat(ss.TotalDuration, duration);
+        ss.TotalDuration += duration;
         AddDuration(ss, type, duration);
     }
 
@@ -150,7 +151,7 @@ internal sealed class WaitTallies
     /// <summary>Per wait type, in <paramref name="order"/>.</summary>
     public WaitTypeStats[] ByWaitType(int[] order)
     {
-        long totalDuration = _stats.Aggregate(0L, (acc, s) => Sat(acc, s.TotalDuration));
+        long totalDuration = _stats.Sum(s => s.TotalDuration);
         return [.. order.Select(i => new WaitTypeStats(
             _types[i],
             _stats[i].Waits,
@@ -253,12 +254,12 @@ internal sealed class WaitTallies
             ulong bit = 1UL << type;
             if ((ss.DensePresent & bit) != 0)
             {
-                ss.DenseDuration[type] = Sat(ss.DenseDuration[type], duration);
+                ss.DenseDuration[type] += duration;
             }
             else if (ss.TypeCount < 1024)
             {
                 ss.DensePresent |= bit;
-                ss.DenseDuration[type] = Sat(0, duration);
+                ss.DenseDuration[type] = duration;
             }
 
             return;
@@ -267,11 +268,11 @@ internal sealed class WaitTallies
         ref long d = ref CollectionsMarshal.GetValueRefOrNullRef(ss.DurationByType, type);
         if (!Unsafe.IsNullRef(ref d))
         {
-            d = Sat(d, duration);
+            d += duration;
         }
         else if (ss.TypeCount < 1024)
         {
-            ss.DurationByType.Add(type, Sat(0, duration));
+            ss.DurationByType.Add(type, duration);
         }
     }
 
@@ -326,12 +327,6 @@ internal sealed class WaitTallies
         {
             overflow++;
         }
-    }
-
-    private static long Sat(long a, long b)
-    {
-        long r = unchecked(a + b);
-        return ((a ^ r) & (b ^ r)) < 0 ? long.MaxValue : r;
     }
 
     /// <summary>Waits per scheduler: completed waits, their total duration, and the total per wait type.</summary>

@@ -559,6 +559,12 @@ public sealed class CaptureSource
                             throw new InvalidTextInputException(path, Line(slot.LineNumber), "expected a <value> in the histogram slot (the value the slot counts: a callstack, a field or an action)");
                         }
 
+                        if (slot.Count > (ulong)(long.MaxValue - histogram.TotalCount))
+                        {
+                            throw new InvalidTextInputException(path, Line(slot.LineNumber), string.Create(CultureInfo.InvariantCulture,
+                                $"expected the slot counts of the histogram at line {histogram.LineNumber} to sum to at most {long.MaxValue:N0} events; this slot's count, {slot.Count:N0}, carries the sum past it"));
+                        }
+
                         histogram.AddSlot(slot);
                         yield return new ReadItem(ReadItemKind.Slot, null, null, histogram, slot);
                         break;
@@ -594,7 +600,13 @@ public sealed class CaptureSource
                         throw new InvalidTextInputException(path, Line(text.LineNumber),
                             "expected a known target-data root (HistogramTarget, BucketizerTarget, Slots, RingBufferTarget, CounterTarget, unpaired, EventFileTarget, Events or event), found <" + root + ">");
                     case EventCounterValue c:
-                        counters.Add(new EventCounterValueRead(input, targets.Count, c.Package, c.EventName, c.Count));
+                        if (c.Count > long.MaxValue)
+                        {
+                            throw new InvalidTextInputException(path, Line(c.LineNumber), string.Create(CultureInfo.InvariantCulture,
+                                $"expected an event_counter count of at most {long.MaxValue:N0}, found {c.Count:N0} for {c.Package}.{c.EventName}"));
+                        }
+
+                        counters.Add(new EventCounterValueRead(input, targets.Count, c.Package, c.EventName, (long)c.Count));
                         break;
                     case EventFileEntry f:
                         if (files.Count < 10_000)

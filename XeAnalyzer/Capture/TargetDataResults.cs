@@ -23,7 +23,7 @@ public enum HistogramSourceKind
 /// </summary>
 public sealed partial class HistogramTarget
 {
-    private ulong _total;
+    private long _total;
 
     internal HistogramTarget(CaptureInput input, TargetStart start)
     {
@@ -68,8 +68,8 @@ public sealed partial class HistogramTarget
     /// <summary>Slots whose value did not look like <see cref="SourceKind"/> (a callstack among values or the reverse).</summary>
     public long SlotsOfOtherKind { get; internal set; }
 
-    /// <summary>The sum of the slots' counts (events), saturating at <see cref="ulong.MaxValue"/>.</summary>
-    public ulong TotalCount => _total;
+    /// <summary>The sum of the slots' counts (events): at most <see cref="long.MaxValue"/> (the read refuses a histogram whose counts sum past it).</summary>
+    public long TotalCount => _total;
 
     /// <summary>
     /// Whether the number of slots reached <see cref="Buckets"/>: every slot is in use, so hash collisions may have merged different values
@@ -117,7 +117,7 @@ public sealed partial class HistogramTarget
     internal void AddSlot(HistogramSlot slot)
     {
         SlotCount++;
-        _total = slot.Count > ulong.MaxValue - _total ? ulong.MaxValue : _total + slot.Count;
+        _total = checked(_total + (long)slot.Count);
         HistogramSourceKind kind = ClassifyValue(slot.Value);
         if (kind == HistogramSourceKind.Unknown)
         {
@@ -154,8 +154,8 @@ public sealed partial class HistogramTarget
 /// <param name="TargetIndex">0-based index of the target among the roots of its input.</param>
 /// <param name="Package">The package name.</param>
 /// <param name="EventName">The event name.</param>
-/// <param name="Count">The count.</param>
-public sealed record EventCounterValueRead(CaptureInput Input, int TargetIndex, string Package, string EventName, ulong Count)
+/// <param name="Count">The count (at most <see cref="long.MaxValue"/>: the read refuses a larger one).</param>
+public sealed record EventCounterValueRead(CaptureInput Input, int TargetIndex, string Package, string EventName, long Count)
 {
     /// <summary><c>package.event</c>.</summary>
     public string FullName => Package + "." + EventName;

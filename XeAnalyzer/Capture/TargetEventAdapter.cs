@@ -17,8 +17,8 @@ namespace XeAnalyzer.Capture;
 /// each key with its text as they are met, so <see cref="XeValue.MapText"/> and <see cref="XeValue.MapKey"/> work as for
 /// <c>.xel</c> events; a flag value's comma-separated text is kept whole as the text of its key, and the first text seen for a key
 /// wins. A <c>callstack</c> value of <c>0x…</c> addresses becomes a callstack; other stack text (<c>module+0x…</c>) stays text.
-/// <c>package0.event_sequence</c> is recognised. Events without a parseable timestamp get <see cref="DateTime.MinValue"/> and are
-/// counted in <see cref="EventsWithoutTimestamp"/>.</para>
+/// <c>package0.event_sequence</c> is recognised, and must be an unsigned integer. Events without a parseable timestamp get
+/// <see cref="DateTime.MinValue"/> and are counted in <see cref="EventsWithoutTimestamp"/>.</para>
 /// <para>Not thread-safe: use one converter per input.</para>
 /// </remarks>
 internal sealed class TargetEventAdapter
@@ -60,7 +60,10 @@ internal sealed class TargetEventAdapter
     /// <summary>Converts one event.</summary>
     /// <param name="targetEvent">The event read by <see cref="TargetDataReader"/>.</param>
     /// <returns>The event.</returns>
-    /// <exception cref="InvalidTextInputException">The input has more than <see cref="MaxEventTypes"/> distinct event shapes.</exception>
+    /// <exception cref="InvalidTextInputException">
+    /// The input has more than <see cref="MaxEventTypes"/> distinct event shapes, or a <c>package0.event_sequence</c> that is not an
+    /// unsigned integer.
+    /// </exception>
     public XEvent Convert(TargetEvent targetEvent)
     {
         ArgumentNullException.ThrowIfNull(targetEvent);
@@ -114,6 +117,13 @@ internal sealed class TargetEventAdapter
                 string apkg = string.IsNullOrEmpty(a.Package) ? "unknown" : a.Package!;
                 string aname = a.Name.Length == 0 ? "action_" + i.ToString(CultureInfo.InvariantCulture) : a.Name;
                 aspecs[i] = Classify(a, apkg, allowMap: false);
+                if (aspecs[i].BaseType is not (XeBaseType.UInt8 or XeBaseType.UInt16 or XeBaseType.UInt32 or XeBaseType.UInt64)
+                    && string.Equals(apkg, "package0", StringComparison.Ordinal) && string.Equals(aname, "event_sequence", StringComparison.Ordinal))
+                {
+                    // Every analysis orders events by (timestamp, event_sequence): a sequence that is not a number is not one.
+                    string found = aspecs[i].Text.Length > 40 ? aspecs[i].Text[..40] + "…" : aspecs[i].Text;
+                    throw new InvalidTextInputException(_filePath, Line(a.LineNumber), "expected an unsigned integer in the package0.event_sequence action (the event's sequence number), found '" + found + "'");
+                }
                 string key = apkg + "." + aname + ":" + aspecs[i].Signature;
                 if (!_actions.TryGetValue(key, out XeColumn? col))
                 {

@@ -27,7 +27,7 @@ internal sealed class RawStack
     /// <summary>Adds events of this stack: their count, time (or <see cref="long.MinValue"/>), duration and signal duration (−1 when the event has no such field).</summary>
     public void Add(long count, long ticks, long duration, long signal)
     {
-        Count = StackBucketBuilder.SatAdd(Count, count);
+        Count += count;
         if (ticks != long.MinValue && ticks > DateTime.MinValue.Ticks)
         {
             First = Math.Min(First, ticks);
@@ -55,26 +55,26 @@ internal sealed class RawDurations
     {
         if (duration >= 0)
         {
-            DurationEvents = StackBucketBuilder.SatAdd(DurationEvents, count);
-            DurationSum = StackBucketBuilder.SatAdd(DurationSum, duration);
+            DurationEvents += count;
+            DurationSum += duration;
             DurationMax = Math.Max(DurationMax, duration);
         }
 
         if (signal >= 0)
         {
-            SignalEvents = StackBucketBuilder.SatAdd(SignalEvents, count);
-            SignalSum = StackBucketBuilder.SatAdd(SignalSum, signal);
+            SignalEvents += count;
+            SignalSum += signal;
             SignalMax = Math.Max(SignalMax, signal);
         }
     }
 
     public void Add(RawDurations other)
     {
-        DurationEvents = StackBucketBuilder.SatAdd(DurationEvents, other.DurationEvents);
-        DurationSum = StackBucketBuilder.SatAdd(DurationSum, other.DurationSum);
+        DurationEvents += other.DurationEvents;
+        DurationSum += other.DurationSum;
         DurationMax = Math.Max(DurationMax, other.DurationMax);
-        SignalEvents = StackBucketBuilder.SatAdd(SignalEvents, other.SignalEvents);
-        SignalSum = StackBucketBuilder.SatAdd(SignalSum, other.SignalSum);
+        SignalEvents += other.SignalEvents;
+        SignalSum += other.SignalSum;
         SignalMax = Math.Max(SignalMax, other.SignalMax);
     }
 }

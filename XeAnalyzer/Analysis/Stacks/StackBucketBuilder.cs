@@ -44,6 +44,15 @@ internal sealed class StackBucketBuilder
     private readonly Dictionary<(XeEventType Type, XeActionSet Set), EventLayout> _layouts = [];
     private readonly Dictionary<string, string> _strings = new(StringComparer.Ordinal);
     private readonly StackLimitCounter _limit;
+    private readonly ValuesOutOfRange _outOfRange = new();
+    private readonly ValuesOutOfRange _notSummed = new();
+
+    // Every count, duration and signal duration bucketed (or counted as untracked) is part of its total over the build, so no bucket,
+    // input or merged sum can pass the range: an event or slot whose count would carry it past is left out and counted; a duration that
+    // would is not summed (the event keeps its stack, counted without that duration) and counted.
+    private WeightTotal _counts;
+    private WeightTotal _durations;
+    private WeightTotal _signals;
     private ulong[] _key;
     private InputState? _current;
     private long _untracked;
@@ -149,8 +158,15 @@ internal sealed class StackBucketBuilder
             return;
         }
 
-        long duration = layout.Duration >= 0 ? Clamp(e.GetField(layout.Duration).AsUInt64()) : -1;
-        long signal = layout.Signal >= 0 ? Clamp(e.GetField(layout.Signal).AsUInt64()) : -1;
+        if (!_counts.Fits(1))
+        {
+            _outOfRange.Add(ValuesOutOfRange.Describe(e, "count", 1));
+            return;
+        }
+
+        _counts.Add(1);
+        long duration = layout.Duration >= 0 ? Summed(e, layout.Duration, "duration", ref _durations) : -1;
+        long signal = layout.Signal >= 0 ? Summed(e, layout.Signal, "signal_duration", ref _signals) : -1;
         long ticks = e.Timestamp == DateTime.MinValue ? long.MinValue : e.Timestamp.Ticks;
         input.Events++;
         if (column.Kind == StackColumnKind.Addresses)
@@ -223,9 +239,17 @@ internal sealed class StackBucketBuilder
             _warnings.Add(new AnalysisWarning(AnalysisWarningKind.Note, input.Info.Name + ": the filter (" + f + ") does not apply to histogram slots, which carry only a count"));
         }
 
-        long count = slot.Count > long.MaxValue ? long.MaxValue : (long)slot.Count;
+        if (!_counts.Fits(slot.Count))
+        {
+            _outOfRange.Add(input.Info.Name + ": line " + slot.LineNumber.ToString(CultureInfo.InvariantCulture) + ": histogram slot count "
+                + slot.Count.ToString("N0", CultureInfo.InvariantCulture));
+            return;
+        }
+
+        _counts.Add(slot.Count);
+        long count = (long)slot.Count;
         input.Slots++;
-        input.SlotCount = SatAdd(input.SlotCount, count);
+        input.SlotCount += count;
         if (target.SlotsReachedBuckets)
         {
             input.MayHaveMergedValues = true;
@@ -250,6 +274,13 @@ internal sealed class StackBucketBuilder
         ArgumentOutOfRangeException.ThrowIfNegative(count);
         InputState input = _current ?? throw new InvalidOperationException("Call BeginInput first.");
         _eventsPassed++;
+        if (!_counts.Fits((ulong)count))
+        {
+            _outOfRange.Add(input.Info.Name + ": a stack counted " + count.ToString("N0", CultureInfo.InvariantCulture) + " times");
+            return;
+        }
+
+        _counts.Add((ulong)count);
         input.Events++;
         AddText(input, -1, frames, count, long.MinValue, -1, -1);
     }
@@ -338,6 +369,22 @@ internal sealed class StackBucketBuilder
             });
         }
 
+        if (_outOfRange.Warning("event(s) or histogram slot(s)") is AnalysisWarning outOfRange)
+        {
+            warnings.Add(outOfRange);
+        }
+
+        if (_notSummed.Warning("duration or signal_duration value(s) of bucketed events", eventsLeftOut: false) is AnalysisWarning notSummed)
+        {
+            warnings.Add(notSummed);
+        }
+
+        if (tally.OutOfRange)
+        {
+            warnings.Add(new AnalysisWarning(AnalysisWarningKind.ValueOutOfRange, string.Create(CultureInfo.InvariantCulture,
+                $"the frames counted per event (the histogram slot counts times their frames) pass {long.MaxValue:N0}; the symbolization's per-event figures show that many")));
+        }
+
         if (_valueHistogramSlots > 0 && merger.Count > 0)
         {
             warnings.Add(new AnalysisWarning(AnalysisWarningKind.EventsNotUsed, string.Create(CultureInfo.InvariantCulture,
@@ -360,7 +407,7 @@ internal sealed class StackBucketBuilder
             OmittedCount = 0,
             EventsRead = _eventsPassed,
             EventsWithStack = _inputs.Sum(i => i.Events),
-            EventsWithoutStack = SatAdd(SumValues(_eventsWithoutStack), SumValues(_eventsWithEmptyStack)),
+            EventsWithoutStack = _eventsWithoutStack.Values.Sum() + _eventsWithEmptyStack.Values.Sum(),
             HistogramSlots = slots,
             UntrackedEvents = _untracked,
             DistinctRawStacks = rawTotal,
@@ -390,10 +437,18 @@ internal sealed class StackBucketBuilder
     /// <summary>The distinct-stack count above which <see cref="CollectBetweenPhases"/> runs.</summary>
     private const int LargeTable = 100_000;
 
-    internal static long SatAdd(long a, long b)
+    /// <summary>A field's value when its total can take it (then added to it), else −1 (the value is counted as not summed).</summary>
+    private long Summed(XEvent e, int field, string name, ref WeightTotal total)
     {
-        long s = unchecked(a + b);
-        return ((a ^ s) & (b ^ s)) < 0 ? (a < 0 ? long.MinValue : long.MaxValue) : s;
+        ulong value = e.GetField(field).AsUInt64();
+        if (!total.Fits(value))
+        {
+            _notSummed.Add(ValuesOutOfRange.Describe(e, name, value));
+            return -1;
+        }
+
+        total.Add(value);
+        return (long)value;
     }
 
     private void AddText(InputState input, int eventId, string text, long count, long ticks, long duration, long signal)
@@ -401,7 +456,7 @@ internal sealed class StackBucketBuilder
         RawStack? raw = input.Table.FindOrAdd(eventId, text, _limit);
         if (raw is null)
         {
-            _untracked = SatAdd(_untracked, count);
+            _untracked += count;
             return;
         }
 
@@ -414,33 +469,22 @@ internal sealed class StackBucketBuilder
         {
             if (l.Seen > 0)
             {
-                _eventsSeen[l.EventName] = SatAdd(_eventsSeen.GetValueOrDefault(l.EventName), l.Seen);
+                _eventsSeen[l.EventName] = _eventsSeen.GetValueOrDefault(l.EventName) + l.Seen;
             }
 
             if (l.WithoutStack > 0)
             {
-                _eventsWithoutStack[l.EventName] = SatAdd(_eventsWithoutStack.GetValueOrDefault(l.EventName), l.WithoutStack);
+                _eventsWithoutStack[l.EventName] = _eventsWithoutStack.GetValueOrDefault(l.EventName) + l.WithoutStack;
             }
 
             if (l.EmptyStack > 0)
             {
-                _eventsWithEmptyStack[l.EventName] = SatAdd(_eventsWithEmptyStack.GetValueOrDefault(l.EventName), l.EmptyStack);
+                _eventsWithEmptyStack[l.EventName] = _eventsWithEmptyStack.GetValueOrDefault(l.EventName) + l.EmptyStack;
                 _emptyStackColumn ??= l.Stack?.Column.FullName;
             }
         }
 
         _layouts.Clear();
-    }
-
-    private static long SumValues(Dictionary<string, long> d)
-    {
-        long s = 0;
-        foreach (long v in d.Values)
-        {
-            s = SatAdd(s, v);
-        }
-
-        return s;
     }
 
     private MissingData Missing(long slots)
@@ -550,8 +594,6 @@ internal sealed class StackBucketBuilder
 
         return s;
     }
-
-    private static long Clamp(ulong v) => v > long.MaxValue ? long.MaxValue : (long)v;
 
     private sealed class EventLayout
     {

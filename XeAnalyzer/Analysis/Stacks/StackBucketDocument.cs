@@ -471,7 +471,7 @@ public sealed class StackBucketDocument : IDocumentSource
 
         if (Result.HistogramSlots > 0)
         {
-            long slotCount = Result.Inputs.Aggregate(0L, (s, i) => StackBucketBuilder.SatAdd(s, i.HistogramCount));
+            long slotCount = Result.Inputs.Sum(i => i.HistogramCount);
             sb.Append(string.Create(Ic, $"{Result.HistogramSlots:N0} histogram slot(s) counting {slotCount:N0} event(s).\n"));
         }
 

@@ -128,7 +128,7 @@ public sealed record StackBucketResult : IAnalysisResult
         long omitted = OmittedCount;
         foreach (StackBucket b in Buckets.Except(kept))
         {
-            omitted = StackBucketBuilder.SatAdd(omitted, b.Count);
+            omitted += b.Count;
         }
 
         return this with { Buckets = Array.AsReadOnly(kept), OmittedCount = omitted };

@@ -123,8 +123,8 @@ public sealed class StackDiff
             baseline.Buckets.All(b => b.EventName is not null) && current.Buckets.All(b => b.EventName is not null);
         Dictionary<Key, (long Count, long Weight)> b = Collapse(baseline, weight, byEvent);
         Dictionary<Key, (long Count, long Weight)> n = Collapse(current, weight, byEvent);
-        long bt = b.Values.Aggregate(0L, (s, v) => StackBucketBuilder.SatAdd(s, v.Weight));
-        long nt = n.Values.Aggregate(0L, (s, v) => StackBucketBuilder.SatAdd(s, v.Weight));
+        long bt = b.Values.Sum(v => v.Weight);
+        long nt = n.Values.Sum(v => v.Weight);
         var changes = new List<StackBucketChange>(b.Count + n.Count);
         foreach (Key k in b.Keys.Union(n.Keys))
         {
@@ -252,7 +252,7 @@ public sealed class StackDiff
         {
             var k = new Key(byEvent ? b.EventName : null, [.. b.Frames]);
             (long c, long w) = d.GetValueOrDefault(k);
-            d[k] = (StackBucketBuilder.SatAdd(c, b.Count), StackBucketBuilder.SatAdd(w, b.WeightOf(weight)));
+            d[k] = (c + b.Count, w + b.WeightOf(weight));
         }
 
         return d;

@@ -43,7 +43,7 @@ internal sealed class StackMerger(bool groupByEvent)
             bucket.Frames = frames;
         }
 
-        bucket.Count = StackBucketBuilder.SatAdd(bucket.Count, raw.Count);
+        bucket.Count += raw.Count;
         if (raw.Durations is RawDurations d)
         {
             (bucket.Durations ??= new RawDurations()).Add(d);
@@ -66,7 +66,7 @@ internal sealed class StackMerger(bool groupByEvent)
         total = 0;
         foreach (RawStack m in _merged.Values)
         {
-            total = StackBucketBuilder.SatAdd(total, m.Count);
+            total += m.Count;
         }
 
         RawStack[] sorted = [.. _merged.Values];

@@ -207,24 +207,23 @@ internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerS
 /// </summary>
 internal sealed class StackSymbolizationTally
 {
-    private readonly Dictionary<string, (UnresolvedReason Reason, long Count, string FirstExample, string FirstReason)> _groups = new(StringComparer.Ordinal);
+    // Frames counted per event are slot counts times frames: wider than a count, so they are summed as 128-bit numbers and shown, with a
+    // warning (OutOfRange), as long.MaxValue if they pass it.
+    private readonly Dictionary<string, (UnresolvedReason Reason, Int128 Count, string FirstExample, string FirstReason)> _groups = new(StringComparer.Ordinal);
     private readonly HashSet<PdbBinding> _pdbs = new(ReferenceEqualityComparer.Instance);
+    private Int128 _stacks;
+    private Int128 _frames;
+    private Int128 _inEngine;
+    private Int128 _resolvedOffline;
+    private Int128 _unverified;
+    private Int128 _unresolved;
 
-    public long Stacks { get; private set; }
-
-    public long Frames { get; private set; }
-
-    public long InEngine { get; private set; }
-
-    public long ResolvedOffline { get; private set; }
-
-    public long Unverified { get; private set; }
-
-    public long Unresolved { get; private set; }
+    /// <summary>Whether a figure passed <see cref="long.MaxValue"/> (it is shown as that).</summary>
+    public bool OutOfRange => _frames > long.MaxValue || _stacks > long.MaxValue;
 
     public void Add(ResolvedCallstack stack, long weight)
     {
-        Stacks = StackBucketBuilder.SatAdd(Stacks, weight);
+        _stacks += weight;
         foreach (ResolvedFrame f in stack.Frames)
         {
             FrameResolution r = f.Resolution;
@@ -233,25 +232,25 @@ internal sealed class StackSymbolizationTally
                 _pdbs.Add(b);
             }
 
-            Frames = StackBucketBuilder.SatAdd(Frames, weight);
+            _frames += weight;
             switch (r.Status)
             {
                 case FrameResolutionStatus.InEngine:
-                    InEngine = StackBucketBuilder.SatAdd(InEngine, weight);
+                    _inEngine += weight;
                     break;
                 case FrameResolutionStatus.ResolvedOffline:
-                    ResolvedOffline = StackBucketBuilder.SatAdd(ResolvedOffline, weight);
+                    _resolvedOffline += weight;
                     if (!r.IsVerified)
                     {
-                        Unverified = StackBucketBuilder.SatAdd(Unverified, weight);
+                        _unverified += weight;
                     }
 
                     break;
                 default:
-                    Unresolved = StackBucketBuilder.SatAdd(Unresolved, weight);
+                    _unresolved += weight;
                     string key = r.ReasonGroup ?? r.ReasonText ?? "unresolved";
                     _groups[key] = _groups.TryGetValue(key, out var g)
-                        ? (g.Reason, StackBucketBuilder.SatAdd(g.Count, weight), g.FirstExample, g.FirstReason)
+                        ? (g.Reason, g.Count + weight, g.FirstExample, g.FirstReason)
                         : (r.Reason, weight, f.Frame.Raw, r.ReasonText ?? key);
                     break;
             }
@@ -259,11 +258,13 @@ internal sealed class StackSymbolizationTally
     }
 
     public StackSymbolization Build(ResolutionSummary summary) => new(
-        summary, Stacks, Frames, InEngine, ResolvedOffline, Unverified, Unresolved,
+        summary, Figure(_stacks), Figure(_frames), Figure(_inEngine), Figure(_resolvedOffline), Figure(_unverified), Figure(_unresolved),
         [.. _groups.OrderByDescending(kv => kv.Value.Count).ThenBy(kv => kv.Key, StringComparer.Ordinal)
-            .Select(kv => new UnresolvedGroup(kv.Value.Reason, kv.Key, kv.Value.Count, kv.Value.FirstExample, kv.Value.FirstReason, 0,
+            .Select(kv => new UnresolvedGroup(kv.Value.Reason, kv.Key, Figure(kv.Value.Count), kv.Value.FirstExample, kv.Value.FirstReason, 0,
                 summary.UnresolvedGroups.FirstOrDefault(g => string.Equals(g.Description, kv.Key, StringComparison.Ordinal))?.SearchLog ?? []))],
         [.. _pdbs.OrderBy(b => b.PdbName, StringComparer.OrdinalIgnoreCase).ThenBy(b => b.Identity?.Key ?? string.Empty, StringComparer.Ordinal)]);
+
+    private static long Figure(Int128 value) => (long)Int128.Min(value, long.MaxValue);
 }
 
 /// <summary>

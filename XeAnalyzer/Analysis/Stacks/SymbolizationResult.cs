@@ -99,10 +99,10 @@ public sealed class SymbolizationResult : IAnalysisResult
         foreach (StackBucket b in stacks.Buckets)
         {
             string name = b.EventName ?? (b.EventNames.Count == 1 ? b.EventNames[0] : "(histogram slots and merged events)");
-            byEvent[name] = StackBucketBuilder.SatAdd(byEvent.GetValueOrDefault(name), b.Count);
+            byEvent[name] = byEvent.GetValueOrDefault(name) + b.Count;
             if (b.Frames.Count == 0)
             {
-                empty = StackBucketBuilder.SatAdd(empty, b.Count);
+                empty += b.Count;
             }
         }
 
