@@ -75,7 +75,7 @@ internal sealed class TargetEventAdapter
         for (int i = 0; i < specs.Length; i++)
         {
             EventField f = targetEvent.Fields[i];
-            specs[i] = Classify(f, package, allowMap: true);
+            specs[i] = Classify(f, FieldName(f, i), package, allowMap: true);
             _sig.Append(f.Name).Append(':').Append(specs[i].Signature).Append(';');
         }
 
@@ -90,7 +90,7 @@ internal sealed class TargetEventAdapter
             var defs = new XeFieldDefinition[specs.Length];
             for (int i = 0; i < specs.Length; i++)
             {
-                string fieldName = targetEvent.Fields[i].Name.Length == 0 ? "field_" + i.ToString(CultureInfo.InvariantCulture) : targetEvent.Fields[i].Name;
+                string fieldName = FieldName(targetEvent.Fields[i], i);
                 defs[i] = specs[i].Map is XeMap m ? XeFieldDefinition.Of(fieldName, m) : XeFieldDefinition.Of(fieldName, specs[i].BaseType);
             }
 
@@ -116,7 +116,7 @@ internal sealed class TargetEventAdapter
                 EventField a = targetEvent.Actions[i];
                 string apkg = string.IsNullOrEmpty(a.Package) ? "unknown" : a.Package!;
                 string aname = a.Name.Length == 0 ? "action_" + i.ToString(CultureInfo.InvariantCulture) : a.Name;
-                aspecs[i] = Classify(a, apkg, allowMap: false);
+                aspecs[i] = Classify(a, aname, apkg, allowMap: false);
                 if (aspecs[i].BaseType is not (XeBaseType.UInt8 or XeBaseType.UInt16 or XeBaseType.UInt32 or XeBaseType.UInt64)
                     && string.Equals(apkg, "package0", StringComparison.Ordinal) && string.Equals(aname, "event_sequence", StringComparison.Ordinal))
                 {
@@ -203,14 +203,18 @@ internal sealed class TargetEventAdapter
         return p;
     }
 
-    private ValueSpec Classify(EventField f, string eventPackage, bool allowMap)
+    /// <summary>A field's name, or <c>field_N</c> (its position) when the XML gives it none.</summary>
+    private static string FieldName(EventField f, int index) =>
+        f.Name.Length == 0 ? "field_" + index.ToString(CultureInfo.InvariantCulture) : f.Name;
+
+    private ValueSpec Classify(EventField f, string fieldName, string eventPackage, bool allowMap)
     {
         string text = f.Value?.TextWithElements() ?? string.Empty;
         bool isInteger = FieldCondition.TryParseInteger(text, out ulong unsigned, out long signed, out bool negative);
         if (allowMap && f.MapText is not null && isInteger && !negative)
         {
             string mapPackage = string.IsNullOrEmpty(f.TypePackage) ? eventPackage : f.TypePackage!;
-            string mapName = string.IsNullOrEmpty(f.TypeName) ? f.Name : f.TypeName!;
+            string mapName = string.IsNullOrEmpty(f.TypeName) ? fieldName : f.TypeName!;
             XeMap map = MapFor(mapPackage, mapName, unsigned, f.MapText, f.LineNumber);
             return new ValueSpec(XeBaseType.UInt64, map, unsigned, 0, 0, text, null, Guid.Empty);
         }
