@@ -15,8 +15,8 @@ namespace XeAnalyzer.Benchmarks;
 internal sealed partial class BaselineBuild
 {
     /// <summary>
-    /// The commit the issue-12 benchmarks compare with by default: main before the parallel, pooled reader (the code whose figures the
-    /// README gave until then).
+    /// The commit the issue-12 benchmarks compare with by default: main before the parallel, pooled reader (the baseline of
+    /// docs/performance.md's issue-12 table).
     /// </summary>
     public const string PerformanceBaseline = "380d976b7757052c2131c97b82e99181a25ab0bd";
 

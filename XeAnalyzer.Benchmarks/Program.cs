@@ -83,7 +83,7 @@ internal static class Program
         {
             Console.Error.WriteLine("usage: XeAnalyzer.Benchmarks xel [--size-gb 1] [--small-gb 0.25] [--dir /tmp/xebench]");
             Console.Error.WriteLine("       XeAnalyzer.Benchmarks analysis [--commands latches,memory,waits] [--size-gb 1] [--small-gb 0.25] [--dir /tmp/xebench]");
-            Console.Error.WriteLine("       XeAnalyzer.Benchmarks stacks | report | batch | export | resolve | pdb | symbolizer | text ... (see README, Performance)");
+            Console.Error.WriteLine("       XeAnalyzer.Benchmarks stacks | report | batch | export | resolve | pdb | symbolizer | text ... (see docs/performance.md)");
             return 2;
         }
 

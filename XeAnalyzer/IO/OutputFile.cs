@@ -5,7 +5,7 @@ namespace XeAnalyzer.IO;
 /// A file that does not exist yet is created without truncating it. <see cref="FileMode.Create"/> opens a path and then truncates it
 /// to zero bytes, even a file it has just created, and on ext4 (the usual Linux file system) truncating marks the file so that
 /// closing it starts writing back all its data on the closing thread: at the end of an 850 MB <c>xeanalyze resolve</c> that took
-/// 0.3–0.6 s of a 3.5–4 s run (<c>B resolve</c>, README Performance). A file that exists already is truncated and overwritten, as
+/// 0.3–0.6 s of a 3.5–4 s run (<c>B resolve</c>, docs/performance.md). A file that exists already is truncated and overwritten, as
 /// before.
 /// </remarks>
 public static class OutputFile

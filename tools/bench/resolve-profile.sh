@@ -2,7 +2,7 @@
 # Where `resolve` spends its CPU, by thread and by method: one run of the built CLI under `perf record` (needs the `linux-perf`
 # package), on an input of the resolve benchmark (`B resolve` makes them in /tmp/xeresolve). Prints the CPU seconds of each
 # thread (perf samples at 999 Hz), the samples of each thread in 0.2 s steps (about 200 a step is one busy core), the 25 methods with
-# most samples, and the methods of the run's last 0.4 s. The README's per-thread figures for `resolve` come from it. With KEEP=FILE
+# most samples, and the methods of the run's last 0.4 s. The per-thread figures for `resolve` in docs/benchmarks/ come from it. With KEEP=FILE
 # in the environment the perf data is kept there (for perf report --comm/--time); with CLI=PATH another build's xeanalyze.dll runs.
 #   tools/bench/resolve-profile.sh [text|va|histogram] [DIR]
 set -euo pipefail
