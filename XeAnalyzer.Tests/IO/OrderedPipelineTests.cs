@@ -268,7 +268,7 @@ public class OrderedPipelineTests
 
         // The worker thread holds item 0 (it takes the oldest first); the discard must wait for it and drop 1 to 3.
         Assert.That(started.Wait(Patience), Is.True);
-        using var releaser = Task.Run(() =>
+        Task releaser = Task.Run(() =>
         {
             Thread.Sleep(500);
             release.Set();
@@ -276,6 +276,7 @@ public class OrderedPipelineTests
         var dropped = new List<Item>();
         pipeline.Discard(dropped.Add);
         Assert.That(Volatile.Read(ref firstEnded), Is.True, "the discard waited for the running item");
+        Assert.That(releaser.Wait(Patience), Is.True);
         Assert.That(dropped.Select(d => d.Number), Is.EqualTo(new[] { 0, 1, 2, 3 }));
         Assert.That(ran, Is.EqualTo(new[] { 0 }), "the items no thread had started were not run");
         Assert.That(dropped[1].Result, Is.Zero);
