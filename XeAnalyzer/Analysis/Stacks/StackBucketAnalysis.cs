@@ -95,7 +95,16 @@ public sealed class StackBucketAnalysis : ICaptureAnalysis
         {
             try
             {
-                return _builder.Build(cancellationToken);
+                StackBucketResult result = _builder.Build(cancellationToken);
+                foreach (StackInputSummary input in result.Inputs)
+                {
+                    if (input.Resolution.ModuleListFit is { Misfits: true } fit)
+                    {
+                        Context.Diagnostics.Warn(fit.Notice(input.Name, input.ModuleMapPath));
+                    }
+                }
+
+                return result;
             }
             finally
             {

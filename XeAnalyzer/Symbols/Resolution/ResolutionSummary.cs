@@ -82,6 +82,11 @@ public sealed class ResolutionSummary
     /// <summary>Problems with the input or the setup (raw addresses without module map, an unused module map, malformed frames, …).</summary>
     public IReadOnlyList<string> Warnings { get; }
 
+    /// <summary>
+    /// How the module list placed the raw addresses, or <see langword="null"/> when none was placed through one.
+    /// </summary>
+    internal ModuleListFit? ModuleListFit { get; init; }
+
     /// <summary>How a shape reads in text (<c>module+offset</c>, <c>symbolized in-engine</c>).</summary>
     /// <param name="shape">The shape.</param>
     /// <returns>The text.</returns>

@@ -23,6 +23,7 @@ internal sealed class ResolutionSummaryBuilder
     private readonly SortedSet<string> _engineModules = new(StringComparer.OrdinalIgnoreCase);
     private readonly SortedSet<string> _unidentified = new(StringComparer.OrdinalIgnoreCase);
     private readonly List<string> _warnings = [];
+    private readonly ModuleListFit _fit = new();
 
     // The repeats of the frames of lines keyed by text id (StackLine.TextId: the repeats of a line share one frame
     // instance), by id, added to the counts at the end; made on first use.
@@ -171,6 +172,11 @@ internal sealed class ResolutionSummaryBuilder
                 $"{noMap} raw-address frame(s) but no module map: give the module list (--modules FILE: `select name, base_address from sys.dm_os_loaded_modules`) captured from the same SQL Server process lifetime as the stacks"));
         }
 
+        if (_fit.Warning() is string misfit)
+        {
+            warnings.Add(misfit);
+        }
+
         if (_moduleMapGiven && _addresses == 0)
         {
             warnings.Add("a module map was given but no frame is a raw address, so it was not used (module+offset, symbolized and callstack_rva frames name their module themselves)");
@@ -188,7 +194,10 @@ internal sealed class ResolutionSummaryBuilder
             .ThenBy(b => b.Identity?.Key ?? string.Empty, StringComparer.Ordinal)
             .ToList().AsReadOnly();
         return new ResolutionSummary(_inputName, _stacks, shapes.AsReadOnly(), _frames, _inEngine, _offline, _unresolved, _unverified,
-            groups.AsReadOnly(), pdbs, hints.AsReadOnly(), warnings.AsReadOnly());
+            groups.AsReadOnly(), pdbs, hints.AsReadOnly(), warnings.AsReadOnly())
+        {
+            ModuleListFit = _fit.Checked > 0 ? _fit.Copy() : null,
+        };
     }
 
     /// <summary>
@@ -249,6 +258,11 @@ internal sealed class ResolutionSummaryBuilder
         {
             case VirtualAddressFrame:
                 _addresses += times;
+                if (r.Reason != UnresolvedReason.NoModuleMap)
+                {
+                    _fit.Add(r, times);
+                }
+
                 if (r.Module is ModuleName vm && IsSqlEngineModule(vm))
                 {
                     AddEngineCaptured(r, vm, times);
