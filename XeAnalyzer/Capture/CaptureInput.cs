@@ -55,7 +55,8 @@ public sealed record ModuleMapBinding(ModuleMap? Map, string? Path, ModuleMapSou
 /// </summary>
 public sealed class CaptureInput
 {
-    internal CaptureInput(int index, CaptureInputKind kind, string name, IReadOnlyList<string> files, CaptureSet? set, ModuleMapBinding moduleMap)
+    internal CaptureInput(int index, CaptureInputKind kind, string name, IReadOnlyList<string> files, CaptureSet? set,
+        ModuleMapBinding moduleMap, IReadOnlyList<ModuleMapBinding>? fileModuleMaps = null)
     {
         Index = index;
         Kind = kind;
@@ -63,6 +64,7 @@ public sealed class CaptureInput
         Files = files;
         Set = set;
         ModuleMap = moduleMap;
+        FileModuleMaps = fileModuleMaps ?? [.. files.Select(_ => moduleMap)];
     }
 
     /// <summary>0-based position among the inputs, in the order they are read.</summary>
@@ -80,8 +82,21 @@ public sealed class CaptureInput
     /// <summary>The <c>.xel</c> capture set, or <see langword="null"/> for target data.</summary>
     public CaptureSet? Set { get; }
 
-    /// <summary>The module map that places this input's raw addresses.</summary>
+    /// <summary>
+    /// The module map that places this input's raw addresses (the set's; a file's own list overrides it: <see
+    /// cref="FileModuleMaps"/>).
+    /// </summary>
     public ModuleMapBinding ModuleMap { get; }
+
+    /// <summary>
+    /// The module map of each file of <see cref="Files"/> (same order): the file's own
+    /// <c>&lt;file-name&gt;.modules.txt</c> when it has one (a rollover set that spans a restart), else <see
+    /// cref="ModuleMap"/>. Files that share a map share one binding instance.
+    /// </summary>
+    internal IReadOnlyList<ModuleMapBinding> FileModuleMaps { get; }
+
+    /// <summary>Whether some file has a module map of its own (other than <see cref="ModuleMap"/>).</summary>
+    internal bool HasFileModuleMaps => FileModuleMaps.Any(m => !ReferenceEquals(m, ModuleMap));
 
     /// <summary>The input's kind as a short word: <c>xel</c> or <c>target-xml</c>.</summary>
     public string KindName => Kind == CaptureInputKind.Xel ? "xel" : "target-xml";

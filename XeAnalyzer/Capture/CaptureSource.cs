@@ -78,7 +78,15 @@ public sealed class CaptureSource
             ModuleMapBinding binding = explicitMap is not null
                 ? new ModuleMapBinding(explicitMap, options.ModuleMapPath, ModuleMapSource.Explicit)
                 : options.UseSidecars ? Sidecar(kind == CaptureInputKind.Xel ? ModuleListSidecar.Find(set) : ModuleListSidecar.Find(name), name, cancellationToken) : ModuleMapBinding.None;
-            result.Add(new CaptureInput(result.Count, kind, name, set.Files, kind == CaptureInputKind.Xel ? set : null, binding));
+
+            // A file's own list (a rollover set that spans a restart) takes precedence over the set's; --modules is
+            // for every file.
+            ModuleMapBinding[] fileMaps = [.. set.Files.Select(f =>
+                explicitMap is null && options.UseSidecars && ModuleListSidecar.FindForFile(f) is string own
+                    ? Sidecar(own, f, cancellationToken)
+                    : binding)];
+            CaptureSet? xelSet = kind == CaptureInputKind.Xel ? set : null;
+            result.Add(new CaptureInput(result.Count, kind, name, set.Files, xelSet, binding, fileMaps));
         }
 
         return new CaptureSource(result.AsReadOnly(), options, Array.AsReadOnly(list));
@@ -377,6 +385,16 @@ public sealed class CaptureSource
                     if (input.ModuleMap.Problem is string problem)
                     {
                         diagnostics.Warn("module list " + input.ModuleMap.Path + " is not usable (" + problem + "); raw addresses of " + input.Name + " stay unresolved");
+                    }
+
+                    for (int i = 0; i < input.Files.Count; i++)
+                    {
+                        ModuleMapBinding own = input.FileModuleMaps[i];
+                        if (!ReferenceEquals(own, input.ModuleMap) && own.Problem is string fileProblem)
+                        {
+                            diagnostics.Warn("module list " + own.Path + " is not usable (" + fileProblem
+                                + "); raw addresses of " + input.Files[i] + " stay unresolved");
+                        }
                     }
 
                     Dispatcher.BeginInput();

@@ -14,7 +14,10 @@ namespace XeAnalyzer.Capture;
 /// <item>for any other file (saved target XML): its name without its last extension (<c>lock_hash.xml</c> → <c>lock_hash.modules.txt</c>).</item>
 /// </list>
 /// The name is matched exactly first, then ignoring letter case. The list must come from the same SQL Server process lifetime as
-/// the capture (modules move on every start).
+/// the capture (modules move on every start). A rollover set that spans a restart has one address layout per process
+/// lifetime: a file's own list, <c>&lt;file-name&gt;.modules.txt</c>
+/// (<c>latch_0_133612345678900000.xel.modules.txt</c>, the same rule with the whole file name as the name), takes
+/// precedence over the set's list for that file's events (<see cref="FindForFile"/>).
 /// </summary>
 public static class ModuleListSidecar
 {
@@ -53,12 +56,28 @@ public static class ModuleListSidecar
         return Path.Combine(dir, SetName(captureFile) + Suffix);
     }
 
+    /// <summary>Where a file's own module list is expected:
+    /// <c>&lt;folder&gt;/&lt;file-name&gt;.modules.txt</c>.</summary> <param name="captureFile">A capture file
+    /// path.</param> <returns>The expected path (which may not exist).</returns>
+    internal static string ExpectedFilePath(string captureFile)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(captureFile);
+        string full = Path.GetFullPath(captureFile);
+        return Path.Combine(Path.GetDirectoryName(full) ?? ".", Path.GetFileName(full) + Suffix);
+    }
+
+    /// <summary>Finds a capture file's own module list (<c>&lt;file-name&gt;.modules.txt</c>), which takes precedence
+    /// over its set's.</summary> <param name="captureFile">A capture file path.</param> <returns>The module list's
+    /// path, or <see langword="null"/> when the file has none of its own.</returns>
+    internal static string? FindForFile(string captureFile) => FindExpected(ExpectedFilePath(captureFile));
+
     /// <summary>Finds the module list of a capture file.</summary>
     /// <param name="captureFile">A capture file path.</param>
     /// <returns>The module list's path, or <see langword="null"/> when there is none.</returns>
-    public static string? Find(string captureFile)
+    public static string? Find(string captureFile) => FindExpected(ExpectedPath(captureFile));
+
+    private static string? FindExpected(string expected)
     {
-        string expected = ExpectedPath(captureFile);
         if (File.Exists(expected))
         {
             return expected;

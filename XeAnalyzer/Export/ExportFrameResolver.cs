@@ -15,9 +15,10 @@ public sealed record ExportResolution(long Resolved, IReadOnlyList<KeyValuePair<
 }
 
 /// <summary>
-/// Resolves the frames of <c>export --resolve</c>: one <see cref="ResolverSession"/> per input of the <see cref="CaptureSource"/> (its module
-/// map, chosen by the one rule of <see cref="CaptureSource.Open"/>), each distinct address or text stack once per file, written as stack
-/// buckets write frames (<see cref="FrameResolution.DisplayText"/>; with inline frames first when the resolver asks for them).
+/// Resolves the frames of <c>export --resolve</c>: one <see cref="ResolverSession"/> per module map of the inputs of the
+/// <see cref="CaptureSource"/> (an input's, or a file's own; chosen by the one rule of <see cref="CaptureSource.Open"/>),
+/// each distinct address or text stack once per file, written as stack buckets write frames
+/// (<see cref="FrameResolution.DisplayText"/>; with inline frames first when the resolver asks for them).
 /// </summary>
 internal sealed class ExportFrameResolver
 {
@@ -37,10 +38,18 @@ internal sealed class ExportFrameResolver
         _fallback = resolver.CreateSession();
         foreach (CaptureInput input in source.Inputs)
         {
-            ResolverSession session = resolver.CreateSession(input.ModuleMap.Map);
-            foreach (string file in input.Files)
+            // A file with a module list of its own (a rollover set that spans a restart) is resolved through it.
+            var byMap = new Dictionary<ModuleMapBinding, ResolverSession>(ReferenceEqualityComparer.Instance);
+            for (int i = 0; i < input.Files.Count; i++)
             {
-                _sessions[file] = session;
+                ModuleMapBinding map = input.FileModuleMaps[i];
+                if (!byMap.TryGetValue(map, out ResolverSession? session))
+                {
+                    session = resolver.CreateSession(map.Map);
+                    byMap.Add(map, session);
+                }
+
+                _sessions[input.Files[i]] = session;
             }
         }
     }

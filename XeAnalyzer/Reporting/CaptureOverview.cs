@@ -30,7 +30,8 @@ internal sealed class CaptureOverview(CaptureSummary capture, Func<string, strin
             .AddColumn(TableColumn.Text("module list"));
         foreach (FileSummary f in capture.Files)
         {
-            ModuleMapBinding map = f.Input.ModuleMap;
+            int index = IndexOf(f.Input.Files, f.Path);
+            ModuleMapBinding map = index >= 0 ? f.Input.FileModuleMaps[index] : f.Input.ModuleMap;
             files.AddRow(displayPath(f.Path), f.Length, f.Events, Time(f.FirstEvent), Time(f.LastEvent), map.Map is not null && map.Path is string p ? displayPath(p) : string.Empty);
         }
 
@@ -50,6 +51,19 @@ internal sealed class CaptureOverview(CaptureSummary capture, Func<string, strin
         }
 
         return [files.Build(), events.Build()];
+    }
+
+    private static int IndexOf(IReadOnlyList<string> files, string path)
+    {
+        for (int i = 0; i < files.Count; i++)
+        {
+            if (string.Equals(files[i], path, StringComparison.Ordinal))
+            {
+                return i;
+            }
+        }
+
+        return -1;
     }
 
     /// <summary>A time as the overview says it: ISO-8601 UTC, or <c>-</c>.</summary>

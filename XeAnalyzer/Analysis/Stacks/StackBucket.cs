@@ -151,6 +151,19 @@ public sealed class StackInputSummary
     /// <summary>Warnings about the input (histograms that may hold merged values, truncated targets, cut stacks).</summary>
     public IReadOnlyList<string> Warnings { get; }
 
+    /// <summary>
+    /// For an input of several files (a rollover set), the events of each file this part counted, in the order read;
+    /// empty for an input of one file. The events of a set are attributed to the file that holds them, not to the set's
+    /// first file.
+    /// </summary>
+    internal IReadOnlyList<StackFileCount> Files { get; init; } = [];
+
+    /// <summary>
+    /// The module list that placed the input's raw addresses (to tell whether two results share a process lifetime), or
+    /// <see langword="null"/>.
+    /// </summary>
+    internal Callstacks.ModuleMap? ModuleMap { get; init; }
+
     /// <summary>How the module map is described in summaries (<c>sidecar beside the capture: …</c>).</summary>
     public string ModuleMapDescription => ModuleMapSource switch
     {
@@ -159,6 +172,12 @@ public sealed class StackInputSummary
         _ => "no module map",
     };
 }
+
+/// <summary>The events of one file of a multi-file input, with a stack and without one.</summary>
+/// <param name="Name">The file (display path).</param>
+/// <param name="Events">Events with a stack that passed the filter.</param>
+/// <param name="EventsWithoutStack">Events that passed the filter without a stack (or with an empty one).</param>
+internal sealed record StackFileCount(string Name, long Events, long EventsWithoutStack);
 
 /// <summary>The texts of a bucket's frames, read through from the frames (no copy per bucket).</summary>
 internal sealed class FrameTextList(IReadOnlyList<BucketFrame> frames) : IReadOnlyList<string>

@@ -65,29 +65,121 @@ public sealed class StackBucketAnalysis : ICaptureAnalysis
     }
 
     /// <summary>The summary name of an input: its display path, kind and module map.</summary>
-    internal static StackInputInfo Describe(CaptureInput input, AnalysisContext context) => new(
-        context.DisplayPath(input.Name),
-        input.KindName,
-        input.ModuleMap.Path is string p && input.ModuleMap.Map is not null ? (input.ModuleMap.Source == ModuleMapSource.Explicit ? p : context.DisplayPath(p)) : null,
-        input.ModuleMap.Map is null ? ModuleMapSource.None : input.ModuleMap.Source);
+    internal static StackInputInfo Describe(CaptureInput input, AnalysisContext context) =>
+        Describe(input, input.ModuleMap, context.DisplayPath(input.Name), context);
+
+    private static StackInputInfo Describe(CaptureInput input, ModuleMapBinding map, string name,
+        AnalysisContext context)
+    {
+        string? shown = map.Path is string p && map.Map is not null
+            ? (map.Source == ModuleMapSource.Explicit ? p : context.DisplayPath(p))
+            : null;
+        return new(name, input.KindName, shown, map.Map is null ? ModuleMapSource.None : map.Source);
+    }
+
+    /// <summary>
+    /// The summary name of the files of an input that share a module map other than the others': the first such file
+    /// (and how many more), its kind and that module map.
+    /// </summary>
+    private static StackInputInfo DescribePart(CaptureInput input, ModuleMapBinding map, AnalysisContext context)
+    {
+        string[] files = [.. input.Files.Where((_, i) => ReferenceEquals(input.FileModuleMaps[i], map))];
+        string more = files.Length > 1
+            ? string.Create(System.Globalization.CultureInfo.InvariantCulture, $" (+{files.Length - 1} more file(s))")
+            : string.Empty;
+        string name = context.DisplayPath(files[0]) + more;
+        return Describe(input, map, name, context);
+    }
+
+    /// <summary>
+    /// One file of a multi-file input: its path as read, its name in the summary, and the session and part that count
+    /// it.
+    /// </summary>
+    private sealed record FilePart(string Path, string Name, ResolverSession Session, StackInputInfo Part);
 
     private sealed class Run(StackBucketAnalysis owner, AnalysisContext context) : AnalysisRun<StackBucketResult>(context)
     {
         private readonly StackBucketBuilder _builder = new(owner.Options) { Filter = context.Filter };
         private CallstackResolver? _owned;
 
+        // The files of the current input when it has several (each event is counted under its file, and a file with a
+        // module list of its own is resolved through it); null otherwise.
+        private FilePart[]? _files;
+        private string? _lastFile;
+        private FilePart? _current;
+
         public override bool Accepts(XeEventType eventType, XeActionSet actions) => true;
 
         public override void BeginInput(CaptureInput input)
         {
             CallstackResolver resolver = Context.Resolver ?? (_owned ??= new CallstackResolver());
-            _builder.BeginInput(resolver.CreateSession(input.ModuleMap.Map), Describe(input, Context));
+            _files = null;
+            _lastFile = null;
+            if (input.Files.Count < 2 && !input.HasFileModuleMaps)
+            {
+                _builder.BeginInput(resolver.CreateSession(input.ModuleMap.Map), Describe(input, Context));
+                return;
+            }
+
+            // One session (and one part of the summary) per distinct module map: files that share a list share its raw
+            // stacks.
+            var sessions = new Dictionary<ModuleMapBinding, (ResolverSession Session, StackInputInfo Part)>(
+                ReferenceEqualityComparer.Instance);
+            int distinct = input.FileModuleMaps.Distinct(ReferenceEqualityComparer.Instance).Count();
+            _files = new FilePart[input.Files.Count];
+            for (int i = 0; i < input.Files.Count; i++)
+            {
+                ModuleMapBinding map = input.FileModuleMaps[i];
+                if (!sessions.TryGetValue(map, out var s))
+                {
+                    StackInputInfo part = distinct == 1
+                        ? Describe(input, map, Context.DisplayPath(input.Name), Context)
+                        : DescribePart(input, map, Context);
+                    s = (resolver.CreateSession(map.Map), part);
+                    sessions.Add(map, s);
+                }
+
+                _files[i] = new FilePart(input.Files[i], Context.DisplayPath(input.Files[i]), s.Session, s.Part);
+            }
+
+            _builder.BeginInput(_files[0].Session, _files[0].Part);
+            Switch(_files[0]);
+        }
+
+        public override void Add(XEvent e)
+        {
+            if (_files is not null && !ReferenceEquals(e.Source.FilePath, _lastFile))
+            {
+                Route(e.Source.FilePath);
+            }
+
+            _builder.AddEvent(e);
         }
 
         /// <summary>Starts the one input of events given as a stream, resolved through <paramref name="session"/>.</summary>
         public void BeginEvents(ResolverSession session) => _builder.BeginInput(session, new StackInputInfo("events"));
 
-        public override void Add(XEvent e) => _builder.AddEvent(e);
+        /// <summary>
+        /// Counts the events that follow under <paramref name="file"/> (by reference first: the reader hands out the
+        /// set's own strings).
+        /// </summary>
+        private void Route(string? file)
+        {
+            _lastFile = file;
+            FilePart[] files = _files!;
+            FilePart? part = Array.Find(files, f => ReferenceEquals(f.Path, file))
+                ?? Array.Find(files, f => string.Equals(f.Path, file, StringComparison.Ordinal));
+            if (part is not null && !ReferenceEquals(part, _current))
+            {
+                Switch(part);
+            }
+        }
+
+        private void Switch(FilePart part)
+        {
+            _current = part;
+            _builder.BeginFile(part.Name, part.Session, part.Part);
+        }
 
         public override void AddHistogramSlot(HistogramTarget target, HistogramSlot slot) => _builder.AddSlot(target, slot);
 

@@ -55,6 +55,9 @@ internal sealed class StackBucketBuilder
     private WeightTotal _signals;
     private ulong[] _key;
     private InputState? _current;
+    private FileTally? _file;
+    private int _inputNumber;
+    private readonly List<InputState> _inputParts = [];
     private long _untracked;
     private long _eventsPassed;
     private long _truncatedStacks;
@@ -94,8 +97,40 @@ internal sealed class StackBucketBuilder
             throw new InvalidOperationException("The builder has already been built.");
         }
 
-        _current = new InputState(session, input);
+        _current = new InputState(session, input) { InputNumber = ++_inputNumber };
         _inputs.Add(_current);
+        _inputParts.Clear();
+        _inputParts.Add(_current);
+        _file = null;
+    }
+
+    /// <summary>
+    /// Counts the events added next under one file of the current input (<see cref="StackInputSummary.Files"/>), in the
+    /// part of the input whose frames <paramref name="session"/> resolves: the part started by <see cref="BeginInput"/>
+    /// when it has that session, else one made for it (described by <paramref name="part"/>). Files that share a module
+    /// map share a part: their raw stacks are counted, and each symbolized, once.
+    /// </summary>
+    /// <param name="file">The file's name in the summary.</param>
+    /// <param name="session">The session that resolves the file's frames (its module map).</param>
+    /// <param name="part">How a part made for the session is named in the summary.</param>
+    /// <exception cref="InvalidOperationException">No input was started.</exception>
+    public void BeginFile(string file, ResolverSession session, StackInputInfo part)
+    {
+        ArgumentNullException.ThrowIfNull(file);
+        ArgumentNullException.ThrowIfNull(session);
+        ArgumentNullException.ThrowIfNull(part);
+        _ = _current ?? throw new InvalidOperationException("Call BeginInput first.");
+        InputState? state = _inputParts.Find(p => ReferenceEquals(p.Session, session));
+        if (state is null)
+        {
+            state = new InputState(session, part) { InputNumber = _inputNumber };
+            _inputs.Add(state);
+            _inputParts.Add(state);
+        }
+
+        _current = state;
+        _file = new FileTally(file);
+        state.Files.Add(_file);
     }
 
     /// <summary>
@@ -145,6 +180,11 @@ internal sealed class StackBucketBuilder
         if (layout.Stack is not StackColumn column)
         {
             input.EventsWithoutStack++;
+            if (_file is not null)
+            {
+                _file.EventsWithoutStack++;
+            }
+
             layout.WithoutStack++;
             return;
         }
@@ -154,6 +194,11 @@ internal sealed class StackBucketBuilder
         {
             // An empty stack value (system_health's call_stack is often empty) is not a bucket of no frames.
             input.EventsWithoutStack++;
+            if (_file is not null)
+            {
+                _file.EventsWithoutStack++;
+            }
+
             layout.EmptyStack++;
             return;
         }
@@ -169,6 +214,11 @@ internal sealed class StackBucketBuilder
         long signal = layout.Signal >= 0 ? Summed(e, layout.Signal, "signal_duration", ref _signals) : -1;
         long ticks = e.Timestamp == DateTime.MinValue ? long.MinValue : e.Timestamp.Ticks;
         input.Events++;
+        if (_file is not null)
+        {
+            _file.Events++;
+        }
+
         if (column.Kind == StackColumnKind.Addresses)
         {
             int n = v.CallstackFrameCount;
@@ -312,6 +362,11 @@ internal sealed class StackBucketBuilder
             cancellationToken.ThrowIfCancellationRequested();
             var summary = new ResolutionSummaryBuilder(input.Info.Name, input.Session.ModuleMap is not null);
             int distinctStacks = input.Table.Order.Count;
+            if (WithoutOwnModuleList(input) is string lacking)
+            {
+                summary.AddWarning(lacking);
+            }
+
             var symbolizer = new StackSymbolizer(input.Session, Options.MaxFramesPerStack, Intern);
             foreach (SymbolizedStack s in symbolizer.Symbolize(input.Table, summary, tally, cancellationToken, input.Info.Name))
             {
@@ -329,7 +384,12 @@ internal sealed class StackBucketBuilder
 
             ResolutionSummary built = summary.Build(input.Session.Resolver);
             summaries.Add(new StackInputSummary(input.Info.Name, input.Info.Kind, input.Info.ModuleMapPath, input.Session.ModuleMap is null ? ModuleMapSource.None : input.Info.ModuleMapSource,
-                input.Events, input.EventsWithoutStack, input.Slots, input.SlotCount, distinctStacks, built, input.Warnings.AsReadOnly()));
+                input.Events, input.EventsWithoutStack, input.Slots, input.SlotCount, distinctStacks, built,
+                input.Warnings.AsReadOnly())
+            {
+                Files = [.. input.Files.Select(f => new StackFileCount(f.Name, f.Events, f.EventsWithoutStack))],
+                ModuleMap = input.Session.ModuleMap,
+            });
         }
 
         var warnings = new List<AnalysisWarning>(_warnings);
@@ -420,6 +480,30 @@ internal sealed class StackBucketBuilder
             Symbolization = tally.Build(overallSummary),
             ValueHistogramSlots = _valueHistogramSlots,
         };
+    }
+
+    /// <summary>
+    /// For the files of a part of an input with no module list, while other files of the input have one (a rollover set
+    /// with a list per file for some files): which files lack one, when their stacks hold raw addresses; else <see
+    /// langword="null"/>.
+    /// </summary>
+    private string? WithoutOwnModuleList(InputState part)
+    {
+        if (part.Session.ModuleMap is not null || part.Files.Count == 0
+            || !_inputs.Any(p => p.InputNumber == part.InputNumber && p.Session.ModuleMap is not null)
+            || !part.Table.Order.Any(r => r.Addresses is not null))
+        {
+            return null;
+        }
+
+        const int shown = 8;
+        return "no module list for " + string.Join(", ", part.Files.Take(shown).Select(f => f.Name))
+            + (part.Files.Count > shown
+                ? string.Create(CultureInfo.InvariantCulture, $" and {part.Files.Count - shown} more file(s)")
+                : string.Empty)
+            + ", so their raw addresses stay unresolved: save the sys.dm_os_loaded_modules output of the process "
+            + "lifetime that wrote each file beside it as <file name>"
+            + ModuleListSidecar.Suffix;
     }
 
     /// <summary>
@@ -619,6 +703,14 @@ internal sealed class StackBucketBuilder
 
         public HashSet<int> ValueHistograms { get; } = [];
 
+        /// <summary>
+        /// The files of a multi-file input counted in this part (<see cref="BeginFile"/>), in the order read.
+        /// </summary>
+        public List<FileTally> Files { get; } = [];
+
+        /// <summary>Which input the part belongs to (parts of one input share it).</summary>
+        public int InputNumber { get; init; }
+
         public long Events { get; set; }
 
         public long EventsWithoutStack { get; set; }
@@ -628,5 +720,14 @@ internal sealed class StackBucketBuilder
         public long SlotCount { get; set; }
 
         public bool MayHaveMergedValues { get; set; }
+    }
+
+    private sealed class FileTally(string name)
+    {
+        public string Name { get; } = name;
+
+        public long Events { get; set; }
+
+        public long EventsWithoutStack { get; set; }
     }
 }

@@ -167,8 +167,10 @@ public sealed class StackBucketDocument : IDocumentSource
 
             head.Append(string.Create(Ic, $", {i.DistinctRawStacks:N0} distinct raw stack(s), each symbolized once"));
             items.Add(new OutlineItem(0, head.ToString()));
+            items.AddRange(FileLines(i).Select(f => new OutlineItem(1, f)));
             items.AddRange(new ResolutionSummaryDocument(i.Resolution).ToOutline().Items.Select(x => x with { Depth = x.Depth + 1 }));
-            if (i.ModuleMapSource == ModuleMapSource.None && i.Resolution.UnresolvedGroups.Any(g => g.Reason == UnresolvedReason.NoModuleMap))
+            if (i.ModuleMapSource == ModuleMapSource.None && i.Files.Count == 0
+                && i.Resolution.UnresolvedGroups.Any(g => g.Reason == UnresolvedReason.NoModuleMap))
             {
                 items.Add(new OutlineItem(1, "hint: put the module list (select name, base_address from sys.dm_os_loaded_modules, same process lifetime) beside the capture as "
                     + ModuleListSidecar.ExpectedPath(i.Name) + ", or give --modules FILE"));
@@ -194,10 +196,51 @@ public sealed class StackBucketDocument : IDocumentSource
         foreach (StackInputSummary i in Result.Inputs)
         {
             items.Add(new OutlineItem(0, i.Name + ": " + i.ModuleMapDescription));
+            items.AddRange(FileLines(i).Select(f => new OutlineItem(1, f)));
             items.AddRange(new ResolutionSummaryDocument(i.Resolution).ToOutline().Items);
         }
 
         return new ReportDocument(string.Empty, [new ReportSection(string.Empty, new Outline(items))]) { Generator = null };
+    }
+
+    /// <summary>
+    /// The events of each file of an input of several files (a rollover set), one line each (<c>file F: N event(s) with
+    /// a stack</c>): the events of a set are the files', not its first file's. Empty for an input of one file.
+    /// </summary>
+    /// <param name="input">The input.</param>
+    /// <returns>The lines.</returns>
+    internal static IEnumerable<string> FileLines(StackInputSummary input) =>
+        input.Files.Count < 2 && input.Files.All(f => f.Name == input.Name)
+        ? []
+        : input.Files.Select(f => "file " + f.Name + string.Create(Ic, $": {f.Events:N0} event(s) with a stack")
+            + (f.EventsWithoutStack > 0 ? string.Create(Ic, $", {f.EventsWithoutStack:N0} without") : string.Empty));
+
+    /// <summary>The rows of the files of every input of several files: input, file, module list, events, events without
+    /// a stack.</summary> <returns>The table, or <see langword="null"/> when every input is one file.</returns>
+    internal ReportTable? FilesTable()
+    {
+        if (Result.Inputs.All(i => !FileLines(i).Any()))
+        {
+            return null;
+        }
+
+        var t = new TableBuilder("Events per file")
+            .AddColumn(TableColumn.Text("input"))
+            .AddColumn(TableColumn.Text("file"))
+            .AddColumn(TableColumn.Text("module list"))
+            .AddColumn(TableColumn.Integer("events"))
+            .AddColumn(TableColumn.Integer("events without a stack"));
+        foreach (StackInputSummary i in Result.Inputs.Where(i => FileLines(i).Any()))
+        {
+            foreach (StackFileCount f in i.Files)
+            {
+                t.AddRow(i.Name, f.Name, i.ModuleMapPath ?? "(none)", f.Events, f.EventsWithoutStack);
+            }
+        }
+
+        t.AddNote("Each event is counted under the file that holds it; a file with a module list of its own "
+            + "(<file name>.modules.txt) is resolved through it.");
+        return t.Build();
     }
 
     /// <summary>The warnings of the result that no input's resolution summary carries (they are shown once, after the inputs).</summary>
@@ -371,6 +414,11 @@ public sealed class StackBucketDocument : IDocumentSource
         }
 
         var blocks = new List<ReportBlock> { inputs.Build() };
+        if (FilesTable() is ReportTable files)
+        {
+            blocks.Add(files);
+        }
+
         foreach (StackInputSummary i in Result.Inputs)
         {
             blocks.AddRange(new ResolutionSummaryDocument(i.Resolution).ToDocument(DocumentView.Data).Blocks);

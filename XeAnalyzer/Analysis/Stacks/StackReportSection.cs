@@ -113,6 +113,7 @@ internal sealed class StackReportSection(StackBucketResult result) : IAnalysisRe
 
         t.AddNote(string.Create(ic, $"Frames of each distinct raw stack, counted once. {shown.DistinctRawStacks:N0} distinct raw stack(s) gave {shown.TotalBuckets:N0} bucket(s) after symbolization. The PDBs used, and the frames counted per event, are under Symbolization."));
         reasons.AddNote("Frames of each distinct raw stack, counted once.");
-        return [t.Build(), reasons.Build(), .. notes];
+        ReportTable? files = new StackBucketDocument(shown).FilesTable();
+        return files is null ? [t.Build(), reasons.Build(), .. notes] : [t.Build(), files, reasons.Build(), .. notes];
     }
 }
