@@ -106,6 +106,11 @@ internal static class DiffCommand
             }
 
             StackDiff diff = StackDiff.Compare(baseResult, newResult, w);
+            foreach (string warning in diff.Warnings)
+            {
+                diagnostics.Warn(warning);
+            }
+
             StackDiffGate? gate = grows is null && bucketGrows is null ? null : diff.Check(grows, bucketGrows);
             var document = new StackDiffDocument(diff, new StackDiffDocumentOptions { BaseLabel = b, NewLabel = n, Top = topN, Gate = gate });
             CaptureCommandSupport.WriteDocument(document, OutputFormats.Get(parse.GetValue(format) ?? "text"), parse.GetValue(output), stdout, cancellationToken);

@@ -51,6 +51,23 @@ public sealed class DiffCliTests
 
     private static string Engine(string id) => string.Join("\n", Seed(id).Select(f => f.Engine));
 
+    /// <summary>
+    /// Where a stack among A, B and C is told apart and its name there: after the longest run of leaf frames it
+    /// shares with another of them, the frame before and that frame (computed here from the seed stacks, apart from
+    /// StackDiff).
+    /// </summary>
+    private static (int At, string Name) Distinguishing(string id)
+    {
+        string[] frames = [.. Seed(id).Select(f => f.Engine)];
+        int shared = new[] { "A", "B", "C" }.Where(o => o != id)
+            .Max(o => frames.Zip(Seed(o).Select(f => f.Engine)).TakeWhile(p => p.First == p.Second).Count());
+        return (shared, frames[shared - 1] + " <- " + frames[shared]);
+    }
+
+    private static string ToldApart(string id) =>
+        string.Create(CultureInfo.InvariantCulture, $"  told apart by frame {Distinguishing(id).At + 1}")
+        + ", where it leaves every other stack: " + Distinguishing(id).Name;
+
     [Test]
     public void Diff_TwoCaptures_MatchesStacksAcrossModuleBases_AndListsTheNewOne()
     {
@@ -58,8 +75,10 @@ public sealed class DiffCliTests
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(output, Does.Contain("weight: event count; total 15 -> 20 (+33.33 %)"));
         Assert.That(output, Does.Contain("stacks: 2 in both, 1 new, 0 vanished"));
-        Assert.That(output, Does.Contain("#1 new: base 0 (0.00 %), new 3 (15.00 %), delta +3 (+15.00 points) sqlserver.latch_acquired\n" + Engine("C") + "\n"));
-        Assert.That(output, Does.Contain("common: base 10 (66.67 %), new 12 (60.00 %), delta +2 (-6.67 points) sqlserver.latch_acquired\n" + Engine("A") + "\n"));
+        Assert.That(output, Does.Contain("#1 new: base 0 (0.00 %), new 3 (15.00 %), delta +3 (+15.00 points) "
+            + "sqlserver.latch_acquired\n" + ToldApart("C") + "\n" + Engine("C") + "\n"));
+        Assert.That(output, Does.Contain("common: base 10 (66.67 %), new 12 (60.00 %), delta +2 (-6.67 points) "
+            + "sqlserver.latch_acquired\n" + ToldApart("A") + "\n" + Engine("A") + "\n"));
         Assert.That(err, Does.Contain("base: " + _base));
         Assert.That(err, Does.Contain("base.modules.txt (sidecar beside the capture)"));
     }
@@ -75,7 +94,9 @@ public sealed class DiffCliTests
 
         (int bexit, string output, string berr) = CliRunner.Run(["diff", _base, _new, "--fail-if-bucket-grows", "10", .. Symbols]);
         Assert.That(bexit, Is.EqualTo(5));
-        Assert.That(berr, Does.Contain("largest share growth: new stack sqlserver.latch_acquired " + Seed("C")[0].Engine));
+        // Named where it leaves the other stacks (A, B and C share their leaf frames).
+        Assert.That(berr,
+            Does.Contain("largest share growth: new stack sqlserver.latch_acquired " + Distinguishing("C").Name));
         Assert.That(output, Does.Contain("result: FAILED"));
         Assert.That(CliRunner.Run(["diff", _base, _new, "--fail-if-bucket-grows", "16", .. Symbols]).Exit, Is.EqualTo(0));
         Assert.That(CliRunner.Run(["diff", _base, _new, "--fail-if-grows", "-1", .. Symbols]).Exit, Is.EqualTo(2));
@@ -108,8 +129,10 @@ public sealed class DiffCliTests
         Assert.That(DocumentJson.Value(doc, "tripped").GetString(), Is.EqualTo("no"));
 
         (_, string csv, _) = CliRunner.Run(["diff", _base, _new, "--format", "csv", .. Symbols]);
-        Assert.That(csv, Does.StartWith("change,event,base_count,new_count,base_weight,new_weight,base_share,new_share,delta,share_delta,leaf,frames\n"));
-        Assert.That(csv, Does.Contain("\nnew,sqlserver.latch_acquired,0,3,0,3,0,0.15,3,0.15,"));
+        Assert.That(csv, Does.StartWith("change,event,base_count,new_count,base_weight,new_weight,base_share,new_share,"
+            + "delta,share_delta,leaf,distinguishing_frames,frames\n"));
+        Assert.That(csv, Does.Contain("\nnew,sqlserver.latch_acquired,0,3,0,3,0,0.15,3,0.15,"
+            + Seed("C")[0].Engine + "," + Distinguishing("C").Name + ","));
     }
 
     [Test]

@@ -80,10 +80,129 @@ public sealed class StackDiffTests
         Assert.That(d.Check(30, null).Reasons.Single(), Does.Contain("grew by more than 30 %"));
         Assert.That(d.Check(34, null).Tripped, Is.False);
         Assert.That(d.Check(null, 14.9).Tripped, Is.True, "stack C went from 0 % to 15 %");
-        Assert.That(d.Check(null, 14.9).Reasons.Single(), Does.Contain("new stack sqlserver.latch_acquired " + Engine("C")[0]));
+        Assert.That(d.Check(null, 14.9).Reasons.Single(),
+            Does.Contain("new stack sqlserver.latch_acquired " + Leaves(Engine("C"), Engine("A"), Engine("B")).Name));
         Assert.That(d.Check(null, 15.1).Tripped, Is.False);
         Assert.That(d.Check(null, null).Tripped, Is.False);
         Assert.That(StackDiff.Compare(b, b).Check(0, 0).Tripped, Is.False, "no change trips nothing");
+    }
+
+    /// <summary>
+    /// Where <paramref name="stack"/> leaves every one of <paramref name="others"/> (the longest run of leaf frames it
+    /// shares with one of them; its last frame if that is all of it), and its name there: the frame before and that
+    /// frame, or at the leaf the leaf and its caller. Computed here, apart from StackDiff.
+    /// </summary>
+    private static (int At, string Name) Leaves(string[] stack, params string[][] others)
+    {
+        int shared = others.Max(o => stack.Zip(o).TakeWhile(p => p.First == p.Second).Count());
+        int at = Math.Min(shared, stack.Length - 1);
+        return (at, at > 0 ? stack[at - 1] + " <- " + stack[at] : stack[0] + " <- " + stack[1]);
+    }
+
+    private static string Ic(FormattableString s) => s.ToString(CultureInfo.InvariantCulture);
+
+    [Test]
+    public void Names_EachStackWhereItLeavesEveryOtherStack_NotByTheSharedLeaf()
+    {
+        using CallstackResolver resolver = ResolutionFixtures.Resolver();
+        (StackBucketResult b, StackBucketResult n) = TwoCaptures(resolver);
+        StackDiff d = StackDiff.Compare(b, n);
+        Assert.That(Engine("A")[0], Is.EqualTo(Engine("C")[0]), "test setup: the seed stacks share their leaf");
+
+        var table = new StackDiffDocument(d).Table();
+        int column = table.Columns.ToList().FindIndex(c => c.Name == "distinguishing_frames");
+        var cases = new[]
+        {
+            ("A", Engine("B"), Engine("C")), ("B", Engine("A"), Engine("C")), ("C", Engine("A"), Engine("B")),
+        };
+        var names = new HashSet<string>(StringComparer.Ordinal);
+        foreach ((string id, string[] others1, string[] others2) in cases)
+        {
+            string[] frames = Engine(id);
+            (int at, string name) = Leaves(frames, others1, others2);
+            Assert.That(at, Is.GreaterThan(0), "test setup: " + id + " shares its leaf frames with the others");
+            StackBucketChange change = d.Changes.Single(c => c.Frames.SequenceEqual(frames));
+            Assert.That(d.DistinguishingFrame(change), Is.EqualTo(at));
+            Assert.That(d.NameOf(change), Is.EqualTo(name));
+            int row = d.Changes.ToList().IndexOf(change);
+            Assert.That(table.Rows[row][column].Text, Is.EqualTo(name));
+            names.Add(name);
+        }
+
+        Assert.That(names, Has.Count.EqualTo(3), "each stack has a name of its own");
+        string listing = OutputFormats.ToText(new StackDiffDocument(d));
+        (int c0, string c) = Leaves(Engine("C"), Engine("A"), Engine("B"));
+        Assert.That(listing, Does.Contain(Ic($"told apart by frame {c0 + 1}") + ", where it leaves every other stack: " + c));
+        Assert.That(d.Check(null, 1).Reasons.Single(),
+            Does.Contain(c + Ic($" (frame {c0 + 1} of {Engine("C").Length}, where it leaves every other stack)")));
+    }
+
+    [Test]
+    public void Names_AStackAllOfWhoseFramesBeginAnother_ByItsOutermostFrame()
+    {
+        using CallstackResolver resolver = ResolutionFixtures.Resolver();
+        IReadOnlyList<Frame> shortA = [.. Seed("A").Take(10)];
+        StackBucketResult r = new StackBucketAnalysis().Analyze(
+            [_c.Latch(At(0), Addresses(Seed("A"), BasesA)), _c.Latch(At(1), Addresses(shortA, BasesA))],
+            resolver.CreateSession(Map(BasesA)));
+        StackDiff d = StackDiff.Compare(r, r);
+        StackBucketChange shortest = d.Changes.Single(c => c.Frames.Count == 10);
+        Assert.That(d.DistinguishingFrame(shortest), Is.EqualTo(9));
+        Assert.That(d.NameOf(shortest), Is.EqualTo(Engine("A")[8] + " <- " + Engine("A")[9]));
+        Assert.That(d.DistinguishingFrame(d.Changes.Single(c => c.Frames.Count > 10)), Is.EqualTo(10));
+    }
+
+    [Test]
+    public void Names_TheOnlyStack_ByItsLeafAndCaller()
+    {
+        using CallstackResolver resolver = ResolutionFixtures.Resolver();
+        StackBucketResult one = new StackBucketAnalysis().Analyze(
+            [_c.Latch(At(0), Addresses(Seed("A"), BasesA))], resolver.CreateSession(Map(BasesA)));
+        StackDiff d = StackDiff.Compare(one, one);
+        Assert.That(d.NameOf(d.Changes.Single()), Is.EqualTo(Engine("A")[0] + " <- " + Engine("A")[1]));
+    }
+
+    [Test]
+    public void RawAddressesOfTwoProcessLifetimes_AreSaidToBeIncomparableWithoutSymbols()
+    {
+        using CallstackResolver resolver = ResolutionFixtures.Resolver();
+        StackBucketResult b = new StackBucketAnalysis().Analyze(
+            [_c.Latch(At(0), Addresses(Seed("A"), BasesA)), _c.Latch(At(1), Addresses(Seed("A"), BasesA))],
+            resolver.CreateSession());
+        StackBucketResult n = new StackBucketAnalysis().Analyze(
+            [.. Enumerable.Range(0, 3).Select(i => _c.Latch(At(i), Addresses(Seed("A"), BasesB)))],
+            resolver.CreateSession());
+        StackDiff d = StackDiff.Compare(b, n);
+
+        Assert.That(d.Changes.Select(c => c.Kind),
+            Is.EquivalentTo(new[] { StackChangeKind.New, StackChangeKind.Vanished }), "the same code, other addresses");
+        Assert.That(d.Warnings.Single(), Does.StartWith("raw addresses are incomparable without symbols: "
+            + "1 new and 1 vanished stack(s) hold raw addresses (frames no module list placed)"));
+        Assert.That(OutputFormats.ToText(new StackDiffDocument(d)),
+            Does.Contain("warning: raw addresses are incomparable without symbols"));
+    }
+
+    [Test]
+    public void UnplacedAddresses_AreIncomparableOnlyUnderTwoModuleLists_AndOnlyWhenTheyKeepStacksApart()
+    {
+        using CallstackResolver resolver = ResolutionFixtures.Resolver();
+        StackBucketResult Side(IReadOnlyDictionary<string, ulong> bases, ulong below)
+        {
+            ulong low = bases.Values.Min() - below;
+            return new StackBucketAnalysis().Analyze(
+                [_c.Latch(At(0), Addresses(Seed("A"), bases)), _c.Latch(At(1), [low, low + 0x40])],
+                resolver.CreateSession(Map(bases)));
+        }
+
+        Assert.That(StackDiff.Compare(Side(BasesA, 0x100000), Side(BasesA, 0x200000)).Warnings, Is.Empty,
+            "two parses of one module list: one process lifetime, so the unplaced stacks do differ");
+        Assert.That(StackDiff.Compare(Side(BasesA, 0x100000), Side(BasesB, 0x100000)).Warnings.Single(),
+            Does.Contain("1 new and 1 vanished stack(s) hold raw addresses"));
+        StackDiff matched = StackDiff.Compare(Side(BasesA, 0x100000), Side(BasesA, 0x100000));
+        Assert.That(matched.Warnings, Is.Empty, "raw frames of stacks that matched say nothing");
+        StackDiff twoLists = StackDiff.Compare(Side(BasesA, 0x100000), Side(BasesB, 0x100000));
+        Assert.That(twoLists.Changes.Count(c => c.Kind == StackChangeKind.Common), Is.EqualTo(1),
+            "the placed stack still matches by function");
     }
 
     [Test]

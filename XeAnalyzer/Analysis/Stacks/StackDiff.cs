@@ -1,5 +1,7 @@
 using System.Globalization;
+using XeAnalyzer.Callstacks;
 using XeAnalyzer.Output;
+using XeAnalyzer.Symbols.Resolution;
 using static XeAnalyzer.Analysis.AnalysisSupport;
 
 namespace XeAnalyzer.Analysis.Stacks;
@@ -51,6 +53,16 @@ public sealed record StackDiffGate(bool Tripped, IReadOnlyList<string> Reasons);
 /// bases) or of different shapes (raw addresses resolved offline, a histogram symbolized in-engine) compare. When both sides group buckets
 /// by event and every bucket has an event name, the event name is part of the match; otherwise (a histogram on either side, or
 /// <c>--group-by-event false</c>) buckets with the same frames are summed per side and matched by frames alone.</para>
+/// <para><b>Naming a stack.</b> A stack is named by the frames that tell it apart from the others
+/// (<see cref="DistinguishingFrame"/>): read from the leaf, the first frame where it leaves every other compared stack
+/// (of either side; the frames before it are a path some other stack shares), after the frame before it,
+/// <c>callee &lt;- frame</c>. Frames the stacks share, such as the latch or wait machinery at the leaf, say nothing
+/// about which code path grew. A stack that leaves the others at its leaf is named by its leaf and caller; one whose
+/// frames all begin another stack, by its outermost frame.</para>
+/// <para><b>Raw addresses.</b> A frame no module list placed stays a raw address, which means the same code only within
+/// one process lifetime (ASLR moves every module on each start). When new or vanished stacks hold such frames and the
+/// two sides were not placed with the same module list, <see cref="Warnings"/> says the stacks are incomparable without
+/// symbols: the same code can show as new and vanished stacks.</para>
 /// <para><b>Order.</b> Changes are ordered by share delta (descending: the biggest relative growth first, the biggest shrink last), then
 /// weight delta (descending), then the larger of the two weights (descending), then frames (ordinal), then event name.</para>
 /// </remarks>
@@ -58,6 +70,8 @@ public sealed class StackDiff
 {
     private StackDiff(StackBucketResult baseline, StackBucketResult current, StackWeight weight, bool byEvent, long baseTotal, long newTotal, IReadOnlyList<StackBucketChange> changes)
     {
+        _distinguishing = DistinguishingFrames(changes);
+        Warnings = Array.AsReadOnly(RawAddressWarnings(baseline, current, changes));
         Base = baseline;
         New = current;
         Weight = weight;
@@ -69,8 +83,17 @@ public sealed class StackDiff
         VanishedStacks = Array.AsReadOnly(changes.Where(c => c.Kind == StackChangeKind.Vanished).ToArray());
     }
 
+    /// <summary>The index of each stack's <see cref="DistinguishingFrame"/>, by its frames.</summary>
+    private readonly Dictionary<IReadOnlyList<string>, int> _distinguishing;
+
     /// <summary>The base capture's buckets.</summary>
     public StackBucketResult Base { get; }
+
+    /// <summary>
+    /// What limits the comparison (raw addresses of two process lifetimes, see the class remarks); empty when nothing
+    /// does.
+    /// </summary>
+    public IReadOnlyList<string> Warnings { get; }
 
     /// <summary>The new capture's buckets.</summary>
     public StackBucketResult New { get; }
@@ -231,6 +254,31 @@ public sealed class StackDiff
         return CallTree.Diff(b.Build(), n.Build());
     }
 
+    /// <summary>
+    /// The index of the frame where a stack leaves every other compared stack (see the class remarks): the length of
+    /// the longest run of leaf frames it shares with another stack, or its last frame when all its frames begin another
+    /// stack; −1 for a stack without frames.
+    /// </summary>
+    /// <param name="change">A stack of <see cref="Changes"/>.</param>
+    /// <returns>The frame index, leaf first.</returns>
+    internal int DistinguishingFrame(StackBucketChange change) =>
+        change.Frames.Count == 0 ? -1 : _distinguishing.GetValueOrDefault(change.Frames, 0);
+
+    /// <summary>
+    /// The frames that name a stack: the frame before its <see cref="DistinguishingFrame"/> and that frame,
+    /// <c>callee &lt;- frame</c>; at the leaf, the leaf and its caller.
+    /// </summary>
+    /// <param name="change">A stack of <see cref="Changes"/>.</param>
+    /// <returns>The name, or <c>(no frames)</c>.</returns>
+    internal string NameOf(StackBucketChange change)
+    {
+        int i = DistinguishingFrame(change);
+        IReadOnlyList<string> f = change.Frames;
+        return i < 0 ? "(no frames)"
+            : i > 0 ? f[i - 1] + " <- " + f[i]
+            : f[0] + (f.Count > 1 ? " <- " + f[1] : string.Empty);
+    }
+
     internal static string KindText(StackChangeKind k) => k switch
     {
         StackChangeKind.New => "new",
@@ -238,12 +286,97 @@ public sealed class StackDiff
         _ => "common",
     };
 
-    private static string Describe(StackBucketChange c)
+    private string Describe(StackBucketChange c)
     {
-        string leaf = c.Frames.Count > 0 ? c.Frames[0] : "(no frames)";
-        string caller = c.Frames.Count > 1 ? " <- " + c.Frames[1] : string.Empty;
-        return (c.EventName is null ? string.Empty : c.EventName + " ") + leaf + caller + string.Create(CultureInfo.InvariantCulture, $" ({c.Frames.Count} frames)");
+        int i = DistinguishingFrame(c);
+        string where = i > 0
+            ? string.Create(CultureInfo.InvariantCulture, $"frame {i + 1} of {c.Frames.Count}")
+                + ", where it leaves every other stack"
+            : string.Create(CultureInfo.InvariantCulture, $"{c.Frames.Count} frames");
+        return (c.EventName is null ? string.Empty : c.EventName + " ") + NameOf(c) + " (" + where + ")";
     }
+
+    /// <summary>
+    /// The <see cref="DistinguishingFrame"/> of each distinct frame list: in lexicographic order, the longest run of
+    /// leaf frames a list shares with any other is the one it shares with a neighbour, so one sort finds them all.
+    /// </summary>
+    private static Dictionary<IReadOnlyList<string>, int> DistinguishingFrames(IReadOnlyList<StackBucketChange> changes)
+    {
+        FramesComparer comparer = FramesComparer.Instance;
+        IReadOnlyList<string>[] lists = [.. changes.Select(c => c.Frames).Where(f => f.Count > 0).Distinct(comparer)];
+        Array.Sort(lists, StackMerger.CompareFrames);
+        var result = new Dictionary<IReadOnlyList<string>, int>(lists.Length, comparer);
+        for (int k = 0; k < lists.Length; k++)
+        {
+            int before = k > 0 ? Common(lists[k - 1], lists[k]) : 0;
+            int after = k + 1 < lists.Length ? Common(lists[k], lists[k + 1]) : 0;
+            result.Add(lists[k], Math.Min(Math.Max(before, after), lists[k].Count - 1));
+        }
+
+        return result;
+    }
+
+    /// <summary>How many leaf frames two frame lists share.</summary>
+    private static int Common(IReadOnlyList<string> a, IReadOnlyList<string> b)
+    {
+        int n = Math.Min(a.Count, b.Count), i = 0;
+        while (i < n && string.Equals(a[i], b[i], StringComparison.Ordinal))
+        {
+            i++;
+        }
+
+        return i;
+    }
+
+    /// <summary>
+    /// The warning that raw addresses kept stacks from matching: when new or vanished stacks hold frames no module
+    /// list placed (raw addresses), and the two sides were not placed with the same module list (the same modules at
+    /// the same bases). Raw frames of stacks that matched anyway say nothing.
+    /// </summary>
+    private static string[] RawAddressWarnings(StackBucketResult baseline, StackBucketResult current,
+        IReadOnlyList<StackBucketChange> changes)
+    {
+        var raw = new HashSet<IReadOnlyList<string>>(FramesComparer.Instance);
+        foreach (StackBucket bucket in baseline.Buckets.Concat(current.Buckets))
+        {
+            if (bucket.FrameDetails.Any(IsRawAddress))
+            {
+                raw.Add(bucket.Frames);
+            }
+        }
+
+        int b = changes.Count(c => c.Kind == StackChangeKind.Vanished && raw.Contains(c.Frames));
+        int n = changes.Count(c => c.Kind == StackChangeKind.New && raw.Contains(c.Frames));
+        if ((b == 0 && n == 0) || SameModuleList(baseline, current))
+        {
+            return [];
+        }
+
+        return ["raw addresses are incomparable without symbols: "
+            + string.Create(CultureInfo.InvariantCulture, $"{n:N0} new and {b:N0} vanished stack(s) hold raw ")
+            + "addresses "
+            + "(frames no module list placed), and the two sides were not placed with one module list, so they may "
+            + "come from two process lifetimes (modules at other bases): the same code can show as new and vanished "
+            + "stacks. Give each capture the module list of its own process lifetime (--modules, "
+            + "<set-name>.modules.txt) and symbols (--symbols, --sql-build) so frames compare by function"];
+    }
+
+    /// <summary>A frame left as a raw address: unresolved, and no module list placed it in a module.</summary>
+    private static bool IsRawAddress(BucketFrame f) => f.Status == FrameResolutionStatus.Unresolved && f.Module is null;
+
+    /// <summary>
+    /// Whether every input of both sides was placed with the same module list (the same module names at the same
+    /// bases).
+    /// </summary>
+    private static bool SameModuleList(StackBucketResult baseline, StackBucketResult current)
+    {
+        ModuleMap?[] maps = [.. baseline.Inputs.Concat(current.Inputs).Select(i => i.ModuleMap)];
+        return maps.Length > 0 && maps[0] is ModuleMap first && maps.All(m => m is not null && SameModules(first, m));
+    }
+
+    private static bool SameModules(ModuleMap a, ModuleMap b) => ReferenceEquals(a, b) ||
+        a.Modules.Select(m => (m.Name.Key, m.BaseAddress))
+            .SequenceEqual(b.Modules.Select(m => (m.Name.Key, m.BaseAddress)));
 
     private static Dictionary<Key, (long Count, long Weight)> Collapse(StackBucketResult r, StackWeight weight, bool byEvent)
     {
@@ -256,6 +389,26 @@ public sealed class StackDiff
         }
 
         return d;
+    }
+
+    /// <summary>Frame lists compared by content (ordinal).</summary>
+    private sealed class FramesComparer : IEqualityComparer<IReadOnlyList<string>>
+    {
+        public static readonly FramesComparer Instance = new();
+
+        public bool Equals(IReadOnlyList<string>? x, IReadOnlyList<string>? y) =>
+            ReferenceEquals(x, y) || (x is not null && y is not null && x.SequenceEqual(y, StringComparer.Ordinal));
+
+        public int GetHashCode(IReadOnlyList<string> obj)
+        {
+            var h = new HashCode();
+            foreach (string f in obj)
+            {
+                h.Add(f, StringComparer.Ordinal);
+            }
+
+            return h.ToHashCode();
+        }
     }
 
     private readonly struct Key(string? eventName, string[] frames) : IEquatable<Key>

@@ -87,14 +87,18 @@ public sealed class StackDiffDocument : IDocumentSource
             .AddColumn(TableColumn.Integer("delta"))
             .AddColumn(TableColumn.Percentage("share_delta", 4))
             .AddColumn(TableColumn.Text("leaf"))
+            .AddColumn(TableColumn.Text("distinguishing_frames"))
             .AddColumn(TableColumn.Text("frames"));
         foreach (StackBucketChange c in Diff.Changes)
         {
             t.AddRow(StackDiff.KindText(c.Kind), c.EventName, c.BaseCount, c.NewCount, c.BaseWeight, c.NewWeight, TableCell.FromPercentage(c.BaseShare), TableCell.FromPercentage(c.NewShare),
-                c.Delta, TableCell.FromPercentage(c.ShareDelta), c.Frames.Count > 0 ? c.Frames[0] : string.Empty, string.Join("\n", c.Frames));
+                c.Delta, TableCell.FromPercentage(c.ShareDelta), c.Frames.Count > 0 ? c.Frames[0] : string.Empty,
+                c.Frames.Count > 0 ? Diff.NameOf(c) : string.Empty, string.Join("\n", c.Frames));
         }
 
-        t.AddNote("weight: " + (Diff.Weight == StackWeight.Duration ? "summed duration field" : "event count") + "; shares are fractions of each side's total; frames leaf first.");
+        t.AddNote("weight: " + (Diff.Weight == StackWeight.Duration ? "summed duration field" : "event count")
+            + "; shares are fractions of each side's total; frames leaf first; distinguishing frames: from the leaf, "
+            + "the first frame where the stack leaves every other stack, after the frame before it.");
         return t.Build();
     }
 
@@ -108,11 +112,19 @@ public sealed class StackDiffDocument : IDocumentSource
         Kv("vanished stacks", Diff.VanishedStacks.Count),
     ];
 
+    /// <summary>The totals, then the comparison's warnings.</summary>
+    private List<ReportBlock> SummaryBlocks(List<KeyValuePair<string, TableCell>> totals)
+    {
+        var blocks = new List<ReportBlock> { new KeyValueList(totals) };
+        blocks.AddRange(Diff.Warnings.Select(w => new Paragraph("Warning: " + w)));
+        return blocks;
+    }
+
     private string Description() => "Base: " + Options.BaseLabel + ". New: " + Options.NewLabel + ".";
 
     private ReportDocument Page() => new(Title,
     [
-        new ReportSection("Summary", new KeyValueList(Totals())),
+        new ReportSection("Summary", SummaryBlocks(Totals())),
         new ReportSection("Stacks", Table()),
         new ReportSection("Differential flame graph", new FlameGraph(Diff.ToCallTree(), new FlameGraphOptions { Title = "Stack diff (width = new; red = share grew, blue = shrank)" })),
     ])
@@ -125,7 +137,7 @@ public sealed class StackDiffDocument : IDocumentSource
         List<KeyValuePair<string, TableCell>> totals = Totals();
         totals.Add(Kv("weight", Diff.Weight == StackWeight.Duration ? "duration" : "count"));
         totals.Add(Kv("matched by", Diff.MatchedByEvent ? "event name and frames" : "frames"));
-        var sections = new List<ReportSection> { new("Summary", new KeyValueList(totals)), new("Stacks", Table()) };
+        var sections = new List<ReportSection> { new("Summary", SummaryBlocks(totals)), new("Stacks", Table()) };
         if (Options.Gate is StackDiffGate gate)
         {
             sections.Add(new ReportSection("Gates", new KeyValueList([Kv("tripped", gate.Tripped ? "yes" : "no")]), Gates(gate)));
@@ -137,12 +149,16 @@ public sealed class StackDiffDocument : IDocumentSource
     private ReportDocument Listing()
     {
         string unit = Diff.Weight == StackWeight.Duration ? "summed duration" : "event count";
-        string description = string.Join('\n',
+        var lines = new List<string>
+        {
             "base: " + Options.BaseLabel + string.Create(Ic, $" ({Diff.Base.TotalBuckets:N0} buckets)"),
             "new:  " + Options.NewLabel + string.Create(Ic, $" ({Diff.New.TotalBuckets:N0} buckets)"),
             "weight: " + unit + string.Create(Ic, $"; total {Diff.BaseTotal:N0} -> {Diff.NewTotal:N0} ({Growth()})"),
             string.Create(Ic, $"stacks: {Diff.Changes.Count(c => c.Kind == StackChangeKind.Common):N0} in both, {Diff.NewStacks.Count:N0} new, {Diff.VanishedStacks.Count:N0} vanished; matched by {(Diff.MatchedByEvent ? "event name and frames" : "frames")}"),
-            "order: share delta, biggest growth first.");
+            "order: share delta, biggest growth first.",
+        };
+        lines.AddRange(Diff.Warnings.Select(w => "warning: " + w));
+        string description = string.Join('\n', lines);
         int shown = Options.Top > 0 ? Math.Min(Options.Top, Diff.Changes.Count) : Diff.Changes.Count;
         var items = new List<StackListItem>(shown);
         for (int i = 0; i < shown; i++)
@@ -151,7 +167,11 @@ public sealed class StackDiffDocument : IDocumentSource
             string heading = string.Create(Ic, $"#{i + 1} {StackDiff.KindText(c.Kind)}: base {c.BaseWeight:N0} ({Percent(c.BaseShare, 2)}), new {c.NewWeight:N0} ({Percent(c.NewShare, 2)}), delta {(c.Delta >= 0 ? "+" : string.Empty)}{c.Delta:N0} ({(c.ShareDelta >= 0 ? "+" : "-")}{Math.Abs(c.ShareDelta * 100):F2} points)")
                 + (c.EventName is string en ? " " + en : string.Empty)
                 + (Diff.Weight == StackWeight.Duration ? string.Create(Ic, $"; events {c.BaseCount:N0} -> {c.NewCount:N0}") : string.Empty);
-            items.Add(new StackListItem(heading, c.Frames.Select(f => new StackListFrame(f))));
+            int at = Diff.DistinguishingFrame(c);
+            string[] details = at > 0
+                ? [string.Create(Ic, $"told apart by frame {at + 1}") + ", where it leaves every other stack: " + Diff.NameOf(c)]
+                : [];
+            items.Add(new StackListItem(heading, c.Frames.Select(f => new StackListFrame(f)), details));
         }
 
         string[] notes = shown < Diff.Changes.Count ? [string.Create(Ic, $"{Diff.Changes.Count - shown:N0} more stack(s) not shown (--top).")] : [];
