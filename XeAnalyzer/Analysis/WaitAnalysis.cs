@@ -249,9 +249,10 @@ public sealed class WaitAnalysis : ICaptureAnalysis
             if (!hasWorker)
             {
                 _withoutWorker++;
-                return;
             }
 
+            // Every wait goes through the window, so its ordering line counts the events compared in file order; only a
+            // wait with a worker joins a worker's timeline (Drain).
             _reorder.Add(e.Timestamp, e.EventSequence, r);
             Drain();
         }
@@ -326,7 +327,10 @@ public sealed class WaitAnalysis : ICaptureAnalysis
         {
             while (_reorder.TryTake(out WaitRecord r, out DateTime t))
             {
-                _workers.Take(r, t.Ticks);
+                if (r.WorkerKind != 0)
+                {
+                    _workers.Take(r, t.Ticks);
+                }
             }
         }
 

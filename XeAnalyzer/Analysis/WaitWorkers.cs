@@ -23,7 +23,10 @@ internal struct WaitRecord
     public int Type;
     public byte Kind;
 
-    /// <summary>1: <see cref="Worker"/> is a <c>sqlos.worker_address</c>; 2: a <c>sqlos.system_thread_id</c>.</summary>
+    /// <summary>
+    /// 1: <see cref="Worker"/> is a <c>sqlos.worker_address</c>; 2: a <c>sqlos.system_thread_id</c>; 0: the event
+    /// carries neither (it is only ordered, for the ordering count, and follows no worker).
+    /// </summary>
     public byte WorkerKind;
 }
 
