@@ -124,9 +124,13 @@ internal sealed class StackBuilder
         ParseAndAdd(text, lineNumber);
     }
 
-    /// <summary>Adds the lines of a value's text (split at LF), dropping blank lines at both ends.</summary>
+    /// <summary>
+    /// Adds the lines of a value's text (split at LF), dropping blank lines at both ends. Its lines are numbered from
+    /// <paramref name="firstLine"/>; when that is 0 (no file line known) every line keeps 0.
+    /// </summary>
     public void AddTextBlock(string text, long firstLine)
     {
+        long step = firstLine > 0 ? 1 : 0;
         ReadOnlySpan<char> s = text.AsSpan();
         bool markup = s.IndexOfAny('<', '&') >= 0;
         int pos = 0;
@@ -151,7 +155,7 @@ internal sealed class StackBuilder
                 // Blank lines between content lines are kept; those at the ends are not.
                 for (int b = emittedBlank; b > 0; b--)
                 {
-                    AddLine(string.Empty, line - b, false);
+                    AddLine(string.Empty, line - (b * step), false);
                 }
 
                 emittedBlank = 0;
@@ -174,7 +178,7 @@ internal sealed class StackBuilder
             }
 
             pos = end + 1;
-            line++;
+            line += step;
         }
     }
 

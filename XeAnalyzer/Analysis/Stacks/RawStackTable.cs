@@ -11,6 +11,10 @@ internal sealed class RawStack
     public int EventId;
     public ulong[]? Addresses; // [event id, frame 0 (leaf), frame 1, …]
     public string? Text;
+
+    // The file line where the first value with this text starts (a target-data value), 0 for a .xel field: what the
+    // resolution summary's "line N" names, as resolve does.
+    public long FirstLine;
     public long Count;
     public long First = long.MaxValue;
     public long Last = long.MinValue;
@@ -136,8 +140,11 @@ internal sealed class RawStackTable
         return raw;
     }
 
-    /// <summary>Finds or adds a text stack; <see langword="null"/> when the cap is reached.</summary>
-    public RawStack? FindOrAdd(int eventId, string text, StackLimitCounter limit)
+    /// <summary>
+    /// Finds or adds a text stack (read from <paramref name="line"/>, 0 when none); <see langword="null"/> when the
+    /// cap is reached.
+    /// </summary>
+    public RawStack? FindOrAdd(int eventId, string text, StackLimitCounter limit, long line = 0)
     {
         if (_byText.TryGetValue((eventId, text), out RawStack? raw))
         {
@@ -149,7 +156,7 @@ internal sealed class RawStackTable
             return null;
         }
 
-        raw = new RawStack { EventId = eventId, Text = text };
+        raw = new RawStack { EventId = eventId, Text = text, FirstLine = line };
         _byText.Add((eventId, text), raw);
         Order.Add(raw);
         return raw;

@@ -311,7 +311,7 @@ internal sealed class StackBucketBuilder
             return;
         }
 
-        AddText(input, -1, text, count, long.MinValue, -1, -1);
+        AddText(input, -1, text, count, long.MinValue, -1, -1, slot.Value!.LineNumber);
     }
 
     /// <summary>Adds a stack of the current input that is not an event (plain text): counted <paramref name="count"/> times, by stack alone.</summary>
@@ -462,6 +462,7 @@ internal sealed class StackBucketBuilder
         {
             MissingData = missing,
             Buckets = buckets,
+            EventNames = StackBucketResult.NamesOf(buckets),
             TotalBuckets = buckets.Count,
             TotalCount = total,
             OmittedCount = 0,
@@ -535,9 +536,10 @@ internal sealed class StackBucketBuilder
         return (long)value;
     }
 
-    private void AddText(InputState input, int eventId, string text, long count, long ticks, long duration, long signal)
+    private void AddText(
+        InputState input, int eventId, string text, long count, long ticks, long duration, long signal, long line = 0)
     {
-        RawStack? raw = input.Table.FindOrAdd(eventId, text, _limit);
+        RawStack? raw = input.Table.FindOrAdd(eventId, text, _limit, line);
         if (raw is null)
         {
             _untracked += count;

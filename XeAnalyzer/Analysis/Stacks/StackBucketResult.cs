@@ -107,8 +107,15 @@ public sealed record StackBucketResult : IAnalysisResult
     /// <summary>Whether any bucket has <c>duration</c> totals (wait events).</summary>
     public bool HasDurations => Buckets.Any(b => b.Durations is not null);
 
-    /// <summary>The distinct event names of the buckets, ordinal order.</summary>
-    public IReadOnlyList<string> EventNames => [.. Buckets.SelectMany(b => b.EventNames).Distinct(StringComparer.Ordinal).Order(StringComparer.Ordinal)];
+    /// <summary>
+    /// The distinct event names of every bucket the analysis made, ordinal order: the events it used, also those of the
+    /// buckets <see cref="Filter"/> leaves out.
+    /// </summary>
+    public IReadOnlyList<string> EventNames { get; internal init; } = [];
+
+    /// <summary>The distinct event names of buckets, ordinal order.</summary>
+    internal static IReadOnlyList<string> NamesOf(IEnumerable<StackBucket> buckets) =>
+        [.. buckets.SelectMany(b => b.EventNames).Distinct(StringComparer.Ordinal).Order(StringComparer.Ordinal)];
 
     /// <summary>
     /// Keeps the <paramref name="top"/> highest-ranked buckets whose count is at least <paramref name="minCount"/>. Shares stay relative

@@ -102,7 +102,7 @@ internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerS
             }
             else
             {
-                resolved = session.Resolve(Parse(raw.Text!), cancellationToken);
+                resolved = session.Resolve(Parse(raw.Text!, raw.FirstLine), cancellationToken);
                 if (progress is not null && (++done & (ProgressStep - 1)) == 0)
                 {
                     progress.Report(new WorkProgress(WorkKind.Resolving, item, done, total, false));
@@ -140,11 +140,14 @@ internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerS
         progress?.Report(new WorkProgress(WorkKind.Resolving, item, total, total, true));
     }
 
-    /// <summary>Parses stack text as read (frames one per line, <c>callstack_rva</c> markup, SQLDumper and WinDbg lines).</summary>
-    private Callstack Parse(string text)
+    /// <summary>
+    /// Parses stack text as read (frames one per line, <c>callstack_rva</c> markup, SQLDumper and WinDbg lines), its
+    /// lines numbered from the file line it starts at (0: not from a text file).
+    /// </summary>
+    private Callstack Parse(string text, long firstLine)
     {
         _parser ??= new StackTextParser();
-        Callstack stack = _parser.Parse(text, maxFramesPerStack, out bool cut);
+        Callstack stack = _parser.Parse(text, maxFramesPerStack, out bool cut, firstLine);
         if (cut)
         {
             TruncatedStacks++;
