@@ -22,7 +22,7 @@ public sealed class XelCliTests
         Assert.That(output, Does.Match(@"sqlserver\.sql_batch_completed\s+5"));
         Assert.That(output, Does.Match(@"sqlserver\.login\s+4"));
         Assert.That(output, Does.Match(@"sqlserver\.logout\s+4"));
-        Assert.That(output, Does.Contain("callstacks: no"));
+        Assert.That(output, Does.Contain("callstacks: no (no event type has a callstack field"));
         Assert.That(output, Does.Contain("action sqlserver.session_id : uint16"));
     }
 
@@ -33,9 +33,10 @@ public sealed class XelCliTests
         Assert.That(exit, Is.EqualTo(0));
         Assert.That(output, Does.Contain("events: 178"));
         Assert.That(output, Does.Match(@"sqlos\.wait_info\s+1\n"));
-        Assert.That(output, Does.Contain("sqlos.wait_info (package index 1, uuid 992caa1d-ef90-4278-9821-ebdd0180db0c) [callstack]"));
+        Assert.That(output, Does.Contain("sqlos.wait_info (package index 1, uuid 992caa1d-ef90-4278-9821-ebdd0180db0c)"
+            + " [callstack field: 1 of 1 event(s) carry a stack]"));
         Assert.That(output, Does.Contain("field  wait_type : map sqlos.wait_types"));
-        Assert.That(output, Does.Contain("callstacks: yes"));
+        Assert.That(output, Does.Contain("callstacks: 2 of 178 event(s) carry a stack"));
     }
 
     [Test]

@@ -176,7 +176,10 @@ public sealed class FileSummary
     /// <summary>Warnings about the file: the reader's (with byte offsets) for <c>.xel</c>, those about its targets and events for XML.</summary>
     public IReadOnlyList<string> Warnings { get; }
 
-    /// <summary>Whether any of its event types has a callstack column.</summary>
+    /// <summary>
+    /// Whether any of its event types has a callstack column (a schema fact;
+    /// <see cref="EventTypeSummary.EventsWithStack"/> is the data fact).
+    /// </summary>
     public bool HasCallstacks => EventTypes.Any(t => t.HasCallstack);
 }
 
@@ -227,7 +230,7 @@ public sealed class InputSummary
     /// <summary>For target data: events without a parseable timestamp (they sort first).</summary>
     public long EventsWithoutTimestamp { get; internal set; }
 
-    /// <summary>Whether any event type, or a histogram, holds callstacks.</summary>
+    /// <summary>Whether an event type has a callstack column or a histogram counts callstacks (schema facts).</summary>
     public bool HasCallstacks => EventTypes.Any(t => t.HasCallstack) || Histograms.Any(h => h.SourceKind == HistogramSourceKind.Callstack);
 }
 
@@ -309,8 +312,12 @@ public sealed class CaptureSummary
     /// <summary>The latest timestamp of a matched event, or <see langword="null"/>.</summary>
     public DateTime? LastEvent { get; }
 
-    /// <summary>Whether any matched event type has a callstack column.</summary>
-    public bool HasCallstacks => EventTypes.Any(t => t.HasCallstack);
+    /// <summary>
+    /// Whether any matched event type has a callstack column, or a histogram's slots are callstacks (schema facts, the
+    /// rule of <see cref="InputSummary.HasCallstacks"/>; <see cref="EventTypeSummary.EventsWithStack"/> says how many
+    /// events carried one).
+    /// </summary>
+    public bool HasCallstacks => Inputs.Any(i => i.HasCallstacks);
 
     /// <summary>Every histogram target read.</summary>
     public IReadOnlyList<HistogramTarget> Histograms { get; }

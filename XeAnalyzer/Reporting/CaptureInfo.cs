@@ -58,11 +58,12 @@ public sealed class CaptureInfo : IDocumentSource
                 o.Add(new(2, Count(t.EventType.FullName, t.Count)));
             }
 
-            o.Add(new(1, "callstacks: " + (f.HasCallstacks ? "yes" : "no")));
+            o.Add(new(1, "callstacks: " + CaptureOverview.DescribeCallstacks(f.EventTypes, [])));
             o.Add(new(1, "schema:"));
             foreach (EventTypeSummary t in types)
             {
-                o.Add(new(2, string.Create(ic, $"{t.EventType.FullName} (package index {t.EventType.Package.Index}, uuid {t.EventType.Uuid}){(t.HasCallstack ? " [callstack]" : string.Empty)}")));
+                o.Add(new(2, string.Create(ic, $"{t.EventType.FullName} (package index {t.EventType.Package.Index}, ")
+                    + string.Create(ic, $"uuid {t.EventType.Uuid}){StackMark(t)}")));
                 AddColumns(o, t.EventType.Fields, t.Actions);
             }
 
@@ -144,11 +145,11 @@ public sealed class CaptureInfo : IDocumentSource
             o.Add(new(2, Count(e.Name, e.Count)));
         }
 
-        o.Add(new(1, "callstacks: " + (r.HasCallstacks ? "yes" : "no")));
+        o.Add(new(1, "callstacks: " + CaptureOverview.DescribeCallstacks(r.EventTypes, r.Histograms)));
         o.Add(new(1, "schema (as the XML carries it: types from <type> elements or inferred from values):"));
         foreach (EventTypeSummary t in r.EventTypes)
         {
-            o.Add(new(2, t.Name + (t.HasCallstack ? " [callstack]" : string.Empty)));
+            o.Add(new(2, t.Name + StackMark(t)));
             AddColumns(o, t.EventType.Fields, t.Actions);
         }
 
@@ -158,6 +159,12 @@ public sealed class CaptureInfo : IDocumentSource
             o.Add(new(2, w));
         }
     }
+
+    /// <summary>An event type's callstack field and how many of its events carried a stack; empty if none.</summary>
+    private static string StackMark(EventTypeSummary t) => t.HasCallstack
+        ? string.Create(CultureInfo.InvariantCulture,
+            $" [callstack field: {t.EventsWithStack:N0} of {t.Count:N0} event(s) carry a stack]")
+        : string.Empty;
 
     private static string Describe(XeColumn c) => c.Map is XeMap m
         ? "map " + m.Package.Name + "." + m.Name + (m.IsBitmask ? " (bitmask)" : string.Empty)

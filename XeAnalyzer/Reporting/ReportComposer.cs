@@ -186,7 +186,7 @@ internal static class ReportComposer
             new("time range", c.FirstEvent is DateTime f && c.LastEvent is DateTime l
                 ? CaptureOverview.Describe(f) + " .. " + CaptureOverview.Describe(l) + " (" + (l - f).TotalSeconds.ToString("0.000", Ic) + " s)"
                 : "no events"),
-            new("callstacks", c.HasCallstacks ? "yes" : "no"),
+            new("callstacks", CaptureOverview.DescribeCallstacks(c.EventTypes, c.Histograms)),
             new("analyses", r.Completed.Any() ? string.Join(", ", r.Completed.Select(a => a.Title)) : "none"),
             new("not possible", r.NotPossible.Any() ? string.Join(", ", r.NotPossible.Select(a => a.Title)) : "none"),
             new("status", r.Status switch
