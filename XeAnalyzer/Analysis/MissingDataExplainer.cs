@@ -40,7 +40,9 @@ public static class MissingDataExplainer
         }
 
         IFormatProvider ic = CultureInfo.InvariantCulture;
-        string what = analysisEvents is { Count: > 0 } ? string.Join("/", analysisEvents) : "events";
+        // "events" is said once: "the 553 events", "the 553 wait_info/wait_completed events".
+        string names = analysisEvents is { Count: > 0 } ? string.Join("/", analysisEvents) : string.Empty;
+        string what = names.Length > 0 ? names + " events" : "events";
 
         // --event names events this analysis does not read.
         if (filter.EventNames.Count > 0 && analysisEvents is { Count: > 0 }
@@ -48,7 +50,8 @@ public static class MissingDataExplainer
         {
             long present = read.CountOf(analysisEvents);
             var sb = new StringBuilder();
-            sb.Append("the filter --event ").Append(string.Join(", ", filter.EventNames)).Append(" leaves out the events this analysis reads (").Append(what).Append(')');
+            sb.Append("the filter --event ").Append(string.Join(", ", filter.EventNames))
+                .Append(" leaves out the events this analysis reads (").Append(names).Append(')');
             sb.Append(present > 0 ? string.Create(ic, $"; the input holds {present:N0} of them.") : "; the input holds none of them either.");
             if (present == 0)
             {
@@ -62,12 +65,15 @@ public static class MissingDataExplainer
         long candidates = analysisEvents is { Count: > 0 } ? read.CountOf(analysisEvents) : read.EventsRead;
         if (candidates > 0 && read.EventsMatched == 0)
         {
-            return string.Create(ic, $"none of the {candidates:N0} {what} events read matched the filter ({filter}); nothing to analyse.");
+            return string.Create(ic,
+                $"none of the {candidates:N0} {what} read matched the filter ({filter}); nothing to analyse.");
         }
 
         if (candidates > 0 && filter.HasValueConditions)
         {
-            return string.Create(ic, $"the filter ({filter}) kept {read.EventsMatched:N0} event(s), but none of the {what} events this analysis reads; the input holds {candidates:N0} of those before the filter.");
+            return string.Create(ic, $"the filter ({filter}) kept {read.EventsMatched:N0} event(s), ")
+                + string.Create(ic, $"but none of the {what} this analysis reads; ")
+                + string.Create(ic, $"the input holds {candidates:N0} of those before the filter.");
         }
 
         return null;

@@ -94,7 +94,8 @@ public sealed class ResolutionSummaryDocument(ResolutionSummary summary) : IDocu
             .AddColumn(TableColumn.Text("searched"));
         foreach (UnresolvedGroup g in Summary.UnresolvedGroups)
         {
-            reasons.AddRow(g.Reason.ToString(), g.Description, g.Count, g.FirstExample, g.FirstReason, g.FirstLine > 0 ? g.FirstLine : TableCell.Empty, string.Join("\n", g.SearchLog));
+            reasons.AddRow(DisplayNames.Of(g.Reason), g.Description, g.Count, g.FirstExample, g.FirstReason,
+                g.FirstLine > 0 ? g.FirstLine : TableCell.Empty, string.Join("\n", g.SearchLog));
         }
 
         var blocks = new List<ReportBlock> { counts, shapes.Build(), reasons.Build(), PdbTable(Summary.Pdbs, withSourceLines: true) };
@@ -125,7 +126,8 @@ public sealed class ResolutionSummaryDocument(ResolutionSummary summary) : IDocu
         {
             TableCell[] row =
             [
-                p.PdbName, p.Identity?.ToString() ?? string.Empty, p.IdentitySource.ToString(), p.IsLoaded ? "yes" : "no", p.IsVerified ? "yes" : "no",
+                p.PdbName, p.Identity?.ToString() ?? string.Empty, DisplayNames.Of(p.IdentitySource),
+                p.IsLoaded ? "yes" : "no", p.IsVerified ? "yes" : "no",
                 p.Path ?? string.Empty, p.Problem ?? string.Empty,
             ];
             t.AddRow(withSourceLines ? [.. row, p.SourceInfoProblem ?? string.Empty] : row);
@@ -138,12 +140,6 @@ public sealed class ResolutionSummaryDocument(ResolutionSummary summary) : IDocu
     internal static IEnumerable<ReportBlock> HintsAndWarnings(ResolutionSummary summary) =>
         summary.Hints.Select(h => (ReportBlock)new Paragraph("Hint: " + h)).Concat(summary.Warnings.Select(w => new Paragraph("Warning: " + w)));
 
-    private static string SourceText(PdbIdentitySource s) => s switch
-    {
-        PdbIdentitySource.Frame => "identity from the callstack_rva frames",
-        PdbIdentitySource.SymbolMetadata => "identity from CSV symbol metadata",
-        PdbIdentitySource.Binary => "identity from the DLL's RSDS record",
-        PdbIdentitySource.BuildCatalog => "identity from the build catalog",
-        _ => "no identity",
-    };
+    private static string SourceText(PdbIdentitySource s) =>
+        s == PdbIdentitySource.None ? "no identity" : "identity from " + DisplayNames.Of(s);
 }

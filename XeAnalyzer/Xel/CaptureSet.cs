@@ -37,8 +37,9 @@ public sealed partial class CaptureSet
     }
 
     /// <summary>
-    /// Expands inputs into capture sets. Each input is a file, a folder (its <c>*.xel</c> files, not recursive) or a glob
-    /// (<c>*</c> and <c>?</c> within a path segment, <c>**</c> for any number of folders). Files are de-duplicated; rollover files
+    /// Expands inputs into capture sets. Each input is a file, a folder (its <c>*.xel</c> files, not recursive; a
+    /// folder without any, its <c>*.xml</c> target-data files) or a glob (<c>*</c> and <c>?</c> within a path segment,
+    /// <c>**</c> for any number of folders). Files are de-duplicated; rollover files
     /// of one session (same folder and base name) form one set ordered by their FILETIME; other files are sets of their own.
     /// Sets appear in the order of their first file in the inputs.
     /// </summary>
@@ -61,9 +62,18 @@ public sealed partial class CaptureSet
             else if (Directory.Exists(input))
             {
                 matched = [.. Directory.EnumerateFiles(input, "*.xel", SearchOption.TopDirectoryOnly).Order(StringComparer.Ordinal)];
+
+                // A folder of saved target data (histogram, ring_buffer, event_counter XML) is read as its XML files;
+                // beside .xel files its XML is left alone, as it usually holds the same events again.
                 if (matched.Count == 0)
                 {
-                    throw new FileNotFoundException("The folder '" + input + "' contains no .xel file.", input);
+                    matched = [.. Directory.EnumerateFiles(input, "*.xml", SearchOption.TopDirectoryOnly)
+                        .Order(StringComparer.Ordinal)];
+                }
+
+                if (matched.Count == 0)
+                {
+                    throw new FileNotFoundException("The folder '" + input + "' contains no .xel or .xml file.", input);
                 }
             }
             else if (input.AsSpan().IndexOfAny('*', '?') >= 0)

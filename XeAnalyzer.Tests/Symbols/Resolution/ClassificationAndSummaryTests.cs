@@ -178,9 +178,9 @@ public class ClassificationAndSummaryTests
         Assert.That(kv["unresolved"].GetInt64(), Is.EqualTo(2));
         JsonElement Table(string title) => blocks.Single(b => b.GetProperty("type").GetString() == "table" && b.GetProperty("title").GetString() == title);
         Assert.That(Table("Stacks by shape").GetProperty("rows")[0].EnumerateArray().Select(c => c.ToString()), Is.EqualTo(new[] { "mixed", "1" }));
-        Assert.That(Table("Unresolved frames by reason").GetProperty("rows").EnumerateArray().Select(r => r[0].GetString()), Is.EquivalentTo(new[] { "NoPdb", "NoModuleMap" }));
+        Assert.That(Table("Unresolved frames by reason").GetProperty("rows").EnumerateArray().Select(r => r[0].GetString()), Is.EquivalentTo(new[] { "no PDB", "no module map" }));
         JsonElement pdb = Table("PDBs looked up").GetProperty("rows").EnumerateArray().Single(r => r[0].GetString() == "sqlmin.pdb");
-        Assert.That((pdb[2].GetString(), pdb[4].GetString()), Is.EqualTo(("BuildCatalog", "yes")));
+        Assert.That((pdb[2].GetString(), pdb[4].GetString()), Is.EqualTo(("the build catalog", "yes")));
         Assert.That(blocks.Count(b => b.GetProperty("type").GetString() == "paragraph" && b.GetProperty("text").GetString()!.StartsWith("Warning: ", StringComparison.Ordinal)), Is.EqualTo(1));
     }
 

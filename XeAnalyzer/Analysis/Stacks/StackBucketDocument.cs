@@ -374,7 +374,7 @@ public sealed class StackBucketDocument : IDocumentSource
             Kv("events read", Result.EventsRead),
             Kv("events beyond the distinct-stack cap", Result.UntrackedEvents),
             Kv("grouped by event", Result.GroupedByEvent ? "yes" : "no"),
-            Kv("frame style", Result.Style.ToString().ToLowerInvariant()),
+            Kv("frame style", DisplayNames.Of(Result.Style)),
             Kv("offsets", Result.IncludeOffsets ? "yes" : "no"),
             Kv("a histogram used all its slots", Result.MayHaveMergedHistogramValues ? "yes" : "no"),
         };
@@ -409,7 +409,8 @@ public sealed class StackBucketDocument : IDocumentSource
             .AddColumn(TableColumn.Integer("distinct raw stacks"));
         foreach (StackInputSummary i in Result.Inputs)
         {
-            inputs.AddRow(i.Name, i.Kind, i.ModuleMapPath ?? string.Empty, i.ModuleMapSource.ToString(), i.Events, i.EventsWithoutStack, i.HistogramSlots,
+            inputs.AddRow(i.Name, i.Kind, i.ModuleMapPath ?? string.Empty, DisplayNames.Of(i.ModuleMapSource), i.Events,
+                i.EventsWithoutStack, i.HistogramSlots,
                 i.HistogramCount, (long)i.DistinctRawStacks);
         }
 
@@ -525,7 +526,11 @@ public sealed class StackBucketDocument : IDocumentSource
 
         sb.Append(string.Create(Ic, $"{Result.DistinctRawStacks:N0} distinct raw stack(s) -> {Result.TotalBuckets:N0} bucket(s) after symbolization ({Result.MergedRawStacks:N0} merged); total {Result.TotalCount:N0}.\n"));
         sb.Append(Result.GroupedByEvent ? "Buckets per event name and stack" : "Buckets per stack (event names merged)");
-        sb.Append("; frames leaf first, ").Append(Result.Style.ToString().ToLowerInvariant()).Append(" style, ").Append(Result.IncludeOffsets ? "with offsets" : "without offsets (stacks differing only by offsets share a bucket)").Append('.');
+        sb.Append("; frames leaf first, ").Append(DisplayNames.Of(Result.Style)).Append(" style, ")
+            .Append(Result.IncludeOffsets
+                ? "with offsets"
+                : "without offsets (stacks differing only by offsets share a bucket)")
+            .Append('.');
         if (Result.MayHaveMergedHistogramValues)
         {
             sb.Append("\nWarning: a histogram used all its slots (slots = buckets): hash collisions may have merged different stacks into one slot.");

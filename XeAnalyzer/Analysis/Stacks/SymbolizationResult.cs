@@ -171,7 +171,7 @@ public sealed class SymbolizationResult : IAnalysisResult
             .AddColumn(TableColumn.Text("first frame's reason"));
         foreach (UnresolvedGroup g in UnresolvedByReason)
         {
-            reasons.AddRow(g.Reason.ToString(), g.Description, g.Count, g.FirstExample, g.FirstReason);
+            reasons.AddRow(DisplayNames.Of(g.Reason), g.Description, g.Count, g.FirstExample, g.FirstReason);
         }
 
         foreach (UnresolvedGroup g in UnresolvedByReason.Where(g => g.SearchLog.Count > 0).Take(8))
