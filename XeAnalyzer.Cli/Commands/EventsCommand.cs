@@ -35,8 +35,10 @@ internal static class EventsCommand
             EventFilter filter = filterOptions.Filter(parse);
             CaptureSource source = input.Open(parse, null, cancellationToken);
             var diagnostics = new CaptureDiagnostics();
-            EventListing.Write(source, filter, EventListWriter.ParseFormat(parse.GetValue(format) ?? "text"), output, max, diagnostics, cancellationToken);
-            return CaptureCommandSupport.Finish(diagnostics, error);
+            CaptureSummary? read = null;
+            EventListing.Write(source, filter, EventListWriter.ParseFormat(parse.GetValue(format) ?? "text"), output, max, diagnostics,
+                r => read = r, cancellationToken);
+            return CaptureCommandSupport.FinishFiltered(read, diagnostics, output, error);
         })));
         command.WithExamples(
             "xeanalyze events sample-xel/latch_nesting_full --event latch_acquired --format csv --limit 20",

@@ -1,5 +1,6 @@
 using System.CommandLine;
 using System.Globalization;
+using XeAnalyzer.Analysis;
 using XeAnalyzer.Capture;
 using XeAnalyzer.Cli.Commands.Common;
 using XeAnalyzer.Export;
@@ -77,6 +78,11 @@ internal static class ExportCommand
             };
 
             XelExportResult result = XelParquetExporter.Export(source, dir, options, cancellationToken);
+            if (result.Read is CaptureSummary read)
+            {
+                CaptureCommandSupport.CheckFilterNames(read);
+            }
+
             foreach (string note in result.Notes)
             {
                 error.WriteLine("xeanalyze: note: " + note);
@@ -108,7 +114,8 @@ internal static class ExportCommand
             int exit = CaptureCommandSupport.Finish(diagnostics, error);
             if (result.Events == 0 && exit == ExitCodes.Ok)
             {
-                error.WriteLine("xeanalyze: no events to export" + (filter.IsEmpty ? string.Empty : " (no event passed the filter: " + filter + ")"));
+                CaptureCommandSupport.WriteMessage(
+                    "no events to export" + (result.Read is { } summary && MissingDataExplainer.ExplainNoMatch(summary) is string why ? ": " + why : string.Empty), stdout, error);
                 return ExitCodes.MissingData;
             }
 

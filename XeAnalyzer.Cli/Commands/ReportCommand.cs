@@ -60,6 +60,7 @@ internal static class ReportCommand
                 Resolver = resolver,
             };
             CaptureReport report = CaptureReporter.Run(parse.GetValue(inputs)!, options, cancellationToken);
+            CaptureCommandSupport.CheckFilterNames(report.Capture);
             report.Write(dir, cancellationToken);
 
             stdout.WriteLine(Path.Combine(dir, "index.html"));

@@ -44,8 +44,10 @@ internal static class SliceCommand
                 throw new UsageException("the inputs do not share one schema, so their events cannot go into one file: " + ex.Message);
             }
 
+            CaptureCommandSupport.CheckFilterNames(result.Read);
+
             stdout.WriteLine(string.Create(CultureInfo.InvariantCulture, $"wrote {result.EventsWritten} events ({result.EventTypes} event types) to {outPath}"));
-            return CaptureCommandSupport.Finish(diagnostics, error);
+            return CaptureCommandSupport.FinishFiltered(result.Read, diagnostics, stdout, error);
         })));
         command.WithExamples(
             "xeanalyze slice sample-xel/latch_nesting_full --event latch_acquired --from 2024-05-14T09:31:13 --to "

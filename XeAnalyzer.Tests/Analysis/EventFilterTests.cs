@@ -98,6 +98,95 @@ public sealed class EventFilterTests
         Assert.Throws<FormatException>(() => FieldCondition.Parse("=1"));
     }
 
+    [TestCase("duration>6", true)]
+    [TestCase("duration>7", false)]
+    [TestCase("duration>=7", true)]
+    [TestCase("duration<7", false)]
+    [TestCase("duration<=7", true)]
+    [TestCase("duration<8", true)]
+    [TestCase("duration<0x8", true)]
+    [TestCase("duration<7.5", true)]
+    [TestCase("duration>-1", true)]
+    [TestCase("duration<-1", false)]
+    [TestCase("duration!=7", false)]
+    [TestCase("duration!=8", true)]
+    [TestCase("wait_type>=120", true)]
+    [TestCase("wait_type<120", false)]
+    [TestCase("wait_type!=PREEMPTIVE_HTTP_REQUEST", false)]
+    [TestCase("wait_type!=CXPACKET", true)]
+    [TestCase("wait_type~^preemptive_", true)]
+    [TestCase("wait_type~HTTP_REQ", true)]
+    [TestCase("wait_type~^HTTP", false)]
+    [TestCase("opcode~^(begin|end)$", true)]
+    [TestCase("no_such_field!=1", false)]
+    [TestCase("no_such_field<1", false)]
+    [TestCase("no_such_field>=0", false)]
+    [TestCase("no_such_field~.*", false)]
+    public void Matches_ComparesWithEveryOperator_AndAbsentFieldsNeverMatch(string condition, bool expected)
+    {
+        // The wait has duration 7 and wait_type PREEMPTIVE_HTTP_REQUEST (map key 120), as the other wait cases.
+        XEvent e = _c.Wait(At(0), "PREEMPTIVE_HTTP_REQUEST", "End", 7, external: true);
+        Assert.That(Where(condition).Matches(e), Is.EqualTo(expected));
+    }
+
+    [Test]
+    public void Matches_AndsOrderingConditionsOnOneName_SoTheyMakeARange()
+    {
+        XEvent[] waits = [.. new long[] { 3, 7, 12 }.Select(d => _c.Wait(At(0), "LATCH_EX", "End", d))];
+        Assert.That(waits.Select(Where("duration>=5", "duration<10").Matches), Is.EqualTo(new[] { false, true, false }));
+        Assert.That(waits.Select(Where("duration!=3", "duration!=12").Matches), Is.EqualTo(new[] { false, true, false }));
+        Assert.That(waits.Select(Where("duration=3", "duration=12").Matches), Is.EqualTo(new[] { true, false, true }), "= stays OR");
+    }
+
+    [Test]
+    public void Matches_OrderingAndPatternsOnText()
+    {
+        XEvent e = _c.Alloc(At(0), 3, clerk: "MEMORYCLERK_SQLQERESERVATIONS");
+        Assert.That(Where("memory_clerk_name~qereserv").Matches(e), Is.True, "~ ignores case");
+        Assert.That(Where("memory_clerk_name~^SOS").Matches(e), Is.False);
+        Assert.That(Where("memory_clerk_name>1").Matches(e), Is.False, "text has no order: n/a, not a match");
+        Assert.That(Where("memory_clerk_name<1").Matches(e), Is.False);
+    }
+
+    [TestCase("duration>=1000", "duration", ">=", "1000")]
+    [TestCase("duration<=0x10", "duration", "<=", "0x10")]
+    [TestCase("duration<5", "duration", "<", "5")]
+    [TestCase("duration>5", "duration", ">", "5")]
+    [TestCase("state!=SUSPENDED", "state", "!=", "SUSPENDED")]
+    [TestCase("sql_text~^insert .*=1", "sql_text", "~", "^insert .*=1")]
+    [TestCase("batch_text=a<b", "batch_text", "=", "a<b")]
+    [TestCase("timestamp>2024-03-01T12:00:00Z", "timestamp", ">", "2024-03-01T12:00:00Z")]
+    public void Parse_TakesTheFirstOperator_AndRoundTrips(string text, string name, string op, string value)
+    {
+        FieldCondition c = FieldCondition.Parse(text);
+        Assert.That((c.Name, c.Value, c.ToString()), Is.EqualTo((name, value, name + op + value)));
+    }
+
+    [TestCase("duration>abc")]
+    [TestCase("duration<=")]
+    [TestCase("sql_text~(unclosed")]
+    [TestCase("state!SUSPENDED")]
+    [TestCase("<5")]
+    public void Parse_RefusesBadOperatorsValuesAndPatterns(string text) =>
+        Assert.Throws<FormatException>(() => FieldCondition.Parse(text));
+
+    [Test]
+    public void Parse_PatternsAreCultureInvariant()
+    {
+        // Under tr-TR a culture-aware IgnoreCase would not match 'i' with 'I'.
+        CultureInfo saved = CultureInfo.CurrentCulture;
+        try
+        {
+            CultureInfo.CurrentCulture = CultureInfo.GetCultureInfo("tr-TR");
+            XEvent e = _c.Alloc(At(0), 3, clerk: "MEMORYCLERK_SQLQERESERVATIONS");
+            Assert.That(Where("memory_clerk_name~reservations").Matches(e), Is.True);
+        }
+        finally
+        {
+            CultureInfo.CurrentCulture = saved;
+        }
+    }
+
     [TestCase("2024-03-01", "2024-03-01T00:00:00.0000000Z")]
     [TestCase("2024-03-01T12:34", "2024-03-01T12:34:00.0000000Z")]
     [TestCase("2024-03-01T12:34:56Z", "2024-03-01T12:34:56.0000000Z")]

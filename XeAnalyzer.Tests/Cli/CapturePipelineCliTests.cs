@@ -93,6 +93,61 @@ public sealed class CapturePipelineCliTests
     }
 
     [Test]
+    public void FilterNames_TheCaptureDoesNotHave_AreUsageErrors_InEveryCommand()
+    {
+        var c = new AnalysisCaptures();
+        string xel = _tmp.File("waits.xel");
+        c.WriteXel(xel, [c.Wait(At(0), "LATCH_EX", "End", 5, 0x10, 1, 1), c.Wait(At(10), "PAGEIOLATCH_SH", "End", 7, 0x10, 1, 2)]);
+        foreach (string command in new[] { "events", "slice", "export", "stacks", "latches", "memory", "waits", "report" })
+        {
+            string[] baseArgs = command switch
+            {
+                "slice" => [command, xel, "-o", _tmp.File(command + ".xel")],
+                "export" or "report" => [command, xel, "-o", _tmp.File(command + "-out"), "--offline"],
+                _ => [command, xel],
+            };
+            if (command == "export")
+            {
+                baseArgs = [.. baseArgs.SkipLast(1)];
+            }
+
+            (int exit, _, string err) = CliRunner.Run([.. baseArgs, "--event", "wait_inf"]);
+            Assert.That(exit, Is.EqualTo(ExitCodes.Usage), command + ": " + err);
+            Assert.That(err, Does.Contain("--event wait_inf: the capture has no event of that name; nearest: wait_info"), command);
+
+            string[] named = command == "slice" ? [.. baseArgs, "--event", "wait_info"] : baseArgs;
+            (exit, _, err) = CliRunner.Run([.. named, "--where", "duraton>=5"]);
+            Assert.That(exit, Is.EqualTo(ExitCodes.Usage), command + ": " + err);
+            Assert.That(err, Does.Contain("a field or action named duraton; nearest: duration"), command);
+        }
+    }
+
+    [Test]
+    public void AFilterThatMatchesNothing_SaysWhichAndWhatItSaw_AndExitsFour()
+    {
+        var c = new AnalysisCaptures();
+        string xel = _tmp.File("waits.xel");
+        c.WriteXel(xel, [c.Wait(At(0), "LATCH_EX", "End", 5, 0x10, 1, 1), c.Wait(At(10), "PAGEIOLATCH_SH", "End", 7, 0x10, 1, 2)]);
+        (int exit, string output, string err) = CliRunner.Run("events", xel, "--from", "2018-01-01", "--to", "2019-01-01", "--format", "json");
+        Assert.That(exit, Is.EqualTo(ExitCodes.MissingData), err);
+        Assert.That(output.Trim(), Is.EqualTo("[]"));
+        Assert.That(err, Does.Contain("none of the 2 events read matched the filter (from 2018-01-01T00:00:00.0000000Z; to 2019-01-01T00:00:00.0000000Z); "
+            + "they run from 2024-05-14T09:00:00.0000000Z to 2024-05-14T09:00:00.0000100Z, outside --from/--to."));
+
+        (exit, _, err) = CliRunner.Run("events", xel, "--where", "duration>=5", "--where", "duration<7");
+        Assert.That(exit, Is.EqualTo(ExitCodes.Ok), "the range keeps the first wait: " + err);
+
+        (exit, _, err) = CliRunner.Run("stacks", xel, "--event", "wait_completed", "--offline");
+        Assert.That(exit, Is.EqualTo(ExitCodes.MissingData));
+        Assert.That(err, Does.Contain("the filter --event wait_completed selects none of the 2 events the input holds; it holds sqlos.wait_info (2)."));
+        Assert.That(err, Does.Not.Contain("your_event"), "the filter, not the session, left them out");
+
+        (exit, _, err) = CliRunner.Run("waits", xel, "--where", "wait_type~^CX");
+        Assert.That(exit, Is.EqualTo(ExitCodes.MissingData));
+        Assert.That(err, Does.Contain("matched the filter (wait_type~^CX)"));
+    }
+
+    [Test]
     public void TimeOptions_AcceptOneGrammar_InEveryCommand()
     {
         string latch = XelFixtures.PathOf("latch.xel");

@@ -196,9 +196,19 @@ public sealed class StacksCliTests
     [Test]
     public void Stacks_NoMatchingEvents_Exits4_NamingTheEventsFound()
     {
-        (int exit, _, string err) = CliRunner.Run(["stacks", Sample1, "--event", "wait_info", .. Symbols]);
+        (int exit, _, string err) = CliRunner.Run(["stacks", Sample1, "--from", "2030-01-01", .. Symbols]);
         Assert.That(exit, Is.EqualTo(4));
-        Assert.That(err, Does.Contain("sqlserver.latch_acquired (6,043)"));
+        Assert.That(err, Does.Contain("none of the 6,043 events read matched the filter (from 2030-01-01T00:00:00.0000000Z)"));
+        Assert.That(err, Does.Not.Contain("your_event"), "the filter, not the session, left them out");
+    }
+
+    [Test]
+    public void Stacks_AnEventNameTheCaptureDoesNotHave_IsAUsageError_NamingTheNearest()
+    {
+        (int exit, string output, string err) = CliRunner.Run(["stacks", Sample1, "--event", "latch_acquird", .. Symbols]);
+        Assert.That(exit, Is.EqualTo(ExitCodes.Usage));
+        Assert.That(output, Is.Empty);
+        Assert.That(err, Does.Contain("--event latch_acquird: the capture has no event of that name; nearest: latch_acquired"));
     }
 
     [Test]

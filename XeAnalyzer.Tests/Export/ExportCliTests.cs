@@ -102,9 +102,18 @@ public sealed class ExportCliTests
     [Test]
     public void Export_ReturnsMissingData_WhenNoEventMatches()
     {
-        (int exit, _, string err) = CliRunner.Run("export", Sample("cci_insert_memory"), "-o", Path.Combine(_dir, "o"), "--event", "no_such_event");
+        (int exit, _, string err) = CliRunner.Run("export", Sample("cci_insert_memory"), "-o", Path.Combine(_dir, "o"), "--from", "2030-01-01");
         Assert.That(exit, Is.EqualTo(ExitCodes.MissingData));
-        Assert.That(err, Does.Contain("no event passed the filter: events no_such_event"));
+        Assert.That(err, Does.Contain("no events to export: none of the"));
+        Assert.That(err, Does.Contain("matched the filter (from 2030-01-01T00:00:00.0000000Z)"));
+    }
+
+    [Test]
+    public void Export_RefusesAnEventNameTheCaptureDoesNotHave()
+    {
+        (int exit, _, string err) = CliRunner.Run("export", Sample("cci_insert_memory"), "-o", Path.Combine(_dir, "o"), "--event", "no_such_event");
+        Assert.That(exit, Is.EqualTo(ExitCodes.Usage));
+        Assert.That(err, Does.Contain("--event no_such_event: the capture has no event of that name; nearest: "));
     }
 
     [Test]

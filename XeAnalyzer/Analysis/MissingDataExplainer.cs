@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text;
 using XeAnalyzer.Capture;
+using XeAnalyzer.Events;
 
 namespace XeAnalyzer.Analysis;
 
@@ -28,6 +29,59 @@ public static class MissingDataExplainer
         }
 
         return text;
+    }
+
+    /// <summary>
+    /// Why a read through a filter kept no event, for a command without an analysis (<c>events</c>, <c>slice</c>,
+    /// <c>export</c>) in the words the analyses use: which filter, and how many events it saw; <see langword="null"/> when
+    /// the read kept events or had no filter.
+    /// </summary>
+    /// <param name="read">What the read found.</param>
+    /// <returns>Text of one or more lines separated by <c>\n</c>, or <see langword="null"/>.</returns>
+    public static string? ExplainNoMatch(CaptureSummary read)
+    {
+        ArgumentNullException.ThrowIfNull(read);
+        if (read.Filter.IsEmpty || read.EventsMatched > 0)
+        {
+            return null;
+        }
+
+        string text = read.EventsByName.Count == 0
+            ? "the input holds no events at all, so the filter (" + read.Filter + ") had none to select."
+            : NoMatch(read, "events");
+        return read.IsPartial
+            ? text + "\nThe input could be read only in part: the events you asked for may be in the part that could not be read."
+            : text;
+    }
+
+    /// <summary>
+    /// The filter that kept no event and what it saw: the events of its names the input holds (none: the names it holds
+    /// instead), or the events read, their time range, and whether <c>--from</c>/<c>--to</c> lie outside it.
+    /// </summary>
+    private static string NoMatch(CaptureSummary read, string what)
+    {
+        IFormatProvider ic = CultureInfo.InvariantCulture;
+        EventFilter filter = read.Filter;
+        if (filter.EventNames.Count > 0 && read.EventsRead == 0)
+        {
+            long total = read.EventsByName.Sum(e => e.Count);
+            return string.Create(ic, $"the filter --event {string.Join(", ", filter.EventNames)} selects none of the {total:N0} events the input holds; it holds ")
+                + string.Join(", ", read.EventsByName.Take(10).Select(e => e.Name + " (" + e.Count.ToString("N0", ic) + ")"))
+                + (read.EventsByName.Count > 10 ? string.Create(ic, $", … ({read.EventsByName.Count - 10} more names)") : string.Empty) + ".";
+        }
+
+        var sb = new StringBuilder();
+        sb.Append(string.Create(ic, $"none of the {read.EventsRead:N0} {what} read matched the filter ({filter})"));
+        if (read.ReadRange.First is DateTime first && read.ReadRange.Last is DateTime last)
+        {
+            sb.Append("; they run from ").Append(Timestamps.IsoUtc(first)).Append(" to ").Append(Timestamps.IsoUtc(last));
+            if ((filter.From is DateTime f && f > last) || (filter.To is DateTime t && t <= first))
+            {
+                sb.Append(", outside --from/--to");
+            }
+        }
+
+        return sb.Append('.').ToString();
     }
 
     /// <summary>Why the user's filter, and not the capture, is the reason, or <see langword="null"/> when it is not.</summary>
@@ -61,12 +115,11 @@ public static class MissingDataExplainer
             return sb.ToString();
         }
 
-        // Events of the right names were read, but none passed the value or time conditions.
-        long candidates = analysisEvents is { Count: > 0 } ? read.CountOf(analysisEvents) : read.EventsRead;
+        // The input holds events the analysis could read, but the filter kept none of them.
+        long candidates = analysisEvents is { Count: > 0 } ? read.CountOf(analysisEvents) : read.EventsByName.Sum(e => e.Count);
         if (candidates > 0 && read.EventsMatched == 0)
         {
-            return string.Create(ic,
-                $"none of the {candidates:N0} {what} read matched the filter ({filter}); nothing to analyse.");
+            return NoMatch(read, what) + " Nothing to analyse.";
         }
 
         if (candidates > 0 && filter.HasValueConditions)

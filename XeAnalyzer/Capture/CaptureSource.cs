@@ -337,6 +337,9 @@ public sealed class CaptureSource
         return t.StartsWith("<", StringComparison.Ordinal) || t.StartsWith("&lt;", StringComparison.Ordinal);
     }
 
+    /// <summary>The most distinct event types of target data a read keeps for checking filter names.</summary>
+    private const int MaxTypesRead = 10_000;
+
     /// <summary>A name no event has (event names cannot hold a NUL character).</summary>
     private const string NoEvent = "\0";
 
@@ -437,6 +440,7 @@ public sealed class CaptureSource
             bool conditions = filter.HasValueConditions;
             long read = 0, matched = 0;
             long first = long.MaxValue, last = long.MinValue;
+            var readRange = new TickRange();
             try
             {
                 FileReadProgress? progress = _progress;
@@ -460,9 +464,13 @@ public sealed class CaptureSource
                                 ref readonly XelBufferDecoder.Record r = ref records[i];
                                 view.PointRecord(r.State.Type, r.Time, r.PayloadOffset, r.PayloadLength, r.ActionsOffset, r.End, r.ActionStarts, r.Actions, position + r.Offset);
                                 read++;
-                                if (conditions && !filter.Matches(view))
+                                if (conditions)
                                 {
-                                    continue;
+                                    readRange.Add(r.Time.Ticks);
+                                    if (!filter.Matches(view))
+                                    {
+                                        continue;
+                                    }
                                 }
 
                                 matched++;
@@ -497,9 +505,13 @@ public sealed class CaptureSource
                     }
 
                     read++;
-                    if (conditions && !filter.Matches(e))
+                    if (conditions)
                     {
-                        continue;
+                        readRange.Add(e.Timestamp.Ticks);
+                        if (!filter.Matches(e))
+                        {
+                            continue;
+                        }
                     }
 
                     matched++;
@@ -519,6 +531,7 @@ public sealed class CaptureSource
             }
             finally
             {
+                summary.ReadRange = readRange;
                 summary.EventsRead = read;
                 summary.EventsMatched = matched;
                 summary.FirstEvent = first == long.MaxValue ? null : new DateTime(first, DateTimeKind.Utc);
@@ -543,6 +556,9 @@ public sealed class CaptureSource
             bool anyTarget = false;
             long read = 0, matched = 0, n = 0;
             long first = long.MaxValue, last = long.MinValue;
+            var readRange = new TickRange();
+            var typesRead = new HashSet<XeEventType>(ReferenceEqualityComparer.Instance);
+            var actionsRead = new HashSet<string>(StringComparer.Ordinal);
             var options = new TargetDataReaderOptions { FilePath = path, Limits = source.Options.TextLimits };
             using StreamReader textReader = TextInput.OpenText(path);
             foreach (TargetDataElement element in TargetDataReader.Read(textReader, options, cancellationToken))
@@ -597,9 +613,25 @@ public sealed class CaptureSource
 
                         XEvent e = adapter.Convert(te);
                         read++;
-                        if (conditions && !filter.Matches(e))
+                        if (typesRead.Count < MaxTypesRead && typesRead.Add(e.EventType))
                         {
-                            continue;
+                            foreach (XeColumn a in e.Actions)
+                            {
+                                actionsRead.Add(a.FullName);
+                            }
+                        }
+
+                        if (conditions)
+                        {
+                            if (e.Timestamp != DateTime.MinValue)
+                            {
+                                readRange.Add(e.Timestamp.Ticks);
+                            }
+
+                            if (!filter.Matches(e))
+                            {
+                                continue;
+                            }
                         }
 
                         matched++;
@@ -662,6 +694,9 @@ public sealed class CaptureSource
             }
 
             summary.EventsRead = read;
+            summary.ReadRange = readRange;
+            summary.TypesRead = [.. typesRead];
+            summary.ActionsRead = [.. actionsRead.Order(StringComparer.Ordinal)];
             summary.EventsMatched = matched;
             summary.FirstEvent = first == long.MaxValue ? null : new DateTime(first, DateTimeKind.Utc);
             summary.LastEvent = last == long.MinValue ? null : new DateTime(last, DateTimeKind.Utc);

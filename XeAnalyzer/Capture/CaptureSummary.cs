@@ -212,6 +212,18 @@ public sealed class InputSummary
     /// <summary>The latest timestamp of a matched event, or <see langword="null"/>.</summary>
     public DateTime? LastEvent { get; internal set; }
 
+    /// <summary>
+    /// The time range of the events read before the value and time conditions (kept only when the filter has such
+    /// conditions, to say why none passed).
+    /// </summary>
+    internal TickRange ReadRange { get; set; }
+
+    /// <summary>For target data: the event types read (its schema, as far as the XML shows one).</summary>
+    internal IReadOnlyList<XeEventType> TypesRead { get; set; } = [];
+
+    /// <summary>For target data: the full names of the actions on the events read.</summary>
+    internal IReadOnlyList<string> ActionsRead { get; set; } = [];
+
     /// <summary>Its files, in reading order (one for target data).</summary>
     public IReadOnlyList<FileSummary> Files { get; internal set; } = [];
 
@@ -271,7 +283,11 @@ public sealed class CaptureSummary
         FirstEvent = inputs.Aggregate((DateTime?)null, (f, i) => EventTypeSummary.Earlier(f, i.FirstEvent));
         LastEvent = inputs.Aggregate((DateTime?)null, (l, i) => EventTypeSummary.Later(l, i.LastEvent));
         EventTypes = ByName(inputs.SelectMany(i => i.EventTypes));
+        ReadRange = inputs.Aggregate(default(TickRange), (r, i) => r.Join(i.ReadRange));
     }
+
+    /// <summary>The time range of the events read before the value and time conditions (see <see cref="InputSummary.ReadRange"/>).</summary>
+    internal TickRange ReadRange { get; }
 
     /// <summary>Per input, in the order read.</summary>
     public IReadOnlyList<InputSummary> Inputs { get; }
@@ -376,5 +392,52 @@ public sealed class CaptureSummary
         }
 
         return [.. merged.OrderByDescending(t => t.Count).ThenBy(t => t.Name, StringComparer.Ordinal)];
+    }
+}
+
+/// <summary>The earliest and latest of some timestamps, as ticks; empty until the first is added.</summary>
+internal struct TickRange
+{
+    private long _first;
+    private long _last;
+
+    /// <summary>Whether a time was added.</summary>
+    public readonly bool IsEmpty => _first == 0 && _last == 0;
+
+    /// <summary>The earliest time, or <see langword="null"/>.</summary>
+    public readonly DateTime? First => IsEmpty ? null : new DateTime(_first, DateTimeKind.Utc);
+
+    /// <summary>The latest time, or <see langword="null"/>.</summary>
+    public readonly DateTime? Last => IsEmpty ? null : new DateTime(_last, DateTimeKind.Utc);
+
+    /// <summary>Widens the range to hold <paramref name="ticks"/> (a positive tick count).</summary>
+    public void Add(long ticks)
+    {
+        if (IsEmpty)
+        {
+            _first = _last = ticks;
+        }
+        else if (ticks < _first)
+        {
+            _first = ticks;
+        }
+        else if (ticks > _last)
+        {
+            _last = ticks;
+        }
+    }
+
+    /// <summary>The range holding both.</summary>
+    public readonly TickRange Join(TickRange other)
+    {
+        if (other.IsEmpty)
+        {
+            return this;
+        }
+
+        TickRange r = this;
+        r.Add(other._first);
+        r.Add(other._last);
+        return r;
     }
 }

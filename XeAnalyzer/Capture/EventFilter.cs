@@ -4,8 +4,8 @@ using XeAnalyzer.Events;
 namespace XeAnalyzer.Capture;
 
 /// <summary>
-/// Selects events for an analysis: by event name (<c>--event</c>), by field or action value (<c>--where name=value</c>) and by
-/// time (<c>--from</c> inclusive, <c>--to</c> exclusive, UTC).
+/// Selects events for an analysis: by event name (<c>--event</c>), by field or action value (<c>--where</c>) and by time
+/// (<c>--from</c> inclusive, <c>--to</c> exclusive, UTC).
 /// </summary>
 /// <remarks>
 /// <para><b>Event names</b> are <c>package.event</c> or <c>event</c>, compared ordinally and case-sensitively (as the reader's
@@ -15,8 +15,13 @@ namespace XeAnalyzer.Capture;
 /// does not match. Values compare as follows: a map field matches its map text (ignoring case, e.g.
 /// <c>class=nesting_transaction_full</c>) or its numeric map key (<c>wait_type=120</c>); integer, pointer and boolean values
 /// compare numerically (decimal, <c>0x</c> hexadecimal, <c>true</c>/<c>false</c>); floating-point values numerically; text and
-/// everything else by their rendered text, ignoring case (ordinal). Conditions on the same name are alternatives (OR);
-/// conditions on different names must all hold (AND).</para>
+/// everything else by their rendered text, ignoring case (ordinal). <c>!=</c> is "present and not equal".
+/// <c>&lt;</c>, <c>&lt;=</c>, <c>&gt;</c> and <c>&gt;=</c> compare numbers (integers, map keys, floating point) and
+/// <c>filetime</c> values with a time; on text they are false. <c>~</c> finds a .NET regular expression (ignoring case,
+/// culture-invariant, at most <see cref="FieldCondition.PatternTimeout"/> per value) in the rendered text (a map field's
+/// text). A condition on a field or action the event does not have is false, whatever the operator. Conditions
+/// <c>=</c> and <c>~</c> on the same name are alternatives (OR); every other condition must hold (AND), so
+/// <c>duration&gt;=100 duration&lt;1000</c> is a range.</para>
 /// <para>Instances cache column look-ups per event type and are not thread-safe; use one per enumeration.</para>
 /// </remarks>
 public sealed class EventFilter
@@ -47,7 +52,10 @@ public sealed class EventFilter
         Conditions = Array.AsReadOnly(conds);
         From = from is DateTime f ? ToUtc(f) : null;
         To = to is DateTime t ? ToUtc(t) : null;
-        _groups = [.. conds.GroupBy(c => c.Name, StringComparer.OrdinalIgnoreCase).Select(g => new ConditionGroup(g.Key, [.. g]))];
+        // = and ~ on one name are alternatives; every other condition is a group of its own, so that ranges are ANDed.
+        _groups = [.. conds.Select((c, i) => (Condition: c, Key: IsAlternative(c) ? "=" + c.Name : i.ToString(CultureInfo.InvariantCulture)))
+            .GroupBy(c => c.Key, StringComparer.OrdinalIgnoreCase)
+            .Select(g => new ConditionGroup(g.First().Condition.Name, [.. g.Select(c => c.Condition)]))];
     }
 
     /// <summary>A filter that keeps every event.</summary>
@@ -178,6 +186,79 @@ public sealed class EventFilter
     }
 
     /// <summary>
+    /// The event, field and action names of this filter that the capture a read went through does not have, one message
+    /// each naming it and the nearest names it does have (<see cref="NearestNames"/>). Event names are checked against
+    /// the events of every input (a <c>.xel</c> file's metadata, or the events the XML holds); field and action names
+    /// against the event types the filter's event names select (all of them without <c>--event</c>) and the actions of
+    /// the capture. Target-data XML carries no schema, so there only the events read count. A capture with no event
+    /// at all (a histogram) has nothing to check against, and a read that was partial may have missed the names in the
+    /// part it could not read: then nothing is reported.
+    /// </summary>
+    /// <param name="read">What the read through this filter found.</param>
+    /// <returns>The messages, in the filter's order; empty when every name is known.</returns>
+    public IReadOnlyList<string> FindUnknownNames(CaptureSummary read)
+    {
+        ArgumentNullException.ThrowIfNull(read);
+        if ((EventNames.Count == 0 && Conditions.Count == 0) || read.IsPartial)
+        {
+            return [];
+        }
+
+        var types = new List<XeEventType>();
+        var actions = new SortedSet<string>(StringComparer.Ordinal);
+        var eventNames = new SortedSet<string>(read.EventsByName.Select(e => e.Name), StringComparer.Ordinal);
+        foreach (InputSummary input in read.Inputs)
+        {
+            foreach (FileSummary file in input.Files)
+            {
+                if (file.Xel is { } facts)
+                {
+                    types.AddRange(facts.Schema.EventTypes);
+                    actions.UnionWith(facts.Schema.Actions.Select(a => a.FullName));
+                }
+            }
+
+            types.AddRange(input.TypesRead);
+            actions.UnionWith(input.ActionsRead);
+        }
+
+        eventNames.UnionWith(types.Select(t => t.FullName));
+        if (eventNames.Count == 0)
+        {
+            return [];
+        }
+
+        var problems = new List<string>();
+        foreach (string name in EventNames.Where(n => !eventNames.Any(e => CaptureSummary.EventNameMatches(e, n))))
+        {
+            IEnumerable<string> candidates = name.Contains('.', StringComparison.Ordinal) ? eventNames : eventNames.Select(ShortName);
+            problems.Add("--event " + name + ": the capture has no event of that name" + Suggest(name, candidates));
+        }
+
+        List<XeEventType> selected = [.. types.Where(MatchesName)];
+        if (selected.Count == 0)
+        {
+            return problems;
+        }
+
+        string on = EventNames.Count == 0 ? "no event of the capture has" : "no event of " + string.Join(", ", EventNames) + " has";
+        foreach (FieldCondition c in Conditions.DistinctBy(c => c.Name, StringComparer.OrdinalIgnoreCase))
+        {
+            bool field = !c.IsActionName && selected.Any(t => t.Fields.Any(f => string.Equals(f.Name, c.Name, StringComparison.OrdinalIgnoreCase)));
+            bool action = actions.Any(a => string.Equals(c.IsActionName ? a : ShortName(a), c.Name, StringComparison.OrdinalIgnoreCase));
+            if (!field && !action)
+            {
+                IEnumerable<string> candidates = c.IsActionName
+                    ? actions
+                    : selected.SelectMany(t => t.Fields.Select(f => f.Name)).Concat(actions.Select(ShortName));
+                problems.Add("--where " + c + ": " + on + " a field or action named " + c.Name + Suggest(c.Name, candidates));
+            }
+        }
+
+        return problems;
+    }
+
+    /// <summary>
     /// Parses a time given on the command line. Accepted: ISO 8601 <c>yyyy-MM-dd</c>, <c>yyyy-MM-ddTHH:mm</c>,
     /// <c>yyyy-MM-ddTHH:mm:ss</c> and <c>yyyy-MM-ddTHH:mm:ss.fffffff</c> (1 to 7 fraction digits), with a space allowed
     /// instead of <c>T</c>, optionally followed by <c>Z</c> or an offset <c>+hh:mm</c>/<c>-hh:mm</c>. Without a zone the time is UTC
@@ -189,9 +270,9 @@ public sealed class EventFilter
     public static DateTime ParseTime(string text)
     {
         ArgumentNullException.ThrowIfNull(text);
-        if (DateTimeOffset.TryParseExact(text.Trim(), s_timeFormats, CultureInfo.InvariantCulture, DateTimeStyles.AssumeUniversal | DateTimeStyles.AdjustToUniversal, out DateTimeOffset t))
+        if (TryParseTime(text, out DateTime t))
         {
-            return t.UtcDateTime;
+            return t;
         }
 
         throw new FormatException("expected a UTC time such as 2024-03-01T12:00:00Z, 2024-03-01 12:00:00.123 or 2024-03-01T13:00:00+01:00, found '" + text + "'");
@@ -219,6 +300,25 @@ public sealed class EventFilter
 
         return parts.Count == 0 ? "(none)" : string.Join("; ", parts);
     }
+
+    /// <summary>Parses a time as <see cref="ParseTime"/> does.</summary>
+    internal static bool TryParseTime(string text, out DateTime time)
+    {
+        bool ok = DateTimeOffset.TryParseExact(text.Trim(), s_timeFormats, CultureInfo.InvariantCulture,
+            DateTimeStyles.AssumeUniversal | DateTimeStyles.AdjustToUniversal, out DateTimeOffset t);
+        time = ok ? t.UtcDateTime : default;
+        return ok;
+    }
+
+    private static string ShortName(string fullName) => fullName[(fullName.IndexOf('.', StringComparison.Ordinal) + 1)..];
+
+    private static string Suggest(string name, IEnumerable<string> candidates)
+    {
+        IReadOnlyList<string> nearest = NearestNames.Find(name, candidates, 3);
+        return nearest.Count == 0 ? "." : "; nearest: " + string.Join(", ", nearest) + ".";
+    }
+
+    private static bool IsAlternative(FieldCondition c) => c.Operator is ConditionOperator.Equal or ConditionOperator.Matches;
 
     private static DateTime ToUtc(DateTime t) => t.Kind switch
     {

@@ -424,7 +424,7 @@ public readonly partial struct XeValue : IEquatable<XeValue>
 
     // ---------------------------------------------------------------- helpers
 
-    private const ulong MaxFileTime = 2650467743999999999UL; // DateTime.MaxValue as a FILETIME
+    internal const ulong MaxFileTime = 2650467743999999999UL; // DateTime.MaxValue as a FILETIME
 
     private string ColumnName => _column?.Name ?? "<default>";
 

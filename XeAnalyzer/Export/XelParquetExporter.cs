@@ -83,6 +83,7 @@ public static class XelParquetExporter
         var writers = new Dictionary<EventTable, TableWriter>(ReferenceEqualityComparer.Instance);
         var result = new List<XelExportTable>();
         long events = 0, skipped = 0, dropped = 0;
+        CaptureSummary? read = null;
         try
         {
             var tableOptions = new ParquetTableOptions(options.RowGroupRows, options.RowGroupBytes, options.Compression);
@@ -98,7 +99,7 @@ public static class XelParquetExporter
             EventRowPlan? last = null;
             XeEventType? lastType = null;
             XeActionSet? lastSet = null;
-            foreach (XEvent e in source.ReadEvents(filter, options.Diagnostics, null, cancellationToken))
+            foreach (XEvent e in source.ReadEvents(filter, options.Diagnostics, r => read = r, cancellationToken))
             {
                 string eventFile = e.Source.FilePath ?? string.Empty;
                 if (!ReferenceEquals(eventFile, file) && !string.Equals(eventFile, file, StringComparison.Ordinal))
@@ -152,7 +153,7 @@ public static class XelParquetExporter
             }
         }
 
-        return new XelExportResult(result, notes, events, skipped, dropped) { Resolution = frames?.Summary };
+        return new XelExportResult(result, notes, events, skipped, dropped) { Resolution = frames?.Summary, Read = read };
     }
 
     /// <summary>The event types of one file with the union of the actions their events carry (first-seen order).</summary>

@@ -18,13 +18,15 @@ public static class EventListing
     /// <param name="output">The destination (flushed, not closed).</param>
     /// <param name="limit">The most events written (0 or more; <see cref="long.MaxValue"/> for all).</param>
     /// <param name="diagnostics">Receives what the read skipped; <see langword="null"/> for a new collector.</param>
+    /// <param name="completed">Called with what the read found when it read to the end (not when the limit stopped
+    /// it); <see langword="null"/> for none.</param>
     /// <param name="cancellationToken">Stops the read.</param>
     /// <returns>The number of events written.</returns>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="limit"/> is negative.</exception>
     /// <exception cref="XeFormatException">An input is malformed.</exception>
     /// <exception cref="IOException">An input cannot be read.</exception>
     public static long Write(CaptureSource source, EventFilter filter, EventListFormat format, TextWriter output, long limit = long.MaxValue,
-        CaptureDiagnostics? diagnostics = null, CancellationToken cancellationToken = default)
+        CaptureDiagnostics? diagnostics = null, Action<CaptureSummary>? completed = null, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(source);
         ArgumentNullException.ThrowIfNull(filter);
@@ -38,7 +40,7 @@ public static class EventListing
             columns = EventListColumns.From(schemas.SelectMany(s => s.EventTypes), schemas.SelectMany(s => s.Actions));
         }
 
-        IEnumerable<XEvent> events = source.ReadEvents(filter, diagnostics, null, cancellationToken);
+        IEnumerable<XEvent> events = source.ReadEvents(filter, diagnostics, completed, cancellationToken);
         long written = EventListWriter.Write(output, format, limit == long.MaxValue ? events : Take(events, limit), columns);
         output.Flush();
         return written;

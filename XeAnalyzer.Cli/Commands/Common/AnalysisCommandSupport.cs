@@ -99,6 +99,7 @@ internal sealed class AnalysisCommandOptions
         CaptureSource source = Input.Open(parse, null, cancellationToken);
         var diagnostics = new CaptureDiagnostics();
         AnalysisOutcome<TResult> outcome = AnalysisOutcome.Run<TResult>(source, analysis, new AnalysisContext(filter, diagnostics), cancellationToken);
+        CaptureCommandSupport.CheckFilterNames(outcome.Read);
         if (outcome.Explanation is string explanation)
         {
             CaptureCommandSupport.WriteMessage(explanation, stdout, stderr);

@@ -1,6 +1,7 @@
 using System.CommandLine;
 using System.Globalization;
 using System.Text;
+using System.Text.RegularExpressions;
 using XeAnalyzer.Analysis;
 using XeAnalyzer.Capture;
 using XeAnalyzer.Cli.Progress;
@@ -46,7 +47,15 @@ internal static class CaptureCommandSupport
         }
         catch (UsageException ex)
         {
+            output.Flush();
             error.WriteLine("xeanalyze: " + ex.Message);
+            return ExitCodes.Usage;
+        }
+        catch (RegexMatchTimeoutException ex)
+        {
+            output.Flush();
+            error.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"xeanalyze: --where: the pattern '{ex.Pattern}' took longer than {ex.MatchTimeout.TotalSeconds:0.#} s on one value; write one that backtracks less"));
             return ExitCodes.Usage;
         }
         catch (OperationCanceledException)
@@ -88,6 +97,42 @@ internal static class CaptureCommandSupport
         }
 
         return ExitCodes.For(status);
+    }
+
+    /// <summary>
+    /// Throws the usage error (exit code 2) of a filter that names an event, field or action the capture does not have,
+    /// one line each with the nearest names it has (<see cref="EventFilter.FindUnknownNames"/>).
+    /// </summary>
+    public static void CheckFilterNames(CaptureSummary read)
+    {
+        IReadOnlyList<string> unknown = read.Filter.FindUnknownNames(read);
+        if (unknown.Count > 0)
+        {
+            throw new UsageException(string.Join("\nxeanalyze: ", unknown));
+        }
+    }
+
+    /// <summary>
+    /// Ends a command without an analysis that read through a filter (<c>events</c>, <c>slice</c>, <c>export</c>): a name
+    /// the capture does not have is a usage error (exit 2); a filter that kept no event says so on stderr, in the words of
+    /// <see cref="MissingDataExplainer.ExplainNoMatch"/>, and exits 4 as an analysis whose events the filter left out
+    /// does; otherwise as <see cref="Finish"/>.
+    /// </summary>
+    public static int FinishFiltered(CaptureSummary? read, CaptureDiagnostics diagnostics, TextWriter stdout, TextWriter stderr)
+    {
+        if (read is null)
+        {
+            return Finish(diagnostics, stderr);
+        }
+
+        CheckFilterNames(read);
+        if (MissingDataExplainer.ExplainNoMatch(read) is string none)
+        {
+            WriteMessage(none, stdout, stderr);
+            return Finish(diagnostics, stderr, AnalysisStatus.MissingData);
+        }
+
+        return Finish(diagnostics, stderr);
     }
 
     /// <summary>Writes the view of <paramref name="source"/> the writer shows to a file (-o) or to standard output.</summary>

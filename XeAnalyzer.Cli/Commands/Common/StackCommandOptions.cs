@@ -81,7 +81,9 @@ internal sealed class StackCommandOptions
     {
         CaptureSource source = CaptureSource.Open(inputs, ReadOptions(parse), cancellationToken);
         var analysis = new StackBucketAnalysis(BucketOptions(parse));
-        return analysis.Analyze(source, new AnalysisContext(FilterOptions.Filter(parse), diagnostics, resolver), cancellationToken);
+        AnalysisOutcome<StackBucketResult> outcome = analysis.Analyze(source, new AnalysisContext(FilterOptions.Filter(parse), diagnostics, resolver), cancellationToken);
+        CaptureCommandSupport.CheckFilterNames(outcome.Read);
+        return outcome;
     }
 
     public static StackWeight ParseWeight(string? text) => text switch
