@@ -148,6 +148,21 @@ public sealed class CapturePipelineCliTests
     }
 
     [Test]
+    public void ACallstackHistogram_IsPointedToStacks_AndNotCalledEmpty()
+    {
+        string xml = Path.Combine(TestPaths.Samples, "latch_nesting_full_histogram", "latch_nesting_full.histogram.xml");
+        (int exit, _, string err) = CliRunner.Run("histogram", xml);
+        Assert.That(exit, Is.EqualTo(ExitCodes.MissingData));
+        Assert.That(err, Does.Contain("count callstacks, not the values of a field or action: bucket them with xeanalyze stacks"));
+        Assert.That(err, Does.Not.Contain("ALTER EVENT SESSION"), "the input holds what stacks needs: no session change");
+
+        (exit, _, err) = CliRunner.Run("latches", xml);
+        Assert.That(exit, Is.EqualTo(ExitCodes.MissingData));
+        Assert.That(err, Does.Contain("The input holds target data, not events: 1 histogram(s) on callstacks (bucket them with xeanalyze stacks)."));
+        Assert.That(err, Does.Not.Contain("no events at all"));
+    }
+
+    [Test]
     public void TimeOptions_AcceptOneGrammar_InEveryCommand()
     {
         string latch = XelFixtures.PathOf("latch.xel");

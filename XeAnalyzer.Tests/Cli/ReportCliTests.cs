@@ -44,6 +44,24 @@ public sealed class ReportCliTests
     }
 
     [Test]
+    public void Report_OfABuiltInSession_NamesIt_AndListsWhatOtherAnalysesNeedOnce_WithoutSessionChanges()
+    {
+        string dir = _temp.File("out");
+        (int exit, _, string err) = CliRunner.Run(Report(Path.Combine(TestPaths.Samples, SampleData.SystemHealth), dir));
+        Assert.That(exit, Is.EqualTo(0), err);
+        string page = File.ReadAllText(Path.Combine(dir, "index.html"));
+        Assert.That(page, Does.Contain("system_health (built in; recognised by file name system_health_stacks_0_"));
+        Assert.That(page, Does.Contain("Other analyses").And.Contain("What other analyses would need"));
+        Assert.That(page, Does.Not.Contain("ALTER EVENT SESSION"), "a session SQL Server manages is not one to alter");
+        Assert.That(page, Does.Not.Contain(": not possible</"), "no section per analysis that is not possible");
+
+        // A capture of a session of one's own still gets the session change that would enable each analysis.
+        string own = _temp.File("own");
+        CliRunner.Run(Report(Path.Combine(TestPaths.Samples, SampleData.Latch), own));
+        Assert.That(File.ReadAllText(Path.Combine(own, "index.html")), Does.Not.Contain("built in"));
+    }
+
+    [Test]
     public void Report_NoAnalysableEvents_Exit4_AndStillWritesThePage()
     {
         var c = new AnalysisCaptures();

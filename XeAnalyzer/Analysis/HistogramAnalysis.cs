@@ -295,7 +295,7 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
                 missing = _callstack.Count > 0
                     ? new MissingData(MissingDataKind.TargetData, ["histogram on a field"],
                         string.Create(CultureInfo.InvariantCulture, $"The input's {_callstack.Count:N0} histogram(s) count callstacks, not the values of a field or action: bucket them with xeanalyze stacks <input>."),
-                        SessionChange)
+                        string.Empty)
                     : new MissingData(MissingDataKind.TargetData, ["histogram target"],
                         "The input holds no histogram target (saved target data of package0.histogram).", SessionChange);
             }

@@ -31,7 +31,8 @@ public sealed class MissingData
     /// <param name="kind">What is missing.</param>
     /// <param name="missing">The names of what is missing (events, actions or fields).</param>
     /// <param name="message">One or two sentences saying what was looked for and what was found.</param>
-    /// <param name="sessionChange">T-SQL that adds what is missing to an event session.</param>
+    /// <param name="sessionChange">T-SQL that adds what is missing to an event session; empty when the input holds what is
+    /// needed for another command, which <paramref name="message"/> names.</param>
     /// <param name="availableFields">For a missing field: the fields the event does have.</param>
     /// <param name="eventsSeen">Events the analysis saw (by name), if any.</param>
     public MissingData(MissingDataKind kind, IEnumerable<string> missing, string message, string sessionChange, IEnumerable<string>? availableFields = null, IEnumerable<EventNameCount>? eventsSeen = null)
@@ -68,7 +69,10 @@ public sealed class MissingData
     /// <summary>The full explanation: the message, the events found, and the session change.</summary>
     /// <param name="eventsFound">Events found in the input (for example <see cref="CaptureSummary.EventsByName"/>); <see langword="null"/> uses <see cref="EventsSeen"/>.</param>
     /// <returns>Multi-line text with <c>\n</c> line breaks.</returns>
-    public string Describe(IReadOnlyList<EventNameCount>? eventsFound = null)
+    public string Describe(IReadOnlyList<EventNameCount>? eventsFound = null) => Describe(eventsFound, null);
+
+    /// <summary>As <see cref="Describe(IReadOnlyList{EventNameCount})"/>, saying <paramref name="noEvents"/> when no event was found.</summary>
+    internal string Describe(IReadOnlyList<EventNameCount>? eventsFound, string? noEvents)
     {
         var sb = new StringBuilder();
         sb.Append(Message).Append('\n');
@@ -77,7 +81,7 @@ public sealed class MissingData
         {
             if (found.Count == 0)
             {
-                sb.Append("The input holds no events at all.\n");
+                sb.Append(noEvents ?? "The input holds no events at all.").Append('\n');
             }
             else
             {
@@ -92,10 +96,14 @@ public sealed class MissingData
             }
         }
 
-        sb.Append("Change the event session and capture again:\n");
-        foreach (string line in SessionChange.Split('\n'))
+        // An empty session change: the input holds what is needed, for another command (the message names it).
+        if (SessionChange.Length > 0)
         {
-            sb.Append("  ").Append(line).Append('\n');
+            sb.Append("Change the event session and capture again:\n");
+            foreach (string line in SessionChange.Split('\n'))
+            {
+                sb.Append("  ").Append(line).Append('\n');
+            }
         }
 
         return sb.ToString().TrimEnd('\n');

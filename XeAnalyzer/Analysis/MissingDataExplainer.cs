@@ -22,13 +22,48 @@ public static class MissingDataExplainer
     {
         ArgumentNullException.ThrowIfNull(missing);
         ArgumentNullException.ThrowIfNull(read);
-        string text = FilterReason(missing, read, analysisEvents) ?? missing.Describe(missing.Kind == MissingDataKind.Events ? read.EventsByName : null);
+        string text = FilterReason(missing, read, analysisEvents)
+            ?? missing.Describe(missing.Kind == MissingDataKind.Events ? read.EventsByName : null, TargetDataInstead(read));
         if (read.IsPartial)
         {
             text += "\nThe input could be read only in part: what is reported missing may be in the part that could not be read.";
         }
 
         return text;
+    }
+
+    /// <summary>
+    /// What an input without events holds instead, when it is target data: its histograms (on callstacks, for
+    /// <c>stacks</c>; on a field or action, for <c>histogram</c>) and event_counter counts; <see langword="null"/> when it
+    /// holds none.
+    /// </summary>
+    private static string? TargetDataInstead(CaptureSummary read)
+    {
+        if (read.Histograms.Count == 0 && read.EventCounters.Count == 0)
+        {
+            return null;
+        }
+
+        IFormatProvider ic = CultureInfo.InvariantCulture;
+        int stacks = read.Histograms.Count(h => h.SourceKind == HistogramSourceKind.Callstack);
+        int fields = read.Histograms.Count - stacks;
+        var parts = new List<string>();
+        if (stacks > 0)
+        {
+            parts.Add(string.Create(ic, $"{stacks:N0} histogram(s) on callstacks (bucket them with xeanalyze stacks)"));
+        }
+
+        if (fields > 0)
+        {
+            parts.Add(string.Create(ic, $"{fields:N0} histogram(s) on a field or action (show them with xeanalyze histogram)"));
+        }
+
+        if (read.EventCounters.Count > 0)
+        {
+            parts.Add(string.Create(ic, $"{read.EventCounters.Count:N0} event_counter count(s) (xeanalyze info shows them)"));
+        }
+
+        return "The input holds target data, not events: " + string.Join("; ", parts) + ".";
     }
 
     /// <summary>

@@ -20,6 +20,8 @@ internal static class ReportComposer
         };
 
         IReadOnlyList<EventNameCount> found = [.. report.Capture.EventTypes.Select(e => new EventNameCount(e.Name, e.Count))];
+        BuiltInSession? builtIn = BuiltInSession.Recognise(report.Capture);
+        var needs = new List<(IAnalysisResult Analysis, MissingData Missing)>();
         foreach (IAnalysisResult a in report.Analyses)
         {
             if (AnalysisOutcome.Ran(a))
@@ -29,12 +31,36 @@ internal static class ReportComposer
                     sections.Add((a.Key, new ReportSection(a.Title + ": " + s.Title, s.Blocks)));
                 }
             }
+            else if (a.Status == AnalysisStatus.MissingData && a.MissingData is MissingData missing && builtIn is not null)
+            {
+                // A session SQL Server manages is not one to alter: what is missing is listed once, at the end.
+                needs.Add((a, missing));
+            }
             else if (a.Status == AnalysisStatus.MissingData && a.MissingData is MissingData m)
             {
                 sections.Add((a.Key, new ReportSection(a.Title + ": not possible",
                     new Paragraph(m.Message),
                     new Preformatted(m.Describe(found), "What the capture lacks, and the event session change that adds it"))));
             }
+        }
+
+        if (builtIn is not null && needs.Count > 0)
+        {
+            var t = new TableBuilder("What other analyses would need")
+                .AddColumn(TableColumn.Text("analysis"))
+                .AddColumn(TableColumn.Text("needs"))
+                .AddColumn(TableColumn.Text("why not here"));
+            foreach ((IAnalysisResult a, MissingData m) in needs)
+            {
+                t.AddRow(a.Title, string.Join(", ", m.Missing), m.Message);
+            }
+
+            sections.Add(("report", new ReportSection("Other analyses",
+                new Paragraph("This capture comes from " + builtIn.Name + ", a session SQL Server manages itself (recognised by "
+                    + builtIn.How + "): the sections above analyse what it holds. The analyses below would need events or "
+                    + "actions it does not collect; capture them with an event session of your own (docs/capturing-sessions.md "
+                    + "has one for each) rather than by altering " + builtIn.Name + "."),
+                t.Build())));
         }
 
         if (report.Warnings.Count > 0)
@@ -180,6 +206,14 @@ internal static class ReportComposer
         var items = new List<KeyValuePair<string, TableCell>>
         {
             new("inputs", string.Join(", ", r.Inputs)),
+        };
+        if (BuiltInSession.Recognise(c) is BuiltInSession builtIn)
+        {
+            items.Add(new("session", builtIn.Name + " (built in; recognised by " + builtIn.How + ")"));
+        }
+
+        items.AddRange(
+        [
             new("filter", r.Filter ?? "none (every event)"),
             new("files", c.Files.Count.ToString("N0", Ic) + " (" + c.TotalLength.ToString("N0", Ic) + " bytes)"),
             new("events", events),
@@ -195,7 +229,7 @@ internal static class ReportComposer
                 ReportStatus.Partial => r.Completed.Any() ? "partial" : "partial, nothing analysed",
                 _ => "complete",
             }),
-        };
+        ]);
         if (r.Read.IsPartial)
         {
             items.Add(new("skipped while reading", string.Create(Ic,
@@ -207,7 +241,7 @@ internal static class ReportComposer
         {
             blocks.Add(new Paragraph("No analysis was possible with these events" +
                 (events == 0 ? " (the inputs hold no events at all)" : " (found: " + string.Join(", ", c.EventTypes.Take(10).Select(e => e.Name + " (" + e.Count.ToString("N0", Ic) + ")")) + (c.EventTypes.Count > 10 ? ", …" : string.Empty) + ")") +
-                ". This page is not a result: each section below says what the event session would need." +
+                ". This page is not a result: " + (BuiltInSession.Recognise(c) is null ? "each section below says what the event session would need." : "the last section lists what the analyses would need.") +
                 (r.Read.IsPartial ? " Part of the input could not be read (see above), and the events may be in that part." : string.Empty)));
         }
 

@@ -1,3 +1,4 @@
+using System.Globalization;
 using System.Text;
 using System.Text.Json;
 using XeAnalyzer.Analysis;
@@ -35,7 +36,44 @@ public class ClassificationAndSummaryTests
         (_, ResolutionSummary summary) = ResolutionFixtures.ResolveText("sqldk.dll!XeSosPkg::wait_info::Publish+0x18d\nsqlmin.dll+0x0000000000001B19\nsqllang.dll+0x000000000000A000", resolver);
         string hint = summary.Hints.Single(h => h.Contains("2592", StringComparison.Ordinal));
         Assert.That(hint, Does.EndWith(Tf2592Advice));
-        Assert.That(hint, Does.StartWith("2 frame(s) of SQL Server modules (sqllang.dll, sqlmin.dll) were captured as module+offset or raw addresses while other frames were symbolized in-engine"));
+        Assert.That(hint, Does.StartWith("2 frame(s) of SQL Server modules (sqllang.dll, sqlmin.dll) were captured as module+offset while other frames were symbolized in-engine"));
+    }
+
+    [Test]
+    public void Summary_RawAddressesOfEngineModules_GiveNoTraceFlagHint()
+    {
+        // A raw address is what a .xel holds whatever the trace flags: 3656/2592 could not have symbolized it.
+        string folder = Path.Combine(Path.GetTempPath(), "xeanalyzer-no-such-folder-" + Guid.NewGuid().ToString("N"));
+        var map = ModuleMap.Parse(new StringReader("name\tbase_address\nC:\\Binn\\sqlmin.dll\t0x00007FFE00000000\n"));
+        using CallstackResolver resolver = ResolutionFixtures.Resolver(symbolPath: folder, map: map);
+        (_, ResolutionSummary summary) = ResolutionFixtures.ResolveText("0x00007FFE000011E9\n0x00007FFE00001B19", resolver);
+        Assert.That(summary.Unresolved, Is.EqualTo(2), "the PDB is missing, so both frames stay unresolved");
+        Assert.That(summary.Hints, Has.None.Contains("3656"));
+    }
+
+    [Test]
+    public void Summary_WindowsModulesWithoutIdentity_AreNotToldToGiveSqlBuild()
+    {
+        using CallstackResolver resolver = ResolutionFixtures.Resolver();
+        (_, ResolutionSummary summary) = ResolutionFixtures.ResolveText("ntdll.dll+0x91735\nKERNEL32.DLL+0x17974", resolver);
+        string hint = summary.Hints.Single(h => h.StartsWith("no PDB GUID/age is known", StringComparison.Ordinal));
+        Assert.That(hint, Does.StartWith("no PDB GUID/age is known for KERNEL32.DLL, ntdll.dll, and no single PDB of that name was found: give --binaries DIR"));
+        Assert.That(summary.Hints, Has.None.Contains("--sql-build"));
+        Assert.That(summary.Hints, Has.None.Contains("--catalog"));
+    }
+
+    [Test]
+    public void Summary_MissingPdbOfAKnownBuild_GivesOneReadyFetchCommand()
+    {
+        string folder = Path.Combine(Path.GetTempPath(), "xeanalyzer-no-such-folder-" + Guid.NewGuid().ToString("N"));
+        using CallstackResolver resolver = ResolutionFixtures.Resolver(symbolPath: folder);
+        (_, ResolutionSummary summary) = ResolutionFixtures.ResolveText("sqlmin.dll+0x0000000000001B19", resolver);
+        PdbIdentity id = ResolutionFixtures.Build().Pdbs.Single(p => string.Equals(p.PdbFileName, "sqlmin.pdb", StringComparison.OrdinalIgnoreCase)).Identity;
+        string hint = summary.Hints.Single(h => h.Contains("symbols fetch", StringComparison.Ordinal));
+        Assert.That(hint, Does.StartWith("sqlmin.pdb " + id + " was not found (looked in: "));
+        Assert.That(hint, Does.Contain(folder), "where the tool looked");
+        Assert.That(hint, Does.EndWith("; fetch it with: xeanalyze symbols fetch --pdb sqlmin.pdb --guid "
+            + id.Guid.ToString("D", CultureInfo.InvariantCulture) + " --age " + id.Age.ToString(CultureInfo.InvariantCulture)));
     }
 
     [Test]

@@ -22,6 +22,8 @@ internal sealed class ResolutionSummaryBuilder
     private readonly SortedDictionary<string, (long Count, string First)> _ordinals = new(StringComparer.OrdinalIgnoreCase);
     private readonly SortedSet<string> _engineModules = new(StringComparer.OrdinalIgnoreCase);
     private readonly SortedSet<string> _unidentified = new(StringComparer.OrdinalIgnoreCase);
+    private readonly SortedSet<string> _unidentifiedOther = new(StringComparer.OrdinalIgnoreCase);
+    private readonly SortedDictionary<string, PdbBinding> _missingPdbs = new(StringComparer.OrdinalIgnoreCase);
     private readonly List<string> _warnings = [];
     private readonly ModuleListFit _fit = new();
 
@@ -140,7 +142,7 @@ internal sealed class ResolutionSummaryBuilder
         {
             string modules = string.Join(", ", _engineModules.Take(8)) + (_engineModules.Count > 8 ? ", …" : string.Empty);
             string observed = _inEngine > 0
-                ? string.Create(ic, $"{_engineCaptured} frame(s) of SQL Server modules ({modules}) were captured as module+offset or raw addresses while other frames were symbolized in-engine")
+                ? string.Create(ic, $"{_engineCaptured} frame(s) of SQL Server modules ({modules}) were captured as module+offset while other frames were symbolized in-engine")
                 : string.Create(ic, $"{_engineCapturedUnresolved} of {_engineCaptured} frame(s) of SQL Server modules ({modules}) were captured unsymbolized and stay unresolved");
             hints.Add(observed + ": on SQL Server 2019 and later trace flag 3656 alone no longer symbolizes; add 2592 (`DBCC TRACEON(3656, 2592, -1)`) and put the matching PDBs in Binn, or resolve offline with --symbols/--sql-build");
         }
@@ -153,10 +155,26 @@ internal sealed class ResolutionSummaryBuilder
                 $"{kv.Value.Count} frame(s) of {kv.Key} are export ordinals (first: {kv.Value.First}): TF 3656 was on but {pdb} was not in Binn; put the matching {pdb} next to sqlservr.exe, or resolve offline with --binaries DIR (the DLLs, for their export tables) and --symbols/--sql-build"));
         }
 
+        // --sql-build names the PDBs of SQL Server's own modules only (the catalog ships with the tool); Windows
+        // modules are identified by their DLLs.
         if (_unidentified.Count > 0)
         {
             hints.Add("no PDB GUID/age is known for " + string.Join(", ", _unidentified.Take(12)) + (_unidentified.Count > 12 ? ", …" : string.Empty) +
-                ", and no single PDB of that name was found: give --sql-build BUILD with --catalog FILE, --binaries DIR (the capture's DLLs) or CSV symbol metadata, so the matching PDB builds are looked up");
+                ", and no single PDB of that name was found: give --sql-build BUILD, --binaries DIR (the capture's DLLs) or CSV symbol metadata, so the matching PDB builds are looked up");
+        }
+
+        if (_unidentifiedOther.Count > 0)
+        {
+            hints.Add("no PDB GUID/age is known for " + string.Join(", ", _unidentifiedOther.Take(12)) + (_unidentifiedOther.Count > 12 ? ", …" : string.Empty) +
+                ", and no single PDB of that name was found: give --binaries DIR with those DLLs copied from the server (or CSV symbol metadata), so their PDBs are identified");
+        }
+
+        foreach (PdbBinding missing in _missingPdbs.Values.Take(8))
+        {
+            PdbIdentity id = missing.Identity!.Value;
+            string looked = missing.SearchLog.Count == 0 ? string.Empty
+                : " (looked in: " + string.Join("; ", missing.SearchLog.Take(3)) + (missing.SearchLog.Count > 3 ? "; …" : string.Empty) + ")";
+            hints.Add(string.Create(ic, $"{missing.PdbName} {id} was not found{looked}; fetch it with: xeanalyze symbols fetch --pdb {missing.PdbName} --guid {id.Guid:D} --age {id.Age}"));
         }
 
         var warnings = new List<string>(_warnings);
@@ -246,9 +264,17 @@ internal sealed class ResolutionSummaryBuilder
             default:
                 _unresolved += times;
                 AddGroup(frame, r, line, times);
-                if (r.Reason == UnresolvedReason.NoPdb && r.Pdb is { Identity: null } && _unidentified.Count < 64)
+                if (r.Reason == UnresolvedReason.NoPdb && r.Pdb is { Identity: null } unknown)
                 {
-                    _unidentified.Add(r.ModuleDisplayName ?? r.Pdb.PdbName);
+                    SortedSet<string> names = r.Module is ModuleName um && !IsSqlEngineModule(um) ? _unidentifiedOther : _unidentified;
+                    if (names.Count < 64)
+                    {
+                        names.Add(r.ModuleDisplayName ?? unknown.PdbName);
+                    }
+                }
+                else if (r.Reason == UnresolvedReason.NoPdb && r.Pdb is { Identity: PdbIdentity known } pdb && _missingPdbs.Count < 64)
+                {
+                    _missingPdbs.TryAdd(pdb.PdbName + "/" + known.Key, pdb);
                 }
 
                 break;
@@ -257,15 +283,12 @@ internal sealed class ResolutionSummaryBuilder
         switch (frame)
         {
             case VirtualAddressFrame:
+                // Not a trace-flag case: a raw address is what the callstack action holds in a .xel whatever the flags,
+                // which change only the text that target data shows.
                 _addresses += times;
                 if (r.Reason != UnresolvedReason.NoModuleMap)
                 {
                     _fit.Add(r, times);
-                }
-
-                if (r.Module is ModuleName vm && IsSqlEngineModule(vm))
-                {
-                    AddEngineCaptured(r, vm, times);
                 }
 
                 break;
