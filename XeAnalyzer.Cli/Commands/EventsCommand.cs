@@ -36,8 +36,8 @@ internal static class EventsCommand
             CaptureSource source = input.Open(parse, null, cancellationToken);
             var diagnostics = new CaptureDiagnostics();
             CaptureSummary? read = null;
-            EventListing.Write(source, filter, EventListWriter.ParseFormat(parse.GetValue(format) ?? "text"), output, max, diagnostics,
-                r => read = r, cancellationToken);
+            EventListFormat listFormat = EventListWriter.ParseFormat(parse.GetValue(format) ?? "text");
+            EventListing.Write(source, filter, listFormat, output, max, diagnostics, r => read = r, cancellationToken);
             return CaptureCommandSupport.FinishFiltered(read, diagnostics, output, error);
         })));
         command.WithExamples(

@@ -114,8 +114,9 @@ internal static class ExportCommand
             int exit = CaptureCommandSupport.Finish(diagnostics, error);
             if (result.Events == 0 && exit == ExitCodes.Ok)
             {
-                CaptureCommandSupport.WriteMessage(
-                    "no events to export" + (result.Read is { } summary && MissingDataExplainer.ExplainNoMatch(summary) is string why ? ": " + why : string.Empty), stdout, error);
+                string? why = result.Read is { } summary ? MissingDataExplainer.ExplainNoMatch(summary) : null;
+                CaptureCommandSupport.WriteMessage("no events to export" + (why is null ? string.Empty : ": " + why), stdout,
+                    error);
                 return ExitCodes.MissingData;
             }
 

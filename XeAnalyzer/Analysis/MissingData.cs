@@ -31,8 +31,8 @@ public sealed class MissingData
     /// <param name="kind">What is missing.</param>
     /// <param name="missing">The names of what is missing (events, actions or fields).</param>
     /// <param name="message">One or two sentences saying what was looked for and what was found.</param>
-    /// <param name="sessionChange">T-SQL that adds what is missing to an event session; empty when the input holds what is
-    /// needed for another command, which <paramref name="message"/> names.</param>
+    /// <param name="sessionChange">T-SQL that adds what is missing to an event session; empty when the input holds
+    /// what is needed for another command, which <paramref name="message"/> names.</param>
     /// <param name="availableFields">For a missing field: the fields the event does have.</param>
     /// <param name="eventsSeen">Events the analysis saw (by name), if any.</param>
     public MissingData(MissingDataKind kind, IEnumerable<string> missing, string message, string sessionChange, IEnumerable<string>? availableFields = null, IEnumerable<EventNameCount>? eventsSeen = null)
@@ -71,7 +71,10 @@ public sealed class MissingData
     /// <returns>Multi-line text with <c>\n</c> line breaks.</returns>
     public string Describe(IReadOnlyList<EventNameCount>? eventsFound = null) => Describe(eventsFound, null);
 
-    /// <summary>As <see cref="Describe(IReadOnlyList{EventNameCount})"/>, saying <paramref name="noEvents"/> when no event was found.</summary>
+    /// <summary>
+    /// As <see cref="Describe(IReadOnlyList{EventNameCount})"/>, saying <paramref name="noEvents"/> when no event was
+    /// found.
+    /// </summary>
     internal string Describe(IReadOnlyList<EventNameCount>? eventsFound, string? noEvents)
     {
         var sb = new StringBuilder();

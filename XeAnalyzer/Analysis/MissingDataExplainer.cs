@@ -22,8 +22,8 @@ public static class MissingDataExplainer
     {
         ArgumentNullException.ThrowIfNull(missing);
         ArgumentNullException.ThrowIfNull(read);
-        string text = FilterReason(missing, read, analysisEvents)
-            ?? missing.Describe(missing.Kind == MissingDataKind.Events ? read.EventsByName : null, TargetDataInstead(read));
+        IReadOnlyList<EventNameCount>? found = missing.Kind == MissingDataKind.Events ? read.EventsByName : null;
+        string text = FilterReason(missing, read, analysisEvents) ?? missing.Describe(found, TargetDataInstead(read));
         if (read.IsPartial)
         {
             text += "\nThe input could be read only in part: what is reported missing may be in the part that could not be read.";
@@ -34,8 +34,8 @@ public static class MissingDataExplainer
 
     /// <summary>
     /// What an input without events holds instead, when it is target data: its histograms (on callstacks, for
-    /// <c>stacks</c>; on a field or action, for <c>histogram</c>) and event_counter counts; <see langword="null"/> when it
-    /// holds none.
+    /// <c>stacks</c>; on a field or action, for <c>histogram</c>) and event_counter counts; <see langword="null"/>
+    /// when it holds none.
     /// </summary>
     private static string? TargetDataInstead(CaptureSummary read)
     {
@@ -55,12 +55,14 @@ public static class MissingDataExplainer
 
         if (fields > 0)
         {
-            parts.Add(string.Create(ic, $"{fields:N0} histogram(s) on a field or action (show them with xeanalyze histogram)"));
+            parts.Add(string.Create(ic,
+                $"{fields:N0} histogram(s) on a field or action (show them with xeanalyze histogram)"));
         }
 
         if (read.EventCounters.Count > 0)
         {
-            parts.Add(string.Create(ic, $"{read.EventCounters.Count:N0} event_counter count(s) (xeanalyze info shows them)"));
+            parts.Add(string.Create(ic,
+                $"{read.EventCounters.Count:N0} event_counter count(s) (xeanalyze info shows them)"));
         }
 
         return "The input holds target data, not events: " + string.Join("; ", parts) + ".";
@@ -68,8 +70,8 @@ public static class MissingDataExplainer
 
     /// <summary>
     /// Why a read through a filter kept no event, for a command without an analysis (<c>events</c>, <c>slice</c>,
-    /// <c>export</c>) in the words the analyses use: which filter, and how many events it saw; <see langword="null"/> when
-    /// the read kept events or had no filter.
+    /// <c>export</c>) in the words the analyses use: which filter, and how many events it saw; <see langword="null"/>
+    /// when the read kept events or had no filter.
     /// </summary>
     /// <param name="read">What the read found.</param>
     /// <returns>Text of one or more lines separated by <c>\n</c>, or <see langword="null"/>.</returns>
@@ -85,7 +87,8 @@ public static class MissingDataExplainer
             ? "the input holds no events at all, so the filter (" + read.Filter + ") had none to select."
             : NoMatch(read, "events");
         return read.IsPartial
-            ? text + "\nThe input could be read only in part: the events you asked for may be in the part that could not be read."
+            ? text + "\nThe input could be read only in part: the events you asked for may be in the part that could "
+                + "not be read."
             : text;
     }
 
@@ -100,16 +103,21 @@ public static class MissingDataExplainer
         if (filter.EventNames.Count > 0 && read.EventsRead == 0)
         {
             long total = read.EventsByName.Sum(e => e.Count);
-            return string.Create(ic, $"the filter --event {string.Join(", ", filter.EventNames)} selects none of the {total:N0} events the input holds; it holds ")
-                + string.Join(", ", read.EventsByName.Take(10).Select(e => e.Name + " (" + e.Count.ToString("N0", ic) + ")"))
-                + (read.EventsByName.Count > 10 ? string.Create(ic, $", … ({read.EventsByName.Count - 10} more names)") : string.Empty) + ".";
+            string names = string.Join(", ", filter.EventNames);
+            string held = string.Join(", ", read.EventsByName.Take(10)
+                .Select(e => e.Name + " (" + e.Count.ToString("N0", ic) + ")"));
+            string more = read.EventsByName.Count > 10
+                ? string.Create(ic, $", … ({read.EventsByName.Count - 10} more names)") : string.Empty;
+            return string.Create(ic, $"the filter --event {names} selects none of the {total:N0} events the input holds; ")
+                + "it holds " + held + more + ".";
         }
 
         var sb = new StringBuilder();
         sb.Append(string.Create(ic, $"none of the {read.EventsRead:N0} {what} read matched the filter ({filter})"));
         if (read.ReadRange.First is DateTime first && read.ReadRange.Last is DateTime last)
         {
-            sb.Append("; they run from ").Append(Timestamps.IsoUtc(first)).Append(" to ").Append(Timestamps.IsoUtc(last));
+            sb.Append("; they run from ").Append(Timestamps.IsoUtc(first))
+                .Append(" to ").Append(Timestamps.IsoUtc(last));
             if ((filter.From is DateTime f && f > last) || (filter.To is DateTime t && t <= first))
             {
                 sb.Append(", outside --from/--to");
@@ -151,7 +159,9 @@ public static class MissingDataExplainer
         }
 
         // The input holds events the analysis could read, but the filter kept none of them.
-        long candidates = analysisEvents is { Count: > 0 } ? read.CountOf(analysisEvents) : read.EventsByName.Sum(e => e.Count);
+        long candidates = analysisEvents is { Count: > 0 }
+            ? read.CountOf(analysisEvents)
+            : read.EventsByName.Sum(e => e.Count);
         if (candidates > 0 && read.EventsMatched == 0)
         {
             return NoMatch(read, what) + " Nothing to analyse.";

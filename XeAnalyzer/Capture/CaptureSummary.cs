@@ -286,7 +286,10 @@ public sealed class CaptureSummary
         ReadRange = inputs.Aggregate(default(TickRange), (r, i) => r.Join(i.ReadRange));
     }
 
-    /// <summary>The time range of the events read before the value and time conditions (see <see cref="InputSummary.ReadRange"/>).</summary>
+    /// <summary>
+    /// The time range of the events read before the value and time conditions (see
+    /// <see cref="InputSummary.ReadRange"/>).
+    /// </summary>
     internal TickRange ReadRange { get; }
 
     /// <summary>Per input, in the order read.</summary>

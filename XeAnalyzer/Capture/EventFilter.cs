@@ -4,8 +4,8 @@ using XeAnalyzer.Events;
 namespace XeAnalyzer.Capture;
 
 /// <summary>
-/// Selects events for an analysis: by event name (<c>--event</c>), by field or action value (<c>--where</c>) and by time
-/// (<c>--from</c> inclusive, <c>--to</c> exclusive, UTC).
+/// Selects events for an analysis: by event name (<c>--event</c>), by field or action value (<c>--where</c>) and by
+/// time (<c>--from</c> inclusive, <c>--to</c> exclusive, UTC).
 /// </summary>
 /// <remarks>
 /// <para><b>Event names</b> are <c>package.event</c> or <c>event</c>, compared ordinally and case-sensitively (as the reader's
@@ -17,9 +17,9 @@ namespace XeAnalyzer.Capture;
 /// compare numerically (decimal, <c>0x</c> hexadecimal, <c>true</c>/<c>false</c>); floating-point values numerically; text and
 /// everything else by their rendered text, ignoring case (ordinal). <c>!=</c> is "present and not equal".
 /// <c>&lt;</c>, <c>&lt;=</c>, <c>&gt;</c> and <c>&gt;=</c> compare numbers (integers, map keys, floating point) and
-/// <c>filetime</c> values with a time; on text they are false. <c>~</c> finds a .NET regular expression (ignoring case,
-/// culture-invariant, at most <see cref="FieldCondition.PatternTimeout"/> per value) in the rendered text (a map field's
-/// text). A condition on a field or action the event does not have is false, whatever the operator. Conditions
+/// <c>filetime</c> values with a time; on text they are false. <c>~</c> finds a .NET regular expression (ignoring
+/// case, culture-invariant, at most <see cref="FieldCondition.PatternTimeout"/> per value) in the rendered text (a map
+/// field's text). A condition on a field or action the event does not have is false, whatever the operator. Conditions
 /// <c>=</c> and <c>~</c> on the same name are alternatives (OR); every other condition must hold (AND), so
 /// <c>duration&gt;=100 duration&lt;1000</c> is a range.</para>
 /// <para>Instances cache column look-ups per event type and are not thread-safe; use one per enumeration.</para>
@@ -53,7 +53,8 @@ public sealed class EventFilter
         From = from is DateTime f ? ToUtc(f) : null;
         To = to is DateTime t ? ToUtc(t) : null;
         // = and ~ on one name are alternatives; every other condition is a group of its own, so that ranges are ANDed.
-        _groups = [.. conds.Select((c, i) => (Condition: c, Key: IsAlternative(c) ? "=" + c.Name : i.ToString(CultureInfo.InvariantCulture)))
+        _groups = [.. conds
+            .Select((c, i) => (Condition: c, Key: IsAlternative(c) ? "=" + c.Name : i.ToString(CultureInfo.InvariantCulture)))
             .GroupBy(c => c.Key, StringComparer.OrdinalIgnoreCase)
             .Select(g => new ConditionGroup(g.First().Condition.Name, [.. g.Select(c => c.Condition)]))];
     }
@@ -231,7 +232,9 @@ public sealed class EventFilter
         var problems = new List<string>();
         foreach (string name in EventNames.Where(n => !eventNames.Any(e => CaptureSummary.EventNameMatches(e, n))))
         {
-            IEnumerable<string> candidates = name.Contains('.', StringComparison.Ordinal) ? eventNames : eventNames.Select(ShortName);
+            IEnumerable<string> candidates = name.Contains('.', StringComparison.Ordinal)
+                ? eventNames
+                : eventNames.Select(ShortName);
             problems.Add("--event " + name + ": the capture has no event of that name" + Suggest(name, candidates));
         }
 
@@ -241,17 +244,22 @@ public sealed class EventFilter
             return problems;
         }
 
-        string on = EventNames.Count == 0 ? "no event of the capture has" : "no event of " + string.Join(", ", EventNames) + " has";
+        string on = EventNames.Count == 0
+            ? "no event of the capture has"
+            : "no event of " + string.Join(", ", EventNames) + " has";
         foreach (FieldCondition c in Conditions.DistinctBy(c => c.Name, StringComparer.OrdinalIgnoreCase))
         {
-            bool field = !c.IsActionName && selected.Any(t => t.Fields.Any(f => string.Equals(f.Name, c.Name, StringComparison.OrdinalIgnoreCase)));
-            bool action = actions.Any(a => string.Equals(c.IsActionName ? a : ShortName(a), c.Name, StringComparison.OrdinalIgnoreCase));
+            bool field = !c.IsActionName
+                && selected.Any(t => t.Fields.Any(f => string.Equals(f.Name, c.Name, StringComparison.OrdinalIgnoreCase)));
+            bool action = actions.Any(a =>
+                string.Equals(c.IsActionName ? a : ShortName(a), c.Name, StringComparison.OrdinalIgnoreCase));
             if (!field && !action)
             {
                 IEnumerable<string> candidates = c.IsActionName
                     ? actions
                     : selected.SelectMany(t => t.Fields.Select(f => f.Name)).Concat(actions.Select(ShortName));
-                problems.Add("--where " + c + ": " + on + " a field or action named " + c.Name + Suggest(c.Name, candidates));
+                problems.Add("--where " + c + ": " + on + " a field or action named " + c.Name
+                    + Suggest(c.Name, candidates));
             }
         }
 
@@ -310,7 +318,8 @@ public sealed class EventFilter
         return ok;
     }
 
-    private static string ShortName(string fullName) => fullName[(fullName.IndexOf('.', StringComparison.Ordinal) + 1)..];
+    private static string ShortName(string fullName) =>
+        fullName[(fullName.IndexOf('.', StringComparison.Ordinal) + 1)..];
 
     private static string Suggest(string name, IEnumerable<string> candidates)
     {
@@ -318,7 +327,8 @@ public sealed class EventFilter
         return nearest.Count == 0 ? "." : "; nearest: " + string.Join(", ", nearest) + ".";
     }
 
-    private static bool IsAlternative(FieldCondition c) => c.Operator is ConditionOperator.Equal or ConditionOperator.Matches;
+    private static bool IsAlternative(FieldCondition c) =>
+        c.Operator is ConditionOperator.Equal or ConditionOperator.Matches;
 
     private static DateTime ToUtc(DateTime t) => t.Kind switch
     {

@@ -78,12 +78,14 @@ public sealed class FieldCondition
             SignedValue = 0;
         }
 
-        if (op is ConditionOperator.Less or ConditionOperator.LessOrEqual or ConditionOperator.Greater or ConditionOperator.GreaterOrEqual)
+        if (op is ConditionOperator.Less or ConditionOperator.LessOrEqual or ConditionOperator.Greater
+            or ConditionOperator.GreaterOrEqual)
         {
             TimeValue = EventFilter.TryParseTime(value, out DateTime t) ? t : null;
             if (!HasDouble && !HasInteger && TimeValue is null)
             {
-                throw new FormatException("expected a number or a UTC time after " + Name + OperatorText(op) + " (for example duration>=1000 or "
+                throw new FormatException("expected a number or a UTC time after " + Name + OperatorText(op)
+                    + " (for example duration>=1000 or "
                     + "0x10 or 2024-03-01T12:00:00Z), found '" + value + "'");
             }
         }
@@ -95,7 +97,8 @@ public sealed class FieldCondition
             }
             catch (ArgumentException ex)
             {
-                throw new FormatException("expected a .NET regular expression after " + Name + "~, found '" + value + "': " + ex.Message, ex);
+                throw new FormatException("expected a .NET regular expression after " + Name + "~, found '" + value
+                    + "': " + ex.Message, ex);
             }
         }
     }
@@ -131,9 +134,9 @@ public sealed class FieldCondition
     internal Regex? Pattern { get; }
 
     /// <summary>
-    /// Parses <c>name</c>, an operator and a value: the first of the characters <c>= ! &lt; &gt; ~</c> starts the operator
-    /// (<c>=</c>, <c>!=</c>, <c>&lt;</c>, <c>&lt;=</c>, <c>&gt;</c>, <c>&gt;=</c> or <c>~</c>), the rest is the value, which
-    /// may be empty or hold those characters.
+    /// Parses <c>name</c>, an operator and a value: the first of the characters <c>= ! &lt; &gt; ~</c> starts the
+    /// operator (<c>=</c>, <c>!=</c>, <c>&lt;</c>, <c>&lt;=</c>, <c>&gt;</c>, <c>&gt;=</c> or <c>~</c>), the rest is the
+    /// value, which may be empty or hold those characters.
     /// </summary>
     /// <param name="text">The condition text.</param>
     /// <returns>The condition.</returns>
@@ -156,8 +159,9 @@ public sealed class FieldCondition
         };
         if (length == 0 || string.IsNullOrWhiteSpace(text[..at]))
         {
-            throw new FormatException("expected NAME=VALUE, NAME!=VALUE, NAME<VALUE, NAME<=VALUE, NAME>VALUE, NAME>=VALUE or NAME~PATTERN "
-                + "(for example class=NESTING_TRANSACTION_FULL, duration>=1000 or sql_text~^insert), found '" + text + "'");
+            throw new FormatException("expected NAME=VALUE, NAME!=VALUE, NAME<VALUE, NAME<=VALUE, NAME>VALUE, "
+                + "NAME>=VALUE or NAME~PATTERN (for example class=NESTING_TRANSACTION_FULL, duration>=1000 or "
+                + "sql_text~^insert), found '" + text + "'");
         }
 
         return new FieldCondition(text[..at], op, text[(at + length)..]);
@@ -177,7 +181,8 @@ public sealed class FieldCondition
         {
             ConditionOperator.Equal => IsEqual(value),
             ConditionOperator.NotEqual => !IsEqual(value),
-            ConditionOperator.Matches => Pattern!.IsMatch(value.Column.Map is not null ? value.MapText : value.ToString()),
+            ConditionOperator.Matches =>
+                Pattern!.IsMatch(value.Column.Map is not null ? value.MapText : value.ToString()),
             _ => Compare(value) is int c && Operator switch
             {
                 ConditionOperator.Less => c < 0,
@@ -231,7 +236,8 @@ public sealed class FieldCondition
         XeColumn column = value.Column!;
         if (column.Map is not null)
         {
-            return HasInteger && !IsNegative ? value.MapKey.CompareTo(UnsignedValue) : HasDouble ? ((double)value.MapKey).CompareTo(DoubleValue) : null;
+            return HasInteger && !IsNegative ? value.MapKey.CompareTo(UnsignedValue)
+                : HasDouble ? ((double)value.MapKey).CompareTo(DoubleValue) : null;
         }
 
         XeBaseType bt = column.BaseType;
@@ -247,10 +253,11 @@ public sealed class FieldCondition
             case XeBaseType.Float32 or XeBaseType.Float64:
                 return HasDouble ? value.AsDouble().CompareTo(DoubleValue) : null;
             case XeBaseType.FileTime:
-                return TimeValue is DateTime t && value.AsUInt64() <= XeValue.MaxFileTime ? value.AsDateTime().CompareTo(t) : null;
+                return TimeValue is DateTime t && value.AsUInt64() <= XeValue.MaxFileTime
+                    ? value.AsDateTime().CompareTo(t) : null;
             default:
-                bool unsigned = bt is XeBaseType.UInt8 or XeBaseType.UInt16 or XeBaseType.UInt32 or XeBaseType.UInt64 or XeBaseType.Pointer
-                    or XeBaseType.CpuCycle or XeBaseType.Boolean
+                bool unsigned = bt is XeBaseType.UInt8 or XeBaseType.UInt16 or XeBaseType.UInt32 or XeBaseType.UInt64
+                    or XeBaseType.Pointer or XeBaseType.CpuCycle or XeBaseType.Boolean
                     || (column.Size is 1 or 2 or 4 or 8 && !XeBaseTypes.IsText(bt) && bt != XeBaseType.GuidPointer);
                 if (!unsigned)
                 {

@@ -40,6 +40,8 @@ public sealed record XelExportResult(
     /// <summary>What <c>--resolve</c> resolved, or <see langword="null"/> without a resolver.</summary>
     public ExportResolution? Resolution { get; init; }
 
-    /// <summary>What the row pass read (the events by name before the filter, what passed it), or <see langword="null"/>.</summary>
+    /// <summary>
+    /// What the row pass read (the events by name before the filter, what passed it), or <see langword="null"/>.
+    /// </summary>
     public CaptureSummary? Read { get; init; }
 }

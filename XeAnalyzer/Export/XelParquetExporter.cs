@@ -153,7 +153,11 @@ public static class XelParquetExporter
             }
         }
 
-        return new XelExportResult(result, notes, events, skipped, dropped) { Resolution = frames?.Summary, Read = read };
+        return new XelExportResult(result, notes, events, skipped, dropped)
+        {
+            Resolution = frames?.Summary,
+            Read = read,
+        };
     }
 
     /// <summary>The event types of one file with the union of the actions their events carry (first-seen order).</summary>

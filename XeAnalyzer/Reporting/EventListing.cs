@@ -26,7 +26,8 @@ public static class EventListing
     /// <exception cref="XeFormatException">An input is malformed.</exception>
     /// <exception cref="IOException">An input cannot be read.</exception>
     public static long Write(CaptureSource source, EventFilter filter, EventListFormat format, TextWriter output, long limit = long.MaxValue,
-        CaptureDiagnostics? diagnostics = null, Action<CaptureSummary>? completed = null, CancellationToken cancellationToken = default)
+        CaptureDiagnostics? diagnostics = null, Action<CaptureSummary>? completed = null,
+        CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(source);
         ArgumentNullException.ThrowIfNull(filter);

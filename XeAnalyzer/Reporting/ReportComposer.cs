@@ -31,7 +31,8 @@ internal static class ReportComposer
                     sections.Add((a.Key, new ReportSection(a.Title + ": " + s.Title, s.Blocks)));
                 }
             }
-            else if (a.Status == AnalysisStatus.MissingData && a.MissingData is MissingData missing && builtIn is not null)
+            else if (a.Status == AnalysisStatus.MissingData && a.MissingData is MissingData missing
+                && builtIn is not null)
             {
                 // A session SQL Server manages is not one to alter: what is missing is listed once, at the end.
                 needs.Add((a, missing));
@@ -56,10 +57,11 @@ internal static class ReportComposer
             }
 
             sections.Add(("report", new ReportSection("Other analyses",
-                new Paragraph("This capture comes from " + builtIn.Name + ", a session SQL Server manages itself (recognised by "
-                    + builtIn.How + "): the sections above analyse what it holds. The analyses below would need events or "
-                    + "actions it does not collect; capture them with an event session of your own (docs/capturing-sessions.md "
-                    + "has one for each) rather than by altering " + builtIn.Name + "."),
+                new Paragraph("This capture comes from " + builtIn.Name + ", a session SQL Server manages itself "
+                    + "(recognised by " + builtIn.How + "): the sections above analyse what it holds. The analyses "
+                    + "below would need events or actions it does not collect; capture them with an event session of "
+                    + "your own (docs/capturing-sessions.md has one for each) rather than by altering " + builtIn.Name
+                    + "."),
                 t.Build())));
         }
 
@@ -241,7 +243,9 @@ internal static class ReportComposer
         {
             blocks.Add(new Paragraph("No analysis was possible with these events" +
                 (events == 0 ? " (the inputs hold no events at all)" : " (found: " + string.Join(", ", c.EventTypes.Take(10).Select(e => e.Name + " (" + e.Count.ToString("N0", Ic) + ")")) + (c.EventTypes.Count > 10 ? ", …" : string.Empty) + ")") +
-                ". This page is not a result: " + (BuiltInSession.Recognise(c) is null ? "each section below says what the event session would need." : "the last section lists what the analyses would need.") +
+                ". This page is not a result: " + (BuiltInSession.Recognise(c) is null
+                    ? "each section below says what the event session would need."
+                    : "the last section lists what the analyses would need.") +
                 (r.Read.IsPartial ? " Part of the input could not be read (see above), and the events may be in that part." : string.Empty)));
         }
 

@@ -55,7 +55,8 @@ internal static class CaptureCommandSupport
         {
             output.Flush();
             error.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"xeanalyze: --where: the pattern '{ex.Pattern}' took longer than {ex.MatchTimeout.TotalSeconds:0.#} s on one value; write one that backtracks less"));
+                $"xeanalyze: --where: the pattern '{ex.Pattern}' took longer than {ex.MatchTimeout.TotalSeconds:0.#} s ")
+                + "on one value; write one that backtracks less");
             return ExitCodes.Usage;
         }
         catch (OperationCanceledException)
@@ -113,12 +114,13 @@ internal static class CaptureCommandSupport
     }
 
     /// <summary>
-    /// Ends a command without an analysis that read through a filter (<c>events</c>, <c>slice</c>, <c>export</c>): a name
-    /// the capture does not have is a usage error (exit 2); a filter that kept no event says so on stderr, in the words of
-    /// <see cref="MissingDataExplainer.ExplainNoMatch"/>, and exits 4 as an analysis whose events the filter left out
-    /// does; otherwise as <see cref="Finish"/>.
+    /// Ends a command without an analysis that read through a filter (<c>events</c>, <c>slice</c>): a name the
+    /// capture does not have is a usage error (exit 2); a filter that kept no event says so on stderr, in the words
+    /// of <see cref="MissingDataExplainer.ExplainNoMatch"/>, and exits 4 as an analysis whose events the filter left
+    /// out does; otherwise as <see cref="Finish"/>.
     /// </summary>
-    public static int FinishFiltered(CaptureSummary? read, CaptureDiagnostics diagnostics, TextWriter stdout, TextWriter stderr)
+    public static int FinishFiltered(CaptureSummary? read, CaptureDiagnostics diagnostics, TextWriter stdout,
+        TextWriter stderr)
     {
         if (read is null)
         {

@@ -16,18 +16,18 @@ internal sealed class EventFilterOptions
     {
         Events = new Option<string[]>("--event")
         {
-            Description = "Only these events (package.event or event; repeatable; a name the capture does not have is a "
-                + "usage error). " + eventsDefault,
+            Description = "Only these events (package.event or event; repeatable; a name the capture does not "
+                + "have is a usage error). " + eventsDefault,
             AllowMultipleArgumentsPerToken = false,
         };
         Where = new Option<string[]>("--where")
         {
             Description = "Keep events whose field or action NAME compares with VALUE: NAME=VALUE, NAME!=VALUE, "
                 + "NAME<VALUE, NAME<=VALUE, NAME>VALUE, NAME>=VALUE (numbers, times) or NAME~REGEX (text; .NET regular "
-                + "expression, ignoring case). Repeatable: = and ~ on the same NAME are alternatives (OR), everything else "
-                + "must hold (AND). Map fields match their text or numeric key (class=NESTING_TRANSACTION_FULL, "
-                + "wait_type=120); text ignores case; an event without NAME never matches. A NAME the capture does not have "
-                + "is a usage error."
+                + "expression, ignoring case). Repeatable: = and ~ on the same NAME are alternatives (OR), "
+                + "everything else must hold (AND). Map fields match their text or numeric key "
+                + "(class=NESTING_TRANSACTION_FULL, wait_type=120); text ignores case; an event without NAME never "
+                + "matches. A NAME the capture does not have is a usage error."
                 + (whereExample is null ? string.Empty : " " + whereExample),
             AllowMultipleArgumentsPerToken = false,
         };

@@ -81,7 +81,8 @@ internal sealed class StackCommandOptions
     {
         CaptureSource source = CaptureSource.Open(inputs, ReadOptions(parse), cancellationToken);
         var analysis = new StackBucketAnalysis(BucketOptions(parse));
-        AnalysisOutcome<StackBucketResult> outcome = analysis.Analyze(source, new AnalysisContext(FilterOptions.Filter(parse), diagnostics, resolver), cancellationToken);
+        var context = new AnalysisContext(FilterOptions.Filter(parse), diagnostics, resolver);
+        AnalysisOutcome<StackBucketResult> outcome = analysis.Analyze(source, context, cancellationToken);
         CaptureCommandSupport.CheckFilterNames(outcome.Read);
         return outcome;
     }

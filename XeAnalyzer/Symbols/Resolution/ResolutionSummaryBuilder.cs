@@ -142,7 +142,8 @@ internal sealed class ResolutionSummaryBuilder
         {
             string modules = string.Join(", ", _engineModules.Take(8)) + (_engineModules.Count > 8 ? ", …" : string.Empty);
             string observed = _inEngine > 0
-                ? string.Create(ic, $"{_engineCaptured} frame(s) of SQL Server modules ({modules}) were captured as module+offset while other frames were symbolized in-engine")
+                ? string.Create(ic, $"{_engineCaptured} frame(s) of SQL Server modules ({modules}) were captured as ")
+                    + "module+offset while other frames were symbolized in-engine"
                 : string.Create(ic, $"{_engineCapturedUnresolved} of {_engineCaptured} frame(s) of SQL Server modules ({modules}) were captured unsymbolized and stay unresolved");
             hints.Add(observed + ": on SQL Server 2019 and later trace flag 3656 alone no longer symbolizes; add 2592 (`DBCC TRACEON(3656, 2592, -1)`) and put the matching PDBs in Binn, or resolve offline with --symbols/--sql-build");
         }
@@ -160,21 +161,26 @@ internal sealed class ResolutionSummaryBuilder
         if (_unidentified.Count > 0)
         {
             hints.Add("no PDB GUID/age is known for " + string.Join(", ", _unidentified.Take(12)) + (_unidentified.Count > 12 ? ", …" : string.Empty) +
-                ", and no single PDB of that name was found: give --sql-build BUILD, --binaries DIR (the capture's DLLs) or CSV symbol metadata, so the matching PDB builds are looked up");
+                ", and no single PDB of that name was found: give --sql-build BUILD, --binaries DIR (the capture's "
+                + "DLLs) or CSV symbol metadata, so the matching PDB builds are looked up");
         }
 
         if (_unidentifiedOther.Count > 0)
         {
-            hints.Add("no PDB GUID/age is known for " + string.Join(", ", _unidentifiedOther.Take(12)) + (_unidentifiedOther.Count > 12 ? ", …" : string.Empty) +
-                ", and no single PDB of that name was found: give --binaries DIR with those DLLs copied from the server (or CSV symbol metadata), so their PDBs are identified");
+            hints.Add("no PDB GUID/age is known for " + string.Join(", ", _unidentifiedOther.Take(12))
+                + (_unidentifiedOther.Count > 12 ? ", …" : string.Empty)
+                + ", and no single PDB of that name was found: give --binaries DIR with those DLLs copied from the "
+                + "server (or CSV symbol metadata), so their PDBs are identified");
         }
 
         foreach (PdbBinding missing in _missingPdbs.Values.Take(8))
         {
             PdbIdentity id = missing.Identity!.Value;
             string looked = missing.SearchLog.Count == 0 ? string.Empty
-                : " (looked in: " + string.Join("; ", missing.SearchLog.Take(3)) + (missing.SearchLog.Count > 3 ? "; …" : string.Empty) + ")";
-            hints.Add(string.Create(ic, $"{missing.PdbName} {id} was not found{looked}; fetch it with: xeanalyze symbols fetch --pdb {missing.PdbName} --guid {id.Guid:D} --age {id.Age}"));
+                : " (looked in: " + string.Join("; ", missing.SearchLog.Take(3))
+                    + (missing.SearchLog.Count > 3 ? "; …" : string.Empty) + ")";
+            hints.Add(string.Create(ic, $"{missing.PdbName} {id} was not found{looked}; fetch it with: ")
+                + string.Create(ic, $"xeanalyze symbols fetch --pdb {missing.PdbName} --guid {id.Guid:D} --age {id.Age}"));
         }
 
         var warnings = new List<string>(_warnings);
@@ -266,13 +272,15 @@ internal sealed class ResolutionSummaryBuilder
                 AddGroup(frame, r, line, times);
                 if (r.Reason == UnresolvedReason.NoPdb && r.Pdb is { Identity: null } unknown)
                 {
-                    SortedSet<string> names = r.Module is ModuleName um && !IsSqlEngineModule(um) ? _unidentifiedOther : _unidentified;
+                    SortedSet<string> names = r.Module is ModuleName um && !IsSqlEngineModule(um)
+                        ? _unidentifiedOther : _unidentified;
                     if (names.Count < 64)
                     {
                         names.Add(r.ModuleDisplayName ?? unknown.PdbName);
                     }
                 }
-                else if (r.Reason == UnresolvedReason.NoPdb && r.Pdb is { Identity: PdbIdentity known } pdb && _missingPdbs.Count < 64)
+                else if (r.Reason == UnresolvedReason.NoPdb && r.Pdb is { Identity: PdbIdentity known } pdb
+                    && _missingPdbs.Count < 64)
                 {
                     _missingPdbs.TryAdd(pdb.PdbName + "/" + known.Key, pdb);
                 }
