@@ -93,6 +93,19 @@ public sealed class StackList : ReportBlock
         Notes = ReportTable.CopyStrings(notes, nameof(notes));
     }
 
+    /// <summary>
+    /// Creates a list whose items are made when a writer reads them, so a list of very many stacks is never held whole; each
+    /// read of an item makes it again.
+    /// </summary>
+    /// <param name="count">The number of stacks.</param>
+    /// <param name="item">Makes the stack at a position (display order).</param>
+    /// <param name="notes">Notes shown after the stacks.</param>
+    internal StackList(int count, Func<int, StackListItem> item, IEnumerable<string>? notes = null)
+    {
+        Items = new ItemsOnRead<StackListItem>(count, item);
+        Notes = ReportTable.CopyStrings(notes, nameof(notes));
+    }
+
     /// <summary>The stacks in display order.</summary>
     public IReadOnlyList<StackListItem> Items { get; }
 

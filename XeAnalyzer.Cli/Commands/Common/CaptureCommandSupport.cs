@@ -165,9 +165,12 @@ internal static class CaptureCommandSupport
             return;
         }
 
-        using var ms = new MemoryStream();
-        write(ms);
-        stdout.Write(Encoding.UTF8.GetString(ms.GetBuffer(), 0, (int)ms.Length));
+        // Decoded as it is written: a long listing is never held whole (bytes, then a string) before it reaches stdout.
+        using (var toStdout = new TextWriterStream(stdout))
+        {
+            write(toStdout);
+        }
+
         stdout.Flush();
     }
 
