@@ -372,7 +372,10 @@ internal sealed class StackBucketBuilder
             {
                 overall.Add(s.Resolved);
                 merger.Add(s.Raw, s.Frames);
-                rawTotal++;
+                if ((++rawTotal & (CollectEvery - 1)) == 0)
+                {
+                    CollectYoung(_limit.Taken);
+                }
             }
 
             _truncatedStacks += symbolizer.TruncatedStacks;
@@ -519,8 +522,24 @@ internal sealed class StackBucketBuilder
         }
     }
 
-    /// <summary>The distinct-stack count above which <see cref="CollectBetweenPhases"/> runs.</summary>
-    private const int LargeTable = 100_000;
+    /// <summary>The distinct-stack count above which <see cref="CollectBetweenPhases"/> and <see cref="CollectYoung"/> run.</summary>
+    internal const int LargeTable = 100_000;
+
+    /// <summary>Stacks symbolized (or buckets listed) between two <see cref="CollectYoung"/> calls.</summary>
+    internal const int CollectEvery = 8192;
+
+    /// <summary>
+    /// In a phase over very many distinct stacks, collects the youngest generation every <see cref="CollectEvery"/> stacks: each
+    /// stack leaves short-lived objects (its parse, resolution, rendered rows), and on a machine with a large cache the runtime
+    /// lets a few hundred MB of them pile up before it collects, which was most of the peak.
+    /// </summary>
+    internal static void CollectYoung(int distinctStacks)
+    {
+        if (distinctStacks >= LargeTable)
+        {
+            GC.Collect(0, GCCollectionMode.Forced, blocking: true);
+        }
+    }
 
     /// <summary>A field's value when its total can take it (then added to it), else −1 (the value is counted as not summed).</summary>
     private long Summed(XEvent e, int field, string name, ref WeightTotal total)

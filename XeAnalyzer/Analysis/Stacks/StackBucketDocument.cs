@@ -436,7 +436,15 @@ public sealed class StackBucketDocument : IDocumentSource
         string[] notes = Result.OmittedBuckets > 0
             ? [string.Create(Ic, $"{Result.OmittedBuckets:N0} more bucket(s) with {Result.OmittedCount:N0} {Unit(Result.OmittedCount)} not shown (--top, --min-count).")]
             : [];
-        return new StackList(buckets.Count, i => ListingItem(buckets[i]), notes);
+        return new StackList(buckets.Count, i =>
+        {
+            if (i > 0 && (i & (StackBucketBuilder.CollectEvery - 1)) == 0)
+            {
+                StackBucketBuilder.CollectYoung(buckets.Count);
+            }
+
+            return ListingItem(buckets[i]);
+        }, notes);
     }
 
     /// <summary>A bucket as listed: its heading, detail lines and frames.</summary>

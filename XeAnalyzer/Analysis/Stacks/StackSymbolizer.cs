@@ -199,8 +199,7 @@ internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerS
 
     private BucketFrame Render(FrameResolution r, StackFrame frame)
     {
-        string text = r.DisplayText(frame, _style);
-        return new BucketFrame(intern(text), r.Status, r.IsVerified, r.ModuleDisplayName, r.Function, r.ReasonText);
+        return new BucketFrame(intern(r.DisplayText(frame, _style)), r, intern);
     }
 }
 

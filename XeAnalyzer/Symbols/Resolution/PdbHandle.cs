@@ -46,6 +46,9 @@ internal sealed class PdbHandle : IDisposable
     /// </summary>
     public ulong ImageEnd { get; private set; }
 
+    /// <summary>The reason shared by the frames of this PDB past the end of its image (made at the first such frame).</summary>
+    public RvaReasonText? BeyondImageReason { get; set; }
+
     /// <summary>Finds and reads the PDB on first call (a canceled attempt is retried by the next caller); never throws for missing or bad files.</summary>
     /// <returns><see langword="true"/> when the symbol index is available.</returns>
     public bool EnsureLoaded(CancellationToken cancellationToken)
