@@ -1,33 +1,28 @@
 using System.Diagnostics;
 using System.Globalization;
 using System.Text;
-using XeAnalyzer.Analysis;
-using XeAnalyzer.Analysis.Stacks;
-using XeAnalyzer.Capture;
-using XeAnalyzer.Output;
-using XeAnalyzer.Symbols.Resolution;
-using XeAnalyzer.Symbols.Store;
 
 namespace XeAnalyzer.Benchmarks;
 
 /// <summary>
-/// Peak memory of stack bucketing on histogram XML with N distinct one-frame slots (issue 13's case):
-/// <c>dotnet run -c Release --project XeAnalyzer.Benchmarks -- stackmem [--slots 250000,1000000,2000000] [--dir /tmp/xestackmem]</c>.
-/// Each file is bucketed in a child process as <c>xeanalyze stacks FILE --offline --top 1</c> does (no PDB: every frame stays
-/// <c>module+offset</c>), printing the peak working set, the XML's size and their ratio.
+/// Peak memory per distinct stack of <c>xeanalyze stacks</c>, <c>diff</c> and <c>report</c> on histogram XML of N distinct one-frame
+/// <c>sqlmin.dll+0x…</c> slots resolved against the committed <c>symbols-cache/</c>:
+/// <c>dotnet run -c Release --project XeAnalyzer.Benchmarks -- stackmem [--slots 250000,1000000] [--dir /tmp/xestackmem]</c>.
+/// Each command runs as the user runs it, in a process of its own (the built <c>xeanalyze.dll</c>, standard output drained
+/// and counted), under <c>/usr/bin/time</c>, which gives its peak resident set.
 /// </summary>
+/// <remarks>
+/// Slot i holds <c>sqlmin.dll+0x</c> (0x1040 + i, 16 digits): one distinct frame per slot. The synthetic sqlmin.dll's image ends at RVA
+/// 0x11080, so the first 65,600 slots resolve to names (<c>sqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1</c>, …) and the rest stay
+/// unresolved with a reason (RVA past the end of the image), as frames of another build would.
+/// </remarks>
 internal static class StackMemoryBenchmark
 {
     private static readonly IFormatProvider Ic = CultureInfo.InvariantCulture;
 
     public static int Run(string[] args)
     {
-        if (args[0] == "stackmem-child")
-        {
-            return Child(args[1]);
-        }
-
-        int[] slots = [250_000, 1_000_000, 2_000_000];
+        int[] slots = [250_000, 1_000_000];
         string dir = Path.Combine(Path.GetTempPath(), "xestackmem");
         for (int i = 1; i + 1 < args.Length; i += 2)
         {
@@ -39,18 +34,45 @@ internal static class StackMemoryBenchmark
             }
         }
 
+        string repo = BatchBenchmark.FindRepo();
+        string cli = Path.Combine(repo, "XeAnalyzer.Cli", "bin", "Release", "net10.0", "xeanalyze.dll");
+        string symbols = Path.Combine(repo, "symbols-cache");
         Directory.CreateDirectory(dir);
-        Console.WriteLine("XeAnalyzer stack-bucketing memory benchmark: histogram XML of N distinct one-frame slots, bucketed offline in a child process");
-        Console.WriteLine(string.Create(Ic, $"runtime {Environment.Version}, {Environment.ProcessorCount} cores, default distinct-stack cap {StackBucketOptions.Default.MaxDistinctStacks:N0}"));
+        Console.WriteLine("XeAnalyzer memory per distinct stack: histogram XML of N distinct one-frame sqlmin.dll+0x... slots, "
+            + "each command in its own process");
+        Console.WriteLine(string.Create(Ic, $"runtime {Environment.Version}, {Environment.ProcessorCount} cores; load {Load()}; {cli}"));
         foreach (int n in slots)
         {
-            string path = Path.Combine(dir, "slots_" + n.ToString(Ic) + ".xml");
+            string path = Path.Combine(dir, "sqlmin_slots_" + n.ToString(Ic) + ".xml");
             if (!File.Exists(path))
             {
                 Write(path, n);
             }
 
-            Console.WriteLine(string.Create(Ic, $"{n:N0} slots, {new FileInfo(path).Length / 1048576.0:F1} MiB of XML: {ChildProcess.Run("stackmem-child", path)}"));
+            long xml = new FileInfo(path).Length;
+            string report = Path.Combine(dir, "report_" + n.ToString(Ic));
+            string[] store = ["--symbols", symbols, "--binaries", symbols, "--offline", "--quiet"];
+            (string Name, string[] Args)[] commands =
+            [
+                ("stacks", ["stacks", path, .. store]),
+                ("diff", ["diff", path, path, .. store]),
+                ("report", ["report", path, "-o", report, .. store]),
+            ];
+            Console.WriteLine(string.Create(Ic, $"{n:N0} slots, {xml / 1048576.0:F1} MiB of XML ({path})"));
+            foreach ((string name, string[] a) in commands)
+            {
+                if (Directory.Exists(report))
+                {
+                    Directory.Delete(report, recursive: true);
+                }
+
+                (long peakKb, double seconds, long stdout, int exit) = Measure(cli, a);
+                long peak = peakKb * 1024;
+                Console.WriteLine(string.Create(Ic,
+                    $"  {name,-6} peak RSS {peak / 1048576.0,6:F0} MiB ({(double)peak / xml:F1}x the XML, {(double)peak / n:F0} bytes per distinct stack); "
+                    + $"{seconds:F1} s; stdout {stdout:N0} bytes; exit {exit}"));
+                Console.WriteLine("         command: xeanalyze " + string.Join(' ', a));
+            }
         }
 
         return 0;
@@ -58,35 +80,44 @@ internal static class StackMemoryBenchmark
 
     private static void Write(string path, int slots)
     {
-        var rng = new Random(slots);
         using var w = new StreamWriter(path, false, new UTF8Encoding(false), 1 << 20) { NewLine = "\n" };
         w.WriteLine("<HistogramTarget truncated=\"0\" buckets=\"16384\">");
         for (int i = 0; i < slots; i++)
         {
             w.Write("<Slot count=\"");
-            w.Write(rng.Next(1, 1000).ToString(Ic));
-            w.Write("\"><value>sqldk.dll+0x");
-            w.Write((0x10000UL + ((ulong)i * 16)).ToString("X16", Ic));
+            w.Write(((i * 7919L % 1000) + 1).ToString(Ic));
+            w.Write("\"><value>sqlmin.dll+0x");
+            w.Write((0x1040UL + (ulong)i).ToString("X16", Ic));
             w.WriteLine("</value></Slot>");
         }
 
         w.WriteLine("</HistogramTarget>");
     }
 
-    private static int Child(string path)
+    /// <summary>Runs <c>dotnet cli args</c> under <c>/usr/bin/time</c>: its peak resident set (KiB), elapsed seconds, stdout bytes, exit code.</summary>
+    private static (long PeakKb, double Seconds, long Stdout, int Exit) Measure(string cli, string[] args)
     {
-        var sw = Stopwatch.StartNew();
-        using var resolver = new CallstackResolver(new CallstackResolverOptions { Offline = true, SymbolPath = SymbolPath.Parse(Path.GetDirectoryName(path)!) });
-        var diagnostics = new CaptureDiagnostics();
-        AnalysisOutcome<StackBucketResult> o = new StackBucketAnalysis().Analyze(CaptureSource.Open([path]), new AnalysisContext(diagnostics: diagnostics, resolver: resolver));
-        string text = OutputFormats.ToText(new StackBucketDocument(o.Result.Filter(1, 0)));
-        sw.Stop();
-        using Process me = Process.GetCurrentProcess();
-        me.Refresh();
-        long peak = me.PeakWorkingSet64;
-        long xml = new FileInfo(path).Length;
-        Console.WriteLine(string.Create(Ic,
-            $"peak working set {peak / 1048576.0:F0} MiB ({(double)peak / xml:F1}x the XML, {(double)peak / o.Result.DistinctRawStacks:F0} bytes per distinct stack); {o.Result.DistinctRawStacks:N0} distinct stacks, {o.Result.UntrackedEvents:N0} events over the cap; status {o.Status}; {sw.Elapsed.TotalSeconds:F1} s; text {text.Length:N0} chars"));
-        return 0;
+        string timeFile = Path.GetTempFileName();
+        var psi = new ProcessStartInfo("/usr/bin/time") { RedirectStandardOutput = true, UseShellExecute = false };
+        foreach (string a in (string[])["-o", timeFile, "-f", "%M %e", "dotnet", cli, .. args])
+        {
+            psi.ArgumentList.Add(a);
+        }
+
+        using Process p = Process.Start(psi)!;
+        long bytes = 0;
+        var buffer = new char[1 << 16];
+        int read;
+        while ((read = p.StandardOutput.Read(buffer, 0, buffer.Length)) > 0)
+        {
+            bytes += Encoding.UTF8.GetByteCount(buffer.AsSpan(0, read));
+        }
+
+        p.WaitForExit();
+        string[] f = File.ReadAllText(timeFile).Trim().Split('\n')[^1].Split(' ');
+        File.Delete(timeFile);
+        return (long.Parse(f[0], Ic), double.Parse(f[1], Ic), bytes, p.ExitCode);
     }
+
+    private static string Load() => File.Exists("/proc/loadavg") ? File.ReadAllText("/proc/loadavg").Trim() : "n/a";
 }
