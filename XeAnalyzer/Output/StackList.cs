@@ -94,8 +94,8 @@ public sealed class StackList : ReportBlock
     }
 
     /// <summary>
-    /// Creates a list whose items are made when a writer reads them, so a list of very many stacks is never held whole; each
-    /// read of an item makes it again.
+    /// Creates a list whose items are made when a writer reads them, so a list of very many stacks is never held whole;
+    /// each read of an item makes it again.
     /// </summary>
     /// <param name="count">The number of stacks.</param>
     /// <param name="item">Makes the stack at a position (display order).</param>

@@ -86,7 +86,8 @@ public sealed class TextReportWriter : IReportWriter
         output.Flush();
     }
 
-    private void AppendReport(StringBuilder sb, ReportDocument report, TextSpill? spill, CancellationToken cancellationToken)
+    private void AppendReport(
+        StringBuilder sb, ReportDocument report, TextSpill? spill, CancellationToken cancellationToken)
     {
         if (report.Title.Length > 0)
         {

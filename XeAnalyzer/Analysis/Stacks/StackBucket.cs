@@ -14,17 +14,20 @@ namespace XeAnalyzer.Analysis.Stacks;
 /// <param name="Module">The module file name (<c>sqlmin.dll</c>), or <see langword="null"/> when unknown.</param>
 /// <param name="Function">The function, or <see langword="null"/> when unresolved.</param>
 /// <param name="UnresolvedReason">Why the frame is unresolved (<c>no module for 0x000002A61C3D8F10</c>), or <see langword="null"/> when resolved.</param>
-public sealed record BucketFrame(string Text, FrameResolutionStatus Status, bool IsVerified, string? Module, string? Function, string? UnresolvedReason)
+public sealed record BucketFrame(
+    string Text, FrameResolutionStatus Status, bool IsVerified,
+    string? Module, string? Function, string? UnresolvedReason)
 {
-    // A reason that names the frame's RVA (an RVA past the end of the image) is made when read: with very many distinct such
-    // frames, a sentence each was most of a bucket's memory.
+    // A reason that names the frame's RVA (an RVA past the end of the image) is made when read: with very many
+    // distinct such frames, a sentence each was most of a bucket's memory.
     private readonly RvaReasonText? _reasonOfRva;
     private readonly ulong _rva;
 
     /// <summary>A frame as the resolution renders it, its texts shared with other frames where they can be.</summary>
     internal BucketFrame(string text, FrameResolution resolution, Func<string, string> intern)
         : this(text, resolution.Status, resolution.IsVerified, resolution.ModuleDisplayName,
-            resolution.Function is string f ? intern(f) : null, resolution.ReasonOfRva is null ? resolution.ReasonText : null)
+            resolution.Function is string f ? intern(f) : null,
+            resolution.ReasonOfRva is null ? resolution.ReasonText : null)
     {
         if (resolution.ReasonOfRva is RvaReasonText reason && resolution.Rva is ulong rva)
         {
@@ -40,8 +43,9 @@ public sealed record BucketFrame(string Text, FrameResolutionStatus Status, bool
     /// <param name="other">The other frame.</param>
     /// <returns>Whether they are equal.</returns>
     public bool Equals(BucketFrame? other) => other is not null && (ReferenceEquals(this, other) || (
-        string.Equals(Text, other.Text, StringComparison.Ordinal) && Status == other.Status && IsVerified == other.IsVerified
-        && string.Equals(Module, other.Module, StringComparison.Ordinal) && string.Equals(Function, other.Function, StringComparison.Ordinal)
+        string.Equals(Text, other.Text, StringComparison.Ordinal) && Status == other.Status
+        && IsVerified == other.IsVerified && string.Equals(Module, other.Module, StringComparison.Ordinal)
+        && string.Equals(Function, other.Function, StringComparison.Ordinal)
         && string.Equals(UnresolvedReason, other.UnresolvedReason, StringComparison.Ordinal)));
 
     /// <inheritdoc/>

@@ -522,16 +522,19 @@ internal sealed class StackBucketBuilder
         }
     }
 
-    /// <summary>The distinct-stack count above which <see cref="CollectBetweenPhases"/> and <see cref="CollectYoung"/> run.</summary>
+    /// <summary>
+    /// The distinct-stack count above which <see cref="CollectBetweenPhases"/> and <see cref="CollectYoung"/> run.
+    /// </summary>
     internal const int LargeTable = 100_000;
 
     /// <summary>Stacks symbolized (or buckets listed) between two <see cref="CollectYoung"/> calls.</summary>
     internal const int CollectEvery = 8192;
 
     /// <summary>
-    /// In a phase over very many distinct stacks, collects the youngest generation every <see cref="CollectEvery"/> stacks: each
-    /// stack leaves short-lived objects (its parse, resolution, rendered rows), and on a machine with a large cache the runtime
-    /// lets a few hundred MB of them pile up before it collects, which was most of the peak.
+    /// In a phase over very many distinct stacks, collects the youngest generation every
+    /// <see cref="CollectEvery"/> stacks: each stack leaves short-lived objects (its parse, resolution, rendered rows),
+    /// and on a machine with a large cache the runtime lets a few hundred MB of them pile up before it collects, which
+    /// was most of the peak.
     /// </summary>
     internal static void CollectYoung(int distinctStacks)
     {

@@ -434,7 +434,8 @@ public sealed class StackBucketDocument : IDocumentSource
     {
         IReadOnlyList<StackBucket> buckets = Result.Buckets;
         string[] notes = Result.OmittedBuckets > 0
-            ? [string.Create(Ic, $"{Result.OmittedBuckets:N0} more bucket(s) with {Result.OmittedCount:N0} {Unit(Result.OmittedCount)} not shown (--top, --min-count).")]
+            ? [string.Create(Ic,
+                $"{Result.OmittedBuckets:N0} more bucket(s) with {Result.OmittedCount:N0} {Unit(Result.OmittedCount)} not shown (--top, --min-count).")]
             : [];
         return new StackList(buckets.Count, i =>
         {
@@ -450,12 +451,19 @@ public sealed class StackBucketDocument : IDocumentSource
     /// <summary>A bucket as listed: its heading, detail lines and frames.</summary>
     private StackListItem ListingItem(StackBucket b)
     {
-        string heading = string.Create(Ic, $"Bucket {b.Rank} of {Result.TotalBuckets}: {b.Count:N0} {Unit(b.Count)} ({Percent(b.Share, 2)})")
-            + (b.EventName is string en ? " " + en : b.EventNames.Count > 0 ? " " + string.Join(", ", b.EventNames) : string.Empty);
+        string heading =
+            string.Create(Ic, $"Bucket {b.Rank} of {Result.TotalBuckets}: {b.Count:N0} {Unit(b.Count)} ({Percent(b.Share, 2)})")
+            + (b.EventName is string en ? " " + en
+                : b.EventNames.Count > 0 ? " " + string.Join(", ", b.EventNames) : string.Empty);
         var details = new List<string>();
         if (b.Durations is StackDurations d)
         {
-            details.Add(string.Create(Ic, $"duration: total {d.TotalDuration:N0}, max {d.MaxDuration:N0}, mean {(d.EventsWithDuration > 0 ? (double)d.TotalDuration / d.EventsWithDuration : 0):N2}; signal_duration: {(d.TotalSignalDuration is long ts ? string.Create(Ic, $"total {ts:N0}, max {d.MaxSignalDuration:N0}") : "n/a (not in the events' schema)")} (ms for wait events)"));
+            double mean = d.EventsWithDuration > 0 ? (double)d.TotalDuration / d.EventsWithDuration : 0;
+            string signal = d.TotalSignalDuration is long ts
+                ? string.Create(Ic, $"total {ts:N0}, max {d.MaxSignalDuration:N0}")
+                : "n/a (not in the events' schema)";
+            details.Add(string.Create(Ic,
+                $"duration: total {d.TotalDuration:N0}, max {d.MaxDuration:N0}, mean {mean:N2}; signal_duration: {signal} (ms for wait events)"));
         }
 
         if (b.FirstSeen is DateTime first && b.LastSeen is DateTime last)
@@ -470,7 +478,8 @@ public sealed class StackBucketDocument : IDocumentSource
 
         if (b.UnverifiedFrames > 0)
         {
-            details.Add(string.Create(Ic, $"{b.UnverifiedFrames} frame(s) resolved through a PDB matched by name only (unverified: give --sql-build or --binaries)"));
+            details.Add(string.Create(Ic,
+                $"{b.UnverifiedFrames} frame(s) resolved through a PDB matched by name only (unverified: give --sql-build or --binaries)"));
         }
 
         return new StackListItem(heading, Frames(b), details);

@@ -118,13 +118,14 @@ public sealed class FrameResolution
     /// The reason as a short sentence (<c>no PDB for sqldk.pdb 1D3FA75E-B355-40E2-87B2-E012D69785DF/2</c>, <c>no module for 0x00007FF6E0000000</c>,
     /// <c>RVA 0x800 before the first symbol of sqlmin.pdb</c>); <see langword="null"/> when resolved.
     /// </summary>
-    public string? ReasonText => _reasonText ?? (ReasonOfRva is RvaReasonText t && Rva is ulong rva ? t.Text(rva) : null);
+    public string? ReasonText =>
+        _reasonText ?? (ReasonOfRva is RvaReasonText t && Rva is ulong rva ? t.Text(rva) : null);
 
     private readonly string? _reasonText;
 
     /// <summary>
-    /// The reason of a frame whose reason names its own RVA and is otherwise shared (an RVA past the end of the image): made when
-    /// read, so very many such frames do not each hold a sentence.
+    /// The reason of a frame whose reason names its own RVA and is otherwise shared (an RVA past the end of the image):
+    /// made when read, so very many such frames do not each hold a sentence.
     /// </summary>
     internal RvaReasonText? ReasonOfRva { get; init; }
 

@@ -46,7 +46,7 @@ internal sealed class PdbHandle : IDisposable
     /// </summary>
     public ulong ImageEnd { get; private set; }
 
-    /// <summary>The reason shared by the frames of this PDB past the end of its image (made at the first such frame).</summary>
+    /// <summary>The reason shared by the frames past the end of this PDB's image (made at the first one).</summary>
     public RvaReasonText? BeyondImageReason { get; set; }
 
     /// <summary>Finds and reads the PDB on first call (a canceled attempt is retried by the next caller); never throws for missing or bad files.</summary>

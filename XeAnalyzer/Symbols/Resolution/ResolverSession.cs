@@ -413,8 +413,10 @@ public sealed class ResolverSession
         {
             // Nearest-preceding-public lookup has no upper bound, so without this check a frame of another build would
             // silently get the name of the last public in the image.
-            RvaReasonText beyond = handle.BeyondImageReason ??= BeyondImage(Store.PdbNames.Printable(binding.PdbName), handle.ImageEnd);
-            return new FrameResolution(FrameResolutionStatus.Unresolved, null, view.Module, view.Display, null, null, rva, false, binding, null,
+            RvaReasonText beyond = handle.BeyondImageReason ??=
+                BeyondImage(Store.PdbNames.Printable(binding.PdbName), handle.ImageEnd);
+            return new FrameResolution(
+                FrameResolutionStatus.Unresolved, null, view.Module, view.Display, null, null, rva, false, binding, null,
                 UnresolvedReason.BeyondImage, null, beyond.Group) { ReasonOfRva = beyond };
         }
 
@@ -481,7 +483,9 @@ public sealed class ResolverSession
     private static string Rva(ulong rva) => "0x" + rva.ToString("x", CultureInfo.InvariantCulture);
 
     private static RvaReasonText BeyondImage(string pdb, ulong imageEnd) => new(
-        "RVA ", " lies past the end of the image " + pdb + " describes (" + Rva(imageEnd) + "): the PDB (or the DLL given with --binaries) is of another build",
+        "RVA ",
+        " lies past the end of the image " + pdb + " describes (" + Rva(imageEnd)
+            + "): the PDB (or the DLL given with --binaries) is of another build",
         "RVA past the end of the image of " + pdb + " (another build?)");
 
     private static FrameResolution Unresolved(ModuleName? module, string? display, ulong? rva, PdbBinding? pdb, UnresolvedReason reason, string text, string group) =>

@@ -2,7 +2,7 @@ using System.Globalization;
 
 namespace XeAnalyzer.Symbols.Resolution;
 
-/// <summary>An unresolved frame's reason that names the frame's RVA between a shared beginning and end. Immutable.</summary>
+/// <summary>An unresolved frame's reason: the frame's RVA between a shared beginning and end. Immutable.</summary>
 /// <param name="Before">The text before the RVA.</param>
 /// <param name="After">The text after the RVA.</param>
 /// <param name="Group">The reason without the RVA, by which summaries group frames.</param>
