@@ -30,7 +30,7 @@ public sealed record StackInputInfo(string Name, string Kind = "events", string?
 /// addresses of two inputs are never compared with each other, only their symbolized frames.</para>
 /// <para>Not thread-safe; <see cref="Build"/> may be called once.</para>
 /// </remarks>
-internal sealed class StackBucketBuilder
+internal sealed partial class StackBucketBuilder
 {
     private const int MaxEventNames = 10_000;
 
@@ -571,30 +571,6 @@ internal sealed class StackBucketBuilder
         raw.Add(count, ticks, duration, signal);
     }
 
-    private void FoldLayoutCounts()
-    {
-        foreach (EventLayout l in _layouts.Values)
-        {
-            if (l.Seen > 0)
-            {
-                _eventsSeen[l.EventName] = _eventsSeen.GetValueOrDefault(l.EventName) + l.Seen;
-            }
-
-            if (l.WithoutStack > 0)
-            {
-                _eventsWithoutStack[l.EventName] = _eventsWithoutStack.GetValueOrDefault(l.EventName) + l.WithoutStack;
-            }
-
-            if (l.EmptyStack > 0)
-            {
-                _eventsWithEmptyStack[l.EventName] = _eventsWithEmptyStack.GetValueOrDefault(l.EventName) + l.EmptyStack;
-                _emptyStackColumn ??= l.Stack?.Column.FullName;
-            }
-        }
-
-        _layouts.Clear();
-    }
-
     private MissingData Missing(long slots)
     {
         if (_valueHistogramSlots > 0 && _eventsPassed == 0 && slots == 0)
@@ -641,52 +617,6 @@ internal sealed class StackBucketBuilder
     private static string Names(Dictionary<string, long> d) =>
         string.Join(", ", EventList(d).Take(20).Select(e => e.Name + " " + e.Count.ToString("N0", CultureInfo.InvariantCulture))) + (d.Count > 20 ? ", …" : string.Empty);
 
-    private EventLayout Layout(XEvent e)
-    {
-        XeEventType type = e.EventType;
-        XeActionSet set = e.ActionSet;
-        if (_recent.TryGet(type, set, out EventLayout? layout))
-        {
-            return layout;
-        }
-
-        if (!_layouts.TryGetValue((type, set), out layout))
-        {
-            layout = CreateLayout(type, set);
-            if (_layouts.Count >= 100_000)
-            {
-                // The folded layouts are no longer counted: none may stay cached.
-                FoldLayoutCounts();
-                _recent.Clear();
-            }
-
-            _layouts.Add((type, set), layout);
-        }
-
-        _recent.Add(type, set, layout);
-        return layout;
-    }
-
-    private EventLayout CreateLayout(XeEventType type, XeActionSet set)
-    {
-        var layout = new EventLayout { EventName = type.FullName, EventId = _eventNames.Intern(type.FullName) };
-        layout.Stack = StackColumns.Find(type, set, Options.StackSource, out string? problem);
-        if (problem is not null)
-        {
-            _unsupportedStack ??= problem;
-        }
-
-        if (layout.Stack is null)
-        {
-            _availableColumns ??= [.. type.Fields.Select(f => f.Name), .. set.Columns.Select(a => a.FullName)];
-        }
-
-        // A field the event's schema does not have stays absent (−1): never counted as 0.
-        layout.Duration = LatchAnalysis.NumericField(type, "duration");
-        layout.Signal = LatchAnalysis.NumericField(type, "signal_duration");
-        return layout;
-    }
-
     private string Intern(string s)
     {
         if (_strings.TryGetValue(s, out string? known))
@@ -701,18 +631,6 @@ internal sealed class StackBucketBuilder
         }
 
         return s;
-    }
-
-    private sealed class EventLayout
-    {
-        public string EventName = string.Empty;
-        public int EventId;
-        public StackColumn? Stack;
-        public int Duration = -1;
-        public int Signal = -1;
-        public long Seen;
-        public long WithoutStack;
-        public long EmptyStack;
     }
 
     private sealed class InputState(ResolverSession session, StackInputInfo info)
