@@ -51,6 +51,9 @@ internal static class BatchCommand
         symbols.AddBuildOptions(command);
         command.Options.Add(symbols.Binaries);
         symbols.AddFrameOptions(command);
+        command.Options.Add(symbols.NoReasons);
+        Option<string> flameRoot = StackCommandOptions.FlameRootOption();
+        command.Options.Add(flameRoot);
         command.Options.Add(skip);
         command.SetAction((parse, cancellationToken) => Task.FromResult(CaptureCommandSupport.Run(parse, (stdout, error) =>
         {
@@ -86,7 +89,14 @@ internal static class BatchCommand
             {
                 Jobs = j ?? new BatchOptions().Jobs,
                 KeepGoing = parse.GetValue(keepGoing),
-                Report = new ReportOptions { Input = ReportCommand.InputOptions(parse.GetValue(skip)), Resolver = resolver, Filter = filter },
+                Report = new ReportOptions
+                {
+                    Input = ReportCommand.InputOptions(parse.GetValue(skip)),
+                    Resolver = resolver,
+                    Filter = filter,
+                    ShowUnresolvedReasons = !parse.GetValue(symbols.NoReasons),
+                    FlameRoot = StackCommandOptions.ParseFlameRoot(parse.GetValue(flameRoot)),
+                },
                 Progress = reporter.OnEvent,
             };
             BatchResult result = BatchRunner.Run(given, captures, dir, options, cancellationToken);

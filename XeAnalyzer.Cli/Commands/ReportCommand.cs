@@ -42,6 +42,9 @@ internal static class ReportCommand
         symbols.AddBuildOptions(command);
         command.Options.Add(symbols.Binaries);
         symbols.AddFrameOptions(command);
+        command.Options.Add(symbols.NoReasons);
+        Option<string> flameRoot = StackCommandOptions.FlameRootOption();
+        command.Options.Add(flameRoot);
         command.Options.Add(skip);
         command.SetAction((parse, cancellationToken) => Task.FromResult(CaptureCommandSupport.Run(parse, (stdout, error) =>
         {
@@ -58,6 +61,8 @@ internal static class ReportCommand
                 Filter = filter,
                 Input = InputOptions(parse.GetValue(skip), parse.GetValue(symbols.Modules)),
                 Resolver = resolver,
+                ShowUnresolvedReasons = !parse.GetValue(symbols.NoReasons),
+                FlameRoot = StackCommandOptions.ParseFlameRoot(parse.GetValue(flameRoot)),
             };
             CaptureReport report = CaptureReporter.Run(parse.GetValue(inputs)!, options, cancellationToken);
             CaptureCommandSupport.CheckFilterNames(report.Capture);

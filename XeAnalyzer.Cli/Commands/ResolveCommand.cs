@@ -27,7 +27,6 @@ internal static class ResolveCommand
         var symbols = new SymbolCommandOptions();
         var singleLine = new Option<bool>("--single-line") { Description = "The input has several frames per line, separated by blanks (SSMS grid copies)." };
         var decimalInput = new Option<bool>("--resolved-input") { Description = "The input is a resolver's output: read displacements without 0x as decimal (sqlmin!Name+425)." };
-        var noReasons = new Option<bool>("--no-reasons") { Description = "Do not append ' -- unresolved: reason' to unresolved frames." };
         var outputFile = new Option<string?>("--output", "-o")
         {
             Description = "Write the resolved text to this file instead of standard output.",
@@ -45,7 +44,7 @@ internal static class ResolveCommand
         symbols.AddFrameOptions(command);
         command.Options.Add(singleLine);
         command.Options.Add(decimalInput);
-        command.Options.Add(noReasons);
+        command.Options.Add(symbols.NoReasons);
         command.Options.Add(outputFile);
         command.Options.Add(summaryJson);
         command.SetAction((parse, cancellationToken) => Task.FromResult(CaptureCommandSupport.Run(parse, (output, error) =>
@@ -74,7 +73,7 @@ internal static class ResolveCommand
                 InputName = stdin ? "-" : path,
                 FramesOnSingleLine = parse.GetValue(singleLine),
                 SymbolizedOffsetRadix = parse.GetValue(decimalInput) ? OffsetRadix.Decimal : OffsetRadix.Hex,
-                WriteReasons = !parse.GetValue(noReasons),
+                WriteReasons = !parse.GetValue(symbols.NoReasons),
             };
 
             using var resolver = new CallstackResolver(options);

@@ -44,7 +44,10 @@ internal static class StacksCommand
         command.Options.Add(top);
         command.Options.Add(minCount);
         command.Options.Add(weight);
+        Option<string> flameRoot = StackCommandOptions.FlameRootOption();
+        command.Options.Add(flameRoot);
         StackCommandOptions common = StackCommandOptions.AddTo(command);
+        command.Options.Add(common.Symbols.NoReasons);
         command.SetAction((parse, cancellationToken) => Task.FromResult(CaptureCommandSupport.Run(parse, (stdout, stderr) =>
         {
             string[] files = parse.GetValue(inputs) ?? [];
@@ -74,7 +77,13 @@ internal static class StacksCommand
             }
 
             string label = "Input: " + StackCommandOptions.Label(files) + (filter.IsEmpty ? string.Empty : ". Filter: " + filter) + ".";
-            var document = new StackBucketDocument(full.Filter(topN, min), new StackDocumentOptions { InputsLabel = label, Weight = w });
+            var document = new StackBucketDocument(full.Filter(topN, min), new StackDocumentOptions
+            {
+                InputsLabel = label,
+                Weight = w,
+                ShowUnresolvedReasons = !parse.GetValue(common.Symbols.NoReasons),
+                FlameRoot = StackCommandOptions.ParseFlameRoot(parse.GetValue(flameRoot)),
+            });
             IReportWriter writer = OutputFormats.Get(parse.GetValue(format) ?? "text");
             CaptureCommandSupport.WriteDocument(document, writer, parse.GetValue(output), stdout, cancellationToken);
             if (parse.GetValue(framesCsv) is string framesPath)

@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using System.Text.Json;
+using XeAnalyzer.Output;
 using XeAnalyzer.Tests.Analysis;
 using XeAnalyzer.Tests.Browser;
 using XeAnalyzer.Tests.Samples;
@@ -94,6 +95,15 @@ public sealed class ReportBrowserTests
             tables.Sum(t => Math.Max(1, t.GetProperty("rows").GetArrayLength())));
     }
 
+    /// <summary>The tables of report.json long enough to fold on the page (their folded rows are a second table).</summary>
+    private static int FoldedTables(string latch)
+    {
+        using JsonDocument doc = JsonDocument.Parse(File.ReadAllBytes(Path.Combine(latch, "report.json")));
+        return doc.RootElement.GetProperty("sections").EnumerateArray().SelectMany(s => s.GetProperty("blocks").EnumerateArray())
+            .Count(b => b.GetProperty("type").GetString() == "table"
+                && b.GetProperty("rows").GetArrayLength() > HtmlReportWriter.PreviewRows + HtmlReportWriter.FoldSlack);
+    }
+
     [Test]
     public async Task LatchSampleReport_Renders_WithSchedulersChartAndSymbolization(CancellationToken cancellationToken)
     {
@@ -115,7 +125,7 @@ public sealed class ReportBrowserTests
             Assert.That(c.GetProperty("frames").GetInt32(), Is.GreaterThan(24), "flame graph frames");
             Assert.That(c.GetProperty("rowsOf").GetProperty("Buckets").GetInt32(), Is.EqualTo(SampleData.Figure(figures, "distinct_stacks")));
             Assert.That(c.GetProperty("bars").GetInt32(), Is.EqualTo(schedulers), "one bar per scheduler of the sample");
-            Assert.That(c.GetProperty("tables").GetInt32(), Is.EqualTo(tables));
+            Assert.That(c.GetProperty("tables").GetInt32(), Is.EqualTo(tables + FoldedTables(latch: dir)), "a long table folds into a second one");
             Assert.That(c.GetProperty("rows").GetInt32(), Is.EqualTo(rows));
             Assert.That(c.GetProperty("rowsOf").GetProperty("latch_acquired by sqlos.scheduler_id").GetInt32(), Is.EqualTo(schedulers));
             Assert.That(c.GetProperty("rowsOf").GetProperty("Unresolved frames by reason").GetInt32(), Is.EqualTo(1), "only the out-of-module frame");
@@ -194,6 +204,99 @@ public sealed class ReportBrowserTests
             JsonElement linked = await LoadAsync(target, cancellationToken);
             Assert.That(Strings(linked.GetProperty("sections"))[0], Is.EqualTo("Overview"), link);
         }
+    }
+
+    /// <summary>
+    /// Layout facts of a page as laid out at its viewport width, over what is visible (not inside a closed
+    /// <c>details</c>): the body's horizontal overflow; headers, numbers, captions and summaries whose text is wider
+    /// than their box (clipped) or that wrapped onto a second line; <c>pre</c> blocks wider than their box that neither
+    /// scroll nor wrap; the tallest table row; inline rows left unfolded.
+    /// </summary>
+    private const string LayoutScript = """
+        (() => {
+          const visible = e => e.getClientRects().length > 0 && !e.closest('details:not([open]) > :not(summary)');
+          const lines = e => { const r = document.createRange(); r.selectNodeContents(e);
+            return new Set([...r.getClientRects()].filter(x => x.width > 0).map(x => Math.round(x.bottom))).size; };
+          const shown = s => [...document.querySelectorAll(s)].filter(visible);
+          const label = e => e.tagName.toLowerCase() + ': ' + e.textContent.trim().slice(0, 60);
+          const clipped = shown('th, td, figcaption, summary, dt, dd, h1, h2')
+            .filter(e => e.scrollWidth > e.clientWidth + 1).map(label);
+          const wrapped = shown('th, td.num').filter(e => lines(e) > 1).map(label);
+          const preClipped = shown('pre').filter(p => { const cs = getComputedStyle(p);
+            return p.scrollWidth > p.clientWidth && !['auto', 'scroll'].includes(cs.overflowX) && !cs.whiteSpace.startsWith('pre-wrap'); }).length;
+          const rows = shown('tbody tr');
+          return {
+            bodyOverflow: document.documentElement.scrollWidth - window.innerWidth,
+            clipped, wrapped, preClipped,
+            tallestRow: Math.max(0, ...rows.map(r => r.getBoundingClientRect().height)),
+            tallestRowText: rows.sort((a, b) => b.getBoundingClientRect().height - a.getBoundingClientRect().height)[0]?.textContent.slice(0, 80) ?? '',
+            visibleRows: rows.length,
+          };
+        })()
+        """;
+
+    /// <summary>The folder the layout screenshots are written to (kept with the test results: each is also an attachment).</summary>
+    private static string ScreenshotFolder => Path.Combine(TestContext.CurrentContext.WorkDirectory, "layout-screenshots");
+
+    private async Task<JsonElement> LayoutAsync(string page, string shot, bool fullPage, CancellationToken cancellationToken)
+    {
+        ChromiumPage p = await _browser!.OpenPageAsync(cancellationToken);
+        await p.SetViewportAsync(1400, 1000, cancellationToken);
+        await p.NavigateAsync(page, cancellationToken);
+        Assert.That(p.Problems(), Is.Empty, page);
+        JsonElement layout = await p.EvaluateAsync(LayoutScript, cancellationToken);
+        byte[] png = fullPage ? await p.CaptureFullPageAsync(1400, cancellationToken) : await CaptureTopAsync(p, 1400, 3000, cancellationToken);
+        Directory.CreateDirectory(ScreenshotFolder);
+        string path = Path.Combine(ScreenshotFolder, shot);
+        await File.WriteAllBytesAsync(path, png, cancellationToken);
+        TestContext.AddTestAttachment(path);
+        return layout;
+    }
+
+    private static void AssertReadable(JsonElement layout, string page, double maxRowHeight)
+    {
+        Assert.Multiple(() =>
+        {
+            Assert.That(layout.GetProperty("bodyOverflow").GetDouble(), Is.LessThanOrEqualTo(0), page + ": the body scrolls sideways");
+            Assert.That(Strings(layout.GetProperty("clipped")), Is.Empty, page + ": text wider than its box");
+            Assert.That(Strings(layout.GetProperty("wrapped")), Is.Empty, page + ": a header or a number broke onto two lines");
+            Assert.That(layout.GetProperty("preClipped").GetInt32(), Is.Zero, page + ": a pre block clips");
+            Assert.That(layout.GetProperty("tallestRow").GetDouble(), Is.LessThanOrEqualTo(maxRowHeight),
+                page + ": tallest row: " + layout.GetProperty("tallestRowText").GetString());
+        });
+    }
+
+    [Test]
+    public async Task ReportAndBatchPages_At1400px_DoNotOverflowClipOrBreakNumbers(CancellationToken cancellationToken)
+    {
+        // A report row may list a few values (an event's actions) on several lines; 160 px is eight lines, far from the
+        // rows of a column crushed to a few characters or of an unfolded note.
+        string latch = Report(SampleData.Latch);
+        JsonElement l = await LayoutAsync(Path.Combine(latch, "index.html"), "report-latch-1400.png", fullPage: false, cancellationToken);
+        AssertReadable(l, "latch report", 160);
+        (_, _, _, int rows) = JsonCounts(latch);
+        Assert.That(l.GetProperty("visibleRows").GetInt32(), Is.LessThan(rows / 2), "long tables (the bucket frames) fold");
+
+        string waits = Report(SampleData.Waits);
+        AssertReadable(await LayoutAsync(Path.Combine(waits, "index.html"), "report-waits-1400.png", fullPage: false, cancellationToken), "waits report", 160);
+
+        string? health = TestPaths.Vectors is string vectors ? Path.Combine(vectors, "xel", "sqlhealth.xel") : null;
+        if (health is not null && File.Exists(health))
+        {
+            string dir = _temp.File("report-health");
+            (int exit, _, string err) = CliRunner.Run("report", health, "-o", dir);
+            Assert.That(exit, Is.EqualTo(0), err);
+            AssertReadable(await LayoutAsync(Path.Combine(dir, "index.html"), "report-system-health-1400.png", fullPage: false, cancellationToken),
+                "system_health report", 160);
+        }
+
+        string input = _temp.File("layout-batch-in");
+        ReportTestSupport.MakeBatchInput(input);
+        File.WriteAllText(Path.Combine(input, "broken.xel"), "not a capture");
+        string output = _temp.File("layout-batch-out");
+        Assert.That(CliRunner.Run(["batch", input, "-o", output, "--keep-going", .. ReportTestSupport.SymbolArgs]).Exit, Is.EqualTo(1));
+        // The batch index's rows hold one line of notes each (a long note opens from its first words).
+        AssertReadable(await LayoutAsync(Path.Combine(output, "index.html"), "batch-index-1400.png", fullPage: true, cancellationToken), "batch index", 80);
     }
 
     /// <summary>

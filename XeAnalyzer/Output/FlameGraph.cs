@@ -66,6 +66,12 @@ public sealed record FlameGraphOptions
     /// <summary>Draw an icicle graph (root at the top, callees below) instead of a flame graph (root at the bottom).</summary>
     public bool Inverted { get; init; }
 
+    /// <summary>
+    /// Which end of the stacks the graph grows from (default <see cref="FlameRoot.Auto"/>: from the leaf when the stacks
+    /// share their leaf more than their root). A graph drawn from the leaf is an icicle and says so in its title.
+    /// </summary>
+    public FlameRoot Root { get; init; } = FlameRoot.Auto;
+
     /// <summary>The order of sibling frames (default <see cref="FlameChildOrder.Alphabetical"/>).</summary>
     public FlameChildOrder ChildOrder { get; init; } = FlameChildOrder.Alphabetical;
 

@@ -36,6 +36,12 @@ public static class FlameGraphSvg
     internal static FlameGraphRendering Render(CallTree tree, FlameGraphOptions o, bool standalone, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(tree);
+        if (FlameOrientation.IsLeafRooted(tree, o.Root))
+        {
+            tree = FlameOrientation.LeafRooted(tree);
+            o = o with { Title = o.Title + FlameOrientation.LeafTitle, Inverted = true };
+        }
+
         bool diff = o.Differential ?? tree.HasBaseline;
         bool byBaseline = diff && o.DifferentialWidth == DifferentialWidth.Baseline;
         Func<CallTreeNode, long> basis = byBaseline ? static n => n.BaselineWeight : static n => n.Weight;

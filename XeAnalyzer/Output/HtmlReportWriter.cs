@@ -13,6 +13,21 @@ namespace XeAnalyzer.Output;
 /// </summary>
 public sealed class HtmlReportWriter : IReportWriter
 {
+    /// <summary>Rows of a long table shown before the fold; the rest open from a "Show N more rows" summary.</summary>
+    internal const int PreviewRows = 20;
+
+    /// <summary>A table at most this many rows longer than <see cref="PreviewRows"/> is shown whole.</summary>
+    internal const int FoldSlack = 5;
+
+    /// <summary>Longer text cells show their first words and open to the rest.</summary>
+    internal const int LongText = 160;
+
+    /// <summary>The length of the first words of a long text cell.</summary>
+    private const int LeadLength = 80;
+
+    /// <summary>Longer texts without a space (frames, paths) may break anywhere.</summary>
+    private const int LongIdentifier = 24;
+
     private const string Css = """
         :root { color-scheme: light; }
         * { box-sizing: border-box; }
@@ -34,7 +49,15 @@ public sealed class HtmlReportWriter : IReportWriter
         .table-scroll { overflow-x: auto; border: 1px solid #e1e4e8; border-radius: 6px; }
         table { border-collapse: collapse; width: 100%; font-size: 13px; }
         thead th { background: #f0f3f6; color: #24292f; font-weight: 600; text-align: left; padding: 7px 12px; border-bottom: 1px solid #d0d7de; white-space: nowrap; }
-        tbody td { padding: 5px 12px; border-bottom: 1px solid #eef0f2; vertical-align: top; overflow-wrap: anywhere; }
+        dl.kv dt, figcaption { overflow-wrap: break-word; }
+        tbody td { padding: 5px 12px; border-bottom: 1px solid #eef0f2; vertical-align: top; overflow-wrap: break-word; }
+        td.id { overflow-wrap: anywhere; min-width: 28ch; }
+        details > summary { cursor: pointer; }
+        details.more-rows { margin-top: 6px; }
+        details.more-rows > summary { color: #0b5cad; font-size: 13px; padding: 4px 0; }
+        details.long-text > summary { list-style-position: outside; }
+        details.stack { margin: 10px 0; }
+        details.stack > summary { font-weight: 600; font-size: 14px; margin-bottom: 6px; color: #24292f; }
         tbody tr:nth-child(even) td { background: #fafbfc; }
         tbody tr:hover td { background: #eef5ff; }
         th.num, td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
@@ -238,16 +261,20 @@ public sealed class HtmlReportWriter : IReportWriter
                 sb.Append("<figure class=\"pre\">\n<pre>").Append(E(text.ToString().TrimEnd('\n'))).Append("</pre>\n</figure>\n");
                 break;
             case StackList stacks:
-                foreach (StackListItem item in stacks.Items)
+                // Each stack folds under its heading (the first open): tens of frames per bucket would otherwise push
+                // the rest of the page hundreds of lines down.
+                for (int i = 0; i < stacks.Items.Count; i++)
                 {
                     cancellationToken.ThrowIfCancellationRequested();
-                    sb.Append("<figure class=\"pre\">\n<figcaption>").Append(E(item.Heading)).Append("</figcaption>\n");
+                    StackListItem item = stacks.Items[i];
+                    sb.Append(i == 0 ? "<details class=\"stack\" open=\"open\">\n" : "<details class=\"stack\">\n")
+                      .Append("<summary>").Append(E(item.Heading)).Append("</summary>\n");
                     if (item.Details.Count > 0)
                     {
                         sb.Append("<p class=\"paragraph\">").Append(E(string.Join("\n", item.Details))).Append("</p>\n");
                     }
 
-                    sb.Append("<pre>").Append(E(StackList.FramesText(item))).Append("</pre>\n</figure>\n");
+                    sb.Append("<pre>").Append(E(stacks.FramesText(item))).Append("</pre>\n</details>\n");
                 }
 
                 foreach (string note in stacks.Notes)
@@ -269,67 +296,34 @@ public sealed class HtmlReportWriter : IReportWriter
             sb.Append("<figcaption>").Append(E(t.Title)).Append("</figcaption>\n");
         }
 
-        sb.Append("<div class=\"table-scroll\">\n<table>\n<thead>\n<tr>");
-        foreach (TableColumn c in t.Columns)
-        {
-            sb.Append("<th");
-            if (c.IsRightAligned)
-            {
-                sb.Append(" class=\"num\"");
-            }
-
-            if (c.Description is { } d)
-            {
-                sb.Append(" title=\"").Append(E(d)).Append('"');
-            }
-
-            sb.Append('>').Append(E(c.Name)).Append("</th>");
-        }
-
-        sb.Append("</tr>\n</thead>\n<tbody>\n");
+        int[] columns = t.ColumnsWithValues();
         int shown = Math.Min(t.Rows.Count, MaxTableRows);
-        for (int r = 0; r < shown; r++)
+        int inline = shown > PreviewRows + FoldSlack ? PreviewRows : shown;
+        AppendTableRows(sb, t, columns, 0, inline, cancellationToken);
+        if (inline < shown)
         {
-            if ((r & 0x3FF) == 0)
-            {
-                cancellationToken.ThrowIfCancellationRequested();
-            }
-
-            sb.Append("<tr>");
-            IReadOnlyList<TableCell> row = t.Rows[r];
-            for (int c = 0; c < row.Count; c++)
-            {
-                TableColumn col = t.Columns[c];
-                sb.Append(col.IsRightAligned ? "<td class=\"num\">" : "<td class=\"text\">");
-                if (row[c].Link is string link)
-                {
-                    sb.Append("<a href=\"").Append(E(link)).Append("\">").Append(E(CellFormatter.Display(row[c], col))).Append("</a>");
-                }
-                else
-                {
-                    sb.Append(E(CellFormatter.Display(row[c], col)));
-                }
-
-                sb.Append("</td>");
-            }
-
-            sb.Append("</tr>\n");
+            sb.Append("<details class=\"more-rows\">\n<summary>").Append(E(string.Create(CultureInfo.InvariantCulture,
+                $"Show {shown - inline:N0} more rows"))).Append("</summary>\n");
+            AppendTableRows(sb, t, columns, inline, shown, cancellationToken);
+            sb.Append("</details>\n");
         }
 
-        if (t.Rows.Count == 0)
-        {
-            sb.Append("<tr><td class=\"empty-table\" colspan=\"").Append(t.Columns.Count.ToString(CultureInfo.InvariantCulture)).Append("\">no rows</td></tr>\n");
-        }
-
-        sb.Append("</tbody>\n</table>\n</div>\n");
         int hidden = t.Rows.Count - shown;
-        if (t.Notes.Count > 0 || t.Warnings.Count > 0 || hidden > 0)
+        int leftOut = t.Columns.Count - columns.Length;
+        if (t.Notes.Count > 0 || t.Warnings.Count > 0 || hidden > 0 || leftOut > 0)
         {
             sb.Append("<ul class=\"notes\">\n");
             if (hidden > 0)
             {
                 sb.Append("<li class=\"note\">").Append(E(string.Create(CultureInfo.InvariantCulture,
                     $"{hidden:N0} more rows are not shown here; write the report as CSV or JSON to see all {t.Rows.Count:N0}."))).Append("</li>\n");
+            }
+
+            if (leftOut > 0)
+            {
+                IEnumerable<string> names = Enumerable.Range(0, t.Columns.Count).Except(columns).Select(c => t.Columns[c].Name);
+                sb.Append("<li class=\"note\">").Append(E("Empty in every row, so not shown: " + string.Join(", ", names) + "."))
+                  .Append("</li>\n");
             }
 
             foreach (string note in t.Notes)
@@ -346,5 +340,100 @@ public sealed class HtmlReportWriter : IReportWriter
         }
 
         sb.Append("</figure>\n");
+    }
+
+    /// <summary>Appends a table of the rows <paramref name="from"/> (inclusive) to <paramref name="to"/> (exclusive), with its header.</summary>
+    private static void AppendTableRows(StringBuilder sb, ReportTable t, int[] columns, int from, int to, CancellationToken cancellationToken)
+    {
+        sb.Append("<div class=\"table-scroll\">\n<table>\n<thead>\n<tr>");
+        foreach (int ci in columns)
+        {
+            TableColumn c = t.Columns[ci];
+            sb.Append("<th");
+            if (c.IsRightAligned)
+            {
+                sb.Append(" class=\"num\"");
+            }
+
+            if (c.Description is { } d)
+            {
+                sb.Append(" title=\"").Append(E(d)).Append('"');
+            }
+
+            sb.Append('>').Append(E(c.Name)).Append("</th>");
+        }
+
+        sb.Append("</tr>\n</thead>\n<tbody>\n");
+        for (int r = from; r < to; r++)
+        {
+            if ((r & 0x3FF) == 0)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+            }
+
+            sb.Append("<tr>");
+            IReadOnlyList<TableCell> row = t.Rows[r];
+            foreach (int c in columns)
+            {
+                AppendCell(sb, row[c], t.Columns[c]);
+            }
+
+            sb.Append("</tr>\n");
+        }
+
+        if (t.Rows.Count == 0)
+        {
+            sb.Append("<tr><td class=\"empty-table\" colspan=\"").Append(columns.Length.ToString(CultureInfo.InvariantCulture))
+              .Append("\">no rows</td></tr>\n");
+        }
+
+        sb.Append("</tbody>\n</table>\n</div>\n");
+    }
+
+    /// <summary>
+    /// Appends one cell. A number never wraps; a text with no space longer than <see cref="LongIdentifier"/> characters
+    /// (a frame, a path) may break anywhere; a text longer than <see cref="LongText"/> characters shows its first words
+    /// and opens to the whole text, so one long note does not make a row hundreds of pixels tall.
+    /// </summary>
+    private static void AppendCell(StringBuilder sb, TableCell cell, TableColumn column)
+    {
+        string text = CellFormatter.Display(cell, column);
+        if (column.IsRightAligned)
+        {
+            sb.Append("<td class=\"num\">").Append(E(text)).Append("</td>");
+            return;
+        }
+
+        bool identifier = text.Length > LongIdentifier && !text.Any(char.IsWhiteSpace);
+        sb.Append(identifier ? "<td class=\"text id\">" : "<td class=\"text\">");
+        if (cell.Link is string link)
+        {
+            sb.Append("<a href=\"").Append(E(link)).Append("\">").Append(E(text)).Append("</a>");
+        }
+        else if (text.Length > LongText)
+        {
+            sb.Append("<details class=\"long-text\"><summary>").Append(E(Lead(text))).Append("</summary>")
+              .Append(E(text)).Append("</details>");
+        }
+        else
+        {
+            sb.Append(E(text));
+        }
+
+        sb.Append("</td>");
+    }
+
+    /// <summary>The first words of a long text, cut at a space before <see cref="LeadLength"/> characters, with an ellipsis.</summary>
+    internal static string Lead(string text)
+    {
+        int firstLine = text.IndexOf('\n', StringComparison.Ordinal);
+        string line = firstLine >= 0 ? text[..firstLine] : text;
+        if (line.Length <= LeadLength)
+        {
+            return line + " \u2026";
+        }
+
+        int cut = line.LastIndexOf(' ', LeadLength);
+        return line[..(cut > LeadLength / 2 ? cut : LeadLength)].TrimEnd(',', ';', ':') + " \u2026";
     }
 }

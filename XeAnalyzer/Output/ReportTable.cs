@@ -87,6 +87,24 @@ public sealed class ReportTable : ReportBlock
     /// <summary>Warnings shown below the table.</summary>
     public IReadOnlyList<string> Warnings { get; }
 
+    /// <summary>
+    /// The indexes of the columns a page shows: those with a value (or <c>n/a</c>) in at least one row; every column when
+    /// the table has no rows. Text, CSV and JSON keep every column (their layout is a contract); a page leaves an empty
+    /// column out.
+    /// </summary>
+    internal int[] ColumnsWithValues()
+    {
+        if (Rows.Count == 0)
+        {
+            return [.. Enumerable.Range(0, Columns.Count)];
+        }
+
+        return [.. Enumerable.Range(0, Columns.Count).Where(c => Rows.Any(r => HasValue(r[c])))];
+    }
+
+    private static bool HasValue(TableCell cell) =>
+        cell.IsNotApplicable || (!cell.IsEmpty && (cell.Kind != ColumnKind.Text || cell.Text!.Length > 0));
+
     internal static IReadOnlyList<string> CopyStrings(IEnumerable<string>? items, string paramName)
     {
         if (items is null)

@@ -215,7 +215,7 @@ public sealed class TextReportWriter : IReportWriter
 
             foreach (StackListFrame frame in item.Frames)
             {
-                sb.Append(TextEscaping.Terminal(frame.Line)).Append('\n');
+                sb.Append(TextEscaping.Terminal(list.LineOf(frame))).Append('\n');
             }
 
             sb.Append('\n');

@@ -41,8 +41,7 @@ public static class BatchOutput
     public static void Write(BatchResult result, string directory, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(result);
-        ReportDocument document = ToDocument(result);
-        foreach ((string file, string format) in new[] { (SummaryFile, "json"), (IndexFile, "html") })
+        foreach ((string file, string format, ReportDocument document) in new[] { (SummaryFile, "json", ToDocument(result)), (IndexFile, "html", Page(result)) })
         {
             using var fs = OutputFile.Create(Path.Combine(directory, file), 1 << 16);
             OutputFormats.Write(document, format, fs, cancellationToken);
@@ -56,7 +55,16 @@ public static class BatchOutput
     /// </summary>
     /// <param name="result">The batch result.</param>
     /// <returns>The document.</returns>
-    public static ReportDocument ToDocument(BatchResult result)
+    public static ReportDocument ToDocument(BatchResult result) => Build(result, page: false);
+
+    /// <summary>
+    /// The batch as <c>index.html</c> shows it: the document of <see cref="ToDocument"/> with a captures table of one line per
+    /// capture (capture linked to its report, status, events, time range, analyses done, notes); the kind, the report path,
+    /// the reason (it is the note) and the symbolization (the Details have its table) stay in <c>summary.json</c>.
+    /// </summary>
+    internal static ReportDocument Page(BatchResult result) => Build(result, page: true);
+
+    private static ReportDocument Build(BatchResult result, bool page)
     {
         ArgumentNullException.ThrowIfNull(result);
         var totals = new List<KeyValuePair<string, TableCell>> { new("captures", result.Items.Count) };
@@ -73,12 +81,18 @@ public static class BatchOutput
             .AddColumn(TableColumn.Integer("events"))
             .AddColumn(TableColumn.Timestamp("first event"))
             .AddColumn(TableColumn.Timestamp("last event"))
-            .AddColumn(TableColumn.Text("analyses"))
-            .AddColumn(TableColumn.Text("symbolization"))
-            .AddColumn(TableColumn.Text("notes"))
-            .AddColumn(TableColumn.Text("kind"))
-            .AddColumn(TableColumn.Text("report"))
-            .AddColumn(TableColumn.Text("reason"));
+            .AddColumn(TableColumn.Text("analyses"));
+        if (!page)
+        {
+            captures.AddColumn(TableColumn.Text("symbolization"));
+        }
+
+        captures.AddColumn(TableColumn.Text("notes"));
+        if (!page)
+        {
+            captures.AddColumn(TableColumn.Text("kind")).AddColumn(TableColumn.Text("report")).AddColumn(TableColumn.Text("reason"));
+        }
+
         var files = new TableBuilder("Capture files").AddColumn(TableColumn.Text("capture")).AddColumn(TableColumn.Text("file")).AddColumn(TableColumn.Text("module list"));
         var events = new TableBuilder("Events by name").AddColumn(TableColumn.Text("capture")).AddColumn(TableColumn.Text("event")).AddColumn(TableColumn.Integer("events"));
         var analyses = new TableBuilder("Analyses")
@@ -96,18 +110,27 @@ public static class BatchOutput
         {
             BatchCapture c = item.Capture;
             string report = item.HasReport ? c.Folder + "/" + IndexFile : string.Empty;
-            captures.AddRow(
+            var row = new List<TableCell>
+            {
                 item.HasReport ? TableCell.FromLink(c.Name, report) : c.Name,
                 StatusName(item.Status),
                 item.HasReport ? item.Events : TableCell.Empty,
                 item.FirstEvent is DateTime f ? f : TableCell.Empty,
                 item.LastEvent is DateTime l ? l : TableCell.Empty,
                 string.Join(", ", item.Analyses.Where(a => a.Done).Select(a => a.Title)),
-                item.Symbolization is SymbolizationCounts r ? string.Create(Ic, $"{r.Frames:N0} frames: {r.InEngine:N0} in-engine, {r.ResolvedOffline:N0} offline, {r.Unresolved:N0} unresolved") : string.Empty,
-                Notes(item),
-                c.IsTargetData ? "target-data" : "xel",
-                report,
-                item.Reason);
+            };
+            if (!page)
+            {
+                row.Add(item.Symbolization is SymbolizationCounts r ? string.Create(Ic, $"{r.Frames:N0} frames: {r.InEngine:N0} in-engine, {r.ResolvedOffline:N0} offline, {r.Unresolved:N0} unresolved") : string.Empty);
+            }
+
+            row.Add(Notes(item));
+            if (!page)
+            {
+                row.AddRange([c.IsTargetData ? "target-data" : "xel", report, item.Reason]);
+            }
+
+            captures.AddRow([.. row]);
             foreach (string file in c.Files)
             {
                 files.AddRow(c.Name, c.DisplayPath(file), c.ModuleList is null ? string.Empty : c.DisplayPath(c.ModuleList));

@@ -28,8 +28,10 @@ public enum ReportStatus
 /// </summary>
 public sealed class CaptureReport
 {
-    internal CaptureReport(string title, IReadOnlyList<string> inputs, string? filter, CaptureSummary capture, Func<string, string> displayPath, IReadOnlyList<IAnalysisResult> analyses, IReadOnlyList<string> warnings)
+    internal CaptureReport(string title, IReadOnlyList<string> inputs, string? filter, CaptureSummary capture, Func<string, string> displayPath, IReadOnlyList<IAnalysisResult> analyses, IReadOnlyList<string> warnings, ReportOptions options)
     {
+        ShowUnresolvedReasons = options.ShowUnresolvedReasons;
+        FlameRoot = options.FlameRoot;
         Filter = filter;
         Title = title;
         Inputs = inputs;
@@ -41,6 +43,12 @@ public sealed class CaptureReport
         Status = Read.IsPartial ? ReportStatus.Partial : !analyses.Any(AnalysisOutcome.Ran) ? ReportStatus.NothingToAnalyse : ReportStatus.Complete;
         (Document, Files) = ReportComposer.Compose(this);
     }
+
+    /// <summary>Whether the page's frames end in <c> -- unresolved: reason</c> (<see cref="ReportOptions.ShowUnresolvedReasons"/>).</summary>
+    internal bool ShowUnresolvedReasons { get; }
+
+    /// <summary>Which end of the stacks the page's flame graphs grow from (<see cref="ReportOptions.FlameRoot"/>).</summary>
+    internal FlameRoot FlameRoot { get; }
 
     /// <summary>The page title.</summary>
     public string Title { get; }

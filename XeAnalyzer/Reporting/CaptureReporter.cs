@@ -65,7 +65,8 @@ public static class CaptureReporter
                 read,
                 display,
                 sections,
-                warnings);
+                warnings,
+                options);
         }
         finally
         {

@@ -28,7 +28,7 @@ internal static class ReportComposer
             {
                 foreach (ReportSection s in a.ToDocument(DocumentView.Page).Sections)
                 {
-                    sections.Add((a.Key, new ReportSection(a.Title + ": " + s.Title, s.Blocks)));
+                    sections.Add((a.Key, new ReportSection(a.Title + ": " + s.Title, s.Blocks.Select(b => Presented(report, b)))));
                 }
             }
             else if (a.Status == AnalysisStatus.MissingData && a.MissingData is MissingData missing
@@ -129,6 +129,14 @@ internal static class ReportComposer
         };
         return (document, files.AsReadOnly());
     }
+
+    /// <summary>A block as the report's options present it: frames with or without reasons, flame graphs from their chosen end.</summary>
+    private static ReportBlock Presented(CaptureReport report, ReportBlock block) => block switch
+    {
+        StackList l when !report.ShowUnresolvedReasons => new StackList(l.Items, l.Notes) { ShowReasons = false },
+        FlameGraph f when f.Options.Root != report.FlameRoot => new FlameGraph(f.Tree, f.Options with { Root = report.FlameRoot }),
+        _ => block,
+    };
 
     /// <summary>Writes one file of the report through the writer of its format.</summary>
     public static void WriteFile(CaptureReport report, ReportFile file, Stream output, CancellationToken cancellationToken)

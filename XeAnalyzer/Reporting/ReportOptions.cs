@@ -1,4 +1,5 @@
 using XeAnalyzer.Capture;
+using XeAnalyzer.Output;
 using XeAnalyzer.Symbols.Resolution;
 
 namespace XeAnalyzer.Reporting;
@@ -27,6 +28,15 @@ public sealed class ReportOptions
 
     /// <summary>The page title; <see langword="null"/> for one naming the inputs.</summary>
     public string? Title { get; init; }
+
+    /// <summary>
+    /// Whether the page's frames end in <c> -- unresolved: reason</c> (default <see langword="true"/>; <c>--no-reasons</c>).
+    /// The frames tables keep the reason as a column either way.
+    /// </summary>
+    public bool ShowUnresolvedReasons { get; init; } = true;
+
+    /// <summary>Which end of the stacks the page's flame graphs grow from (default <see cref="FlameRoot.Auto"/>).</summary>
+    public FlameRoot FlameRoot { get; init; } = FlameRoot.Auto;
 
     /// <summary>Which events every analysis and the capture summary see (<c>--event</c>, <c>--where</c>, <c>--from</c>/<c>--to</c>).</summary>
     public EventFilter Filter { get; init; } = EventFilter.None;

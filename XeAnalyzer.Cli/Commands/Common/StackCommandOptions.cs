@@ -2,6 +2,7 @@ using System.CommandLine;
 using XeAnalyzer.Analysis;
 using XeAnalyzer.Analysis.Stacks;
 using XeAnalyzer.Capture;
+using XeAnalyzer.Output;
 using XeAnalyzer.Symbols.Resolution;
 using XeAnalyzer.Xel;
 using XeAnalyzer.Cli.Progress;
@@ -99,6 +100,27 @@ internal sealed class StackCommandOptions
         o.AcceptOnlyFromAmong("count", "duration");
         return o;
     }
+
+    /// <summary><c>--flame-root auto|caller|leaf</c>: which end of the stacks an SVG or HTML flame graph grows from.</summary>
+    public static Option<string> FlameRootOption()
+    {
+        var o = new Option<string>("--flame-root")
+        {
+            Description = "Which end the flame graph (svg, html) grows from: auto (default: from the leaf when more "
+                + "weight ends in the most common leaf frame than starts under the most common outermost frame, as in "
+                + "a wait histogram), caller (classic flame graph) or leaf (icicle: leaves at the top, callers below).",
+            DefaultValueFactory = _ => "auto",
+        };
+        o.AcceptOnlyFromAmong("auto", "caller", "leaf");
+        return o;
+    }
+
+    public static FlameRoot ParseFlameRoot(string? text) => text switch
+    {
+        "caller" => FlameRoot.Caller,
+        "leaf" => FlameRoot.Leaf,
+        _ => FlameRoot.Auto,
+    };
 
     public static string Label(IEnumerable<string> inputs) => string.Join(", ", inputs);
 }

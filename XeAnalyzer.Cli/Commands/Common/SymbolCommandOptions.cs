@@ -73,6 +73,11 @@ internal sealed class SymbolCommandOptions
         Description = "Frames without displacement (sqlmin.dll!Name). For stacks and diff a coarser bucketing: stacks that differ only by offsets within the same functions merge. Unresolved frames keep their module+offset.",
     };
 
+    public Option<bool> NoReasons { get; } = new("--no-reasons")
+    {
+        Description = "List unresolved frames without ' -- unresolved: reason' (the resolution summary still counts them by reason).",
+    };
+
     public Option<bool> Lines { get; } = new("--lines")
     {
         Description = "Source file and line of frames resolved through private PDBs: engine/windbg 'sqlmin.dll!Name+0x1a9 [C:\\src\\x.cpp @ 123]', resolver 'sqlmin!Name+425<TAB>(C:\\src\\x.cpp:123)'. Public PDBs have none. Off by default (bucketing unchanged).",

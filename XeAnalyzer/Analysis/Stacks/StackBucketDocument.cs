@@ -16,6 +16,12 @@ public sealed record StackDocumentOptions
     /// <summary>What the flame graph of the figure view weighs: event counts (default) or summed durations.</summary>
     public StackWeight Weight { get; init; } = StackWeight.Count;
 
+    /// <summary>Whether listed frames end in <c> -- unresolved: reason</c> (default <see langword="true"/>; <c>--no-reasons</c>).</summary>
+    public bool ShowUnresolvedReasons { get; init; } = true;
+
+    /// <summary>Which end of the stacks the SVG flame graph grows from (default <see cref="FlameRoot.Auto"/>).</summary>
+    public FlameRoot FlameRoot { get; init; } = FlameRoot.Auto;
+
     /// <summary>The buckets whose frames the page shows (0 to 100,000; default 50); the listing shows every bucket's frames.</summary>
     public int StacksShown
     {
@@ -142,11 +148,15 @@ public sealed class StackBucketDocument : IDocumentSource
     /// <returns>The block.</returns>
     public StackList Stacks(int count) => new(Result.Buckets.Take(Math.Max(0, count)).Select(b => new StackListItem(
         string.Create(Ic, $"Bucket {b.Rank}: {b.Count:N0} {Unit(b.Count)} ({Percent(b.Share, 2)})") + (b.EventNames.Count > 0 ? " " + string.Join(", ", b.EventNames) : string.Empty),
-        Frames(b))));
+        Frames(b))))
+    {
+        ShowReasons = Options.ShowUnresolvedReasons,
+    };
 
     /// <summary>The flame graph of the buckets by event count, titled "Stack buckets".</summary>
     /// <returns>The block.</returns>
-    public FlameGraph FlameGraph() => new(Result.ToCallTree(), new FlameGraphOptions { Title = Title, CountName = "events" });
+    public FlameGraph FlameGraph() =>
+        new(Result.ToCallTree(), new FlameGraphOptions { Title = Title, CountName = "events", Root = Options.FlameRoot });
 
     /// <summary>
     /// The resolution of each input, titled "Resolution": the module map used, the events and distinct raw stacks, the resolution summary
@@ -445,7 +455,7 @@ public sealed class StackBucketDocument : IDocumentSource
             }
 
             return ListingItem(buckets[i]);
-        }, notes);
+        }, notes) { ShowReasons = Options.ShowUnresolvedReasons };
     }
 
     /// <summary>A bucket as listed: its heading, detail lines and frames.</summary>
@@ -500,7 +510,13 @@ public sealed class StackBucketDocument : IDocumentSource
 
     private FlameGraph FigureFlameGraph() => new(
         Result.ToCallTree(Options.Weight),
-        new FlameGraphOptions { Title = Title, Subtitle = Options.InputsLabel, CountName = Options.Weight == StackWeight.Duration ? "ms" : "events" });
+        new FlameGraphOptions
+        {
+            Title = Title,
+            Subtitle = Options.InputsLabel,
+            CountName = Options.Weight == StackWeight.Duration ? "ms" : "events",
+            Root = Options.FlameRoot,
+        });
 
     private static IEnumerable<StackListFrame> Frames(StackBucket b) => b.FrameDetails.Select(f => new StackListFrame(f.Text)
     {
