@@ -47,7 +47,8 @@ public class BrowserRenderingTests : ChromiumFixture
             Assert.That(c.GetProperty("parserErrors").GetInt32(), Is.Zero);
             Assert.That(c.GetProperty("scripts").GetInt32(), Is.Zero);
             Assert.That(c.GetProperty("svgs").GetInt32(), Is.EqualTo(blocks.Count(b => b is BarChart or LineChart or FlameGraph)));
-            Assert.That(c.GetProperty("tables").GetInt32(), Is.EqualTo(blocks.OfType<ReportTable>().Sum(t => t.Rows.Count > HtmlReportWriter.PreviewRows + HtmlReportWriter.FoldSlack ? 2 : 1)),
+            Assert.That(c.GetProperty("tables").GetInt32(),
+                Is.EqualTo(blocks.OfType<ReportTable>().Sum(t => t.Rows.Count > HtmlReportWriter.PreviewRows + HtmlReportWriter.FoldSlack ? 2 : 1)),
                 "a long table folds into a second one");
             Assert.That(c.GetProperty("rows").GetInt32(), Is.EqualTo(blocks.OfType<ReportTable>().Sum(t => t.Rows.Count)));
             Assert.That(c.GetProperty("frames").GetInt32(), Is.EqualTo(expectedFrames));

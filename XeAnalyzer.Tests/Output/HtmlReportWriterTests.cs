@@ -51,7 +51,8 @@ public class HtmlReportWriterTests
         Assert.That(ByName(d, "nav").Single().Descendants().Count(e => e.Name.LocalName == "a"), Is.EqualTo(report.Sections.Count));
         int charts = blocks.Count(b => b is BarChart or LineChart or FlameGraph);
         Assert.That(d.Descendants(SvgNs + "svg").Count(), Is.EqualTo(charts));
-        Assert.That(ByName(d, "table").Count(), Is.EqualTo(blocks.OfType<ReportTable>().Sum(t => t.Rows.Count > HtmlReportWriter.PreviewRows + HtmlReportWriter.FoldSlack ? 2 : 1)),
+        Assert.That(ByName(d, "table").Count(),
+            Is.EqualTo(blocks.OfType<ReportTable>().Sum(t => t.Rows.Count > HtmlReportWriter.PreviewRows + HtmlReportWriter.FoldSlack ? 2 : 1)),
             "a long table folds into a second one");
         Assert.That(ByName(d, "tbody").SelectMany(b => b.Elements()).Count(), Is.EqualTo(blocks.OfType<ReportTable>().Sum(t => t.Rows.Count)));
         Assert.That(ByName(d, "pre").Single().Value, Is.EqualTo(blocks.OfType<Preformatted>().Single().Text));

@@ -67,8 +67,8 @@ public sealed record FlameGraphOptions
     public bool Inverted { get; init; }
 
     /// <summary>
-    /// Which end of the stacks the graph grows from (default <see cref="FlameRoot.Auto"/>: from the leaf when the stacks
-    /// share their leaf more than their root). A graph drawn from the leaf is an icicle and says so in its title.
+    /// Which end of the stacks the graph grows from (default <see cref="FlameRoot.Auto"/>: from the leaf when the
+    /// stacks share their leaf more than their root). A graph drawn from the leaf is an icicle and says so in its title.
     /// </summary>
     public FlameRoot Root { get; init; } = FlameRoot.Auto;
 

@@ -5,12 +5,13 @@ public enum FlameRoot
 {
     /// <summary>
     /// Chosen from the stacks: from the leaf when more weight ends in the most common leaf frame than starts under the
-    /// most common outermost frame (a wait histogram: every stack ends in the same wait, callers differ), otherwise from
-    /// the caller. A differential graph grows from the caller.
+    /// most common outermost frame (a wait histogram: every stack ends in the same wait, callers differ), otherwise
+    /// from the caller. A differential graph grows from the caller.
     /// </summary>
     Auto,
 
-    /// <summary>From the outermost caller (the classic flame graph; <see cref="FlameGraphOptions.Inverted"/> applies).</summary>
+    /// <summary>From the outermost caller (the classic flame graph; <see cref="FlameGraphOptions.Inverted"/>
+    /// applies).</summary>
     Caller,
 
     /// <summary>From the leaf frame: an icicle with the leaves at the top and their callers below.</summary>
@@ -35,7 +36,8 @@ internal static class FlameOrientation
     public static long HeaviestRootWeight(CallTree tree) =>
         tree.Root.Children.Count == 0 ? 0 : tree.Root.Children.Max(c => c.Weight);
 
-    /// <summary>The weight of the stacks that end in the most common leaf frame (self weights summed by frame name).</summary>
+    /// <summary>The weight of the stacks that end in the most common leaf frame (self weights summed by frame
+    /// name).</summary>
     public static long HeaviestLeafWeight(CallTree tree)
     {
         var byName = new Dictionary<string, long>(StringComparer.Ordinal);

@@ -20,7 +20,7 @@ public sealed class HtmlReportWriter : IReportWriter
     internal const int FoldSlack = 5;
 
     /// <summary>Longer text cells show their first words and open to the rest.</summary>
-    internal const int LongText = 160;
+    internal const int LongText = 100;
 
     /// <summary>The length of the first words of a long text cell.</summary>
     private const int LeadLength = 80;

@@ -88,8 +88,8 @@ public sealed class ReportTable : ReportBlock
     public IReadOnlyList<string> Warnings { get; }
 
     /// <summary>
-    /// The indexes of the columns a page shows: those with a value (or <c>n/a</c>) in at least one row; every column when
-    /// the table has no rows. Text, CSV and JSON keep every column (their layout is a contract); a page leaves an empty
+    /// The indexes of the columns a page shows: those with a value (or <c>n/a</c>) in at least one row; every column
+    /// when the table has no rows. Text, CSV and JSON keep every column (their layout is a contract); a page leaves an empty
     /// column out.
     /// </summary>
     internal int[] ColumnsWithValues()

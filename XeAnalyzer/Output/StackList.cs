@@ -113,12 +113,13 @@ public sealed class StackList : ReportBlock
     public IReadOnlyList<string> Notes { get; }
 
     /// <summary>
-    /// Whether text and HTML follow an unresolved frame with <c> -- unresolved: reason</c> (default <see langword="true"/>;
-    /// <c>--no-reasons</c> turns it off). JSON writes the reason as its own field either way.
+    /// Whether text and HTML follow an unresolved frame with <c> -- unresolved: reason</c> (default <see
+    /// langword="true"/>; <c>--no-reasons</c> turns it off). JSON writes the reason as its own field either way.
     /// </summary>
     public bool ShowReasons { get; init; } = true;
 
-    /// <summary>A frame as text and HTML list it: <see cref="StackListFrame.Line"/>, or its text alone without reasons.</summary>
+    /// <summary>A frame as text and HTML list it: <see cref="StackListFrame.Line"/>, or its text alone without
+    /// reasons.</summary>
     internal string LineOf(StackListFrame frame) => ShowReasons ? frame.Line : frame.Text;
 
     /// <summary>The frames of an item as one text: one <see cref="LineOf"/> per line, or <c>(no frames)</c>.</summary>

@@ -41,7 +41,8 @@ public static class BatchOutput
     public static void Write(BatchResult result, string directory, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(result);
-        foreach ((string file, string format, ReportDocument document) in new[] { (SummaryFile, "json", ToDocument(result)), (IndexFile, "html", Page(result)) })
+        foreach ((string file, string format, ReportDocument document) in new[] { (SummaryFile, "json",
+            ToDocument(result)), (IndexFile, "html", Page(result)) })
         {
             using var fs = OutputFile.Create(Path.Combine(directory, file), 1 << 16);
             OutputFormats.Write(document, format, fs, cancellationToken);
@@ -58,9 +59,10 @@ public static class BatchOutput
     public static ReportDocument ToDocument(BatchResult result) => Build(result, page: false);
 
     /// <summary>
-    /// The batch as <c>index.html</c> shows it: the document of <see cref="ToDocument"/> with a captures table of one line per
-    /// capture (capture linked to its report, status, events, time range, analyses done, notes); the kind, the report path,
-    /// the reason (it is the note) and the symbolization (the Details have its table) stay in <c>summary.json</c>.
+    /// The batch as <c>index.html</c> shows it: the document of <see cref="ToDocument"/> with a captures table of one
+    /// line per capture (capture linked to its report, status, events, time range, analyses done, notes); the kind,
+    /// the report path, the reason (it is the note) and the symbolization (the Details have its table) stay in
+    /// <c>summary.json</c>.
     /// </summary>
     internal static ReportDocument Page(BatchResult result) => Build(result, page: true);
 
@@ -121,7 +123,8 @@ public static class BatchOutput
             };
             if (!page)
             {
-                row.Add(item.Symbolization is SymbolizationCounts r ? string.Create(Ic, $"{r.Frames:N0} frames: {r.InEngine:N0} in-engine, {r.ResolvedOffline:N0} offline, {r.Unresolved:N0} unresolved") : string.Empty);
+                row.Add(item.Symbolization is SymbolizationCounts r ? string.Create(Ic,
+                    $"{r.Frames:N0} frames: {r.InEngine:N0} in-engine, {r.ResolvedOffline:N0} offline, {r.Unresolved:N0} unresolved") : string.Empty);
             }
 
             row.Add(Notes(item));

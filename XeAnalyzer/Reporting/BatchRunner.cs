@@ -171,8 +171,10 @@ public sealed class BatchResult : IDocumentSource
     public int Count(BatchStatus status) => Items.Count(i => i.Status == status);
 
     /// <inheritdoc/>
-    /// <remarks>The page view is <c>index.html</c>'s (one line per capture); every other view is <see cref="BatchOutput.ToDocument"/>.</remarks>
-    public ReportDocument ToDocument(DocumentView view) => view == DocumentView.Page ? BatchOutput.Page(this) : BatchOutput.ToDocument(this);
+    /// <remarks>The page view is <c>index.html</c>'s (one line per capture); every other view is <see
+    /// cref="BatchOutput.ToDocument"/>.</remarks>
+    public ReportDocument ToDocument(DocumentView view) => view == DocumentView.Page
+        ? BatchOutput.Page(this) : BatchOutput.ToDocument(this);
 
     /// <summary>Whether any capture failed (or was not run because of a failure).</summary>
     public bool AnyFailed => Items.Any(i => i.Status is BatchStatus.Failed or BatchStatus.NotRun);

@@ -28,7 +28,9 @@ public enum ReportStatus
 /// </summary>
 public sealed class CaptureReport
 {
-    internal CaptureReport(string title, IReadOnlyList<string> inputs, string? filter, CaptureSummary capture, Func<string, string> displayPath, IReadOnlyList<IAnalysisResult> analyses, IReadOnlyList<string> warnings, ReportOptions options)
+    internal CaptureReport(string title, IReadOnlyList<string> inputs, string? filter, CaptureSummary capture,
+        Func<string, string> displayPath, IReadOnlyList<IAnalysisResult> analyses, IReadOnlyList<string> warnings,
+            ReportOptions options)
     {
         ShowUnresolvedReasons = options.ShowUnresolvedReasons;
         FlameRoot = options.FlameRoot;
@@ -44,10 +46,12 @@ public sealed class CaptureReport
         (Document, Files) = ReportComposer.Compose(this);
     }
 
-    /// <summary>Whether the page's frames end in <c> -- unresolved: reason</c> (<see cref="ReportOptions.ShowUnresolvedReasons"/>).</summary>
+    /// <summary>Whether the page's frames end in <c> -- unresolved: reason</c> (<see
+    /// cref="ReportOptions.ShowUnresolvedReasons"/>).</summary>
     internal bool ShowUnresolvedReasons { get; }
 
-    /// <summary>Which end of the stacks the page's flame graphs grow from (<see cref="ReportOptions.FlameRoot"/>).</summary>
+    /// <summary>Which end of the stacks the page's flame graphs grow from (<see
+    /// cref="ReportOptions.FlameRoot"/>).</summary>
     internal FlameRoot FlameRoot { get; }
 
     /// <summary>The page title.</summary>

@@ -28,7 +28,8 @@ internal static class ReportComposer
             {
                 foreach (ReportSection s in a.ToDocument(DocumentView.Page).Sections)
                 {
-                    sections.Add((a.Key, new ReportSection(a.Title + ": " + s.Title, s.Blocks.Select(b => Presented(report, b)))));
+                    sections.Add((a.Key, new ReportSection(a.Title + ": " + s.Title,
+                        s.Blocks.Select(b => Presented(report, b)))));
                 }
             }
             else if (a.Status == AnalysisStatus.MissingData && a.MissingData is MissingData missing
@@ -130,11 +131,13 @@ internal static class ReportComposer
         return (document, files.AsReadOnly());
     }
 
-    /// <summary>A block as the report's options present it: frames with or without reasons, flame graphs from their chosen end.</summary>
+    /// <summary>A block as the report's options present it: frames with or without reasons, flame graphs from their
+    /// chosen end.</summary>
     private static ReportBlock Presented(CaptureReport report, ReportBlock block) => block switch
     {
         StackList l when !report.ShowUnresolvedReasons => new StackList(l.Items, l.Notes) { ShowReasons = false },
-        FlameGraph f when f.Options.Root != report.FlameRoot => new FlameGraph(f.Tree, f.Options with { Root = report.FlameRoot }),
+        FlameGraph f when f.Options.Root != report.FlameRoot => new FlameGraph(f.Tree,
+            f.Options with { Root = report.FlameRoot }),
         _ => block,
     };
 

@@ -30,12 +30,13 @@ public sealed class ReportOptions
     public string? Title { get; init; }
 
     /// <summary>
-    /// Whether the page's frames end in <c> -- unresolved: reason</c> (default <see langword="true"/>; <c>--no-reasons</c>).
-    /// The frames tables keep the reason as a column either way.
+    /// Whether the page's frames end in <c> -- unresolved: reason</c> (default <see langword="true"/>;
+    /// <c>--no-reasons</c>). The frames tables keep the reason as a column either way.
     /// </summary>
     public bool ShowUnresolvedReasons { get; init; } = true;
 
-    /// <summary>Which end of the stacks the page's flame graphs grow from (default <see cref="FlameRoot.Auto"/>).</summary>
+    /// <summary>Which end of the stacks the page's flame graphs grow from (default <see
+    /// cref="FlameRoot.Auto"/>).</summary>
     public FlameRoot FlameRoot { get; init; } = FlameRoot.Auto;
 
     /// <summary>Which events every analysis and the capture summary see (<c>--event</c>, <c>--where</c>, <c>--from</c>/<c>--to</c>).</summary>

@@ -101,7 +101,8 @@ internal sealed class StackCommandOptions
         return o;
     }
 
-    /// <summary><c>--flame-root auto|caller|leaf</c>: which end of the stacks an SVG or HTML flame graph grows from.</summary>
+    /// <summary><c>--flame-root auto|caller|leaf</c>: which end of the stacks an SVG or HTML flame graph grows
+    /// from.</summary>
     public static Option<string> FlameRootOption()
     {
         var o = new Option<string>("--flame-root")

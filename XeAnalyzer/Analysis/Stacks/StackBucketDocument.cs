@@ -16,10 +16,12 @@ public sealed record StackDocumentOptions
     /// <summary>What the flame graph of the figure view weighs: event counts (default) or summed durations.</summary>
     public StackWeight Weight { get; init; } = StackWeight.Count;
 
-    /// <summary>Whether listed frames end in <c> -- unresolved: reason</c> (default <see langword="true"/>; <c>--no-reasons</c>).</summary>
+    /// <summary>Whether listed frames end in <c> -- unresolved: reason</c> (default <see langword="true"/>;
+    /// <c>--no-reasons</c>).</summary>
     public bool ShowUnresolvedReasons { get; init; } = true;
 
-    /// <summary>Which end of the stacks the SVG flame graph grows from (default <see cref="FlameRoot.Auto"/>).</summary>
+    /// <summary>Which end of the stacks the SVG flame graph grows from (default <see
+    /// cref="FlameRoot.Auto"/>).</summary>
     public FlameRoot FlameRoot { get; init; } = FlameRoot.Auto;
 
     /// <summary>The buckets whose frames the page shows (0 to 100,000; default 50); the listing shows every bucket's frames.</summary>
@@ -156,7 +158,8 @@ public sealed class StackBucketDocument : IDocumentSource
     /// <summary>The flame graph of the buckets by event count, titled "Stack buckets".</summary>
     /// <returns>The block.</returns>
     public FlameGraph FlameGraph() =>
-        new(Result.ToCallTree(), new FlameGraphOptions { Title = Title, CountName = "events", Root = Options.FlameRoot });
+        new(Result.ToCallTree(), new FlameGraphOptions { Title = Title, CountName = "events",
+            Root = Options.FlameRoot });
 
     /// <summary>
     /// The resolution of each input, titled "Resolution": the module map used, the events and distinct raw stacks, the resolution summary
