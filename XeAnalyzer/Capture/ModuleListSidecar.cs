@@ -16,7 +16,7 @@ namespace XeAnalyzer.Capture;
 /// The name is matched exactly first, then ignoring letter case. The list must come from the same SQL Server process lifetime as
 /// the capture (modules move on every start).
 /// </summary>
-public static class ModuleListSidecar
+internal static class ModuleListSidecar
 {
     /// <summary>The file-name suffix of a module list.</summary>
     public const string Suffix = ".modules.txt";
