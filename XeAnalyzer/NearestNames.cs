@@ -6,7 +6,7 @@ namespace XeAnalyzer;
 /// (insertions, deletions, substitutions, swaps of neighbours), ignoring case; on a tie, the one sharing the longest
 /// prefix, then the first in order.
 /// </summary>
-public static class NearestNames
+internal static class NearestNames
 {
     /// <summary>The valid names nearest to <paramref name="word"/>, nearest first.</summary>
     /// <param name="word">The word as given.</param>

@@ -10,7 +10,7 @@ namespace XeAnalyzer.Tests.Export;
 /// reader): every type of the layout, nulls, null and empty lists, many row groups, long strings, statistics that DuckDB
 /// filters by, dictionary encoding, compression codecs, determinism; plus the API's misuse errors.
 /// </summary>
-public sealed class ParquetTableWriterTests
+internal sealed class ParquetTableWriterTests
 {
     private static readonly CultureInfo Ic = CultureInfo.InvariantCulture;
     private string _dir = null!;

@@ -5,7 +5,7 @@ using static XeAnalyzer.Tests.Output.OutputTestSupport;
 namespace XeAnalyzer.Tests.Output;
 
 /// <summary>Every writer gives the same bytes for the same input, whatever the current culture.</summary>
-public class DeterminismTests
+internal sealed class DeterminismTests
 {
     public static IEnumerable<IReportWriter> ReportWriters() => OutputFormats.Writers.Where(w => w.View != DocumentView.Figure);
 

@@ -4,7 +4,7 @@ using static XeAnalyzer.Tests.Output.OutputTestSupport;
 
 namespace XeAnalyzer.Tests.Output;
 
-public class SpeedscopeWriterTests
+internal sealed class SpeedscopeWriterTests
 {
     private static CallTree Tree(WeightUnit unit = WeightUnit.Count)
     {

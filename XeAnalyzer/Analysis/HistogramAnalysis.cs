@@ -14,7 +14,7 @@ public sealed class HistogramAnalysisOptions
     public static HistogramAnalysisOptions Default { get; } = new();
 
     /// <summary>Map keys and their text (<c>--map-values FILE</c>), or <see langword="null"/>.</summary>
-    public MapValueTable? MapValues { get; init; }
+    internal MapValueTable? MapValues { get; init; }
 
     /// <summary>
     /// The map whose text the slot values are keys of (<c>--map NAME</c>, for example <c>wait_types</c>); <see langword="null"/> to use the
@@ -104,7 +104,7 @@ public sealed class HistogramTable
 
     /// <summary>The 20 largest slots as a bar chart.</summary>
     /// <returns>The chart.</returns>
-    public BarChart ToBarChart()
+    internal BarChart ToBarChart()
     {
         HistogramRow[] top = [.. Rows.Take(20)];
         return new BarChart("Histogram " + Name + ": events per value", top.Select(r => r.Text ?? r.Value), top.Select(r => (double)r.Count))

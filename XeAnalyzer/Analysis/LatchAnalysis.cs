@@ -42,7 +42,7 @@ public sealed class LatchAnalysisOptions
     = 0.05;
 
     /// <summary>The reorder window that puts acquires and releases in time order before pairing them.</summary>
-    public ReorderOptions Reorder { get; init; } = ReorderOptions.Default;
+    internal ReorderOptions Reorder { get; init; } = ReorderOptions.Default;
 
     /// <summary>The most acquires waiting for their release (1 to 50,000,000; default 1,000,000); beyond it the oldest is dropped and counted as unpaired.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is outside 1..50,000,000.</exception>

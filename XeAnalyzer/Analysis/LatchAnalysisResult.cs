@@ -88,7 +88,7 @@ public sealed class LatchAnalysisResult : IAnalysisResult, IDocumentSource
     public string PairingKey { get; internal init; } = string.Empty;
 
     /// <summary>How disordered the input was.</summary>
-    public OrderingStatistics Ordering { get; internal init; } = OrderingStatistics.None;
+    internal OrderingStatistics Ordering { get; init; } = OrderingStatistics.None;
 
     /// <summary>Warnings about the result: events later than the reorder window, acquires without a scheduler, releases left out.</summary>
     public IReadOnlyList<AnalysisWarning> Warnings { get; internal init; } = [];
@@ -107,7 +107,7 @@ public sealed class LatchAnalysisResult : IAnalysisResult, IDocumentSource
 
     /// <summary>The bar chart of acquires per scheduler: outliers highlighted, a line at the mean.</summary>
     /// <returns>The chart.</returns>
-    public BarChart ToBarChart()
+    internal BarChart ToBarChart()
     {
         return new BarChart(
             "latch_acquired per scheduler",

@@ -30,7 +30,7 @@ public sealed class MemoryAnalysisOptions
     public bool ByClerk { get; init; }
 
     /// <summary>The reorder window that puts events in (timestamp, event_sequence) order before the running totals.</summary>
-    public ReorderOptions Reorder { get; init; } = ReorderOptions.Default;
+    internal ReorderOptions Reorder { get; init; } = ReorderOptions.Default;
 
     /// <summary>Time buckets of each reduced series (16 to 1,000,000; default 2,048; four points each).</summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is outside 16..1,000,000.</exception>
@@ -62,7 +62,7 @@ public sealed class MemoryAnalysisOptions
 /// <param name="Clerk">The memory clerk (with <see cref="MemoryAnalysisOptions.ByClerk"/>), or <see langword="null"/>.</param>
 /// <param name="SessionTotal">The session's running total after the event (the overall total when there is no session).</param>
 /// <param name="Total">The overall running total after the event.</param>
-public readonly record struct MemoryPoint(DateTime Time, ulong? EventSequence, bool IsAllocation, long Pages, long? SessionId, string? Clerk, long SessionTotal, long Total);
+internal readonly record struct MemoryPoint(DateTime Time, ulong? EventSequence, bool IsAllocation, long Pages, long? SessionId, string? Clerk, long SessionTotal, long Total);
 
 /// <summary>
 /// Pages currently allocated over time from <c>page_allocated</c>/<c>page_freed</c> events (the seed question: does memory rise
@@ -84,11 +84,18 @@ public sealed class MemoryAnalysis : ICaptureAnalysis
 
     /// <summary>Creates the analysis.</summary>
     /// <param name="options">Options; <see langword="null"/> for <see cref="MemoryAnalysisOptions.Default"/>.</param>
+    public MemoryAnalysis(MemoryAnalysisOptions? options = null)
+        : this(options, null)
+    {
+    }
+
+    /// <summary>Creates the analysis.</summary>
+    /// <param name="options">Options; <see langword="null"/> for <see cref="MemoryAnalysisOptions.Default"/>.</param>
     /// <param name="onPoint">
     /// Called for each allocation or free of a run started by <see cref="Start"/>, in (timestamp, event_sequence) order (for example to
     /// write the series); <see langword="null"/> for none.
     /// </param>
-    public MemoryAnalysis(MemoryAnalysisOptions? options = null, Action<MemoryPoint>? onPoint = null)
+    internal MemoryAnalysis(MemoryAnalysisOptions? options, Action<MemoryPoint>? onPoint)
     {
         Options = options ?? MemoryAnalysisOptions.Default;
         _onPoint = onPoint;
@@ -133,7 +140,7 @@ public sealed class MemoryAnalysis : ICaptureAnalysis
     /// <param name="onPoint">Called for each allocation or free, in (timestamp, event_sequence) order; <see langword="null"/> for none.</param>
     /// <param name="cancellationToken">Checked every 4,096 events.</param>
     /// <returns>The result.</returns>
-    public MemoryAnalysisResult Analyze(IEnumerable<XEvent> events, Action<MemoryPoint>? onPoint, CancellationToken cancellationToken = default) =>
+    internal MemoryAnalysisResult Analyze(IEnumerable<XEvent> events, Action<MemoryPoint>? onPoint, CancellationToken cancellationToken = default) =>
         new State(Options, onPoint, new AnalysisContext()).Analyze(events, cancellationToken);
 
     /// <summary>Whether <paramref name="pages"/> is one plus a power of two (2, 3, 5, 9, 17, …).</summary>

@@ -120,7 +120,7 @@ public sealed class MemoryAnalysisResult : IAnalysisResult, IDocumentSource
     public IReadOnlyList<RunningTotalSeries> ClerkSeries { get; internal init; } = [];
 
     /// <summary>How disordered the input was.</summary>
-    public OrderingStatistics Ordering { get; internal init; } = OrderingStatistics.None;
+    internal OrderingStatistics Ordering { get; init; } = OrderingStatistics.None;
 
     /// <summary>
     /// Warnings about the result: events later than the reorder window, events without <c>package0.event_sequence</c>, events left out
@@ -178,7 +178,7 @@ public sealed class MemoryAnalysisResult : IAnalysisResult, IDocumentSource
 
     /// <summary>The line chart: pages currently allocated over time, overall and for the sessions (or clerks) with the highest peaks (at most 6).</summary>
     /// <returns>The chart.</returns>
-    public LineChart ToLineChart()
+    internal LineChart ToLineChart()
     {
         var series = new List<LineSeries> { ToLineSeries(Total) };
         IReadOnlyList<RunningTotalSeries> groups = ByClerk ? ClerkSeries : SessionSeries;

@@ -10,7 +10,7 @@ namespace XeAnalyzer.Analysis;
 /// endings), streaming: the series is never held in memory. Not thread-safe; give <see cref="Write"/> to the analysis as its point
 /// callback.
 /// </summary>
-public sealed class MemorySeriesWriter : IDisposable
+internal sealed class MemorySeriesWriter : IDisposable
 {
     private readonly CsvTableWriter _csv;
     private readonly Stream? _owned;

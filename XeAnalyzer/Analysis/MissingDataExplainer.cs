@@ -11,7 +11,7 @@ namespace XeAnalyzer.Analysis;
 /// advice; otherwise it lists the events the inputs hold instead and the session change that adds what is missing; and when the read was
 /// partial it says that what is missing may be in the part that could not be read.
 /// </summary>
-public static class MissingDataExplainer
+internal static class MissingDataExplainer
 {
     /// <summary>Explains missing data.</summary>
     /// <param name="missing">What the analysis lacks.</param>

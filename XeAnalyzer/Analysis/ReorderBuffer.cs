@@ -8,7 +8,7 @@ namespace XeAnalyzer.Analysis;
 /// by (timestamp, <c>package0.event_sequence</c>, arrival) within a window instead of buffering the whole capture.
 /// </summary>
 /// <remarks>Immutable.</remarks>
-public sealed class ReorderOptions
+internal sealed class ReorderOptions
 {
     /// <summary>The defaults: a 30-second window (SQL Server's default <c>MAX_DISPATCH_LATENCY</c>) and at most 1,000,000 pending events.</summary>
     public static ReorderOptions Default { get; } = new();
@@ -48,7 +48,7 @@ public sealed class ReorderOptions
 /// <param name="EventsWithoutSequence">Events without <c>package0.event_sequence</c> (ties on timestamp are then broken by arrival order).</param>
 /// <param name="Window">The window used.</param>
 /// <param name="MaxPendingLimit">The cap on pending events used.</param>
-public sealed record OrderingStatistics(long Events, long ArrivedOutOfOrder, long LateEvents, int MaxPending, long EventsWithoutSequence, TimeSpan Window, int MaxPendingLimit)
+internal sealed record OrderingStatistics(long Events, long ArrivedOutOfOrder, long LateEvents, int MaxPending, long EventsWithoutSequence, TimeSpan Window, int MaxPendingLimit)
 {
     /// <summary>No event ordered (the statistics of a result made before any was).</summary>
     internal static OrderingStatistics None { get; } = new(0, 0, 0, 0, 0, TimeSpan.Zero, 0);

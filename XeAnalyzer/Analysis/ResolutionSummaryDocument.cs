@@ -9,7 +9,7 @@ namespace XeAnalyzer.Analysis;
 /// summary as data. Immutable.
 /// </summary>
 /// <param name="summary">The summary.</param>
-public sealed class ResolutionSummaryDocument(ResolutionSummary summary) : IDocumentSource
+internal sealed class ResolutionSummaryDocument(ResolutionSummary summary) : IDocumentSource
 {
     /// <summary>The summary.</summary>
     public ResolutionSummary Summary { get; } = summary ?? throw new ArgumentNullException(nameof(summary));

@@ -12,7 +12,7 @@ namespace XeAnalyzer.Analysis;
 /// stack buckets'). It does not apply to inputs without target data.
 /// </summary>
 /// <param name="options">Options of the histogram tables; <see langword="null"/> for the defaults.</param>
-public sealed class TargetDataAnalysis(HistogramAnalysisOptions? options = null) : ICaptureAnalysis
+internal sealed class TargetDataAnalysis(HistogramAnalysisOptions? options = null) : ICaptureAnalysis
 {
     private readonly HistogramAnalysis _histograms = new(options);
 
@@ -45,7 +45,7 @@ public sealed class TargetDataAnalysis(HistogramAnalysisOptions? options = null)
 }
 
 /// <summary>The result of <see cref="TargetDataAnalysis"/>: the targets, event_counter counts and histograms on fields of a capture. Immutable.</summary>
-public sealed class TargetDataResult : IAnalysisResult
+internal sealed class TargetDataResult : IAnalysisResult
 {
     private readonly Func<string, string> _displayPath;
 

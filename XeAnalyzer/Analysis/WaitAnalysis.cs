@@ -11,7 +11,7 @@ public sealed class WaitAnalysisOptions
     public static WaitAnalysisOptions Default { get; } = new();
 
     /// <summary>The reorder window that puts waits in (timestamp, event_sequence) order before pairing and the preceded-by table.</summary>
-    public ReorderOptions Reorder { get; init; } = ReorderOptions.Default;
+    internal ReorderOptions Reorder { get; init; } = ReorderOptions.Default;
 
     /// <summary>The most workers tracked for pairing and the preceded-by table (1 to 10,000,000; default 262,144); waits of further workers are counted as untracked.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is outside 1..10,000,000.</exception>

@@ -113,7 +113,7 @@ public sealed class WaitAnalysisResult : IAnalysisResult, IDocumentSource
     public string WorkerAction { get; internal init; } = string.Empty;
 
     /// <summary>How disordered the input was.</summary>
-    public OrderingStatistics Ordering { get; internal init; } = OrderingStatistics.None;
+    internal OrderingStatistics Ordering { get; init; } = OrderingStatistics.None;
 
     /// <summary>Warnings about the result: events later than the reorder window, waits left out because a duration was out of range.</summary>
     public IReadOnlyList<AnalysisWarning> Warnings { get; internal init; } = [];
@@ -143,7 +143,7 @@ public sealed class WaitAnalysisResult : IAnalysisResult, IDocumentSource
 
     /// <summary>A bar chart of total wait time (ms) per wait type, the 20 largest.</summary>
     /// <returns>The chart.</returns>
-    public BarChart ToBarChart()
+    internal BarChart ToBarChart()
     {
         WaitTypeStats[] top = [.. ByWaitType.Where(w => w.Waits > 0).Take(20)];
         return new BarChart("Total wait time by wait type (ms)", top.Select(w => w.WaitType), top.Select(w => (double)w.TotalDurationMs))

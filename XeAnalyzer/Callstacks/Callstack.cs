@@ -5,7 +5,7 @@ using XeAnalyzer.TargetData;
 namespace XeAnalyzer.Callstacks;
 
 /// <summary>Where a stack came from.</summary>
-public enum StackOrigin
+internal enum StackOrigin
 {
     /// <summary>Plain text (frames one per line, a pasted list, free text between targets).</summary>
     PlainText,
@@ -63,10 +63,10 @@ public sealed class Callstack
     public int Index { get; }
 
     /// <summary>The header (slot count, event, annotation), or <see langword="null"/> for plain text.</summary>
-    public StackHeader? Header { get; }
+    internal StackHeader? Header { get; }
 
     /// <summary>The lines in input order: frames and verbatim text.</summary>
-    public ImmutableArray<StackLine> Lines { get; }
+    internal ImmutableArray<StackLine> Lines { get; }
 
     /// <summary>All frames of all lines, in order (leaf first, as captured).</summary>
     public ImmutableArray<StackFrame> Frames { get; }
@@ -82,7 +82,7 @@ public sealed class Callstack
 }
 
 /// <summary>What came with a stack: its histogram slot, event, target annotation or dump-block title.</summary>
-public sealed class StackHeader
+internal sealed class StackHeader
 {
     internal StackHeader(StackOrigin origin, long lineNumber, StackTargetInfo? target, int? slotNumber, HistogramSlot? slot, TargetEvent? targetEvent, EventField? field, string? title)
     {
@@ -128,7 +128,7 @@ public sealed class StackHeader
 }
 
 /// <summary>The target a stack belongs to, shared by all stacks of that target.</summary>
-public sealed class StackTargetInfo
+internal sealed class StackTargetInfo
 {
     internal StackTargetInfo(TargetStart start, string? annotation, long annotationLineNumber)
     {
@@ -153,4 +153,4 @@ public sealed class StackTargetInfo
 /// <summary>A non-fatal observation about the input (for example a histogram whose slots may hold merged values).</summary>
 /// <param name="LineNumber">1-based input line it refers to.</param>
 /// <param name="Message">The warning, in English.</param>
-public readonly record struct InputWarning(long LineNumber, string Message);
+internal readonly record struct InputWarning(long LineNumber, string Message);

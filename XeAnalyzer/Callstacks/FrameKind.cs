@@ -20,7 +20,7 @@ public enum FrameKind
 }
 
 /// <summary>The input shape a frame came from; together with <see cref="StackFrame.Raw"/> it records how the offset was read.</summary>
-public enum FrameProvenance
+internal enum FrameProvenance
 {
     /// <summary>Module+offset capture text (DMV, ring buffer, histogram): offset hex, with or without <c>0x</c>.</summary>
     ModuleOffsetText,
@@ -51,7 +51,7 @@ public enum FrameProvenance
 }
 
 /// <summary>The radix of a symbolized frame's displacement written without <c>0x</c>.</summary>
-public enum OffsetRadix
+internal enum OffsetRadix
 {
     /// <summary>Hexadecimal: every capture shape (TF 3656 output, <c>+c7</c>, <c>+138</c>).</summary>
     Hex,

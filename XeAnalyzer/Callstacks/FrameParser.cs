@@ -7,7 +7,7 @@ namespace XeAnalyzer.Callstacks;
 /// Parses single frame tokens or lines outside a <see cref="StackTextReader"/> (for example a callstack string taken from an
 /// <c>.xel</c> field). It caches module names and remembers <c>callstack_rva</c> bases, so use one instance per input; not thread-safe.
 /// </summary>
-public sealed class FrameParser
+internal sealed class FrameParser
 {
     private readonly FrameLineScanner _scanner;
 

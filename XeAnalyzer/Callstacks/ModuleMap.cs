@@ -6,7 +6,7 @@ using XeAnalyzer.TargetData;
 namespace XeAnalyzer.Callstacks;
 
 /// <summary>One loaded module of a <see cref="ModuleMap"/>: its name, path and address range.</summary>
-public sealed class LoadedModule
+internal sealed class LoadedModule
 {
     internal LoadedModule(ModuleName name, string path, ulong baseAddress, ulong endAddress, long lineNumber)
     {
@@ -58,7 +58,7 @@ public sealed class ModuleMap
     }
 
     /// <summary>The kept modules, by ascending base address.</summary>
-    public IReadOnlyList<LoadedModule> Modules => _modules;
+    internal IReadOnlyList<LoadedModule> Modules => _modules;
 
     /// <summary>How many well-formed entries were left out because they are not <c>.dll</c>/<c>.exe</c> (<c>.rll</c> resources, drivers).</summary>
     public int SkippedEntries { get; }
@@ -166,7 +166,7 @@ public sealed class ModuleMap
     /// <param name="module">The module, when found.</param>
     /// <param name="rva">address − base, when found.</param>
     /// <returns><see langword="true"/> when exactly one range holds the address (false below the lowest base or for an empty map).</returns>
-    public bool TryResolve(ulong address, [NotNullWhen(true)] out LoadedModule? module, out ulong rva)
+    internal bool TryResolve(ulong address, [NotNullWhen(true)] out LoadedModule? module, out ulong rva)
     {
         int i = Array.BinarySearch(_bases, address);
         if (i < 0)
@@ -190,7 +190,7 @@ public sealed class ModuleMap
     /// <param name="frame">The frame.</param>
     /// <param name="resolved">The module+offset frame, when found.</param>
     /// <returns><see langword="true"/> when the address was found.</returns>
-    public bool TryResolve(VirtualAddressFrame frame, [NotNullWhen(true)] out ModuleOffsetFrame? resolved)
+    internal bool TryResolve(VirtualAddressFrame frame, [NotNullWhen(true)] out ModuleOffsetFrame? resolved)
     {
         ArgumentNullException.ThrowIfNull(frame);
         if (TryResolve(frame.Address, out LoadedModule? module, out ulong rva))

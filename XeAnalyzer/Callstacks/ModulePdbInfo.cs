@@ -5,4 +5,4 @@ namespace XeAnalyzer.Callstacks;
 /// <param name="PdbName">The PDB file name (<c>ntdll.pdb</c>; the module name + <c>.pdb</c> when the metadata named none).</param>
 /// <param name="Identity">The PDB GUID and age.</param>
 /// <param name="LineNumber">1-based input line it came from.</param>
-public sealed record ModulePdbInfo(ModuleName Module, string PdbName, PdbIdentity Identity, long LineNumber);
+internal sealed record ModulePdbInfo(ModuleName Module, string PdbName, PdbIdentity Identity, long LineNumber);

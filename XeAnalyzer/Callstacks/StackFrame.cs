@@ -25,7 +25,7 @@ public abstract class StackFrame
     public string Raw { get; }
 
     /// <summary>The input shape the frame came from.</summary>
-    public FrameProvenance Provenance { get; }
+    internal FrameProvenance Provenance { get; }
 
     /// <summary>
     /// The frame number the input gave: a leading <c>00 </c>/<c>0a </c> (hex) in text, or the <c>id</c> attribute (decimal) of a
@@ -48,7 +48,7 @@ public abstract class StackFrame
 }
 
 /// <summary>A module and a hex offset from its base: <c>sqldk.dll+0x00000000000FD919</c>, <c>sqldk+40609</c>, <c>Module(sqldk+0000000000011D96)</c>.</summary>
-public sealed class ModuleOffsetFrame : StackFrame
+internal sealed class ModuleOffsetFrame : StackFrame
 {
     /// <summary>Creates the frame.</summary>
     /// <param name="module">The module.</param>
@@ -76,7 +76,7 @@ public sealed class ModuleOffsetFrame : StackFrame
 }
 
 /// <summary>A raw virtual address: <c>0x00007FFEABD0D919</c>.</summary>
-public sealed class VirtualAddressFrame : StackFrame
+internal sealed class VirtualAddressFrame : StackFrame
 {
     /// <summary>Creates the frame.</summary>
     /// <param name="address">The virtual address.</param>
@@ -97,7 +97,7 @@ public sealed class VirtualAddressFrame : StackFrame
 /// An already symbolized frame: <c>sqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1a9</c>, module-less <c>XeSqlPkg::latch_suspend_end::Publish+138</c>,
 /// or a bare <c>SpinlockBase::Backoff</c>.
 /// </summary>
-public sealed class SymbolizedFrame : StackFrame
+internal sealed class SymbolizedFrame : StackFrame
 {
     /// <summary>Creates the frame.</summary>
     /// <param name="module">The module, or <see langword="null"/> for a module-less frame.</param>
@@ -128,7 +128,7 @@ public sealed class SymbolizedFrame : StackFrame
 }
 
 /// <summary>An export ordinal with a hex offset: <c>sqldk.dll!Ordinal947+0x25f</c>, <c>ntdll!Ordinal298+00000000000004A5</c>.</summary>
-public sealed class OrdinalFrame : StackFrame
+internal sealed class OrdinalFrame : StackFrame
 {
     /// <summary>Creates the frame.</summary>
     /// <param name="module">The module.</param>
@@ -163,7 +163,7 @@ public sealed class OrdinalFrame : StackFrame
 /// from the base (address − rva) of an earlier full frame of the same module, and that frame's PDB and identity. A frame that cannot be
 /// completed (<c>&lt;frame id="31" address="0xA000" /&gt;</c>) is kept with <see cref="CanResolve"/> false.
 /// </summary>
-public sealed class RvaFrame : StackFrame
+internal sealed class RvaFrame : StackFrame
 {
     /// <summary>Creates the frame.</summary>
     /// <param name="module">The module (<c>module</c> or <c>name</c> attribute), if any.</param>

@@ -7,7 +7,7 @@ namespace XeAnalyzer.Callstacks;
 /// One line of a stack as it appeared in the input: either one or more frames, or verbatim text (a label, a header line,
 /// symbol metadata, a malformed frame). Lines keep the input order and nothing is dropped.
 /// </summary>
-public readonly struct StackLine
+internal readonly struct StackLine
 {
     private readonly StackFrame[]? _frames;
     private readonly int _start;
@@ -74,10 +74,10 @@ public readonly struct StackLine
 /// <param name="Text">The piece as written.</param>
 /// <param name="Index">Its 0-based position among the pieces of the line (frames included), to restore order.</param>
 /// <param name="Reason">Why it is not a frame.</param>
-public readonly record struct UnparsedToken(string Text, int Index, string Reason);
+internal readonly record struct UnparsedToken(string Text, int Index, string Reason);
 
 /// <summary>A read-only view of the frames of one <see cref="StackLine"/>.</summary>
-public readonly struct FrameList : IReadOnlyList<StackFrame>
+internal readonly struct FrameList : IReadOnlyList<StackFrame>
 {
     private readonly StackFrame[]? _array;
     private readonly int _start;
@@ -105,7 +105,7 @@ public readonly struct FrameList : IReadOnlyList<StackFrame>
     IEnumerator IEnumerable.GetEnumerator() => GetEnumerator();
 
     /// <summary>Enumerates a <see cref="FrameList"/>.</summary>
-    public struct Enumerator : IEnumerator<StackFrame>
+    internal struct Enumerator : IEnumerator<StackFrame>
     {
         private readonly StackFrame[]? _array;
         private readonly int _start;

@@ -5,7 +5,7 @@ using XeAnalyzer.TargetData;
 namespace XeAnalyzer.Callstacks;
 
 /// <summary>Options for <see cref="StackTextReader"/>.</summary>
-public sealed class StackTextReaderOptions
+internal sealed class StackTextReaderOptions
 {
     /// <summary>The defaults.</summary>
     public static StackTextReaderOptions Default { get; } = new();
@@ -54,7 +54,7 @@ public sealed class StackTextReaderOptions
 /// <remarks>
 /// Each <see cref="Callstack"/> is independent of the reader once handed out. The reader is single-use and not thread-safe.
 /// </remarks>
-public sealed class StackTextReader : IDisposable
+internal sealed class StackTextReader : IDisposable
 {
     private readonly TextSource _source;
     private readonly StackTextReaderOptions _options;

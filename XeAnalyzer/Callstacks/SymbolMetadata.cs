@@ -9,7 +9,7 @@ namespace XeAnalyzer.Callstacks;
 /// The module → PDB identities supplied by CSV symbol-metadata lines of an input (for frames that carry no identity themselves:
 /// module+offset text). One module may map to one PDB build only: a second, different GUID or age is an error naming both.
 /// </summary>
-public sealed class SymbolMetadataTable
+internal sealed class SymbolMetadataTable
 {
     private readonly Dictionary<string, ModulePdbInfo> _byKey = new(StringComparer.Ordinal);
     private readonly List<ModulePdbInfo> _entries = [];
@@ -60,7 +60,7 @@ public sealed class SymbolMetadataTable
 /// For example <c>"ntdll.dll","10.0.17763.1490",2019328,462107166,2009368,"ntdll.pdb","{C374E059-5793-9B92-6525-386A66A2D3F5}",0,1</c>
 /// or <c>sqlservr.exe,7ef4ea08-777a-43b7-8bce-4da6f0fa43c7,2</c>.
 /// </summary>
-public static class CsvSymbolMetadata
+internal static class CsvSymbolMetadata
 {
     private const int MaxFields = 256;
 

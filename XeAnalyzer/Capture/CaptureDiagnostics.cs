@@ -22,7 +22,7 @@ public sealed class CaptureDiagnostics
     private long _partialEvents;
 
     /// <summary>The <c>.xel</c> reader's own counters and warnings (pass it as <see cref="XelReadOptions.Diagnostics"/>).</summary>
-    public XelDiagnostics Reader { get; } = new();
+    internal XelDiagnostics Reader { get; } = new();
 
     /// <summary>
     /// Whether the result is partial: the reader skipped damaged buffers, met an incomplete final buffer or could not decode events, or
@@ -93,7 +93,7 @@ public sealed class CaptureDiagnostics
 
     /// <summary>Adds a warning (a repeated identical text is kept once).</summary>
     /// <param name="message">One line, naming the input it concerns.</param>
-    public void Warn(string message)
+    internal void Warn(string message)
     {
         ArgumentException.ThrowIfNullOrEmpty(message);
         lock (_gate)
@@ -118,7 +118,7 @@ public sealed class CaptureDiagnostics
     /// <summary>Records that an analysis counted events it could not use, with a warning saying why; the result becomes partial.</summary>
     /// <param name="events">How many events were left out (at least 1).</param>
     /// <param name="message">Why, naming the limit that was reached.</param>
-    public void AddPartial(long events, string message)
+    internal void AddPartial(long events, string message)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(events, 1);
         Interlocked.Add(ref _partialEvents, events);

@@ -14,7 +14,7 @@ public enum CaptureInputKind
 }
 
 /// <summary>Where an input's module map (for raw addresses) came from.</summary>
-public enum ModuleMapSource
+internal enum ModuleMapSource
 {
     /// <summary>No module map: raw addresses stay unresolved.</summary>
     None,
@@ -36,7 +36,7 @@ public enum ModuleMapSource
 /// <param name="Path">The module list file as found (an explicit path as given; a sidecar beside the input as the input was named), or <see langword="null"/>.</param>
 /// <param name="Source">Where it came from (<see cref="ModuleMapSource.None"/> when <paramref name="Map"/> is <see langword="null"/>).</param>
 /// <param name="Problem">Why a sidecar found beside the input could not be used, or <see langword="null"/>.</param>
-public sealed record ModuleMapBinding(ModuleMap? Map, string? Path, ModuleMapSource Source, string? Problem = null)
+internal sealed record ModuleMapBinding(ModuleMap? Map, string? Path, ModuleMapSource Source, string? Problem = null)
 {
     /// <summary>No module map.</summary>
     public static ModuleMapBinding None { get; } = new(null, null, ModuleMapSource.None);
@@ -80,13 +80,13 @@ public sealed class CaptureInput
     public IReadOnlyList<string> Files { get; }
 
     /// <summary>The <c>.xel</c> capture set, or <see langword="null"/> for target data.</summary>
-    public CaptureSet? Set { get; }
+    internal CaptureSet? Set { get; }
 
     /// <summary>
     /// The module map that places this input's raw addresses (the set's; a file's own list overrides it: <see
     /// cref="FileModuleMaps"/>).
     /// </summary>
-    public ModuleMapBinding ModuleMap { get; }
+    internal ModuleMapBinding ModuleMap { get; }
 
     /// <summary>
     /// The module map of each file of <see cref="Files"/> (same order): the file's own

@@ -15,10 +15,10 @@ public sealed class CaptureReadOptions
     public XelIntegrityHandling Integrity { get; init; } = XelIntegrityHandling.Strict;
 
     /// <summary>Caps of the <c>.xel</c> reader.</summary>
-    public XeReaderLimits Limits { get; init; } = XeReaderLimits.Default;
+    internal XeReaderLimits Limits { get; init; } = XeReaderLimits.Default;
 
     /// <summary>Caps of the target-data XML reader.</summary>
-    public TextInputLimits TextLimits { get; init; } = TextInputLimits.Default;
+    internal TextInputLimits TextLimits { get; init; } = TextInputLimits.Default;
 
     /// <summary>
     /// The module map for every input (<c>--modules FILE</c>), or <see langword="null"/> to use each input's

@@ -8,7 +8,7 @@ namespace XeAnalyzer.Capture;
 /// <param name="EventsWritten">Events written.</param>
 /// <param name="EventTypes">Event types in the new file's metadata.</param>
 /// <param name="Read">What the read of the inputs found.</param>
-public sealed record SliceResult(long EventsWritten, int EventTypes, CaptureSummary Read);
+internal sealed record SliceResult(long EventsWritten, int EventTypes, CaptureSummary Read);
 
 /// <summary>
 /// Writes the events of a <see cref="CaptureSource"/> that pass a filter to a new <c>.xel</c> file with their metadata (RIDs, maps,
@@ -16,7 +16,7 @@ public sealed record SliceResult(long EventsWritten, int EventTypes, CaptureSumm
 /// gives the schema and the package start time before the events are read). Target-data XML carries no metadata, so its schema is
 /// built from its events first: an XML input is read twice, once for the schema and once to write.
 /// </summary>
-public static class CaptureSlicer
+internal static class CaptureSlicer
 {
     /// <summary>The message of the <see cref="ArgumentException"/> thrown when the output file is one of the inputs.</summary>
     public const string OutputIsInput = "the output file is one of the inputs";

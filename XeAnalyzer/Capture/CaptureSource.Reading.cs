@@ -9,7 +9,7 @@ using XeAnalyzer.Xel;
 namespace XeAnalyzer.Capture;
 
 // The one read pass behind Read and ReadEvents: it walks the inputs and keeps what it finds for the summary.
-public sealed partial class CaptureSource
+partial class CaptureSource
 {
     /// <summary>One read: walks the inputs and keeps what it finds for the summary.</summary>
     private sealed class Reading(CaptureSource source, EventFilter filter, IReadOnlyCollection<string>? eventNames, CaptureDiagnostics diagnostics,

@@ -171,7 +171,7 @@ public sealed class FileSummary
     public DateTime? LastEvent { get; }
 
     /// <summary>For a <c>.xel</c> file: its buffers and metadata; <see langword="null"/> for target data.</summary>
-    public XelFileFacts? Xel { get; }
+    internal XelFileFacts? Xel { get; }
 
     /// <summary>Warnings about the file: the reader's (with byte offsets) for <c>.xel</c>, those about its targets and events for XML.</summary>
     public IReadOnlyList<string> Warnings { get; }

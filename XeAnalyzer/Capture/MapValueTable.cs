@@ -11,7 +11,7 @@ namespace XeAnalyzer.Capture;
 /// holds only the keys; this table gives their text. Map keys change between builds: take the table from the build that was captured.
 /// Immutable.
 /// </summary>
-public sealed class MapValueTable
+internal sealed class MapValueTable
 {
     /// <summary>The most entries read from one file.</summary>
     public const int MaxEntries = 1_000_000;

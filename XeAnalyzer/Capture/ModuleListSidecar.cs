@@ -19,7 +19,7 @@ namespace XeAnalyzer.Capture;
 /// (<c>latch_0_133612345678900000.xel.modules.txt</c>, the same rule with the whole file name as the name), takes
 /// precedence over the set's list for that file's events (<see cref="FindForFile"/>).
 /// </summary>
-public static class ModuleListSidecar
+internal static class ModuleListSidecar
 {
     /// <summary>The file-name suffix of a module list.</summary>
     public const string Suffix = ".modules.txt";

@@ -3,7 +3,7 @@ using XeAnalyzer.Events;
 namespace XeAnalyzer.Capture;
 
 /// <summary>How a stack column holds its frames.</summary>
-public enum StackColumnKind
+internal enum StackColumnKind
 {
     /// <summary>Raw return addresses (a <c>callstack</c>-typed value).</summary>
     Addresses,
@@ -16,7 +16,7 @@ public enum StackColumnKind
 /// <param name="Index">The field index, or the bitwise complement of the action index.</param>
 /// <param name="Column">The column.</param>
 /// <param name="Kind">How it holds frames.</param>
-public readonly record struct StackColumn(int Index, XeColumn Column, StackColumnKind Kind)
+internal readonly record struct StackColumn(int Index, XeColumn Column, StackColumnKind Kind)
 {
     /// <summary>Whether the stack is an action.</summary>
     public bool IsAction => Index < 0;
@@ -48,7 +48,7 @@ public readonly record struct StackColumn(int Index, XeColumn Column, StackColum
 /// stacks as text). By default the <c>callstack</c> action is chosen, then the <c>callstack_rva</c> action, then the event's first stack
 /// field, then any other stack action; <c>--stack NAME</c> chooses another (see <see cref="Find"/>).
 /// </summary>
-public static class StackColumns
+internal static class StackColumns
 {
     /// <summary>Whether a column can hold a stack (see <see cref="StackColumns"/>).</summary>
     /// <param name="column">The column.</param>

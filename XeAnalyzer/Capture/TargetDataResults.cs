@@ -88,7 +88,7 @@ public sealed partial class HistogramTarget
     /// </summary>
     /// <param name="value">The slot's value.</param>
     /// <returns>The kind.</returns>
-    public static HistogramSourceKind ClassifyValue(TargetValue? value)
+    internal static HistogramSourceKind ClassifyValue(TargetValue? value)
     {
         if (value is null)
         {

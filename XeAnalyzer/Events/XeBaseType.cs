@@ -80,7 +80,7 @@ public enum XeBaseType
 }
 
 /// <summary>Facts about the base types: standard names and sizes.</summary>
-public static class XeBaseTypes
+internal static class XeBaseTypes
 {
     /// <summary>The standard <c>package0</c> type name of <paramref name="baseType"/> (for example <c>uint64</c>), or <c>type_N</c> for an unknown one.</summary>
     /// <param name="baseType">The base type.</param>

@@ -5,7 +5,7 @@ namespace XeAnalyzer.Events;
 /// <param name="TypeRid">RID of the attribute's type or map.</param>
 /// <param name="Value">The value: a <see cref="System.Guid"/>, a <see cref="string"/> or a <see cref="ulong"/>.</param>
 /// <param name="Description">Attribute description.</param>
-public sealed record XeStaticAttributeValue(string Name, uint TypeRid, object Value, string Description);
+internal sealed record XeStaticAttributeValue(string Name, uint TypeRid, object Value, string Description);
 
 /// <summary>A customizable attribute of an event type (for example <c>collect_statement</c>).</summary>
 /// <param name="Name">Attribute name.</param>
@@ -15,7 +15,7 @@ public sealed record XeStaticAttributeValue(string Name, uint TypeRid, object Va
 /// <param name="Aggregation">Aggregation kind as stored.</param>
 /// <param name="Capabilities">Capability bits as stored.</param>
 /// <param name="Description">Attribute description.</param>
-public sealed record XeCustomizableAttributeValue(string Name, uint TypeRid, object Value, ulong DefaultValue, int Aggregation, int Capabilities, string Description);
+internal sealed record XeCustomizableAttributeValue(string Name, uint TypeRid, object Value, ulong DefaultValue, int Aggregation, int Capabilities, string Description);
 
 /// <summary>
 /// An event type of a capture's metadata (for example <c>sqlos.wait_info</c>): its identity, UUID and ordered fields.
@@ -77,10 +77,10 @@ public sealed class XeEventType
     public uint Rid => XeRid.Make(Package.Index, ObjectIndex, XeRid.TypeEvent);
 
     /// <summary>Static attributes as read (empty for event types built in code, except the UUID the writer adds).</summary>
-    public IReadOnlyList<XeStaticAttributeValue> StaticAttributes { get; init; } = [];
+    internal IReadOnlyList<XeStaticAttributeValue> StaticAttributes { get; init; } = [];
 
     /// <summary>Customizable attributes as read.</summary>
-    public IReadOnlyList<XeCustomizableAttributeValue> CustomizableAttributes { get; init; } = [];
+    internal IReadOnlyList<XeCustomizableAttributeValue> CustomizableAttributes { get; init; } = [];
 
     /// <summary>Whether any field is a callstack.</summary>
     public bool HasCallstackField => Array.Exists(_fields, f => f.BaseType == XeBaseType.Callstack);

@@ -3,7 +3,7 @@ using System.Globalization;
 namespace XeAnalyzer.Events;
 
 /// <summary>How to declare one field of an event type built in code.</summary>
-public readonly record struct XeFieldDefinition
+internal readonly record struct XeFieldDefinition
 {
     private XeFieldDefinition(string name, XeBaseType baseType, XeType? type, XeMap? map)
     {

@@ -6,7 +6,7 @@ namespace XeAnalyzer.Events;
 /// captures (<see cref="Xel.XelWriter"/>) and to describe events converted from other sources.
 /// </summary>
 /// <remarks>Not thread-safe. After <see cref="Build"/> the builder refuses further changes.</remarks>
-public sealed class XeSchemaBuilder
+internal sealed class XeSchemaBuilder
 {
     private readonly XeSchema _schema;
     private bool _built;

@@ -5,7 +5,7 @@ using System.Text;
 namespace XeAnalyzer.Events;
 
 /// <content>Building values in code (for the writer and tests), and moving stored bytes between columns.</content>
-public readonly partial struct XeValue
+readonly partial struct XeValue
 {
     /// <summary>
     /// Builds an unsigned integer value (also a map key, boolean, pointer, filetime or cpu_cycle) for a fixed-size

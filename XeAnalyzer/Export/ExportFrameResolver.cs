@@ -8,7 +8,7 @@ namespace XeAnalyzer.Export;
 /// <summary>What <c>export --resolve</c> resolved: distinct frames resolved and kept raw, the latter by reason.</summary>
 /// <param name="Resolved">Distinct frames resolved.</param>
 /// <param name="UnresolvedByReason">Distinct frames kept as captured, by reason (most first).</param>
-public sealed record ExportResolution(long Resolved, IReadOnlyList<KeyValuePair<string, long>> UnresolvedByReason)
+internal sealed record ExportResolution(long Resolved, IReadOnlyList<KeyValuePair<string, long>> UnresolvedByReason)
 {
     /// <summary>Distinct frames kept as captured.</summary>
     public long Unresolved => UnresolvedByReason.Sum(kv => kv.Value);

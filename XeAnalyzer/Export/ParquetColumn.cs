@@ -1,7 +1,7 @@
 namespace XeAnalyzer.Export;
 
 /// <summary>The value types of an exported column, with the Parquet physical and logical types they are written as.</summary>
-public enum ParquetColumnType
+internal enum ParquetColumnType
 {
     /// <summary><c>BOOLEAN</c>.</summary>
     Boolean,
@@ -56,7 +56,7 @@ public enum ParquetColumnType
 }
 
 /// <summary>The compression codec of the exported Parquet pages.</summary>
-public enum ParquetCompression
+internal enum ParquetCompression
 {
     /// <summary><c>UNCOMPRESSED</c>.</summary>
     None,
@@ -73,7 +73,7 @@ public enum ParquetCompression
 
 /// <summary>One top-level column of an exported Parquet file.</summary>
 /// <remarks>Immutable.</remarks>
-public sealed class ParquetColumn
+internal sealed class ParquetColumn
 {
     /// <summary>Creates a column.</summary>
     /// <param name="name">The column name (non-empty; unique within a file).</param>

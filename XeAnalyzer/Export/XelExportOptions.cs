@@ -41,7 +41,7 @@ public sealed class XelExportOptions
     }
 
     /// <summary>The page compression (default <see cref="ParquetCompression.Zstd"/>).</summary>
-    public ParquetCompression Compression { get; init; } = ParquetCompression.Zstd;
+    internal ParquetCompression Compression { get; init; } = ParquetCompression.Zstd;
 
     /// <summary>
     /// The resolver for <c>--resolve</c>: when set, each stack column <c>name</c> (raw return addresses, or a text column holding frames

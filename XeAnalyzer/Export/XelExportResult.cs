@@ -9,7 +9,6 @@ namespace XeAnalyzer.Export;
 /// <param name="Rows">Rows (events) written.</param>
 /// <param name="Bytes">File size in bytes.</param>
 /// <param name="RowGroups">Row groups written.</param>
-/// <param name="Columns">The columns, in file order.</param>
 /// <param name="SourceFiles">The capture files whose events went into this table.</param>
 public sealed record XelExportTable(
     string Path,
@@ -18,8 +17,11 @@ public sealed record XelExportTable(
     long Rows,
     long Bytes,
     int RowGroups,
-    IReadOnlyList<ParquetColumn> Columns,
-    IReadOnlyList<string> SourceFiles);
+    IReadOnlyList<string> SourceFiles)
+{
+    /// <summary>The columns, in file order.</summary>
+    internal IReadOnlyList<ParquetColumn> Columns { get; init; } = [];
+}
 
 /// <summary>What <see cref="XelParquetExporter.Export"/> wrote.</summary>
 /// <param name="Tables">The files written, ordered by file name.</param>
@@ -38,7 +40,7 @@ public sealed record XelExportResult(
     long DroppedActionValues)
 {
     /// <summary>What <c>--resolve</c> resolved, or <see langword="null"/> without a resolver.</summary>
-    public ExportResolution? Resolution { get; init; }
+    internal ExportResolution? Resolution { get; init; }
 
     /// <summary>
     /// What the row pass read (the events by name before the filter, what passed it), or <see langword="null"/>.

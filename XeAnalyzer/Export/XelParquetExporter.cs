@@ -142,7 +142,8 @@ public static class XelParquetExporter
             {
                 TableWriter w = writers[t];
                 w.Complete();
-                result.Add(new XelExportTable(w.Path, t.FullName, t.Variant, w.Parquet.RowCount, w.Parquet.BytesWritten, w.Parquet.RowGroupCount, t.Columns, t.SourceFiles));
+                result.Add(new XelExportTable(w.Path, t.FullName, t.Variant, w.Parquet.RowCount, w.Parquet.BytesWritten, w.Parquet.RowGroupCount, t.SourceFiles)
+                    { Columns = t.Columns });
             }
         }
         finally

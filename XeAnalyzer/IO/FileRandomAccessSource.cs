@@ -6,7 +6,7 @@ namespace XeAnalyzer.IO;
 /// A file opened for positional, thread-safe reads (<see cref="RandomAccess"/>). The file is shared for read, write and delete,
 /// so captures that SQL Server is still writing can be opened.
 /// </summary>
-public sealed class FileRandomAccessSource : IRandomAccessSource
+internal sealed class FileRandomAccessSource : IRandomAccessSource
 {
     private readonly SafeFileHandle _handle;
 

@@ -5,7 +5,7 @@ namespace XeAnalyzer.IO;
 /// Parsers never see a <see cref="FileStream"/>; a file, a memory buffer or (later) a mapped view all implement this.
 /// Implementations are safe for concurrent <see cref="Read"/> calls.
 /// </summary>
-public interface IRandomAccessSource : IDisposable
+internal interface IRandomAccessSource : IDisposable
 {
     /// <summary>A name for messages: the file path, or a description of the buffer.</summary>
     string Name { get; }

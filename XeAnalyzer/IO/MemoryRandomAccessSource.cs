@@ -1,7 +1,7 @@
 namespace XeAnalyzer.IO;
 
 /// <summary>An in-memory byte buffer exposed as an <see cref="IRandomAccessSource"/>.</summary>
-public sealed class MemoryRandomAccessSource : IRandomAccessSource
+internal sealed class MemoryRandomAccessSource : IRandomAccessSource
 {
     private readonly ReadOnlyMemory<byte> _data;
 

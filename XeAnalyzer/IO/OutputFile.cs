@@ -8,7 +8,7 @@ namespace XeAnalyzer.IO;
 /// 0.3–0.6 s of a 3.5–4 s run (<c>B resolve</c>, docs/performance.md). A file that exists already is truncated and overwritten, as
 /// before.
 /// </remarks>
-public static class OutputFile
+internal static class OutputFile
 {
     /// <summary>Opens <paramref name="path"/> for writing from its start: creates the file, or truncates it when it exists.</summary>
     /// <param name="path">The file.</param>

@@ -3,7 +3,7 @@ using System.Text;
 namespace XeAnalyzer.IO;
 
 /// <summary>How XeAnalyzer opens every text input file (target data, callstack text, module lists, map values, build catalogs).</summary>
-public static class TextInput
+internal static class TextInput
 {
     /// <summary>
     /// The reader's byte buffer: 32 KB, so its char buffer (64 KB) stays below the large-object heap (85,000 bytes) and opening a small

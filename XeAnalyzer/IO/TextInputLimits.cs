@@ -5,7 +5,7 @@ namespace XeAnalyzer.IO;
 /// so a hostile or damaged input cannot cause unbounded allocation. Exceeding a cap throws
 /// <see cref="InvalidTextInputException"/> naming the line and the cap.
 /// </summary>
-public sealed class TextInputLimits
+internal sealed class TextInputLimits
 {
     private readonly int _maxLineLength = 4 * 1024 * 1024;
     private readonly int _maxValueLength = 64 * 1024 * 1024;

@@ -3,7 +3,7 @@ using System.Globalization;
 namespace XeAnalyzer.Output;
 
 /// <summary>A horizontal reference line drawn across a <see cref="BarChart"/>, such as the mean. Immutable.</summary>
-public sealed class ReferenceLine
+internal sealed class ReferenceLine
 {
     /// <summary>Creates a reference line.</summary>
     /// <param name="value">The value where the line is drawn; must be finite.</param>
@@ -55,7 +55,7 @@ public sealed class ReferenceLine
 /// Bar chart data: one bar per category, some optionally highlighted, with an optional reference line (such as the mean).
 /// A histogram is a bar chart whose categories are bins; see <see cref="Histogram"/>. Immutable.
 /// </summary>
-public sealed class BarChart : ReportBlock
+internal sealed class BarChart : ReportBlock
 {
     /// <summary>Creates a bar chart.</summary>
     /// <param name="title">The title.</param>

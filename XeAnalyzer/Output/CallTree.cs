@@ -3,7 +3,7 @@ using System.Globalization;
 namespace XeAnalyzer.Output;
 
 /// <summary>The unit of the weights of a <see cref="CallTree"/>; writers use it for labels and the speedscope unit.</summary>
-public enum WeightUnit
+internal enum WeightUnit
 {
     /// <summary>Counts (events, samples, latch acquires); speedscope unit <c>none</c>.</summary>
     Count,
@@ -20,7 +20,7 @@ public enum WeightUnit
 /// <see cref="Weight"/> is inclusive (this frame and everything it called); <see cref="SelfWeight"/> is the weight of
 /// stacks that end here. The baseline weights are the second weight of a differential tree (0 otherwise).
 /// </summary>
-public sealed class CallTreeNode
+internal sealed class CallTreeNode
 {
     internal CallTreeNode(string name, long selfWeight, long selfBaselineWeight, CallTreeNode[] children)
     {
@@ -110,7 +110,7 @@ public sealed class CallTreeNode
 /// speedscope, SVG flame graphs) are all written from one tree. A tree with baseline weights is differential (see
 /// <see cref="Diff"/>). Immutable and safe to share between threads. Build one with <see cref="CallTreeBuilder"/>.
 /// </summary>
-public sealed class CallTree
+internal sealed class CallTree
 {
     /// <summary>The name of the synthetic root node.</summary>
     public const string RootName = "all";
@@ -221,7 +221,7 @@ public sealed class CallTree
 /// merged (frame names compared ordinally) and weights summed with overflow checks. Not thread-safe; the builder can
 /// keep collecting after <see cref="Build()"/>.
 /// </summary>
-public sealed class CallTreeBuilder
+internal sealed class CallTreeBuilder
 {
     private readonly MutableNode _root = new(CallTree.RootName);
     private long _stackCount;

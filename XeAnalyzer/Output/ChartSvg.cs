@@ -4,7 +4,7 @@ using System.Text;
 namespace XeAnalyzer.Output;
 
 /// <summary>Size of an SVG chart. Immutable.</summary>
-public sealed record ChartSvgOptions
+internal sealed record ChartSvgOptions
 {
     /// <summary>The width in pixels (300 to 10,000; default 900).</summary>
     public int Width
@@ -28,7 +28,7 @@ public sealed record ChartSvgOptions
 /// every number with two fixed decimals in the invariant culture; the same input always gives the same bytes.
 /// Bars and series carry a <c>&lt;title&gt;</c> tooltip with the exact value.
 /// </summary>
-public static class ChartSvg
+internal static class ChartSvg
 {
     private const double TitleFont = 15;
     private const double LabelFont = 11;

@@ -9,7 +9,7 @@ namespace XeAnalyzer.Output;
 /// warnings and blocks other than tables are not written. A document with several tables is written as consecutive CSV blocks, each
 /// with its header, separated by one empty line; a document of one table is a strict RFC 4180 file.
 /// </summary>
-public sealed class CsvReportWriter : IReportWriter
+internal sealed class CsvReportWriter : IReportWriter
 {
     /// <inheritdoc/>
     public string Format => "csv";

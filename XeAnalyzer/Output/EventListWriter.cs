@@ -7,7 +7,7 @@ using XeAnalyzer.Events;
 namespace XeAnalyzer.Output;
 
 /// <summary>The formats of <see cref="EventListWriter"/>.</summary>
-public enum EventListFormat
+internal enum EventListFormat
 {
     /// <summary>One line per event: time, name, then <c>name=value</c> pairs (line breaks in values escaped).</summary>
     Text,
@@ -24,7 +24,7 @@ public enum EventListFormat
 /// order); an action whose short name clashes with a field or another action is labelled <c>name (action)</c> or by its full name.
 /// Immutable.
 /// </summary>
-public sealed class EventListColumns
+internal sealed class EventListColumns
 {
     /// <summary>The fixed columns that start every row.</summary>
     public static IReadOnlyList<string> Fixed { get; } = ["timestamp", "event", "file", "offset"];
@@ -102,7 +102,7 @@ public sealed class EventListColumns
 /// of every output (<see cref="JsonOutput"/>). Events are a stream (as many as the capture holds), so they are written as they are read
 /// rather than as a <see cref="ReportDocument"/>.
 /// </summary>
-public static class EventListWriter
+internal static class EventListWriter
 {
     /// <summary>The format names of <see cref="EventListFormat"/> as <c>--format</c> takes them.</summary>
     public static IReadOnlyList<string> FormatNames { get; } = ["text", "csv", "json"];

@@ -1,7 +1,7 @@
 namespace XeAnalyzer.Output;
 
 /// <summary>The order of sibling frames in an SVG flame graph.</summary>
-public enum FlameChildOrder
+internal enum FlameChildOrder
 {
     /// <summary>By name, ordinal (the classic flame graph order: x position carries no meaning).</summary>
     Alphabetical,
@@ -11,7 +11,7 @@ public enum FlameChildOrder
 }
 
 /// <summary>Which weight sets frame widths in a differential flame graph.</summary>
-public enum DifferentialWidth
+internal enum DifferentialWidth
 {
     /// <summary>The current ("after") weight; frames that vanished have no width.</summary>
     Current,
@@ -21,7 +21,7 @@ public enum DifferentialWidth
 }
 
 /// <summary>Settings of an SVG flame graph. Immutable; use <c>with</c>-style <c>init</c> properties.</summary>
-public sealed record FlameGraphOptions
+internal sealed record FlameGraphOptions
 {
     /// <summary>The title drawn at the top (default "Flame graph").</summary>
     public string Title { get; init; } = "Flame graph";
@@ -92,7 +92,7 @@ public sealed record FlameGraphOptions
 }
 
 /// <summary>A flame graph of a <see cref="CallTree"/> inside a report. Immutable.</summary>
-public sealed class FlameGraph : ReportBlock
+internal sealed class FlameGraph : ReportBlock
 {
     /// <summary>Creates the block.</summary>
     /// <param name="tree">The call tree.</param>
@@ -125,4 +125,4 @@ public sealed class FlameGraph : ReportBlock
 /// <param name="HiddenFrames">Frames not drawn because they (or a caller) were narrower than the minimum width.</param>
 /// <param name="HiddenWeight">The weight of the outermost hidden frames (the width basis' weight).</param>
 /// <param name="DrawnDepth">The depth of the deepest drawn frame.</param>
-public readonly record struct FlameGraphStats(int DrawnFrames, int HiddenFrames, long HiddenWeight, int DrawnDepth);
+internal readonly record struct FlameGraphStats(int DrawnFrames, int HiddenFrames, long HiddenWeight, int DrawnDepth);

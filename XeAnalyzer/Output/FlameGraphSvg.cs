@@ -6,7 +6,7 @@ namespace XeAnalyzer.Output;
 /// <summary>An SVG flame graph and what it drew.</summary>
 /// <param name="Svg">The SVG text.</param>
 /// <param name="Stats">Drawn and hidden frame counts.</param>
-public sealed record FlameGraphRendering(string Svg, FlameGraphStats Stats);
+internal sealed record FlameGraphRendering(string Svg, FlameGraphStats Stats);
 
 /// <summary>
 /// Draws a <see cref="CallTree"/> as a self-contained SVG flame graph (for the <c>svg</c> format, <see cref="SvgReportWriter"/>, and
@@ -19,7 +19,7 @@ public sealed record FlameGraphRendering(string Svg, FlameGraphStats Stats);
 /// <see cref="FlameGraphOptions.MinWidthPixels"/> are left out and their total weight is reported in the subtitle.
 /// No scripts, ids, style sheets or external references; deterministic bytes.
 /// </summary>
-public static class FlameGraphSvg
+internal static class FlameGraphSvg
 {
     private const double Pad = 10;
     private const double TitleFont = 16;

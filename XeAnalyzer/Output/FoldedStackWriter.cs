@@ -13,7 +13,7 @@ namespace XeAnalyzer.Output;
 /// other control characters become U+FFFD. A path that would be empty (weight on the root itself) is written as
 /// <c>[root]</c>.
 /// </summary>
-public sealed class FoldedStackWriter : IReportWriter
+internal sealed class FoldedStackWriter : IReportWriter
 {
     /// <summary>The character that replaces <c>;</c> inside frame names.</summary>
     public const char SemicolonSubstitute = ':';

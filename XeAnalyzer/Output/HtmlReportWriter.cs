@@ -11,7 +11,7 @@ namespace XeAnalyzer.Output;
 /// untrusted captures), with lone surrogates and forbidden control characters replaced by U+FFFD. The markup is also
 /// well-formed XML (void elements self-closed, attributes quoted), so it can be checked with an XML parser.
 /// </summary>
-public sealed class HtmlReportWriter : IReportWriter
+internal sealed class HtmlReportWriter : IReportWriter
 {
     /// <summary>Rows of a long table shown before the fold; the rest open from a "Show N more rows" summary.</summary>
     internal const int PreviewRows = 20;

@@ -124,7 +124,7 @@ public static class OutputFormats
 }
 
 /// <summary>Helpers over <see cref="IDocumentSource"/>.</summary>
-public static class DocumentSources
+internal static class DocumentSources
 {
     /// <summary>The documents of <paramref name="source"/> with another description (for example what the command read).</summary>
     /// <param name="source">The source.</param>

@@ -20,7 +20,7 @@ namespace XeAnalyzer.Output;
 /// the column's <c>unit</c> (<c>us</c>, <c>ms</c>, <c>s</c>), timestamps as ISO-8601 UTC strings, empty cells and
 /// non-finite numbers as <c>null</c>. Numbers use the shortest round-trip form; output is deterministic.
 /// </summary>
-public sealed class JsonReportWriter : IReportWriter
+internal sealed class JsonReportWriter : IReportWriter
 {
     // Pending bytes are handed to the stream past 32 KB, so the writer's buffer stays below the large-object heap (85,000 bytes): a
     // report written per capture (batch) then costs no full collection.

@@ -3,7 +3,7 @@ using System.Globalization;
 namespace XeAnalyzer.Output;
 
 /// <summary>What the x values of a <see cref="LineChart"/> mean.</summary>
-public enum XAxisKind
+internal enum XAxisKind
 {
     /// <summary>Plain numbers.</summary>
     Number,
@@ -20,7 +20,7 @@ public enum XAxisKind
 /// values and, when the x values are not already in order, sorts the points by x (stable, so points with equal x keep
 /// their order). It holds millions of points compactly (two <see cref="double"/> arrays).
 /// </summary>
-public sealed class LineSeries
+internal sealed class LineSeries
 {
     private static readonly DateTime s_unixEpoch = new(1970, 1, 1, 0, 0, 0, DateTimeKind.Utc);
     private readonly double[] _x;
@@ -150,7 +150,7 @@ public sealed class LineSeries
 /// Line chart data: one or more <see cref="LineSeries"/> sharing an x axis (numbers or UTC time) and a y axis.
 /// The SVG writer downsamples long series per pixel column without losing peaks. Immutable.
 /// </summary>
-public sealed class LineChart : ReportBlock
+internal sealed class LineChart : ReportBlock
 {
     /// <summary>Creates a line chart.</summary>
     /// <param name="title">The title.</param>

@@ -83,14 +83,14 @@ public sealed class KeyValueList : ReportBlock
 /// <summary>One line of an <see cref="Outline"/>: its text and how deep it is indented.</summary>
 /// <param name="Depth">The indentation level, 0 to 16 (text writes two spaces per level).</param>
 /// <param name="Text">The text (plain: writers escape it; one line).</param>
-public sealed record OutlineItem(int Depth, string Text);
+internal sealed record OutlineItem(int Depth, string Text);
 
 /// <summary>
 /// Lines indented by level, as a terminal shows a nested summary (for example what resolving an input did, then per unresolved reason
 /// what was searched). Text shows the optional title underlined, then each item indented by two spaces per level; HTML shows the same
 /// text in a preformatted block; JSON writes the items.
 /// </summary>
-public sealed class Outline : ReportBlock
+internal sealed class Outline : ReportBlock
 {
     /// <summary>The deepest indentation level.</summary>
     public const int MaxDepth = 16;

@@ -123,7 +123,7 @@ public sealed class ReportTable : ReportBlock
 }
 
 /// <summary>Collects columns and rows, then builds an immutable <see cref="ReportTable"/>. Not thread-safe.</summary>
-public sealed class TableBuilder
+internal sealed class TableBuilder
 {
     private readonly string _title;
     private readonly List<TableColumn> _columns = [];

@@ -12,7 +12,7 @@ namespace XeAnalyzer.Output;
 /// Only the current weights of a differential tree are written (speedscope has no differential view).
 /// Property order is fixed; output is deterministic.
 /// </summary>
-public sealed class SpeedscopeWriter : IReportWriter
+internal sealed class SpeedscopeWriter : IReportWriter
 {
     /// <summary>The schema URL every speedscope file names.</summary>
     public const string SchemaUrl = "https://www.speedscope.app/file-format-schema.json";

@@ -1,7 +1,7 @@
 namespace XeAnalyzer.Output;
 
 /// <summary>How a frame of a <see cref="StackList"/> was resolved.</summary>
-public enum StackFrameStatus
+internal enum StackFrameStatus
 {
     /// <summary>The capture held it symbolized (SQL Server resolved it in-engine).</summary>
     InEngine,
@@ -15,7 +15,7 @@ public enum StackFrameStatus
 
 /// <summary>One frame of a <see cref="StackListItem"/>. Immutable.</summary>
 /// <param name="Text">The frame as shown (for example <c>sqlmin.dll!LatchBase::AcquireInternal+0x499</c>).</param>
-public sealed record StackListFrame(string Text)
+internal sealed record StackListFrame(string Text)
 {
     /// <summary>How it was resolved, or <see langword="null"/> when not known (frames compared as text).</summary>
     public StackFrameStatus? Status { get; init; }
@@ -37,7 +37,7 @@ public sealed record StackListFrame(string Text)
 }
 
 /// <summary>One stack of a <see cref="StackList"/>: a heading, detail lines, and the frames leaf first. Immutable.</summary>
-public sealed class StackListItem
+internal sealed class StackListItem
 {
     /// <summary>Creates an item.</summary>
     /// <param name="heading">The heading (for example <c>Bucket 1 of 14: 2,005 events (33.18 %) sqlserver.latch_acquired</c>).</param>
@@ -74,7 +74,7 @@ public sealed class StackListItem
 /// its detail lines indented, its frames one per line leaf first and a blank line, then the notes; HTML shows each stack as a
 /// captioned preformatted block; JSON writes every frame with its status, module, function and reason. Immutable.
 /// </summary>
-public sealed class StackList : ReportBlock
+internal sealed class StackList : ReportBlock
 {
     /// <summary>Creates the list.</summary>
     /// <param name="items">The stacks in display order.</param>

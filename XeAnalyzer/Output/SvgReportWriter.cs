@@ -5,7 +5,7 @@ namespace XeAnalyzer.Output;
 /// first chart (<see cref="ChartSvg"/>, at the given size) or flame graph (<see cref="FlameGraphSvg"/>, with the block's own options),
 /// with an XML declaration. Deterministic bytes; no scripts or external references.
 /// </summary>
-public sealed class SvgReportWriter : IReportWriter
+internal sealed class SvgReportWriter : IReportWriter
 {
     /// <summary>Creates the writer.</summary>
     /// <param name="chartOptions">The size of charts; <see langword="null"/> for 900 × 380 px.</param>

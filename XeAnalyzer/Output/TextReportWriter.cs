@@ -9,7 +9,7 @@ namespace XeAnalyzer.Output;
 /// line last. Every string from the report is made terminal-safe (control characters, which could carry escape
 /// sequences, and bidirectional overrides become U+FFFD; line breaks inside cells become spaces). Deterministic.
 /// </summary>
-public sealed class TextReportWriter : IReportWriter
+internal sealed class TextReportWriter : IReportWriter
 {
     private const string Gap = "  ";
 

@@ -80,7 +80,7 @@ public sealed class BatchCapture
 /// target data fails when processed); files given directly or matched by a glob are taken whatever their extension (a glob's
 /// <c>.xel</c> matches are grouped too). Module lists (<c>&lt;set-name&gt;.modules.txt</c>) are found beside each capture.
 /// </summary>
-public static class BatchDiscovery
+internal static class BatchDiscovery
 {
     private static readonly string[] Reserved = ["CON", "PRN", "AUX", "NUL", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9"];
 
@@ -138,7 +138,7 @@ public static class BatchDiscovery
     /// <summary>The readable part of a folder name (before any hash suffix): see <see cref="BatchCapture.Folder"/>.</summary>
     /// <param name="name">A capture name.</param>
     /// <returns>The sanitized name, at most <see cref="MaxFolderLength"/> characters, and whether it had to be cut.</returns>
-    public static (string Folder, bool Cut) SanitizeFolderName(string name)
+    internal static (string Folder, bool Cut) SanitizeFolderName(string name)
     {
         ArgumentNullException.ThrowIfNull(name);
         string stem = name.Replace('\\', '/');

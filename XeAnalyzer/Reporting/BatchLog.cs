@@ -11,7 +11,7 @@ namespace XeAnalyzer.Reporting;
 /// status, pdbsLoaded). Each line carries the UTC time it was written: the log is about the run, so unlike the batch's files it is
 /// not deterministic. Thread-safe.
 /// </summary>
-public sealed class BatchLog : IDisposable
+internal sealed class BatchLog : IDisposable
 {
     private readonly FileStream _stream;
     private readonly Lock _gate = new();

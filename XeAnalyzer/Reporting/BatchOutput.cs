@@ -12,7 +12,7 @@ namespace XeAnalyzer.Reporting;
 /// files, module list, folder, status, reason, events by name, analyses, symbolization and warnings; no timing, so it is
 /// byte-identical across runs).
 /// </summary>
-public static class BatchOutput
+internal static class BatchOutput
 {
     /// <summary>The file name of the batch index page.</summary>
     public const string IndexFile = "index.html";

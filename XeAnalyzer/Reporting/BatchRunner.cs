@@ -28,7 +28,7 @@ public enum BatchStatus
 }
 
 /// <summary>What a batch progress event reports.</summary>
-public enum BatchEventKind
+internal enum BatchEventKind
 {
     /// <summary>A capture's processing started.</summary>
     Start,
@@ -51,7 +51,7 @@ public enum BatchEventKind
 /// <param name="Events">Events read (finish events).</param>
 /// <param name="Completed">Captures finished or failed so far, including this one.</param>
 /// <param name="Running">Captures being processed right now (after this event).</param>
-public sealed record BatchEvent(BatchEventKind Kind, BatchCapture Capture, int Index, int Total, BatchStatus? Status, string? Reason, TimeSpan Elapsed, long Events, int Completed, int Running);
+internal sealed record BatchEvent(BatchEventKind Kind, BatchCapture Capture, int Index, int Total, BatchStatus? Status, string? Reason, TimeSpan Elapsed, long Events, int Completed, int Running);
 
 /// <summary>Options of <see cref="BatchRunner"/>. Immutable.</summary>
 public sealed class BatchOptions
@@ -77,7 +77,7 @@ public sealed class BatchOptions
     public ReportOptions Report { get; init; } = ReportOptions.Default;
 
     /// <summary>Called for every progress event, one call at a time (never concurrently), in the order the events happen.</summary>
-    public Action<BatchEvent>? Progress { get; init; }
+    internal Action<BatchEvent>? Progress { get; init; }
 }
 
 /// <summary>One analysis of a batch capture: whether it ran, and why not.</summary>
@@ -189,6 +189,19 @@ public sealed class BatchResult : IDocumentSource
 /// </summary>
 public static class BatchRunner
 {
+    /// <summary>Finds the captures in <paramref name="inputs"/> and processes them as <c>xeanalyze batch</c> does.</summary>
+    /// <param name="inputs">Capture files, folders (searched for captures) and globs.</param>
+    /// <param name="outputDirectory">The output folder (created if needed).</param>
+    /// <param name="options">Options; <see langword="null"/> for the defaults.</param>
+    /// <param name="cancellationToken">Stops the batch (running captures stop, nothing more starts; no index is written).</param>
+    /// <returns>The result.</returns>
+    /// <exception cref="FileNotFoundException">An input does not exist.</exception>
+    /// <exception cref="IOException">The output folder cannot be written.</exception>
+    /// <exception cref="OperationCanceledException">The batch was cancelled.</exception>
+    public static BatchResult Run(IReadOnlyList<string> inputs, string outputDirectory, BatchOptions? options = null,
+        CancellationToken cancellationToken = default) =>
+        Run(inputs, BatchDiscovery.Discover(inputs, cancellationToken), outputDirectory, options, cancellationToken);
+
     /// <summary>Processes the captures and writes the batch output.</summary>
     /// <param name="inputs">The inputs as given (written to <c>summary.json</c>).</param>
     /// <param name="captures">The captures (from <see cref="BatchDiscovery.Discover"/>).</param>
@@ -198,7 +211,7 @@ public static class BatchRunner
     /// <returns>The result.</returns>
     /// <exception cref="IOException">The output folder cannot be written.</exception>
     /// <exception cref="OperationCanceledException">The batch was cancelled.</exception>
-    public static BatchResult Run(IReadOnlyList<string> inputs, IReadOnlyList<BatchCapture> captures, string outputDirectory, BatchOptions? options = null, CancellationToken cancellationToken = default)
+    internal static BatchResult Run(IReadOnlyList<string> inputs, IReadOnlyList<BatchCapture> captures, string outputDirectory, BatchOptions? options = null, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(inputs);
         ArgumentNullException.ThrowIfNull(captures);

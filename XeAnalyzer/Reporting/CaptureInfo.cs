@@ -11,7 +11,7 @@ namespace XeAnalyzer.Reporting;
 /// target-data XML file, its targets (kind, histogram source and slots, event_counter counts, truncation), events by name, the schema the
 /// XML carries, and warnings. Immutable.
 /// </summary>
-public sealed class CaptureInfo : IDocumentSource
+internal sealed class CaptureInfo : IDocumentSource
 {
     private readonly IReadOnlyList<OutlineItem> _items;
 

@@ -9,7 +9,7 @@ namespace XeAnalyzer.Reporting;
 /// the columns a CSV header needs (the <c>.xel</c> metadata, or the event shapes of target-data XML) before the first row, then streams
 /// the events that pass the filter, up to a limit, through <see cref="EventListWriter"/>.
 /// </summary>
-public static class EventListing
+internal static class EventListing
 {
     /// <summary>Writes the events of the inputs that pass a filter.</summary>
     /// <param name="source">The inputs.</param>

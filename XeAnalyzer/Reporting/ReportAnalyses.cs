@@ -4,7 +4,7 @@ using XeAnalyzer.Analysis.Stacks;
 namespace XeAnalyzer.Reporting;
 
 /// <summary>The analyses a capture report runs by default, in page order.</summary>
-public static class ReportAnalyses
+internal static class ReportAnalyses
 {
     /// <summary>
     /// The default analyses, each with its default options: target data (event_counter counts, histograms on fields), stack buckets (and

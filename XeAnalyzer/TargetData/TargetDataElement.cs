@@ -8,14 +8,14 @@ public abstract class TargetDataElement
 {
     /// <summary>Creates the element.</summary>
     /// <param name="lineNumber">1-based line of the input where the element starts.</param>
-    protected TargetDataElement(long lineNumber) => LineNumber = lineNumber;
+    private protected TargetDataElement(long lineNumber) => LineNumber = lineNumber;
 
     /// <summary>1-based line of the input where the element starts.</summary>
     public long LineNumber { get; }
 }
 
 /// <summary>The start of one target-data root (<c>&lt;HistogramTarget …&gt;</c>, <c>&lt;RingBufferTarget …&gt;</c>, a bare <c>&lt;event&gt;</c>, …).</summary>
-public sealed class TargetStart : TargetDataElement
+internal sealed class TargetStart : TargetDataElement
 {
     /// <summary>Creates the element.</summary>
     /// <param name="lineNumber">1-based line of the root's start tag.</param>
@@ -56,7 +56,7 @@ public sealed class TargetStart : TargetDataElement
 }
 
 /// <summary>The end of one target-data root, with totals and warnings about the data.</summary>
-public sealed class TargetEnd : TargetDataElement
+internal sealed class TargetEnd : TargetDataElement
 {
     /// <summary>Creates the element.</summary>
     /// <param name="lineNumber">1-based line of the root's end tag.</param>
@@ -89,7 +89,7 @@ public sealed class TargetEnd : TargetDataElement
 }
 
 /// <summary>A line (or the part of a line) of text found outside any target-data root, such as an annotation between histograms.</summary>
-public sealed class TargetFreeText : TargetDataElement
+internal sealed class TargetFreeText : TargetDataElement
 {
     /// <summary>Creates the element.</summary>
     /// <param name="lineNumber">1-based line of the text.</param>
@@ -111,7 +111,7 @@ public sealed class HistogramSlot : TargetDataElement
     /// <param name="count">The number of events counted in the slot.</param>
     /// <param name="truncatedBytes">The optional <c>trunc</c> attribute (bytes cut from the value), when present.</param>
     /// <param name="value">The slot's value, or <see langword="null"/> when the slot has no <c>&lt;value&gt;</c>.</param>
-    public HistogramSlot(long lineNumber, int targetIndex, int slotIndex, ulong count, ulong? truncatedBytes, TargetValue? value)
+    internal HistogramSlot(long lineNumber, int targetIndex, int slotIndex, ulong count, ulong? truncatedBytes, TargetValue? value)
         : base(lineNumber)
     {
         TargetIndex = targetIndex;
@@ -138,7 +138,7 @@ public sealed class HistogramSlot : TargetDataElement
 }
 
 /// <summary>One counter of an event_counter target.</summary>
-public sealed class EventCounterValue : TargetDataElement
+internal sealed class EventCounterValue : TargetDataElement
 {
     /// <summary>Creates the element.</summary>
     /// <param name="lineNumber">1-based line of the <c>&lt;Event&gt;</c> element.</param>
@@ -164,7 +164,7 @@ public sealed class EventCounterValue : TargetDataElement
 }
 
 /// <summary>One <c>&lt;File name="…"/&gt;</c> entry of an event_file target.</summary>
-public sealed class EventFileEntry : TargetDataElement
+internal sealed class EventFileEntry : TargetDataElement
 {
     /// <summary>Creates the element.</summary>
     /// <param name="lineNumber">1-based line of the element.</param>
@@ -177,7 +177,7 @@ public sealed class EventFileEntry : TargetDataElement
 }
 
 /// <summary>The <c>&lt;Buffers logged="…" dropped="…"/&gt;</c> counts of an event_file target.</summary>
-public sealed class EventFileBuffers : TargetDataElement
+internal sealed class EventFileBuffers : TargetDataElement
 {
     /// <summary>Creates the element.</summary>
     /// <param name="lineNumber">1-based line of the element.</param>

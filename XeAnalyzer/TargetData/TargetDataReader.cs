@@ -4,7 +4,7 @@ using XeAnalyzer.IO;
 namespace XeAnalyzer.TargetData;
 
 /// <summary>Options for <see cref="TargetDataReader"/>.</summary>
-public sealed class TargetDataReaderOptions
+internal sealed class TargetDataReaderOptions
 {
     /// <summary>The defaults: no file name, <see cref="TextInputLimits.Default"/>.</summary>
     public static TargetDataReaderOptions Default { get; } = new();
@@ -29,7 +29,7 @@ public sealed class TargetDataReaderOptions
 /// (<c>&amp;lt;HistogramTarget …&amp;gt;</c>), may use CR LF or LF and may start with a BOM. Nothing is loaded whole: each root is read with an
 /// <see cref="System.Xml.XmlReader"/> (DTDs prohibited, no resolver) and text outside roots line by line.
 /// </summary>
-public static class TargetDataReader
+internal static class TargetDataReader
 {
     /// <summary>Streams the elements of a target-data input.</summary>
     /// <param name="input">The text; not disposed.</param>

@@ -6,7 +6,7 @@ namespace XeAnalyzer.TargetData;
 /// One event from a ring_buffer or pair_matching target, an event list, or a bare <c>&lt;event&gt;</c>
 /// (<c>sys.fn_xe_file_target_read_file</c>'s <c>event_data</c>): its name, package, timestamp, data fields and actions.
 /// </summary>
-public sealed class TargetEvent : TargetDataElement
+internal sealed class TargetEvent : TargetDataElement
 {
     /// <summary>Creates the element.</summary>
     /// <param name="lineNumber">1-based line of the <c>&lt;event&gt;</c> start tag.</param>
@@ -89,7 +89,7 @@ public sealed class TargetEvent : TargetDataElement
 }
 
 /// <summary>One <c>&lt;data&gt;</c> field or <c>&lt;action&gt;</c> of an event.</summary>
-public sealed class EventField
+internal sealed class EventField
 {
     /// <summary>Creates the field.</summary>
     /// <param name="isAction"><see langword="true"/> for an <c>&lt;action&gt;</c>, <see langword="false"/> for a <c>&lt;data&gt;</c> field.</param>

@@ -10,7 +10,7 @@ public sealed class TargetValue
     /// <param name="text">The concatenated text content, with line breaks normalised to LF as XML defines.</param>
     /// <param name="elements">The child elements, in document order.</param>
     /// <param name="lineNumber">1-based input line where the content starts.</param>
-    public TargetValue(string text, IReadOnlyList<XmlChildElement> elements, long lineNumber)
+    internal TargetValue(string text, IReadOnlyList<XmlChildElement> elements, long lineNumber)
     {
         ArgumentNullException.ThrowIfNull(text);
         ArgumentNullException.ThrowIfNull(elements);
@@ -23,7 +23,7 @@ public sealed class TargetValue
     public string Text { get; }
 
     /// <summary>Child elements in document order (for example raw <c>&lt;frame … /&gt;</c> elements); empty for plain values.</summary>
-    public IReadOnlyList<XmlChildElement> Elements { get; }
+    internal IReadOnlyList<XmlChildElement> Elements { get; }
 
     /// <summary>1-based input line where the content starts.</summary>
     public long LineNumber { get; }
@@ -69,7 +69,7 @@ public sealed class TargetValue
 }
 
 /// <summary>A child element found inside a value (attributes only; nested content is not kept).</summary>
-public sealed class XmlChildElement
+internal sealed class XmlChildElement
 {
     /// <summary>Creates the element.</summary>
     /// <param name="name">The element name.</param>

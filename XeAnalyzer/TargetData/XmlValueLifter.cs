@@ -73,7 +73,7 @@ internal sealed class XmlValueLifter
     }
 
     /// <summary>What <see cref="Step"/> did.</summary>
-    public enum StepKind
+    internal enum StepKind
     {
         /// <summary>
         /// Nothing: the reader copies this many characters (no end tag candidate, nothing to lift in them).

@@ -10,7 +10,7 @@ namespace XeAnalyzer.Xel;
 /// (files, folders, globs) into sets.
 /// </summary>
 /// <remarks>Immutable.</remarks>
-public sealed partial class CaptureSet
+internal sealed partial class CaptureSet
 {
     private CaptureSet(string name, string[] files)
     {

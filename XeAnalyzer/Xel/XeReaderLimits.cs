@@ -5,7 +5,7 @@ namespace XeAnalyzer.Xel;
 /// unbounded allocation. A value past a limit is reported as malformed input (<see cref="InvalidXelDataException"/>).
 /// </summary>
 /// <remarks>Immutable; each property validates its value.</remarks>
-public sealed class XeReaderLimits
+internal sealed class XeReaderLimits
 {
     private readonly int _maxBufferSize = 64 * 1024 * 1024;
     private readonly int _maxEventSize = 16 * 1024 * 1024;

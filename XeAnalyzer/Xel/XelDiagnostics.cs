@@ -6,7 +6,7 @@ namespace XeAnalyzer.Xel;
 /// <param name="FilePath">The file.</param>
 /// <param name="Offset">Byte offset of the problem in the file.</param>
 /// <param name="Message">What was found.</param>
-public sealed record XelWarning(string FilePath, long Offset, string Message)
+internal sealed record XelWarning(string FilePath, long Offset, string Message)
 {
     /// <inheritdoc/>
     public override string ToString() => string.Create(CultureInfo.InvariantCulture, $"{FilePath}: byte offset {Offset} (0x{Offset:X}): {Message}");
@@ -16,7 +16,7 @@ public sealed record XelWarning(string FilePath, long Offset, string Message)
 /// Collects what the reader skipped or could not decode: warnings with file and offset, and counts. Pass one in
 /// <see cref="XelReadOptions.Diagnostics"/>; read it after enumerating. Thread-safe.
 /// </summary>
-public sealed class XelDiagnostics
+internal sealed class XelDiagnostics
 {
     /// <summary>At most this many warnings are kept; later ones are only counted.</summary>
     public const int MaxWarnings = 1000;

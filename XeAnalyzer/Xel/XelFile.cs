@@ -8,7 +8,7 @@ namespace XeAnalyzer.Xel;
 /// <param name="Magic">The magic number, <see cref="XelFile.Magic"/>.</param>
 /// <param name="Version">The format version (10 in every known file).</param>
 /// <param name="HeaderSize">Offset of the first buffer (512 in every known file); a file shorter than this is not a readable capture.</param>
-public readonly record struct XelFileHeader(uint Magic, ushort Version, ushort HeaderSize);
+internal readonly record struct XelFileHeader(uint Magic, ushort Version, ushort HeaderSize);
 
 /// <summary>The answer of <see cref="XelFile.Identify(string)"/>: what a file is, without reading its events.</summary>
 /// <param name="FilePath">The file.</param>
@@ -16,10 +16,10 @@ public readonly record struct XelFileHeader(uint Magic, ushort Version, ushort H
 /// <param name="Length">File length in bytes.</param>
 /// <param name="Header">The header, when <paramref name="IsXel"/>.</param>
 /// <param name="Reason">Why the file is not a <c>.xel</c> capture, when it is not.</param>
-public sealed record XelFileIdentity(string FilePath, bool IsXel, long Length, XelFileHeader? Header, string? Reason);
+internal sealed record XelFileIdentity(string FilePath, bool IsXel, long Length, XelFileHeader? Header, string? Reason);
 
 /// <summary>Cheap questions about a <c>.xel</c> file: its header, and whether it is one at all.</summary>
-public static class XelFile
+internal static class XelFile
 {
     /// <summary>The magic number at offset 0 (bytes <c>5A 37 AB EF</c>).</summary>
     public const uint Magic = 0xEFAB375A;

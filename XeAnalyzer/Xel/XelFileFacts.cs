@@ -11,4 +11,4 @@ namespace XeAnalyzer.Xel;
 /// <param name="Schema">Its metadata (event types, actions, maps, pointer size).</param>
 /// <param name="BufferCount">Buffers read (metadata and events).</param>
 /// <param name="MetadataBufferCount">Metadata buffers read.</param>
-public sealed record XelFileFacts(string FilePath, long Length, XeSchema Schema, int BufferCount, int MetadataBufferCount);
+internal sealed record XelFileFacts(string FilePath, long Length, XeSchema Schema, int BufferCount, int MetadataBufferCount);

@@ -16,7 +16,7 @@ public enum XelIntegrityHandling
 
 /// <summary>Options of <see cref="XelReader"/>.</summary>
 /// <remarks>Immutable apart from the <see cref="Diagnostics"/> collector it refers to.</remarks>
-public sealed class XelReadOptions
+internal sealed class XelReadOptions
 {
     /// <summary>The default options: all events, strict, default limits, no diagnostics collector.</summary>
     public static XelReadOptions Default { get; } = new();
@@ -65,7 +65,7 @@ public sealed class XelReadOptions
 /// Counts event records by full name (<c>package.event</c>) as the <c>.xel</c> reader meets them, and keeps the facts of each file it
 /// has read. Thread-safe.
 /// </summary>
-public sealed class XelEventTally
+internal sealed class XelEventTally
 {
     private readonly Dictionary<string, long> _counts = new(StringComparer.Ordinal);
     private readonly List<XelFileFacts> _files = [];

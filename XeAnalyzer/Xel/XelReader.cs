@@ -9,7 +9,7 @@ namespace XeAnalyzer.Xel;
 /// when its events are no longer referenced). Files are opened with <see cref="FileShare.ReadWrite"/>, so captures SQL Server
 /// is still writing can be read; an incomplete final buffer yields every complete event before it plus a warning.
 /// </summary>
-public static class XelReader
+internal static class XelReader
 {
     /// <summary>Reads the events of one file.</summary>
     /// <param name="path">The <c>.xel</c> file.</param>

@@ -8,7 +8,7 @@ using XeAnalyzer.IO;
 namespace XeAnalyzer.Xel;
 
 /// <summary>Options of <see cref="XelWriter"/>.</summary>
-public sealed class XelWriterOptions
+internal sealed class XelWriterOptions
 {
     private readonly int _bufferSize = 64 * 1024;
     private readonly int _partitions = 1;
@@ -57,7 +57,7 @@ public sealed class XelWriterOptions
 /// The same input gives the same bytes.
 /// </summary>
 /// <remarks>Not thread-safe. Dispose (or <see cref="Flush"/>) to write the last buffers.</remarks>
-public sealed class XelWriter : IDisposable
+internal sealed class XelWriter : IDisposable
 {
     private const int FileHeaderSize = 512;
     private const int EventDataOffset = 77;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Packs the XeAnalyzer library and the xeanalyze tool, installs the tool from the local folder into a temporary
-# tool path and runs it on a committed sample, then builds a fresh consumer project that references the packed
-# library from a local feed and runs it. Exit 0 only if all of that works.
+# Packs the XeAnalyzer library and the xeanalyze tool, the library validated against its last shipped version
+# (baseline.txt), installs the tool from the local folder into a temporary tool path and runs it on a committed sample,
+# then builds fresh consumer projects (tools/packaging/consumer and the examples of the README, the package page and
+# docs/library.md) that reference the packed library from a local feed, and runs them. Exit 0 only if all of that works.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 work="$(mktemp -d)"
@@ -9,9 +10,28 @@ trap 'rm -rf "$work"' EXIT
 version="$(sed -n 's:.*<Version>\(.*\)</Version>.*:\1:p' "$repo/Directory.Build.props" | head -n 1)"
 feed="$work/feed"
 
-echo "packaging: dotnet pack (version $version)"
-dotnet pack "$repo/XeAnalyzer.sln" -c Release -o "$feed" -p:ContinuousIntegrationBuild=true >"$work/pack.log" 2>&1 \
-  || { tail -n 30 "$work/pack.log"; exit 1; }
+# Package validation compares the library with the last shipped version, packed from the commit that shipped it
+# (tools/packaging/baseline.txt): removing or changing a shipped public member fails the pack.
+baseline_file="$repo/tools/packaging/baseline.txt"
+baseline_version="$(sed -n 's/^version *//p' "$baseline_file")"
+baseline_commit="$(sed -n 's/^commit *//p' "$baseline_file")"
+[ -n "$baseline_version" ] && [ -n "$baseline_commit" ] \
+  || { echo "packaging: $baseline_file must name a version and a commit"; exit 1; }
+git -C "$repo" cat-file -e "$baseline_commit^{commit}" 2>/dev/null \
+  || { echo "packaging: baseline commit $baseline_commit ($baseline_file) is not in this repository"; exit 1; }
+echo "packaging: packing the shipped library $baseline_version from $baseline_commit"
+git -C "$repo" worktree add --detach "$work/baseline-src" "$baseline_commit" >"$work/baseline.log" 2>&1 \
+  || { cat "$work/baseline.log"; exit 1; }
+trap 'git -C "$repo" worktree remove --force "$work/baseline-src" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+dotnet pack "$work/baseline-src/XeAnalyzer/XeAnalyzer.csproj" -c Release -o "$work/baseline" \
+  -p:Version="$baseline_version" >>"$work/baseline.log" 2>&1 || { tail -n 30 "$work/baseline.log"; exit 1; }
+baseline_package="$work/baseline/XeAnalyzer.$baseline_version.nupkg"
+[ -f "$baseline_package" ] || { echo "packaging: no $baseline_package"; ls "$work/baseline"; exit 1; }
+
+echo "packaging: dotnet pack (version $version), validated against $baseline_version"
+dotnet pack "$repo/XeAnalyzer.sln" -c Release -o "$feed" -p:ContinuousIntegrationBuild=true \
+  -p:PackageValidationBaselinePath="$baseline_package" >"$work/pack.log" 2>&1 \
+  || { grep -E 'error (CP|PKV)[0-9]+' "$work/pack.log" | sort -u; tail -n 30 "$work/pack.log"; exit 1; }
 for p in "XeAnalyzer.$version.nupkg" "XeAnalyzer.$version.snupkg" "XeAnalyzer.Cli.$version.nupkg"; do
   [ -f "$feed/$p" ] || { echo "packaging: missing $p"; ls "$feed"; exit 1; }
 done
@@ -108,3 +128,23 @@ grep -q '^scheduler 27: 688 acquires (outlier)$' "$work/package.txt" \
   || { echo "packaging: the package page's example gave unexpected output:"; cat "$work/package.txt" "$work/package.err"
        exit 1; }
 echo "packaging: the library package page's example compiled against the packed library and ran on the sample"
+
+echo "packaging: building and running the library guide's example against the packed library"
+mkdir -p "$work/guide-example"
+cp "$repo/tools/packaging/consumer/Consumer.csproj" "$work/consumer/nuget.config" "$work/guide-example/"
+# The first csharp block after the heading "## Example: two analyses" of docs/library.md, and the text block after it,
+# the output it must print, both verbatim.
+guide_block() {
+  awk -v kind="$1" '/^## Example: two analyses/{s=1} s&&$0=="```"kind{c=1;next} c&&/^```/{exit} c{print}' \
+    "$repo/docs/library.md"
+}
+guide_block csharp >"$work/guide-example/Program.cs"
+guide_block text >"$work/guide.expected"
+[ -s "$work/guide-example/Program.cs" ] && [ -s "$work/guide.expected" ] \
+  || { echo "packaging: no csharp and text blocks under '## Example: two analyses' in docs/library.md"; exit 1; }
+( cd "$repo" \
+  && dotnet run --project "$work/guide-example/Consumer.csproj" -c Release -p:XeAnalyzerVersion="$version" ) \
+  >"$work/guide.txt" 2>"$work/guide.err" || { cat "$work/guide.err" "$work/guide.txt"; exit 1; }
+diff -u "$work/guide.expected" "$work/guide.txt" \
+  || { echo "packaging: the library guide's example printed other output than docs/library.md shows"; exit 1; }
+echo "packaging: the library guide's example compiled against the packed library and printed the documented output"

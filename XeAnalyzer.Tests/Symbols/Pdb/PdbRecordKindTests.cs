@@ -5,7 +5,7 @@ using XeAnalyzer.Symbols.Pdb;
 namespace XeAnalyzer.Tests.Symbols.Pdb;
 
 /// <summary>Record kinds lld 14 does not write here, name classification, and the performance probe's plumbing.</summary>
-public class PdbRecordKindTests
+internal sealed class PdbRecordKindTests
 {
     [TestCase((ushort)0x1147, (ushort)0x1146)] // S_GPROC32_ID, S_LPROC32_ID (written by newer lld and by MSVC)
     [TestCase((ushort)0x1110, (ushort)0x1155)] // S_GPROC32, S_LPROC32_DPC

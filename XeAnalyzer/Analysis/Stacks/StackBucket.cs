@@ -161,7 +161,7 @@ public sealed class StackInputSummary
     public string? ModuleMapPath { get; }
 
     /// <summary>Where the module map came from.</summary>
-    public ModuleMapSource ModuleMapSource { get; }
+    internal ModuleMapSource ModuleMapSource { get; }
 
     /// <summary>Events with a stack that passed the filter.</summary>
     public long Events { get; }

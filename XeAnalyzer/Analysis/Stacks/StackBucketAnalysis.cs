@@ -56,7 +56,7 @@ public sealed class StackBucketAnalysis : ICaptureAnalysis
     /// <param name="session">The session that resolves their frames (its module map places raw addresses).</param>
     /// <param name="cancellationToken">Checked every 4,096 events and during symbolization.</param>
     /// <returns>The result.</returns>
-    public StackBucketResult Analyze(IEnumerable<XEvent> events, ResolverSession session, CancellationToken cancellationToken = default)
+    internal StackBucketResult Analyze(IEnumerable<XEvent> events, ResolverSession session, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(session);
         var run = new Run(this, new AnalysisContext());

@@ -12,7 +12,7 @@ namespace XeAnalyzer.Analysis.Stacks;
 /// <param name="Kind">What it is (<c>xel</c>, <c>target-xml</c>, <c>events</c>, <c>stacks</c>).</param>
 /// <param name="ModuleMapPath">The module map of its session, if any.</param>
 /// <param name="ModuleMapSource">Where that module map came from.</param>
-public sealed record StackInputInfo(string Name, string Kind = "events", string? ModuleMapPath = null, ModuleMapSource ModuleMapSource = ModuleMapSource.None);
+internal sealed record StackInputInfo(string Name, string Kind = "events", string? ModuleMapPath = null, ModuleMapSource ModuleMapSource = ModuleMapSource.None);
 
 /// <summary>
 /// Accumulates the stacks of one or more inputs and buckets them by stack <b>after symbolization</b> (<see cref="Build"/>), so stacks

@@ -148,7 +148,7 @@ public sealed class StackBucketDocument : IDocumentSource
     /// <summary>The frames of the first <paramref name="count"/> buckets, each headed <c>Bucket N: C events (S %) event</c>.</summary>
     /// <param name="count">How many buckets.</param>
     /// <returns>The block.</returns>
-    public StackList Stacks(int count) => new(Result.Buckets.Take(Math.Max(0, count)).Select(b => new StackListItem(
+    internal StackList Stacks(int count) => new(Result.Buckets.Take(Math.Max(0, count)).Select(b => new StackListItem(
         string.Create(Ic, $"Bucket {b.Rank}: {b.Count:N0} {Unit(b.Count)} ({Percent(b.Share, 2)})") + (b.EventNames.Count > 0 ? " " + string.Join(", ", b.EventNames) : string.Empty),
         Frames(b))))
     {
@@ -157,7 +157,7 @@ public sealed class StackBucketDocument : IDocumentSource
 
     /// <summary>The flame graph of the buckets by event count, titled "Stack buckets".</summary>
     /// <returns>The block.</returns>
-    public FlameGraph FlameGraph() =>
+    internal FlameGraph FlameGraph() =>
         new(Result.ToCallTree(), new FlameGraphOptions { Title = Title, CountName = "events",
             Root = Options.FlameRoot });
 
@@ -166,7 +166,7 @@ public sealed class StackBucketDocument : IDocumentSource
     /// (frames in-engine, offline, unresolved by reason, PDBs, hints), a hint when a module list is missing; then the result's own warnings.
     /// </summary>
     /// <returns>The block.</returns>
-    public Outline ResolutionOutline()
+    internal Outline ResolutionOutline()
     {
         var items = new List<OutlineItem>();
         foreach (StackInputSummary i in Result.Inputs)

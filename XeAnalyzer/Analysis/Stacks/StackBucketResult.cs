@@ -99,7 +99,7 @@ public sealed record StackBucketResult : IAnalysisResult
     public ReportDocument ToDocument(DocumentView view) => new StackBucketDocument(this).ToDocument(view);
 
     /// <summary>How the frames resolved, counted per event (each distinct stack's frames weighted by its events), and the PDBs used.</summary>
-    public StackSymbolization? Symbolization { get; internal init; }
+    internal StackSymbolization? Symbolization { get; init; }
 
     /// <summary>Slots of histograms on an event field or action (not stacks: see <c>xeanalyze histogram</c>), which were not bucketed.</summary>
     public long ValueHistogramSlots { get; internal init; }
@@ -147,7 +147,7 @@ public sealed record StackBucketResult : IAnalysisResult
     /// </summary>
     /// <param name="weight">Event counts (the default) or summed <c>duration</c> (milliseconds).</param>
     /// <returns>The tree, from which folded stacks, speedscope and SVG flame graphs are written.</returns>
-    public CallTree ToCallTree(StackWeight weight = StackWeight.Count)
+    internal CallTree ToCallTree(StackWeight weight = StackWeight.Count)
     {
         var builder = new CallTreeBuilder(weight == StackWeight.Duration ? WeightUnit.Milliseconds : WeightUnit.Count);
         bool byEvent = GroupedByEvent && Buckets.Select(b => b.EventName).Where(n => n is not null).Distinct(StringComparer.Ordinal).Skip(1).Any();

@@ -226,7 +226,7 @@ public sealed class StackDiff
 
     /// <summary>The differential call tree: the new capture's weights as <see cref="CallTreeNode.Weight"/>, the base capture's as baseline.</summary>
     /// <returns>The tree (written as <c>path base new</c> folded lines, or a red/blue SVG).</returns>
-    public CallTree ToCallTree()
+    internal CallTree ToCallTree()
     {
         WeightUnit unit = Weight == StackWeight.Duration ? WeightUnit.Milliseconds : WeightUnit.Count;
         bool byEventRoot = MatchedByEvent && Changes.Select(c => c.EventName).Distinct(StringComparer.Ordinal).Skip(1).Any();

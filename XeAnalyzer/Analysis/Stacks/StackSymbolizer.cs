@@ -281,5 +281,5 @@ internal sealed class StackSymbolizationTally
 /// <param name="Unresolved">Frames not resolved (printed raw with a reason).</param>
 /// <param name="UnresolvedByReason">Unresolved frames by reason, per event, most first.</param>
 /// <param name="Pdbs">The PDBs the frames used (by name, then identity).</param>
-public sealed record StackSymbolization(ResolutionSummary Resolution, long Stacks, long Frames, long InEngine, long ResolvedOffline, long Unverified, long Unresolved,
+internal sealed record StackSymbolization(ResolutionSummary Resolution, long Stacks, long Frames, long InEngine, long ResolvedOffline, long Unverified, long Unresolved,
     IReadOnlyList<UnresolvedGroup> UnresolvedByReason, IReadOnlyList<PdbBinding> Pdbs);

@@ -28,7 +28,7 @@ public sealed record SymbolizationCounts(long Stacks, long Frames, long InEngine
 /// resolve. It is a per-event view of the same raw-stack table the stack buckets come from (<see cref="StackBucketResult.Symbolization"/>),
 /// not a second symbolization: a report shows it as the section after the buckets (<see cref="StackBucketResult.Sections"/>). Immutable.
 /// </summary>
-public sealed class SymbolizationResult : IAnalysisResult
+internal sealed class SymbolizationResult : IAnalysisResult
 {
     internal SymbolizationResult(ResolutionSummary summary)
     {

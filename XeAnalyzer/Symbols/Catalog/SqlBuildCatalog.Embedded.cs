@@ -14,7 +14,7 @@ namespace XeAnalyzer.Symbols.Catalog;
 /// under the MIT licence, stored compactly by <c>tools/catalog/make-catalog.py</c>), layering of catalogs (a user's file adds builds or
 /// overrides embedded ones), the nearest known builds of an unknown one, and recording a build from its DLLs.
 /// </content>
-public sealed partial class SqlBuildCatalog
+sealed partial class SqlBuildCatalog
 {
     /// <summary>The <see cref="SqlBuildInfo.Source"/> of the embedded catalog's entries.</summary>
     public const string EmbeddedSource = "embedded";
@@ -197,7 +197,7 @@ public sealed partial class SqlBuildCatalog
     /// <exception cref="InvalidPeDataException">
     /// An image's RSDS record names a PDB file <see cref="PdbNames.IsValid"/> refuses: the entry could not name that
     /// module's PDB, so none is made. </exception>
-    public static SqlBuildInfo Describe(string buildNumber, string? machineType, IEnumerable<ModuleBinary> images,
+    internal static SqlBuildInfo Describe(string buildNumber, string? machineType, IEnumerable<ModuleBinary> images,
         bool allModules = false, string? label = null)
     {
         ArgumentNullException.ThrowIfNull(buildNumber);

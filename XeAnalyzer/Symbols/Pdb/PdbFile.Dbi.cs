@@ -5,7 +5,7 @@ using System.Text;
 namespace XeAnalyzer.Symbols.Pdb;
 
 /// <content>DBI header, optional debug header and section headers.</content>
-public sealed partial class PdbFile
+internal sealed partial class PdbFile
 {
     private const string DbiDescription = "DBI stream";
 

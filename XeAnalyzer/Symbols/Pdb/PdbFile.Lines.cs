@@ -9,7 +9,7 @@ namespace XeAnalyzer.Symbols.Pdb;
 /// line table and inline sites (read lazily, one module at a time, on first use), the <c>/names</c> string table and the IPI/TPI names
 /// of inlined functions. Public-only (stripped) PDBs have none of these and answer <see cref="PdbSourceInfo.None"/>.
 /// </content>
-public sealed partial class PdbFile
+internal sealed partial class PdbFile
 {
     private const uint SectionContributionVersion60 = 0xEFFE0000 + 19970605;
     private const uint SectionContributionVersion2 = 0xEFFE0000 + 20140516;

@@ -9,7 +9,7 @@ namespace XeAnalyzer.Symbols.Pdb;
 /// are visited in record-offset order, so the stream is read front to back in pieces of at most <see cref="PublicsWindowBytes"/>,
 /// and only the names are kept (one pool of UTF-8 bytes), or not even those: then only where each name lies in the stream. Errors are the ones a front-to-back walk of the address map would meet first.
 /// </content>
-public sealed partial class PdbFile
+internal sealed partial class PdbFile
 {
     /// <summary>How much of the symbol record stream is read at once (a record is at most 65,537 bytes, so it always fits).</summary>
     private const int PublicsWindowBytes = 1 << 20;

@@ -8,7 +8,7 @@ using XeAnalyzer.IO;
 namespace XeAnalyzer.Symbols.Pdb;
 
 /// <content>Publics, modules, procedures and the RVA → symbol index. Each is read once, on first use, under a lock (thread-safe).</content>
-public sealed partial class PdbFile
+internal sealed partial class PdbFile
 {
     private const ushort SPub32 = 0x110E;
     private const int ModuleHeaderSize = 64;

@@ -9,7 +9,7 @@ namespace XeAnalyzer.Symbols.Pdb;
 /// (PDB info stream GUID, DBI age); everything else is read on demand, so PDBs of hundreds of MB are never read whole.
 /// MSFZ-compressed PDBs and CAB-compressed <c>.pd_</c> files are recognised and rejected with a clear message.
 /// </summary>
-public sealed partial class PdbFile : IDisposable
+internal sealed partial class PdbFile : IDisposable
 {
     private const int InfoStreamIndex = 1;
     private const int DbiStreamIndex = 3;

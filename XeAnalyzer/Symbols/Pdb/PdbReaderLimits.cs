@@ -5,7 +5,7 @@ namespace XeAnalyzer.Symbols.Pdb;
 /// Every count taken from the file is also checked against the bytes that actually remain in its stream before anything is allocated;
 /// these caps bound what a large but well-formed file may cost.
 /// </summary>
-public sealed class PdbReaderLimits
+internal sealed class PdbReaderLimits
 {
     private readonly int _maxStreams = 1_000_000;
     private readonly long _maxDirectoryBytes = 64L * 1024 * 1024;

@@ -7,7 +7,7 @@ namespace XeAnalyzer.Symbols.Pdb;
 /// <param name="SizeOfRawData">Size of the section's data in the file.</param>
 /// <param name="PointerToRawData">File offset of the section's data.</param>
 /// <param name="Characteristics">The <c>IMAGE_SCN_*</c> flags.</param>
-public sealed record PdbSection(string Name, uint VirtualSize, uint VirtualAddress, uint SizeOfRawData, uint PointerToRawData, uint Characteristics)
+internal sealed record PdbSection(string Name, uint VirtualSize, uint VirtualAddress, uint SizeOfRawData, uint PointerToRawData, uint Characteristics)
 {
     internal const int Size = 40;
 }

@@ -4,7 +4,7 @@ namespace XeAnalyzer.Symbols.Pdb;
 /// <param name="File">The file name from the PDB's <c>/names</c> string table (for example <c>c:\src\latch.cpp</c>).</param>
 /// <param name="Line">The line number, as stored: MSVC marks code it generated with no source line as 0xFEEFEE (16707566) or 0xF00F00,
 /// and these are answered as they are, as DIA answers them.</param>
-public readonly record struct PdbSourceLocation(string File, int Line);
+internal readonly record struct PdbSourceLocation(string File, int Line);
 
 /// <summary>
 /// One record of a module's C13 line table (<c>DEBUG_S_LINES</c>): the code bytes [<paramref name="Rva"/>, <paramref name="Rva"/> +
@@ -17,7 +17,7 @@ public readonly record struct PdbSourceLocation(string File, int Line);
 /// <param name="File">The source file.</param>
 /// <param name="ModuleIndex">The module (see <see cref="PdbFile.GetModules"/>) whose stream holds the record.</param>
 /// <param name="IsStatement">Whether the record starts a statement (the <c>fStatement</c> bit).</param>
-public sealed record PdbLineRecord(uint Rva, uint Length, int Line, string File, int ModuleIndex, bool IsStatement);
+internal sealed record PdbLineRecord(uint Rva, uint Length, int Line, string File, int ModuleIndex, bool IsStatement);
 
 /// <summary>One inline frame at an address: a function the compiler inlined, with the source position of the address inside it.</summary>
 /// <param name="Name">
@@ -26,13 +26,13 @@ public sealed record PdbLineRecord(uint Rva, uint Length, int Line, string File,
 /// </param>
 /// <param name="BlockRva">The image RVA where the inline site's contiguous code containing the address starts (the frame's displacement is measured from it).</param>
 /// <param name="Location">The file and line of the address within the inlined function, or <see langword="null"/> when the PDB does not say.</param>
-public sealed record PdbInlineFrame(string Name, uint BlockRva, PdbSourceLocation? Location);
+internal sealed record PdbInlineFrame(string Name, uint BlockRva, PdbSourceLocation? Location);
 
 /// <summary>
 /// Source information for one address of a private PDB: the inline frames the address lies in (innermost first) and the line of the
 /// procedure that contains them all (for an address in inlined code, the line of the outermost call site).
 /// </summary>
-public sealed class PdbSourceInfo
+internal sealed class PdbSourceInfo
 {
     internal PdbSourceInfo(IReadOnlyList<PdbInlineFrame> inlineFrames, PdbSourceLocation? location)
     {

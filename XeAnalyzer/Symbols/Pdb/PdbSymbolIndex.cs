@@ -16,7 +16,7 @@ namespace XeAnalyzer.Symbols.Pdb;
 /// <para><b>OMAP.</b> The RVA is first mapped to the source (pre-reordering) address space, where sizes and displacements are
 /// meaningful; <see cref="PdbSymbolMatch.SymbolRva"/> is the symbol's start mapped back to the image.</para>
 /// </remarks>
-public sealed class PdbSymbolIndex
+internal sealed class PdbSymbolIndex
 {
     private readonly PdbAddressMap _map;
     private readonly PdbSymbolTable _procedures;

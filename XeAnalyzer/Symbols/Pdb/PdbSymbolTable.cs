@@ -37,7 +37,7 @@ internal sealed class PdbSymbolTable
     public string Name(int index) => Encoding.UTF8.GetString(NameBytes(index));
 
     /// <summary>Accumulates symbols, copying each name into the table's own pool.</summary>
-    public sealed class Builder
+    internal sealed class Builder
     {
         private readonly ArrayBufferWriter<byte> _names = new();
         private RawSymbol[] _items = new RawSymbol[16];

@@ -1,7 +1,7 @@
 namespace XeAnalyzer.Symbols.Pdb;
 
 /// <summary>How a stored symbol name is decorated. Names are always returned raw; undecoration is the caller's job.</summary>
-public enum PdbNameDecoration
+internal enum PdbNameDecoration
 {
     /// <summary>A plain name (procedure names in private PDBs are stored this way, e.g. <c>TinyPkg::Widget::Publish</c>).</summary>
     None = 0,
@@ -18,7 +18,7 @@ public enum PdbNameDecoration
 
 /// <summary>The flags of an <c>S_PUB32</c> record.</summary>
 [Flags]
-public enum PdbPublicAttributes
+internal enum PdbPublicAttributes
 {
     /// <summary>No flag (typically data).</summary>
     None = 0,
@@ -37,7 +37,7 @@ public enum PdbPublicAttributes
 }
 
 /// <summary>Which kind of symbol a lookup matched.</summary>
-public enum PdbSymbolKind
+internal enum PdbSymbolKind
 {
     /// <summary>A procedure from a module symbol stream (<c>S_GPROC32</c>/<c>S_LPROC32</c> and their <c>_ID</c> forms): the RVA lies within its code.</summary>
     Procedure = 0,
@@ -53,7 +53,7 @@ public enum PdbSymbolKind
 /// <param name="Offset">The offset within the section as stored.</param>
 /// <param name="Flags">The record's flags.</param>
 /// <param name="Decoration">How <paramref name="Name"/> is decorated.</param>
-public sealed record PdbPublicSymbol(string Name, uint Rva, ushort Segment, uint Offset, PdbPublicAttributes Flags, PdbNameDecoration Decoration)
+internal sealed record PdbPublicSymbol(string Name, uint Rva, ushort Segment, uint Offset, PdbPublicAttributes Flags, PdbNameDecoration Decoration)
 {
     /// <summary>Whether <see cref="Name"/> is an MSVC C++ decorated name (starts with <c>?</c>) that needs undecoration for display.</summary>
     public bool IsDecorated => Decoration == PdbNameDecoration.Msvc;
@@ -67,7 +67,7 @@ public sealed record PdbPublicSymbol(string Name, uint Rva, ushort Segment, uint
 /// <param name="Offset">The offset within the section as stored.</param>
 /// <param name="IsGlobal">True for <c>S_GPROC32</c>/<c>S_GPROC32_ID</c>, false for the local (static) forms.</param>
 /// <param name="ModuleIndex">The index of the module (see <see cref="PdbFile.GetModules"/>) whose stream holds the record.</param>
-public sealed record PdbProcedure(string Name, uint Rva, uint Size, ushort Segment, uint Offset, bool IsGlobal, int ModuleIndex);
+internal sealed record PdbProcedure(string Name, uint Rva, uint Size, ushort Segment, uint Offset, bool IsGlobal, int ModuleIndex);
 
 /// <summary>A module (compiland) record from the DBI stream.</summary>
 /// <param name="Index">0-based position in the DBI module list.</param>
@@ -76,7 +76,7 @@ public sealed record PdbProcedure(string Name, uint Rva, uint Size, ushort Segme
 /// <param name="SymbolStreamIndex">The module's symbol stream, or <see langword="null"/> when it has none (as in stripped PDBs).</param>
 /// <param name="SymbolByteSize">Bytes of symbol records in that stream, including its 4-byte signature.</param>
 /// <param name="SourceFileCount">The number of source files the module contributes.</param>
-public sealed record PdbModule(int Index, string ModuleName, string ObjectFileName, int? SymbolStreamIndex, uint SymbolByteSize, int SourceFileCount)
+internal sealed record PdbModule(int Index, string ModuleName, string ObjectFileName, int? SymbolStreamIndex, uint SymbolByteSize, int SourceFileCount)
 {
     /// <summary>Bytes of old-style (C11) line information after the symbols in the module's stream (not read by XeAnalyzer).</summary>
     public uint C11LineByteSize { get; init; }
@@ -90,7 +90,7 @@ public sealed record PdbModule(int Index, string ModuleName, string ObjectFileNa
 /// With identical-code folding several names share an address; the choice among them is deterministic (see <see cref="PdbSymbolIndex"/>)
 /// and all of them are in <see cref="TiedNames"/>.
 /// </summary>
-public sealed class PdbSymbolMatch
+internal sealed class PdbSymbolMatch
 {
     internal PdbSymbolMatch(string name, PdbNameDecoration decoration, uint symbolRva, uint displacement, PdbSymbolKind kind, uint? size, IReadOnlyList<string> tiedNames)
     {

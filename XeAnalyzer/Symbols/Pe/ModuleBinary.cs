@@ -6,7 +6,7 @@ namespace XeAnalyzer.Symbols.Pe;
 /// One DLL or EXE read from a folder of images (by the resolver's <c>ModuleBinaries.Scan</c>): its module, path and
 /// parsed image.
 /// </summary>
-public sealed class ModuleBinary
+internal sealed class ModuleBinary
 {
     internal ModuleBinary(ModuleName module, string path, PeImage image)
     {

@@ -12,7 +12,7 @@ namespace XeAnalyzer.Symbols.Pe;
 /// Headers and the debug directory are read with the in-box <see cref="PEReader"/>; everything is parsed when the image is opened,
 /// and the result is immutable (no file stays open).
 /// </summary>
-public sealed class PeImage
+internal sealed class PeImage
 {
     private const int DosHeaderSize = 64;
 

@@ -1,7 +1,7 @@
 namespace XeAnalyzer.Symbols.Pe;
 
 /// <summary>Caps on counts and sizes read from a PE image, so hostile files cannot cause unbounded allocation.</summary>
-public sealed class PeReaderLimits
+internal sealed class PeReaderLimits
 {
     private readonly int _maxExports = 1_000_000;
     private readonly int _maxDebugEntries = 1_000;

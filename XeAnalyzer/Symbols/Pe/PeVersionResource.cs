@@ -10,7 +10,7 @@ namespace XeAnalyzer.Symbols.Pe;
 /// <c>VS_FIXEDFILEINFO</c> (<c>2019.150.2000.5</c>). Every offset is checked against the resource section; a damaged or absent resource
 /// gives <see langword="null"/>, never an exception.
 /// </summary>
-public static class PeVersionResource
+internal static class PeVersionResource
 {
     private const int RtVersion = 16;
     private const uint FixedFileInfoSignature = 0xFEEF04BD;

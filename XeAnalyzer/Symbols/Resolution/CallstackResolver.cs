@@ -95,7 +95,7 @@ public sealed class CallstackResolver : IDisposable
     /// <param name="moduleMap">The module list for the input's raw addresses; <see cref="CallstackResolverOptions.ModuleMap"/> when <see langword="null"/>.</param>
     /// <param name="symbolMetadata">The input's module → PDB identities (they take precedence over <see cref="CallstackResolverOptions.SymbolMetadata"/>).</param>
     /// <returns>The session.</returns>
-    public ResolverSession CreateSession(ModuleMap? moduleMap = null, IEnumerable<ModulePdbInfo>? symbolMetadata = null) =>
+    internal ResolverSession CreateSession(ModuleMap? moduleMap = null, IEnumerable<ModulePdbInfo>? symbolMetadata = null) =>
         new(this, moduleMap ?? Options.ModuleMap, symbolMetadata);
 
     /// <summary>Resolves every frame of a stack in the default session (see <see cref="ResolverSession.Resolve(Callstack, CancellationToken)"/>).</summary>

@@ -43,7 +43,7 @@ public sealed class CallstackResolverOptions
     public ModuleMap? ModuleMap { get; init; }
 
     /// <summary>Module → PDB identities known in advance (CSV symbol metadata read separately); an input's own metadata takes precedence.</summary>
-    public IReadOnlyList<ModulePdbInfo>? SymbolMetadata { get; init; }
+    internal IReadOnlyList<ModulePdbInfo>? SymbolMetadata { get; init; }
 
     /// <summary>The SQL Server build the capture came from (an entry of the build catalog): the PDB identity of each engine module.</summary>
     public SqlBuildInfo? SqlBuild { get; init; }
@@ -82,7 +82,7 @@ public sealed class CallstackResolverOptions
     public IProgress<WorkProgress>? Progress { get; init; }
 
     /// <summary>Caps on PDB sizes and counts; <see cref="PdbReaderLimits.Default"/> when <see langword="null"/>.</summary>
-    public PdbReaderLimits? PdbLimits { get; init; }
+    internal PdbReaderLimits? PdbLimits { get; init; }
 
     /// <summary>
     /// The most distinct addresses (and distinct in-engine symbols) whose resolution is cached; further ones are resolved each time they

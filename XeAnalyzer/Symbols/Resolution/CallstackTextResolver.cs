@@ -25,10 +25,10 @@ public sealed class CallstackTextResolverOptions
     /// The radix of already-symbolized displacements written without <c>0x</c>: <see cref="OffsetRadix.Hex"/> for captures (the default);
     /// <see cref="OffsetRadix.Decimal"/> only to re-read microsoft/SQLCallStackResolver output (<c>sqlmin!Name+425</c>).
     /// </summary>
-    public OffsetRadix SymbolizedOffsetRadix { get; init; } = OffsetRadix.Hex;
+    internal OffsetRadix SymbolizedOffsetRadix { get; init; } = OffsetRadix.Hex;
 
     /// <summary>Caps on the text input; <see cref="TextInputLimits.Default"/> when <see langword="null"/>.</summary>
-    public TextInputLimits? Limits { get; init; }
+    internal TextInputLimits? Limits { get; init; }
 
     /// <summary>Whether unresolved frames get <c> -- unresolved: {reason}</c> appended; <see langword="true"/> by default.</summary>
     public bool WriteReasons { get; init; } = true;

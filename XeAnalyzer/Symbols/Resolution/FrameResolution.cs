@@ -207,7 +207,7 @@ public sealed class PdbBinding
     public PdbIdentity? Identity { get; }
 
     /// <summary>Where <see cref="Identity"/> came from.</summary>
-    public PdbIdentitySource IdentitySource { get; }
+    internal PdbIdentitySource IdentitySource { get; }
 
     /// <summary>The PDB file opened, or <see langword="null"/> when none was found or it could not be read (set once the lookup ran).</summary>
     public string? Path { get; internal set; }

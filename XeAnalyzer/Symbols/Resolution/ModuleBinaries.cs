@@ -33,7 +33,7 @@ public sealed class ModuleBinaries
     public static ModuleBinaries Empty { get; } = new([], [], [], []);
 
     /// <summary>Every image read, in ordinal path order.</summary>
-    public IReadOnlyList<ModuleBinary> Images { get; }
+    internal IReadOnlyList<ModuleBinary> Images { get; }
 
     /// <summary>Files skipped (not a PE image, unreadable) and modules found in several different builds, in order.</summary>
     public IReadOnlyList<string> Warnings { get; }
@@ -142,7 +142,7 @@ public sealed class ModuleBinaries
     /// <param name="module">The module.</param>
     /// <param name="binary">The image, when exactly one build of the module was found.</param>
     /// <returns><see langword="true"/> when found.</returns>
-    public bool TryGet(ModuleName module, [NotNullWhen(true)] out ModuleBinary? binary)
+    internal bool TryGet(ModuleName module, [NotNullWhen(true)] out ModuleBinary? binary)
     {
         ArgumentNullException.ThrowIfNull(module);
         return _byKey.TryGetValue(module.Key, out binary);
@@ -150,7 +150,7 @@ public sealed class ModuleBinaries
 
     /// <summary>Whether the module was found in several builds (and so is not used).</summary>
     /// <param name="module">The module.</param>
-    public bool IsAmbiguous(ModuleName module)
+    internal bool IsAmbiguous(ModuleName module)
     {
         ArgumentNullException.ThrowIfNull(module);
         return _ambiguous.Contains(module.Key);

@@ -99,7 +99,7 @@ public enum StackShape
 }
 
 /// <summary>Where the PDB identity (GUID and age) used for a module came from.</summary>
-public enum PdbIdentitySource
+internal enum PdbIdentitySource
 {
     /// <summary>Nothing identified the build: a PDB found by name only is used, and its frames are marked unverified.</summary>
     None,

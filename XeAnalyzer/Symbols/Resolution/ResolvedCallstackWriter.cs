@@ -22,7 +22,7 @@ namespace XeAnalyzer.Symbols.Resolution;
 /// <see cref="TextWriter"/> it writes characters, and the caller flushes.
 /// </para>
 /// </summary>
-public sealed class ResolvedCallstackWriter
+internal sealed class ResolvedCallstackWriter
 {
     private const int ByteBufferSize = 1 << 20;
 

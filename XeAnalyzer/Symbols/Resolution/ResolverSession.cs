@@ -16,7 +16,7 @@ namespace XeAnalyzer.Symbols.Resolution;
 /// addresses and its CSV symbol metadata, plus caches of what each distinct address and in-engine symbol resolved to.
 /// Thread-safe: frames may be resolved concurrently.
 /// </summary>
-public sealed class ResolverSession
+internal sealed class ResolverSession
 {
     private const int MaxViews = 4096;
 

@@ -4,7 +4,7 @@ using XeAnalyzer.Callstacks;
 namespace XeAnalyzer.Symbols.Resolution;
 
 /// <summary>Classifies a stack by what its frames were as captured.</summary>
-public static class StackShapes
+internal static class StackShapes
 {
     /// <summary>
     /// The shape of a stack: one frame kind throughout gives that kind; symbolized frames with module+offset frames of non-SQL Server

@@ -7,7 +7,7 @@ namespace XeAnalyzer.Symbols.Store;
 /// A usable name is one file name ending in <c>.pdb</c>: no directory separators, drive or root, no <c>..</c>,
 /// no control or wildcard characters, not starting with a dot, at most <see cref="MaxLength"/> characters.
 /// </summary>
-public static class PdbNames
+internal static class PdbNames
 {
     /// <summary>The longest PDB name accepted.</summary>
     public const int MaxLength = 200;

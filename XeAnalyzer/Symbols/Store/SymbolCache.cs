@@ -3,7 +3,7 @@ using System.Globalization;
 namespace XeAnalyzer.Symbols.Store;
 
 /// <summary>What kind of file a <see cref="SymbolCacheEntry"/> is.</summary>
-public enum SymbolCacheEntryKind
+internal enum SymbolCacheEntryKind
 {
     /// <summary>A PDB at <c>name.pdb/KEY/name.pdb</c>.</summary>
     Pdb,
@@ -22,7 +22,7 @@ public enum SymbolCacheEntryKind
 }
 
 /// <summary>The state of a <see cref="SymbolCacheEntry"/> after <see cref="SymbolCache.Enumerate"/>.</summary>
-public enum SymbolCacheEntryStatus
+internal enum SymbolCacheEntryStatus
 {
     /// <summary>Not checked (identity not read, or not a PDB).</summary>
     NotChecked,
@@ -50,7 +50,7 @@ public enum SymbolCacheEntryStatus
 /// <param name="FileIdentity">The identity read from the file, or <see langword="null"/> when not read or unreadable.</param>
 /// <param name="Status">The check result.</param>
 /// <param name="Problem">What is wrong, for <see cref="SymbolCacheEntryStatus.Mismatch"/>, <see cref="SymbolCacheEntryStatus.Unreadable"/> and <see cref="SymbolCacheEntryStatus.Stray"/>.</param>
-public sealed record SymbolCacheEntry(
+internal sealed record SymbolCacheEntry(
     string Path,
     string? Name,
     string? Key,
@@ -65,7 +65,7 @@ public sealed record SymbolCacheEntry(
 /// Inspection of a local symbol cache or store (<c>name.pdb/KEY/file</c>, and the two-tier <c>xx/name.pdb/KEY/file</c> layout),
 /// for <c>xeanalyze symbols list</c> and <c>symbols verify</c>.
 /// </summary>
-public static class SymbolCache
+internal static class SymbolCache
 {
     /// <summary>
     /// Lists the files of the store at <paramref name="root"/> in ordinal path order. With <paramref name="verify"/>, reads each PDB's

@@ -7,7 +7,7 @@ using XeAnalyzer.Symbols.Store.Cab;
 namespace XeAnalyzer.Symbols.Store;
 
 /// <content>Downloads from HTTP(S) symbol servers.</content>
-public sealed partial class SymbolLocator
+sealed partial class SymbolLocator
 {
     private const int ServerFailureLimit = 3;
 

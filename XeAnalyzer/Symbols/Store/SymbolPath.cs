@@ -32,7 +32,7 @@ public sealed class SymbolPath
     public string Text { get; }
 
     /// <summary>The usable elements, in search order.</summary>
-    public IReadOnlyList<SymbolPathElement> Elements { get; }
+    internal IReadOnlyList<SymbolPathElement> Elements { get; }
 
     /// <summary>One message per element that was left out (and why), in input order.</summary>
     public IReadOnlyList<string> Warnings { get; }

@@ -1,7 +1,7 @@
 namespace XeAnalyzer.Symbols.Store;
 
 /// <summary>What one <c>;</c>-separated element of a symbol path is.</summary>
-public enum SymbolPathElementKind
+internal enum SymbolPathElementKind
 {
     /// <summary>A plain folder holding PDB files (<c>/opt/pdbs</c>, <c>C:\pdbs</c>); also probed in symbol-store layout.</summary>
     Folder,
@@ -17,7 +17,7 @@ public enum SymbolPathElementKind
 /// One tier of a symbol server chain: a local store directory or an HTTP(S) server. Tiers are searched left to right;
 /// files found on a server are saved into the chain's downstream store (its first tier).
 /// </summary>
-public sealed class SymbolStoreTier
+internal sealed class SymbolStoreTier
 {
     private SymbolStoreTier(string? directory, Uri? server)
     {
@@ -48,7 +48,7 @@ public sealed class SymbolStoreTier
 }
 
 /// <summary>One parsed element of a <see cref="SymbolPath"/>. Immutable.</summary>
-public sealed class SymbolPathElement
+internal sealed class SymbolPathElement
 {
     private SymbolPathElement(SymbolPathElementKind kind, string text, string? directory, IReadOnlyList<SymbolStoreTier> tiers)
     {

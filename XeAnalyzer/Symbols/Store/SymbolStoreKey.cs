@@ -6,7 +6,7 @@ namespace XeAnalyzer.Symbols.Store;
 /// Symbol-store directory keys for PDBs: the GUID as 32 hex digits without dashes, then the age in hex
 /// (<c>sqldk.pdb/6A1934433512464B8B8ED905AD930EE62/sqldk.pdb</c>). Stores differ in letter case, so parsing is case-insensitive.
 /// </summary>
-public static class SymbolStoreKey
+internal static class SymbolStoreKey
 {
     /// <summary>The key in upper case, as the classic symstore layout and XeAnalyzer's cache write it.</summary>
     /// <param name="identity">The PDB identity.</param>

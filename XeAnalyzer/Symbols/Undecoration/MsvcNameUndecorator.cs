@@ -18,7 +18,7 @@ namespace XeAnalyzer.Symbols.Undecoration;
 /// <para>The undecorator never throws on malformed input, bounds its recursion depth and output length, and uses
 /// no exceptions for control flow. All members are thread-safe.</para>
 /// </remarks>
-public static class MsvcNameUndecorator
+internal static class MsvcNameUndecorator
 {
     /// <summary>The longest decorated name that is undecorated; longer inputs are reported as not undecoratable.</summary>
     public const int MaxDecoratedLength = 64 * 1024;
