@@ -72,6 +72,17 @@ internal static class CliRunner
             ? RunChild("dotnet", [CliDll, .. args], workingDirectory)
             : RunChild(PublishedBinary, args, workingDirectory);
 
+    /// <summary>
+    /// As <see cref="RunExecutableIn(string, string[])"/>, with <paramref name="environment"/> added to the child's
+    /// environment.
+    /// </summary>
+    /// <returns>The exit code and everything written to stdout and stderr.</returns>
+    public static (int Exit, string Out, string Err) RunExecutableIn(
+        string workingDirectory, IReadOnlyDictionary<string, string> environment, params string[] args) =>
+        PublishedBinary is null
+            ? RunChild("dotnet", [CliDll, .. args], workingDirectory, environment)
+            : RunChild(PublishedBinary, args, workingDirectory, environment);
+
     /// <summary>Runs <c>dotnet xeanalyze.dll <paramref name="args"/></c> as a child process (no terminal: stdout and stderr are pipes).</summary>
     /// <returns>The exit code and everything written to stdout and stderr.</returns>
     public static (int Exit, string Out, string Err) RunProcess(params string[] args) =>
@@ -82,7 +93,8 @@ internal static class CliRunner
     /// the CLI writes) and stdin is closed at once, so the child sees no terminal and waits for no input.
     /// </summary>
     private static (int Exit, string Out, string Err) RunChild(
-        string fileName, IEnumerable<string> args, string? workingDirectory)
+        string fileName, IEnumerable<string> args, string? workingDirectory,
+        IReadOnlyDictionary<string, string>? environment = null)
     {
         var psi = new ProcessStartInfo(fileName)
         {
@@ -101,6 +113,11 @@ internal static class CliRunner
         foreach (string a in args)
         {
             psi.ArgumentList.Add(a);
+        }
+
+        foreach ((string name, string value) in environment ?? new Dictionary<string, string>())
+        {
+            psi.Environment[name] = value;
         }
 
         using Process p = Process.Start(psi)!;

@@ -7,7 +7,7 @@ namespace XeAnalyzer.Tests.Cli;
 /// writes the bytes it writes in-process: exit code, stdout, stderr and every file. The cases are exports beyond the
 /// golden one: trimming and NativeAOT warn about Parquet.Net code that every export runs (DataField's type discovery,
 /// docs/install.md), so every column type (all-types.xel), every compression and the resolved-frames list column are
-/// written by both.
+/// written by both. It also checks which shared libraries the child loads.
 /// </summary>
 public sealed class ExecutableParityTests
 {
@@ -46,6 +46,29 @@ public sealed class ExecutableParityTests
         {
             Assert.That(actual[name], Is.EqualTo(bytes), name);
         }
+    }
+
+    /// <summary>
+    /// Reading, analysing and resolving against a local store never load OpenSSL, so the published binary runs on a
+    /// Linux image without <c>libssl</c> (docs/install.md). glibc's loader lists every library it loads, dlopen
+    /// included, under <c>LD_DEBUG=libs</c>.
+    /// </summary>
+    [TestCase("info sample-xel/ring_buffer_waits/ring_buffer_waits.ring_buffer.xml")]
+    [TestCase("waits sample-xel/ring_buffer_waits/ring_buffer_waits.ring_buffer.xml")]
+    [TestCase("stacks sample-xel/latch_nesting_full_histogram " + Sym)]
+    [TestCase("report sample-xel/system_health_stacks " + Sym + " -o {out}")]
+    [TestCase("batch sample-xel -o {out}")]
+    public void ChildProcess_LocalWork_LoadsNoOpenSsl(string command)
+    {
+        Assume.That(OperatingSystem.IsLinux(), "LD_DEBUG is glibc's");
+        using var output = new TempFolder();
+        var environment = new Dictionary<string, string> { ["LD_DEBUG"] = "libs" };
+
+        (int exit, _, string err) = CliRunner.RunExecutableIn(TestPaths.RepoRoot, environment, Args(command, Path.Combine(output.Path, "out")));
+
+        Assert.That(exit, Is.AnyOf(0, 4), err.Length > 4000 ? err[^4000..] : err);
+        Assert.That(err, Does.Contain("libc.so"), "the loader's list of libraries was captured");
+        Assert.That(err, Does.Not.Contain("libssl").And.Not.Contain("libcrypto"));
     }
 
     private static string[] Args(string command, string outDir) =>

@@ -619,9 +619,8 @@ public sealed class XeSchema
 
     private static Guid NameGuid(string name)
     {
-        // A deterministic GUID from a name (not an RFC 4122 name-based UUID; only stability matters here).
-        Span<byte> hash = stackalloc byte[32];
-        System.Security.Cryptography.SHA256.HashData(System.Text.Encoding.UTF8.GetBytes(name), hash);
-        return new Guid(hash[..16]);
+        // A deterministic GUID from a name (not an RFC 4122 name-based UUID; only stability matters here). A managed,
+        // non-cryptographic hash: a cryptographic one would make every XML input load OpenSSL on Linux.
+        return new Guid(System.IO.Hashing.XxHash128.Hash(System.Text.Encoding.UTF8.GetBytes(name)));
     }
 }

@@ -1,6 +1,6 @@
 using XeAnalyzer.Capture;
 using System.Globalization;
-using System.Security.Cryptography;
+using System.IO.Hashing;
 using System.Text;
 using XeAnalyzer.Symbols.Resolution;
 using XeAnalyzer.Xel;
@@ -256,5 +256,5 @@ internal static class BatchDiscovery
         }
     }
 
-    private static string Hash(string name) => Convert.ToHexStringLower(SHA256.HashData(Encoding.UTF8.GetBytes(name)))[..8];
+    private static string Hash(string name) => Convert.ToHexStringLower(XxHash32.Hash(Encoding.UTF8.GetBytes(name)));
 }
