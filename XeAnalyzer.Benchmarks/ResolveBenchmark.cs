@@ -139,7 +139,12 @@ internal static class ResolveBenchmark
 
                 SymbolizerBenchmark.Measure o = RunBuild(cli, oursOut);
                 ours.Add(o);
-                Console.WriteLine(string.Create(Ic, $"{shape,-9} run {run}: this code {o}{(o.ExitCode != 0 ? " EXIT " + o.ExitCode : string.Empty)}{(baselineCli is null ? string.Empty : string.Create(Ic, $" -> {theirs[^1].Wall / o.Wall:F2}x faster (wall), {(theirs[^1].User + theirs[^1].Sys) / (o.User + o.Sys):F2}x less CPU"))}"));
+                string exit = o.ExitCode != 0 ? " EXIT " + o.ExitCode : string.Empty;
+                string versus = baselineCli is null
+                    ? string.Empty
+                    : string.Create(Ic, $" -> {theirs[^1].Wall / o.Wall:F2}x faster (wall), "
+                        + $"{(theirs[^1].User + theirs[^1].Sys) / (o.User + o.Sys):F2}x less CPU");
+                Console.WriteLine(string.Create(Ic, $"{shape,-9} run {run}: this code {o}{exit}{versus}"));
                 failures += o.ExitCode != 0 || (baselineCli is not null && theirs[^1].ExitCode != 0) ? 1 : 0;
             }
 
@@ -149,7 +154,11 @@ internal static class ResolveBenchmark
             {
                 bool same = SameBytes(oursOut, baseOut);
                 failures += same ? 0 : 1;
-                line += string.Create(Ic, $"; baseline wall {SymbolizerBenchmark.Spread(theirs.Select(m => m.Wall).ToList())} s, max RSS {SymbolizerBenchmark.Spread(theirs.Select(m => m.MaxRssMiB).ToList())} MiB; median speedup {SymbolizerBenchmark.Median(theirs.Select(m => m.Wall).ToList()) / SymbolizerBenchmark.Median(ours.Select(m => m.Wall).ToList()):F2}x; outputs {(same ? "byte-identical" : "DIFFER")}");
+                double speedup = SymbolizerBenchmark.Median(theirs.Select(m => m.Wall).ToList())
+                    / SymbolizerBenchmark.Median(ours.Select(m => m.Wall).ToList());
+                line += string.Create(Ic, $"; baseline wall {SymbolizerBenchmark.Spread(theirs.Select(m => m.Wall).ToList())} s, "
+                    + $"max RSS {SymbolizerBenchmark.Spread(theirs.Select(m => m.MaxRssMiB).ToList())} MiB; "
+                    + $"median speedup {speedup:F2}x; outputs {(same ? "byte-identical" : "DIFFER")}");
                 File.Delete(baseOut);
             }
 

@@ -13,10 +13,13 @@ namespace XeAnalyzer.Fuzz;
 /// <code>
 /// dotnet run -c Release --project XeAnalyzer.Fuzz -- [--seconds 120] [--seed N] [--targets xel,pdb,pe,cab,xml,text]
 ///     [--iterations N] [--findings DIR] [--work DIR] [--hang-seconds 30] [--memory-mb 512]
-/// dotnet run -c Release --project XeAnalyzer.Fuzz -- --replay FILE|DIR...        (files under a folder named after the target)
+/// dotnet run -c Release --project XeAnalyzer.Fuzz -- --replay FILE|DIR...
+///     (files under a folder named after the target)
 /// dotnet run -c Release --project XeAnalyzer.Fuzz -- --target pdb --seed N --iteration I [--save DIR]
-/// dotnet run -c Release --project XeAnalyzer.Fuzz -- --target pdb --write-seeds DIR      (the target's seed inputs, for afl-fuzz -i)
-/// afl-fuzz ... -- dotnet XeAnalyzer.Fuzz.dll --afl pdb [--seed-input NAME]            (coverage-guided, see tools/fuzz/afl.sh)
+/// dotnet run -c Release --project XeAnalyzer.Fuzz -- --target pdb --write-seeds DIR
+///     (the target's seed inputs, for afl-fuzz -i)
+/// afl-fuzz ... -- dotnet XeAnalyzer.Fuzz.dll --afl pdb [--seed-input NAME]
+///     (coverage-guided, see tools/fuzz/afl.sh)
 /// </code>
 /// Exit codes: 0 no finding, 1 findings (saved under --findings, default <c>fuzz-findings</c>), 2 usage.
 /// </remarks>

@@ -86,8 +86,9 @@ internal static class CatalogCommand
                 .OrderBy(b => b.Version ?? new Version(0, 0)).ThenBy(b => b.MachineType, StringComparer.OrdinalIgnoreCase).ThenBy(b => b.LineNumber).ToList();
             foreach (SqlBuildInfo b in builds)
             {
+                string source = b.Source == SqlBuildCatalog.EmbeddedSource ? string.Empty : "  [" + b.Source + "]";
                 output.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                    $"{b.BuildNumber,-15} {b.MachineType,-5} {b.Pdbs.Count,3} PDB(s)  {SymbolCommandOptions.Describe(b)}{(b.Source == SqlBuildCatalog.EmbeddedSource ? string.Empty : "  [" + b.Source + "]")}"));
+                    $"{b.BuildNumber,-15} {b.MachineType,-5} {b.Pdbs.Count,3} PDB(s)  {SymbolCommandOptions.Describe(b)}{source}"));
             }
 
             var bySource = catalog.Builds.GroupBy(b => b.Source ?? "?").Select(g => g.Count().ToString(CultureInfo.InvariantCulture) + " from " + (g.Key == SqlBuildCatalog.EmbeddedSource ? "the embedded catalog" : g.Key));
@@ -147,9 +148,13 @@ internal static class CatalogCommand
             }
 
             SqlBuildLookupResult embedded = SqlBuildCatalog.Embedded.Find(number, build.MachineType);
+            string replacing = replaced > 0 ? ", replacing its earlier entry" : string.Empty;
+            string overrides = embedded.Status == SqlBuildLookupStatus.NotFound
+                ? string.Empty
+                : "; it overrides the embedded entry of that build";
             output.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"recorded {build.BuildNumber} {build.MachineType} ({build.Pdbs.Count} PDB(s)) in {Path.GetFullPath(target)}{(replaced > 0 ? ", replacing its earlier entry" : string.Empty)}" +
-                $"{(embedded.Status == SqlBuildLookupStatus.NotFound ? string.Empty : "; it overrides the embedded entry of that build")}"));
+                $"recorded {build.BuildNumber} {build.MachineType} ({build.Pdbs.Count} PDB(s)) in {Path.GetFullPath(target)}"
+                + $"{replacing}{overrides}"));
             return ExitCodes.Ok;
         })));
         command.WithExamples(

@@ -229,8 +229,15 @@ public class LineInternerTests
         "</HistogramTarget>\n";
 
     private static string Describe(Callstack s) =>
-        string.Join('\n', s.Lines.Select(l => $"{l.LineNumber}|{l.Text}|{string.Join(',', l.Frames.Select(f => f.Kind + ":" + f.Raw + ":" + f.Module?.Name + ":" + f.Provenance + ":" + f.FrameNumber))}|{l.Diagnostic}|{l.SymbolMetadata?.Module.Name}|{string.Join(',', l.Unparsed.Select(u => u.Text))}"))
+        string.Join('\n', s.Lines.Select(DescribeLine))
         + "|" + s.IsContinuation + "|" + s.Header?.Origin + "|" + (s.Header?.Slot?.Value ?? s.Header?.Field?.Value)?.Text;
+
+    private static string DescribeLine(StackLine l)
+    {
+        string frames = string.Join(',', l.Frames.Select(f => f.Kind + ":" + f.Raw + ":" + f.Module?.Name + ":" + f.Provenance + ":" + f.FrameNumber));
+        string unparsed = string.Join(',', l.Unparsed.Select(u => u.Text));
+        return $"{l.LineNumber}|{l.Text}|{frames}|{l.Diagnostic}|{l.SymbolMetadata?.Module.Name}|{unparsed}";
+    }
 
     private static string? Intern(LineInterner interner, string line) => interner.TryIntern(line, out string? kept,
         out _) ? kept : null;

@@ -57,7 +57,10 @@ internal sealed class SymbolMetadataTable
 /// Parses CSV symbol-metadata lines, as exported from a module list: at least 3 comma-separated fields (quotes trimmed); the GUID is any
 /// field that parses as a GUID (braces allowed); the module is the first field ending in <c>.dll</c> or <c>.exe</c>; the PDB is the
 /// first field ending in <c>.pdb</c>, else the module name with <c>.pdb</c>; the age is the last field (decimal).
-/// For example <c>"ntdll.dll","10.0.17763.1490",2019328,462107166,2009368,"ntdll.pdb","{C374E059-5793-9B92-6525-386A66A2D3F5}",0,1</c>
+/// For example
+/// <code>
+/// "ntdll.dll","10.0.17763.1490",2019328,462107166,2009368,"ntdll.pdb","{C374E059-5793-9B92-6525-386A66A2D3F5}",0,1
+/// </code>
 /// or <c>sqlservr.exe,7ef4ea08-777a-43b7-8bce-4da6f0fa43c7,2</c>.
 /// </summary>
 internal static class CsvSymbolMetadata

@@ -21,8 +21,8 @@ public readonly record struct XeSourceLocation(string? FilePath, long Offset)
 /// (for target-data XML, tests and generators).
 /// </summary>
 /// <remarks>
-/// <para><b>Ownership.</b> Events of the <see cref="IEnumerable{T}"/> readers (<see cref="Xel.XelReader.ReadEvents(string, Xel.XelReadOptions?, CancellationToken)"/>,
-/// <see cref="Capture.CaptureSource.ReadEvents(Capture.EventFilter?, Capture.CaptureDiagnostics?, Action{Capture.CaptureSummary}?, CancellationToken)"/>)
+/// <para><b>Ownership.</b> Events of the <see cref="IEnumerable{T}"/> readers (<c>XelReader.ReadEvents</c>,
+/// <c>CaptureSource.ReadEvents</c>)
 /// and built events own their data: immutable, safe to share between threads and to keep (keeping one keeps its buffer alive).
 /// An event handed to <see cref="Capture.ICaptureConsumer.Add"/> by <see cref="Capture.CaptureSource.Read"/> is <see cref="IsTransient"/>:
 /// a view into a pooled buffer, valid only during that call, and so are the <see cref="XeValue"/>s read from it (the same object is

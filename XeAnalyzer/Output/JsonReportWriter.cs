@@ -5,7 +5,8 @@ namespace XeAnalyzer.Output;
 /// <summary>
 /// Writes a report as JSON through <see cref="Utf8JsonWriter"/>. The shape is fixed and every optional property is
 /// always present (<c>null</c> when absent), in this order:
-/// <c>{"format":"xeanalyzer-report","formatVersion":1,"title","description","generator","sections":[{"title","blocks":[…]}]}</c>.
+/// <c>format</c> (<c>"xeanalyzer-report"</c>), <c>formatVersion</c> (<c>1</c>), <c>title</c>, <c>description</c>,
+/// <c>generator</c>, <c>sections</c> (<c>[{"title", "blocks":[…]}]</c>).
 /// Each block has a <c>type</c> first: <c>paragraph</c> (<c>text</c>), <c>preformatted</c> (<c>caption, text</c>),
 /// <c>keyValues</c> (<c>title, items:[{key, kind, value}]</c>), <c>table</c> (<c>title, columns:[{name, kind, unit,
 /// description}], rows:[[…]], notes, warnings</c>), <c>barChart</c> (<c>title, categoryAxisLabel, valueAxisLabel,

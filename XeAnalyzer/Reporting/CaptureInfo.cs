@@ -118,7 +118,11 @@ internal sealed class CaptureInfo : IDocumentSource
                         HistogramSourceKind.Value => h.ValuesAreIntegers ? "an event field or action (numbers or map keys)" : "an event field or action (text)",
                         _ => "unknown (no slot has a value)",
                     };
-                    o.Add(new(1, head + string.Create(ic, $": source {source}; {h.SlotCount} slot(s), {h.TotalCount} event(s) counted; buckets {(h.Buckets is int b ? b.ToString(ic) : "-")}{(h.SlotsReachedBuckets ? " (every slot in use: values may have been merged)" : h.Buckets is not null ? " (not all in use)" : string.Empty)}; truncated {(h.Truncated ? "yes" : "no")}")));
+                    string buckets = h.Buckets is int b ? b.ToString(ic) : "-";
+                    string use = h.SlotsReachedBuckets ? " (every slot in use: values may have been merged)"
+                        : h.Buckets is not null ? " (not all in use)" : string.Empty;
+                    o.Add(new(1, head + string.Create(ic, $": source {source}; {h.SlotCount} slot(s), {h.TotalCount} event(s) counted; "
+                        + $"buckets {buckets}{use}; truncated {(h.Truncated ? "yes" : "no")}")));
                     break;
                 case TargetData.TargetDataKind.EventCounter:
                     o.Add(new(1, head + string.Create(ic, $": {t.ItemCount} counter(s); truncated {(t.Truncated ? "yes" : "no")}")));

@@ -5,28 +5,30 @@ CSharpier (tools/format/format.sh) breaks code at 120 columns but never touches 
 literal. This script does the rest, without changing what the code means:
   - a `//` or `///` line over the limit is split at a space; the overflow joins the next line of the same comment when
     that line continues the prose (not a tag, list item, code block or blank), so paragraphs stay paragraphs;
-  - a line that is only a regular or interpolated string literal (then `,` `)` `;` `+` or nothing) is split into two
-    literals joined by `+`, at a space outside any `{…}` hole.
+  - a // comment after code on a line over the limit moves to its own line above it;
+  - a line that is only a regular, verbatim or interpolated string literal (then `,` `)` `;` `+` or nothing) is split into two
+    literals joined by `+`, at a space outside any `{…}` hole, else after a hole, else anywhere outside an escape.
 Lines it cannot wrap safely are listed on stderr and left alone. With --check it changes nothing and exits 1 when a
-line is over the limit.
+line is over the limit; the content of raw string literals (data: XML, CSS, script) is not checked.
     tools/format/wrap-long-lines.py [--check] [--limit 120] FILE...
 """
 import re
 import sys
 
 COMMENT = re.compile(r'^(?P<indent>[ \t]*)(?P<mark>///?)(?P<space> ?)(?P<text>.*)$')
-LEAD = re.compile(r'^(?P<indent>[ \t]*)(?P<lead>(?:[+?:] )?)(?P<rest>\$?".*)$')
+LEAD = re.compile(r'^(?P<indent>[ \t]*)(?P<lead>(?:[+?:] |[A-Za-z_][A-Za-z0-9_.]* = |[A-Za-z_][A-Za-z0-9_]*: )?)'
+                  r'(?P<rest>(?:\$@|@\$|\$|@)?".*)$')
 TAIL = re.compile(r'^[,);+ ]*$')
 
 
-def split_point(text: str, room: int) -> int:
-    """Index of the last space at or before room, not inside an XML tag; -1 if none."""
+def split_point(text: str, room: int, doc: bool) -> int:
+    """Index of the last space at or before room, not inside an XML tag of a doc comment; -1 if none."""
     depth = 0
     best = -1
     for i, ch in enumerate(text):
         if i > room:
             break
-        if ch == '<':
+        if ch == '<' and doc:
             depth += 1
         elif ch == '>' and depth > 0:
             depth -= 1
@@ -69,7 +71,7 @@ def wrap_comments(lines, limit, problems, name):
             continue
         prefix = m.group('indent') + m.group('mark') + (m.group('space') or ' ')
         room = limit - len(prefix)
-        cut = split_point(text, room)
+        cut = split_point(text, room, m.group('mark') == '///')
         if cut <= 0:
             problems.append(f'{name}:{i + 1}: comment has no space to wrap at')
             out.append(line)
@@ -89,27 +91,36 @@ def wrap_comments(lines, limit, problems, name):
 
 
 def scan_literal(text: str):
-    """End index (exclusive) of the regular or interpolated literal text starts with, and its cut points (spaces
-    outside holes); None when it is not one this script can split."""
-    interpolated = text.startswith('$')
-    i = 2 if interpolated else 1
+    """For the literal text starts with ("…", $"…", @"…", $@"…"): its end (exclusive), its prefix, and the positions
+    it may be cut at, best first (after a space outside holes, then after a hole, then anywhere outside an escape or
+    hole); None when it is not such a literal or does not end on this line."""
+    m = re.match(r'(\$@|@\$|\$|@)?"', text)
+    if not m:
+        return None
+    prefix = m.group(1) or ''
+    interpolated, verbatim = '$' in prefix, '@' in prefix
+    i = len(prefix) + 1
     depth = 0
-    spaces = []
+    spaces, holes, anywhere = [], [], []
     while i < len(text):
         ch = text[i]
-        if ch == '\\':
-            i += 2
-            continue
         if depth == 0:
             if ch == '"':
-                return i + 1, spaces
-            if interpolated and ch == '{':
-                if text[i + 1:i + 2] == '{':
+                if verbatim and text[i + 1:i + 2] == '"':
                     i += 2
                     continue
+                return i + 1, prefix, (spaces, holes, anywhere)
+            anywhere.append(i)
+            if ch == '\\' and not verbatim:
+                i += 2
+                continue
+            if interpolated and ch in '{}' and text[i + 1:i + 2] == ch:
+                i += 2
+                continue
+            if interpolated and ch == '{':
                 depth = 1
             elif ch == ' ':
-                spaces.append(i)
+                spaces.append(i + 1)
         else:
             if ch == '"':  # a string inside a hole
                 i += 1
@@ -119,8 +130,54 @@ def scan_literal(text: str):
                 depth += 1
             elif ch == '}':
                 depth -= 1
+                if depth == 0:
+                    holes.append(i + 1)
         i += 1
     return None
+
+
+def trailing_comment(line: str) -> int:
+    """Index of a // comment that follows code on the line (outside literals), or -1."""
+    if not line.strip() or line.lstrip().startswith('//') or '"""' in line:
+        return -1
+    i, quote = 0, None
+    while i < len(line):
+        ch = line[i]
+        if quote:
+            if ch == '\\' and quote != '@':
+                i += 2
+                continue
+            if ch == '"' and quote in ('"', '@'):
+                if quote == '@' and line[i + 1:i + 2] == '"':
+                    i += 2
+                    continue
+                quote = None
+            elif ch == "'" and quote == "'":
+                quote = None
+        elif ch == '@' and line[i + 1:i + 2] == '"':
+            quote = '@'
+            i += 1
+        elif ch in '"\'':
+            quote = ch
+        elif line.startswith('//', i):
+            return i
+        elif line.startswith('/*', i):
+            return -1
+        i += 1
+    return -1
+
+
+def move_trailing_comments(lines, limit):
+    out = []
+    for line in lines:
+        at = trailing_comment(line) if len(line) > limit else -1
+        if at > 0 and line[:at].strip():
+            indent = line[:len(line) - len(line.lstrip())]
+            out.append(indent + line[at:].rstrip())
+            out.append(line[:at].rstrip())
+        else:
+            out.append(line)
+    return out
 
 
 def wrap_literals(lines, limit, problems, name):
@@ -136,28 +193,40 @@ def wrap_literals(lines, limit, problems, name):
                     problems.append(f'{name}:{n + 1}: long line with a string that is not a lone literal')
                 break
             indent, lead, lit = m.group('indent'), m.group('lead'), m.group('rest')[:scanned[0]]
-            trailing = lead == ''
-            room = limit - len(indent) - len(lead) - (4 if trailing else 2)
-            cuts = [c for c in scanned[1] if 0 < c <= room]
+            prefix = scanned[1]
+            # After an operator the next half starts with '+' (CSharpier's layout); otherwise this line ends with it.
+            trailing = lead.strip() not in ('+', '?', ':')
+            room = limit - len(indent) - len(lead) - (3 if trailing else 1)
+            usable = [[c for c in kind if len(prefix) + 1 < c <= room and c < len(lit) - 1] for kind in scanned[2]]
+            cuts = next((kind for kind in usable if kind), [])
             if not cuts:
-                problems.append(f'{name}:{n + 1}: string literal has no space to wrap at')
+                problems.append(f'{name}:{n + 1}: string literal has no place to wrap at')
                 break
             cut = cuts[-1]
-            dollar = '$' if lit.startswith('$') else ''
-            first = lit[:cut + 1] + '"'
-            second = dollar + '"' + lit[cut + 1:]
-            if dollar and '{' not in first and '}' not in first:
-                first = first[1:]
-            if dollar and '{' not in second[1:] and '}' not in second[1:]:
-                second = second[1:]
+            # Both halves keep the prefix: an interpolated literal's halves must both be interpolated for the
+            # concatenation to still convert to an interpolated string handler (string.Create(provider, $"…")).
+            first = lit[:cut] + '"'
+            second = prefix + '"' + lit[cut:]
             if trailing:
-                out.append(indent + first + ' +')
-                pending = indent + second + tail
+                out.append(indent + lead + first + ' +')
+                pending = indent + ('    ' if lead else '') + second + tail
             else:
                 out.append(indent + lead + first)
                 pending = indent + '+ ' + second + tail
         out.append(pending)
     return out
+
+
+def code_lines(lines):
+    """(index, line) of every line outside the content of raw string literals (\"\"\"): that content is data (XML,
+    CSS, script as a reader or browser gets it), written as it is read, not code."""
+    inside = False
+    for n, line in enumerate(lines):
+        opens_or_closes = line.count('"""') % 2 == 1
+        if not inside or opens_or_closes:
+            yield n, line
+        if opens_or_closes:
+            inside = not inside
 
 
 def main(argv):
@@ -175,7 +244,7 @@ def main(argv):
     if check:
         long_lines = [f'{name}:{n + 1}: {len(line)} characters'
                       for name in files
-                      for n, line in enumerate(open(name, encoding='utf-8').read().split('\n'))
+                      for n, line in code_lines(open(name, encoding='utf-8').read().split('\n'))
                       if len(line) > limit]
         for entry in long_lines:
             print(entry, file=sys.stderr)
@@ -185,6 +254,7 @@ def main(argv):
         with open(name, encoding='utf-8') as f:
             original = f.read()
         lines = original.split('\n')
+        lines = move_trailing_comments(lines, limit)
         lines = wrap_comments(lines, limit, problems, name)
         lines = wrap_literals(lines, limit, problems, name)
         text = '\n'.join(lines)

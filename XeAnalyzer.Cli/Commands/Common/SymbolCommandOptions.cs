@@ -254,8 +254,10 @@ internal sealed class SymbolCommandOptions
             case SqlBuildLookupStatus.Found:
                 return result.Build!;
             case SqlBuildLookupStatus.Ambiguous:
+                IEnumerable<string> matches = result.Matches.Select(m =>
+                    m.DisplayName + " in " + (m.Source ?? "?") + ", line " + m.LineNumber.ToString(CultureInfo.InvariantCulture));
                 throw new UsageException(string.Create(CultureInfo.InvariantCulture,
-                    $"{what}: {result.Matches.Count} {machine} entries match ({string.Join("; ", result.Matches.Select(m => m.DisplayName + " in " + (m.Source ?? "?") + ", line " + m.LineNumber.ToString(CultureInfo.InvariantCulture)))})"));
+                    $"{what}: {result.Matches.Count} {machine} entries match ({string.Join("; ", matches)})"));
             default:
                 string searched = "the catalog embedded in XeAnalyzer (" + SqlBuildCatalog.Embedded.Builds.Count.ToString(CultureInfo.InvariantCulture) + " builds)";
                 string user = SqlBuildCatalog.GetUserCatalogPath();

@@ -6,7 +6,7 @@ using XeAnalyzer.TargetData;
 
 namespace XeAnalyzer.Symbols.Resolution;
 
-/// <summary>Options of <see cref="CallstackTextResolver.Resolve(TextReader, TextWriter, CallstackResolver, CallstackTextResolverOptions?, CancellationToken)"/> (and its stream overload).</summary>
+/// <summary>Options of <see cref="CallstackTextResolver"/>'s <c>Resolve</c> (its text and stream overloads).</summary>
 public sealed class CallstackTextResolverOptions
 {
     /// <summary>The defaults.</summary>
