@@ -6,8 +6,10 @@ namespace XeAnalyzer.Tests.Cli;
 [TestFixture]
 public sealed class RuntimeConfigTests
 {
-    // Hot methods promoted without the 100 ms tiering delay; arrays up to 1 MB kept off the large-object heap.
+    // Hot methods promoted without the 100 ms tiering delay, lukewarm ones not at all; arrays up to 1 MB kept off the
+    // large-object heap.
     [TestCase("System.Runtime.TieredCompilation.CallCountingDelayMs", 0)]
+    [TestCase("System.Runtime.TieredCompilation.CallCountThreshold", 1000)]
     [TestCase("System.GC.LOHThreshold", 1 << 20)]
     public void XeanalyzeShipsWith(string setting, int value)
     {
