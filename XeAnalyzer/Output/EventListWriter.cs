@@ -97,7 +97,8 @@ internal sealed class EventListColumns
     /// <see langword="null"/> for a column that is no duration.</summary>
     private static string? UnitSuffix(IEnumerable<XeEventType> eventTypes, string field) =>
         DurationUnits.Describe(eventTypes
-            .Select(t => (t.FullName, Unit: t.GetFieldIndex(field) is int i and >= 0 ? DurationUnits.Of(t.Name, t.Fields[i]) : null))
+            .Select(t => (t.FullName,
+                Unit: t.GetFieldIndex(field) is int i and >= 0 ? DurationUnits.Of(t.Name, t.Fields[i]) : null))
             .Where(x => x.Unit is not null)
             .Select(x => (x.FullName, x.Unit!)));
 }
