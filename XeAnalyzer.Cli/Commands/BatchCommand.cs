@@ -103,6 +103,14 @@ internal static class BatchCommand
             reporter.Finish(result);
             logger?.BatchFinished(result, resolver.GetPdbBindings().Count(b => b.IsLoaded));
 
+            // A filter name no capture has is a usage error, as for one capture; one some captures lack is in the
+            // index's notes and the log's noMatch.
+            IReadOnlyList<string> unknown = result.FindUnknownFilterNames();
+            if (unknown.Count > 0)
+            {
+                throw new UsageException(string.Join("\nxeanalyze: ", unknown));
+            }
+
             stdout.WriteLine(Path.Combine(dir, BatchOutput.IndexFile));
             stdout.Flush();
             return result.AnyFailed ? ExitCodes.InputError : result.Count(BatchStatus.Partial) > 0 ? ExitCodes.Partial : ExitCodes.Ok;

@@ -20,7 +20,11 @@ internal sealed class AnalysisCaptures
         Sqlserver = builder.AddPackage("sqlserver", 3);
         LatchClass = builder.AddMap(Sqlserver, "latch_class", [new(3, "BUFFER"), new(17, "NESTING_TRANSACTION_FULL"), new(88, "ACCESS_METHODS_DATASET_PARENT")]);
         LatchMode = builder.AddMap(Sqlserver, "latch_mode", [new(0, "NL"), new(1, "KP"), new(2, "SH"), new(3, "UP"), new(4, "EX"), new(5, "DT")]);
-        WaitTypes = builder.AddMap(Sqlos, "wait_types", [new(36, "LATCH_EX"), new(66, "PAGEIOLATCH_SH"), new(120, "PREEMPTIVE_HTTP_REQUEST"), new(191, "CXPACKET")]);
+        WaitTypes = builder.AddMap(Sqlos, "wait_types",
+        [
+            new(36, "LATCH_EX"), new(66, "PAGEIOLATCH_SH"), new(120, "PREEMPTIVE_HTTP_REQUEST"), new(191, "CXPACKET"),
+            new(124, "SOS_SCHEDULER_YIELD"), new(181, "WRITELOG"), new(99, "ASYNC_NETWORK_IO"),
+        ]);
         Opcode = builder.AddMap(Sqlos, "event_opcode", [new(0, "Begin"), new(1, "End")]);
         LatchAcquired = builder.AddEvent(Sqlserver, "latch_acquired", new Guid("11111111-0000-4000-8000-000000000001"),
         [

@@ -278,4 +278,36 @@ public sealed class BatchCliTests
         Assert.That(quiet, Does.Not.Contain("[1/7]"));
         Assert.That(quiet, Does.Not.Contain("\u001b[?25l"), "no progress display");
     }
+
+    [Test]
+    public void Batch_NameNoCaptureHas_IsAUsageError_NamingTheNearestName()
+    {
+        (int exit, _, string err) = CliRunner.Run(Batch(_in, _temp.File("out-event"), "--event", "wait_inf"));
+        Assert.That(exit, Is.EqualTo(2), err);
+        Assert.That(err, Does.Contain("--event wait_inf: the capture has no event of that name; nearest: wait_info"));
+
+        (exit, _, err) = CliRunner.Run(Batch(_in, _temp.File("out-where"), "--where", "duraton>5"));
+        Assert.That(exit, Is.EqualTo(2), err);
+        Assert.That(err, Does.Contain("--where duraton>5:").And.Contain("nearest: duration"));
+    }
+
+    [Test]
+    public void Batch_NameSomeCapturesHave_RunsAndSaysWhichCapturesHadNoMatch()
+    {
+        string output = _temp.File("out"), log = _temp.File("batch.jsonl");
+        (int exit, _, string err) = CliRunner.Run(Batch(_in, output, "--event", "wait_info", "--log", log));
+        Assert.That(exit, Is.EqualTo(0), err);
+        Dictionary<string, Dictionary<string, JsonElement>> captures = ByName(Summary(output));
+        string latch = "latch/latch_nesting_full_0_133601526724170000.xel";
+        string waits = "waits/blob_storage_waits_0_133601608255530000.xel";
+        Assert.That(captures[latch]["notes"].GetString(),
+            Does.Contain("no match for the filter: --event wait_info: the capture has no event of that name"));
+        Assert.That(captures[waits]["notes"].GetString(), Does.Not.Contain("no match"));
+
+        JsonElement finish = File.ReadAllLines(log).Select(l => JsonDocument.Parse(l).RootElement)
+            .Single(e => e.GetProperty("event").GetString() == "batch-finish");
+        string[] noMatch = [.. finish.GetProperty("noMatch").EnumerateArray()
+            .Select(m => m.GetProperty("capture").GetString()!)];
+        Assert.That(noMatch, Does.Contain(latch).And.Not.Contain(waits));
+    }
 }

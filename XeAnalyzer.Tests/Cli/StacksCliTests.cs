@@ -79,7 +79,7 @@ public sealed class StacksCliTests
         string frames = Path.Combine(_tmp.Path, "frames.csv");
         (int exit, string output, string err) = CliRunner.Run(["stacks", Sample1, "--format", "csv", "--frames-csv", frames, .. Symbols]);
         Assert.That(exit, Is.EqualTo(0), err);
-        Assert.That(output, Does.StartWith("rank,count,share,event,raw_stacks,first_seen,last_seen,duration_events,total_duration,max_duration,total_signal_duration,max_signal_duration,frame_count,unresolved_frames,leaf,frames\n"));
+        Assert.That(output, Does.StartWith("rank,count,share,event,raw_stacks,first_seen,last_seen,duration_events,total_duration,max_duration,total_signal_duration,max_signal_duration,duration_unit,frame_count,unresolved_frames,leaf,frames\n"));
         Assert.That(output, Does.Contain("\n1,2005,"));
         Assert.That(output, Does.Contain("\"" + string.Join("\n", ResolutionFixtures.PublishedStackA) + "\""));
         string[] frameRows = File.ReadAllLines(frames);

@@ -144,7 +144,8 @@ public sealed class ReportBrowserTests
 
         string memory = Report(SampleData.Memory);
         JsonElement m = await LoadAsync(Path.Combine(memory, "index.html"), cancellationToken);
-        Assert.That(Strings(m.GetProperty("sections")), Does.Contain("Memory: Running total"));
+        Assert.That(Strings(m.GetProperty("sections")),
+            Does.Contain("Memory: Running total of page_allocated − page_freed"));
         Assert.That(m.GetProperty("polylines").GetInt32(), Is.GreaterThanOrEqualTo(1));
         Assert.That(m.GetProperty("svgs").GetInt32(), Is.EqualTo(JsonCounts(memory).Charts));
         foreach (string svg in Directory.GetFiles(memory, "*.svg"))

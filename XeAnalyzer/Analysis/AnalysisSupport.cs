@@ -61,6 +61,10 @@ internal static class AnalysisSupport
 
     public static string N0(long v) => v.ToString("N0", CultureInfo.InvariantCulture);
 
+    /// <summary>A count with its noun in the right number: <c>1 other wait type</c>, <c>2 other wait types</c>.
+    /// </summary>
+    public static string Counted(long v, string one, string many) => N0(v) + " " + (v == 1 ? one : many);
+
     public static string Percent(double fraction, int decimals = 1) =>
         double.IsFinite(fraction) ? (fraction * 100).ToString("F" + decimals.ToString(CultureInfo.InvariantCulture), CultureInfo.InvariantCulture) + " %" : "n/a";
 
@@ -353,4 +357,31 @@ internal sealed class IgnoredEvents
 
     public IReadOnlyList<EventNameCount> ToList() =>
         [.. _counts.OrderByDescending(kv => kv.Value).ThenBy(kv => kv.Key, StringComparer.Ordinal).Select(kv => new EventNameCount(kv.Key, kv.Value))];
+}
+
+/// <summary>
+/// The units (<see cref="DurationUnits"/>) of the duration fields an analysis summed, per event type it met, so its
+/// labels say the unit the capture's fields have rather than one assumed.
+/// </summary>
+internal sealed class FieldUnitsSeen(string eventName, string fieldName)
+{
+    private readonly List<(string EventName, FieldUnit Unit)> _units = [];
+
+    /// <summary>Notes the unit of the field in an event type that has it (called once per event type).</summary>
+    public void Add(XeEventType type)
+    {
+        int i = type.GetFieldIndex(fieldName);
+        if (i >= 0 && DurationUnits.Of(type.Name, type.Fields[i]) is FieldUnit u)
+        {
+            _units.Add((type.FullName, u));
+        }
+    }
+
+    /// <summary>The unit: the one every event type seen agrees on, else the reference's unit for the analysis's event
+    /// (no event type seen); <see langword="null"/> when event types disagree.</summary>
+    public FieldUnit? Unit => _units.Count == 0 ? DurationUnits.Of(eventName, fieldName, null)
+        : _units.TrueForAll(u => u.Unit.Label == _units[0].Unit.Label) ? _units[0].Unit : null;
+
+    /// <summary>The unit as a label shows it; units that differ between event types are given per event.</summary>
+    public string Label => Unit?.Label ?? DurationUnits.Describe(_units)!;
 }

@@ -189,6 +189,7 @@ public sealed class LatchAnalysis : ICaptureAnalysis
         private readonly PendingAcquires _pending;
         private readonly IgnoredEvents _ignored = new();
         private readonly ValuesOutOfRange _outOfRange = new();
+        private readonly FieldUnitsSeen _durationUnits = new("latch_released", "duration");
         private readonly HashSet<string> _acquireActions = new(StringComparer.Ordinal);
         private string _acquireName = "sqlserver.latch_acquired";
         private long _acquired;
@@ -206,7 +207,16 @@ public sealed class LatchAnalysis : ICaptureAnalysis
             : base(context)
         {
             _options = options;
-            _fields = new ReferenceCache<XeEventType, FieldLayout>(ResolveFields);
+            _fields = new ReferenceCache<XeEventType, FieldLayout>(t =>
+            {
+                FieldLayout f = ResolveFields(t);
+                if (f.Duration >= 0)
+                {
+                    _durationUnits.Add(t);
+                }
+
+                return f;
+            });
             _reorder = new ReorderBuffer<Record>(options.Reorder);
             _pending = new PendingAcquires(options.MaxPendingAcquires);
             _pending.OnEvicted = c => _classStats[c].UnpairedAcquires++;
@@ -455,6 +465,8 @@ public sealed class LatchAnalysis : ICaptureAnalysis
                 HasHoldTimes = pairing && holdNote is null,
                 HoldTimes = hold,
                 HoldTimeNote = holdNote,
+                DurationFieldUnit = _durationUnits.Unit,
+                DurationFieldUnitLabel = _durationUnits.Label,
                 PairedReleases = _paired,
                 UnpairedAcquires = pairing ? _classStats.Sum(c => c.UnpairedAcquires) : 0,
                 UnpairedReleases = pairing ? _classStats.Sum(c => c.UnpairedReleases) : 0,

@@ -1,3 +1,4 @@
+using XeAnalyzer.Events;
 using XeAnalyzer.Output;
 using static XeAnalyzer.Analysis.AnalysisSupport;
 
@@ -65,6 +66,13 @@ public sealed class LatchAnalysisResult : IAnalysisResult, IDocumentSource
 
     /// <summary>Why there are no hold times, or <see langword="null"/>.</summary>
     public string? HoldTimeNote { get; internal init; }
+
+    /// <summary>The unit of latch_released's <c>duration</c> field (<see cref="DurationUnits"/>), or
+    /// <see langword="null"/> when event types disagree.</summary>
+    internal FieldUnit? DurationFieldUnit { get; init; } = DurationUnits.Of("latch_released", "duration", null);
+
+    /// <summary>That unit as labels show it (<c>µs, unit unverified</c> unless the metadata describes it).</summary>
+    internal string DurationFieldUnitLabel { get; init; } = DurationUnits.Of("latch_released", "duration", null).Label;
 
     /// <summary>Releases paired with an acquire.</summary>
     public long PairedReleases { get; internal init; }
@@ -193,10 +201,11 @@ public sealed class LatchAnalysisResult : IAnalysisResult, IDocumentSource
             .AddColumn(TableColumn.Decimal("max (µs)", 1));
         if (duration)
         {
-            t.AddColumn(TableColumn.Decimal("duration field mean", 1))
-             .AddColumn(TableColumn.Decimal("duration field p50", 1))
-             .AddColumn(TableColumn.Decimal("duration field p99", 1))
-             .AddColumn(TableColumn.Decimal("duration field max", 1));
+            string u = " (" + DurationFieldUnitLabel + ")";
+            t.AddColumn(TableColumn.Decimal("duration field mean" + u, 1))
+             .AddColumn(TableColumn.Decimal("duration field p50" + u, 1))
+             .AddColumn(TableColumn.Decimal("duration field p99" + u, 1))
+             .AddColumn(TableColumn.Decimal("duration field max" + u, 1));
         }
 
         t.AddColumn(TableColumn.Integer("unpaired acquires")).AddColumn(TableColumn.Integer("unpaired releases"));
@@ -226,7 +235,8 @@ public sealed class LatchAnalysisResult : IAnalysisResult, IDocumentSource
         t.AddNote("Hold time: the time between a latch_acquired event and the latch_released event paired with it (same " + PairingKey + ", most recent unreleased acquire first), from the events' timestamps, in microseconds (100 ns resolution). p50 and p99 are nearest-rank percentiles from a log-linear histogram, within 0.4 % of the exact value.");
         if (duration)
         {
-            t.AddNote("duration field: latch_released's own duration field of the paired releases, in the unit the event reports (not verified against SQL Server documentation).");
+            t.AddNote("duration field: latch_released's own duration field of the paired releases, in "
+                + DurationFieldUnitLabel + " (the unit per " + (DurationFieldUnit?.Source ?? "each event type") + ").");
         }
 
         t.AddNote(N0(PairedReleases) + " pairs; " + N0(UnpairedAcquires) + " acquires never released in the capture" + (EvictedAcquires > 0 ? " (" + N0(EvictedAcquires) + " dropped because too many acquires were pending)" : string.Empty) + "; " + N0(UnpairedReleases) + " releases with no acquire before them.");

@@ -203,7 +203,7 @@ public sealed class MemoryAnalysisResult : IAnalysisResult, IDocumentSource
     /// <returns>The report; a single "Missing data" section when <see cref="MissingData"/> is set.</returns>
     public ReportDocument ToReport()
     {
-        const string Title = "Pages allocated over time";
+        const string Title = "Pages allocated minus freed over time (page_allocated − page_freed)";
         if (MissingData is MissingData m)
         {
             return new ReportDocument(Title, [new ReportSection("Missing data", new Preformatted(m.Describe()))]);
@@ -225,7 +225,7 @@ public sealed class MemoryAnalysisResult : IAnalysisResult, IDocumentSource
         };
         sections.Add(new ReportSection("Summary", new KeyValueList(summary), new Paragraph(
             "The running total starts at 0 at the first event (pages allocated before the capture are unknown): allocations add their pages, frees subtract them, in (timestamp, event_sequence) order. Bytes are pages × 8,192; GB = 10^9 bytes.")));
-        sections.Add(new ReportSection("Running total", ToLineChart()));
+        sections.Add(new ReportSection("Running total of page_allocated − page_freed", ToLineChart()));
 
         var sessionBlocks = new List<ReportBlock>();
         if (Sessions.Count == 0)

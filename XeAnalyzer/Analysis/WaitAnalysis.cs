@@ -127,7 +127,9 @@ public sealed class WaitAnalysis : ICaptureAnalysis
     /// </summary>
     private sealed class State : AnalysisRun<WaitAnalysisResult>
     {
-        private readonly ReferenceCache<XeEventType, FieldLayout> _fields = new(Resolve);
+        private readonly ReferenceCache<XeEventType, FieldLayout> _fields;
+        private readonly FieldUnitsSeen _durationUnits = new("wait_info", "duration");
+        private readonly FieldUnitsSeen _signalUnits = new("wait_info", "signal_duration");
         private readonly ReferenceCache<XeActionSet, ActionLayout> _actions = new(s => new ActionLayout
         {
             Scheduler = LatchAnalysis.NumericAction(s, "scheduler_id"),
@@ -152,6 +154,17 @@ public sealed class WaitAnalysis : ICaptureAnalysis
         public State(WaitAnalysisOptions options, AnalysisContext context)
             : base(context)
         {
+            _fields = new(t =>
+            {
+                FieldLayout f = Resolve(t);
+                if (f.EventKind >= 0)
+                {
+                    _durationUnits.Add(t);
+                    _signalUnits.Add(t);
+                }
+
+                return f;
+            });
             _reorder = new ReorderBuffer<WaitRecord>(options.Reorder);
             _workers = new WaitWorkers(options.MaxWorkers, options.StartTolerance.Ticks, _tallies);
         }
@@ -320,6 +333,9 @@ public sealed class WaitAnalysis : ICaptureAnalysis
                 TopResources = _tallies.Resources(order),
                 Results = _tallies.Results(order),
                 HasWaitResource = _resourceFieldSeen,
+                DurationUnit = _durationUnits.Unit,
+                DurationUnitLabel = _durationUnits.Label,
+                SignalUnitLabel = _signalUnits.Label,
             };
         }
 

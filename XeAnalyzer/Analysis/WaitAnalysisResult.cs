@@ -1,3 +1,5 @@
+using System.Globalization;
+using XeAnalyzer.Events;
 using XeAnalyzer.Output;
 using static XeAnalyzer.Analysis.AnalysisSupport;
 
@@ -136,20 +138,32 @@ public sealed class WaitAnalysisResult : IAnalysisResult, IDocumentSource
     /// <summary>Per wait type, the <c>wait_completed</c> events by <c>wait_result</c>.</summary>
     public IReadOnlyList<WaitResultCount> Results { get; internal init; } = [];
 
+    /// <summary>The unit of the wait events' <c>duration</c> field (<see cref="DurationUnits"/>), or
+    /// <see langword="null"/> when the event types disagree.</summary>
+    internal FieldUnit? DurationUnit { get; init; } = DurationUnits.Of("wait_info", "duration", null);
+
+    /// <summary>The unit of <c>duration</c> as labels show it (<c>ms</c> on every known build).</summary>
+    internal string DurationUnitLabel { get; init; } = "ms";
+
+    /// <summary>The unit of <c>signal_duration</c> as labels show it.</summary>
+    internal string SignalUnitLabel { get; init; } = "ms";
+
     /// <summary>What preceded waits of <paramref name="waitType"/>, most frequent first.</summary>
     /// <param name="waitType">The wait type (ordinal).</param>
     /// <returns>The rows.</returns>
     public IReadOnlyList<PrecedingWait> PrecededByFor(string waitType) => [.. PrecededBy.Where(p => string.Equals(p.WaitType, waitType, StringComparison.Ordinal))];
 
-    /// <summary>A bar chart of total wait time (ms) per wait type, the 20 largest.</summary>
+    /// <summary>A bar chart of total wait time per wait type, the 20 largest.</summary>
     /// <returns>The chart.</returns>
     internal BarChart ToBarChart()
     {
         WaitTypeStats[] top = [.. ByWaitType.Where(w => w.Waits > 0).Take(20)];
-        return new BarChart("Total wait time by wait type (ms)", top.Select(w => w.WaitType), top.Select(w => (double)w.TotalDurationMs))
+        string u = DurationUnitLabel;
+        return new BarChart("Total wait time by wait type (" + u + ")", top.Select(w => w.WaitType),
+            top.Select(w => (double)w.TotalDurationMs))
         {
             CategoryAxisLabel = "wait_type",
-            ValueAxisLabel = "total duration (ms)",
+            ValueAxisLabel = "total duration (" + u + ")",
         };
     }
 
@@ -168,6 +182,12 @@ public sealed class WaitAnalysisResult : IAnalysisResult, IDocumentSource
             return new ReportDocument(Title, [new ReportSection("Missing data", new Preformatted(m.Describe()))]);
         }
 
+        string u = DurationUnitLabel;
+        string unitSentence = DurationUnit is { Unit: FieldTimeUnit unit } known
+            ? "Durations are in " + (unit == FieldTimeUnit.Microseconds ? "microseconds" : "milliseconds")
+                + ", the unit of the duration field per " + known.Source + "."
+            : "Durations are in the unit of each event type's duration field (" + u
+                + "): the event types disagree, so totals mix units.";
         var sections = new List<ReportSection>();
         sections.Add(new ReportSection("Summary", new KeyValueList(
         [
@@ -176,17 +196,18 @@ public sealed class WaitAnalysisResult : IAnalysisResult, IDocumentSource
             Kv("wait_completed events", WaitCompletedEvents),
             Kv("completed waits", Waits),
             Kv("Begin events", Begins),
-            Kv("total wait time (ms)", ByWaitType.Sum(w => w.TotalDurationMs)),
+            Kv("total wait time (" + u + ")", ByWaitType.Sum(w => w.TotalDurationMs)),
             Kv("ordering", Ordering.Describe()),
-        ]), new Paragraph("Durations are in milliseconds as Extended Events reports them. For wait_info and wait_info_external only End events (opcode = End) carry durations and count as waits; every wait_completed event counts.")));
+        ]), new Paragraph(unitSentence + " For wait_info and wait_info_external only End events (opcode = End) carry "
+            + "durations and count as waits; every wait_completed event counts.")));
 
         var t = new TableBuilder("Waits by wait type")
             .AddColumn(TableColumn.Text("wait_type"))
             .AddColumn(TableColumn.Integer("waits"))
-            .AddColumn(TableColumn.Integer("total ms"))
-            .AddColumn(TableColumn.Decimal("mean ms", 2))
-            .AddColumn(TableColumn.Integer("max ms"))
-            .AddColumn(TableColumn.Integer("signal ms"))
+            .AddColumn(TableColumn.Integer("total " + u))
+            .AddColumn(TableColumn.Decimal("mean " + u, 2))
+            .AddColumn(TableColumn.Integer("max " + u))
+            .AddColumn(TableColumn.Integer("signal " + SignalUnitLabel))
             .AddColumn(TableColumn.Percentage("share of wait time", 2))
             .AddColumn(TableColumn.Integer("begins"));
         foreach (WaitTypeStats w in ByWaitType)
@@ -195,7 +216,9 @@ public sealed class WaitAnalysisResult : IAnalysisResult, IDocumentSource
                 w.TotalSignalDurationMs is long sig ? sig : TableCell.NotApplicable, TableCell.FromPercentage(w.ShareOfDuration), w.Begins);
         }
 
-        t.AddNote("total/mean/max: the duration field of completed waits (ms); signal ms: the signal_duration field (ms), n/a where the events' schema has no such field (wait_info_external on real builds).");
+        t.AddNote("total/mean/max: the duration field of completed waits (" + u + "); signal " + SignalUnitLabel
+            + ": the signal_duration field (" + SignalUnitLabel
+            + "), n/a where the events' schema has no such field (wait_info_external on real builds).");
         sections.Add(new ReportSection("By wait type", t.Build(), ToBarChart()));
 
         if (TopResources.Count > 0)
@@ -219,11 +242,16 @@ public sealed class WaitAnalysisResult : IAnalysisResult, IDocumentSource
             var wr = new TableBuilder("wait_completed events by wait_result")
                 .AddColumn(TableColumn.Text("wait_type"))
                 .AddColumn(TableColumn.Text("wait_result"))
+                .AddColumn(TableColumn.Integer("wait_result code"))
                 .AddColumn(TableColumn.Integer("events"));
             foreach (WaitResultCount r in Results)
             {
-                wr.AddRow(r.WaitType, r.Result, r.Waits);
+                wr.AddRow(r.WaitType, WaitResults.Label(r.Result),
+                    long.TryParse(r.Result, NumberStyles.None, Ic, out long code) ? code : TableCell.Empty, r.Waits);
             }
+
+            wr.AddNote("wait_result: the Win32 wait return code SQLOS reports (0 signaled, 128 WAIT_ABANDONED, "
+                + "258 WAIT_TIMEOUT, 4294967295 WAIT_FAILED); other codes are shown as the number alone.");
 
             sections.Add(new ReportSection("Wait results", wr.Build()));
         }
@@ -234,7 +262,7 @@ public sealed class WaitAnalysisResult : IAnalysisResult, IDocumentSource
             var st = new TableBuilder("Waits by scheduler (sqlos.scheduler_id)")
                 .AddColumn(TableColumn.Text("scheduler_id"))
                 .AddColumn(TableColumn.Integer("waits"))
-                .AddColumn(TableColumn.Integer("total ms"))
+                .AddColumn(TableColumn.Integer("total " + u))
                 .AddColumn(TableColumn.Text("top wait type"));
             foreach (SchedulerWaits s in BySchedulers)
             {
@@ -293,11 +321,14 @@ public sealed class WaitAnalysisResult : IAnalysisResult, IDocumentSource
                 if (rows.Length > 5)
                 {
                     long rest = rows.Skip(5).Sum(r => r.Count);
-                    pr.AddRow(g.Key, "(" + (rows.Length - 5).ToString(Ic) + " other wait types)", rest, TableCell.FromPercentage(rows.Skip(5).Sum(r => r.Share)));
+                    pr.AddRow(g.Key, "(" + Counted(rows.Length - 5, "other wait type", "other wait types") + ")", rest,
+                        TableCell.FromPercentage(rows.Skip(5).Sum(r => r.Share)));
                 }
             }
 
-            pr.AddNote("A wait's start is its Begin event when it has one, else its End time minus its duration (ms, with a 1 ms tolerance); the preceding wait is the latest wait on the same worker (" + WorkerAction + ") that ended at or before that start.");
+            pr.AddNote("A wait's start is its Begin event when it has one, else its End time minus its duration (" + u
+                + ", with a 1 ms tolerance); the preceding wait is the latest wait on the same worker (" + WorkerAction
+                + ") that ended at or before that start.");
             if (WaitsWithoutWorker > 0)
             {
                 pr.AddWarning(N0(WaitsWithoutWorker) + " wait events without a worker action are not in this table.");

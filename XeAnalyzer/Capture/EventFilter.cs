@@ -200,15 +200,29 @@ public sealed class EventFilter
     public IReadOnlyList<string> FindUnknownNames(CaptureSummary read)
     {
         ArgumentNullException.ThrowIfNull(read);
-        if ((EventNames.Count == 0 && Conditions.Count == 0) || read.IsPartial)
+        return FindUnknownNames([read]);
+    }
+
+    /// <summary>
+    /// The names of this filter that none of several captures read through it has (a batch): the rule of
+    /// <see cref="FindUnknownNames(CaptureSummary)"/> over the events, fields and actions of all of them together, so a
+    /// name some captures have is known. Nothing is reported when any read was partial.
+    /// </summary>
+    /// <param name="reads">What the reads through this filter found, one per capture.</param>
+    /// <returns>The messages, in the filter's order; empty when every name is known to some capture.</returns>
+    internal IReadOnlyList<string> FindUnknownNames(IReadOnlyCollection<CaptureSummary> reads)
+    {
+        ArgumentNullException.ThrowIfNull(reads);
+        if ((EventNames.Count == 0 && Conditions.Count == 0) || reads.Count == 0 || reads.Any(r => r.IsPartial))
         {
             return [];
         }
 
         var types = new List<XeEventType>();
         var actions = new SortedSet<string>(StringComparer.Ordinal);
-        var eventNames = new SortedSet<string>(read.EventsByName.Select(e => e.Name), StringComparer.Ordinal);
-        foreach (InputSummary input in read.Inputs)
+        var eventNames = new SortedSet<string>(reads.SelectMany(r => r.EventsByName).Select(e => e.Name),
+            StringComparer.Ordinal);
+        foreach (InputSummary input in reads.SelectMany(r => r.Inputs))
         {
             foreach (FileSummary file in input.Files)
             {

@@ -70,7 +70,8 @@ internal sealed class EventListColumns
         var labels = new List<string>(fields.Count);
         foreach (string f in fields)
         {
-            labels.Add(Fixed.Contains(f, StringComparer.Ordinal) ? f + " (field)" : f);
+            string label = Fixed.Contains(f, StringComparer.Ordinal) ? f + " (field)" : f;
+            labels.Add(UnitSuffix(eventTypes, f) is string unit ? label + " (" + unit + ")" : label);
         }
 
         var acts = new List<(string Key, string Label)>();
@@ -91,6 +92,15 @@ internal sealed class EventListColumns
 
         return new EventListColumns(fields.AsReadOnly(), labels.AsReadOnly(), acts.AsReadOnly());
     }
+
+    /// <summary>The unit of a duration-like field column (<see cref="DurationUnits.Describe"/>), or
+    /// <see langword="null"/> for a column that is no duration.</summary>
+    private static string? UnitSuffix(IEnumerable<XeEventType> eventTypes, string field) =>
+        DurationUnits.Describe(eventTypes
+            .Select(t => (t.FullName,
+                Unit: t.GetFieldIndex(field) is int i and >= 0 ? DurationUnits.Of(t.Name, t.Fields[i]) : null))
+            .Where(x => x.Unit is not null)
+            .Select(x => (x.FullName, x.Unit!)));
 }
 
 /// <summary>
@@ -157,17 +167,38 @@ internal static class EventListWriter
         return a.Name;
     }
 
+    /// <summary>The unit of each field of an event type (<see cref="DurationUnits"/>), null for a field that is no
+    /// duration; one array per event type.</summary>
+    private static FieldUnit?[] FieldUnits(Dictionary<XeEventType, FieldUnit?[]> cache, XeEventType type)
+    {
+        if (!cache.TryGetValue(type, out FieldUnit?[]? units))
+        {
+            units = [.. type.Fields.Select(f => DurationUnits.Of(type.Name, f))];
+            cache.Add(type, units);
+        }
+
+        return units;
+    }
+
     private static long WriteText(TextWriter o, IEnumerable<XEvent> events)
     {
         var sb = new StringBuilder();
+        var unitCache = new Dictionary<XeEventType, FieldUnit?[]>(ReferenceEqualityComparer.Instance);
         long n = 0;
         foreach (XEvent e in events)
         {
             sb.Clear();
             sb.Append(CellFormatter.IsoUtc(e.Timestamp)).Append(' ').Append(e.FullName);
+            FieldUnit?[] units = FieldUnits(unitCache, e.EventType);
             for (int i = 0; i < e.FieldCount; i++)
             {
                 sb.Append(' ').Append(e.Fields[i].Name).Append('=').Append(Escape(e.GetField(i).ToString()));
+                if (units[i] is FieldUnit u)
+                {
+                    // A verified unit follows the number as a symbol; any doubt is said in brackets.
+                    sb.Append(u is { Verified: true, Unit: FieldTimeUnit t }
+                        ? " " + FieldUnit.Symbol(t) : " (" + u.Label + ")");
+                }
             }
 
             for (int i = 0; i < e.ActionCount; i++)
@@ -303,6 +334,7 @@ internal static class EventListWriter
 
     private static long WriteJson(TextWriter o, IEnumerable<XEvent> events)
     {
+        var unitCache = new Dictionary<XeEventType, FieldUnit?[]>(ReferenceEqualityComparer.Instance);
         var buffer = new ArrayBufferWriter<byte>(4096);
         using var json = new Utf8JsonWriter(buffer, JsonOutput.Options(indented: false));
         o.Write('[');
@@ -340,6 +372,24 @@ internal static class EventListWriter
             }
 
             json.WriteEndObject();
+            FieldUnit?[] units = FieldUnits(unitCache, e.EventType);
+            if (Array.Exists(units, u => u is not null))
+            {
+                // The unit of each duration-like field: ms, us or unknown; "us (unverified)" where only a
+                // third-party reading gives it.
+                json.WriteStartObject("units");
+                for (int i = 0; i < units.Length; i++)
+                {
+                    if (units[i] is FieldUnit u)
+                    {
+                        json.WriteString(TextEscaping.Sanitize(e.Fields[i].Name),
+                            u.Verified || u.Unit is null ? u.Code : u.Code + " (unverified)");
+                    }
+                }
+
+                json.WriteEndObject();
+            }
+
             json.WriteStartObject("actions");
             for (int i = 0; i < e.ActionCount; i++)
             {

@@ -72,6 +72,21 @@ internal sealed class BatchLog : IDisposable
             }
 
             w.WriteNumber("pdbsLoaded", pdbsLoaded);
+            BatchItemResult[] misses = [.. result.Items.Where(i => i.FilterMisses.Count > 0)];
+            if (misses.Length > 0)
+            {
+                // Captures the filter matched nothing in, so a name only some captures have is visible.
+                w.WriteStartArray("noMatch");
+                foreach (BatchItemResult i in misses)
+                {
+                    w.WriteStartObject();
+                    w.WriteSafeString("capture", i.Capture.Name);
+                    w.WriteSafeString("reason", string.Join(" ", i.FilterMisses));
+                    w.WriteEndObject();
+                }
+
+                w.WriteEndArray();
+            }
         });
     }
 

@@ -190,6 +190,11 @@ internal static class BatchOutput
             parts.Add(item.Warnings.Count.ToString("N0", Ic) + " warning(s)");
         }
 
+        if (item.FilterMisses.Count > 0)
+        {
+            parts.Add("no match for the filter: " + string.Join(" ", item.FilterMisses));
+        }
+
         return string.Join("; ", parts);
     }
 }

@@ -106,7 +106,18 @@ public sealed class BatchItemResult
             a.MissingData?.Message ?? string.Join("; ", a.Warnings.Select(w => w.Text))))];
         Symbolization = report?.Analyses.Select(a => a.FrameCounts).FirstOrDefault(c => c is not null);
         Warnings = report?.Warnings ?? [];
+        Read = report?.Capture;
+        FilterMisses = Read is null ? []
+            : Read.Filter.FindUnknownNames(Read) is { Count: > 0 } unknown ? unknown
+            : MissingDataExplainer.ExplainNoMatch(Read) is string none ? [none] : [];
     }
+
+    /// <summary>What the read of the capture found, or <see langword="null"/> without a report.</summary>
+    internal CaptureSummary? Read { get; }
+
+    /// <summary>Why the batch's filter matched nothing in this capture (names it lacks, or no event kept); empty when
+    /// it matched or there is no filter.</summary>
+    internal IReadOnlyList<string> FilterMisses { get; }
 
     /// <summary>The capture.</summary>
     public BatchCapture Capture { get; }
@@ -178,6 +189,16 @@ public sealed class BatchResult : IDocumentSource
 
     /// <summary>Whether any capture failed (or was not run because of a failure).</summary>
     public bool AnyFailed => Items.Any(i => i.Status is BatchStatus.Failed or BatchStatus.NotRun);
+
+    /// <summary>The filter's names that no capture of the batch has, with the nearest names they have
+    /// (<see cref="EventFilter.FindUnknownNames(IReadOnlyCollection{CaptureSummary})"/>); a name some captures have
+    /// is not listed.</summary>
+    /// <returns>One message per unknown name; empty when every name is known or no capture was read.</returns>
+    internal IReadOnlyList<string> FindUnknownFilterNames()
+    {
+        CaptureSummary[] reads = [.. Items.Select(i => i.Read).OfType<CaptureSummary>()];
+        return reads.Length == 0 ? [] : reads[0].Filter.FindUnknownNames(reads);
+    }
 }
 
 /// <summary>

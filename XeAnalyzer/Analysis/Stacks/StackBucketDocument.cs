@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text;
 using XeAnalyzer.Capture;
+using XeAnalyzer.Events;
 using XeAnalyzer.Output;
 using XeAnalyzer.Symbols.Resolution;
 using static XeAnalyzer.Analysis.AnalysisSupport;
@@ -116,13 +117,16 @@ public sealed class StackBucketDocument : IDocumentSource
     public ReportTable OverviewTable()
     {
         int[] depth = DistinguishingFrames(Result.Buckets);
+
+        string? unit = UnitOf(Result.Buckets.Where(b => b.Durations is not null).SelectMany(b => b.EventNames), "duration");
+        string suffix = unit is null ? string.Empty : " (" + unit + ")";
         var t = new TableBuilder("Buckets")
             .AddColumn(TableColumn.Integer("rank"))
             .AddColumn(TableColumn.Integer("count"))
             .AddColumn(TableColumn.Percentage("share", 2))
             .AddColumn(TableColumn.Text("event"))
-            .AddColumn(TableColumn.Integer("total duration"))
-            .AddColumn(TableColumn.Integer("max duration"))
+            .AddColumn(TableColumn.Integer("total duration" + suffix))
+            .AddColumn(TableColumn.Integer("max duration" + suffix))
             .AddColumn(TableColumn.Integer("frames"))
             .AddColumn(TableColumn.Integer("distinguishing frame #"))
             .AddColumn(TableColumn.Text("distinguishing frame"));
@@ -280,6 +284,7 @@ public sealed class StackBucketDocument : IDocumentSource
             .AddColumn(TableColumn.Integer("max_duration"))
             .AddColumn(TableColumn.Integer("total_signal_duration"))
             .AddColumn(TableColumn.Integer("max_signal_duration"))
+            .AddColumn(TableColumn.Text("duration_unit"))
             .AddColumn(TableColumn.Integer("frame_count"))
             .AddColumn(TableColumn.Integer("unresolved_frames"))
             .AddColumn(TableColumn.Text("leaf"))
@@ -291,6 +296,7 @@ public sealed class StackBucketDocument : IDocumentSource
                 b.FirstSeen is DateTime f ? TableCell.FromDateTime(f) : TableCell.Empty, b.LastSeen is DateTime l ? TableCell.FromDateTime(l) : TableCell.Empty,
                 d is null ? TableCell.Empty : d.EventsWithDuration, d is null ? TableCell.Empty : d.TotalDuration, d is null ? TableCell.Empty : d.MaxDuration,
                 d?.TotalSignalDuration is long ts ? ts : TableCell.Empty, d?.MaxSignalDuration is long ms ? ms : TableCell.Empty,
+                d is null ? TableCell.Empty : UnitOf(b.EventNames, "duration"),
                 b.Frames.Count, b.UnresolvedFrames, b.Frames.Count > 0 ? b.Frames[0] : string.Empty, string.Join("\n", b.Frames));
         }
 
@@ -461,6 +467,11 @@ public sealed class StackBucketDocument : IDocumentSource
         }, notes) { ShowReasons = Options.ShowUnresolvedReasons };
     }
 
+    /// <summary>The unit of a field of these events per the one unit rule (<see cref="DurationUnits"/>), by event name:
+    /// the buckets keep no schema.</summary>
+    private static string? UnitOf(IEnumerable<string> eventNames, string field) =>
+        DurationUnits.Describe(eventNames.Select(n => (n, DurationUnits.Of(n, field, null))));
+
     /// <summary>A bucket as listed: its heading, detail lines and frames.</summary>
     private StackListItem ListingItem(StackBucket b)
     {
@@ -475,8 +486,10 @@ public sealed class StackBucketDocument : IDocumentSource
             string signal = d.TotalSignalDuration is long ts
                 ? string.Create(Ic, $"total {ts:N0}, max {d.MaxSignalDuration:N0}")
                 : "n/a (not in the events' schema)";
+            string unit = UnitOf(b.EventNames, "duration") ?? "unit unknown";
             details.Add(string.Create(Ic,
-                $"duration: total {d.TotalDuration:N0}, max {d.MaxDuration:N0}, mean {mean:N2}; signal_duration: {signal} (ms for wait events)"));
+                $"duration ({unit}): total {d.TotalDuration:N0}, max {d.MaxDuration:N0}, mean {mean:N2}; ")
+                + "signal_duration (" + (UnitOf(b.EventNames, "signal_duration") ?? unit) + "): " + signal);
         }
 
         if (b.FirstSeen is DateTime first && b.LastSeen is DateTime last)
