@@ -246,26 +246,10 @@ public sealed class StackDiff
 
         if (c == 0)
         {
-            c = CompareFrames(x.FramesIn(b, n), y.FramesIn(b, n));
+            c = StackMerger.CompareFrames(x.FramesIn(b, n), y.FramesIn(b, n));
         }
 
         return c != 0 ? c : string.CompareOrdinal(x.EventName, y.EventName);
-    }
-
-    /// <summary>Compares frames by their text element by element (ordinal), a shorter prefix first.</summary>
-    private static int CompareFrames(ReadOnlySpan<BucketFrame> a, ReadOnlySpan<BucketFrame> b)
-    {
-        int n = Math.Min(a.Length, b.Length);
-        for (int i = 0; i < n; i++)
-        {
-            int c = string.CompareOrdinal(a[i].Text, b[i].Text);
-            if (c != 0)
-            {
-                return c;
-            }
-        }
-
-        return a.Length.CompareTo(b.Length);
     }
 
     private ReadOnlySpan<BucketFrame> FramesOf(int entry) => _entries[entry].FramesIn(_base, _new);
@@ -451,13 +435,13 @@ public sealed class StackDiff
     {
         var result = new int[_entries.Count];
         int[] order = [.. Enumerable.Range(0, _entries.Count).Where(i => !FramesOf(i).IsEmpty)];
-        Array.Sort(order, (x, y) => CompareFrames(FramesOf(x), FramesOf(y)));
+        Array.Sort(order, (x, y) => StackMerger.CompareFrames(FramesOf(x), FramesOf(y)));
         int previousStart = -1;
         for (int start = 0; start < order.Length;)
         {
             ReadOnlySpan<BucketFrame> frames = FramesOf(order[start]);
             int end = start + 1;
-            while (end < order.Length && CompareFrames(FramesOf(order[end]), frames) == 0)
+            while (end < order.Length && StackMerger.CompareFrames(FramesOf(order[end]), frames) == 0)
             {
                 end++;
             }
@@ -600,7 +584,7 @@ public sealed class StackDiff
         {
             Entry ex = entries[x], ey = entries[y];
             return string.Equals(ex.EventName, ey.EventName, StringComparison.Ordinal)
-                && CompareFrames(ex.FramesIn(b, n), ey.FramesIn(b, n)) == 0;
+                && StackMerger.CompareFrames(ex.FramesIn(b, n), ey.FramesIn(b, n)) == 0;
         }
 
         public int GetHashCode(int obj)

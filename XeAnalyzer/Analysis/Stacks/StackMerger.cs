@@ -106,7 +106,8 @@ internal sealed class StackMerger(bool groupByEvent)
         return a.Count.CompareTo(b.Count);
     }
 
-    private static int CompareFrames(BucketFrame[] a, BucketFrame[] b)
+    /// <summary>Compares frames by their text element by element (ordinal), a shorter prefix first.</summary>
+    internal static int CompareFrames(ReadOnlySpan<BucketFrame> a, ReadOnlySpan<BucketFrame> b)
     {
         int n = Math.Min(a.Length, b.Length);
         for (int i = 0; i < n; i++)
