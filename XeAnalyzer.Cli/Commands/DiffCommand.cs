@@ -82,14 +82,18 @@ internal static class DiffCommand
             string n = parse.GetValue(newInput)!;
             var diagnostics = new CaptureDiagnostics();
             using var resolver = new CallstackResolver(common.ResolverOptions(parse, cancellationToken));
-            AnalysisOutcome<StackBucketResult> baseOutcome = common.Analyze(parse, [b], resolver, diagnostics, cancellationToken);
+            // The two sides hold the frames they share once.
+            var frames = new BucketFramePool();
+            AnalysisOutcome<StackBucketResult> baseOutcome =
+                common.Analyze(parse, [b], resolver, diagnostics, cancellationToken, frames);
             if (baseOutcome.Explanation is string be)
             {
                 CaptureCommandSupport.WriteMessage(be, stdout, stderr, "base " + b);
                 return CaptureCommandSupport.Finish(diagnostics, stderr, baseOutcome.Status);
             }
 
-            AnalysisOutcome<StackBucketResult> newOutcome = common.Analyze(parse, [n], resolver, diagnostics, cancellationToken);
+            AnalysisOutcome<StackBucketResult> newOutcome =
+                common.Analyze(parse, [n], resolver, diagnostics, cancellationToken, frames);
             if (newOutcome.Explanation is string ne)
             {
                 CaptureCommandSupport.WriteMessage(ne, stdout, stderr, "new " + n);

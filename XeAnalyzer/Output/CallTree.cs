@@ -37,7 +37,10 @@ internal sealed class CallTreeNode
 
         Weight = weight;
         BaselineWeight = baseline;
-        Children = Array.AsReadOnly(children);
+        // Most nodes of a wide tree are leaves: they share one empty list.
+        Children = children.Length == 0
+            ? System.Collections.ObjectModel.ReadOnlyCollection<CallTreeNode>.Empty
+            : Array.AsReadOnly(children);
     }
 
     /// <summary>The frame name exactly as added (the root is named <see cref="CallTree.RootName"/>).</summary>
@@ -298,8 +301,8 @@ internal sealed class CallTreeBuilder
 
     internal CallTree Build(long stackCount)
     {
-        // Post-order without recursion: children are frozen before their parent.
-        var built = new Dictionary<MutableNode, CallTreeNode>(ReferenceEqualityComparer.Instance);
+        // Post-order without recursion: children are frozen before their parent, which takes them from them (a node
+        // holds its frozen form only until then: no table of every node).
         var stack = new Stack<(MutableNode Node, bool Expanded)>();
         stack.Push((_root, false));
         while (stack.Count > 0)
@@ -318,17 +321,18 @@ internal sealed class CallTreeBuilder
 
             MutableNode[] ordered = [.. node.Children];
             Array.Sort(ordered, static (a, b) => string.CompareOrdinal(a.Name, b.Name));
-            var children = new CallTreeNode[ordered.Length];
+            CallTreeNode[] children = ordered.Length == 0 ? [] : new CallTreeNode[ordered.Length];
             for (int i = 0; i < ordered.Length; i++)
             {
-                children[i] = built[ordered[i]];
-                built.Remove(ordered[i]);
+                children[i] = ordered[i].Frozen!;
+                ordered[i].Frozen = null;
             }
 
-            built[node] = new CallTreeNode(node.Name, node.Self, node.SelfBaseline, children);
+            node.Frozen = new CallTreeNode(node.Name, node.Self, node.SelfBaseline, children);
         }
 
-        CallTreeNode root = built[_root];
+        CallTreeNode root = _root.Frozen!;
+        _root.Frozen = null;
         CallTreeNode.AssignDepths(root);
         return new CallTree(root, Unit, stackCount, _hasBaseline);
     }
@@ -344,6 +348,9 @@ internal sealed class CallTreeBuilder
         public long Self { get; set; }
 
         public long SelfBaseline { get; set; }
+
+        /// <summary>The node as built, between its freezing and its parent's (see <see cref="Build(long)"/>).</summary>
+        public CallTreeNode? Frozen { get; set; }
 
         /// <summary>The children in no particular order (Build sorts them).</summary>
         public IEnumerable<MutableNode> Children => (IEnumerable<MutableNode>?)_map?.Values ?? _list ?? [];

@@ -42,27 +42,7 @@ public sealed class ReportTable : ReportBlock
         var copied = new List<IReadOnlyList<TableCell>>();
         foreach (IReadOnlyList<TableCell> row in rows)
         {
-            if (row is null)
-            {
-                throw new ArgumentNullException(nameof(rows), string.Create(CultureInfo.InvariantCulture, $"Row {copied.Count} is null."));
-            }
-
-            if (row.Count != cols.Length)
-            {
-                throw new ArgumentException(
-                    string.Create(CultureInfo.InvariantCulture, $"Row {copied.Count} of table '{title}' has {row.Count} cells; the table has {cols.Length} columns."),
-                    nameof(rows));
-            }
-
-            var cells = new TableCell[cols.Length];
-            for (int i = 0; i < cells.Length; i++)
-            {
-                cells[i] = row[i].CoerceTo(cols[i].Kind) ?? throw new ArgumentException(
-                    string.Create(CultureInfo.InvariantCulture, $"Row {copied.Count}, column '{cols[i].Name}' of table '{title}': a {row[i].Kind} value does not fit a {cols[i].Kind} column."),
-                    nameof(rows));
-            }
-
-            copied.Add(Array.AsReadOnly(cells));
+            copied.Add(Checked(title, cols, row, copied.Count, nameof(rows)));
         }
 
         Title = title;
@@ -70,6 +50,66 @@ public sealed class ReportTable : ReportBlock
         Rows = copied.AsReadOnly();
         Notes = CopyStrings(notes, nameof(notes));
         Warnings = CopyStrings(warnings, nameof(warnings));
+    }
+
+    /// <summary>
+    /// A table whose rows are made when a writer reads them, each checked as the public constructor checks it: a table
+    /// of very many rows then costs memory only for the row being written.
+    /// </summary>
+    /// <param name="title">The title (may be empty).</param>
+    /// <param name="columns">The columns, at least one.</param>
+    /// <param name="rowCount">The number of rows.</param>
+    /// <param name="row">Makes the row at a position (each read makes it again).</param>
+    /// <param name="notes">Notes shown below the table.</param>
+    /// <param name="warnings">Warnings shown below the table.</param>
+    internal ReportTable(string title, IReadOnlyList<TableColumn> columns, int rowCount,
+        Func<int, IReadOnlyList<TableCell>> row, IEnumerable<string>? notes, IEnumerable<string>? warnings)
+    {
+        ArgumentNullException.ThrowIfNull(title);
+        ArgumentNullException.ThrowIfNull(row);
+        TableColumn[] cols = [.. columns];
+        if (cols.Length == 0)
+        {
+            throw new ArgumentException("A table needs at least one column.", nameof(columns));
+        }
+
+        Title = title;
+        Columns = Array.AsReadOnly(cols);
+        Rows = new ItemsOnRead<IReadOnlyList<TableCell>>(rowCount, i => Checked(title, cols, row(i), i, nameof(row)));
+        Notes = CopyStrings(notes, nameof(notes));
+        Warnings = CopyStrings(warnings, nameof(warnings));
+    }
+
+    /// <summary>A row with each cell coerced to its column's kind, or the error that says which cell does not
+    /// fit.</summary>
+    private static System.Collections.ObjectModel.ReadOnlyCollection<TableCell> Checked(string title,
+        TableColumn[] cols, IReadOnlyList<TableCell> row, int index, string paramName)
+    {
+        if (row is null)
+        {
+            throw new ArgumentNullException(paramName,
+                string.Create(CultureInfo.InvariantCulture, $"Row {index} is null."));
+        }
+
+        if (row.Count != cols.Length)
+        {
+            throw new ArgumentException(
+                string.Create(CultureInfo.InvariantCulture,
+                    $"Row {index} of table '{title}' has {row.Count} cells; the table has {cols.Length} columns."),
+                paramName);
+        }
+
+        var cells = new TableCell[cols.Length];
+        for (int i = 0; i < cells.Length; i++)
+        {
+            cells[i] = row[i].CoerceTo(cols[i].Kind) ?? throw new ArgumentException(
+                string.Create(CultureInfo.InvariantCulture,
+                    $"Row {index}, column '{cols[i].Name}' of table '{title}': a {row[i].Kind} value does not fit a "
+                    + $"{cols[i].Kind} column."),
+                paramName);
+        }
+
+        return Array.AsReadOnly(cells);
     }
 
     /// <summary>The title (may be empty).</summary>
@@ -196,4 +236,22 @@ internal sealed class TableBuilder
     /// <returns>The immutable table.</returns>
     /// <exception cref="ArgumentException">A row does not match the columns.</exception>
     public ReportTable Build() => new(_title, _columns, _rows, _notes, _warnings);
+
+    /// <summary>
+    /// Builds a table whose rows are made when read (see <see cref="ReportTable"/>'s internal constructor) instead of
+    /// the rows added: for tables of very many rows written once.
+    /// </summary>
+    /// <param name="rowCount">The number of rows.</param>
+    /// <param name="row">Makes the row at a position, one cell per column.</param>
+    /// <returns>The table.</returns>
+    /// <exception cref="InvalidOperationException">Rows have been added.</exception>
+    public ReportTable BuildWithRowsOnRead(int rowCount, Func<int, TableCell[]> row)
+    {
+        if (_rows.Count > 0)
+        {
+            throw new InvalidOperationException("The rows are made on read: add none.");
+        }
+
+        return new ReportTable(_title, _columns, rowCount, row, _notes, _warnings);
+    }
 }

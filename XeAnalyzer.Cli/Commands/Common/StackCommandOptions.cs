@@ -61,8 +61,9 @@ internal sealed class StackCommandOptions
     /// <summary>The resolver options, as <c>resolve</c> builds them (default symbol path: the default cache only, no network).</summary>
     public CallstackResolverOptions ResolverOptions(ParseResult parse, CancellationToken cancellationToken) => Symbols.GetResolverOptions(parse, cancellationToken);
 
-    public StackBucketOptions BucketOptions(ParseResult parse) => new()
+    public StackBucketOptions BucketOptions(ParseResult parse, BucketFramePool? frames = null) => new()
     {
+        FramePool = frames,
         StackSource = string.IsNullOrWhiteSpace(parse.GetValue(Stack)) ? null : parse.GetValue(Stack)!.Trim(),
         // True when absent: the default lives here, not in the option, whose help would otherwise print "[default:
         // true]" after a description that already says so.
@@ -78,10 +79,12 @@ internal sealed class StackCommandOptions
     };
 
     /// <summary>Runs the stack analysis over one input set (one read) with the command's filter and the shared resolver.</summary>
-    public AnalysisOutcome<StackBucketResult> Analyze(ParseResult parse, IReadOnlyList<string> inputs, CallstackResolver resolver, CaptureDiagnostics diagnostics, CancellationToken cancellationToken)
+    public AnalysisOutcome<StackBucketResult> Analyze(ParseResult parse, IReadOnlyList<string> inputs,
+        CallstackResolver resolver, CaptureDiagnostics diagnostics, CancellationToken cancellationToken,
+        BucketFramePool? frames = null)
     {
         CaptureSource source = CaptureSource.Open(inputs, ReadOptions(parse), cancellationToken);
-        var analysis = new StackBucketAnalysis(BucketOptions(parse));
+        var analysis = new StackBucketAnalysis(BucketOptions(parse, frames));
         var context = new AnalysisContext(FilterOptions.Filter(parse), diagnostics, resolver);
         AnalysisOutcome<StackBucketResult> outcome = analysis.Analyze(source, context, cancellationToken);
         CaptureCommandSupport.CheckFilterNames(outcome.Read);

@@ -220,6 +220,14 @@ internal sealed class StackLimitCounter(int max)
         }
 
         Taken++;
+
+        // Reading very many distinct stacks leaves each one's read garbage (its text, the XML reader's strings): as the
+        // symbolization does, collect it every few thousand stacks rather than let it pile up to the runtime's budget.
+        if ((Taken & (StackBucketBuilder.CollectEvery - 1)) == 0)
+        {
+            StackBucketBuilder.CollectYoung(Taken);
+        }
+
         return true;
     }
 }

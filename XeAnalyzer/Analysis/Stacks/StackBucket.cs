@@ -50,6 +50,50 @@ public sealed record BucketFrame(
 
     /// <inheritdoc/>
     public override int GetHashCode() => HashCode.Combine(Text, Status, IsVerified, Module, Function, UnresolvedReason);
+
+    /// <summary>
+    /// Whether two frames read the same (as <see cref="Equals(BucketFrame?)"/>), without making the sentence of a
+    /// reason that names the frame's RVA.
+    /// </summary>
+    internal bool ReadsAs(BucketFrame other) => ReferenceEquals(this, other) || (
+        string.Equals(Text, other.Text, StringComparison.Ordinal) && Status == other.Status
+        && IsVerified == other.IsVerified && string.Equals(Module, other.Module, StringComparison.Ordinal)
+        && string.Equals(Function, other.Function, StringComparison.Ordinal)
+        && (_reasonOfRva is not null && other._reasonOfRva is not null
+            ? _rva == other._rva && _reasonOfRva.Equals(other._reasonOfRva)
+            : string.Equals(UnresolvedReason, other.UnresolvedReason, StringComparison.Ordinal)));
+}
+
+/// <summary>
+/// The frames of the analyses of one run (the two sides of <c>diff</c>): each frame that reads as one kept already
+/// (<see cref="BucketFrame.ReadsAs"/>) is replaced by the kept one. Not thread-safe.
+/// </summary>
+internal sealed class BucketFramePool
+{
+    private readonly HashSet<BucketFrame> _frames = new(new ReadAlike());
+
+    /// <summary>The kept frame that reads as <paramref name="frame"/>, or the frame, kept from now on.</summary>
+    /// <param name="frame">A frame.</param>
+    /// <returns>The frame to hold.</returns>
+    public BucketFrame Share(BucketFrame frame)
+    {
+        if (_frames.TryGetValue(frame, out BucketFrame? kept))
+        {
+            return kept;
+        }
+
+        _frames.Add(frame);
+        return frame;
+    }
+
+    private sealed class ReadAlike : IEqualityComparer<BucketFrame>
+    {
+        public bool Equals(BucketFrame? x, BucketFrame? y) =>
+            ReferenceEquals(x, y) || (x is not null && y is not null && x.ReadsAs(y));
+
+        public int GetHashCode(BucketFrame obj) => HashCode.Combine(StringComparer.Ordinal.GetHashCode(obj.Text),
+            obj.Status, obj.Module is null ? 0 : StringComparer.Ordinal.GetHashCode(obj.Module));
+    }
 }
 
 /// <summary>Wait-time totals of a bucket, from the events' <c>duration</c> and <c>signal_duration</c> fields (milliseconds for wait events).</summary>
@@ -215,9 +259,44 @@ public sealed class StackInputSummary
 /// <param name="EventsWithoutStack">Events that passed the filter without a stack (or with an empty one).</param>
 internal sealed record StackFileCount(string Name, long Events, long EventsWithoutStack);
 
-/// <summary>The texts of a bucket's frames, read through from the frames (no copy per bucket).</summary>
-internal sealed class FrameTextList(IReadOnlyList<BucketFrame> frames) : IReadOnlyList<string>
+/// <summary>
+/// The texts of a bucket's frames, read through from the frames (no copy per bucket). Two lists are equal when their
+/// texts are: a list is made again each time a bucket or a change is read, and records holding it compare by value.
+/// </summary>
+internal sealed class FrameTextList(IReadOnlyList<BucketFrame> frames)
+    : IReadOnlyList<string>, IEquatable<FrameTextList>
 {
+    public bool Equals(FrameTextList? other)
+    {
+        if (other is null || other.Count != Count)
+        {
+            return false;
+        }
+
+        for (int i = 0; i < Count; i++)
+        {
+            if (!string.Equals(this[i], other[i], StringComparison.Ordinal))
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
+    public override bool Equals(object? obj) => obj is FrameTextList other && Equals(other);
+
+    public override int GetHashCode()
+    {
+        var h = new HashCode();
+        for (int i = 0; i < Count; i++)
+        {
+            h.Add(this[i], StringComparer.Ordinal);
+        }
+
+        return h.ToHashCode();
+    }
+
     public int Count => frames.Count;
 
     public string this[int index] => frames[index].Text;

@@ -367,7 +367,7 @@ internal sealed partial class StackBucketBuilder
                 summary.AddWarning(lacking);
             }
 
-            var symbolizer = new StackSymbolizer(input.Session, Options.MaxFramesPerStack, Intern);
+            var symbolizer = new StackSymbolizer(input.Session, Options.MaxFramesPerStack, Intern, Options.FramePool);
             foreach (SymbolizedStack s in symbolizer.Symbolize(input.Table, summary, tally, cancellationToken, input.Info.Name))
             {
                 overall.Add(s.Resolved);

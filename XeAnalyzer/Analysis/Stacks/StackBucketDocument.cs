@@ -289,19 +289,22 @@ public sealed class StackBucketDocument : IDocumentSource
             .AddColumn(TableColumn.Integer("unresolved_frames"))
             .AddColumn(TableColumn.Text("leaf"))
             .AddColumn(TableColumn.Text("frames"));
-        foreach (StackBucket b in Result.Buckets)
+        t.AddNote("share: count / all buckets' total; frames: leaf first, separated by line feeds; durations: the "
+            + "events' duration and signal_duration fields (ms for wait events).");
+        IReadOnlyList<StackBucket> buckets = Result.Buckets;
+        return t.BuildWithRowsOnRead(buckets.Count, i =>
         {
+            StackBucketResult.CollectYoungEvery(i, buckets.Count);
+            StackBucket b = buckets[i];
             StackDurations? d = b.Durations;
-            t.AddRow(b.Rank, b.Count, TableCell.FromPercentage(b.Share), string.Join(";", b.EventNames), b.RawStacks,
+            return [b.Rank, b.Count, TableCell.FromPercentage(b.Share), string.Join(";", b.EventNames), b.RawStacks,
                 b.FirstSeen is DateTime f ? TableCell.FromDateTime(f) : TableCell.Empty, b.LastSeen is DateTime l ? TableCell.FromDateTime(l) : TableCell.Empty,
                 d is null ? TableCell.Empty : d.EventsWithDuration, d is null ? TableCell.Empty : d.TotalDuration, d is null ? TableCell.Empty : d.MaxDuration,
                 d?.TotalSignalDuration is long ts ? ts : TableCell.Empty, d?.MaxSignalDuration is long ms ? ms : TableCell.Empty,
                 d is null ? TableCell.Empty : UnitOf(b.EventNames, "duration"),
-                b.Frames.Count, b.UnresolvedFrames, b.Frames.Count > 0 ? b.Frames[0] : string.Empty, string.Join("\n", b.Frames));
-        }
-
-        t.AddNote("share: count / all buckets' total; frames: leaf first, separated by line feeds; durations: the events' duration and signal_duration fields (ms for wait events).");
-        return t.Build();
+                b.Frames.Count, b.UnresolvedFrames, b.Frames.Count > 0 ? b.Frames[0] : string.Empty,
+                string.Join("\n", b.Frames)];
+        });
     }
 
     /// <summary>One row per (bucket, frame): rank, count, event, frame index (0 = leaf), frame, status, verified, module, function, unresolved reason.</summary>
@@ -458,11 +461,7 @@ public sealed class StackBucketDocument : IDocumentSource
             : [];
         return new StackList(buckets.Count, i =>
         {
-            if (i > 0 && (i & (StackBucketBuilder.CollectEvery - 1)) == 0)
-            {
-                StackBucketBuilder.CollectYoung(buckets.Count);
-            }
-
+            StackBucketResult.CollectYoungEvery(i, buckets.Count);
             return ListingItem(buckets[i]);
         }, notes) { ShowReasons = Options.ShowUnresolvedReasons };
     }

@@ -63,4 +63,11 @@ public sealed class StackBucketOptions
     }
 
     = 4096;
+
+    /// <summary>
+    /// Frames shared with the other analyses of one run (the two sides of <c>diff</c>), or <see langword="null"/>:
+    /// a frame that reads as one already kept is the kept one, so two results of mostly the same stacks hold their
+    /// frames once.
+    /// </summary>
+    internal BucketFramePool? FramePool { get; init; }
 }

@@ -105,7 +105,8 @@ public sealed record StackBucketResult : IAnalysisResult
     public long ValueHistogramSlots { get; internal init; }
 
     /// <summary>Whether any bucket has <c>duration</c> totals (wait events).</summary>
-    public bool HasDurations => Buckets.Any(b => b.Durations is not null);
+    public bool HasDurations =>
+        Buckets is StackBucketList list ? list.HasDurations : Buckets.Any(b => b.Durations is not null);
 
     /// <summary>
     /// The distinct event names of every bucket the analysis made, ordinal order: the events it used, also those of the
@@ -115,7 +116,10 @@ public sealed record StackBucketResult : IAnalysisResult
 
     /// <summary>The distinct event names of buckets, ordinal order.</summary>
     internal static IReadOnlyList<string> NamesOf(IEnumerable<StackBucket> buckets) =>
-        [.. buckets.SelectMany(b => b.EventNames).Distinct(StringComparer.Ordinal).Order(StringComparer.Ordinal)];
+        [.. (buckets is StackBucketList list
+                ? list.EventNameLists.SelectMany(n => n)
+                : buckets.SelectMany(b => b.EventNames))
+            .Distinct(StringComparer.Ordinal).Order(StringComparer.Ordinal)];
 
     /// <summary>
     /// Keeps the <paramref name="top"/> highest-ranked buckets whose count is at least <paramref name="minCount"/>. Shares stay relative
@@ -126,19 +130,28 @@ public sealed record StackBucketResult : IAnalysisResult
     /// <returns>The filtered result (this instance when nothing is left out).</returns>
     public StackBucketResult Filter(int top, long minCount)
     {
-        StackBucket[] kept = [.. Buckets.Where(b => b.Count >= minCount).Take(top > 0 ? top : int.MaxValue)];
-        if (kept.Length == Buckets.Count)
+        int limit = top > 0 ? top : int.MaxValue;
+        if (Buckets.Count <= limit && (minCount <= 0 || Buckets.All(b => b.Count >= minCount)))
         {
             return this;
         }
 
+        // Buckets may be made when read (StackBucketList): they are told apart by position, not by reference.
+        var kept = new List<StackBucket>();
         long omitted = OmittedCount;
-        foreach (StackBucket b in Buckets.Except(kept))
+        foreach (StackBucket b in Buckets)
         {
-            omitted += b.Count;
+            if (kept.Count < limit && b.Count >= minCount)
+            {
+                kept.Add(b);
+            }
+            else
+            {
+                omitted += b.Count;
+            }
         }
 
-        return this with { Buckets = Array.AsReadOnly(kept), OmittedCount = omitted };
+        return this with { Buckets = kept.AsReadOnly(), OmittedCount = omitted };
     }
 
     /// <summary>
@@ -151,12 +164,29 @@ public sealed record StackBucketResult : IAnalysisResult
     {
         var builder = new CallTreeBuilder(weight == StackWeight.Duration ? WeightUnit.Milliseconds : WeightUnit.Count);
         bool byEvent = GroupedByEvent && Buckets.Select(b => b.EventName).Where(n => n is not null).Distinct(StringComparer.Ordinal).Skip(1).Any();
-        foreach (StackBucket b in Buckets)
+        for (int i = 0; i < Buckets.Count; i++)
         {
+            StackBucket b = Buckets[i];
             builder.AddStack(TreeFrames(b, byEvent), b.WeightOf(weight));
+            CollectYoungEvery(i, Buckets.Count);
         }
 
         return builder.Build();
+    }
+
+    /// <summary>
+    /// Over very many buckets, collects the young generation every <see cref="StackBucketBuilder.CollectEvery"/> of
+    /// them, as the build and the listing do: each bucket read leaves short-lived objects (the bucket made on read, its
+    /// row or frame list) that the runtime would otherwise let pile up.
+    /// </summary>
+    /// <param name="i">The position of the bucket just read.</param>
+    /// <param name="count">How many buckets are read.</param>
+    internal static void CollectYoungEvery(int i, int count)
+    {
+        if (i > 0 && (i & (StackBucketBuilder.CollectEvery - 1)) == 0)
+        {
+            StackBucketBuilder.CollectYoung(count);
+        }
     }
 
     /// <summary>The frames of a bucket as added to a call tree: leaf first, the event name outermost when <paramref name="byEvent"/>.</summary>

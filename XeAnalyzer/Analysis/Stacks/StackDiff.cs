@@ -1,4 +1,5 @@
 using System.Globalization;
+using System.Runtime.InteropServices;
 using XeAnalyzer.Callstacks;
 using XeAnalyzer.Output;
 using XeAnalyzer.Symbols.Resolution;
@@ -31,6 +32,9 @@ public enum StackChangeKind
 /// <param name="NewShare">NewWeight / the new total weight.</param>
 public sealed record StackBucketChange(StackChangeKind Kind, string? EventName, IReadOnlyList<string> Frames, long BaseCount, long NewCount, long BaseWeight, long NewWeight, double BaseShare, double NewShare)
 {
+    /// <summary>Where it stands in the <see cref="StackDiff.Changes"/> that made it; −1 if made elsewhere.</summary>
+    internal int Position { get; init; } = -1;
+
     /// <summary>NewWeight − BaseWeight (saturating).</summary>
     public long Delta => NewWeight >= 0 && BaseWeight >= 0 ? NewWeight - BaseWeight : 0;
 
@@ -68,23 +72,34 @@ public sealed record StackDiffGate(bool Tripped, IReadOnlyList<string> Reasons);
 /// </remarks>
 public sealed class StackDiff
 {
-    private StackDiff(StackBucketResult baseline, StackBucketResult current, StackWeight weight, bool byEvent, long baseTotal, long newTotal, IReadOnlyList<StackBucketChange> changes)
+    // Each stack of either side is one entry, held compactly: where its bucket stands on each side (its frames are read
+    // from there, not copied) and its counts and weights; the shares are made from the weights, and Changes, NewStacks
+    // and VanishedStacks make their records when read. With hundreds of thousands of distinct stacks a record, a copied
+    // frame array and a dictionary entry per stack were most of the comparison's memory.
+    private readonly Side _base;
+    private readonly Side _new;
+    private readonly List<Entry> _entries;
+    private readonly int[] _distinguishing;
+
+    private StackDiff(StackBucketResult baseline, StackBucketResult current, StackWeight weight, bool byEvent,
+        long baseTotal, long newTotal, Side b, Side n, List<Entry> entries)
     {
-        _distinguishing = DistinguishingFrames(changes);
-        Warnings = Array.AsReadOnly(RawAddressWarnings(baseline, current, changes));
+        _base = b;
+        _new = n;
+        _entries = entries;
         Base = baseline;
         New = current;
         Weight = weight;
         MatchedByEvent = byEvent;
         BaseTotal = baseTotal;
         NewTotal = newTotal;
-        Changes = changes;
-        NewStacks = Array.AsReadOnly(changes.Where(c => c.Kind == StackChangeKind.New).ToArray());
-        VanishedStacks = Array.AsReadOnly(changes.Where(c => c.Kind == StackChangeKind.Vanished).ToArray());
+        _distinguishing = DistinguishingFrames();
+        Changes = new ItemsOnRead<StackBucketChange>(entries.Count, ChangeAt);
+        NewStacks = Of(StackChangeKind.New);
+        VanishedStacks = Of(StackChangeKind.Vanished);
+        CommonCount = entries.Count - NewStacks.Count - VanishedStacks.Count;
+        Warnings = Array.AsReadOnly(RawAddressWarnings(baseline, current));
     }
-
-    /// <summary>The index of each stack's <see cref="DistinguishingFrame"/>, by its frames.</summary>
-    private readonly Dictionary<IReadOnlyList<string>, int> _distinguishing;
 
     /// <summary>The base capture's buckets.</summary>
     public StackBucketResult Base { get; }
@@ -122,6 +137,9 @@ public sealed class StackDiff
     /// <summary>Stacks only in the base capture.</summary>
     public IReadOnlyList<StackBucketChange> VanishedStacks { get; }
 
+    /// <summary>Stacks in both captures.</summary>
+    internal int CommonCount { get; }
+
     /// <summary>Compares two bucket results (both unfiltered, from resolvers with the same frame style and offsets).</summary>
     /// <param name="baseline">The base capture.</param>
     /// <param name="current">The new capture.</param>
@@ -142,44 +160,117 @@ public sealed class StackDiff
             throw new ArgumentException("weighing by duration needs events with a duration field (wait events) on at least one side");
         }
 
-        bool byEvent = baseline.GroupedByEvent && current.GroupedByEvent &&
-            baseline.Buckets.All(b => b.EventName is not null) && current.Buckets.All(b => b.EventName is not null);
-        Dictionary<Key, (long Count, long Weight)> b = Collapse(baseline, weight, byEvent);
-        Dictionary<Key, (long Count, long Weight)> n = Collapse(current, weight, byEvent);
-        long bt = b.Values.Sum(v => v.Weight);
-        long nt = n.Values.Sum(v => v.Weight);
-        var changes = new List<StackBucketChange>(b.Count + n.Count);
-        foreach (Key k in b.Keys.Union(n.Keys))
+        var b = new Side(baseline.Buckets);
+        var n = new Side(current.Buckets);
+        bool byEvent = baseline.GroupedByEvent && current.GroupedByEvent
+            && b.AllHaveEventNames() && n.AllHaveEventNames();
+        List<Entry> entries = Join(b, n, weight, byEvent);
+        long bt = 0, nt = 0;
+        foreach (Entry e in entries)
         {
-            bool inBase = b.TryGetValue(k, out (long Count, long Weight) bv);
-            bool inNew = n.TryGetValue(k, out (long Count, long Weight) nv);
-            StackChangeKind kind = inBase && inNew ? StackChangeKind.Common : inNew ? StackChangeKind.New : StackChangeKind.Vanished;
-            changes.Add(new StackBucketChange(kind, k.EventName, Array.AsReadOnly(k.Frames), bv.Count, nv.Count, bv.Weight, nv.Weight,
-                bt == 0 ? 0 : (double)bv.Weight / bt, nt == 0 ? 0 : (double)nv.Weight / nt));
+            bt += e.BaseWeight;
+            nt += e.NewWeight;
         }
 
-        changes.Sort(static (x, y) =>
+        CollectionsMarshal.AsSpan(entries).Sort((x, y) => Order(x, y, bt, nt, b, n));
+        return new StackDiff(baseline, current, weight, byEvent, bt, nt, b, n, entries);
+    }
+
+    /// <summary>
+    /// Every stack of either side once, keyed by the event name (when matched by event) and the frames' text: the
+    /// buckets with the same key are summed per side.
+    /// </summary>
+    private static List<Entry> Join(Side b, Side n, StackWeight weight, bool byEvent)
+    {
+        // Sized for two sides that mostly share their stacks; a list of every bucket of both would be half empty.
+        int most = Math.Max(b.Buckets.Count, n.Buckets.Count);
+        var entries = new List<Entry>(most + (most / 8));
+        var index = new HashSet<int>(entries.Capacity, new EntryComparer(entries, b, n));
+        foreach ((Side side, bool isBase) in new[] { (b, true), (n, false) })
         {
-            // Shares are rounded for ordering, so float noise between equal deltas does not decide it.
-            int c = Math.Round(y.ShareDelta, 12).CompareTo(Math.Round(x.ShareDelta, 12));
-            if (c == 0)
+            for (int i = 0; i < side.Buckets.Count; i++)
             {
-                c = y.Delta.CompareTo(x.Delta);
-            }
+                // The candidate is appended to be compared, and taken back when its stack is there already.
+                int at = entries.Count;
+                entries.Add(new Entry(byEvent ? side.EventNameAt(i) : null, isBase ? i : -1, isBase ? -1 : i));
+                if (index.TryGetValue(at, out int known))
+                {
+                    entries.RemoveAt(at);
+                    at = known;
+                }
+                else
+                {
+                    index.Add(at);
+                }
 
-            if (c == 0)
-            {
-                c = Math.Max(y.NewWeight, y.BaseWeight).CompareTo(Math.Max(x.NewWeight, x.BaseWeight));
-            }
+                Entry e = entries[at];
+                if (isBase)
+                {
+                    e.BaseIndex = e.BaseIndex < 0 ? i : e.BaseIndex;
+                    e.BaseCount += side.CountAt(i);
+                    e.BaseWeight += side.WeightAt(i, weight);
+                }
+                else
+                {
+                    e.NewIndex = e.NewIndex < 0 ? i : e.NewIndex;
+                    e.NewCount += side.CountAt(i);
+                    e.NewWeight += side.WeightAt(i, weight);
+                }
 
-            if (c == 0)
-            {
-                c = StackMerger.CompareFrames(x.Frames, y.Frames);
+                entries[at] = e;
             }
+        }
 
-            return c != 0 ? c : string.CompareOrdinal(x.EventName, y.EventName);
-        });
-        return new StackDiff(baseline, current, weight, byEvent, bt, nt, changes.AsReadOnly());
+        return entries;
+    }
+
+    private static double Share(long weight, long total) => total == 0 ? 0 : (double)weight / total;
+
+    /// <summary>The order of the class remarks.</summary>
+    private static int Order(in Entry x, in Entry y, long baseTotal, long newTotal, Side b, Side n)
+    {
+        double dx = Share(x.NewWeight, newTotal) - Share(x.BaseWeight, baseTotal);
+        double dy = Share(y.NewWeight, newTotal) - Share(y.BaseWeight, baseTotal);
+
+        // Shares are rounded for ordering, so float noise between equal deltas does not decide it.
+        int c = Math.Round(dy, 12).CompareTo(Math.Round(dx, 12));
+        if (c == 0)
+        {
+            c = y.Delta.CompareTo(x.Delta);
+        }
+
+        if (c == 0)
+        {
+            c = Math.Max(y.NewWeight, y.BaseWeight).CompareTo(Math.Max(x.NewWeight, x.BaseWeight));
+        }
+
+        if (c == 0)
+        {
+            c = StackMerger.CompareFrames(x.FramesIn(b, n), y.FramesIn(b, n));
+        }
+
+        return c != 0 ? c : string.CompareOrdinal(x.EventName, y.EventName);
+    }
+
+    private ReadOnlySpan<BucketFrame> FramesOf(int entry) => _entries[entry].FramesIn(_base, _new);
+
+    /// <summary>The record of the stack at a position of <see cref="Changes"/>, made when read.</summary>
+    private StackBucketChange ChangeAt(int i)
+    {
+        Entry e = _entries[i];
+        ArraySegment<BucketFrame> frames = e.BaseIndex >= 0 ? _base.SegmentAt(e.BaseIndex) : _new.SegmentAt(e.NewIndex);
+        return new StackBucketChange(e.Kind, e.EventName, new FrameTextList(frames), e.BaseCount, e.NewCount,
+            e.BaseWeight, e.NewWeight, Share(e.BaseWeight, BaseTotal), Share(e.NewWeight, NewTotal))
+        {
+            Position = i,
+        };
+    }
+
+    /// <summary>The stacks of one kind, in the order of <see cref="Changes"/>, made when read.</summary>
+    private ItemsOnRead<StackBucketChange> Of(StackChangeKind kind)
+    {
+        int[] at = [.. Enumerable.Range(0, _entries.Count).Where(i => _entries[i].Kind == kind)];
+        return new ItemsOnRead<StackBucketChange>(at.Length, i => ChangeAt(at[i]));
     }
 
     /// <summary>
@@ -261,8 +352,47 @@ public sealed class StackDiff
     /// </summary>
     /// <param name="change">A stack of <see cref="Changes"/>.</param>
     /// <returns>The frame index, leaf first.</returns>
-    internal int DistinguishingFrame(StackBucketChange change) =>
-        change.Frames.Count == 0 ? -1 : _distinguishing.GetValueOrDefault(change.Frames, 0);
+    internal int DistinguishingFrame(StackBucketChange change)
+    {
+        if (change.Frames.Count == 0)
+        {
+            return -1;
+        }
+
+        if ((uint)change.Position < (uint)_entries.Count && SameTexts(FramesOf(change.Position), change.Frames))
+        {
+            return _distinguishing[change.Position];
+        }
+
+        // A record made elsewhere: the stack with the same frames.
+        for (int i = 0; i < _entries.Count; i++)
+        {
+            if (SameTexts(FramesOf(i), change.Frames))
+            {
+                return _distinguishing[i];
+            }
+        }
+
+        return 0;
+    }
+
+    private static bool SameTexts(ReadOnlySpan<BucketFrame> frames, IReadOnlyList<string> texts)
+    {
+        if (frames.Length != texts.Count)
+        {
+            return false;
+        }
+
+        for (int i = 0; i < frames.Length; i++)
+        {
+            if (!string.Equals(frames[i].Text, texts[i], StringComparison.Ordinal))
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
 
     /// <summary>
     /// The frames that name a stack: the frame before its <see cref="DistinguishingFrame"/> and that frame,
@@ -297,30 +427,45 @@ public sealed class StackDiff
     }
 
     /// <summary>
-    /// The <see cref="DistinguishingFrame"/> of each distinct frame list: in lexicographic order, the longest run of
-    /// leaf frames a list shares with any other is the one it shares with a neighbour, so one sort finds them all.
+    /// The <see cref="DistinguishingFrame"/> of each stack, by position: in lexicographic order, the longest run of
+    /// leaf frames a frame list shares with any other is the one it shares with a neighbouring distinct list, so one
+    /// sort finds them all. Stacks with the same frames (of other events) share the value.
     /// </summary>
-    private static Dictionary<IReadOnlyList<string>, int> DistinguishingFrames(IReadOnlyList<StackBucketChange> changes)
+    private int[] DistinguishingFrames()
     {
-        FramesComparer comparer = FramesComparer.Instance;
-        IReadOnlyList<string>[] lists = [.. changes.Select(c => c.Frames).Where(f => f.Count > 0).Distinct(comparer)];
-        Array.Sort(lists, StackMerger.CompareFrames);
-        var result = new Dictionary<IReadOnlyList<string>, int>(lists.Length, comparer);
-        for (int k = 0; k < lists.Length; k++)
+        var result = new int[_entries.Count];
+        int[] order = [.. Enumerable.Range(0, _entries.Count).Where(i => !FramesOf(i).IsEmpty)];
+        Array.Sort(order, (x, y) => StackMerger.CompareFrames(FramesOf(x), FramesOf(y)));
+        int previousStart = -1;
+        for (int start = 0; start < order.Length;)
         {
-            int before = k > 0 ? Common(lists[k - 1], lists[k]) : 0;
-            int after = k + 1 < lists.Length ? Common(lists[k], lists[k + 1]) : 0;
-            result.Add(lists[k], Math.Min(Math.Max(before, after), lists[k].Count - 1));
+            ReadOnlySpan<BucketFrame> frames = FramesOf(order[start]);
+            int end = start + 1;
+            while (end < order.Length && StackMerger.CompareFrames(FramesOf(order[end]), frames) == 0)
+            {
+                end++;
+            }
+
+            int before = previousStart >= 0 ? Common(FramesOf(order[previousStart]), frames) : 0;
+            int after = end < order.Length ? Common(frames, FramesOf(order[end])) : 0;
+            int at = Math.Min(Math.Max(before, after), frames.Length - 1);
+            for (int k = start; k < end; k++)
+            {
+                result[order[k]] = at;
+            }
+
+            previousStart = start;
+            start = end;
         }
 
         return result;
     }
 
     /// <summary>How many leaf frames two frame lists share.</summary>
-    private static int Common(IReadOnlyList<string> a, IReadOnlyList<string> b)
+    private static int Common(ReadOnlySpan<BucketFrame> a, ReadOnlySpan<BucketFrame> b)
     {
-        int n = Math.Min(a.Count, b.Count), i = 0;
-        while (i < n && string.Equals(a[i], b[i], StringComparison.Ordinal))
+        int n = Math.Min(a.Length, b.Length), i = 0;
+        while (i < n && string.Equals(a[i].Text, b[i].Text, StringComparison.Ordinal))
         {
             i++;
         }
@@ -333,20 +478,26 @@ public sealed class StackDiff
     /// list placed (raw addresses), and the two sides were not placed with the same module list (the same modules at
     /// the same bases). Raw frames of stacks that matched anyway say nothing.
     /// </summary>
-    private static string[] RawAddressWarnings(StackBucketResult baseline, StackBucketResult current,
-        IReadOnlyList<StackBucketChange> changes)
+    private string[] RawAddressWarnings(StackBucketResult baseline, StackBucketResult current)
     {
-        var raw = new HashSet<IReadOnlyList<string>>(FramesComparer.Instance);
-        foreach (StackBucket bucket in baseline.Buckets.Concat(current.Buckets))
+        // Frames of the same text are raw alike (a raw address reads 0x and its digits; a placed one names its module).
+        int b = 0, n = 0;
+        for (int i = 0; i < _entries.Count; i++)
         {
-            if (bucket.FrameDetails.Any(IsRawAddress))
+            StackChangeKind kind = _entries[i].Kind;
+            if (kind != StackChangeKind.Common && HasRawAddress(FramesOf(i)))
             {
-                raw.Add(bucket.Frames);
+                if (kind == StackChangeKind.New)
+                {
+                    n++;
+                }
+                else
+                {
+                    b++;
+                }
             }
         }
 
-        int b = changes.Count(c => c.Kind == StackChangeKind.Vanished && raw.Contains(c.Frames));
-        int n = changes.Count(c => c.Kind == StackChangeKind.New && raw.Contains(c.Frames));
         if ((b == 0 && n == 0) || SameModuleList(baseline, current))
         {
             return [];
@@ -361,8 +512,19 @@ public sealed class StackDiff
             + "<set-name>.modules.txt) and symbols (--symbols, --sql-build) so frames compare by function"];
     }
 
-    /// <summary>A frame left as a raw address: unresolved, and no module list placed it in a module.</summary>
-    private static bool IsRawAddress(BucketFrame f) => f.Status == FrameResolutionStatus.Unresolved && f.Module is null;
+    /// <summary>Whether a frame is left as a raw address: unresolved, and no module list placed it.</summary>
+    private static bool HasRawAddress(ReadOnlySpan<BucketFrame> frames)
+    {
+        foreach (BucketFrame f in frames)
+        {
+            if (f.Status == FrameResolutionStatus.Unresolved && f.Module is null)
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
 
     /// <summary>
     /// Whether every input of both sides was placed with the same module list (the same module names at the same
@@ -378,59 +540,89 @@ public sealed class StackDiff
         a.Modules.Select(m => (m.Name.Key, m.BaseAddress))
             .SequenceEqual(b.Modules.Select(m => (m.Name.Key, m.BaseAddress)));
 
-    private static Dictionary<Key, (long Count, long Weight)> Collapse(StackBucketResult r, StackWeight weight, bool byEvent)
+    /// <summary>The buckets of one side, read by position without making the buckets where they can be.</summary>
+    private sealed class Side(IReadOnlyList<StackBucket> buckets)
     {
-        var d = new Dictionary<Key, (long Count, long Weight)>();
-        foreach (StackBucket b in r.Buckets)
+        private readonly StackBucketList? _list = buckets as StackBucketList;
+
+        public IReadOnlyList<StackBucket> Buckets { get; } = buckets;
+
+        public bool AllHaveEventNames()
         {
-            var k = new Key(byEvent ? b.EventName : null, [.. b.Frames]);
-            (long c, long w) = d.GetValueOrDefault(k);
-            d[k] = (c + b.Count, w + b.WeightOf(weight));
+            for (int i = 0; i < Buckets.Count; i++)
+            {
+                if (EventNameAt(i) is null)
+                {
+                    return false;
+                }
+            }
+
+            return true;
         }
 
-        return d;
+        public string? EventNameAt(int index) =>
+            _list is not null ? _list.EventNameAt(index) : Buckets[index].EventName;
+
+        public long CountAt(int index) => _list is not null ? _list.CountAt(index) : Buckets[index].Count;
+
+        public long WeightAt(int index, StackWeight weight) =>
+            _list is not null ? _list.WeightAt(index, weight) : Buckets[index].WeightOf(weight);
+
+        public ArraySegment<BucketFrame> SegmentAt(int index) => _list is not null ? _list.FramesAt(index)
+            : Buckets[index].FrameDetails switch
+            {
+                BucketFrame[] a => a,
+                ArraySegment<BucketFrame> s => s,
+                IReadOnlyList<BucketFrame> l => l.ToArray(),
+            };
     }
 
-    /// <summary>Frame lists compared by content (ordinal).</summary>
-    private sealed class FramesComparer : IEqualityComparer<IReadOnlyList<string>>
+    /// <summary>Two entries as matched: the event name (when matched by event) and the frames' text.</summary>
+    private sealed class EntryComparer(List<Entry> entries, Side b, Side n) : IEqualityComparer<int>
     {
-        public static readonly FramesComparer Instance = new();
-
-        public bool Equals(IReadOnlyList<string>? x, IReadOnlyList<string>? y) =>
-            ReferenceEquals(x, y) || (x is not null && y is not null && x.SequenceEqual(y, StringComparer.Ordinal));
-
-        public int GetHashCode(IReadOnlyList<string> obj)
+        public bool Equals(int x, int y)
         {
+            Entry ex = entries[x], ey = entries[y];
+            return string.Equals(ex.EventName, ey.EventName, StringComparison.Ordinal)
+                && StackMerger.CompareFrames(ex.FramesIn(b, n), ey.FramesIn(b, n)) == 0;
+        }
+
+        public int GetHashCode(int obj)
+        {
+            Entry e = entries[obj];
             var h = new HashCode();
-            foreach (string f in obj)
+            h.Add(e.EventName, StringComparer.Ordinal);
+            foreach (BucketFrame f in e.FramesIn(b, n))
             {
-                h.Add(f, StringComparer.Ordinal);
+                h.Add(f.Text, StringComparer.Ordinal);
             }
 
             return h.ToHashCode();
         }
     }
 
-    private readonly struct Key(string? eventName, string[] frames) : IEquatable<Key>
+    /// <summary>
+    /// One stack of either side: where its (first) bucket stands on each side (−1: not there), and its events and
+    /// weight in each.
+    /// </summary>
+    private struct Entry(string? eventName, int baseIndex, int newIndex)
     {
-        public string? EventName { get; } = eventName;
+        public readonly string? EventName = eventName;
+        public int BaseIndex = baseIndex;
+        public int NewIndex = newIndex;
+        public long BaseCount;
+        public long NewCount;
+        public long BaseWeight;
+        public long NewWeight;
 
-        public string[] Frames { get; } = frames;
+        public readonly StackChangeKind Kind =>
+            BaseIndex >= 0 && NewIndex >= 0 ? StackChangeKind.Common
+            : NewIndex >= 0 ? StackChangeKind.New : StackChangeKind.Vanished;
 
-        public bool Equals(Key other) => string.Equals(EventName, other.EventName, StringComparison.Ordinal) && Frames.AsSpan().SequenceEqual(other.Frames);
+        /// <summary>As <see cref="StackBucketChange.Delta"/>.</summary>
+        public readonly long Delta => NewWeight >= 0 && BaseWeight >= 0 ? NewWeight - BaseWeight : 0;
 
-        public override bool Equals(object? obj) => obj is Key k && Equals(k);
-
-        public override int GetHashCode()
-        {
-            var h = new HashCode();
-            h.Add(EventName, StringComparer.Ordinal);
-            foreach (string f in Frames)
-            {
-                h.Add(f, StringComparer.Ordinal);
-            }
-
-            return h.ToHashCode();
-        }
+        public readonly ReadOnlySpan<BucketFrame> FramesIn(Side b, Side n) =>
+            BaseIndex >= 0 ? b.SegmentAt(BaseIndex) : n.SegmentAt(NewIndex);
     }
 }

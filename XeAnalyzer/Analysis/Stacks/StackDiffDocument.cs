@@ -89,17 +89,19 @@ public sealed class StackDiffDocument : IDocumentSource
             .AddColumn(TableColumn.Text("leaf"))
             .AddColumn(TableColumn.Text("distinguishing_frames"))
             .AddColumn(TableColumn.Text("frames"));
-        foreach (StackBucketChange c in Diff.Changes)
-        {
-            t.AddRow(StackDiff.KindText(c.Kind), c.EventName, c.BaseCount, c.NewCount, c.BaseWeight, c.NewWeight, TableCell.FromPercentage(c.BaseShare), TableCell.FromPercentage(c.NewShare),
-                c.Delta, TableCell.FromPercentage(c.ShareDelta), c.Frames.Count > 0 ? c.Frames[0] : string.Empty,
-                c.Frames.Count > 0 ? Diff.NameOf(c) : string.Empty, string.Join("\n", c.Frames));
-        }
-
         t.AddNote("weight: " + (Diff.Weight == StackWeight.Duration ? "summed duration field" : "event count")
             + "; shares are fractions of each side's total; frames leaf first; distinguishing frames: from the leaf, "
             + "the first frame where the stack leaves every other stack, after the frame before it.");
-        return t.Build();
+        IReadOnlyList<StackBucketChange> changes = Diff.Changes;
+        return t.BuildWithRowsOnRead(changes.Count, i =>
+        {
+            StackBucketResult.CollectYoungEvery(i, changes.Count);
+            StackBucketChange c = changes[i];
+            return [StackDiff.KindText(c.Kind), c.EventName, c.BaseCount, c.NewCount, c.BaseWeight, c.NewWeight,
+                TableCell.FromPercentage(c.BaseShare), TableCell.FromPercentage(c.NewShare), c.Delta,
+                TableCell.FromPercentage(c.ShareDelta), c.Frames.Count > 0 ? c.Frames[0] : string.Empty,
+                c.Frames.Count > 0 ? Diff.NameOf(c) : string.Empty, string.Join("\n", c.Frames)];
+        });
     }
 
     private List<KeyValuePair<string, TableCell>> Totals() =>
@@ -107,7 +109,7 @@ public sealed class StackDiffDocument : IDocumentSource
         Kv("base total", Diff.BaseTotal),
         Kv("new total", Diff.NewTotal),
         Kv("growth", double.IsFinite(Diff.TotalGrowth) ? TableCell.FromPercentage(Diff.TotalGrowth) : TableCell.Empty),
-        Kv("stacks in both", Diff.Changes.Count(c => c.Kind == StackChangeKind.Common)),
+        Kv("stacks in both", Diff.CommonCount),
         Kv("new stacks", Diff.NewStacks.Count),
         Kv("vanished stacks", Diff.VanishedStacks.Count),
     ];
@@ -154,7 +156,9 @@ public sealed class StackDiffDocument : IDocumentSource
             "base: " + Options.BaseLabel + string.Create(Ic, $" ({Diff.Base.TotalBuckets:N0} buckets)"),
             "new:  " + Options.NewLabel + string.Create(Ic, $" ({Diff.New.TotalBuckets:N0} buckets)"),
             "weight: " + unit + string.Create(Ic, $"; total {Diff.BaseTotal:N0} -> {Diff.NewTotal:N0} ({Growth()})"),
-            string.Create(Ic, $"stacks: {Diff.Changes.Count(c => c.Kind == StackChangeKind.Common):N0} in both, {Diff.NewStacks.Count:N0} new, {Diff.VanishedStacks.Count:N0} vanished; matched by {(Diff.MatchedByEvent ? "event name and frames" : "frames")}"),
+            string.Create(Ic, $"stacks: {Diff.CommonCount:N0} in both, {Diff.NewStacks.Count:N0} new, ")
+                + string.Create(Ic, $"{Diff.VanishedStacks.Count:N0} vanished; matched by ")
+                + (Diff.MatchedByEvent ? "event name and frames" : "frames"),
             "order: share delta, biggest growth first.",
         };
         lines.AddRange(Diff.Warnings.Select(w => "warning: " + w));

@@ -64,33 +64,30 @@ internal sealed class StackMerger(bool groupByEvent)
     public IReadOnlyList<StackBucket> Buckets(NameTable eventNames, out long total)
     {
         total = 0;
+        long frames = 0;
         foreach (RawStack m in _merged.Values)
         {
             total += m.Count;
+            frames += m.Frames!.Length;
         }
 
         RawStack[] sorted = [.. _merged.Values];
         _merged.Clear();
         _merged.TrimExcess();
         Array.Sort(sorted, (a, b) => Compare(a, b, eventNames));
-        var buckets = new StackBucket[sorted.Length];
-        var namesById = new Dictionary<int, IReadOnlyList<string>>();
+        var list = new StackBucketList.Builder(sorted.Length, checked((int)frames),
+            [.. Enumerable.Range(0, eventNames.Count).Select(id => eventNames[id])]);
         for (int i = 0; i < sorted.Length; i++)
         {
             RawStack m = sorted[i];
             sorted[i] = null!;
-            IReadOnlyList<string> names = m.EventIds is { Count: 1 } one
-                ? namesById.TryGetValue(one[0], out IReadOnlyList<string>? shared) ? shared : namesById[one[0]] = Array.AsReadOnly([eventNames[one[0]]])
-                : m.EventIds is { Count: > 1 } many ? Array.AsReadOnly([.. many.Select(id => eventNames[id]).Order(StringComparer.Ordinal)]) : [];
-            string? eventName = m.EventId >= 0 ? eventNames[m.EventId] : null;
             StackDurations? durations = m.Durations is { DurationEvents: > 0 } d
                 ? new StackDurations(d.DurationEvents, d.DurationSum, d.DurationMax, d.SignalEvents > 0 ? d.SignalSum : null, d.SignalEvents > 0 ? d.SignalMax : null)
                 : null;
-            buckets[i] = new StackBucket(i + 1, eventName, names, m.Frames!, m.Count, total == 0 ? 0 : (double)m.Count / total, durations,
-                m.First == long.MaxValue ? null : new DateTime(m.First, DateTimeKind.Utc), m.Last == long.MinValue ? null : new DateTime(m.Last, DateTimeKind.Utc), m.RawStacks);
+            list.Add(m.EventId, m.EventIds, m.Frames!, m.Count, durations, m.First, m.Last, m.RawStacks);
         }
 
-        return Array.AsReadOnly(buckets);
+        return list.Build(total);
     }
 
     /// <summary>Compares frame lists element by element (ordinal), a shorter prefix first.</summary>
@@ -109,7 +106,8 @@ internal sealed class StackMerger(bool groupByEvent)
         return a.Count.CompareTo(b.Count);
     }
 
-    private static int CompareFrames(BucketFrame[] a, BucketFrame[] b)
+    /// <summary>Compares frames by their text element by element (ordinal), a shorter prefix first.</summary>
+    internal static int CompareFrames(ReadOnlySpan<BucketFrame> a, ReadOnlySpan<BucketFrame> b)
     {
         int n = Math.Min(a.Length, b.Length);
         for (int i = 0; i < n; i++)

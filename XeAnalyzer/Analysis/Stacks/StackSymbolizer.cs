@@ -15,7 +15,8 @@ internal readonly record struct SymbolizedStack(RawStack Raw, BucketFrame[] Fram
 /// <see cref="ResolutionSummaryBuilder"/> (each distinct stack counted once) and the per-event <see cref="StackSymbolizationTally"/>
 /// (frames weighted by the events of their stack).
 /// </summary>
-internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerStack, Func<string, string> intern)
+internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerStack, Func<string, string> intern,
+    BucketFramePool? pool = null)
 {
     private readonly FrameStyle _style = session.Resolver.Options.Style;
     /// <summary>Rendered text frames kept for reuse by later stacks (bounded: with mostly distinct frames a cache only costs memory).</summary>
@@ -134,7 +135,16 @@ internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerS
 
             summary.Add(resolved);
             tally.Add(resolved, raw.Count);
-            yield return new SymbolizedStack(raw, WithInlineFrames(frames, resolved), resolved);
+            BucketFrame[] rendered = WithInlineFrames(frames, resolved);
+            if (pool is not null)
+            {
+                for (int i = 0; i < rendered.Length; i++)
+                {
+                    rendered[i] = pool.Share(rendered[i]);
+                }
+            }
+
+            yield return new SymbolizedStack(raw, rendered, resolved);
         }
 
         progress?.Report(new WorkProgress(WorkKind.Resolving, item, total, total, true));
