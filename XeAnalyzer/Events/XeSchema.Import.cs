@@ -6,7 +6,7 @@ namespace XeAnalyzer.Events;
 /// Importing objects of another schema (event types, actions, or everything) with the packages, types and maps they
 /// use, keeping their RIDs and reusing objects already present under the same RID and name.
 /// </content>
-public sealed partial class XeSchema
+partial class XeSchema
 {
     /// <summary>
     /// Copies an event type of another schema (with its package, types and maps) into this one, keeping its RIDs.
