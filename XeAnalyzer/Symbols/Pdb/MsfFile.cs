@@ -71,17 +71,17 @@ internal sealed class MsfFile
         // 512..4096 are the classic sizes; 8192..32768 are written by linkers for PDBs over 4 GB (lld /pdbpagesize, MSVC /PDBPAGESIZE).
         if (blockSize is not (512 or 1024 or 2048 or 4096 or 8192 or 16384 or 32768))
         {
-            throw new InvalidPdbDataException(file, 32, Inv($"expected an MSF block size of 512, 1024, 2048, 4096, 8192, 16384 or 32768, found {blockSize}"));
+            throw new InvalidPdbDataException(file, 32, string.Create(CultureInfo.InvariantCulture, $"expected an MSF block size of 512, 1024, 2048, 4096, 8192, 16384 or 32768, found {blockSize}"));
         }
 
         if ((long)numBlocks * blockSize > length)
         {
-            throw new InvalidPdbDataException(file, 40, Inv($"expected {numBlocks} blocks of {blockSize} bytes ({(long)numBlocks * blockSize} bytes), but the file has only {length} bytes (truncated PDB)"));
+            throw new InvalidPdbDataException(file, 40, string.Create(CultureInfo.InvariantCulture, $"expected {numBlocks} blocks of {blockSize} bytes ({(long)numBlocks * blockSize} bytes), but the file has only {length} bytes (truncated PDB)"));
         }
 
         if (numDirectoryBytes == 0 || numDirectoryBytes > Math.Min(length, limits.MaxDirectoryBytes))
         {
-            throw new InvalidPdbDataException(file, 44, Inv($"expected a stream directory size between 1 and {Math.Min(length, limits.MaxDirectoryBytes)} bytes, found {numDirectoryBytes}"));
+            throw new InvalidPdbDataException(file, 44, string.Create(CultureInfo.InvariantCulture, $"expected a stream directory size between 1 and {Math.Min(length, limits.MaxDirectoryBytes)} bytes, found {numDirectoryBytes}"));
         }
 
         // The directory's block list lives in one or more block-map blocks; their indices start at superblock offset 52.
@@ -107,7 +107,7 @@ internal sealed class MsfFile
         {
             if (mapBlocks[i] >= numBlocks)
             {
-                throw new InvalidPdbDataException(file, 52 + (i * 4L), Inv($"expected a directory block-map block index below the file's {numBlocks} blocks, found {mapBlocks[i]}"));
+                throw new InvalidPdbDataException(file, 52 + (i * 4L), string.Create(CultureInfo.InvariantCulture, $"expected a directory block-map block index below the file's {numBlocks} blocks, found {mapBlocks[i]}"));
             }
         }
 
@@ -122,7 +122,7 @@ internal sealed class MsfFile
                 uint block = BinaryPrimitives.ReadUInt32LittleEndian(blockBuf.AsSpan(i * 4));
                 if (block >= numBlocks)
                 {
-                    throw new InvalidPdbDataException(file, ((long)mb * blockSize) + (i * 4L), Inv($"expected the index of stream directory block {filled} to be below the file's {numBlocks} blocks, found {block}"));
+                    throw new InvalidPdbDataException(file, ((long)mb * blockSize) + (i * 4L), string.Create(CultureInfo.InvariantCulture, $"expected the index of stream directory block {filled} to be below the file's {numBlocks} blocks, found {block}"));
                 }
 
                 directoryBlocks[filled++] = block;
@@ -136,7 +136,7 @@ internal sealed class MsfFile
         uint numStreams = r.ReadUInt32("stream count");
         if (numStreams > limits.MaxStreams || numStreams > (uint)(dir.Length / 4))
         {
-            throw r.Error(0, Inv($"at most {Math.Min(limits.MaxStreams, dir.Length / 4)} streams, found {numStreams}"));
+            throw r.Error(0, string.Create(CultureInfo.InvariantCulture, $"at most {Math.Min(limits.MaxStreams, dir.Length / 4)} streams, found {numStreams}"));
         }
 
         uint[] sizes = new uint[numStreams];
@@ -156,13 +156,13 @@ internal sealed class MsfFile
 
             if ((long)size > (long)numBlocks * blockSize)
             {
-                throw r.Error(4 + (i * 4), Inv($"stream {i} to fit in the file's {numBlocks} blocks, but its size is {size} bytes"));
+                throw r.Error(4 + (i * 4), string.Create(CultureInfo.InvariantCulture, $"stream {i} to fit in the file's {numBlocks} blocks, but its size is {size} bytes"));
             }
 
             int count = (int)((size + (uint)blockSize - 1) / (uint)blockSize);
             if (count > r.Remaining / 4)
             {
-                throw r.Error(4 + (i * 4), Inv($"the block list of stream {i} ({count} blocks for {size} bytes) to fit in the {r.Remaining} bytes left in the directory"));
+                throw r.Error(4 + (i * 4), string.Create(CultureInfo.InvariantCulture, $"the block list of stream {i} ({count} blocks for {size} bytes) to fit in the {r.Remaining} bytes left in the directory"));
             }
 
             uint[] blocks = new uint[count];
@@ -171,11 +171,11 @@ internal sealed class MsfFile
                 blocks[b] = r.ReadUInt32("stream block index");
                 if (blocks[b] >= numBlocks)
                 {
-                    throw r.Error(r.Position - 4, Inv($"a block index below {numBlocks} for stream {i}, found {blocks[b]}"));
+                    throw r.Error(r.Position - 4, string.Create(CultureInfo.InvariantCulture, $"a block index below {numBlocks} for stream {i}, found {blocks[b]}"));
                 }
             }
 
-            streams[i] = new MsfStream(source, file, blockSize, size, blocks, numBlocks, Inv($"stream {i}"), directory.FileOffsetOf(4 + (4L * i)));
+            streams[i] = new MsfStream(source, file, blockSize, size, blocks, numBlocks, string.Create(CultureInfo.InvariantCulture, $"stream {i}"), directory.FileOffsetOf(4 + (4L * i)));
         }
 
         return new MsfFile(source, blockSize, numBlocks, directory, streams);
@@ -206,7 +206,7 @@ internal sealed class MsfFile
 
         if (head.Length < Magic.Length && Magic.StartsWith(head))
         {
-            throw new InvalidPdbDataException(file, head.Length, Inv($"expected the 32-byte MSF 7.0 magic, but the file has only {head.Length} bytes (truncated PDB)"));
+            throw new InvalidPdbDataException(file, head.Length, string.Create(CultureInfo.InvariantCulture, $"expected the 32-byte MSF 7.0 magic, but the file has only {head.Length} bytes (truncated PDB)"));
         }
 
         throw new InvalidPdbDataException(file, 0, "expected the MSF 7.0 magic 'Microsoft C/C++ MSF 7.00', found other bytes: not a PDB file");
@@ -216,16 +216,15 @@ internal sealed class MsfFile
     {
         if (block >= numBlocks)
         {
-            throw new InvalidPdbDataException(file, null, Inv($"expected a block index below {numBlocks} for the {what}, found {block}"));
+            throw new InvalidPdbDataException(file, null, string.Create(CultureInfo.InvariantCulture, $"expected a block index below {numBlocks} for the {what}, found {block}"));
         }
 
         long offset = (long)block * blockSize;
         int n = source.Read(offset, destination);
         if (n != destination.Length)
         {
-            throw new InvalidPdbDataException(file, offset + n, Inv($"expected {destination.Length} bytes of the {what} in block {block}, but the file ends early (truncated PDB)"));
+            throw new InvalidPdbDataException(file, offset + n, string.Create(CultureInfo.InvariantCulture, $"expected {destination.Length} bytes of the {what} in block {block}, but the file ends early (truncated PDB)"));
         }
     }
 
-    private static string Inv(FormattableString s) => s.ToString(CultureInfo.InvariantCulture);
 }

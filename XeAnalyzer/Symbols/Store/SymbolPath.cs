@@ -101,7 +101,7 @@ public sealed class SymbolPath
             string dll = star < 0 ? rest : rest[..star];
             if (!dll.Trim().Equals("symsrv.dll", StringComparison.OrdinalIgnoreCase))
             {
-                warnings.Add(Inv($"'{item}': only symsrv.dll chains are supported, found '{dll}'; element ignored"));
+                warnings.Add(string.Create(CultureInfo.InvariantCulture, $"'{item}': only symsrv.dll chains are supported, found '{dll}'; element ignored"));
                 return null;
             }
 
@@ -128,7 +128,7 @@ public sealed class SymbolPath
 
         if (item.Contains("://", StringComparison.Ordinal))
         {
-            warnings.Add(Inv($"'{item}': only http and https servers are supported; element ignored"));
+            warnings.Add(string.Create(CultureInfo.InvariantCulture, $"'{item}': only http and https servers are supported; element ignored"));
             return null;
         }
 
@@ -161,7 +161,7 @@ public sealed class SymbolPath
                 }
                 else
                 {
-                    warnings.Add(Inv($"'{item}': '{part}' is not a valid http(s) URL; tier ignored"));
+                    warnings.Add(string.Create(CultureInfo.InvariantCulture, $"'{item}': '{part}' is not a valid http(s) URL; tier ignored"));
                 }
 
                 continue;
@@ -169,7 +169,7 @@ public sealed class SymbolPath
 
             if (part.Contains("://", StringComparison.Ordinal))
             {
-                warnings.Add(Inv($"'{item}': only http and https servers are supported, found '{part}'; tier ignored"));
+                warnings.Add(string.Create(CultureInfo.InvariantCulture, $"'{item}': only http and https servers are supported, found '{part}'; tier ignored"));
                 continue;
             }
 
@@ -181,7 +181,7 @@ public sealed class SymbolPath
             else if (i == 0 && parts.Length > 1)
             {
                 // A cache this machine cannot use (srv*C:\Symbols*https://… on Linux): keep the chain, cache in the default place.
-                warnings.Add(Inv($"'{item}': using the default symbol cache instead of '{part}'"));
+                warnings.Add(string.Create(CultureInfo.InvariantCulture, $"'{item}': using the default symbol cache instead of '{part}'"));
                 tiers.Add(SymbolStoreTier.DefaultCache);
             }
         }
@@ -193,7 +193,7 @@ public sealed class SymbolPath
 
         if (!tiers.Any(t => t.IsServer || t.Directory is not null))
         {
-            warnings.Add(Inv($"'{item}': names no usable store or server; element ignored"));
+            warnings.Add(string.Create(CultureInfo.InvariantCulture, $"'{item}': names no usable store or server; element ignored"));
             return null;
         }
 
@@ -204,7 +204,7 @@ public sealed class SymbolPath
     {
         if (dir.Contains('\0', StringComparison.Ordinal) || dir.Any(char.IsControl))
         {
-            warnings.Add(Inv($"'{Printable(item)}': the folder contains control characters; ignored"));
+            warnings.Add(string.Create(CultureInfo.InvariantCulture, $"'{Printable(item)}': the folder contains control characters; ignored"));
             return null;
         }
 
@@ -212,13 +212,13 @@ public sealed class SymbolPath
         {
             if (dir.StartsWith(@"\\", StringComparison.Ordinal))
             {
-                warnings.Add(Inv($"'{item}': UNC share '{dir}' cannot be used on this OS (mount it and give the mount point); ignored"));
+                warnings.Add(string.Create(CultureInfo.InvariantCulture, $"'{item}': UNC share '{dir}' cannot be used on this OS (mount it and give the mount point); ignored"));
                 return null;
             }
 
             if (dir.Length >= 2 && char.IsAsciiLetter(dir[0]) && dir[1] == ':')
             {
-                warnings.Add(Inv($"'{item}': '{dir}' is a Windows drive path, which cannot be used on this OS; ignored"));
+                warnings.Add(string.Create(CultureInfo.InvariantCulture, $"'{item}': '{dir}' is a Windows drive path, which cannot be used on this OS; ignored"));
                 return null;
             }
         }
@@ -238,7 +238,7 @@ public sealed class SymbolPath
         }
         catch (Exception ex) when (ex is ArgumentException or NotSupportedException or PathTooLongException or System.Security.SecurityException)
         {
-            warnings.Add(Inv($"'{item}': '{dir}' is not a valid folder ({ex.Message}); ignored"));
+            warnings.Add(string.Create(CultureInfo.InvariantCulture, $"'{item}': '{dir}' is not a valid folder ({ex.Message}); ignored"));
             return null;
         }
     }
@@ -251,5 +251,4 @@ public sealed class SymbolPath
 
     private static string Printable(string s) => new(s.Select(c => char.IsControl(c) ? '?' : c).ToArray());
 
-    private static string Inv(FormattableString s) => s.ToString(CultureInfo.InvariantCulture);
 }

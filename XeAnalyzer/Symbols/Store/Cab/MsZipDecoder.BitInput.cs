@@ -72,7 +72,7 @@ internal sealed partial class MsZipDecoder
             _count = 0;
             if (destination.Length > _data.Length - _pos)
             {
-                throw Error(Inv($"expected {destination.Length} stored bytes, but only {_data.Length - _pos} remain in the block"));
+                throw Error(string.Create(CultureInfo.InvariantCulture, $"expected {destination.Length} stored bytes, but only {_data.Length - _pos} remain in the block"));
             }
 
             _data.Slice(_pos, destination.Length).CopyTo(destination);

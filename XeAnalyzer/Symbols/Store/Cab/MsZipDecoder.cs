@@ -52,7 +52,7 @@ internal sealed partial class MsZipDecoder
     {
         if (destination.Length > MaxBlockOutput)
         {
-            throw new InvalidPdbDataException(file, dataOffset, Inv($"expected an MSZIP block of at most {MaxBlockOutput} uncompressed bytes, found a declared size of {destination.Length}"));
+            throw new InvalidPdbDataException(file, dataOffset, string.Create(CultureInfo.InvariantCulture, $"expected an MSZIP block of at most {MaxBlockOutput} uncompressed bytes, found a declared size of {destination.Length}"));
         }
 
         if (data.Length < 2 || data[0] != (byte)'C' || data[1] != (byte)'K')
@@ -91,7 +91,7 @@ internal sealed partial class MsZipDecoder
 
         if (pos != limit)
         {
-            throw new InvalidPdbDataException(file, dataOffset, Inv($"expected the MSZIP block to expand to {destination.Length} bytes, but it expands to {pos - start}"));
+            throw new InvalidPdbDataException(file, dataOffset, string.Create(CultureInfo.InvariantCulture, $"expected the MSZIP block to expand to {destination.Length} bytes, but it expands to {pos - start}"));
         }
 
         _buffer.AsSpan(start, destination.Length).CopyTo(destination);
@@ -116,12 +116,12 @@ internal sealed partial class MsZipDecoder
         uint nlen = bits.Read(16);
         if ((len ^ 0xFFFF) != nlen)
         {
-            throw bits.Error(Inv($"expected a stored block length and its complement, found LEN={len} NLEN={nlen}"));
+            throw bits.Error(string.Create(CultureInfo.InvariantCulture, $"expected a stored block length and its complement, found LEN={len} NLEN={nlen}"));
         }
 
         if (len > (uint)(limit - pos))
         {
-            throw bits.Error(Inv($"expected at most {limit - pos} more bytes in this block, but a stored block holds {len}"));
+            throw bits.Error(string.Create(CultureInfo.InvariantCulture, $"expected at most {limit - pos} more bytes in this block, but a stored block holds {len}"));
         }
 
         bits.ReadBytes(_buffer.AsSpan(pos, (int)len));
@@ -139,7 +139,7 @@ internal sealed partial class MsZipDecoder
             {
                 if (pos >= limit)
                 {
-                    throw bits.Error(Inv($"expected the block to end after {limit - blockStart} bytes, but it continues (data beyond the declared size)"));
+                    throw bits.Error(string.Create(CultureInfo.InvariantCulture, $"expected the block to end after {limit - blockStart} bytes, but it continues (data beyond the declared size)"));
                 }
 
                 buf[pos++] = (byte)sym;
@@ -154,25 +154,25 @@ internal sealed partial class MsZipDecoder
             int li = sym - 257;
             if (li >= s_lengthBase.Length)
             {
-                throw bits.Error(Inv($"expected a length symbol 257..285, found {sym}"));
+                throw bits.Error(string.Create(CultureInfo.InvariantCulture, $"expected a length symbol 257..285, found {sym}"));
             }
 
             int length = s_lengthBase[li] + (int)bits.Read(s_lengthExtra[li]);
             int ds = _dist.Decode(ref bits);
             if (ds >= s_distBase.Length)
             {
-                throw bits.Error(Inv($"expected a distance symbol 0..29, found {ds}"));
+                throw bits.Error(string.Create(CultureInfo.InvariantCulture, $"expected a distance symbol 0..29, found {ds}"));
             }
 
             int distance = s_distBase[ds] + (int)bits.Read(s_distExtra[ds]);
             if (distance > pos - historyStart)
             {
-                throw bits.Error(Inv($"expected a distance of at most {pos - historyStart} (the data decoded so far), found {distance}"));
+                throw bits.Error(string.Create(CultureInfo.InvariantCulture, $"expected a distance of at most {pos - historyStart} (the data decoded so far), found {distance}"));
             }
 
             if (length > limit - pos)
             {
-                throw bits.Error(Inv($"expected the block to end after {limit - blockStart} bytes, but a match of {length} bytes runs past it"));
+                throw bits.Error(string.Create(CultureInfo.InvariantCulture, $"expected the block to end after {limit - blockStart} bytes, but a match of {length} bytes runs past it"));
             }
 
             int from = pos - distance;
@@ -226,7 +226,7 @@ internal sealed partial class MsZipDecoder
         int hclen = (int)bits.Read(4) + 4;
         if (hlit > 286 || hdist > 30)
         {
-            throw bits.Error(Inv($"expected at most 286 literal/length and 30 distance codes, found {hlit} and {hdist}"));
+            throw bits.Error(string.Create(CultureInfo.InvariantCulture, $"expected at most 286 literal/length and 30 distance codes, found {hlit} and {hdist}"));
         }
 
         Span<byte> clens = stackalloc byte[19];
@@ -271,7 +271,7 @@ internal sealed partial class MsZipDecoder
 
             if (repeat > lengths.Length - n)
             {
-                throw bits.Error(Inv($"expected {lengths.Length} code lengths, but a repeat runs {repeat - (lengths.Length - n)} past them"));
+                throw bits.Error(string.Create(CultureInfo.InvariantCulture, $"expected {lengths.Length} code lengths, but a repeat runs {repeat - (lengths.Length - n)} past them"));
             }
 
             lengths.Slice(n, repeat).Fill(value);
@@ -295,5 +295,4 @@ internal sealed partial class MsZipDecoder
         }
     }
 
-    private static string Inv(FormattableString s) => s.ToString(CultureInfo.InvariantCulture);
 }
