@@ -50,8 +50,15 @@ def wrap_comments(lines, limit, problems, name):
     out = []
     i = 0
     in_code = False
+    raw = False
     while i < len(lines):
         line = lines[i]
+        toggles = line.count('"""') % 2 == 1
+        if raw or toggles:  # the content of a raw string literal is data, never wrapped
+            raw ^= toggles
+            out.append(line)
+            i += 1
+            continue
         m = COMMENT.match(line)
         if not m:
             out.append(line)
@@ -169,8 +176,12 @@ def trailing_comment(line: str) -> int:
 
 def move_trailing_comments(lines, limit):
     out = []
+    raw = False
     for line in lines:
-        at = trailing_comment(line) if len(line) > limit else -1
+        toggles = line.count('"""') % 2 == 1
+        inside = raw or toggles
+        raw ^= toggles
+        at = trailing_comment(line) if len(line) > limit and not inside else -1
         if at > 0 and line[:at].strip():
             indent = line[:len(line) - len(line.lstrip())]
             out.append(indent + line[at:].rstrip())
@@ -182,8 +193,14 @@ def move_trailing_comments(lines, limit):
 
 def wrap_literals(lines, limit, problems, name):
     out = []
+    raw = False
     for n, line in enumerate(lines):
         pending = line
+        toggles = line.count('"""') % 2 == 1
+        if raw or toggles:
+            raw ^= toggles
+            out.append(line)
+            continue
         while len(pending) > limit:
             m = LEAD.match(pending)
             scanned = scan_literal(m.group('rest')) if m else None
