@@ -7,55 +7,16 @@ using static XeAnalyzer.Analysis.AnalysisSupport;
 
 namespace XeAnalyzer.Analysis.Stacks;
 
-/// <summary>How a stack bucket changed between two captures.</summary>
-public enum StackChangeKind
-{
-    /// <summary>In both captures.</summary>
-    Common,
-
-    /// <summary>Only in the new capture.</summary>
-    New,
-
-    /// <summary>Only in the base capture.</summary>
-    Vanished,
-}
-
-/// <summary>One stack compared between a base and a new capture. Shares are fractions of each side's total weight.</summary>
-/// <param name="Kind">Common, new or vanished.</param>
-/// <param name="EventName">The event name when buckets are matched by event, else <see langword="null"/>.</param>
-/// <param name="Frames">The frames, leaf first.</param>
-/// <param name="BaseCount">Events in the base capture.</param>
-/// <param name="NewCount">Events in the new capture.</param>
-/// <param name="BaseWeight">The weight in the base capture (the count, or the summed duration).</param>
-/// <param name="NewWeight">The weight in the new capture.</param>
-/// <param name="BaseShare">BaseWeight / the base total weight.</param>
-/// <param name="NewShare">NewWeight / the new total weight.</param>
-public sealed record StackBucketChange(StackChangeKind Kind, string? EventName, IReadOnlyList<string> Frames, long BaseCount, long NewCount, long BaseWeight, long NewWeight, double BaseShare, double NewShare)
-{
-    /// <summary>Where it stands in the <see cref="StackDiff.Changes"/> that made it; −1 if made elsewhere.</summary>
-    internal int Position { get; init; } = -1;
-
-    /// <summary>NewWeight − BaseWeight (saturating).</summary>
-    public long Delta => NewWeight >= 0 && BaseWeight >= 0 ? NewWeight - BaseWeight : 0;
-
-    /// <summary>NewShare − BaseShare, as a fraction (0.05 = 5 percentage points).</summary>
-    public double ShareDelta => NewShare - BaseShare;
-}
-
-/// <summary>What a regression gate of <see cref="StackDiff.Check"/> found.</summary>
-/// <param name="Tripped">Whether a gate tripped.</param>
-/// <param name="Reasons">What tripped (one sentence each), or what was checked when nothing did.</param>
-public sealed record StackDiffGate(bool Tripped, IReadOnlyList<string> Reasons);
-
 /// <summary>
-/// Stack buckets of two captures compared (<c>xeanalyze diff</c>): per stack the weight and share in each, the delta and share delta, new
-/// and vanished stacks, and a differential call tree for folded (<c>path base new</c>, as FlameGraph's <c>difffolded.pl</c> writes) and
-/// SVG diff flame graphs. Immutable.
+/// Stack buckets of two captures compared (<c>xeanalyze diff</c>): per stack the weight and share in each, the delta
+/// and share delta, new and vanished stacks, and a differential call tree for folded (<c>path base new</c>, as
+/// FlameGraph's <c>difffolded.pl</c> writes) and SVG diff flame graphs. Immutable.
 /// </summary>
 /// <remarks>
-/// <para><b>Matching.</b> Stacks are matched by their symbolized frames (ordinal), so captures of different process lifetimes (other module
-/// bases) or of different shapes (raw addresses resolved offline, a histogram symbolized in-engine) compare. When both sides group buckets
-/// by event and every bucket has an event name, the event name is part of the match; otherwise (a histogram on either side, or
+/// <para><b>Matching.</b> Stacks are matched by their symbolized frames (ordinal), so captures of different process
+/// lifetimes (other module bases) or of different shapes (raw addresses resolved offline, a histogram symbolized
+/// in-engine) compare. When both sides group buckets by event and every bucket has an event name, the event name is
+/// part of the match; otherwise (a histogram on either side, or
 /// <c>--group-by-event false</c>) buckets with the same frames are summed per side and matched by frames alone.</para>
 /// <para><b>Naming a stack.</b> A stack is named by the frames that tell it apart from the others
 /// (<see cref="DistinguishingFrame"/>): read from the leaf, the first frame where it leaves every other compared stack
@@ -67,8 +28,9 @@ public sealed record StackDiffGate(bool Tripped, IReadOnlyList<string> Reasons);
 /// one process lifetime (ASLR moves every module on each start). When new or vanished stacks hold such frames and the
 /// two sides were not placed with the same module list, <see cref="Warnings"/> says the stacks are incomparable without
 /// symbols: the same code can show as new and vanished stacks.</para>
-/// <para><b>Order.</b> Changes are ordered by share delta (descending: the biggest relative growth first, the biggest shrink last), then
-/// weight delta (descending), then the larger of the two weights (descending), then frames (ordinal), then event name.</para>
+/// <para><b>Order.</b> Changes are ordered by share delta (descending: the biggest relative growth first, the biggest
+/// shrink last), then weight delta (descending), then the larger of the two weights (descending), then frames
+/// (ordinal), then event name.</para>
 /// </remarks>
 public sealed class StackDiff
 {
@@ -81,8 +43,17 @@ public sealed class StackDiff
     private readonly List<Entry> _entries;
     private readonly int[] _distinguishing;
 
-    private StackDiff(StackBucketResult baseline, StackBucketResult current, StackWeight weight, bool byEvent,
-        long baseTotal, long newTotal, Side b, Side n, List<Entry> entries)
+    private StackDiff(
+        StackBucketResult baseline,
+        StackBucketResult current,
+        StackWeight weight,
+        bool byEvent,
+        long baseTotal,
+        long newTotal,
+        Side b,
+        Side n,
+        List<Entry> entries
+    )
     {
         _base = b;
         _new = n;
@@ -125,8 +96,10 @@ public sealed class StackDiff
     /// <summary>The new total weight.</summary>
     public long NewTotal { get; }
 
-    /// <summary>(NewTotal − BaseTotal) / BaseTotal as a fraction; +∞ when the base total is 0 and the new one is not, 0 when both are 0.</summary>
-    public double TotalGrowth => BaseTotal == 0 ? (NewTotal == 0 ? 0 : double.PositiveInfinity) : (NewTotal - (double)BaseTotal) / BaseTotal;
+    /// <summary>(NewTotal − BaseTotal) / BaseTotal as a fraction; +∞ when the base total is 0 and the new one is not, 0
+    /// when both are 0.</summary>
+    public double TotalGrowth =>
+        BaseTotal == 0 ? (NewTotal == 0 ? 0 : double.PositiveInfinity) : (NewTotal - (double)BaseTotal) / BaseTotal;
 
     /// <summary>Every stack of either side, in the order of the class remarks.</summary>
     public IReadOnlyList<StackBucketChange> Changes { get; }
@@ -140,13 +113,19 @@ public sealed class StackDiff
     /// <summary>Stacks in both captures.</summary>
     internal int CommonCount { get; }
 
-    /// <summary>Compares two bucket results (both unfiltered, from resolvers with the same frame style and offsets).</summary>
+    /// <summary>Compares two bucket results (both unfiltered, from resolvers with the same frame style and
+    /// offsets).</summary>
     /// <param name="baseline">The base capture.</param>
     /// <param name="current">The new capture.</param>
     /// <param name="weight">Event counts (default) or summed durations.</param>
     /// <returns>The comparison.</returns>
-    /// <exception cref="ArgumentException">A result is incomplete (no buckets), or <paramref name="weight"/> is duration and neither side has durations.</exception>
-    public static StackDiff Compare(StackBucketResult baseline, StackBucketResult current, StackWeight weight = StackWeight.Count)
+    /// <exception cref="ArgumentException">A result is incomplete (no buckets), or <paramref name="weight"/> is
+    /// duration and neither side has durations.</exception>
+    public static StackDiff Compare(
+        StackBucketResult baseline,
+        StackBucketResult current,
+        StackWeight weight = StackWeight.Count
+    )
     {
         ArgumentNullException.ThrowIfNull(baseline);
         ArgumentNullException.ThrowIfNull(current);
@@ -157,15 +136,18 @@ public sealed class StackDiff
 
         if (weight == StackWeight.Duration && !baseline.HasDurations && !current.HasDurations)
         {
-            throw new ArgumentException("weighing by duration needs events with a duration field (wait events) on at least one side");
+            throw new ArgumentException(
+                "weighing by duration needs events with a duration field (wait events) on at least one side"
+            );
         }
 
         var b = new Side(baseline.Buckets);
         var n = new Side(current.Buckets);
-        bool byEvent = baseline.GroupedByEvent && current.GroupedByEvent
-            && b.AllHaveEventNames() && n.AllHaveEventNames();
+        bool byEvent =
+            baseline.GroupedByEvent && current.GroupedByEvent && b.AllHaveEventNames() && n.AllHaveEventNames();
         List<Entry> entries = Join(b, n, weight, byEvent);
-        long bt = 0, nt = 0;
+        long bt = 0,
+            nt = 0;
         foreach (Entry e in entries)
         {
             bt += e.BaseWeight;
@@ -259,8 +241,17 @@ public sealed class StackDiff
     {
         Entry e = _entries[i];
         ArraySegment<BucketFrame> frames = e.BaseIndex >= 0 ? _base.SegmentAt(e.BaseIndex) : _new.SegmentAt(e.NewIndex);
-        return new StackBucketChange(e.Kind, e.EventName, new FrameTextList(frames), e.BaseCount, e.NewCount,
-            e.BaseWeight, e.NewWeight, Share(e.BaseWeight, BaseTotal), Share(e.NewWeight, NewTotal))
+        return new StackBucketChange(
+            e.Kind,
+            e.EventName,
+            new FrameTextList(frames),
+            e.BaseCount,
+            e.NewCount,
+            e.BaseWeight,
+            e.NewWeight,
+            Share(e.BaseWeight, BaseTotal),
+            Share(e.NewWeight, NewTotal)
+        )
         {
             Position = i,
         };
@@ -274,12 +265,15 @@ public sealed class StackDiff
     }
 
     /// <summary>
-    /// Evaluates the regression gates. <paramref name="totalGrowthPercent"/>: trips when the new total weight exceeds the base total by
-    /// more than this many percent ((new − base) / base × 100 &gt; PCT; any growth from a base of 0). <paramref name="bucketShareGrowthPoints"/>:
-    /// trips when any stack's share of its side's total grew by more than this many percentage points (new stacks count from 0 %).
+    /// Evaluates the regression gates. <paramref name="totalGrowthPercent"/>: trips when the new total weight exceeds
+    /// the base total by more than this many percent ((new − base) / base × 100 &gt; PCT; any growth from a base of 0).
+    /// <paramref name="bucketShareGrowthPoints"/>: trips when any stack's share of its side's total grew by more than
+    /// this many percentage points (new stacks count from 0 %).
     /// </summary>
-    /// <param name="totalGrowthPercent">The total-growth limit in percent, or <see langword="null"/> for no such gate.</param>
-    /// <param name="bucketShareGrowthPoints">The per-stack share-growth limit in percentage points, or <see langword="null"/>.</param>
+    /// <param name="totalGrowthPercent">The total-growth limit in percent, or <see langword="null"/> for no such
+    /// gate.</param>
+    /// <param name="bucketShareGrowthPoints">The per-stack share-growth limit in percentage points, or
+    /// <see langword="null"/>.</param>
     /// <returns>What tripped.</returns>
     public StackDiffGate Check(double? totalGrowthPercent, double? bucketShareGrowthPoints)
     {
@@ -291,8 +285,14 @@ public sealed class StackDiff
             double growth = TotalGrowth * 100;
             bool t = growth > pct;
             tripped |= t;
-            reasons.Add(string.Create(Ic,
-                $"total {unit} {BaseTotal:N0} -> {NewTotal:N0} ({(double.IsPositiveInfinity(growth) ? "new from 0" : SignedPercent(TotalGrowth, 2))}): {(t ? "grew by more than" : "within")} {pct:0.##} % (--fail-if-grows)"));
+            reasons.Add(
+                string.Create(
+                    Ic,
+                    $"total {unit} {BaseTotal:N0} -> {NewTotal:N0} "
+                        + $"({(double.IsPositiveInfinity(growth) ? "new from 0" : SignedPercent(TotalGrowth, 2))}): "
+                        + $"{(t ? "grew by more than" : "within")} {pct:0.##} % (--fail-if-grows)"
+                )
+            );
         }
 
         if (bucketShareGrowthPoints is double pp)
@@ -307,20 +307,29 @@ public sealed class StackDiff
             else
             {
                 string what = (worst.Kind == StackChangeKind.New ? "new stack " : "stack ") + Describe(worst);
-                reasons.Add(string.Create(Ic,
-                    $"largest share growth: {what}: {Percent(worst.BaseShare, 2)} -> {Percent(worst.NewShare, 2)} ({(worst.ShareDelta >= 0 ? "+" : "-")}{Math.Abs(worst.ShareDelta * 100):F2} points): {(t ? "grew by more than" : "within")} {pp:0.##} points (--fail-if-bucket-grows)"));
+                reasons.Add(
+                    string.Create(
+                        Ic,
+                        $"largest share growth: {what}: {Percent(worst.BaseShare, 2)} -> "
+                            + $"{Percent(worst.NewShare, 2)} "
+                            + $"({(worst.ShareDelta >= 0 ? "+" : "-")}{Math.Abs(worst.ShareDelta * 100):F2} points): "
+                            + $"{(t ? "grew by more than" : "within")} {pp:0.##} points (--fail-if-bucket-grows)"
+                    )
+                );
             }
         }
 
         return new StackDiffGate(tripped, reasons.AsReadOnly());
     }
 
-    /// <summary>The differential call tree: the new capture's weights as <see cref="CallTreeNode.Weight"/>, the base capture's as baseline.</summary>
+    /// <summary>The differential call tree: the new capture's weights as <see cref="CallTreeNode.Weight"/>, the base
+    /// capture's as baseline.</summary>
     /// <returns>The tree (written as <c>path base new</c> folded lines, or a red/blue SVG).</returns>
     internal CallTree ToCallTree()
     {
         WeightUnit unit = Weight == StackWeight.Duration ? WeightUnit.Milliseconds : WeightUnit.Count;
-        bool byEventRoot = MatchedByEvent && Changes.Select(c => c.EventName).Distinct(StringComparer.Ordinal).Skip(1).Any();
+        bool byEventRoot =
+            MatchedByEvent && Changes.Select(c => c.EventName).Distinct(StringComparer.Ordinal).Skip(1).Any();
         var b = new CallTreeBuilder(unit);
         var n = new CallTreeBuilder(unit);
         foreach (StackBucketChange c in Changes)
@@ -409,20 +418,22 @@ public sealed class StackDiff
             : f[0] + (f.Count > 1 ? " <- " + f[1] : string.Empty);
     }
 
-    internal static string KindText(StackChangeKind k) => k switch
-    {
-        StackChangeKind.New => "new",
-        StackChangeKind.Vanished => "vanished",
-        _ => "common",
-    };
+    internal static string KindText(StackChangeKind k) =>
+        k switch
+        {
+            StackChangeKind.New => "new",
+            StackChangeKind.Vanished => "vanished",
+            _ => "common",
+        };
 
     private string Describe(StackBucketChange c)
     {
         int i = DistinguishingFrame(c);
-        string where = i > 0
-            ? string.Create(CultureInfo.InvariantCulture, $"frame {i + 1} of {c.Frames.Count}")
-                + ", where it leaves every other stack"
-            : string.Create(CultureInfo.InvariantCulture, $"{c.Frames.Count} frames");
+        string where =
+            i > 0
+                ? string.Create(CultureInfo.InvariantCulture, $"frame {i + 1} of {c.Frames.Count}")
+                    + ", where it leaves every other stack"
+                : string.Create(CultureInfo.InvariantCulture, $"{c.Frames.Count} frames");
         return (c.EventName is null ? string.Empty : c.EventName + " ") + NameOf(c) + " (" + where + ")";
     }
 
@@ -437,7 +448,7 @@ public sealed class StackDiff
         int[] order = [.. Enumerable.Range(0, _entries.Count).Where(i => !FramesOf(i).IsEmpty)];
         Array.Sort(order, (x, y) => StackMerger.CompareFrames(FramesOf(x), FramesOf(y)));
         int previousStart = -1;
-        for (int start = 0; start < order.Length;)
+        for (int start = 0; start < order.Length; )
         {
             ReadOnlySpan<BucketFrame> frames = FramesOf(order[start]);
             int end = start + 1;
@@ -464,7 +475,8 @@ public sealed class StackDiff
     /// <summary>How many leaf frames two frame lists share.</summary>
     private static int Common(ReadOnlySpan<BucketFrame> a, ReadOnlySpan<BucketFrame> b)
     {
-        int n = Math.Min(a.Length, b.Length), i = 0;
+        int n = Math.Min(a.Length, b.Length),
+            i = 0;
         while (i < n && string.Equals(a[i].Text, b[i].Text, StringComparison.Ordinal))
         {
             i++;
@@ -481,7 +493,8 @@ public sealed class StackDiff
     private string[] RawAddressWarnings(StackBucketResult baseline, StackBucketResult current)
     {
         // Frames of the same text are raw alike (a raw address reads 0x and its digits; a placed one names its module).
-        int b = 0, n = 0;
+        int b = 0,
+            n = 0;
         for (int i = 0; i < _entries.Count; i++)
         {
             StackChangeKind kind = _entries[i].Kind;
@@ -503,13 +516,17 @@ public sealed class StackDiff
             return [];
         }
 
-        return ["raw addresses are incomparable without symbols: "
-            + string.Create(CultureInfo.InvariantCulture, $"{n:N0} new and {b:N0} vanished stack(s) hold raw ")
-            + "addresses "
-            + "(frames no module list placed), and the two sides were not placed with one module list, so they may "
-            + "come from two process lifetimes (modules at other bases): the same code can show as new and vanished "
-            + "stacks. Give each capture the module list of its own process lifetime (--modules, "
-            + "<set-name>.modules.txt) and symbols (--symbols, --sql-build) so frames compare by function"];
+        return
+        [
+            "raw addresses are incomparable without symbols: "
+                + string.Create(CultureInfo.InvariantCulture, $"{n:N0} new and {b:N0} vanished stack(s) hold raw ")
+                + "addresses "
+                + "(frames no module list placed), and the two sides were not placed with one module list, so they may "
+                + "come from two process lifetimes (modules at other bases): the same code can show as new and "
+                + "vanished "
+                + "stacks. Give each capture the module list of its own process lifetime (--modules, "
+                + "<set-name>.modules.txt) and symbols (--symbols, --sql-build) so frames compare by function",
+        ];
     }
 
     /// <summary>Whether a frame is left as a raw address: unresolved, and no module list placed it.</summary>
@@ -536,8 +553,9 @@ public sealed class StackDiff
         return maps.Length > 0 && maps[0] is ModuleMap first && maps.All(m => m is not null && SameModules(first, m));
     }
 
-    private static bool SameModules(ModuleMap a, ModuleMap b) => ReferenceEquals(a, b) ||
-        a.Modules.Select(m => (m.Name.Key, m.BaseAddress))
+    private static bool SameModules(ModuleMap a, ModuleMap b) =>
+        ReferenceEquals(a, b)
+        || a.Modules.Select(m => (m.Name.Key, m.BaseAddress))
             .SequenceEqual(b.Modules.Select(m => (m.Name.Key, m.BaseAddress)));
 
     /// <summary>The buckets of one side, read by position without making the buckets where they can be.</summary>
@@ -568,13 +586,15 @@ public sealed class StackDiff
         public long WeightAt(int index, StackWeight weight) =>
             _list is not null ? _list.WeightAt(index, weight) : Buckets[index].WeightOf(weight);
 
-        public ArraySegment<BucketFrame> SegmentAt(int index) => _list is not null ? _list.FramesAt(index)
-            : Buckets[index].FrameDetails switch
-            {
-                BucketFrame[] a => a,
-                ArraySegment<BucketFrame> s => s,
-                IReadOnlyList<BucketFrame> l => l.ToArray(),
-            };
+        public ArraySegment<BucketFrame> SegmentAt(int index) =>
+            _list is not null
+                ? _list.FramesAt(index)
+                : Buckets[index].FrameDetails switch
+                {
+                    BucketFrame[] a => a,
+                    ArraySegment<BucketFrame> s => s,
+                    IReadOnlyList<BucketFrame> l => l.ToArray(),
+                };
     }
 
     /// <summary>Two entries as matched: the event name (when matched by event) and the frames' text.</summary>
@@ -582,7 +602,8 @@ public sealed class StackDiff
     {
         public bool Equals(int x, int y)
         {
-            Entry ex = entries[x], ey = entries[y];
+            Entry ex = entries[x],
+                ey = entries[y];
             return string.Equals(ex.EventName, ey.EventName, StringComparison.Ordinal)
                 && StackMerger.CompareFrames(ex.FramesIn(b, n), ey.FramesIn(b, n)) == 0;
         }
@@ -617,7 +638,8 @@ public sealed class StackDiff
 
         public readonly StackChangeKind Kind =>
             BaseIndex >= 0 && NewIndex >= 0 ? StackChangeKind.Common
-            : NewIndex >= 0 ? StackChangeKind.New : StackChangeKind.Vanished;
+            : NewIndex >= 0 ? StackChangeKind.New
+            : StackChangeKind.Vanished;
 
         /// <summary>As <see cref="StackBucketChange.Delta"/>.</summary>
         public readonly long Delta => NewWeight >= 0 && BaseWeight >= 0 ? NewWeight - BaseWeight : 0;

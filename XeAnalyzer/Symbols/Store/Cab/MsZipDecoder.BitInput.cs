@@ -1,3 +1,5 @@
+using System.Globalization;
+
 namespace XeAnalyzer.Symbols.Store.Cab;
 
 internal sealed partial class MsZipDecoder
@@ -32,7 +34,8 @@ internal sealed partial class MsZipDecoder
             }
         }
 
-        /// <summary>The next <paramref name="n"/> bits without consuming them; missing bits past the end read as zero.</summary>
+        /// <summary>The next <paramref name="n"/> bits without consuming them; missing bits past the end read as
+        /// zero.</summary>
         public uint Peek(int n)
         {
             Refill();
@@ -72,7 +75,13 @@ internal sealed partial class MsZipDecoder
             _count = 0;
             if (destination.Length > _data.Length - _pos)
             {
-                throw Error(string.Create(CultureInfo.InvariantCulture, $"expected {destination.Length} stored bytes, but only {_data.Length - _pos} remain in the block"));
+                throw Error(
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"expected {destination.Length} stored bytes, but only {_data.Length - _pos} remain in the "
+                            + $"block"
+                    )
+                );
             }
 
             _data.Slice(_pos, destination.Length).CopyTo(destination);
