@@ -1,7 +1,7 @@
-using XeAnalyzer.Capture;
 using System.Diagnostics;
 using System.Globalization;
 using XeAnalyzer.Analysis;
+using XeAnalyzer.Capture;
 using XeAnalyzer.Events;
 using XeAnalyzer.Output;
 using XeAnalyzer.Xel;
@@ -10,11 +10,12 @@ namespace XeAnalyzer.Benchmarks;
 
 /// <summary>
 /// End-to-end benchmark of the <c>latches</c>, <c>memory</c> and <c>waits</c> analyses. Usage:
-/// <c>dotnet run -c Release --project XeAnalyzer.Benchmarks -- analysis [--commands latches,memory,waits] [--size-gb 1] [--small-gb 0.25] [--dir /tmp/xebench]</c>.
-/// Generates one capture per command and size with <see cref="XelWriter"/> (8 per-CPU buffer slots, so records are out of
-/// time order; reused when present), then runs each analysis in a child process exactly as the command does (open the input,
-/// read with the event-name push-down, analyse, build the report, render it as text and the chart as SVG) and prints events/s,
-/// MiB/s and the child's peak working set, for the small and the large capture, to show memory stays flat.
+/// <c>dotnet run -c Release --project XeAnalyzer.Benchmarks -- analysis [--commands latches,memory,waits] [--size-gb 1]
+/// [--small-gb 0.25] [--dir /tmp/xebench]</c>. Generates one capture per command and size with <see cref="XelWriter"/>
+/// (8 per-CPU buffer slots, so records are out of time order; reused when present), then runs each analysis in a child
+/// process exactly as the command does (open the input, read with the event-name push-down, analyse, build the report,
+/// render it as text and the chart as SVG) and prints events/s, MiB/s and the child's peak working set, for the small
+/// and the large capture, to show memory stays flat.
 /// </summary>
 internal static class AnalysisBenchmarks
 {
@@ -23,7 +24,8 @@ internal static class AnalysisBenchmarks
 
     public static int Run(string[] args)
     {
-        double sizeGb = 1, smallGb = 0.25;
+        double sizeGb = 1,
+            smallGb = 0.25;
         int rounds = 3;
         string? baselineRef = BaselineBuild.PerformanceBaseline;
         string dir = Path.Combine(Path.GetTempPath(), "xebench");
@@ -32,24 +34,46 @@ internal static class AnalysisBenchmarks
         {
             switch (args[i])
             {
-                case "--size-gb": sizeGb = double.Parse(args[i + 1], Ic); break;
-                case "--small-gb": smallGb = double.Parse(args[i + 1], Ic); break;
-                case "--dir": dir = args[i + 1]; break;
-                case "--commands": commands = args[i + 1].Split(','); break;
-                case "--rounds": rounds = int.Parse(args[i + 1], Ic); break;
-                case "--baseline": baselineRef = args[i + 1] == "none" ? null : args[i + 1]; break;
-                default: Console.Error.WriteLine("unknown option " + args[i]); return 2;
+                case "--size-gb":
+                    sizeGb = double.Parse(args[i + 1], Ic);
+                    break;
+                case "--small-gb":
+                    smallGb = double.Parse(args[i + 1], Ic);
+                    break;
+                case "--dir":
+                    dir = args[i + 1];
+                    break;
+                case "--commands":
+                    commands = args[i + 1].Split(',');
+                    break;
+                case "--rounds":
+                    rounds = int.Parse(args[i + 1], Ic);
+                    break;
+                case "--baseline":
+                    baselineRef = args[i + 1] == "none" ? null : args[i + 1];
+                    break;
+                default:
+                    Console.Error.WriteLine("unknown option " + args[i]);
+                    return 2;
             }
         }
 
         Directory.CreateDirectory(dir);
         Console.WriteLine("XeAnalyzer analysis benchmark (latches, memory, waits end to end)");
-        Console.WriteLine(string.Create(Ic, $"runtime {Environment.Version}, {Environment.ProcessorCount} cores, OS {Environment.OSVersion}; {BaselineBuild.Load()}"));
+        Console.WriteLine(
+            string.Create(
+                Ic,
+                $"runtime {Environment.Version}, {Environment.ProcessorCount} cores, OS {Environment.OSVersion}; "
+                    + $"{BaselineBuild.Load()}"
+            )
+        );
         Console.WriteLine("current code: " + BaselineBuild.CurrentCode());
         BaselineBuild? baseline = baselineRef is null ? null : BaselineBuild.Prepare(baselineRef, cli: false);
         if (baseline is not null)
         {
-            Console.WriteLine("baseline: commit " + baseline.Commit + " (its own analysis-child mode), " + baseline.Note);
+            Console.WriteLine(
+                "baseline: commit " + baseline.Commit + " (its own analysis-child mode), " + baseline.Note
+            );
         }
 
         var paths = new List<(string Command, double Gb, string Path)>();
@@ -69,14 +93,21 @@ internal static class AnalysisBenchmarks
                         "waits" => GenerateWaits(path, target),
                         _ => throw new ArgumentException("unknown command " + command),
                     };
-                    Console.WriteLine(string.Create(Ic, $"generated {path}: {new FileInfo(path).Length / 1048576.0:F0} MiB, {n:N0} events in {sw.Elapsed.TotalSeconds:F1} s"));
+                    Console.WriteLine(
+                        string.Create(
+                            Ic,
+                            $"generated {path}: {new FileInfo(path).Length / 1048576.0:F0} MiB, {n:N0} events in "
+                                + $"{sw.Elapsed.TotalSeconds:F1} s"
+                        )
+                    );
                 }
 
                 paths.Add((command, gb, path));
             }
         }
 
-        // Rounds alternate the baseline and the current code on each capture, so load from other processes hits both alike.
+        // Rounds alternate the baseline and the current code on each capture, so load from other processes hits both
+        // alike.
         var table = new RunTable();
         for (int round = 1; round <= rounds; round++)
         {
@@ -86,7 +117,10 @@ internal static class AnalysisBenchmarks
                 string what = string.Create(Ic, $"{command} {Path.GetFileName(path)}");
                 if (baseline is not null)
                 {
-                    table.Add(what + " baseline", ChildProcess.RunTimed(baseline.BenchmarkDll, "analysis-child", command, path));
+                    table.Add(
+                        what + " baseline",
+                        ChildProcess.RunTimed(baseline.BenchmarkDll, "analysis-child", command, path)
+                    );
                 }
 
                 table.Add(what + " new", ChildProcess.RunTimed(null, "analysis-child", command, path));
@@ -102,7 +136,9 @@ internal static class AnalysisBenchmarks
             Console.WriteLine("  " + line);
         }
 
-        Console.WriteLine(met ? "analysis targets (>= 2x events/s): met" : "analysis targets (>= 2x events/s): NOT met");
+        Console.WriteLine(
+            met ? "analysis targets (>= 2x events/s): met" : "analysis targets (>= 2x events/s): NOT met"
+        );
         return 0;
     }
 
@@ -125,7 +161,13 @@ internal static class AnalysisBenchmarks
                 events = o.Read.EventsRead;
                 report = r.ToReport();
                 chart = ChartSvg.ToSvg(r.ToBarChart());
-                summary = string.Create(Ic, $"acquires {r.AcquiredEvents:N0}, releases {r.ReleasedEvents:N0}, pairs {r.PairedReleases:N0}, outliers [{string.Join(",", r.Outliers.Select(o => o.Key))}], late {r.Ordering.LateEvents:N0}, out of order {r.Ordering.ArrivedOutOfOrder:N0}");
+                summary = string.Create(
+                    Ic,
+                    $"acquires {r.AcquiredEvents:N0}, releases {r.ReleasedEvents:N0}, pairs {r.PairedReleases:N0}, "
+                        + $"outliers [{string.Join(",", r.Outliers.Select(o => o.Key))}], late "
+                        + $"{r.Ordering.LateEvents:N0}, "
+                        + $"out of order {r.Ordering.ArrivedOutOfOrder:N0}"
+                );
                 break;
             }
 
@@ -136,7 +178,12 @@ internal static class AnalysisBenchmarks
                 events = o.Read.EventsRead;
                 report = r.ToReport();
                 chart = ChartSvg.ToSvg(r.ToLineChart());
-                summary = string.Create(Ic, $"peak {r.PeakPages:N0} pages, series {r.Total.PointsBeforeReduction:N0} -> {r.Total.Points.Count:N0} points, late {r.Ordering.LateEvents:N0}, out of order {r.Ordering.ArrivedOutOfOrder:N0}");
+                summary = string.Create(
+                    Ic,
+                    $"peak {r.PeakPages:N0} pages, series {r.Total.PointsBeforeReduction:N0} -> "
+                        + $"{r.Total.Points.Count:N0} points, late {r.Ordering.LateEvents:N0}, out of order "
+                        + $"{r.Ordering.ArrivedOutOfOrder:N0}"
+                );
                 break;
             }
 
@@ -149,7 +196,11 @@ internal static class AnalysisBenchmarks
                 chart = ChartSvg.ToSvg(r.ToBarChart());
                 IReadOnlyList<PrecedingWait> pre = r.PrecededByFor("PAGEIOLATCH_SH");
                 PrecedingWait? top = pre.Count > 0 ? pre[0] : null;
-                summary = string.Create(Ic, $"waits {r.Waits:N0}, PAGEIOLATCH_SH preceded by {top?.PrecededBy} {top?.Share:P1}, late {r.Ordering.LateEvents:N0}, out of order {r.Ordering.ArrivedOutOfOrder:N0}");
+                summary = string.Create(
+                    Ic,
+                    $"waits {r.Waits:N0}, PAGEIOLATCH_SH preceded by {top?.PrecededBy} {top?.Share:P1}, late "
+                        + $"{r.Ordering.LateEvents:N0}, out of order {r.Ordering.ArrivedOutOfOrder:N0}"
+                );
                 break;
             }
         }
@@ -160,8 +211,14 @@ internal static class AnalysisBenchmarks
         using Process me = Process.GetCurrentProcess();
         me.Refresh();
         double s = sw.Elapsed.TotalSeconds;
-        Console.WriteLine(string.Create(Ic,
-            $"{events:N0} events in {s:F2} s = {events / s / 1e6:F2} M events/s, {length / 1048576.0 / s:F0} MiB/s; peak working set {me.PeakWorkingSet64 / 1048576.0:F0} MiB; gen2 GCs {GC.CollectionCount(2)}; report {ms.Length:N0} bytes, chart {chart.Length:N0} chars; {summary}") + ChildProcess.CpuNote());
+        Console.WriteLine(
+            string.Create(
+                Ic,
+                $"{events:N0} events in {s:F2} s = {events / s / 1e6:F2} M events/s, {length / 1048576.0 / s:F0} "
+                    + $"MiB/s; peak working set {me.PeakWorkingSet64 / 1048576.0:F0} MiB; gen2 GCs "
+                    + $"{GC.CollectionCount(2)}; report {ms.Length:N0} bytes, chart {chart.Length:N0} chars; {summary}"
+            ) + ChildProcess.CpuNote()
+        );
         return 0;
     }
 
@@ -171,7 +228,8 @@ internal static class AnalysisBenchmarks
         return seed >> 32;
     }
 
-    /// <summary>latch_acquired/latch_released pairs on 16 schedulers (one worker each; scheduler 5 gets ~10 % fewer), with a 16-frame callstack on acquires.</summary>
+    /// <summary>latch_acquired/latch_released pairs on 16 schedulers (one worker each; scheduler 5 gets ~10 % fewer),
+    /// with a 16-frame callstack on acquires.</summary>
     internal static long GenerateLatches(string path, long targetBytes)
     {
         var sBuilder = new XeSchemaBuilder();
@@ -179,11 +237,36 @@ internal static class AnalysisBenchmarks
         XePackage sqlos = sBuilder.AddPackage("sqlos", 1);
         XePackage sqlserver = sBuilder.AddPackage("sqlserver", 3);
         string[] classNames = ["BUFFER", "ACCESS_METHODS_DATASET_PARENT", "NESTING_TRANSACTION_FULL", "LOG_MANAGER"];
-        XeMap latchClass = sBuilder.AddMap(sqlserver, "latch_class", classNames.Select((n, i) => new XeMapEntry((uint)(i * 7 + 3), n)));
-        XeMap latchMode = sBuilder.AddMap(sqlserver, "latch_mode", [new(0, "NL"), new(1, "KP"), new(2, "SH"), new(3, "UP"), new(4, "EX"), new(5, "DT")]);
-        XeFieldDefinition[] common = [XeFieldDefinition.Of("class", latchClass), XeFieldDefinition.Of("mode", latchMode), XeFieldDefinition.Of("address", XeBaseType.Pointer), XeFieldDefinition.Of("database_id", XeBaseType.UInt16), XeFieldDefinition.Of("page_id", XeBaseType.UInt32)];
-        XeEventType acq = sBuilder.AddEvent(sqlserver, "latch_acquired", Guid.Parse("2d8b4f30-ab6c-4e73-9f90-5c4d3e2f1ab1"), common);
-        XeEventType rel = sBuilder.AddEvent(sqlserver, "latch_released", Guid.Parse("2d8b4f30-ab6c-4e73-9f90-5c4d3e2f1ab2"), [.. common, XeFieldDefinition.Of("duration", XeBaseType.UInt64)]);
+        XeMap latchClass = sBuilder.AddMap(
+            sqlserver,
+            "latch_class",
+            classNames.Select((n, i) => new XeMapEntry((uint)(i * 7 + 3), n))
+        );
+        XeMap latchMode = sBuilder.AddMap(
+            sqlserver,
+            "latch_mode",
+            [new(0, "NL"), new(1, "KP"), new(2, "SH"), new(3, "UP"), new(4, "EX"), new(5, "DT")]
+        );
+        XeFieldDefinition[] common =
+        [
+            XeFieldDefinition.Of("class", latchClass),
+            XeFieldDefinition.Of("mode", latchMode),
+            XeFieldDefinition.Of("address", XeBaseType.Pointer),
+            XeFieldDefinition.Of("database_id", XeBaseType.UInt16),
+            XeFieldDefinition.Of("page_id", XeBaseType.UInt32),
+        ];
+        XeEventType acq = sBuilder.AddEvent(
+            sqlserver,
+            "latch_acquired",
+            Guid.Parse("2d8b4f30-ab6c-4e73-9f90-5c4d3e2f1ab1"),
+            common
+        );
+        XeEventType rel = sBuilder.AddEvent(
+            sqlserver,
+            "latch_released",
+            Guid.Parse("2d8b4f30-ab6c-4e73-9f90-5c4d3e2f1ab2"),
+            [.. common, XeFieldDefinition.Of("duration", XeBaseType.UInt64)]
+        );
         XeColumn scheduler = sBuilder.AddAction(sqlos, "scheduler_id", XeBaseType.UInt32);
         XeColumn worker = sBuilder.AddAction(sqlos, "worker_address", XeBaseType.Pointer);
         XeColumn session = sBuilder.AddAction(sqlserver, "session_id", XeBaseType.UInt16);
@@ -207,7 +290,18 @@ internal static class AnalysisBenchmarks
         var rfields = new XeValue[6];
         var aActions = new XeValue[5];
         var rActions = new XeValue[4];
-        using (XelWriter w = XelWriter.Create(path, s, new XelWriterOptions { StartTimeUtc = Start, BufferSize = 1024 * 1024, Partitions = 8 }))
+        using (
+            XelWriter w = XelWriter.Create(
+                path,
+                s,
+                new XelWriterOptions
+                {
+                    StartTimeUtc = Start,
+                    BufferSize = 1024 * 1024,
+                    Partitions = 8,
+                }
+            )
+        )
         using (var fs = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite))
         {
             while (true)
@@ -268,9 +362,24 @@ internal static class AnalysisBenchmarks
         XePackage p0 = sBuilder.Package0;
         XePackage sqlos = sBuilder.AddPackage("sqlos", 1);
         XePackage sqlserver = sBuilder.AddPackage("sqlserver", 3);
-        XeFieldDefinition[] f = [XeFieldDefinition.Of("number_pages", XeBaseType.UInt64), XeFieldDefinition.Of("memory_clerk_name", XeBaseType.UnicodeString), XeFieldDefinition.Of("page_location", XeBaseType.Pointer)];
-        XeEventType alloc = sBuilder.AddEvent(sqlos, "page_allocated", Guid.Parse("3d8b4f30-ab6c-4e73-9f90-5c4d3e2f1ab1"), f);
-        XeEventType free = sBuilder.AddEvent(sqlos, "page_freed", Guid.Parse("3d8b4f30-ab6c-4e73-9f90-5c4d3e2f1ab2"), f);
+        XeFieldDefinition[] f =
+        [
+            XeFieldDefinition.Of("number_pages", XeBaseType.UInt64),
+            XeFieldDefinition.Of("memory_clerk_name", XeBaseType.UnicodeString),
+            XeFieldDefinition.Of("page_location", XeBaseType.Pointer),
+        ];
+        XeEventType alloc = sBuilder.AddEvent(
+            sqlos,
+            "page_allocated",
+            Guid.Parse("3d8b4f30-ab6c-4e73-9f90-5c4d3e2f1ab1"),
+            f
+        );
+        XeEventType free = sBuilder.AddEvent(
+            sqlos,
+            "page_freed",
+            Guid.Parse("3d8b4f30-ab6c-4e73-9f90-5c4d3e2f1ab2"),
+            f
+        );
         XeColumn session = sBuilder.AddAction(sqlserver, "session_id", XeBaseType.UInt16);
         XeColumn sequence = sBuilder.AddAction(p0, "event_sequence", XeBaseType.UInt64, objectIndex: 9);
         XeColumn scheduler = sBuilder.AddAction(sqlos, "scheduler_id", XeBaseType.UInt32);
@@ -287,7 +396,18 @@ internal static class AnalysisBenchmarks
         long tick = 0;
         var fields = new XeValue[3];
         var actions = new XeValue[3];
-        using (XelWriter w = XelWriter.Create(path, s, new XelWriterOptions { StartTimeUtc = Start, BufferSize = 1024 * 1024, Partitions = 8 }))
+        using (
+            XelWriter w = XelWriter.Create(
+                path,
+                s,
+                new XelWriterOptions
+                {
+                    StartTimeUtc = Start,
+                    BufferSize = 1024 * 1024,
+                    Partitions = 8,
+                }
+            )
+        )
         using (var fs = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite))
         {
             while (true)
@@ -330,18 +450,41 @@ internal static class AnalysisBenchmarks
         return n;
     }
 
-    /// <summary>wait_info/wait_info_external Begin/End pairs on 64 workers: PREEMPTIVE_HTTP_REQUEST before every PAGEIOLATCH_SH, plus LATCH_EX and CXPACKET.</summary>
+    /// <summary>wait_info/wait_info_external Begin/End pairs on 64 workers: PREEMPTIVE_HTTP_REQUEST before every
+    /// PAGEIOLATCH_SH, plus LATCH_EX and CXPACKET.</summary>
     private static long GenerateWaits(string path, long targetBytes)
     {
         var sBuilder = new XeSchemaBuilder();
         XePackage p0 = sBuilder.Package0;
         XePackage sqlos = sBuilder.AddPackage("sqlos", 1);
         XePackage sqlserver = sBuilder.AddPackage("sqlserver", 3);
-        XeMap waitTypes = sBuilder.AddMap(sqlos, "wait_types", [new(36, "LATCH_EX"), new(66, "PAGEIOLATCH_SH"), new(191, "CXPACKET"), new(1086, "PREEMPTIVE_HTTP_REQUEST")], keySize: 4);
+        XeMap waitTypes = sBuilder.AddMap(
+            sqlos,
+            "wait_types",
+            [
+                new(36, "LATCH_EX"),
+                new(66, "PAGEIOLATCH_SH"),
+                new(191, "CXPACKET"),
+                new(1086, "PREEMPTIVE_HTTP_REQUEST"),
+            ],
+            keySize: 4
+        );
         XeMap opcode = sBuilder.AddMap(sqlos, "event_opcode", [new(0, "Begin"), new(1, "End")]);
-        XeFieldDefinition[] f = [XeFieldDefinition.Of("wait_type", waitTypes), XeFieldDefinition.Of("opcode", opcode), XeFieldDefinition.Of("duration", XeBaseType.UInt64), XeFieldDefinition.Of("signal_duration", XeBaseType.UInt64), XeFieldDefinition.Of("wait_resource", XeBaseType.Pointer)];
+        XeFieldDefinition[] f =
+        [
+            XeFieldDefinition.Of("wait_type", waitTypes),
+            XeFieldDefinition.Of("opcode", opcode),
+            XeFieldDefinition.Of("duration", XeBaseType.UInt64),
+            XeFieldDefinition.Of("signal_duration", XeBaseType.UInt64),
+            XeFieldDefinition.Of("wait_resource", XeBaseType.Pointer),
+        ];
         XeEventType info = sBuilder.AddEvent(sqlos, "wait_info", Guid.Parse("992caa1d-ef90-4278-9821-ebdd0180db0c"), f);
-        XeEventType ext = sBuilder.AddEvent(sqlos, "wait_info_external", Guid.Parse("992caa1d-ef90-4278-9821-ebdd0180db0e"), f);
+        XeEventType ext = sBuilder.AddEvent(
+            sqlos,
+            "wait_info_external",
+            Guid.Parse("992caa1d-ef90-4278-9821-ebdd0180db0e"),
+            f
+        );
         XeColumn scheduler = sBuilder.AddAction(sqlos, "scheduler_id", XeBaseType.UInt32);
         XeColumn worker = sBuilder.AddAction(sqlos, "worker_address", XeBaseType.Pointer);
         XeColumn session = sBuilder.AddAction(sqlserver, "session_id", XeBaseType.UInt16);
@@ -352,7 +495,18 @@ internal static class AnalysisBenchmarks
         long tick = 0;
         var fields = new XeValue[5];
         var actions = new XeValue[4];
-        using (XelWriter w = XelWriter.Create(path, s, new XelWriterOptions { StartTimeUtc = Start, BufferSize = 1024 * 1024, Partitions = 8 }))
+        using (
+            XelWriter w = XelWriter.Create(
+                path,
+                s,
+                new XelWriterOptions
+                {
+                    StartTimeUtc = Start,
+                    BufferSize = 1024 * 1024,
+                    Partitions = 8,
+                }
+            )
+        )
         using (var fs = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite))
         {
             void Write(XeEventType t, ulong type, bool end, long durationMs, int wk)
@@ -375,8 +529,8 @@ internal static class AnalysisBenchmarks
                 {
                     ulong r = Next(ref seed);
                     int wk = (int)(r % 64);
-                    // Timestamps advance 2 µs per event (a busy server; every buffer slot spans well under the reorder window);
-                    // the durations are field values, as in End events.
+                    // Timestamps advance 2 µs per event (a busy server; every buffer slot spans well under the reorder
+                    // window); the durations are field values, as in End events.
                     switch ((r >> 8) % 10)
                     {
                         case < 6:

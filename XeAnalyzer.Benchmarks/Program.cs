@@ -8,9 +8,9 @@ namespace XeAnalyzer.Benchmarks;
 
 /// <summary>
 /// Throughput and memory benchmark of the native .xel reader. Usage:
-/// <c>dotnet run -c Release --project XeAnalyzer.Benchmarks -- xel [--size-gb 1] [--small-gb 0.25] [--dir /tmp/xebench]</c>.
-/// Generates latch_acquired-like captures with <see cref="XelWriter"/> (once; reused when present), then reads each one in a
-/// child process (so peak memory is per file) decoding every field and action value.
+/// <c>dotnet run -c Release --project XeAnalyzer.Benchmarks -- xel [--size-gb 1] [--small-gb 0.25] [--dir
+/// /tmp/xebench]</c>. Generates latch_acquired-like captures with <see cref="XelWriter"/> (once; reused when present),
+/// then reads each one in a child process (so peak memory is per file) decoding every field and action value.
 /// </summary>
 internal static class Program
 {
@@ -81,9 +81,17 @@ internal static class Program
 
         if (args.Length == 0 || args[0] != "xel")
         {
-            Console.Error.WriteLine("usage: XeAnalyzer.Benchmarks xel [--size-gb 1] [--small-gb 0.25] [--dir /tmp/xebench]");
-            Console.Error.WriteLine("       XeAnalyzer.Benchmarks analysis [--commands latches,memory,waits] [--size-gb 1] [--small-gb 0.25] [--dir /tmp/xebench]");
-            Console.Error.WriteLine("       XeAnalyzer.Benchmarks stacks | report | batch | export | resolve | pdb | symbolizer | text ... (see docs/performance.md)");
+            Console.Error.WriteLine(
+                "usage: XeAnalyzer.Benchmarks xel [--size-gb 1] [--small-gb 0.25] [--dir /tmp/xebench]"
+            );
+            Console.Error.WriteLine(
+                "       XeAnalyzer.Benchmarks analysis [--commands latches,memory,waits] [--size-gb 1] [--small-gb "
+                    + "0.25] [--dir /tmp/xebench]"
+            );
+            Console.Error.WriteLine(
+                "       XeAnalyzer.Benchmarks stacks | report | batch | export | resolve | pdb | symbolizer | text "
+                    + "... (see docs/performance.md)"
+            );
             return 2;
         }
 
@@ -91,14 +99,15 @@ internal static class Program
     }
 
     /// <summary>
-    /// The reader benchmark: per capture size and round, today's reader (the baseline commit's own <c>read-child</c>, built in a
-    /// temporary worktree) and the current one, alternating so both see the same machine load, each in a child process; then the
-    /// medians, their ratio and whether the issue-12 targets are met (decode at least 2x the baseline, at most 16 bytes allocated per
-    /// event on the pooled path, peak memory the same for both sizes).
+    /// The reader benchmark: per capture size and round, today's reader (the baseline commit's own <c>read-child</c>,
+    /// built in a temporary worktree) and the current one, alternating so both see the same machine load, each in a
+    /// child process; then the medians, their ratio and whether the issue-12 targets are met (decode at least 2x the
+    /// baseline, at most 16 bytes allocated per event on the pooled path, peak memory the same for both sizes).
     /// </summary>
     private static int XelBenchmark(string[] args)
     {
-        double sizeGb = 1, smallGb = 0.25;
+        double sizeGb = 1,
+            smallGb = 0.25;
         int rounds = 3;
         string? baselineRef = BaselineBuild.PerformanceBaseline;
         string dir = Path.Combine(Path.GetTempPath(), "xebench");
@@ -106,24 +115,58 @@ internal static class Program
         {
             switch (args[i])
             {
-                case "--size-gb": sizeGb = double.Parse(args[i + 1], Ic); break;
-                case "--small-gb": smallGb = double.Parse(args[i + 1], Ic); break;
-                case "--dir": dir = args[i + 1]; break;
-                case "--rounds": rounds = int.Parse(args[i + 1], Ic); break;
-                case "--baseline": baselineRef = args[i + 1] == "none" ? null : args[i + 1]; break;
-                default: Console.Error.WriteLine("unknown option " + args[i]); return 2;
+                case "--size-gb":
+                    sizeGb = double.Parse(args[i + 1], Ic);
+                    break;
+                case "--small-gb":
+                    smallGb = double.Parse(args[i + 1], Ic);
+                    break;
+                case "--dir":
+                    dir = args[i + 1];
+                    break;
+                case "--rounds":
+                    rounds = int.Parse(args[i + 1], Ic);
+                    break;
+                case "--baseline":
+                    baselineRef = args[i + 1] == "none" ? null : args[i + 1];
+                    break;
+                default:
+                    Console.Error.WriteLine("unknown option " + args[i]);
+                    return 2;
             }
         }
 
         Directory.CreateDirectory(dir);
         Console.WriteLine("XeAnalyzer .xel reader benchmark");
-        Console.WriteLine(string.Create(Ic, $"runtime {Environment.Version}, {Environment.ProcessorCount} cores, OS {Environment.OSVersion}; {BaselineBuild.Load()}"));
-        Console.WriteLine("XELite comparison: not run. Microsoft.SqlServer.XEvent.XELite is not available in this environment's package registry, and no published XELite throughput figures exist (XEL-FORMAT.md §11.5).");
-        Console.WriteLine("current code: " + BaselineBuild.CurrentCode() + "; its modes: decode/scan = CaptureSource.Read pushing transient events from pooled buffers decoded on " + XelReadOptions.DefaultDecodeThreads + " threads; decode-1 = the same on one thread; decode-enum = XelReader.ReadEvents (events own their buffers)");
+        Console.WriteLine(
+            string.Create(
+                Ic,
+                $"runtime {Environment.Version}, {Environment.ProcessorCount} cores, OS {Environment.OSVersion}; "
+                    + $"{BaselineBuild.Load()}"
+            )
+        );
+        Console.WriteLine(
+            "XELite comparison: not run. Microsoft.SqlServer.XEvent.XELite is not available in this environment's "
+                + "package registry, and no published XELite throughput figures exist (XEL-FORMAT.md §11.5)."
+        );
+        Console.WriteLine(
+            "current code: "
+                + BaselineBuild.CurrentCode()
+                + "; its modes: decode/scan = CaptureSource.Read pushing transient events from pooled buffers decoded "
+                + "on "
+                + XelReadOptions.DefaultDecodeThreads
+                + " threads; decode-1 = the same on one thread; decode-enum = XelReader.ReadEvents (events own their "
+                + "buffers)"
+        );
         BaselineBuild? baseline = baselineRef is null ? null : BaselineBuild.Prepare(baselineRef, cli: false);
         if (baseline is not null)
         {
-            Console.WriteLine("baseline: commit " + baseline.Commit + " (today's single-threaded reader, XelReader.ReadEvents), " + baseline.Note);
+            Console.WriteLine(
+                "baseline: commit "
+                    + baseline.Commit
+                    + " (today's single-threaded reader, XelReader.ReadEvents), "
+                    + baseline.Note
+            );
         }
 
         var peaks = new Dictionary<(double, string), List<double>>();
@@ -137,7 +180,14 @@ internal static class Program
             {
                 var sw = Stopwatch.StartNew();
                 long n = Generate(path, target);
-                Console.WriteLine(string.Create(Ic, $"generated {path}: {new FileInfo(path).Length / 1048576.0:F0} MiB, {n:N0} events in {sw.Elapsed.TotalSeconds:F1} s ({new FileInfo(path).Length / 1048576.0 / sw.Elapsed.TotalSeconds:F0} MiB/s)"));
+                Console.WriteLine(
+                    string.Create(
+                        Ic,
+                        $"generated {path}: {new FileInfo(path).Length / 1048576.0:F0} MiB, {n:N0} events in "
+                            + $"{sw.Elapsed.TotalSeconds:F1} s "
+                            + $"({new FileInfo(path).Length / 1048576.0 / sw.Elapsed.TotalSeconds:F0} MiB/s)"
+                    )
+                );
             }
 
             var lines = new Dictionary<string, List<string>>();
@@ -159,7 +209,10 @@ internal static class Program
                 {
                     if (baseline is not null)
                     {
-                        Record("baseline " + mode, ChildProcess.RunTimed(baseline.BenchmarkDll, "read-child", path, mode));
+                        Record(
+                            "baseline " + mode,
+                            ChildProcess.RunTimed(baseline.BenchmarkDll, "read-child", path, mode)
+                        );
                     }
 
                     Record("new " + mode, ChildProcess.RunTimed(null, "read-child", path, mode));
@@ -169,25 +222,58 @@ internal static class Program
                 Record("new decode-enum", ChildProcess.RunTimed(null, "read-child", path, "decode-enum"));
             }
 
-            double Med(string key, string unit) => lines.TryGetValue(key, out List<string>? l) ? BaselineBuild.Median(l.Select(x => BaselineBuild.Figure(x, unit))) : double.NaN;
-            string Spr(string key, string unit) => lines.TryGetValue(key, out List<string>? l) ? BaselineBuild.Spread(l.Select(x => BaselineBuild.Figure(x, unit))) : "n/a";
+            double Med(string key, string unit) =>
+                lines.TryGetValue(key, out List<string>? l)
+                    ? BaselineBuild.Median(l.Select(x => BaselineBuild.Figure(x, unit)))
+                    : double.NaN;
+            string Spr(string key, string unit) =>
+                lines.TryGetValue(key, out List<string>? l)
+                    ? BaselineBuild.Spread(l.Select(x => BaselineBuild.Figure(x, unit)))
+                    : "n/a";
             foreach (string mode in new[] { "decode", "scan" })
             {
-                double b = Med("baseline " + mode, "M events/s"), n = Med("new " + mode, "M events/s");
+                double b = Med("baseline " + mode, "M events/s"),
+                    n = Med("new " + mode, "M events/s");
                 bool ok = mode != "decode" || double.IsNaN(b) || n / b >= 2;
                 met &= ok;
-                summary.Add(string.Create(Ic, $"{Path.GetFileName(path)} {mode}: baseline {b:F2} M events/s (runs {Spr("baseline " + mode, "M events/s")}), new {n:F2} (runs {Spr("new " + mode, "M events/s")}): {n / b:F2}x") + (mode == "decode" ? (ok ? " (target >= 2x: met)" : " (target >= 2x: NOT met)") : string.Empty));
+                summary.Add(
+                    string.Create(
+                        Ic,
+                        $"{Path.GetFileName(path)} {mode}: baseline {b:F2} M events/s (runs "
+                            + $"{Spr("baseline " + mode, "M events/s")}), new {n:F2} (runs "
+                            + $"{Spr("new " + mode, "M events/s")}): {n / b:F2}x"
+                    ) + (mode == "decode" ? (ok ? " (target >= 2x: met)" : " (target >= 2x: NOT met)") : string.Empty)
+                );
             }
 
             foreach (string mode in new[] { "decode", "scan" })
             {
-                double b = BaselineBuild.Median(lines.GetValueOrDefault("baseline " + mode, []).Select(l => RunTable.CpuBound(l))), n = BaselineBuild.Median(lines.GetValueOrDefault("new " + mode, []).Select(l => RunTable.CpuBound(l)));
-                summary.Add(string.Create(Ic, $"{Path.GetFileName(path)} {mode}, CPU-bound estimate (events / max(busiest thread CPU, process CPU / {Environment.ProcessorCount}), what an otherwise idle machine allows): baseline {b:F2} M events/s, new {n:F2}: {n / b:F2}x"));
+                double b = BaselineBuild.Median(
+                        lines.GetValueOrDefault("baseline " + mode, []).Select(l => RunTable.CpuBound(l))
+                    ),
+                    n = BaselineBuild.Median(
+                        lines.GetValueOrDefault("new " + mode, []).Select(l => RunTable.CpuBound(l))
+                    );
+                summary.Add(
+                    string.Create(
+                        Ic,
+                        $"{Path.GetFileName(path)} {mode}, CPU-bound estimate (events / max(busiest thread CPU, "
+                            + $"process CPU / {Environment.ProcessorCount}), what an otherwise idle machine allows): "
+                            + $"baseline {b:F2} M events/s, new {n:F2}: {n / b:F2}x"
+                    )
+                );
             }
 
             double alloc = Med("new decode", "B/event");
             met &= alloc <= 16;
-            summary.Add(string.Create(Ic, $"{Path.GetFileName(path)} allocated per event: baseline {Med("baseline decode", "B/event"):F1} B, new pooled path {alloc:F1} B (target <= 16: {(alloc <= 16 ? "met" : "NOT met")}), new decode-enum {Med("new decode-enum", "B/event"):F1} B"));
+            summary.Add(
+                string.Create(
+                    Ic,
+                    $"{Path.GetFileName(path)} allocated per event: baseline {Med("baseline decode", "B/event"):F1} "
+                        + $"B, new pooled path {alloc:F1} B (target <= 16: {(alloc <= 16 ? "met" : "NOT met")}), new "
+                        + $"decode-enum {Med("new decode-enum", "B/event"):F1} B"
+                )
+            );
             foreach (string who in new[] { "baseline decode", "new decode", "new decode-enum" })
             {
                 if (lines.ContainsKey(who))
@@ -201,14 +287,38 @@ internal static class Program
                 }
             }
 
-            string checks = string.Join(", ", DecodeModes.Where(lines.ContainsKey).Select(k => lines[k].Select(l => System.Text.RegularExpressions.Regex.Match(l, "checksum ([0-9A-F]+)").Groups[1].Value).Distinct().Single()).Distinct());
-            summary.Add(Path.GetFileName(path) + " decode checksums of every build and mode: " + checks + (checks.Contains(',', StringComparison.Ordinal) ? " (DIFFER)" : " (equal)"));
+            string checks = string.Join(
+                ", ",
+                DecodeModes
+                    .Where(lines.ContainsKey)
+                    .Select(k =>
+                        lines[k]
+                            .Select(l =>
+                                System.Text.RegularExpressions.Regex.Match(l, "checksum ([0-9A-F]+)").Groups[1].Value
+                            )
+                            .Distinct()
+                            .Single()
+                    )
+                    .Distinct()
+            );
+            summary.Add(
+                Path.GetFileName(path)
+                    + " decode checksums of every build and mode: "
+                    + checks
+                    + (checks.Contains(',', StringComparison.Ordinal) ? " (DIFFER)" : " (equal)")
+            );
         }
 
         foreach (string who in new[] { "baseline decode", "new decode", "new decode-enum" })
         {
-            double small = peaks.GetValueOrDefault((smallGb, who))?.FirstOrDefault() ?? double.NaN, large = peaks.GetValueOrDefault((sizeGb, who))?.FirstOrDefault() ?? double.NaN;
-            summary.Add(string.Create(Ic, $"peak working set, {who}: {smallGb:0.###} GB {small:F0} MiB, {sizeGb:0.###} GB {large:F0} MiB"));
+            double small = peaks.GetValueOrDefault((smallGb, who))?.FirstOrDefault() ?? double.NaN,
+                large = peaks.GetValueOrDefault((sizeGb, who))?.FirstOrDefault() ?? double.NaN;
+            summary.Add(
+                string.Create(
+                    Ic,
+                    $"peak working set, {who}: {smallGb:0.###} GB {small:F0} MiB, {sizeGb:0.###} GB {large:F0} MiB"
+                )
+            );
         }
 
         Console.WriteLine();
@@ -237,7 +347,15 @@ internal static class Program
         }
         else
         {
-            CaptureSource source = CaptureSource.Open([path], new CaptureReadOptions { DecodeThreads = mode.EndsWith("-1", StringComparison.Ordinal) ? 1 : XelReadOptions.DefaultDecodeThreads });
+            CaptureSource source = CaptureSource.Open(
+                [path],
+                new CaptureReadOptions
+                {
+                    DecodeThreads = mode.EndsWith("-1", StringComparison.Ordinal)
+                        ? 1
+                        : XelReadOptions.DefaultDecodeThreads,
+                }
+            );
             source.Read([decoder]);
         }
 
@@ -247,12 +365,20 @@ internal static class Program
         using Process me = Process.GetCurrentProcess();
         me.Refresh();
         double s = sw.Elapsed.TotalSeconds;
-        Console.WriteLine(string.Create(Ic,
-            $"{events:N0} events in {s:F2} s = {events / s / 1e6:F2} M events/s, {length / 1048576.0 / s:F0} MiB/s; allocated {allocated / 1048576.0:F1} MiB ({(double)allocated / Math.Max(1, events):F1} B/event); peak working set {me.PeakWorkingSet64 / 1048576.0:F0} MiB; gen2 GCs {GC.CollectionCount(2)} (checksum {decoder.Checksum:X})") + ChildProcess.CpuNote());
+        Console.WriteLine(
+            string.Create(
+                Ic,
+                $"{events:N0} events in {s:F2} s = {events / s / 1e6:F2} M events/s, {length / 1048576.0 / s:F0} "
+                    + $"MiB/s; allocated {allocated / 1048576.0:F1} MiB ({(double)allocated / Math.Max(1, events):F1} "
+                    + $"B/event); peak working set {me.PeakWorkingSet64 / 1048576.0:F0} MiB; gen2 GCs "
+                    + $"{GC.CollectionCount(2)} (checksum {decoder.Checksum:X})"
+            ) + ChildProcess.CpuNote()
+        );
         return 0;
     }
 
-    /// <summary>Decodes every field and action of every event (or, scanning, only counts them), as the baseline's read-child does.</summary>
+    /// <summary>Decodes every field and action of every event (or, scanning, only counts them), as the baseline's
+    /// read-child does.</summary>
     private sealed class DecodingConsumer(bool scanOnly) : ICaptureConsumer
     {
         private readonly ulong[] _frames = new ulong[256];
@@ -318,19 +444,39 @@ internal static class Program
         XePackage p0 = sBuilder.Package0;
         XePackage sqlos = sBuilder.AddPackage("sqlos", 1);
         XePackage sqlserver = sBuilder.AddPackage("sqlserver", 3);
-        string[] classNames = ["BUFFER", "ACCESS_METHODS_HOBT_VIRTUAL_ROOT", "FGCB_ADD_REMOVE", "LOG_MANAGER", "TRACE_CONTROLLER", "DATABASE_MIRRORING_CONNECTION"];
-        XeMap latchClass = sBuilder.AddMap(sqlserver, "latch_class", classNames.Select((n, i) => new XeMapEntry((uint)(i * 7), n)));
-        XeMap latchMode = sBuilder.AddMap(sqlserver, "latch_mode", [new(0, "NL"), new(1, "KP"), new(2, "SH"), new(3, "UP"), new(4, "EX"), new(5, "DT")]);
-        XeEventType latch = sBuilder.AddEvent(sqlserver, "latch_acquired", new Guid("2d8b4f30-ab6c-4e73-9f90-5c4d3e2f1ab1"),
+        string[] classNames =
         [
-            XeFieldDefinition.Of("class", latchClass),
-            XeFieldDefinition.Of("mode", latchMode),
-            XeFieldDefinition.Of("address", XeBaseType.Pointer),
-            XeFieldDefinition.Of("database_id", XeBaseType.UInt16),
-            XeFieldDefinition.Of("file_id", XeBaseType.UInt16),
-            XeFieldDefinition.Of("page_id", XeBaseType.UInt32),
-            XeFieldDefinition.Of("duration", XeBaseType.UInt64),
-        ]);
+            "BUFFER",
+            "ACCESS_METHODS_HOBT_VIRTUAL_ROOT",
+            "FGCB_ADD_REMOVE",
+            "LOG_MANAGER",
+            "TRACE_CONTROLLER",
+            "DATABASE_MIRRORING_CONNECTION",
+        ];
+        XeMap latchClass = sBuilder.AddMap(
+            sqlserver,
+            "latch_class",
+            classNames.Select((n, i) => new XeMapEntry((uint)(i * 7), n))
+        );
+        XeMap latchMode = sBuilder.AddMap(
+            sqlserver,
+            "latch_mode",
+            [new(0, "NL"), new(1, "KP"), new(2, "SH"), new(3, "UP"), new(4, "EX"), new(5, "DT")]
+        );
+        XeEventType latch = sBuilder.AddEvent(
+            sqlserver,
+            "latch_acquired",
+            new Guid("2d8b4f30-ab6c-4e73-9f90-5c4d3e2f1ab1"),
+            [
+                XeFieldDefinition.Of("class", latchClass),
+                XeFieldDefinition.Of("mode", latchMode),
+                XeFieldDefinition.Of("address", XeBaseType.Pointer),
+                XeFieldDefinition.Of("database_id", XeBaseType.UInt16),
+                XeFieldDefinition.Of("file_id", XeBaseType.UInt16),
+                XeFieldDefinition.Of("page_id", XeBaseType.UInt32),
+                XeFieldDefinition.Of("duration", XeBaseType.UInt64),
+            ]
+        );
         XeColumn scheduler = sBuilder.AddAction(sqlos, "scheduler_id", XeBaseType.UInt32);
         XeColumn session = sBuilder.AddAction(sqlserver, "session_id", XeBaseType.UInt16);
         XeColumn sequence = sBuilder.AddAction(p0, "event_sequence", XeBaseType.UInt64, objectIndex: 9);
@@ -354,7 +500,18 @@ internal static class Program
         long n = 0;
         XeValue[] fields = new XeValue[7];
         XeValue[] actions = new XeValue[4];
-        using (XelWriter w = XelWriter.Create(path, s, new XelWriterOptions { StartTimeUtc = start, BufferSize = 1024 * 1024, Partitions = 4 }))
+        using (
+            XelWriter w = XelWriter.Create(
+                path,
+                s,
+                new XelWriterOptions
+                {
+                    StartTimeUtc = start,
+                    BufferSize = 1024 * 1024,
+                    Partitions = 4,
+                }
+            )
+        )
         {
             using var fs = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite);
             while (true)

@@ -7,13 +7,15 @@ using XeAnalyzer.Events;
 namespace XeAnalyzer.Benchmarks;
 
 /// <summary>
-/// <c>dotnet run -c Release --project XeAnalyzer.Benchmarks -- report [--size-gb 1] [--small-gb 0.25] [--rounds 3] [--dir /tmp/xebench-stacks]
-/// [--analysis-dir /tmp/xebench] [--baseline REF|none]</c>: <c>xeanalyze report CAPTURE -o DIR --symbols symbols-cache --binaries symbols-cache
-/// --offline</c> end to end, the baseline commit's <c>xeanalyze</c> (built in a temporary worktree) against the current one, alternating in
-/// every round, on the stacks benchmark's latch captures (callstacks resolved against <c>symbols-cache</c>: summary, stacks,
-/// symbolization and latch sections) and, when the analysis benchmark has made them, its waits captures. Each run is a fresh
-/// <c>dotnet xeanalyze.dll</c> process timed from start to exit here, its peak resident set measured by <c>/usr/bin/time</c>; the report
-/// folders of both builds are compared byte for byte.
+/// <c>dotnet run -c Release --project XeAnalyzer.Benchmarks -- report [--size-gb 1] [--small-gb 0.25] [--rounds 3]
+/// [--dir /tmp/xebench-stacks] [--analysis-dir /tmp/xebench] [--baseline REF|none]</c>: <c>xeanalyze report CAPTURE -o
+/// DIR --symbols symbols-cache --binaries symbols-cache
+/// --offline</c> end to end, the baseline commit's <c>xeanalyze</c> (built in a temporary worktree) against the current
+/// one, alternating in every round, on the stacks benchmark's latch captures (callstacks resolved against
+/// <c>symbols-cache</c>: summary, stacks, symbolization and latch sections) and, when the analysis benchmark has made
+/// them, its waits captures. Each run is a fresh
+/// <c>dotnet xeanalyze.dll</c> process timed from start to exit here, its peak resident set measured by
+/// <c>/usr/bin/time</c>; the report folders of both builds are compared byte for byte.
 /// </summary>
 internal static class ReportBenchmark
 {
@@ -21,7 +23,8 @@ internal static class ReportBenchmark
 
     public static int Run(string[] args)
     {
-        double sizeGb = 1, smallGb = 0.25;
+        double sizeGb = 1,
+            smallGb = 0.25;
         int rounds = 3;
         string? baselineRef = BaselineBuild.PerformanceBaseline;
         string dir = Path.Combine(Path.GetTempPath(), "xebench-stacks");
@@ -30,13 +33,27 @@ internal static class ReportBenchmark
         {
             switch (args[i])
             {
-                case "--size-gb": sizeGb = double.Parse(args[i + 1], Ic); break;
-                case "--small-gb": smallGb = double.Parse(args[i + 1], Ic); break;
-                case "--dir": dir = args[i + 1]; break;
-                case "--analysis-dir": analysisDir = args[i + 1]; break;
-                case "--rounds": rounds = int.Parse(args[i + 1], Ic); break;
-                case "--baseline": baselineRef = args[i + 1] == "none" ? null : args[i + 1]; break;
-                default: Console.Error.WriteLine("unknown option " + args[i]); return 2;
+                case "--size-gb":
+                    sizeGb = double.Parse(args[i + 1], Ic);
+                    break;
+                case "--small-gb":
+                    smallGb = double.Parse(args[i + 1], Ic);
+                    break;
+                case "--dir":
+                    dir = args[i + 1];
+                    break;
+                case "--analysis-dir":
+                    analysisDir = args[i + 1];
+                    break;
+                case "--rounds":
+                    rounds = int.Parse(args[i + 1], Ic);
+                    break;
+                case "--baseline":
+                    baselineRef = args[i + 1] == "none" ? null : args[i + 1];
+                    break;
+                default:
+                    Console.Error.WriteLine("unknown option " + args[i]);
+                    return 2;
             }
         }
 
@@ -44,7 +61,13 @@ internal static class ReportBenchmark
         string symbols = Path.Combine(repo, "symbols-cache");
         string cli = Path.Combine(repo, "XeAnalyzer.Cli", "bin", "Release", "net10.0", "xeanalyze.dll");
         Console.WriteLine("XeAnalyzer report benchmark (xeanalyze report end to end, one process per run)");
-        Console.WriteLine(string.Create(Ic, $"runtime {Environment.Version}, {Environment.ProcessorCount} cores, OS {Environment.OSVersion}; {BaselineBuild.Load()}"));
+        Console.WriteLine(
+            string.Create(
+                Ic,
+                $"runtime {Environment.Version}, {Environment.ProcessorCount} cores, OS {Environment.OSVersion}; "
+                    + $"{BaselineBuild.Load()}"
+            )
+        );
         Console.WriteLine("current code: " + BaselineBuild.CurrentCode() + ", " + cli);
         BaselineBuild? baseline = baselineRef is null ? null : BaselineBuild.Prepare(baselineRef, cli: true);
         if (baseline is not null)
@@ -105,16 +128,36 @@ internal static class ReportBenchmark
         foreach (string c in captures)
         {
             Console.WriteLine("  " + table.Compare("report " + Path.GetFileName(c), 2, ref met));
-            Console.WriteLine("  report " + Path.GetFileName(c) + ": output folders of every run " + (hashes[c].Count == 1 ? "byte-identical" : "DIFFER (" + hashes[c].Count.ToString(Ic) + " distinct)"));
+            Console.WriteLine(
+                "  report "
+                    + Path.GetFileName(c)
+                    + ": output folders of every run "
+                    + (
+                        hashes[c].Count == 1
+                            ? "byte-identical"
+                            : "DIFFER (" + hashes[c].Count.ToString(Ic) + " distinct)"
+                    )
+            );
             met &= hashes[c].Count == 1;
         }
 
-        Console.WriteLine(met ? "report targets (>= 2x events/s, identical output): met" : "report targets (>= 2x events/s, identical output): NOT met");
+        Console.WriteLine(
+            met
+                ? "report targets (>= 2x events/s, identical output): met"
+                : "report targets (>= 2x events/s, identical output): NOT met"
+        );
         return 0;
     }
 
-    /// <summary>Runs one report in a fresh process; returns the measurement line and the hash of the output folder.</summary>
-    private static (string Line, string Hash) RunReport(string dll, string capture, long events, string output, string symbols)
+    /// <summary>Runs one report in a fresh process; returns the measurement line and the hash of the output
+    /// folder.</summary>
+    private static (string Line, string Hash) RunReport(
+        string dll,
+        string capture,
+        long events,
+        string output,
+        string symbols
+    )
     {
         if (Directory.Exists(output))
         {
@@ -123,7 +166,12 @@ internal static class ReportBenchmark
 
         string timeReport = Path.GetTempFileName();
         bool timed = File.Exists("/usr/bin/time");
-        var psi = new ProcessStartInfo(timed ? "/usr/bin/time" : "dotnet") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        var psi = new ProcessStartInfo(timed ? "/usr/bin/time" : "dotnet")
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+        };
         if (timed)
         {
             foreach (string a in new[] { "-o", timeReport, "-f", "%U %S %M", "dotnet" })
@@ -132,7 +180,21 @@ internal static class ReportBenchmark
             }
         }
 
-        foreach (string a in new[] { dll, "report", capture, "-o", output, "--symbols", symbols, "--binaries", symbols, "--offline" })
+        foreach (
+            string a in new[]
+            {
+                dll,
+                "report",
+                capture,
+                "-o",
+                output,
+                "--symbols",
+                symbols,
+                "--binaries",
+                symbols,
+                "--offline",
+            }
+        )
         {
             psi.ArgumentList.Add(a);
         }
@@ -143,7 +205,8 @@ internal static class ReportBenchmark
         string stdout = p.StandardOutput.ReadToEnd();
         p.WaitForExit();
         double s = sw.Elapsed.TotalSeconds;
-        string rss = "n/a", cpu = string.Empty;
+        string rss = "n/a",
+            cpu = string.Empty;
         if (timed)
         {
             string[] f = File.ReadAllText(timeReport).Trim().Split('\n')[^1].Split(' ');
@@ -155,7 +218,14 @@ internal static class ReportBenchmark
         string hash = Hash(output);
         _ = stdout;
         _ = err.Result;
-        return (string.Create(Ic, $"{events:N0} events in {s:F2} s = {events / s / 1e6:F2} M events/s; peak working set {rss} MiB; gen2 GCs n/a (max RSS by /usr/bin/time){cpu}; exit {p.ExitCode}; output {hash[..16]}"), hash);
+        return (
+            string.Create(
+                Ic,
+                $"{events:N0} events in {s:F2} s = {events / s / 1e6:F2} M events/s; peak working set {rss} MiB; "
+                    + $"gen2 GCs n/a (max RSS by /usr/bin/time){cpu}; exit {p.ExitCode}; output {hash[..16]}"
+            ),
+            hash
+        );
     }
 
     private static string Hash(string root)
@@ -163,7 +233,9 @@ internal static class ReportBenchmark
         using var sha = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
         if (Directory.Exists(root))
         {
-            foreach (string f in Directory.GetFiles(root, "*", SearchOption.AllDirectories).Order(StringComparer.Ordinal))
+            foreach (
+                string f in Directory.GetFiles(root, "*", SearchOption.AllDirectories).Order(StringComparer.Ordinal)
+            )
             {
                 sha.AppendData(System.Text.Encoding.UTF8.GetBytes(Path.GetRelativePath(root, f) + "\n"));
                 sha.AppendData(File.ReadAllBytes(f));

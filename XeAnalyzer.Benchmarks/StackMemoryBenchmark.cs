@@ -10,15 +10,16 @@ namespace XeAnalyzer.Benchmarks;
 /// against the committed <c>symbols-cache/</c>:
 /// <c>dotnet run -c Release --project XeAnalyzer.Benchmarks -- stackmem [--slots 250000,1000000]
 /// [--dir /tmp/xestackmem] [--only stacks,stacks-json,diff-variant,…]</c>.
-/// Each command runs as the user runs it, in a process of its own (the built <c>xeanalyze.dll</c>, standard output drained
-/// and counted), under <c>/usr/bin/time</c>, which gives its peak resident set.
+/// Each command runs as the user runs it, in a process of its own (the built <c>xeanalyze.dll</c>, standard output
+/// drained and counted), under <c>/usr/bin/time</c>, which gives its peak resident set.
 /// </summary>
 /// <remarks>
-/// Slot i holds <c>sqlmin.dll+0x</c> (0x1040 + i, 16 digits): one distinct frame per slot. The synthetic sqlmin.dll's image ends at RVA
-/// 0x11080, so the first 65,600 slots resolve to names (<c>sqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1</c>, …) and the rest stay
-/// unresolved with a reason (RVA past the end of the image), as frames of another build would. The variant drops every
-/// tenth slot (i mod 10 = 3), doubles the count (plus one) of every seventh and adds N/10 slots past the last: common
-/// stacks whose counts change, vanished and new ones.
+/// Slot i holds <c>sqlmin.dll+0x</c> (0x1040 + i, 16 digits): one distinct frame per slot. The synthetic sqlmin.dll's
+/// image ends at RVA 0x11080, so the first 65,600 slots resolve to names
+/// (<c>sqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1</c>, …) and the rest stay unresolved with a reason (RVA past
+/// the end of the image), as frames of another build would. The variant drops every tenth slot (i mod 10 = 3), doubles
+/// the count (plus one) of every seventh and adds N/10 slots past the last: common stacks whose counts change, vanished
+/// and new ones.
 /// </remarks>
 internal static class StackMemoryBenchmark
 {
@@ -33,10 +34,18 @@ internal static class StackMemoryBenchmark
         {
             switch (args[i])
             {
-                case "--slots": slots = [.. args[i + 1].Split(',').Select(s => int.Parse(s, Ic))]; break;
-                case "--dir": dir = args[i + 1]; break;
-                case "--only": only = [.. args[i + 1].Split(',')]; break;
-                default: Console.Error.WriteLine("unknown option " + args[i]); return 2;
+                case "--slots":
+                    slots = [.. args[i + 1].Split(',').Select(s => int.Parse(s, Ic))];
+                    break;
+                case "--dir":
+                    dir = args[i + 1];
+                    break;
+                case "--only":
+                    only = [.. args[i + 1].Split(',')];
+                    break;
+                default:
+                    Console.Error.WriteLine("unknown option " + args[i]);
+                    return 2;
             }
         }
 
@@ -44,9 +53,16 @@ internal static class StackMemoryBenchmark
         string cli = Path.Combine(repo, "XeAnalyzer.Cli", "bin", "Release", "net10.0", "xeanalyze.dll");
         string symbols = Path.Combine(repo, "symbols-cache");
         Directory.CreateDirectory(dir);
-        Console.WriteLine("XeAnalyzer memory per distinct stack: histogram XML of N distinct one-frame sqlmin.dll+0x... slots, "
-            + "each command in its own process");
-        Console.WriteLine(string.Create(Ic, $"runtime {Environment.Version}, {Environment.ProcessorCount} cores; load {Load()}; {cli}"));
+        Console.WriteLine(
+            "XeAnalyzer memory per distinct stack: histogram XML of N distinct one-frame sqlmin.dll+0x... slots, "
+                + "each command in its own process"
+        );
+        Console.WriteLine(
+            string.Create(
+                Ic,
+                $"runtime {Environment.Version}, {Environment.ProcessorCount} cores; load {Load()}; {cli}"
+            )
+        );
         foreach (int n in slots)
         {
             string path = Path.Combine(dir, "sqlmin_slots_" + n.ToString(Ic) + ".xml");
@@ -86,10 +102,14 @@ internal static class StackMemoryBenchmark
 
                 (long peakKb, double seconds, long stdout, int exit) = Measure(cli, a);
                 long peak = peakKb * 1024;
-                Console.WriteLine(string.Create(Ic,
-                    $"  {name,-17} peak RSS {peak / 1048576.0,6:F0} MiB ({(double)peak / xml:F1}x the XML, "
-                    + $"{(double)peak / n:F0} bytes per distinct stack); "
-                    + $"{seconds:F1} s; stdout {stdout:N0} bytes; exit {exit}"));
+                Console.WriteLine(
+                    string.Create(
+                        Ic,
+                        $"  {name, -17} peak RSS {peak / 1048576.0, 6:F0} MiB ({(double)peak / xml:F1}x the XML, "
+                            + $"{(double)peak / n:F0} bytes per distinct stack); "
+                            + $"{seconds:F1} s; stdout {stdout:N0} bytes; exit {exit}"
+                    )
+                );
                 Console.WriteLine("                    command: xeanalyze " + string.Join(' ', a));
             }
         }
@@ -124,7 +144,8 @@ internal static class StackMemoryBenchmark
         w.WriteLine("</HistogramTarget>");
     }
 
-    /// <summary>Runs <c>dotnet cli args</c> under <c>/usr/bin/time</c>: its peak resident set (KiB), elapsed seconds, stdout bytes, exit code.</summary>
+    /// <summary>Runs <c>dotnet cli args</c> under <c>/usr/bin/time</c>: its peak resident set (KiB), elapsed seconds,
+    /// stdout bytes, exit code.</summary>
     private static (long PeakKb, double Seconds, long Stdout, int Exit) Measure(string cli, string[] args)
     {
         string timeFile = Path.GetTempFileName();

@@ -1,8 +1,8 @@
-using XeAnalyzer.Analysis;
-using XeAnalyzer.Capture;
 using System.Diagnostics;
 using System.Globalization;
+using XeAnalyzer.Analysis;
 using XeAnalyzer.Analysis.Stacks;
+using XeAnalyzer.Capture;
 using XeAnalyzer.Events;
 using XeAnalyzer.Output;
 using XeAnalyzer.Symbols.Resolution;
@@ -13,14 +13,16 @@ namespace XeAnalyzer.Benchmarks;
 
 /// <summary>
 /// End-to-end benchmark of <c>xeanalyze stacks</c>. Usage:
-/// <c>dotnet run -c Release --project XeAnalyzer.Benchmarks -- stacks [--size-gb 1] [--small-gb 0.25] [--dir /tmp/xebench]</c>.
-/// Generates a latch capture per size with <see cref="XelWriter"/> (latch_acquired with a <c>package0.callstack</c> action, latch_released
-/// without, 8 per-CPU buffer slots; reused when present) whose return addresses are the seed stacks' frames
-/// (<c>tools/fixtures/expected/stacks.tsv</c>) at module bases written to the capture's <c>.modules.txt</c> sidecar, 512 distinct stacks
-/// (seed stacks with one frame swapped for another fixture frame), so resolution does real work against the committed
-/// <c>symbols-cache</c> (PDB identities from the DLLs). Each capture is then bucketed in a child process exactly as the command does
-/// (read, aggregate raw stacks, symbolize each distinct address once, merge, render text and folded output), printing events/s and
-/// the child's peak working set, for the small and the large capture, to show memory stays flat.
+/// <c>dotnet run -c Release --project XeAnalyzer.Benchmarks -- stacks [--size-gb 1] [--small-gb 0.25] [--dir
+/// /tmp/xebench]</c>. Generates a latch capture per size with <see cref="XelWriter"/> (latch_acquired with a
+/// <c>package0.callstack</c> action, latch_released without, 8 per-CPU buffer slots; reused when present) whose return
+/// addresses are the seed stacks' frames (<c>tools/fixtures/expected/stacks.tsv</c>) at module bases written to the
+/// capture's <c>.modules.txt</c> sidecar, 512 distinct stacks (seed stacks with one frame swapped for another fixture
+/// frame), so resolution does real work against the committed
+/// <c>symbols-cache</c> (PDB identities from the DLLs). Each capture is then bucketed in a child process exactly as the
+/// command does (read, aggregate raw stacks, symbolize each distinct address once, merge, render text and folded
+/// output), printing events/s and the child's peak working set, for the small and the large capture, to show memory
+/// stays flat.
 /// </summary>
 internal static class StacksBenchmark
 {
@@ -45,7 +47,8 @@ internal static class StacksBenchmark
             return Child(args[1], args[2]);
         }
 
-        double sizeGb = 1, smallGb = 0.25;
+        double sizeGb = 1,
+            smallGb = 0.25;
         int rounds = 3;
         string? baselineRef = BaselineBuild.PerformanceBaseline;
         string dir = Path.Combine(Path.GetTempPath(), "xebench");
@@ -53,18 +56,39 @@ internal static class StacksBenchmark
         {
             switch (args[i])
             {
-                case "--size-gb": sizeGb = double.Parse(args[i + 1], Ic); break;
-                case "--small-gb": smallGb = double.Parse(args[i + 1], Ic); break;
-                case "--dir": dir = args[i + 1]; break;
-                case "--rounds": rounds = int.Parse(args[i + 1], Ic); break;
-                case "--baseline": baselineRef = args[i + 1] == "none" ? null : args[i + 1]; break;
-                default: Console.Error.WriteLine("unknown option " + args[i]); return 2;
+                case "--size-gb":
+                    sizeGb = double.Parse(args[i + 1], Ic);
+                    break;
+                case "--small-gb":
+                    smallGb = double.Parse(args[i + 1], Ic);
+                    break;
+                case "--dir":
+                    dir = args[i + 1];
+                    break;
+                case "--rounds":
+                    rounds = int.Parse(args[i + 1], Ic);
+                    break;
+                case "--baseline":
+                    baselineRef = args[i + 1] == "none" ? null : args[i + 1];
+                    break;
+                default:
+                    Console.Error.WriteLine("unknown option " + args[i]);
+                    return 2;
             }
         }
 
         string repo = FindRepo();
-        Console.WriteLine("XeAnalyzer stack-bucket benchmark (xeanalyze stacks end to end: read, bucket, symbolize offline, merge, render)");
-        Console.WriteLine(string.Create(Ic, $"runtime {Environment.Version}, {Environment.ProcessorCount} cores, OS {Environment.OSVersion}; {BaselineBuild.Load()}"));
+        Console.WriteLine(
+            "XeAnalyzer stack-bucket benchmark (xeanalyze stacks end to end: read, bucket, symbolize offline, merge, "
+                + "render)"
+        );
+        Console.WriteLine(
+            string.Create(
+                Ic,
+                $"runtime {Environment.Version}, {Environment.ProcessorCount} cores, OS {Environment.OSVersion}; "
+                    + $"{BaselineBuild.Load()}"
+            )
+        );
         Console.WriteLine("current code: " + BaselineBuild.CurrentCode());
         BaselineBuild? baseline = baselineRef is null ? null : BaselineBuild.Prepare(baselineRef, cli: false);
         if (baseline is not null)
@@ -81,10 +105,21 @@ internal static class StacksBenchmark
             {
                 if (baseline is not null)
                 {
-                    table.Add("stacks " + Path.GetFileName(path) + " baseline", ChildProcess.RunTimed(baseline.BenchmarkDll, "stacks-child", path, Path.Combine(repo, "symbols-cache")));
+                    table.Add(
+                        "stacks " + Path.GetFileName(path) + " baseline",
+                        ChildProcess.RunTimed(
+                            baseline.BenchmarkDll,
+                            "stacks-child",
+                            path,
+                            Path.Combine(repo, "symbols-cache")
+                        )
+                    );
                 }
 
-                table.Add("stacks " + Path.GetFileName(path) + " new", ChildProcess.RunTimed(null, "stacks-child", path, Path.Combine(repo, "symbols-cache")));
+                table.Add(
+                    "stacks " + Path.GetFileName(path) + " new",
+                    ChildProcess.RunTimed(null, "stacks-child", path, Path.Combine(repo, "symbols-cache"))
+                );
             }
         }
 
@@ -100,7 +135,8 @@ internal static class StacksBenchmark
         return 0;
     }
 
-    /// <summary>The stacks capture of one size in <paramref name="dir"/> (generated when missing) with its module list.</summary>
+    /// <summary>The stacks capture of one size in <paramref name="dir"/> (generated when missing) with its module
+    /// list.</summary>
     internal static string EnsureCapture(string repo, string dir, double gb)
     {
         Directory.CreateDirectory(dir);
@@ -109,29 +145,57 @@ internal static class StacksBenchmark
         if (!File.Exists(path) || new FileInfo(path).Length < target)
         {
             List<ulong[]> stacks = DistinctStacks(repo, 512);
-            Console.WriteLine(string.Create(Ic, $"{stacks.Count} distinct stacks over {stacks.SelectMany(s => s).Distinct().Count()} distinct addresses (fixture frames of stacks.tsv)"));
+            Console.WriteLine(
+                string.Create(
+                    Ic,
+                    $"{stacks.Count} distinct stacks over {stacks.SelectMany(s => s).Distinct().Count()} distinct "
+                        + $"addresses (fixture frames of stacks.tsv)"
+                )
+            );
             var sw = Stopwatch.StartNew();
             long n = Generate(path, target, stacks);
-            Console.WriteLine(string.Create(Ic, $"generated {path}: {new FileInfo(path).Length / 1048576.0:F0} MiB, {n:N0} events in {sw.Elapsed.TotalSeconds:F1} s"));
+            Console.WriteLine(
+                string.Create(
+                    Ic,
+                    $"generated {path}: {new FileInfo(path).Length / 1048576.0:F0} MiB, {n:N0} events in "
+                        + $"{sw.Elapsed.TotalSeconds:F1} s"
+                )
+            );
         }
 
-        File.WriteAllText(Path.ChangeExtension(path, null) + ".modules.txt", "name\tbase_address\n" +
-            string.Concat(Bases.Select(b => string.Create(Ic, $"C:\\Program Files\\Microsoft SQL Server\\MSSQL16.MSSQLSERVER\\MSSQL\\Binn\\{b.Key}\t0x{b.Value:X16}\n"))));
+        File.WriteAllText(
+            Path.ChangeExtension(path, null) + ".modules.txt",
+            "name\tbase_address\n"
+                + string.Concat(
+                    Bases.Select(b =>
+                        string.Create(
+                            Ic,
+                            $"C:\\Program Files\\Microsoft SQL "
+                                + $"Server\\MSSQL16.MSSQLSERVER\\MSSQL\\Binn\\{b.Key}\t0x{b.Value:X16}\n"
+                        )
+                    )
+                )
+        );
         return path;
     }
 
-    /// <summary>Buckets one capture as <c>xeanalyze stacks CAPTURE --symbols DIR --binaries DIR</c> does, and prints throughput and memory.</summary>
+    /// <summary>Buckets one capture as <c>xeanalyze stacks CAPTURE --symbols DIR --binaries DIR</c> does, and prints
+    /// throughput and memory.</summary>
     private static int Child(string path, string symbols)
     {
         long length = new FileInfo(path).Length;
         var sw = Stopwatch.StartNew();
-        using var resolver = new CallstackResolver(new CallstackResolverOptions
-        {
-            SymbolPath = SymbolPath.Parse(symbols),
-            Offline = true,
-            Binaries = ModuleBinaries.Scan([symbols]),
-        });
-        StackBucketResult r = new StackBucketAnalysis().Analyze(CaptureSource.Open([path]), new AnalysisContext(resolver: resolver)).Result;
+        using var resolver = new CallstackResolver(
+            new CallstackResolverOptions
+            {
+                SymbolPath = SymbolPath.Parse(symbols),
+                Offline = true,
+                Binaries = ModuleBinaries.Scan([symbols]),
+            }
+        );
+        StackBucketResult r = new StackBucketAnalysis()
+            .Analyze(CaptureSource.Open([path]), new AnalysisContext(resolver: resolver))
+            .Result;
         TimeSpan analyzed = sw.Elapsed;
         var document = new StackBucketDocument(r);
         string text = OutputFormats.ToText(document);
@@ -143,15 +207,24 @@ internal static class StacksBenchmark
         me.Refresh();
         double s = sw.Elapsed.TotalSeconds;
         ResolutionSummary res = r.Inputs[0].Resolution;
-        Console.WriteLine(string.Create(Ic,
-            $"{events:N0} events ({r.EventsWithStack:N0} with a callstack) in {s:F2} s = {events / s / 1e6:F2} M events/s, {length / 1048576.0 / s:F0} MiB/s (bucketing {analyzed.TotalSeconds:F2} s); peak working set {me.PeakWorkingSet64 / 1048576.0:F0} MiB; gen2 GCs {GC.CollectionCount(2)}; " +
-            $"{r.DistinctRawStacks:N0} raw stacks -> {r.TotalBuckets:N0} buckets; frames of distinct stacks: {res.ResolvedOffline:N0} offline, {res.Unresolved:N0} unresolved; text {text.Length:N0} chars, folded {ms.Length:N0} bytes; top bucket {r.Buckets[0].Count:N0}") + ChildProcess.CpuNote());
+        Console.WriteLine(
+            string.Create(
+                Ic,
+                $"{events:N0} events ({r.EventsWithStack:N0} with a callstack) in {s:F2} s = {events / s / 1e6:F2} M "
+                    + $"events/s, {length / 1048576.0 / s:F0} MiB/s (bucketing {analyzed.TotalSeconds:F2} s); peak "
+                    + $"working "
+                    + $"set {me.PeakWorkingSet64 / 1048576.0:F0} MiB; gen2 GCs {GC.CollectionCount(2)}; "
+                    + $"{r.DistinctRawStacks:N0} raw stacks -> {r.TotalBuckets:N0} buckets; frames of distinct stacks: "
+                    + $"{res.ResolvedOffline:N0} offline, {res.Unresolved:N0} unresolved; text {text.Length:N0} chars, "
+                    + $"folded {ms.Length:N0} bytes; top bucket {r.Buckets[0].Count:N0}"
+            ) + ChildProcess.CpuNote()
+        );
         return 0;
     }
 
     /// <summary>
-    /// Distinct stacks from the fixture frames: each seed stack, then variants with one frame replaced by another fixture frame
-    /// (every frame a real address inside the fixture modules, or a KERNEL32/ntdll frame without PDB).
+    /// Distinct stacks from the fixture frames: each seed stack, then variants with one frame replaced by another
+    /// fixture frame (every frame a real address inside the fixture modules, or a KERNEL32/ntdll frame without PDB).
     /// </summary>
     private static List<ulong[]> DistinctStacks(string repo, int count)
     {
@@ -159,8 +232,11 @@ internal static class StacksBenchmark
         var pool = new List<ulong>();
         string[] lines = File.ReadAllLines(Path.Combine(repo, "tools", "fixtures", "expected", "stacks.tsv"));
         string[] header = lines[0].Split('\t');
-        int iStack = Array.IndexOf(header, "stack"), iModule = Array.IndexOf(header, "module"), iFunction = Array.IndexOf(header, "function");
-        int iOffset = Array.IndexOf(header, "offset"), iRva = Array.IndexOf(header, "frame_rva");
+        int iStack = Array.IndexOf(header, "stack"),
+            iModule = Array.IndexOf(header, "module"),
+            iFunction = Array.IndexOf(header, "function");
+        int iOffset = Array.IndexOf(header, "offset"),
+            iRva = Array.IndexOf(header, "frame_rva");
         foreach (string line in lines.Skip(1).Where(l => l.Length > 0))
         {
             string[] c = line.Split('\t');
@@ -170,7 +246,11 @@ internal static class StacksBenchmark
                 continue;
             }
 
-            ulong rva = ulong.Parse((c[iFunction] == "-" ? c[iOffset] : c[iRva]).AsSpan(2), NumberStyles.AllowHexSpecifier, Ic);
+            ulong rva = ulong.Parse(
+                (c[iFunction] == "-" ? c[iOffset] : c[iRva]).AsSpan(2),
+                NumberStyles.AllowHexSpecifier,
+                Ic
+            );
             ulong address = b + rva;
             if (!seeds.TryGetValue(c[iStack], out List<ulong>? s))
             {
@@ -206,18 +286,39 @@ internal static class StacksBenchmark
         return result;
     }
 
-    /// <summary>latch_acquired (with callstack; skewed: a few stacks dominate, as in the seed) and latch_released (without) on 16 schedulers.</summary>
+    /// <summary>latch_acquired (with callstack; skewed: a few stacks dominate, as in the seed) and latch_released
+    /// (without) on 16 schedulers.</summary>
     private static long Generate(string path, long targetBytes, List<ulong[]> stacks)
     {
         var sBuilder = new XeSchemaBuilder();
         XePackage p0 = sBuilder.Package0;
         XePackage sqlos = sBuilder.AddPackage("sqlos", 1);
         XePackage sqlserver = sBuilder.AddPackage("sqlserver", 3);
-        XeMap latchClass = sBuilder.AddMap(sqlserver, "latch_class", [new(3, "BUFFER"), new(17, "NESTING_TRANSACTION_FULL")]);
+        XeMap latchClass = sBuilder.AddMap(
+            sqlserver,
+            "latch_class",
+            [new(3, "BUFFER"), new(17, "NESTING_TRANSACTION_FULL")]
+        );
         XeMap latchMode = sBuilder.AddMap(sqlserver, "latch_mode", [new(2, "SH"), new(4, "EX")]);
-        XeFieldDefinition[] common = [XeFieldDefinition.Of("class", latchClass), XeFieldDefinition.Of("mode", latchMode), XeFieldDefinition.Of("address", XeBaseType.Pointer), XeFieldDefinition.Of("database_id", XeBaseType.UInt16)];
-        XeEventType acq = sBuilder.AddEvent(sqlserver, "latch_acquired", Guid.Parse("4d8b4f30-ab6c-4e73-9f90-5c4d3e2f1ab1"), common);
-        XeEventType rel = sBuilder.AddEvent(sqlserver, "latch_released", Guid.Parse("4d8b4f30-ab6c-4e73-9f90-5c4d3e2f1ab2"), [.. common, XeFieldDefinition.Of("duration", XeBaseType.UInt64)]);
+        XeFieldDefinition[] common =
+        [
+            XeFieldDefinition.Of("class", latchClass),
+            XeFieldDefinition.Of("mode", latchMode),
+            XeFieldDefinition.Of("address", XeBaseType.Pointer),
+            XeFieldDefinition.Of("database_id", XeBaseType.UInt16),
+        ];
+        XeEventType acq = sBuilder.AddEvent(
+            sqlserver,
+            "latch_acquired",
+            Guid.Parse("4d8b4f30-ab6c-4e73-9f90-5c4d3e2f1ab1"),
+            common
+        );
+        XeEventType rel = sBuilder.AddEvent(
+            sqlserver,
+            "latch_released",
+            Guid.Parse("4d8b4f30-ab6c-4e73-9f90-5c4d3e2f1ab2"),
+            [.. common, XeFieldDefinition.Of("duration", XeBaseType.UInt64)]
+        );
         XeColumn scheduler = sBuilder.AddAction(sqlos, "scheduler_id", XeBaseType.UInt32);
         XeColumn sequence = sBuilder.AddAction(p0, "event_sequence", XeBaseType.UInt64, objectIndex: 9);
         XeColumn callstack = sBuilder.AddAction(p0, "callstack", XeBaseType.Callstack, objectIndex: 0);
@@ -229,7 +330,18 @@ internal static class StacksBenchmark
         var rfields = new XeValue[5];
         var aActions = new XeValue[3];
         var rActions = new XeValue[2];
-        using (XelWriter w = XelWriter.Create(path, s, new XelWriterOptions { StartTimeUtc = Start, BufferSize = 1024 * 1024, Partitions = 8 }))
+        using (
+            XelWriter w = XelWriter.Create(
+                path,
+                s,
+                new XelWriterOptions
+                {
+                    StartTimeUtc = Start,
+                    BufferSize = 1024 * 1024,
+                    Partitions = 8,
+                }
+            )
+        )
         using (var fs = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite))
         {
             while (true)

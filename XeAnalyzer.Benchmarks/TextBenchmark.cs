@@ -8,8 +8,8 @@ namespace XeAnalyzer.Benchmarks;
 /// <summary>
 /// Time of the text paths whose speed the unit tests used to assert (tests no longer time anything): frame text with
 /// pathological 2-million-character lines (each grammar's scanner must stay linear), and the MSVC undecorator over the
-/// committed corpus and over refused hostile names. Usage: <c>dotnet run -c Release --project XeAnalyzer.Benchmarks -- text [--runs 5]</c>.
-/// Every run is printed, then min/median/max per case.
+/// committed corpus and over refused hostile names. Usage: <c>dotnet run -c Release --project XeAnalyzer.Benchmarks --
+/// text [--runs 5]</c>. Every run is printed, then min/median/max per case.
 /// </summary>
 internal static class TextBenchmark
 {
@@ -27,20 +27,34 @@ internal static class TextBenchmark
         }
 
         string corpus = Path.Combine(RepoRoot(), "XeAnalyzer.Tests", "TestData", "undname", "clang-corpus.tsv");
-        string[] names = [.. File.ReadLines(corpus).Where(l => l.Length > 0 && l[0] != '#').Select(l => l.Split('\t')[1])];
+        string[] names =
+        [
+            .. File.ReadLines(corpus).Where(l => l.Length > 0 && l[0] != '#').Select(l => l.Split('\t')[1]),
+        ];
         var cases = new List<(string Name, Func<long> Body)>();
         foreach (char c in new[] { ' ', '<', '!', '+', '`', '(' })
         {
             string line = "sqlmin!Foo::operator" + new string(c, 2_000_000) + "+0x1";
             string text = line + "\n" + line.Replace(' ', '<');
-            cases.Add(($"frame text, two 2,000,000-char lines of '{c}'", () => StackTextReader.Parse(text).Sum(s => (long)s.Lines.Length)));
+            cases.Add(
+                (
+                    $"frame text, two 2,000,000-char lines of '{c}'",
+                    () => StackTextReader.Parse(text).Sum(s => (long)s.Lines.Length)
+                )
+            );
         }
 
-        // The parse that bounds `resolve` of plain text: 2,000,000 module+offset lines drawn (seeded) from 1,620 distinct ones, a blank
-        // line after every 25, as the resolve benchmark generates them (the result is the line count, so ns per line = ms * 1e6 / result).
+        // The parse that bounds `resolve` of plain text: 2,000,000 module+offset lines drawn (seeded) from 1,620
+        // distinct ones, a blank line after every 25, as the resolve benchmark generates them (the result is the line
+        // count, so ns per line = ms * 1e6 / result).
         var random = new Random(12);
         string[] modules = ["sqlmin.dll", "sqllang.dll", "sqldk.dll", "sqlTsEs.dll"];
-        string[] pool = [.. Enumerable.Range(0, 1620).Select(i => string.Create(Ic, $"{modules[i % 4]}+0x{0x1000 + (i * 0x1F):X16}"))];
+        string[] pool =
+        [
+            .. Enumerable
+                .Range(0, 1620)
+                .Select(i => string.Create(Ic, $"{modules[i % 4]}+0x{0x1000 + (i * 0x1F):X16}")),
+        ];
         var plain = new System.Text.StringBuilder();
         for (int i = 1; i <= 2_000_000; i++)
         {
@@ -52,35 +66,57 @@ internal static class TextBenchmark
         }
 
         string plainText = plain.ToString();
-        cases.Add(("plain text, 2,000,000 module+offset lines of 1,620 distinct (StackTextReader, lines interned, streamed)", () =>
-        {
-            using var reader = new StackTextReader(new StringReader(plainText));
-            return reader.ReadStacks().Sum(s => (long)s.Lines.Length);
-        }));
-
-        cases.Add(($"UndecorateNameOnly, 50,000 corpus names ({names.Length} distinct)", () =>
-        {
-            long n = 0;
-            while (n < 50_000)
-            {
-                foreach (string name in names)
+        cases.Add(
+            (
+                "plain text, 2,000,000 module+offset lines of 1,620 distinct (StackTextReader, lines interned, "
+                    + "streamed)",
+                () =>
                 {
-                    _ = MsvcNameUndecorator.UndecorateNameOnly(name);
-                    n++;
+                    using var reader = new StackTextReader(new StringReader(plainText));
+                    return reader.ReadStacks().Sum(s => (long)s.Lines.Length);
                 }
-            }
+            )
+        );
 
-            return n;
-        }));
+        cases.Add(
+            (
+                $"UndecorateNameOnly, 50,000 corpus names ({names.Length} distinct)",
+                () =>
+                {
+                    long n = 0;
+                    while (n < 50_000)
+                    {
+                        foreach (string name in names)
+                        {
+                            _ = MsvcNameUndecorator.UndecorateNameOnly(name);
+                            n++;
+                        }
+                    }
+
+                    return n;
+                }
+            )
+        );
         string[] hostile =
         [
             "?f@@YAX" + string.Concat(Enumerable.Repeat("PA", 100_000)) + "H@Z",
             "?f@" + string.Concat(Enumerable.Repeat("?$A@V", 20_000)) + "@@YAXXZ",
             string.Concat(Enumerable.Repeat("?x@?1?", 20_000)) + "?f@@YAXXZ@4HA",
         ];
-        cases.Add(("TryUndecorate, 3 refused hostile names (deep pointers, templates, scopes)", () => hostile.Count(h => !MsvcNameUndecorator.TryUndecorate(h, out _))));
+        cases.Add(
+            (
+                "TryUndecorate, 3 refused hostile names (deep pointers, templates, scopes)",
+                () => hostile.Count(h => !MsvcNameUndecorator.TryUndecorate(h, out _))
+            )
+        );
 
-        Console.WriteLine(string.Create(Ic, $"text benchmark: {runs} run(s) per case, {Environment.ProcessorCount} core(s), .NET {Environment.Version}"));
+        Console.WriteLine(
+            string.Create(
+                Ic,
+                $"text benchmark: {runs} run(s) per case, {Environment.ProcessorCount} core(s), .NET "
+                    + $"{Environment.Version}"
+            )
+        );
         foreach ((string name, Func<long> body) in cases)
         {
             _ = body(); // warm-up
@@ -95,7 +131,9 @@ internal static class TextBenchmark
             }
 
             ms.Sort();
-            Console.WriteLine(string.Create(Ic, $"{name}: min {ms[0]:F1} ms, median {ms[ms.Count / 2]:F1} ms, max {ms[^1]:F1} ms"));
+            Console.WriteLine(
+                string.Create(Ic, $"{name}: min {ms[0]:F1} ms, median {ms[ms.Count / 2]:F1} ms, max {ms[^1]:F1} ms")
+            );
         }
 
         return 0;

@@ -40,9 +40,16 @@ internal static class CommandLineChecks
                 if (!literal && IsOptionGivenAsValue(token.Value, command) && !IsAttached(option, token.Value, args))
                 {
                     string name = option.IdentifierToken?.Value ?? option.Option.Name;
-                    errors.Add(name + ": expected a value, found the option '" + token.Value + "' (write " + name
-                        + "=" + token.Value
-                        + " to pass it as the value)");
+                    errors.Add(
+                        name
+                            + ": expected a value, found the option '"
+                            + token.Value
+                            + "' (write "
+                            + name
+                            + "="
+                            + token.Value
+                            + " to pass it as the value)"
+                    );
                 }
 
                 continue;
@@ -55,14 +62,24 @@ internal static class CommandLineChecks
 
             if (LooksLikeOption(token.Value))
             {
-                errors.Add("unknown option '" + token.Value + "'; did you mean '" + Nearest(token.Value,
-                    OptionNames(command)) + "'?");
+                errors.Add(
+                    "unknown option '"
+                        + token.Value
+                        + "'; did you mean '"
+                        + Nearest(token.Value, OptionNames(command))
+                        + "'?"
+                );
             }
             else if (!argumentTokens.Contains(token) && command.Subcommands.Count > 0 && command.Arguments.Count == 0)
             {
                 // The first unknown command explains the rest of the line, which belonged to it.
-                errors.Add("unknown command '" + token.Value + "'; did you mean '"
-                    + Nearest(token.Value, command.Subcommands.Where(c => !c.Hidden).Select(c => c.Name)) + "'?");
+                errors.Add(
+                    "unknown command '"
+                        + token.Value
+                        + "'; did you mean '"
+                        + Nearest(token.Value, command.Subcommands.Where(c => !c.Hidden).Select(c => c.Name))
+                        + "'?"
+                );
                 break;
             }
         }
@@ -81,8 +98,11 @@ internal static class CommandLineChecks
     internal static bool LooksLikeOption(string word) =>
         word.Length > 1 && word[0] == '-' && !char.IsAsciiDigit(word[1]) && word[1] != '.';
 
-    private static void Collect(SymbolResult result, Dictionary<Token, OptionResult> optionOf,
-        HashSet<Token> argumentTokens)
+    private static void Collect(
+        SymbolResult result,
+        Dictionary<Token, OptionResult> optionOf,
+        HashSet<Token> argumentTokens
+    )
     {
         switch (result)
         {
@@ -110,16 +130,20 @@ internal static class CommandLineChecks
 
     /// <summary>A value that is one of the command's options, or written as a long option.</summary>
     private static bool IsOptionGivenAsValue(string value, Command command) =>
-        LooksLikeOption(value) && (value.StartsWith("--", StringComparison.Ordinal)
-            || OptionNames(command).Contains(value, StringComparer.Ordinal));
+        LooksLikeOption(value)
+        && (
+            value.StartsWith("--", StringComparison.Ordinal)
+            || OptionNames(command).Contains(value, StringComparer.Ordinal)
+        );
 
     /// <summary>
     /// Whether the value was attached to its option in one word (<c>--output=--x</c>, <c>-o:--x</c>), so meant as
     /// given.
     /// </summary>
     private static bool IsAttached(OptionResult option, string value, IReadOnlyList<string> args) =>
-        option.Option.Aliases.Append(option.Option.Name).Any(a => args.Contains(a + "=" + value) || args.Contains(a
-            + ":" + value));
+        option
+            .Option.Aliases.Append(option.Option.Name)
+            .Any(a => args.Contains(a + "=" + value) || args.Contains(a + ":" + value));
 
     /// <summary>
     /// The names and aliases of the options <paramref name="command"/> accepts: its own and its ancestors' recursive

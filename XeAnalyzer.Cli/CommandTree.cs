@@ -2,12 +2,16 @@ using System.CommandLine;
 
 namespace XeAnalyzer.Cli;
 
-/// <summary>Builds the command tree: one line per command; each command lives in its own file under Commands/.</summary>
+/// <summary>Builds the command tree: one line per command; each command lives in its own file under
+/// Commands/.</summary>
 internal static class CommandTree
 {
     public static RootCommand Build()
     {
-        var root = new RootCommand("xeanalyze: read SQL Server Extended Events captures, resolve callstacks on any OS, and analyse latches, memory, waits and stack buckets.");
+        var root = new RootCommand(
+            "xeanalyze: read SQL Server Extended Events captures, resolve callstacks on any OS, and analyse latches, "
+                + "memory, waits and stack buckets."
+        );
         root.Options.Add(Progress.TerminalProgress.CreateQuietOption());
         root.Subcommands.Add(Commands.InfoCommand.Create());
         root.Subcommands.Add(Commands.EventsCommand.Create());
@@ -28,7 +32,8 @@ internal static class CommandTree
         root.WithExamples(
             "xeanalyze info sample-xel/latch_nesting_full",
             "xeanalyze stacks sample-xel/latch_nesting_full --symbols symbols-cache --binaries symbols-cache "
-                + "--offline --top 3");
+                + "--offline --top 3"
+        );
         return root;
     }
 }

@@ -26,8 +26,8 @@ internal static class HelpExamples
     }
 
     /// <summary>The examples of <paramref name="command"/>, or none.</summary>
-    public static IReadOnlyList<string> Of(Command command) => s_examples.TryGetValue(command, out string[]? e) ? e
-        : [];
+    public static IReadOnlyList<string> Of(Command command) =>
+        s_examples.TryGetValue(command, out string[]? e) ? e : [];
 
     /// <summary>
     /// Adds the section to the help of every command of <paramref name="root"/>: after what the help writes.

@@ -2,13 +2,15 @@ using System.Globalization;
 
 namespace XeAnalyzer.Fuzz;
 
-/// <summary>What kind of problem an input caused. Only these fail a fuzz run; a clear error for bad input is the expected outcome.</summary>
+/// <summary>What kind of problem an input caused. Only these fail a fuzz run; a clear error for bad input is the
+/// expected outcome.</summary>
 public enum FindingKind
 {
     /// <summary>No problem.</summary>
     None,
 
-    /// <summary>A command printed <c>internal error</c>, threw, or exited with an undocumented code; or the library threw outside its exception family.</summary>
+    /// <summary>A command printed <c>internal error</c>, threw, or exited with an undocumented code; or the library
+    /// threw outside its exception family.</summary>
     InternalError,
 
     /// <summary>The input took longer than the hang limit.</summary>
@@ -20,7 +22,8 @@ public enum FindingKind
 
 /// <summary>The verdict on one input.</summary>
 /// <param name="Kind">The problem, or <see cref="FindingKind.None"/>.</param>
-/// <param name="Detail">What happened (the command and its error line, or the exception), empty when there is no problem.</param>
+/// <param name="Detail">What happened (the command and its error line, or the exception), empty when there is no
+/// problem.</param>
 /// <param name="Elapsed">How long the input took.</param>
 /// <param name="AllocatedBytes">Bytes allocated by the process while the input ran.</param>
 public sealed record FuzzVerdict(FindingKind Kind, string Detail, TimeSpan Elapsed, long AllocatedBytes)
@@ -30,8 +33,9 @@ public sealed record FuzzVerdict(FindingKind Kind, string Detail, TimeSpan Elaps
 }
 
 /// <summary>
-/// One execution of one input: a scratch folder for its files, and the checks on each command and library call. A command may exit
-/// 0 to 5 (the documented codes) with any message except <c>internal error</c>; a library call may throw only
+/// One execution of one input: a scratch folder for its files, and the checks on each command and library call. A
+/// command may exit 0 to 5 (the documented codes) with any message except <c>internal error</c>; a library call may
+/// throw only
 /// <see cref="XeFormatException"/> (or an I/O error).
 /// </summary>
 public sealed class FuzzExecution
@@ -47,16 +51,20 @@ public sealed class FuzzExecution
         _work = work;
     }
 
-    /// <summary>How often each command ended with each exit code, over every execution of this process (for the run summary).</summary>
-    public static System.Collections.Concurrent.ConcurrentDictionary<string, long> ExitCounts { get; } = new(StringComparer.Ordinal);
+    /// <summary>How often each command ended with each exit code, over every execution of this process (for the run
+    /// summary).</summary>
+    public static System.Collections.Concurrent.ConcurrentDictionary<string, long> ExitCounts { get; } =
+        new(StringComparer.Ordinal);
 
     /// <summary>The problems found so far (one line each).</summary>
     public IReadOnlyList<string> Problems => _problems;
 
-    /// <summary>Writes <paramref name="bytes"/> to <paramref name="name"/> in the scratch folder and returns its path.</summary>
+    /// <summary>Writes <paramref name="bytes"/> to <paramref name="name"/> in the scratch folder and returns its
+    /// path.</summary>
     public string WriteInput(string name, byte[] bytes) => WriteFile(Path.Combine(_work, name), bytes);
 
-    /// <summary>Writes <paramref name="bytes"/> to <paramref name="path"/> (inside the scratch folder), creating its folder.</summary>
+    /// <summary>Writes <paramref name="bytes"/> to <paramref name="path"/> (inside the scratch folder), creating its
+    /// folder.</summary>
     public string WriteFile(string path, byte[] bytes)
     {
         InsideWork(path);
@@ -98,17 +106,25 @@ public sealed class FuzzExecution
             return -1;
         }
 
-        ExitCounts.AddOrUpdate((args.Length > 0 ? args[0] : "(none)") + " "
-            + exit.ToString(CultureInfo.InvariantCulture), 1, (_, n) => n + 1);
+        ExitCounts.AddOrUpdate(
+            (args.Length > 0 ? args[0] : "(none)") + " " + exit.ToString(CultureInfo.InvariantCulture),
+            1,
+            (_, n) => n + 1
+        );
         string err = error.ToString();
-        string? internalError = err.Split('\n').FirstOrDefault(l => l.Contains("internal error", StringComparison.Ordinal));
+        string? internalError = err.Split('\n')
+            .FirstOrDefault(l => l.Contains("internal error", StringComparison.Ordinal));
         if (internalError is not null)
         {
             _problems.Add("xeanalyze " + Shown(args) + ": " + internalError.Trim());
         }
         else if (!DocumentedExitCodes.Contains(exit))
         {
-            _problems.Add("xeanalyze " + Shown(args) + string.Create(CultureInfo.InvariantCulture, $": undocumented exit code {exit}"));
+            _problems.Add(
+                "xeanalyze "
+                    + Shown(args)
+                    + string.Create(CultureInfo.InvariantCulture, $": undocumented exit code {exit}")
+            );
         }
 
         return exit;
@@ -159,7 +175,8 @@ public sealed class FuzzExecution
         }
     }
 
-    /// <summary>Runs a library call; anything but <see cref="XeFormatException"/> or an I/O error is a problem.</summary>
+    /// <summary>Runs a library call; anything but <see cref="XeFormatException"/> or an I/O error is a
+    /// problem.</summary>
     public void Library(string what, Action call)
     {
         ArgumentNullException.ThrowIfNull(call);
@@ -175,7 +192,15 @@ public sealed class FuzzExecution
         catch (Exception ex)
 #pragma warning restore CA1031
         {
-            _problems.Add(what + ": " + ex.GetType().Name + ": " + ex.Message + " at " + ex.StackTrace?.Split('\n').FirstOrDefault()?.Trim());
+            _problems.Add(
+                what
+                    + ": "
+                    + ex.GetType().Name
+                    + ": "
+                    + ex.Message
+                    + " at "
+                    + ex.StackTrace?.Split('\n').FirstOrDefault()?.Trim()
+            );
         }
     }
 
@@ -184,12 +209,15 @@ public sealed class FuzzExecution
         ArgumentNullException.ThrowIfNull(path);
         if (!Path.GetFullPath(path).StartsWith(_work + Path.DirectorySeparatorChar, StringComparison.Ordinal))
         {
-            throw new ArgumentException("the fuzz harness writes only inside its scratch folder, not to " + path,
-                nameof(path));
+            throw new ArgumentException(
+                "the fuzz harness writes only inside its scratch folder, not to " + path,
+                nameof(path)
+            );
         }
 
         return path;
     }
 
-    private string Shown(string[] args) => string.Join(' ', args.Select(a => a.Replace(_work, "<work>", StringComparison.Ordinal)));
+    private string Shown(string[] args) =>
+        string.Join(' ', args.Select(a => a.Replace(_work, "<work>", StringComparison.Ordinal)));
 }

@@ -7,21 +7,28 @@ using XeAnalyzer.Symbols.Store.Cab;
 
 namespace XeAnalyzer.Fuzz;
 
-/// <summary>One seed input of a target: a short name (used in finding file names, so a finding replays against the same seed) and its bytes.</summary>
+/// <summary>One seed input of a target: a short name (used in finding file names, so a finding replays against the same
+/// seed) and its bytes.</summary>
 /// <param name="Name">Short name, e.g. <c>sqlmin-stripped</c>.</param>
 /// <param name="Bytes">The seed's bytes.</param>
 /// <param name="PdbName">For PDB and CAB seeds: the PDB file name the seed stands for.</param>
-/// <param name="Identity">For PDB and CAB seeds: the seed's GUID and age, under which the mutated file is placed in a store.</param>
+/// <param name="Identity">For PDB and CAB seeds: the seed's GUID and age, under which the mutated file is placed in a
+/// store.</param>
 public sealed record FuzzSeed(string Name, byte[] Bytes, string? PdbName = null, PdbIdentity? Identity = null);
 
 /// <summary>
-/// A format under fuzz: its seeds (committed fixtures the project builds itself) and how one input is exercised: through the
-/// library's reader and through the <c>xeanalyze</c> commands that read that format, run in-process.
+/// A format under fuzz: its seeds (committed fixtures the project builds itself) and how one input is exercised:
+/// through the library's reader and through the <c>xeanalyze</c> commands that read that format, run in-process.
 /// </summary>
 public sealed class FuzzTarget
 {
-    private static readonly string[] HistogramSamples = ["latch_nesting_full_histogram",
-        "cci_insert_memory_histogram", "blob_storage_waits_histogram", "latch_nesting_full_counter"];
+    private static readonly string[] HistogramSamples =
+    [
+        "latch_nesting_full_histogram",
+        "cci_insert_memory_histogram",
+        "blob_storage_waits_histogram",
+        "latch_nesting_full_counter",
+    ];
 
     /// <summary>Builds the catalog seeds hold: the fixture's, one with PDBs and one without (as published).</summary>
     private static readonly string[] CatalogBuilds = ["99.0.1000.1", "13.0.4001.0", "10.50.6520.0"];
@@ -29,9 +36,14 @@ public sealed class FuzzTarget
     private readonly Action<FuzzSeed, byte[], FuzzExecution> _execute;
     private readonly Func<byte[], byte[], Random, byte[]>? _mutate;
 
-    private FuzzTarget(string name, bool isText, int maxLength, IReadOnlyList<FuzzSeed> seeds, Action<FuzzSeed,
-        byte[], FuzzExecution> execute,
-        Func<byte[], byte[], Random, byte[]>? mutate = null)
+    private FuzzTarget(
+        string name,
+        bool isText,
+        int maxLength,
+        IReadOnlyList<FuzzSeed> seeds,
+        Action<FuzzSeed, byte[], FuzzExecution> execute,
+        Func<byte[], byte[], Random, byte[]>? mutate = null
+    )
     {
         Name = name;
         IsText = isText;
@@ -56,24 +68,29 @@ public sealed class FuzzTarget
     /// <summary>
     /// The target names, in the order the runner visits them (new ones go last: a target's index seeds its inputs).
     /// </summary>
-    public static IReadOnlyList<string> Names { get; } = ["xel", "pdb", "pe", "cab", "xml", "text", "values",
-        "catalog", "rsds", "args"];
+    public static IReadOnlyList<string> Names { get; } =
+    ["xel", "pdb", "pe", "cab", "xml", "text", "values", "catalog", "rsds", "args"];
 
-    /// <summary>Builds the target <paramref name="name"/> from the fixtures under <paramref name="repoRoot"/>.</summary>
-    public static FuzzTarget Create(string name, string repoRoot) => name switch
-    {
-        "xel" => Xel(repoRoot),
-        "pdb" => Pdb(repoRoot),
-        "pe" => Pe(repoRoot),
-        "cab" => Cab(repoRoot),
-        "xml" => Xml(repoRoot),
-        "text" => Text(repoRoot),
-        "values" => Values(repoRoot),
-        "catalog" => CatalogFiles(repoRoot),
-        "rsds" => Rsds(repoRoot),
-        "args" => Args(repoRoot),
-        _ => throw new ArgumentException("unknown fuzz target '" + name + "' (expected " + string.Join(", ", Names) + ")", nameof(name)),
-    };
+    /// <summary>Builds the target <paramref name="name"/> from the fixtures under
+    /// <paramref name="repoRoot"/>.</summary>
+    public static FuzzTarget Create(string name, string repoRoot) =>
+        name switch
+        {
+            "xel" => Xel(repoRoot),
+            "pdb" => Pdb(repoRoot),
+            "pe" => Pe(repoRoot),
+            "cab" => Cab(repoRoot),
+            "xml" => Xml(repoRoot),
+            "text" => Text(repoRoot),
+            "values" => Values(repoRoot),
+            "catalog" => CatalogFiles(repoRoot),
+            "rsds" => Rsds(repoRoot),
+            "args" => Args(repoRoot),
+            _ => throw new ArgumentException(
+                "unknown fuzz target '" + name + "' (expected " + string.Join(", ", Names) + ")",
+                nameof(name)
+            ),
+        };
 
     /// <summary>
     /// A mutation of <paramref name="seed"/>: the target's own kind, else <see cref="Mutator.Mutate"/>.
@@ -81,7 +98,8 @@ public sealed class FuzzTarget
     public byte[] Mutate(byte[] seed, byte[] other, Random random) =>
         _mutate is null ? Mutator.Mutate(seed, other, IsText, random, MaxLength) : _mutate(seed, other, random);
 
-    /// <summary>Runs <paramref name="input"/> (a mutation of <paramref name="seed"/>) through the target; problems go to <paramref name="run"/>.</summary>
+    /// <summary>Runs <paramref name="input"/> (a mutation of <paramref name="seed"/>) through the target; problems go
+    /// to <paramref name="run"/>.</summary>
     public void Execute(FuzzSeed seed, byte[] input, FuzzExecution run) => _execute(seed, input, run);
 
     /// <summary>The seed named <paramref name="name"/>, or the first seed when there is none of that name.</summary>
@@ -99,7 +117,8 @@ public sealed class FuzzTarget
 
     private static string SymbolsCache(string root) => P(root, "symbols-cache");
 
-    private static string Catalog(string root) => P(root, "XeAnalyzer.Tests", "TestData", "catalog", "fixture-buildinfo.json");
+    private static string Catalog(string root) =>
+        P(root, "XeAnalyzer.Tests", "TestData", "catalog", "fixture-buildinfo.json");
 
     private static FuzzTarget Xel(string root)
     {
@@ -108,20 +127,29 @@ public sealed class FuzzTarget
         [
             Seed("latch", P(xel, "latch.xel")),
             Seed("all-types", P(xel, "all-types.xel")),
-            .. Directory.GetFiles(P(xel, "rollover"), "*.xel").Order(StringComparer.Ordinal).Select((f, i) => Seed("rollover" + i.ToString(CultureInfo.InvariantCulture), f)),
+            .. Directory
+                .GetFiles(P(xel, "rollover"), "*.xel")
+                .Order(StringComparer.Ordinal)
+                .Select((f, i) => Seed("rollover" + i.ToString(CultureInfo.InvariantCulture), f)),
         ];
-        return new FuzzTarget("xel", isText: false, maxLength: 1 << 20, seeds, (seed, input, run) =>
-        {
-            string file = run.WriteInput("in.xel", input);
-            string cache = SymbolsCache(root);
-            run.Cli("info", file);
-            run.Cli("events", file, "--format", "json", "--limit", "2000");
-            run.Cli("events", file, "--skip-corrupt", "--format", "csv", "--limit", "2000");
-            run.Cli("stacks", file, "--skip-corrupt", "--offline", "--symbols", cache, "--binaries", cache);
-            run.Cli("latches", file, "--skip-corrupt");
-            run.Cli("memory", file, "--skip-corrupt");
-            run.Cli("waits", file, "--skip-corrupt");
-        });
+        return new FuzzTarget(
+            "xel",
+            isText: false,
+            maxLength: 1 << 20,
+            seeds,
+            (seed, input, run) =>
+            {
+                string file = run.WriteInput("in.xel", input);
+                string cache = SymbolsCache(root);
+                run.Cli("info", file);
+                run.Cli("events", file, "--format", "json", "--limit", "2000");
+                run.Cli("events", file, "--skip-corrupt", "--format", "csv", "--limit", "2000");
+                run.Cli("stacks", file, "--skip-corrupt", "--offline", "--symbols", cache, "--binaries", cache);
+                run.Cli("latches", file, "--skip-corrupt");
+                run.Cli("memory", file, "--skip-corrupt");
+                run.Cli("waits", file, "--skip-corrupt");
+            }
+        );
     }
 
     private static FuzzTarget Pdb(string root)
@@ -130,58 +158,134 @@ public sealed class FuzzTarget
         [
             PdbSeed("tiny-full", P(root, "XeAnalyzer.Tests", "TestData", "pdb", "full", "tiny.pdb")),
             PdbSeed("tiny-publics", P(root, "XeAnalyzer.Tests", "TestData", "pdb", "publics", "tiny.pdb")),
-            PdbSeed("sqlmin-stripped", Directory.GetFiles(P(root, "symbols-cache", "sqlmin.pdb"), "sqlmin.pdb", SearchOption.AllDirectories).Single()),
-            PdbSeed("sqlmin-full", Directory.GetFiles(P(root, "XeAnalyzer.Tests", "TestData", "symbols-private", "sqlmin.pdb"), "sqlmin.pdb", SearchOption.AllDirectories).Single()),
+            PdbSeed(
+                "sqlmin-stripped",
+                Directory
+                    .GetFiles(P(root, "symbols-cache", "sqlmin.pdb"), "sqlmin.pdb", SearchOption.AllDirectories)
+                    .Single()
+            ),
+            PdbSeed(
+                "sqlmin-full",
+                Directory
+                    .GetFiles(
+                        P(root, "XeAnalyzer.Tests", "TestData", "symbols-private", "sqlmin.pdb"),
+                        "sqlmin.pdb",
+                        SearchOption.AllDirectories
+                    )
+                    .Single()
+            ),
         ];
-        return new FuzzTarget("pdb", isText: false, maxLength: 1 << 20, seeds, (seed, input, run) =>
-        {
-            run.Library("PdbFile", () =>
+        return new FuzzTarget(
+            "pdb",
+            isText: false,
+            maxLength: 1 << 20,
+            seeds,
+            (seed, input, run) =>
             {
-                using PdbFile pdb = PdbFile.Open(new MemoryRandomAccessSource(input, "fuzz.pdb"), ownsSource: true);
-                _ = pdb.Identity.ToString() + pdb.Sections.Count + pdb.OriginalSections.Count + pdb.Dbi?.Machine;
-                _ = pdb.GetModules().Count + pdb.GetPublics().Count + pdb.GetProcedures().Count;
-                _ = pdb.HasOmap();
-                foreach (uint rva in new uint[] { 0, 0x1000, 0x11E9, 0x1D00, 0x7FFFFFFF, uint.MaxValue })
-                {
-                    _ = pdb.Lookup(rva)?.ToString();
-                }
-            });
-            string store = run.Folder("store");
-            run.WriteFile(Path.Combine(store, seed.PdbName!, seed.Identity!.Value.Key, seed.PdbName!), input);
-            string frames = RvaFrames(seed, "0x1000", "0x11e9", "0x1d00", "0xffffffff");
-            run.Cli("resolve", run.WriteInput("frames.txt", Encoding.UTF8.GetBytes(frames)), "--symbols", store, "--offline");
-        });
+                run.Library(
+                    "PdbFile",
+                    () =>
+                    {
+                        using PdbFile pdb = PdbFile.Open(
+                            new MemoryRandomAccessSource(input, "fuzz.pdb"),
+                            ownsSource: true
+                        );
+                        _ =
+                            pdb.Identity.ToString()
+                            + pdb.Sections.Count
+                            + pdb.OriginalSections.Count
+                            + pdb.Dbi?.Machine;
+                        _ = pdb.GetModules().Count + pdb.GetPublics().Count + pdb.GetProcedures().Count;
+                        _ = pdb.HasOmap();
+                        foreach (uint rva in new uint[] { 0, 0x1000, 0x11E9, 0x1D00, 0x7FFFFFFF, uint.MaxValue })
+                        {
+                            _ = pdb.Lookup(rva)?.ToString();
+                        }
+                    }
+                );
+                string store = run.Folder("store");
+                run.WriteFile(Path.Combine(store, seed.PdbName!, seed.Identity!.Value.Key, seed.PdbName!), input);
+                string frames = RvaFrames(seed, "0x1000", "0x11e9", "0x1d00", "0xffffffff");
+                run.Cli(
+                    "resolve",
+                    run.WriteInput("frames.txt", Encoding.UTF8.GetBytes(frames)),
+                    "--symbols",
+                    store,
+                    "--offline"
+                );
+            }
+        );
     }
 
     private static FuzzTarget Pe(string root)
     {
-        string DllOf(string module) => Directory.GetFiles(P(root, "symbols-cache", module + ".dll"), module + ".dll", SearchOption.AllDirectories).Single();
+        string DllOf(string module) =>
+            Directory
+                .GetFiles(P(root, "symbols-cache", module + ".dll"), module + ".dll", SearchOption.AllDirectories)
+                .Single();
         FuzzSeed[] seeds =
         [
             Seed("sqldk", DllOf("sqldk")),
             Seed("sqlTsEs", DllOf("sqlTsEs")),
             Seed("tiny", P(root, "XeAnalyzer.Tests", "TestData", "pdb", "full", "tiny.dll")),
         ];
-        return new FuzzTarget("pe", isText: false, maxLength: 1 << 20, seeds, (seed, input, run) =>
-        {
-            string bin = run.Folder("bin");
-            string dll = run.WriteFile(Path.Combine(bin, seed.Name + ".dll"), input);
-            run.Library("PeImage", () =>
+        return new FuzzTarget(
+            "pe",
+            isText: false,
+            maxLength: 1 << 20,
+            seeds,
+            (seed, input, run) =>
             {
-                PeImage image = PeImage.Open(dll);
-                _ = image.SymbolServerKey + image.Machine + image.Is64Bit + image.ImageBase + image.SizeOfImage + image.Sections.Count;
-                _ = image.CodeView?.ToString() + image.ExportDllName + image.ExportOrdinalBase + image.Exports.Count;
-            });
-            string frames = seed.Name + ".dll!Ordinal1+0x10\n" + seed.Name + ".dll!Ordinal4294967295+0x1\n" + seed.Name + ".dll+0x11f5\n" + seed.Name + "+0x1000\n";
-            string cache = SymbolsCache(root);
-            run.Cli("resolve", run.WriteInput("frames.txt", Encoding.UTF8.GetBytes(frames)), "--binaries", bin, "--symbols", cache, "--offline");
-        });
+                string bin = run.Folder("bin");
+                string dll = run.WriteFile(Path.Combine(bin, seed.Name + ".dll"), input);
+                run.Library(
+                    "PeImage",
+                    () =>
+                    {
+                        PeImage image = PeImage.Open(dll);
+                        _ =
+                            image.SymbolServerKey
+                            + image.Machine
+                            + image.Is64Bit
+                            + image.ImageBase
+                            + image.SizeOfImage
+                            + image.Sections.Count;
+                        _ =
+                            image.CodeView?.ToString()
+                            + image.ExportDllName
+                            + image.ExportOrdinalBase
+                            + image.Exports.Count;
+                    }
+                );
+                string frames =
+                    seed.Name
+                    + ".dll!Ordinal1+0x10\n"
+                    + seed.Name
+                    + ".dll!Ordinal4294967295+0x1\n"
+                    + seed.Name
+                    + ".dll+0x11f5\n"
+                    + seed.Name
+                    + "+0x1000\n";
+                string cache = SymbolsCache(root);
+                run.Cli(
+                    "resolve",
+                    run.WriteInput("frames.txt", Encoding.UTF8.GetBytes(frames)),
+                    "--binaries",
+                    bin,
+                    "--symbols",
+                    cache,
+                    "--offline"
+                );
+            }
+        );
     }
 
     private static FuzzTarget Cab(string root)
     {
         string storeA = P(root, "XeAnalyzer.Tests", "TestData", "store");
-        string sqldkCab = Directory.GetFiles(P(root, "XeAnalyzer.Tests", "TestData", "cab"), "*.pd_", SearchOption.AllDirectories).Single();
+        string sqldkCab = Directory
+            .GetFiles(P(root, "XeAnalyzer.Tests", "TestData", "cab"), "*.pd_", SearchOption.AllDirectories)
+            .Single();
         FuzzSeed CabSeed(string name, string cab, string pdbName, string pdbPath)
         {
             using PdbFile pdb = PdbFile.Open(pdbPath);
@@ -191,26 +295,51 @@ public sealed class FuzzTarget
         FuzzSeed[] seeds =
         [
             CabSeed("storea", P(storeA, "storea.pd_"), "storea.pdb", P(storeA, "storea.pdb")),
-            CabSeed("sqldk", sqldkCab, "sqldk.pdb", Directory.GetFiles(P(root, "symbols-cache", "sqldk.pdb"), "sqldk.pdb", SearchOption.AllDirectories).Single()),
+            CabSeed(
+                "sqldk",
+                sqldkCab,
+                "sqldk.pdb",
+                Directory
+                    .GetFiles(P(root, "symbols-cache", "sqldk.pdb"), "sqldk.pdb", SearchOption.AllDirectories)
+                    .Single()
+            ),
         ];
-        return new FuzzTarget("cab", isText: false, maxLength: 1 << 20, seeds, (seed, input, run) =>
-        {
-            run.Library("CabArchive", () =>
+        return new FuzzTarget(
+            "cab",
+            isText: false,
+            maxLength: 1 << 20,
+            seeds,
+            (seed, input, run) =>
             {
-                using CabArchive cab = CabArchive.Open(new MemoryRandomAccessSource(input, "fuzz.pd_"), ownsSource: true);
-                foreach (CabFileEntry entry in cab.Files)
-                {
-                    _ = entry.Name + entry.Length;
-                    cab.Extract(entry, Stream.Null, 64L << 20, CancellationToken.None);
-                }
-            });
-            string store = run.Folder("store");
-            string cache = run.Folder("cache");
-            string pdbName = seed.PdbName!;
-            run.WriteFile(Path.Combine(store, pdbName, seed.Identity!.Value.Key, pdbName[..^1] + "_"), input);
-            string frames = RvaFrames(seed, "0x1000", "0x11e9");
-            run.Cli("resolve", run.WriteInput("frames.txt", Encoding.UTF8.GetBytes(frames)), "--symbols", "cache*" + cache + ";" + store, "--offline");
-        });
+                run.Library(
+                    "CabArchive",
+                    () =>
+                    {
+                        using CabArchive cab = CabArchive.Open(
+                            new MemoryRandomAccessSource(input, "fuzz.pd_"),
+                            ownsSource: true
+                        );
+                        foreach (CabFileEntry entry in cab.Files)
+                        {
+                            _ = entry.Name + entry.Length;
+                            cab.Extract(entry, Stream.Null, 64L << 20, CancellationToken.None);
+                        }
+                    }
+                );
+                string store = run.Folder("store");
+                string cache = run.Folder("cache");
+                string pdbName = seed.PdbName!;
+                run.WriteFile(Path.Combine(store, pdbName, seed.Identity!.Value.Key, pdbName[..^1] + "_"), input);
+                string frames = RvaFrames(seed, "0x1000", "0x11e9");
+                run.Cli(
+                    "resolve",
+                    run.WriteInput("frames.txt", Encoding.UTF8.GetBytes(frames)),
+                    "--symbols",
+                    "cache*" + cache + ";" + store,
+                    "--offline"
+                );
+            }
+        );
     }
 
     private static FuzzTarget Xml(string root)
@@ -218,18 +347,30 @@ public sealed class FuzzTarget
         string text = P(root, "XeAnalyzer.Tests", "TestData", "text");
         FuzzSeed[] seeds =
         [
-            .. Directory.GetFiles(text, "*.xml").Order(StringComparer.Ordinal).Select(f => Seed(Path.GetFileNameWithoutExtension(f), f)),
-            .. Directory.GetFiles(P(root, "sample-xel", "latch_nesting_full_histogram"), "*.xml").Order(StringComparer.Ordinal).Select(f => Seed(Path.GetFileNameWithoutExtension(f), f)),
+            .. Directory
+                .GetFiles(text, "*.xml")
+                .Order(StringComparer.Ordinal)
+                .Select(f => Seed(Path.GetFileNameWithoutExtension(f), f)),
+            .. Directory
+                .GetFiles(P(root, "sample-xel", "latch_nesting_full_histogram"), "*.xml")
+                .Order(StringComparer.Ordinal)
+                .Select(f => Seed(Path.GetFileNameWithoutExtension(f), f)),
         ];
-        return new FuzzTarget("xml", isText: true, maxLength: 1 << 20, seeds, (seed, input, run) =>
-        {
-            string file = run.WriteInput("target.xml", input);
-            string cache = SymbolsCache(root);
-            run.Cli("resolve", file, "--symbols", cache, "--offline");
-            run.Cli("stacks", file, "--symbols", cache, "--binaries", cache, "--offline");
-            run.Cli("latches", file);
-            run.Cli("waits", file);
-        });
+        return new FuzzTarget(
+            "xml",
+            isText: true,
+            maxLength: 1 << 20,
+            seeds,
+            (seed, input, run) =>
+            {
+                string file = run.WriteInput("target.xml", input);
+                string cache = SymbolsCache(root);
+                run.Cli("resolve", file, "--symbols", cache, "--offline");
+                run.Cli("stacks", file, "--symbols", cache, "--binaries", cache, "--offline");
+                run.Cli("latches", file);
+                run.Cli("waits", file);
+            }
+        );
     }
 
     private static FuzzTarget Text(string root)
@@ -237,19 +378,61 @@ public sealed class FuzzTarget
         string text = P(root, "XeAnalyzer.Tests", "TestData", "text");
         FuzzSeed[] seeds =
         [
-            .. Directory.GetFiles(text, "*.txt").Order(StringComparer.Ordinal).Select(f => Seed(Path.GetFileNameWithoutExtension(f), f)),
-            .. Directory.GetFiles(P(root, "XeAnalyzer.Fuzz", "seeds", "text"), "*.txt").Order(StringComparer.Ordinal).Select(f => Seed(Path.GetFileNameWithoutExtension(f), f)),
+            .. Directory
+                .GetFiles(text, "*.txt")
+                .Order(StringComparer.Ordinal)
+                .Select(f => Seed(Path.GetFileNameWithoutExtension(f), f)),
+            .. Directory
+                .GetFiles(P(root, "XeAnalyzer.Fuzz", "seeds", "text"), "*.txt")
+                .Order(StringComparer.Ordinal)
+                .Select(f => Seed(Path.GetFileNameWithoutExtension(f), f)),
         ];
         string modules = P(text, "loaded_modules_crlf.txt");
-        return new FuzzTarget("text", isText: true, maxLength: 1 << 20, seeds, (seed, input, run) =>
-        {
-            string file = run.WriteInput("stacks.txt", input);
-            string cache = SymbolsCache(root);
-            run.Cli("resolve", file, "--symbols", cache, "--offline", "--sql-build", "99.0.1000.1", "--catalog", Catalog(root));
-            run.Cli("resolve", file, "--symbols", cache, "--offline", "--resolved-input", "--frame-style", "resolver");
-            run.Cli("resolve", file, "--symbols", cache, "--offline", "--modules", modules, "--binaries", cache, "--single-line");
-            run.Cli("resolve", file, "--symbols", cache, "--offline", "--modules", file);
-        });
+        return new FuzzTarget(
+            "text",
+            isText: true,
+            maxLength: 1 << 20,
+            seeds,
+            (seed, input, run) =>
+            {
+                string file = run.WriteInput("stacks.txt", input);
+                string cache = SymbolsCache(root);
+                run.Cli(
+                    "resolve",
+                    file,
+                    "--symbols",
+                    cache,
+                    "--offline",
+                    "--sql-build",
+                    "99.0.1000.1",
+                    "--catalog",
+                    Catalog(root)
+                );
+                run.Cli(
+                    "resolve",
+                    file,
+                    "--symbols",
+                    cache,
+                    "--offline",
+                    "--resolved-input",
+                    "--frame-style",
+                    "resolver"
+                );
+                run.Cli(
+                    "resolve",
+                    file,
+                    "--symbols",
+                    cache,
+                    "--offline",
+                    "--modules",
+                    modules,
+                    "--binaries",
+                    cache,
+                    "--single-line"
+                );
+                run.Cli("resolve", file, "--symbols", cache, "--offline", "--modules", file);
+            }
+        );
     }
 
     /// <summary>
@@ -264,23 +447,43 @@ public sealed class FuzzTarget
             .. HistogramSamples
                 .SelectMany(d => Directory.GetFiles(P(root, "sample-xel", d), "*.xml").Order(StringComparer.Ordinal))
                 .Select(f => Seed(Path.GetFileNameWithoutExtension(f), f)),
-            .. Directory.GetFiles(P(root, "XeAnalyzer.Tests", "TestData", "text"),
-                "*.xml").Order(StringComparer.Ordinal).Select(f => Seed(Path.GetFileNameWithoutExtension(f), f)),
+            .. Directory
+                .GetFiles(P(root, "XeAnalyzer.Tests", "TestData", "text"), "*.xml")
+                .Order(StringComparer.Ordinal)
+                .Select(f => Seed(Path.GetFileNameWithoutExtension(f), f)),
         ];
-        return new FuzzTarget("values", isText: true, maxLength: 1 << 20, seeds, (seed, input, run) =>
-        {
-            string file = run.WriteInput("target.xml", input);
-            string cache = SymbolsCache(root);
-            run.Cli("info", file);
-            run.Cli("events", file, "--format", "csv");
-            run.Cli("waits", file);
-            run.Cli("latches", file);
-            run.Cli("memory", file);
-            run.Cli("histogram", file);
-            run.Cli("stacks", file, "--symbols", cache, "--binaries", cache, "--offline", "--weight", "duration",
-                "--format", "folded");
-            run.Cli("report", file, "-o", run.Folder("report"), "--symbols", cache, "--offline");
-        }, (seed, other, random) => Mutator.MutateNumbers(seed, other, random, 1 << 20));
+        return new FuzzTarget(
+            "values",
+            isText: true,
+            maxLength: 1 << 20,
+            seeds,
+            (seed, input, run) =>
+            {
+                string file = run.WriteInput("target.xml", input);
+                string cache = SymbolsCache(root);
+                run.Cli("info", file);
+                run.Cli("events", file, "--format", "csv");
+                run.Cli("waits", file);
+                run.Cli("latches", file);
+                run.Cli("memory", file);
+                run.Cli("histogram", file);
+                run.Cli(
+                    "stacks",
+                    file,
+                    "--symbols",
+                    cache,
+                    "--binaries",
+                    cache,
+                    "--offline",
+                    "--weight",
+                    "duration",
+                    "--format",
+                    "folded"
+                );
+                run.Cli("report", file, "-o", run.Folder("report"), "--symbols", cache, "--offline");
+            },
+            (seed, other, random) => Mutator.MutateNumbers(seed, other, random, 1 << 20)
+        );
     }
 
     /// <summary>
@@ -292,45 +495,77 @@ public sealed class FuzzTarget
         FuzzSeed[] seeds =
         [
             Seed("fixture", Catalog(root)),
-            new FuzzSeed("published",
-                Encoding.UTF8.GetBytes(string.Concat(XeAnalyzer.Symbols.Catalog.SqlBuildCatalog.Embedded.Builds
-                .Where(b => b.BuildNumber is "13.0.4001.0" or "10.50.6520.0" or "10.50.6542.0")
-                .Select(b => XeAnalyzer.Symbols.Catalog.SqlBuildCatalog.ToJsonLine(b) + "\n")))),
+            new FuzzSeed(
+                "published",
+                Encoding.UTF8.GetBytes(
+                    string.Concat(
+                        XeAnalyzer
+                            .Symbols.Catalog.SqlBuildCatalog.Embedded.Builds.Where(b =>
+                                b.BuildNumber is "13.0.4001.0" or "10.50.6520.0" or "10.50.6542.0"
+                            )
+                            .Select(b => XeAnalyzer.Symbols.Catalog.SqlBuildCatalog.ToJsonLine(b) + "\n")
+                    )
+                )
+            ),
         ];
-        return new FuzzTarget("catalog", isText: true, maxLength: 1 << 20, seeds, (seed, input, run) =>
-        {
-            string file = run.WriteInput("catalog.json", input);
-            string frames = run.WriteInput("frames.txt", "sqldk+0x40609\nsqlmin.dll+0x11e9\n"u8.ToArray());
-            string empty = run.Folder("empty");
-            run.Library("SqlBuildCatalog", () =>
+        return new FuzzTarget(
+            "catalog",
+            isText: true,
+            maxLength: 1 << 20,
+            seeds,
+            (seed, input, run) =>
             {
-                using var reader = new StringReader(Encoding.UTF8.GetString(input));
-                XeAnalyzer.Symbols.Catalog.SqlBuildCatalog c = XeAnalyzer.Symbols.Catalog.SqlBuildCatalog.Read(reader,
-                    "catalog.json");
-                foreach (XeAnalyzer.Symbols.Catalog.SqlBuildInfo b in c.Builds.Take(50))
+                string file = run.WriteInput("catalog.json", input);
+                string frames = run.WriteInput("frames.txt", "sqldk+0x40609\nsqlmin.dll+0x11e9\n"u8.ToArray());
+                string empty = run.Folder("empty");
+                run.Library(
+                    "SqlBuildCatalog",
+                    () =>
+                    {
+                        using var reader = new StringReader(Encoding.UTF8.GetString(input));
+                        XeAnalyzer.Symbols.Catalog.SqlBuildCatalog c = XeAnalyzer.Symbols.Catalog.SqlBuildCatalog.Read(
+                            reader,
+                            "catalog.json"
+                        );
+                        foreach (XeAnalyzer.Symbols.Catalog.SqlBuildInfo b in c.Builds.Take(50))
+                        {
+                            // Find takes build numbers only (ArgumentException otherwise, as documented); an entry may
+                            // hold any text.
+                            _ =
+                                (b.Version is null ? null : c.Find(b.BuildNumber, b.MachineType).Status)
+                                + b.DisplayName
+                                + XeAnalyzer.Symbols.Catalog.SqlBuildCatalog.ToJsonLine(b);
+                        }
+                    }
+                );
+                run.Cli("symbols", "catalog", "list", "--catalog", file);
+                foreach (string build in CatalogBuilds)
                 {
-                    // Find takes build numbers only (ArgumentException otherwise, as documented); an entry may hold any
-                    // text.
-                    _ = (b.Version is null ? null : c.Find(b.BuildNumber, b.MachineType).Status) + b.DisplayName
-                        + XeAnalyzer.Symbols.Catalog.SqlBuildCatalog.ToJsonLine(b);
+                    run.Cli("symbols", "catalog", "show", build, "--catalog", file);
+                    run.Cli(
+                        "resolve",
+                        frames,
+                        "--sql-build",
+                        build,
+                        "--catalog",
+                        file,
+                        "--symbols",
+                        empty,
+                        "--offline"
+                    );
                 }
-            });
-            run.Cli("symbols", "catalog", "list", "--catalog", file);
-            foreach (string build in CatalogBuilds)
-            {
-                run.Cli("symbols", "catalog", "show", build, "--catalog", file);
-                run.Cli("resolve", frames, "--sql-build", build, "--catalog", file, "--symbols", empty, "--offline");
-            }
 
-            // The same file as the per-user catalog, which every lookup reads unasked.
-            run.WithUserFolders(() =>
-            {
-                string user = XeAnalyzer.Symbols.Catalog.SqlBuildCatalog.GetUserCatalogPath();
-                run.WriteFile(user, input);
-                run.Cli("resolve", frames, "--sql-build", "13.0.4001.0", "--symbols", empty, "--offline");
-                run.Cli("symbols", "catalog", "list");
-            });
-        }, (seed, other, random) => Mutator.MutateJsonValues(seed, other, random, 1 << 20));
+                // The same file as the per-user catalog, which every lookup reads unasked.
+                run.WithUserFolders(() =>
+                {
+                    string user = XeAnalyzer.Symbols.Catalog.SqlBuildCatalog.GetUserCatalogPath();
+                    run.WriteFile(user, input);
+                    run.Cli("resolve", frames, "--sql-build", "13.0.4001.0", "--symbols", empty, "--offline");
+                    run.Cli("symbols", "catalog", "list");
+                });
+            },
+            (seed, other, random) => Mutator.MutateJsonValues(seed, other, random, 1 << 20)
+        );
     }
 
     /// <summary>
@@ -339,29 +574,76 @@ public sealed class FuzzTarget
     /// </summary>
     private static FuzzTarget Rsds(string root)
     {
-        string DllOf(string module) => Directory.GetFiles(P(root, "symbols-cache", module + ".dll"), module + ".dll",
-            SearchOption.AllDirectories).Single();
-        FuzzSeed[] seeds = [Seed("sqldk", DllOf("sqldk")), Seed("sqlTsEs", DllOf("sqlTsEs")), Seed("sqlmin",
-            DllOf("sqlmin"))];
-        return new FuzzTarget("rsds", isText: false, maxLength: 1 << 20, seeds, (seed, input, run) =>
-        {
-            string bin = run.Folder("bin");
-            run.WriteFile(Path.Combine(bin, seed.Name + ".dll"), input);
-            string catalog = Path.Combine(run.Folder("catalog"), "catalog.json");
-            string cache = SymbolsCache(root);
-            if (run.Cli("symbols", "catalog", "add", "--binaries", bin, "--sql-build", "16.0.1.0", "--catalog",
-                catalog) == 0)
+        string DllOf(string module) =>
+            Directory
+                .GetFiles(P(root, "symbols-cache", module + ".dll"), module + ".dll", SearchOption.AllDirectories)
+                .Single();
+        FuzzSeed[] seeds =
+        [
+            Seed("sqldk", DllOf("sqldk")),
+            Seed("sqlTsEs", DllOf("sqlTsEs")),
+            Seed("sqlmin", DllOf("sqlmin")),
+        ];
+        return new FuzzTarget(
+            "rsds",
+            isText: false,
+            maxLength: 1 << 20,
+            seeds,
+            (seed, input, run) =>
             {
-                run.Cli("symbols", "catalog", "show", "16.0.1.0", "--catalog", catalog);
-                string frames = run.WriteInput("frames.txt", Encoding.UTF8.GetBytes(seed.Name + "+0x11e9\n"
-                    + seed.Name + ".dll+0x1000\n"));
-                run.Cli("resolve", frames, "--sql-build", "16.0.1.0", "--catalog", catalog, "--symbols", cache,
-                    "--offline");
-            }
+                string bin = run.Folder("bin");
+                run.WriteFile(Path.Combine(bin, seed.Name + ".dll"), input);
+                string catalog = Path.Combine(run.Folder("catalog"), "catalog.json");
+                string cache = SymbolsCache(root);
+                if (
+                    run.Cli(
+                        "symbols",
+                        "catalog",
+                        "add",
+                        "--binaries",
+                        bin,
+                        "--sql-build",
+                        "16.0.1.0",
+                        "--catalog",
+                        catalog
+                    ) == 0
+                )
+                {
+                    run.Cli("symbols", "catalog", "show", "16.0.1.0", "--catalog", catalog);
+                    string frames = run.WriteInput(
+                        "frames.txt",
+                        Encoding.UTF8.GetBytes(seed.Name + "+0x11e9\n" + seed.Name + ".dll+0x1000\n")
+                    );
+                    run.Cli(
+                        "resolve",
+                        frames,
+                        "--sql-build",
+                        "16.0.1.0",
+                        "--catalog",
+                        catalog,
+                        "--symbols",
+                        cache,
+                        "--offline"
+                    );
+                }
 
-            run.Cli("symbols", "catalog", "add", "--binaries", bin, "--sql-build", "16.0.2.0", "--all-modules",
-                "--machine", "x64", "--catalog", catalog);
-        }, (seed, other, random) => Mutator.MutateRsds(seed, other, random, 1 << 20));
+                run.Cli(
+                    "symbols",
+                    "catalog",
+                    "add",
+                    "--binaries",
+                    bin,
+                    "--sql-build",
+                    "16.0.2.0",
+                    "--all-modules",
+                    "--machine",
+                    "x64",
+                    "--catalog",
+                    catalog
+                );
+            },
+            (seed, other, random) => Mutator.MutateRsds(seed, other, random, 1 << 20)
+        );
     }
 
     /// <summary>
@@ -371,15 +653,24 @@ public sealed class FuzzTarget
     /// </summary>
     private static FuzzTarget Args(string root)
     {
-        FuzzSeed[] seeds = [.. Directory.GetFiles(P(root, "XeAnalyzer.Fuzz", "seeds", "args"),
-            "*.txt").Order(StringComparer.Ordinal).Select(f => Seed(Path.GetFileNameWithoutExtension(f), f))];
+        FuzzSeed[] seeds =
+        [
+            .. Directory
+                .GetFiles(P(root, "XeAnalyzer.Fuzz", "seeds", "args"), "*.txt")
+                .Order(StringComparer.Ordinal)
+                .Select(f => Seed(Path.GetFileNameWithoutExtension(f), f)),
+        ];
         (string Name, string Source)[] inputs =
         [
             ("latch.xel", P(root, "XeAnalyzer.Tests", "TestData", "xel", "latch.xel")),
-            ("histogram.xml", P(root, "sample-xel", "latch_nesting_full_histogram",
-                "latch_nesting_full.histogram.xml")),
-            ("waits.xml", P(root, "sample-xel", "blob_storage_waits_histogram",
-                "blob_storage_waits.wait_type.histogram.xml")),
+            (
+                "histogram.xml",
+                P(root, "sample-xel", "latch_nesting_full_histogram", "latch_nesting_full.histogram.xml")
+            ),
+            (
+                "waits.xml",
+                P(root, "sample-xel", "blob_storage_waits_histogram", "blob_storage_waits.wait_type.histogram.xml")
+            ),
             ("maps.tsv", P(root, "sample-xel", "blob_storage_waits_histogram", "blob_storage_waits.map_values.tsv")),
             ("stacks.txt", P(root, "XeAnalyzer.Fuzz", "seeds", "text", "module_offset.txt")),
             ("modules.txt", P(root, "XeAnalyzer.Tests", "TestData", "text", "loaded_modules_crlf.txt")),
@@ -387,51 +678,117 @@ public sealed class FuzzTarget
         ];
         string[] tokens =
         [
-            "", " ", "--", "-", "--format", "--chart", "-o", "-q", "--quiet", "--help", "--version", "--bogus",
-                "--fromat", "-x", "--output=",
-            "--format=--chart", "--output=--out", "9223372036854775807", "9223372036854775808", "-1",
-                "-9223372036854775809", "1e999", "NaN",
-            "0", "--sql-build", "13.0.4001.0", "99.0.1000.1", "--top", "--min-count", "--limit", "--jobs",
-                "--reorder-window", "--reorder-max",
-            "--symbol-timeout", "--outlier-threshold", "--row-group-size", "--where", "=", "a=", "=b", "opcode=End",
-                "--from", "--to",
-            "9999-12-31T23:59:59", "0001-01-01", "2024-02-30", "--event", "latch_acquired", "--modules", "--binaries",
-                "--catalog", "--series",
-            "--map-values", "--map", "--symbols", "--frame-style", "--lines", "--weight", "duration", "latch.xel",
-                "histogram.xml", "stacks.txt",
-            "out", "out.csv", "@missing.rsp", "x\ty", "--skip-corrupt", "--machine", "x86", "cache", "*.xel", "info",
-                "stacks",
+            "",
+            " ",
+            "--",
+            "-",
+            "--format",
+            "--chart",
+            "-o",
+            "-q",
+            "--quiet",
+            "--help",
+            "--version",
+            "--bogus",
+            "--fromat",
+            "-x",
+            "--output=",
+            "--format=--chart",
+            "--output=--out",
+            "9223372036854775807",
+            "9223372036854775808",
+            "-1",
+            "-9223372036854775809",
+            "1e999",
+            "NaN",
+            "0",
+            "--sql-build",
+            "13.0.4001.0",
+            "99.0.1000.1",
+            "--top",
+            "--min-count",
+            "--limit",
+            "--jobs",
+            "--reorder-window",
+            "--reorder-max",
+            "--symbol-timeout",
+            "--outlier-threshold",
+            "--row-group-size",
+            "--where",
+            "=",
+            "a=",
+            "=b",
+            "opcode=End",
+            "--from",
+            "--to",
+            "9999-12-31T23:59:59",
+            "0001-01-01",
+            "2024-02-30",
+            "--event",
+            "latch_acquired",
+            "--modules",
+            "--binaries",
+            "--catalog",
+            "--series",
+            "--map-values",
+            "--map",
+            "--symbols",
+            "--frame-style",
+            "--lines",
+            "--weight",
+            "duration",
+            "latch.xel",
+            "histogram.xml",
+            "stacks.txt",
+            "out",
+            "out.csv",
+            "@missing.rsp",
+            "x\ty",
+            "--skip-corrupt",
+            "--machine",
+            "x86",
+            "cache",
+            "*.xel",
+            "info",
+            "stacks",
         ];
-        return new FuzzTarget("args", isText: true, maxLength: 1 << 16, seeds, (seed, input, run) =>
-        {
-            string cwd = run.Folder("cwd");
-            foreach ((string name, string source) in inputs)
+        return new FuzzTarget(
+            "args",
+            isText: true,
+            maxLength: 1 << 16,
+            seeds,
+            (seed, input, run) =>
             {
-                run.WriteFile(Path.Combine(cwd, name), File.ReadAllBytes(source));
-            }
+                string cwd = run.Folder("cwd");
+                foreach ((string name, string source) in inputs)
+                {
+                    run.WriteFile(Path.Combine(cwd, name), File.ReadAllBytes(source));
+                }
 
-            Directory.CreateDirectory(Path.Combine(cwd, "cache"));
-            List<string> args = [.. Mutator.Arguments(input)];
-            if (args.Count == 0 || args.Contains("\0"))
-            {
-                return;
-            }
+                Directory.CreateDirectory(Path.Combine(cwd, "cache"));
+                List<string> args = [.. Mutator.Arguments(input)];
+                if (args.Count == 0 || args.Contains("\0"))
+                {
+                    return;
+                }
 
-            // symbols fetch reads the network unless told not to; resolve - reads standard input, which may be a
-            // terminal.
-            int fetch = args.IndexOf("fetch");
-            if (fetch >= 0)
-            {
-                args.Insert(fetch + 1, "--offline");
-            }
+                // symbols fetch reads the network unless told not to; resolve - reads standard input, which may be a
+                // terminal.
+                int fetch = args.IndexOf("fetch");
+                if (fetch >= 0)
+                {
+                    args.Insert(fetch + 1, "--offline");
+                }
 
-            if (args[0] == "resolve")
-            {
-                args = [.. args.Select(a => a == "-" ? "stacks.txt" : a)];
-            }
+                if (args[0] == "resolve")
+                {
+                    args = [.. args.Select(a => a == "-" ? "stacks.txt" : a)];
+                }
 
-            run.WithUserFolders(() => run.CliIn(cwd, [.. args]));
-        }, (seed, other, random) => Mutator.MutateArguments(seed, other, random, tokens));
+                run.WithUserFolders(() => run.CliIn(cwd, [.. args]));
+            },
+            (seed, other, random) => Mutator.MutateArguments(seed, other, random, tokens)
+        );
     }
 
     private static string RvaFrames(FuzzSeed seed, params string[] rvas)
@@ -441,7 +798,11 @@ public sealed class FuzzTarget
         var sb = new StringBuilder();
         for (int i = 0; i < rvas.Length; i++)
         {
-            sb.Append(CultureInfo.InvariantCulture, $"<frame id=\"{i:00}\" pdb=\"{seed.PdbName}\" age=\"{id.Age}\" guid=\"{id.Guid.ToString().ToUpperInvariant()}\" module=\"{module}\" rva=\"{rvas[i]}\" />\n");
+            sb.Append(
+                CultureInfo.InvariantCulture,
+                $"<frame id=\"{i:00}\" pdb=\"{seed.PdbName}\" age=\"{id.Age}\" "
+                    + $"guid=\"{id.Guid.ToString().ToUpperInvariant()}\" module=\"{module}\" rva=\"{rvas[i]}\" />\n"
+            );
         }
 
         return sb.ToString();

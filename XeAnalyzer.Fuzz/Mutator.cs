@@ -4,22 +4,66 @@ using System.Text;
 namespace XeAnalyzer.Fuzz;
 
 /// <summary>
-/// Seeded mutations of a seed input: the same (seed input, <see cref="Random"/> state) gives the same bytes on every machine.
-/// Binary inputs get bit flips, "interesting" integers written over 1, 2, 4 or 8 aligned bytes (0, 1, max−1, max, sign edges, the
-/// file length and just past it), truncations (anywhere and at 512/4096-byte boundaries), chunk duplication, deletion, insertion
-/// and splices from another seed; text inputs additionally get line-level edits and hostile tokens.
+/// Seeded mutations of a seed input: the same (seed input, <see cref="Random"/> state) gives the same bytes on every
+/// machine. Binary inputs get bit flips, "interesting" integers written over 1, 2, 4 or 8 aligned bytes (0, 1, max−1,
+/// max, sign edges, the file length and just past it), truncations (anywhere and at 512/4096-byte boundaries), chunk
+/// duplication, deletion, insertion and splices from another seed; text inputs additionally get line-level edits and
+/// hostile tokens.
 /// </summary>
 public static class Mutator
 {
     private static readonly string[] TextTokens =
     [
-        "<", ">", "&", "&#x0;", "&#xFFFF;", "&#1114112;", "&lt;", "]]>", "<![CDATA[", "<!DOCTYPE x [<!ENTITY a \"aaaaaaaaaa\">]>", "&a;",
-        "0x", "0xFFFFFFFFFFFFFFFF", "0x10000000000000000", "+0x", "+0xFFFFFFFF", "-1", "99999999999999999999999", "!", "!!", "+",
-        "sqlmin.dll+0x", "sqlmin!", "sqlmin.dll!Ordinal", "Ordinal4294967296", "[ @ 0+0x0", "\t", "\r", "\n", "\0", "\uFFFD",
-        "<frame id=\"00\" pdb=\"sqlmin.pdb\" age=\"4294967295\" guid=\"9C072258-C838-1309-4C4C-44205044422E\" module=\"sqlmin.dll\" rva=\"0xFFFFFFFF\"/>",
-        "<Slot count=\"18446744073709551616\">", "<value>", "</value>", "<event name=\"latch_acquired\" package=\"sqlserver\" timestamp=\"\">",
-        "<data name=\"callstack\"><value>", "<action name=\"callstack\" package=\"package0\"><value>", "Slot_4294967295\t[count:-1]:",
-        "name\tbase_address", "sqlmin.dll\t0x", "\"", "'", ",", ";", "=", "..", "/", "\\",
+        "<",
+        ">",
+        "&",
+        "&#x0;",
+        "&#xFFFF;",
+        "&#1114112;",
+        "&lt;",
+        "]]>",
+        "<![CDATA[",
+        "<!DOCTYPE x [<!ENTITY a \"aaaaaaaaaa\">]>",
+        "&a;",
+        "0x",
+        "0xFFFFFFFFFFFFFFFF",
+        "0x10000000000000000",
+        "+0x",
+        "+0xFFFFFFFF",
+        "-1",
+        "99999999999999999999999",
+        "!",
+        "!!",
+        "+",
+        "sqlmin.dll+0x",
+        "sqlmin!",
+        "sqlmin.dll!Ordinal",
+        "Ordinal4294967296",
+        "[ @ 0+0x0",
+        "\t",
+        "\r",
+        "\n",
+        "\0",
+        "\uFFFD",
+        "<frame id=\"00\" pdb=\"sqlmin.pdb\" age=\"4294967295\" guid=\"9C072258-C838-1309-4C4C-44205044422E\" "
+            + "module=\"sqlmin.dll\" rva=\"0xFFFFFFFF\"/>",
+        "<Slot count=\"18446744073709551616\">",
+        "<value>",
+        "</value>",
+        "<event name=\"latch_acquired\" package=\"sqlserver\" timestamp=\"\">",
+        "<data name=\"callstack\"><value>",
+        "<action name=\"callstack\" package=\"package0\"><value>",
+        "Slot_4294967295\t[count:-1]:",
+        "name\tbase_address",
+        "sqlmin.dll\t0x",
+        "\"",
+        "'",
+        ",",
+        ";",
+        "=",
+        "..",
+        "/",
+        "\\",
     ];
 
     /// <summary>
@@ -27,23 +71,64 @@ public static class Mutator
     /// </summary>
     private static readonly string[] ExtremeNumbers =
     [
-        "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
-            "18446744073709551615",
-        "18446744073709551616", "99999999999999999999999999999", "4294967295", "4294967296", "2147483647",
-            "2147483648", "-1", "0",
-        "-0", "1e308", "1e309", "-1e999", "4.9e-324", "1.5", "NaN", "Infinity", "-Infinity", "0x7FFFFFFFFFFFFFFF",
-            "abc", "", " 12 ",
-        "1,000", "12abc", "+5",
+        "9223372036854775807",
+        "9223372036854775808",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "18446744073709551615",
+        "18446744073709551616",
+        "99999999999999999999999999999",
+        "4294967295",
+        "4294967296",
+        "2147483647",
+        "2147483648",
+        "-1",
+        "0",
+        "-0",
+        "1e308",
+        "1e309",
+        "-1e999",
+        "4.9e-324",
+        "1.5",
+        "NaN",
+        "Infinity",
+        "-Infinity",
+        "0x7FFFFFFFFFFFFFFF",
+        "abc",
+        "",
+        " 12 ",
+        "1,000",
+        "12abc",
+        "+5",
     ];
 
     /// <summary>JSON values a build catalog line may hold instead of the expected ones.</summary>
     private static readonly string[] JsonValues =
     [
-        "\"\\ud800\"", "\"\\udc00\\ud800\"", "\"a\\ud800b\"", "\"\"", "\" \"", "\"13.0.4001.0\"", "\"0\"",
-            "\"99999999999.0.0.0\"",
-        "\"2147483648.0.0.0\"", "\"-1.0\"", "\"x86\"", "\"arm64\"", "\"X64\"", "[]", "{}", "null", "true", "false",
-            "1e999", "-1",
-        "18446744073709551616", "[{}]", "[[[[[[[[[[[[]]]]]]]]]]]]", "\"\\u0000\"",
+        "\"\\ud800\"",
+        "\"\\udc00\\ud800\"",
+        "\"a\\ud800b\"",
+        "\"\"",
+        "\" \"",
+        "\"13.0.4001.0\"",
+        "\"0\"",
+        "\"99999999999.0.0.0\"",
+        "\"2147483648.0.0.0\"",
+        "\"-1.0\"",
+        "\"x86\"",
+        "\"arm64\"",
+        "\"X64\"",
+        "[]",
+        "{}",
+        "null",
+        "true",
+        "false",
+        "1e999",
+        "-1",
+        "18446744073709551616",
+        "[{}]",
+        "[[[[[[[[[[[[]]]]]]]]]]]]",
+        "\"\\u0000\"",
         "\"https://msdl.microsoft.com/download/symbols/a.pdb/0123456789abcdef0123456789abcdef2/a.pdb\"",
         "\"https://msdl.microsoft.com/download/symbols/a.pdb/0123456789abcdef0123456789abcdefFFFFFFFFF/a.pdb\"",
         "\"https://msdl.microsoft.com/download/symbols/..%2Fa.pdb/0123456789abcdef0123456789abcdef2/..%2Fa.pdb\"",
@@ -53,19 +138,45 @@ public static class Mutator
     /// <summary>
     /// Bytes that make a PDB name in an RSDS record unusable (separators, wildcards, control, non-ASCII).
     /// </summary>
-    private static readonly byte[] HostileNameBytes = [(byte)'/', (byte)'\\', (byte)':', (byte)'*', (byte)'?', 0x01,
-        0x1F, (byte)'.', (byte)' ', 0x7F, 0xC0, 0xFF];
+    private static readonly byte[] HostileNameBytes =
+    [
+        (byte)'/',
+        (byte)'\\',
+        (byte)':',
+        (byte)'*',
+        (byte)'?',
+        0x01,
+        0x1F,
+        (byte)'.',
+        (byte)' ',
+        0x7F,
+        0xC0,
+        0xFF,
+    ];
 
     /// <summary>Whole PDB names for an RSDS record (cut to the room the seed's name has).</summary>
-    private static readonly string[] HostilePdbNames = ["..\\..\\x.pdb", "C:\\b\\sqlmin.pdb", "/b/sqlmin.pdb", ".pdb",
-        "a", "x.pdb.exe", "con.pdb", "s*.pdb", " a.pdb"];
+    private static readonly string[] HostilePdbNames =
+    [
+        "..\\..\\x.pdb",
+        "C:\\b\\sqlmin.pdb",
+        "/b/sqlmin.pdb",
+        ".pdb",
+        "a",
+        "x.pdb.exe",
+        "con.pdb",
+        "s*.pdb",
+        " a.pdb",
+    ];
 
-    private static readonly System.Text.RegularExpressions.Regex XmlNumber =
-        new(@"(?<=>|="")-?[0-9][0-9.eE+-]*(?=<|"")", System.Text.RegularExpressions.RegexOptions.CultureInvariant);
+    private static readonly System.Text.RegularExpressions.Regex XmlNumber = new(
+        @"(?<=>|="")-?[0-9][0-9.eE+-]*(?=<|"")",
+        System.Text.RegularExpressions.RegexOptions.CultureInvariant
+    );
 
-    private static readonly System.Text.RegularExpressions.Regex JsonValue =
-        new(@"(?<=:)(""(?:[^""\\]|\\.)*""|-?[0-9][0-9.eE+-]*|true|false|null|\[\]|\{\})",
-            System.Text.RegularExpressions.RegexOptions.CultureInvariant);
+    private static readonly System.Text.RegularExpressions.Regex JsonValue = new(
+        @"(?<=:)(""(?:[^""\\]|\\.)*""|-?[0-9][0-9.eE+-]*|true|false|null|\[\]|\{\})",
+        System.Text.RegularExpressions.RegexOptions.CultureInvariant
+    );
 
     /// <summary>
     /// Target XML with 1 to 4 of its numbers (element values and attributes such as <c>count</c>) replaced by extreme
@@ -135,8 +246,10 @@ public static class Mutator
         for (int i = 0; i < count; i++)
         {
             int n = args.Count;
-            string token = random.Next(4) == 0 && others.Length > 0 ? others[random.Next(others.Length)]
-                : tokens[random.Next(tokens.Count)];
+            string token =
+                random.Next(4) == 0 && others.Length > 0
+                    ? others[random.Next(others.Length)]
+                    : tokens[random.Next(tokens.Count)];
             switch (random.Next(6))
             {
                 case 0 when n > 1:
@@ -173,14 +286,22 @@ public static class Mutator
         return text.EndsWith('\n') ? lines[..^1] : lines;
     }
 
-    private static byte[] ReplaceValues(byte[] seed, byte[] other, System.Text.RegularExpressions.Regex pattern,
-        string[] values, Random random, int maxLength)
+    private static byte[] ReplaceValues(
+        byte[] seed,
+        byte[] other,
+        System.Text.RegularExpressions.Regex pattern,
+        string[] values,
+        Random random,
+        int maxLength
+    )
     {
         ArgumentNullException.ThrowIfNull(seed);
         ArgumentNullException.ThrowIfNull(random);
         string text = Encoding.UTF8.GetString(seed);
         System.Text.RegularExpressions.Match[] found =
-            [.. pattern.Matches(text).Cast<System.Text.RegularExpressions.Match>()];
+        [
+            .. pattern.Matches(text).Cast<System.Text.RegularExpressions.Match>(),
+        ];
         if (found.Length == 0)
         {
             return Mutate(seed, other, isText: true, random, maxLength);
@@ -208,7 +329,8 @@ public static class Mutator
         return result.Length <= maxLength ? result : result[..maxLength];
     }
 
-    /// <summary>Applies 1 to 8 mutations chosen by <paramref name="random"/> to a copy of <paramref name="seed"/>.</summary>
+    /// <summary>Applies 1 to 8 mutations chosen by <paramref name="random"/> to a copy of
+    /// <paramref name="seed"/>.</summary>
     /// <param name="seed">The seed input.</param>
     /// <param name="other">Another seed of the same target, for splices.</param>
     /// <param name="isText">Whether line- and token-level text mutations may be used too.</param>
@@ -252,8 +374,12 @@ public static class Mutator
                 WriteInteger(data, random);
                 break;
             case 5 when n > 0:
-                // Truncate anywhere, or at a block boundary (where buffers, MSF blocks and headers end), or one byte either side.
-                int cut = random.Next(2) == 0 ? random.Next(n) : (random.Next(Math.Max(1, n / 512)) * 512) + random.Next(-1, 2);
+                // Truncate anywhere, or at a block boundary (where buffers, MSF blocks and headers end), or one byte
+                // either side.
+                int cut =
+                    random.Next(2) == 0
+                        ? random.Next(n)
+                        : (random.Next(Math.Max(1, n / 512)) * 512) + random.Next(-1, 2);
                 cut = Math.Clamp(cut, 0, n);
                 data.RemoveRange(cut, n - cut);
                 break;
@@ -279,7 +405,10 @@ public static class Mutator
                 data.AddRange(other.AsSpan(tail).ToArray());
                 break;
             case 10:
-                data.InsertRange(random.Next(n + 1), Encoding.UTF8.GetBytes(TextTokens[random.Next(TextTokens.Length)]));
+                data.InsertRange(
+                    random.Next(n + 1),
+                    Encoding.UTF8.GetBytes(TextTokens[random.Next(TextTokens.Length)])
+                );
                 break;
             case 11 when n > 0:
                 LineEdit(data, random, duplicate: true);
@@ -312,14 +441,36 @@ public static class Mutator
     private static void WriteInteger(List<byte> data, Random random)
     {
         int n = data.Count;
-        int width = random.Next(4) switch { 0 => 1, 1 => 2, 2 => 4, _ => 8 };
+        int width = random.Next(4) switch
+        {
+            0 => 1,
+            1 => 2,
+            2 => 4,
+            _ => 8,
+        };
         if (n < width)
         {
             return;
         }
 
         ulong max = width == 8 ? ulong.MaxValue : (1UL << (8 * width)) - 1;
-        ulong[] interesting = [0, 1, 2, max - 1, max, max >> 1, (max >> 1) + 1, (ulong)n, (ulong)n + 1, 0x200, 0x1000, 0x10000, 0xFFFF, 0x7FFF];
+        ulong[] interesting =
+        [
+            0,
+            1,
+            2,
+            max - 1,
+            max,
+            max >> 1,
+            (max >> 1) + 1,
+            (ulong)n,
+            (ulong)n + 1,
+            0x200,
+            0x1000,
+            0x10000,
+            0xFFFF,
+            0x7FFF,
+        ];
         ulong value = interesting[random.Next(interesting.Length)] & max;
         if (random.Next(4) == 0)
         {

@@ -28,7 +28,8 @@ internal static class CliRunner
         return (exit, o.ToString(), e.ToString());
     }
 
-    /// <summary>Runs <c>xeanalyze <paramref name="args"/></c> in-process with <paramref name="workingDirectory"/> as the current directory (restored afterwards).</summary>
+    /// <summary>Runs <c>xeanalyze <paramref name="args"/></c> in-process with <paramref name="workingDirectory"/> as
+    /// the current directory (restored afterwards).</summary>
     /// <returns>The exit code and everything written to stdout and stderr.</returns>
     public static (int Exit, string Out, string Err) RunIn(string workingDirectory, params string[] args)
     {
@@ -78,12 +79,16 @@ internal static class CliRunner
     /// </summary>
     /// <returns>The exit code and everything written to stdout and stderr.</returns>
     public static (int Exit, string Out, string Err) RunExecutableIn(
-        string workingDirectory, IReadOnlyDictionary<string, string> environment, params string[] args) =>
+        string workingDirectory,
+        IReadOnlyDictionary<string, string> environment,
+        params string[] args
+    ) =>
         PublishedBinary is null
             ? RunChild("dotnet", [CliDll, .. args], workingDirectory, environment)
             : RunChild(PublishedBinary, args, workingDirectory, environment);
 
-    /// <summary>Runs <c>dotnet xeanalyze.dll <paramref name="args"/></c> as a child process (no terminal: stdout and stderr are pipes).</summary>
+    /// <summary>Runs <c>dotnet xeanalyze.dll <paramref name="args"/></c> as a child process (no terminal: stdout and
+    /// stderr are pipes).</summary>
     /// <returns>The exit code and everything written to stdout and stderr.</returns>
     public static (int Exit, string Out, string Err) RunProcess(params string[] args) =>
         RunChild("dotnet", [CliDll, .. args], workingDirectory: null);
@@ -93,8 +98,11 @@ internal static class CliRunner
     /// the CLI writes) and stdin is closed at once, so the child sees no terminal and waits for no input.
     /// </summary>
     private static (int Exit, string Out, string Err) RunChild(
-        string fileName, IEnumerable<string> args, string? workingDirectory,
-        IReadOnlyDictionary<string, string>? environment = null)
+        string fileName,
+        IEnumerable<string> args,
+        string? workingDirectory,
+        IReadOnlyDictionary<string, string>? environment = null
+    )
     {
         var psi = new ProcessStartInfo(fileName)
         {

@@ -40,9 +40,9 @@ internal static class TestPaths
     public const string VectorCasePrefix = "vectors/";
 
     /// <summary>
-    /// The shared vectors' folder. When it is absent (a fresh clone elsewhere) the test is ignored with the reason, in CI too: the
-    /// vectors are optional data beside the checkout, the project's own tests run on committed fixtures, and <c>.ci/run</c> says
-    /// whether the vectors were there and how many tests were skipped for want of them.
+    /// The shared vectors' folder. When it is absent (a fresh clone elsewhere) the test is ignored with the reason, in
+    /// CI too: the vectors are optional data beside the checkout, the project's own tests run on committed fixtures,
+    /// and <c>.ci/run</c> says whether the vectors were there and how many tests were skipped for want of them.
     /// </summary>
     public static string RequireVectors()
     {
@@ -55,7 +55,8 @@ internal static class TestPaths
         return root!;
     }
 
-    /// <summary>The path of a shared vector file (see <see cref="RequireVectors"/> for a missing folder); a missing file fails the test.</summary>
+    /// <summary>The path of a shared vector file (see <see cref="RequireVectors"/> for a missing folder); a missing
+    /// file fails the test.</summary>
     public static string RequireVector(params string[] relative)
     {
         string path = Path.Combine([RequireVectors(), .. relative]);
@@ -69,9 +70,12 @@ internal static class TestPaths
     /// </summary>
     public static string VectorCase(params string[] relative) => VectorCasePrefix + string.Join('/', relative);
 
-    /// <summary>The path a test-case argument names: a <see cref="VectorCase"/> through <see cref="RequireVector"/>, anything else as is.</summary>
+    /// <summary>The path a test-case argument names: a <see cref="VectorCase"/> through <see cref="RequireVector"/>,
+    /// anything else as is.</summary>
     public static string ResolveCase(string argument) =>
-        argument.StartsWith(VectorCasePrefix, StringComparison.Ordinal) ? RequireVector(argument[VectorCasePrefix.Length..].Split('/')) : argument;
+        argument.StartsWith(VectorCasePrefix, StringComparison.Ordinal)
+            ? RequireVector(argument[VectorCasePrefix.Length..].Split('/'))
+            : argument;
 
     private static string FindRepoRoot()
     {

@@ -1,6 +1,7 @@
 namespace XeAnalyzer.Tests;
 
-/// <summary>The external-tool rule of <see cref="ToolRequirement"/> and the shared-vector case arguments of <see cref="TestPaths"/>, decided when a test runs.</summary>
+/// <summary>The external-tool rule of <see cref="ToolRequirement"/> and the shared-vector case arguments of
+/// <see cref="TestPaths"/>, decided when a test runs.</summary>
 public sealed class TestPathsTests
 {
     [TestCase(true, "true", "Run")]
@@ -21,7 +22,10 @@ public sealed class TestPathsTests
         Assert.That(TestPaths.ResolveCase(fixture), Is.EqualTo(fixture));
         if (TestPaths.Vectors is string root)
         {
-            Assert.That(TestPaths.ResolveCase(TestPaths.VectorCase("xel", "sqlhealth.xel")), Is.EqualTo(Path.Combine(root, "xel", "sqlhealth.xel")));
+            Assert.That(
+                TestPaths.ResolveCase(TestPaths.VectorCase("xel", "sqlhealth.xel")),
+                Is.EqualTo(Path.Combine(root, "xel", "sqlhealth.xel"))
+            );
         }
     }
 }

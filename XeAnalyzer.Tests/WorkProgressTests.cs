@@ -11,8 +11,8 @@ using XeAnalyzer.Tests.Symbols.Store;
 namespace XeAnalyzer.Tests;
 
 /// <summary>
-/// The library's progress callbacks (<see cref="WorkProgress"/>): what reading, exporting, stack symbolization and downloads report,
-/// and that asking for progress changes no result.
+/// The library's progress callbacks (<see cref="WorkProgress"/>): what reading, exporting, stack symbolization and
+/// downloads report, and that asking for progress changes no result.
 /// </summary>
 public sealed class WorkProgressTests
 {
@@ -39,14 +39,24 @@ public sealed class WorkProgressTests
 
         Assert.That(counted, Is.EqualTo(plain).And.EqualTo(40_000));
         WorkProgress[] r = reports.All;
-        Assert.That(r, Has.All.Matches<WorkProgress>(p => p.Kind == WorkKind.Reading && p.Item == capture && p.Total == size));
+        Assert.That(
+            r,
+            Has.All.Matches<WorkProgress>(p => p.Kind == WorkKind.Reading && p.Item == capture && p.Total == size)
+        );
         Assert.That(r[..^1], Has.All.Matches<WorkProgress>(p => !p.Finished));
         Assert.That(r[^1].Finished, Is.True);
         Assert.That(r[^2].Done, Is.EqualTo(size), "the whole file was read before the end");
-        Assert.That(r.Length, Is.GreaterThanOrEqualTo(4), "at least one report per MiB: " + string.Join(", ", r.Select(p => p.Done)));
+        Assert.That(
+            r.Length,
+            Is.GreaterThanOrEqualTo(4),
+            "at least one report per MiB: " + string.Join(", ", r.Select(p => p.Done))
+        );
         Assert.That(r.Select(p => p.Done), Is.Ordered, "never backwards");
-        Assert.That(r.Zip(r.Skip(1)).Take(r.Length - 3).Select(p => p.Second.Done - p.First.Done), Has.All.GreaterThanOrEqualTo(FileReadProgressStep).Or.EqualTo(0),
-            "throttled: steps of at least a MiB until the file's end is reported");
+        Assert.That(
+            r.Zip(r.Skip(1)).Take(r.Length - 3).Select(p => p.Second.Done - p.First.Done),
+            Has.All.GreaterThanOrEqualTo(FileReadProgressStep).Or.EqualTo(0),
+            "throttled: steps of at least a MiB until the file's end is reported"
+        );
     }
 
     [Test]
@@ -67,7 +77,10 @@ public sealed class WorkProgressTests
         TerminalProgressTests.WriteLatchCapture(capture, events: 20_000);
         long size = new FileInfo(capture).Length;
         var reports = new Recorder();
-        XelExportResult a = XelParquetExporter.Export(CaptureSource.Open([capture], new CaptureReadOptions { Progress = reports }), _temp.File("pq-a"));
+        XelExportResult a = XelParquetExporter.Export(
+            CaptureSource.Open([capture], new CaptureReadOptions { Progress = reports }),
+            _temp.File("pq-a")
+        );
         XelExportResult b = XelParquetExporter.Export(CaptureSource.Open([capture]), _temp.File("pq-b"));
 
         WorkProgress[] r = reports.All;
@@ -75,7 +88,10 @@ public sealed class WorkProgressTests
         int[] ends = [.. r.Select((p, i) => (p, i)).Where(x => x.p.Finished).Select(x => x.i)];
         Assert.That(ends, Has.Length.EqualTo(2), "the layout read and the rows read");
         Assert.That(ends.Select(i => r[i - 1].Done), Has.All.EqualTo(size), "each read reaches the end of the file");
-        Assert.That(a.Tables.Select(t => File.ReadAllBytes(t.Path)), Is.EqualTo(b.Tables.Select(t => File.ReadAllBytes(t.Path))));
+        Assert.That(
+            a.Tables.Select(t => File.ReadAllBytes(t.Path)),
+            Is.EqualTo(b.Tables.Select(t => File.ReadAllBytes(t.Path)))
+        );
     }
 
     [Test]
@@ -86,10 +102,18 @@ public sealed class WorkProgressTests
         StackBucketResult with = Buckets(sample, reports);
         StackBucketResult without = Buckets(sample, null);
 
-        Assert.That(with.Buckets.Select(b => (b.Count, string.Join("|", b.Frames))), Is.EqualTo(without.Buckets.Select(b => (b.Count, string.Join("|", b.Frames)))));
+        Assert.That(
+            with.Buckets.Select(b => (b.Count, string.Join("|", b.Frames))),
+            Is.EqualTo(without.Buckets.Select(b => (b.Count, string.Join("|", b.Frames))))
+        );
         WorkProgress[] r = reports.All;
         Assert.That(r, Is.Not.Empty);
-        Assert.That(r, Has.All.Matches<WorkProgress>(p => p.Kind == WorkKind.Resolving && p.Item.Contains("latch_nesting_full", StringComparison.Ordinal)));
+        Assert.That(
+            r,
+            Has.All.Matches<WorkProgress>(p =>
+                p.Kind == WorkKind.Resolving && p.Item.Contains("latch_nesting_full", StringComparison.Ordinal)
+            )
+        );
         Assert.That(r[^1].Finished, Is.True);
         Assert.That(r[^1].Done, Is.EqualTo(r[^1].Total).And.GreaterThan(0));
     }
@@ -106,13 +130,24 @@ public sealed class WorkProgressTests
             server.Files[name + "/" + StoreFixtures.IdentityA.Key + "/" + name] = pdb;
             var reports = new Recorder();
             string cache = Path.Combine(sandbox, "cache");
-            using var locator = new SymbolLocator(SymbolPath.Parse("srv*" + cache + "*" + server.BaseUrl),
-                new SymbolStoreOptions { DefaultCacheDirectory = cache, RetryDelay = TimeSpan.FromMilliseconds(10), DownloadProgress = reports });
+            using var locator = new SymbolLocator(
+                SymbolPath.Parse("srv*" + cache + "*" + server.BaseUrl),
+                new SymbolStoreOptions
+                {
+                    DefaultCacheDirectory = cache,
+                    RetryDelay = TimeSpan.FromMilliseconds(10),
+                    DownloadProgress = reports,
+                }
+            );
             Assert.That(locator.LocatePdb(name, StoreFixtures.IdentityA).IsVerified, Is.True);
 
             WorkProgress[] r = reports.All;
             Assert.That(r, Has.All.Matches<WorkProgress>(p => p.Kind == WorkKind.Downloading && p.Item == name));
-            Assert.That(r[0], Is.EqualTo(new WorkProgress(WorkKind.Downloading, name, 0, pdb.Length, false)), "the body starts, with its declared length");
+            Assert.That(
+                r[0],
+                Is.EqualTo(new WorkProgress(WorkKind.Downloading, name, 0, pdb.Length, false)),
+                "the body starts, with its declared length"
+            );
             Assert.That(r[^1].Finished, Is.True);
         }
         finally
@@ -125,14 +160,18 @@ public sealed class WorkProgressTests
 
     private static StackBucketResult Buckets(string sample, IProgress<WorkProgress>? progress)
     {
-        using var resolver = new CallstackResolver(new CallstackResolverOptions
-        {
-            SymbolPath = SymbolPath.Parse(TestPaths.SymbolsCache),
-            Offline = true,
-            Binaries = ModuleBinaries.Scan([TestPaths.SymbolsCache]),
-            Progress = progress,
-        });
-        return new StackBucketAnalysis().Analyze(CaptureSource.Open([sample]), new AnalysisContext(resolver: resolver)).Result;
+        using var resolver = new CallstackResolver(
+            new CallstackResolverOptions
+            {
+                SymbolPath = SymbolPath.Parse(TestPaths.SymbolsCache),
+                Offline = true,
+                Binaries = ModuleBinaries.Scan([TestPaths.SymbolsCache]),
+                Progress = progress,
+            }
+        );
+        return new StackBucketAnalysis()
+            .Analyze(CaptureSource.Open([sample]), new AnalysisContext(resolver: resolver))
+            .Result;
     }
 
     /// <summary>Records reports as they are made (synchronously, unlike <see cref="Progress{T}"/>).</summary>

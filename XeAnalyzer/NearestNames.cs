@@ -18,10 +18,17 @@ internal static class NearestNames
         ArgumentNullException.ThrowIfNull(word);
         ArgumentNullException.ThrowIfNull(names);
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(count);
-        return [.. names.Distinct(StringComparer.Ordinal)
-            .Select((n, i) => (Name: n, Distance: Distance(word, n), Prefix: CommonPrefix(word, n), Index: i))
-            .OrderBy(c => c.Distance).ThenByDescending(c => c.Prefix).ThenBy(c => c.Index)
-            .Take(count).Select(c => c.Name)];
+        return
+        [
+            .. names
+                .Distinct(StringComparer.Ordinal)
+                .Select((n, i) => (Name: n, Distance: Distance(word, n), Prefix: CommonPrefix(word, n), Index: i))
+                .OrderBy(c => c.Distance)
+                .ThenByDescending(c => c.Prefix)
+                .ThenBy(c => c.Index)
+                .Take(count)
+                .Select(c => c.Name),
+        ];
     }
 
     private static int CommonPrefix(string a, string b)
@@ -60,8 +67,10 @@ internal static class NearestNames
             for (int j = 1; j <= b.Length; j++)
             {
                 int cost = a[i - 1] == b[j - 1] ? 0 : 1;
-                int best = Math.Min(Math.Min(d[((i - 1) * w) + j] + 1, d[(i * w) + j - 1] + 1), d[((i - 1) * w)
-                    + j - 1] + cost);
+                int best = Math.Min(
+                    Math.Min(d[((i - 1) * w) + j] + 1, d[(i * w) + j - 1] + 1),
+                    d[((i - 1) * w) + j - 1] + cost
+                );
                 if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
                 {
                     best = Math.Min(best, d[((i - 2) * w) + j - 2] + 1);

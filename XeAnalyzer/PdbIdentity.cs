@@ -10,7 +10,8 @@ namespace XeAnalyzer;
 /// <param name="Age">The age (the DBI stream's age for a PDB file; the RSDS age for an image).</param>
 public readonly record struct PdbIdentity(Guid Guid, int Age)
 {
-    /// <summary>The symbol-store directory key: 32 upper-case hex digits of the GUID, then the age in hex (<c>92902AE48DBB67D84C4C44205044422E1</c>).</summary>
+    /// <summary>The symbol-store directory key: 32 upper-case hex digits of the GUID, then the age in hex
+    /// (<c>92902AE48DBB67D84C4C44205044422E1</c>).</summary>
     public string Key => Guid.ToString("N").ToUpperInvariant() + Age.ToString("X", CultureInfo.InvariantCulture);
 
     /// <summary>The GUID and age as people write them: <c>{GUID}/age</c> with the age in decimal.</summary>

@@ -33,7 +33,16 @@ public sealed class AnalysisCliTests
         {
             for (int i = 0; i < n; i++)
             {
-                events.Add(_c.Acquire(At(us++), "NESTING_TRANSACTION_FULL", LatchA, scheduler: withScheduler ? sched : null, worker: 0x100UL + (ulong)sched, seq: ++seq));
+                events.Add(
+                    _c.Acquire(
+                        At(us++),
+                        "NESTING_TRANSACTION_FULL",
+                        LatchA,
+                        scheduler: withScheduler ? sched : null,
+                        worker: 0x100UL + (ulong)sched,
+                        seq: ++seq
+                    )
+                );
             }
         }
 
@@ -47,15 +56,17 @@ public sealed class AnalysisCliTests
     private string MemoryCapture(AnalysisCaptures c, string name = "mem.xel")
     {
         string path = _tmp.File(name);
-        c.WriteXel(path,
-        [
-            c.Alloc(At(2), 17, session: 52, seq: 4),
-            c.Free(At(1), 9, session: 51, seq: 3),
-            c.Alloc(At(0), 9, session: 51, seq: 1),
-            c.Free(At(4), 17, session: 52, seq: 6),
-            c.Alloc(At(1), 5, session: 51, seq: 2),
-            c.Free(At(3), 5, session: 51, seq: 5),
-        ]);
+        c.WriteXel(
+            path,
+            [
+                c.Alloc(At(2), 17, session: 52, seq: 4),
+                c.Free(At(1), 9, session: 51, seq: 3),
+                c.Alloc(At(0), 9, session: 51, seq: 1),
+                c.Free(At(4), 17, session: 52, seq: 6),
+                c.Alloc(At(1), 5, session: 51, seq: 2),
+                c.Free(At(3), 5, session: 51, seq: 5),
+            ]
+        );
         return path;
     }
 
@@ -63,13 +74,15 @@ public sealed class AnalysisCliTests
     {
         string path = _tmp.File("waits.xel");
         const ulong w = 0x000001D94E0A0160;
-        _c.WriteXel(path,
-        [
-            _c.Wait(At(11_200), "PAGEIOLATCH_SH", "Begin", 0, w, 6, 3),
-            _c.Wait(At(10_000), "PREEMPTIVE_HTTP_REQUEST", "End", 2, w, 6, 2, external: true),
-            _c.Wait(At(8_000), "PREEMPTIVE_HTTP_REQUEST", "Begin", 0, w, 6, 1, external: true),
-            _c.Wait(At(50_000), "PAGEIOLATCH_SH", "End", 39, w, 6, 4, signal: 1),
-        ]);
+        _c.WriteXel(
+            path,
+            [
+                _c.Wait(At(11_200), "PAGEIOLATCH_SH", "Begin", 0, w, 6, 3),
+                _c.Wait(At(10_000), "PREEMPTIVE_HTTP_REQUEST", "End", 2, w, 6, 2, external: true),
+                _c.Wait(At(8_000), "PREEMPTIVE_HTTP_REQUEST", "Begin", 0, w, 6, 1, external: true),
+                _c.Wait(At(50_000), "PAGEIOLATCH_SH", "End", 39, w, 6, 4, signal: 1),
+            ]
+        );
         return path;
     }
 
@@ -83,7 +96,10 @@ public sealed class AnalysisCliTests
         Assert.That(output, Does.Match(@"\n27 +17 .* yes\n"));
         Assert.That(output, Does.Match(@"\n24 +20 [^\n]*\n"));
         Assert.That(output, Does.Not.Match(@"\n24 +20 [^\n]*yes"));
-        Assert.That(output, Does.Contain("scheduler 27 (17 acquires, -15.0 % vs the median, -15.0 % vs the mean of its peers)"));
+        Assert.That(
+            output,
+            Does.Contain("scheduler 27 (17 acquires, -15.0 % vs the median, -15.0 % vs the mean of its peers)")
+        );
         Assert.That(output, Does.Contain("NESTING_TRANSACTION_FULL"));
     }
 
@@ -96,7 +112,10 @@ public sealed class AnalysisCliTests
         Assert.That(output, Is.Empty, "no report that could look like success");
         Assert.That(err, Does.StartWith("xeanalyze: The capture lacks what the latch analysis needs"));
         Assert.That(err, Does.Contain("sqlos.scheduler_id"));
-        Assert.That(err, Does.Contain("ALTER EVENT SESSION [your_session] ON SERVER DROP EVENT sqlserver.latch_acquired;"));
+        Assert.That(
+            err,
+            Does.Contain("ALTER EVENT SESSION [your_session] ON SERVER DROP EVENT sqlserver.latch_acquired;")
+        );
         Assert.That(err, Does.Contain("ADD EVENT sqlserver.latch_acquired"));
     }
 
@@ -122,7 +141,16 @@ public sealed class AnalysisCliTests
     [Test]
     public void Latches_FiltersByWhereOnMapKeyAndAction()
     {
-        (int exit, string output, string err) = CliRunner.Run("latches", LatchCapture(), "--where", "class=17", "--where", "scheduler_id=27", "--where", "scheduler_id=24");
+        (int exit, string output, string err) = CliRunner.Run(
+            "latches",
+            LatchCapture(),
+            "--where",
+            "class=17",
+            "--where",
+            "scheduler_id=27",
+            "--where",
+            "scheduler_id=24"
+        );
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(output, Does.Match(@"latch_acquired events: +37\n"));
     }
@@ -133,7 +161,16 @@ public sealed class AnalysisCliTests
         string path = LatchCapture();
         string chart = _tmp.File("latch.svg");
         string json = _tmp.File("latch.json");
-        (int exit, string output, string err) = CliRunner.Run("latches", path, "--format", "json", "-o", json, "--chart", chart);
+        (int exit, string output, string err) = CliRunner.Run(
+            "latches",
+            path,
+            "--format",
+            "json",
+            "-o",
+            json,
+            "--chart",
+            chart
+        );
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(output, Is.Empty);
         using JsonDocument doc = JsonDocument.Parse(File.ReadAllBytes(json));
@@ -146,7 +183,10 @@ public sealed class AnalysisCliTests
 
         (int csvExit, string csv, _) = CliRunner.Run("latches", path, "--format", "csv");
         Assert.That(csvExit, Is.EqualTo(0));
-        Assert.That(csv.Split('\n')[0], Is.EqualTo("scheduler_id,acquires,share,vs mean of all,vs mean of peers,vs median,outlier"));
+        Assert.That(
+            csv.Split('\n')[0],
+            Is.EqualTo("scheduler_id,acquires,share,vs mean of all,vs mean of peers,vs median,outlier")
+        );
         Assert.That(csv, Does.Contain("\n27,17,"));
 
         (int htmlExit, string html, _) = CliRunner.Run("latches", path, "--format", "html");
@@ -187,7 +227,12 @@ public sealed class AnalysisCliTests
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(output, Does.Match(@"peak pages allocated \(running total\): +22 pages"));
         string[] lines = File.ReadAllLines(series);
-        Assert.That(lines[0], Is.EqualTo("timestamp,event_sequence,event,session_id,memory_clerk_name,pages,session_running_total,running_total"));
+        Assert.That(
+            lines[0],
+            Is.EqualTo(
+                "timestamp,event_sequence,event,session_id,memory_clerk_name,pages,session_running_total,running_total"
+            )
+        );
         Assert.That(lines.Skip(1).Select(l => l.Split(',')[^1]), Is.EqualTo(new[] { "9", "14", "5", "22", "17", "0" }));
         Assert.That(lines[1], Is.EqualTo("2024-05-14T09:00:00.0000000Z,1,page_allocated,51,,9,9,9"));
     }
@@ -203,7 +248,13 @@ public sealed class AnalysisCliTests
         Assert.That(err, Does.Contain("has no numeric field 'number_pages'"));
         Assert.That(err, Does.Contain("page_count (uint64), memory_clerk_name (unicode_string), page_location (ptr)"));
 
-        (int ok, string okOut, string okErr) = CliRunner.Run("memory", path, "--pages-field", "page_count", "--by-clerk");
+        (int ok, string okOut, string okErr) = CliRunner.Run(
+            "memory",
+            path,
+            "--pages-field",
+            "page_count",
+            "--by-clerk"
+        );
         Assert.That(ok, Is.EqualTo(0), okErr);
         Assert.That(okOut, Does.Contain("MEMORYCLERK_SQLQERESERVATIONS"));
     }
@@ -214,14 +265,29 @@ public sealed class AnalysisCliTests
         (int exit, string output, string err) = CliRunner.Run("waits", WaitCapture(), "--format", "json");
         Assert.That(exit, Is.EqualTo(0), err);
         using JsonDocument doc = JsonDocument.Parse(output);
-        JsonElement[] tables = [.. doc.RootElement.GetProperty("sections").EnumerateArray()
-            .SelectMany(s => s.GetProperty("blocks").EnumerateArray())
-            .Where(b => b.GetProperty("type").GetString() == "table")];
+        JsonElement[] tables =
+        [
+            .. doc
+                .RootElement.GetProperty("sections")
+                .EnumerateArray()
+                .SelectMany(s => s.GetProperty("blocks").EnumerateArray())
+                .Where(b => b.GetProperty("type").GetString() == "table"),
+        ];
         JsonElement byType = tables.Single(t => t.GetProperty("title").GetString() == "Waits by wait type");
-        JsonElement page = byType.GetProperty("rows").EnumerateArray().Single(r => r[0].GetString() == "PAGEIOLATCH_SH");
+        JsonElement page = byType
+            .GetProperty("rows")
+            .EnumerateArray()
+            .Single(r => r[0].GetString() == "PAGEIOLATCH_SH");
         Assert.That((page[1].GetInt64(), page[2].GetInt64()), Is.EqualTo((1L, 39L)));
-        JsonElement preceded = tables.Single(t => t.GetProperty("title").GetString()!.StartsWith("Wait type that ended immediately before", StringComparison.Ordinal));
-        JsonElement row = preceded.GetProperty("rows").EnumerateArray().Single(r => r[0].GetString() == "PAGEIOLATCH_SH");
+        JsonElement preceded = tables.Single(t =>
+            t.GetProperty("title")
+                .GetString()!
+                .StartsWith("Wait type that ended immediately before", StringComparison.Ordinal)
+        );
+        JsonElement row = preceded
+            .GetProperty("rows")
+            .EnumerateArray()
+            .Single(r => r[0].GetString() == "PAGEIOLATCH_SH");
         Assert.That(row[1].GetString(), Is.EqualTo("PREEMPTIVE_HTTP_REQUEST"));
         Assert.That(row[3].GetDouble(), Is.EqualTo(1.0));
     }
@@ -268,7 +334,14 @@ public sealed class AnalysisCliTests
     public void Waits_FiltersByTime()
     {
         string path = WaitCapture();
-        (int exit, string output, string err) = CliRunner.Run("waits", path, "--from", "2024-05-14T09:00:00.020", "--to", "2024-05-14 09:00:01Z");
+        (int exit, string output, string err) = CliRunner.Run(
+            "waits",
+            path,
+            "--from",
+            "2024-05-14T09:00:00.020",
+            "--to",
+            "2024-05-14 09:00:01Z"
+        );
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(output, Does.Match(@"wait_info events: +1\n"));
         Assert.That(output, Does.Match(@"wait_info_external events: +0\n"));
@@ -280,7 +353,9 @@ public sealed class AnalysisCliTests
         var events = new List<XEvent>();
         for (int i = 0; i < 2000; i++)
         {
-            events.Add(_c.Acquire(At(i), "BUFFER", LatchA + (ulong)(i % 7), scheduler: i % 4, worker: 0x10, seq: (ulong)i + 1));
+            events.Add(
+                _c.Acquire(At(i), "BUFFER", LatchA + (ulong)(i % 7), scheduler: i % 4, worker: 0x10, seq: (ulong)i + 1)
+            );
         }
 
         string path = _tmp.File("cut.xel");
@@ -300,11 +375,20 @@ public sealed class AnalysisCliTests
     [Test]
     public void Analyses_StopWhenCancelled()
     {
-        XEvent[] events = [.. Enumerable.Range(0, 10_000).Select(i => _c.Wait(At(i), "LATCH_EX", "End", 1, 0x10, 1, (ulong)i + 1))];
+        XEvent[] events =
+        [
+            .. Enumerable.Range(0, 10_000).Select(i => _c.Wait(At(i), "LATCH_EX", "End", 1, 0x10, 1, (ulong)i + 1)),
+        ];
         using var cts = new CancellationTokenSource();
         cts.Cancel();
-        Assert.Throws<OperationCanceledException>(() => new XeAnalyzer.Analysis.WaitAnalysis().Analyze(events, cts.Token));
-        Assert.Throws<OperationCanceledException>(() => new XeAnalyzer.Analysis.LatchAnalysis().Analyze(events, cts.Token));
-        Assert.Throws<OperationCanceledException>(() => new XeAnalyzer.Analysis.MemoryAnalysis().Analyze(events, cts.Token));
+        Assert.Throws<OperationCanceledException>(() =>
+            new XeAnalyzer.Analysis.WaitAnalysis().Analyze(events, cts.Token)
+        );
+        Assert.Throws<OperationCanceledException>(() =>
+            new XeAnalyzer.Analysis.LatchAnalysis().Analyze(events, cts.Token)
+        );
+        Assert.Throws<OperationCanceledException>(() =>
+            new XeAnalyzer.Analysis.MemoryAnalysis().Analyze(events, cts.Token)
+        );
     }
 }

@@ -36,7 +36,11 @@ public sealed class AnalysisVectorTests
     public void Latches_ExitsFourNamingTheRingBufferEvents_ForOomRingBuffer()
     {
         string path = TestPaths.RequireVector("target-xml", "oom_ring_buffer.xml");
-        var names = TargetDataReader.ReadFile(path).OfType<TargetEvent>().GroupBy(e => e.Package + "." + e.Name).ToDictionary(g => g.Key, g => g.Count());
+        var names = TargetDataReader
+            .ReadFile(path)
+            .OfType<TargetEvent>()
+            .GroupBy(e => e.Package + "." + e.Name)
+            .ToDictionary(g => g.Key, g => g.Count());
 
         (int exit, string output, string err) = CliRunner.Run("latches", path);
         Assert.That(exit, Is.EqualTo(4));
@@ -67,7 +71,11 @@ public sealed class AnalysisVectorTests
                 }
                 else
                 {
-                    Assert.That(f.MapText is null ? v.ToString() : v.MapText, Is.EqualTo(f.MapText ?? f.ValueText), f.Name);
+                    Assert.That(
+                        f.MapText is null ? v.ToString() : v.MapText,
+                        Is.EqualTo(f.MapText ?? f.ValueText),
+                        f.Name
+                    );
                 }
             }
         }

@@ -6,12 +6,14 @@ using static XeAnalyzer.Tests.Analysis.AnalysisCaptures;
 
 namespace XeAnalyzer.Tests.Analysis;
 
-/// <summary>EventFilter and FieldCondition: map text and key, numbers, text, actions, OR/AND, time range and time parsing.</summary>
+/// <summary>EventFilter and FieldCondition: map text and key, numbers, text, actions, OR/AND, time range and time
+/// parsing.</summary>
 public sealed class EventFilterTests
 {
     private readonly AnalysisCaptures _c = new();
 
-    private static EventFilter Where(params string[] conditions) => new(conditions: conditions.Select(FieldCondition.Parse));
+    private static EventFilter Where(params string[] conditions) =>
+        new(conditions: conditions.Select(FieldCondition.Parse));
 
     [TestCase("class=NESTING_TRANSACTION_FULL", true)]
     [TestCase("class=nesting_transaction_full", true)]
@@ -35,7 +37,14 @@ public sealed class EventFilterTests
     [TestCase("no_such_field=1", false)]
     public void Matches_ComparesLatchFieldsAndActions(string condition, bool expected)
     {
-        XEvent e = _c.Acquire(At(0), "NESTING_TRANSACTION_FULL", 0x000001D96C3F2A58, scheduler: 27, worker: 0x10, seq: 1);
+        XEvent e = _c.Acquire(
+            At(0),
+            "NESTING_TRANSACTION_FULL",
+            0x000001D96C3F2A58,
+            scheduler: 27,
+            worker: 0x10,
+            seq: 1
+        );
         Assert.That(Where(condition).Matches(e), Is.EqualTo(expected));
     }
 
@@ -133,9 +142,19 @@ public sealed class EventFilterTests
     public void Matches_AndsOrderingConditionsOnOneName_SoTheyMakeARange()
     {
         XEvent[] waits = [.. new long[] { 3, 7, 12 }.Select(d => _c.Wait(At(0), "LATCH_EX", "End", d))];
-        Assert.That(waits.Select(Where("duration>=5", "duration<10").Matches), Is.EqualTo(new[] { false, true, false }));
-        Assert.That(waits.Select(Where("duration!=3", "duration!=12").Matches), Is.EqualTo(new[] { false, true, false }));
-        Assert.That(waits.Select(Where("duration=3", "duration=12").Matches), Is.EqualTo(new[] { true, false, true }), "= stays OR");
+        Assert.That(
+            waits.Select(Where("duration>=5", "duration<10").Matches),
+            Is.EqualTo(new[] { false, true, false })
+        );
+        Assert.That(
+            waits.Select(Where("duration!=3", "duration!=12").Matches),
+            Is.EqualTo(new[] { false, true, false })
+        );
+        Assert.That(
+            waits.Select(Where("duration=3", "duration=12").Matches),
+            Is.EqualTo(new[] { true, false, true }),
+            "= stays OR"
+        );
     }
 
     [Test]
@@ -204,7 +223,11 @@ public sealed class EventFilterTests
                 CultureInfo.CurrentCulture = CultureInfo.GetCultureInfo(culture);
                 DateTime t = EventFilter.ParseTime(text);
                 Assert.That(t.Kind, Is.EqualTo(DateTimeKind.Utc));
-                Assert.That(t.ToString("yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'", CultureInfo.InvariantCulture), Is.EqualTo(expected), culture);
+                Assert.That(
+                    t.ToString("yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'", CultureInfo.InvariantCulture),
+                    Is.EqualTo(expected),
+                    culture
+                );
             }
             finally
             {

@@ -11,9 +11,10 @@ using XeAnalyzer.Xel;
 namespace XeAnalyzer.Tests.Analysis;
 
 /// <summary>
-/// Values no capture should hold, built here: a ring_buffer event_sequence that is not a number, histogram slot counts that sum past
-/// 2^63 − 1, a <c>.xel</c> wait whose duration is 2^63 or more. Each gives its documented exit code and a message naming the file and
-/// the line or byte offset, never an internal error: bad input is refused (1), a value a total cannot hold is left out and counted (3).
+/// Values no capture should hold, built here: a ring_buffer event_sequence that is not a number, histogram slot counts
+/// that sum past 2^63 − 1, a <c>.xel</c> wait whose duration is 2^63 or more. Each gives its documented exit code and a
+/// message naming the file and the line or byte offset, never an internal error: bad input is refused (1), a value a
+/// total cannot hold is left out and counted (3).
 /// </summary>
 public sealed class HostileValueTests
 {
@@ -41,7 +42,9 @@ public sealed class HostileValueTests
     public void RingBufferEventSequence_NotANumber_IsRefusedByEveryCommand_NamingTheLine()
     {
         string xml = _tmp.File("ring.xml");
-        File.WriteAllText(xml, """
+        File.WriteAllText(
+            xml,
+            """
             <RingBufferTarget truncated="0" eventCount="1">
               <event name="wait_info" package="sqlos" timestamp="2024-05-14T12:15:03.6281418Z">
                 <data name="wait_type"><type name="wait_types" package="sqlos" /><value>66</value><text>PAGEIOLATCH_SH</text></data>
@@ -51,24 +54,33 @@ public sealed class HostileValueTests
                 <action name="event_sequence" package="package0"><type name="uint64" package="package0" /><value>abc</value></action>
               </event>
             </RingBufferTarget>
-            """);
+            """
+        );
 
-        // One rule where the XML becomes events: info and events refuse the file as the analyses must (an analysis that reads other
-        // events only, such as latches, skips this one by name before it is converted, as the .xel reader skips records).
+        // One rule where the XML becomes events: info and events refuse the file as the analyses must (an analysis that
+        // reads other events only, such as latches, skips this one by name before it is converted, as the .xel reader
+        // skips records).
         foreach (string command in new[] { "info", "events", "waits" })
         {
             AssertRefused(CliRunner.Run(command, xml), command, xml, "line 7", "package0.event_sequence", "'abc'");
         }
 
         AssertRefused(CliRunner.Run("report", xml, "-o", _tmp.File("report"), "--offline"), "report", xml, "line 7");
-        Assert.That(() => new WaitAnalysis().Analyze(CaptureSource.Open([xml])), Throws.InstanceOf<InvalidTextInputException>());
+        Assert.That(
+            () => new WaitAnalysis().Analyze(CaptureSource.Open([xml])),
+            Throws.InstanceOf<InvalidTextInputException>()
+        );
     }
 
     /// <summary>A callstack histogram whose two slots each count <paramref name="count"/> events.</summary>
     private static string TwoSlots(string count) =>
         "<HistogramTarget truncated=\"0\" buckets=\"256\">\n"
-        + "  <Slot count=\"" + count + "\">\n    <value>a.dll!f+0x1\na.dll!g+0x2</value>\n  </Slot>\n"
-        + "  <Slot count=\"" + count + "\">\n    <value>a.dll!h+0x1\na.dll!g+0x2</value>\n  </Slot>\n"
+        + "  <Slot count=\""
+        + count
+        + "\">\n    <value>a.dll!f+0x1\na.dll!g+0x2</value>\n  </Slot>\n"
+        + "  <Slot count=\""
+        + count
+        + "\">\n    <value>a.dll!h+0x1\na.dll!g+0x2</value>\n  </Slot>\n"
         + "</HistogramTarget>\n";
 
     [Test]
@@ -76,16 +88,18 @@ public sealed class HostileValueTests
     {
         string xml = _tmp.File("hist.xml");
         File.WriteAllText(xml, TwoSlots("9223372036854775000"));
-        foreach (string[] args in new[]
-        {
-            new[] { "stacks", xml, "--offline" },
-            ["stacks", xml, "--offline", "--format", "json"],
-            ["stacks", xml, "--offline", "--format", "svg"],
-            ["stacks", xml, "--offline", "--format", "folded"],
-            ["report", xml, "--offline", "-o", _tmp.File("report")],
-            ["info", xml],
-            ["histogram", xml],
-        })
+        foreach (
+            string[] args in new[]
+            {
+                new[] { "stacks", xml, "--offline" },
+                ["stacks", xml, "--offline", "--format", "json"],
+                ["stacks", xml, "--offline", "--format", "svg"],
+                ["stacks", xml, "--offline", "--format", "folded"],
+                ["report", xml, "--offline", "-o", _tmp.File("report")],
+                ["info", xml],
+                ["histogram", xml],
+            }
+        )
         {
             AssertRefused(CliRunner.Run(args), string.Join(' ', args[..2]), xml, "line 6", Max);
         }
@@ -98,7 +112,8 @@ public sealed class HostileValueTests
     [Test]
     public void HistogramsOfSeveralInputs_SummingPastTheRange_LeaveTheLaterSlotsOut_AndSaySo()
     {
-        // Each histogram's own counts fit; together they do not: the stack run keeps the first and counts the slots it left out.
+        // Each histogram's own counts fit; together they do not: the stack run keeps the first and counts the slots it
+        // left out.
         string first = _tmp.File("first.xml");
         string second = _tmp.File("second.xml");
         const long Each = 3_000_000_000_000_000_000;
@@ -111,8 +126,12 @@ public sealed class HostileValueTests
         Assert.That(err, Does.Not.Contain("internal error"));
         using (JsonDocument json = JsonDocument.Parse(output))
         {
-            JsonElement total = json.RootElement.GetProperty("sections")[0].GetProperty("blocks")[0].GetProperty("items")
-                .EnumerateArray().Single(i => i.GetProperty("key").GetString() == "total count");
+            JsonElement total = json
+                .RootElement.GetProperty("sections")[0]
+                .GetProperty("blocks")[0]
+                .GetProperty("items")
+                .EnumerateArray()
+                .Single(i => i.GetProperty("key").GetString() == "total count");
             Assert.That(total.GetProperty("value").GetInt64(), Is.EqualTo(3 * Each), "the first three slots, exactly");
         }
 
@@ -120,7 +139,11 @@ public sealed class HostileValueTests
         Assert.That(exit, Is.EqualTo(ExitCodes.Partial), err);
         Assert.That(err, Does.Not.Contain("internal error"));
 
-        (exit, output, err) = CliRunner.Run("histogram", ValueHistogram(_tmp.File("v1.xml"), Each), ValueHistogram(_tmp.File("v2.xml"), Each));
+        (exit, output, err) = CliRunner.Run(
+            "histogram",
+            ValueHistogram(_tmp.File("v1.xml"), Each),
+            ValueHistogram(_tmp.File("v2.xml"), Each)
+        );
         Assert.That(exit, Is.EqualTo(ExitCodes.Partial), err);
         Assert.That(err, Does.Contain("histogram slot(s) left out").And.Contain("v2.xml: line 1"));
     }
@@ -128,13 +151,20 @@ public sealed class HostileValueTests
     private static string ValueHistogram(string path, long each)
     {
         string c = each.ToString(CultureInfo.InvariantCulture);
-        File.WriteAllText(path, "<HistogramTarget truncated=\"0\" buckets=\"16\"><Slot count=\"" + c + "\"><value>120</value></Slot><Slot count=\"" + c + "\"><value>66</value></Slot></HistogramTarget>");
+        File.WriteAllText(
+            path,
+            "<HistogramTarget truncated=\"0\" buckets=\"16\"><Slot count=\""
+                + c
+                + "\"><value>120</value></Slot><Slot count=\""
+                + c
+                + "\"><value>66</value></Slot></HistogramTarget>"
+        );
         return path;
     }
 
     /// <summary>
-    /// A copy of the waits sample in which one End wait's duration has its top byte set (2^63 or more): the event, its original duration
-    /// and wait type, and where the copy is.
+    /// A copy of the waits sample in which one End wait's duration has its top byte set (2^63 or more): the event, its
+    /// original duration and wait type, and where the copy is.
     /// </summary>
     private (string Path, XEvent Wait, ulong Duration, string WaitType) WaitWithHugeDuration()
     {
@@ -181,14 +211,31 @@ public sealed class HostileValueTests
             (int exit, string output, string err) = CliRunner.Run(["waits", path, "--format", "csv", .. extra]);
             Assert.That(exit, Is.EqualTo(ExitCodes.Partial), err);
             Assert.That(err, Does.Not.Contain("internal error"));
-            Assert.That(err, Does.Contain("waits: 1 wait event(s) left out").And.Contain(path + ": byte offset " + wait.Source.Offset.ToString(CultureInfo.InvariantCulture)));
-            Assert.That(err, Does.Contain("duration " + (duration | (1UL << 63)).ToString("N0", CultureInfo.InvariantCulture)));
+            Assert.That(
+                err,
+                Does.Contain("waits: 1 wait event(s) left out")
+                    .And.Contain(path + ": byte offset " + wait.Source.Offset.ToString(CultureInfo.InvariantCulture))
+            );
+            Assert.That(
+                err,
+                Does.Contain("duration " + (duration | (1UL << 63)).ToString("N0", CultureInfo.InvariantCulture))
+            );
             Assert.That(err, Does.Contain("1 event(s) counted but left out"));
 
             // The generator's figures less the one wait left out.
             long waits = SampleData.Figure(figures, "wait." + waitType + ".waits") - 1;
             long total = SampleData.Figure(figures, "wait." + waitType + ".total_ms") - (long)duration;
-            Assert.That(output, Does.Contain(waitType + "," + waits.ToString(CultureInfo.InvariantCulture) + "," + total.ToString(CultureInfo.InvariantCulture) + ","));
+            Assert.That(
+                output,
+                Does.Contain(
+                    waitType
+                        + ","
+                        + waits.ToString(CultureInfo.InvariantCulture)
+                        + ","
+                        + total.ToString(CultureInfo.InvariantCulture)
+                        + ","
+                )
+            );
         }
 
         (int rexit, _, string rerr) = CliRunner.Run("report", path, "-o", _tmp.File("report"), "--offline");
@@ -206,18 +253,38 @@ public sealed class HostileValueTests
     public void StackBuckets_KeepAnEventWhoseDurationIsOutOfRange_WithoutThatDuration()
     {
         (string path, _, ulong duration, _) = WaitWithHugeDuration();
-        (int exit, string output, string err) = CliRunner.Run("stacks", path, "--offline", "--where", "opcode=End", "--format", "json");
+        (int exit, string output, string err) = CliRunner.Run(
+            "stacks",
+            path,
+            "--offline",
+            "--where",
+            "opcode=End",
+            "--format",
+            "json"
+        );
         Assert.That(exit, Is.EqualTo(ExitCodes.Ok), err);
-        Assert.That(err, Does.Contain("1 duration or signal_duration value(s) of bucketed events left out").And.Contain("duration "
-            + (duration | (1UL << 63)).ToString("N0", CultureInfo.InvariantCulture)));
+        Assert.That(
+            err,
+            Does.Contain("1 duration or signal_duration value(s) of bucketed events left out")
+                .And.Contain("duration " + (duration | (1UL << 63)).ToString("N0", CultureInfo.InvariantCulture))
+        );
 
-        // Every End wait of the sample is still bucketed: the count is the generator's, only the one duration is not summed.
+        // Every End wait of the sample is still bucketed: the count is the generator's, only the one duration is not
+        // summed.
         Dictionary<string, string> figures = SampleData.Figures(SampleData.Waits);
-        long ends = figures.Where(f => f.Key.StartsWith("wait.", StringComparison.Ordinal) && f.Key.EndsWith(".waits", StringComparison.Ordinal))
+        long ends = figures
+            .Where(f =>
+                f.Key.StartsWith("wait.", StringComparison.Ordinal)
+                && f.Key.EndsWith(".waits", StringComparison.Ordinal)
+            )
             .Sum(f => long.Parse(f.Value, CultureInfo.InvariantCulture));
         using JsonDocument json = JsonDocument.Parse(output);
-        JsonElement total = json.RootElement.GetProperty("sections")[0].GetProperty("blocks")[0].GetProperty("items")
-            .EnumerateArray().Single(i => i.GetProperty("key").GetString() == "total count");
+        JsonElement total = json
+            .RootElement.GetProperty("sections")[0]
+            .GetProperty("blocks")[0]
+            .GetProperty("items")
+            .EnumerateArray()
+            .Single(i => i.GetProperty("key").GetString() == "total count");
         Assert.That(total.GetProperty("value").GetInt64(), Is.EqualTo(ends));
     }
 
@@ -228,17 +295,30 @@ public sealed class HostileValueTests
         const long Big = 5_000_000_000_000_000_000;
         DateTime At(int i) => AnalysisCaptures.At(i);
 
-        IAnalysisResult memory = new MemoryAnalysis().Analyze([c.Alloc(At(0), Big, session: 53), c.Alloc(At(1), Big, session: 53), c.Free(At(2), 7, session: 53)]);
+        IAnalysisResult memory = new MemoryAnalysis().Analyze([
+            c.Alloc(At(0), Big, session: 53),
+            c.Alloc(At(1), Big, session: 53),
+            c.Free(At(2), 7, session: 53),
+        ]);
         var m = (MemoryAnalysisResult)memory;
-        Assert.That((m.AllocationEvents, m.PagesAllocated, m.FinalPages, m.PeakPages), Is.EqualTo((1L, Big, Big - 7, Big)));
+        Assert.That(
+            (m.AllocationEvents, m.PagesAllocated, m.FinalPages, m.PeakPages),
+            Is.EqualTo((1L, Big, Big - 7, Big))
+        );
         AssertLeftOut(memory, "page event(s)");
 
-        IAnalysisResult waits = new WaitAnalysis().Analyze([c.Wait(At(0), "LATCH_EX", "End", Big, worker: 1, scheduler: 1), c.Wait(At(1), "LATCH_EX", "End", Big, worker: 1, scheduler: 1)]);
+        IAnalysisResult waits = new WaitAnalysis().Analyze([
+            c.Wait(At(0), "LATCH_EX", "End", Big, worker: 1, scheduler: 1),
+            c.Wait(At(1), "LATCH_EX", "End", Big, worker: 1, scheduler: 1),
+        ]);
         WaitTypeStats w = ((WaitAnalysisResult)waits).ByWaitType.Single();
         Assert.That((w.Waits, w.TotalDurationMs), Is.EqualTo((1L, Big)));
         AssertLeftOut(waits, "wait event(s)");
 
-        IAnalysisResult latches = new LatchAnalysis().Analyze([c.Acquire(At(0), "BUFFER", 0x10, scheduler: 1, worker: 2), c.Release(At(1), "BUFFER", 0x10, worker: 2, duration: ulong.MaxValue)]);
+        IAnalysisResult latches = new LatchAnalysis().Analyze([
+            c.Acquire(At(0), "BUFFER", 0x10, scheduler: 1, worker: 2),
+            c.Release(At(1), "BUFFER", 0x10, worker: 2, duration: ulong.MaxValue),
+        ]);
         Assert.That(((LatchAnalysisResult)latches).ReleasedEvents, Is.Zero);
         AssertLeftOut(latches, "latch_released event(s)");
     }

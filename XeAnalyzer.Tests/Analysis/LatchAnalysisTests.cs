@@ -22,7 +22,9 @@ public sealed class LatchAnalysisTests
         int us = 0;
         for (int i = 0; i < 10; i++)
         {
-            events.Add(_c.Acquire(At(us++), "NESTING_TRANSACTION_FULL", LatchA, scheduler: 24, mode: i < 4 ? "SH" : "EX"));
+            events.Add(
+                _c.Acquire(At(us++), "NESTING_TRANSACTION_FULL", LatchA, scheduler: 24, mode: i < 4 ? "SH" : "EX")
+            );
             events.Add(_c.Acquire(At(us++), "NESTING_TRANSACTION_FULL", LatchA, scheduler: 26));
         }
 
@@ -36,7 +38,10 @@ public sealed class LatchAnalysisTests
 
         Assert.That(r.IsComplete, Is.True);
         Assert.That(r.AcquiredEvents, Is.EqualTo(28));
-        Assert.That(r.Schedulers.Select(s => (s.Key, s.Count)), Is.EqualTo(new[] { ("24", 10L), ("26", 10L), ("27", 8L) }));
+        Assert.That(
+            r.Schedulers.Select(s => (s.Key, s.Count)),
+            Is.EqualTo(new[] { ("24", 10L), ("26", 10L), ("27", 8L) })
+        );
         double mean = 28 / 3.0;
         Assert.That(r.MeanPerScheduler, Is.EqualTo(mean).Within(1e-12));
         GroupTally s27 = r.Schedulers[2];
@@ -47,9 +52,16 @@ public sealed class LatchAnalysisTests
         Assert.That(s27.IsOutlier, Is.True);
         Assert.That(r.Schedulers[0].DeviationFromPeerMean, Is.EqualTo((10 - 9.0) / 9.0).Within(1e-12));
         Assert.That(r.Schedulers[0].DeviationFromMedian, Is.Zero);
-        Assert.That(r.Outliers.Select(o => o.Key), Is.EqualTo(new[] { "27" }), "the median is the reference, so 27's peers are not flagged for being above 27");
+        Assert.That(
+            r.Outliers.Select(o => o.Key),
+            Is.EqualTo(new[] { "27" }),
+            "the median is the reference, so 27's peers are not flagged for being above 27"
+        );
 
-        Assert.That(r.Classes.Select(c => (c.Name, c.Count)), Is.EqualTo(new[] { ("NESTING_TRANSACTION_FULL", 26L), ("BUFFER", 2L) }));
+        Assert.That(
+            r.Classes.Select(c => (c.Name, c.Count)),
+            Is.EqualTo(new[] { ("NESTING_TRANSACTION_FULL", 26L), ("BUFFER", 2L) })
+        );
         Assert.That(r.Classes[1].Share, Is.EqualTo(2 / 28.0).Within(1e-12));
         Assert.That(r.Modes.Select(c => (c.Name, c.Count)), Is.EqualTo(new[] { ("EX", 24L), ("SH", 4L) }));
     }
@@ -72,13 +84,20 @@ public sealed class LatchAnalysisTests
         LatchAnalysisResult r = new LatchAnalysis().Analyze(events);
         Assert.That(r.Outliers.Select(o => o.Key), Is.EqualTo(new[] { "35" }));
         Assert.That(r.Outliers[0].DeviationFromPeerMean, Is.EqualTo((90 - 100.0) / 100.0).Within(1e-12));
-        Assert.That(new LatchAnalysis(new LatchAnalysisOptions { OutlierThreshold = 0.15 }).Analyze(events).Outliers, Is.Empty);
+        Assert.That(
+            new LatchAnalysis(new LatchAnalysisOptions { OutlierThreshold = 0.15 }).Analyze(events).Outliers,
+            Is.Empty
+        );
     }
 
     [Test]
     public void Analyze_ReturnsMissingDataNamingSchedulerIdAction_WhenActionAbsent()
     {
-        XEvent[] events = [_c.Acquire(At(1), "BUFFER", LatchA, worker: W1, seq: 1), _c.Acquire(At(2), "BUFFER", LatchA, worker: W1, seq: 2)];
+        XEvent[] events =
+        [
+            _c.Acquire(At(1), "BUFFER", LatchA, worker: W1, seq: 1),
+            _c.Acquire(At(2), "BUFFER", LatchA, worker: W1, seq: 2),
+        ];
         LatchAnalysisResult r = new LatchAnalysis().Analyze(events);
 
         Assert.That(r.IsComplete, Is.False);
@@ -102,8 +121,20 @@ public sealed class LatchAnalysisTests
         MissingData m = r.MissingData!;
         Assert.That(m.Kind, Is.EqualTo(MissingDataKind.Events));
         Assert.That(m.Missing, Does.Contain("sqlserver.latch_acquired"));
-        Assert.That(m.EventsSeen, Is.EqualTo(new[] { new EventNameCount("sqlserver.sql_batch_completed", 2), new EventNameCount("sqlos.wait_info", 1) }));
-        Assert.That(m.Describe(), Does.Contain("Events found instead: sqlserver.sql_batch_completed (2), sqlos.wait_info (1)"));
+        Assert.That(
+            m.EventsSeen,
+            Is.EqualTo(
+                new[]
+                {
+                    new EventNameCount("sqlserver.sql_batch_completed", 2),
+                    new EventNameCount("sqlos.wait_info", 1),
+                }
+            )
+        );
+        Assert.That(
+            m.Describe(),
+            Does.Contain("Events found instead: sqlserver.sql_batch_completed (2), sqlos.wait_info (1)")
+        );
         Assert.That(m.SessionChange, Does.Contain("ADD EVENT sqlserver.latch_acquired"));
     }
 
@@ -117,8 +148,10 @@ public sealed class LatchAnalysisTests
             _c.Acquire(At(100), "BUFFER", LatchA, scheduler: 1, worker: W1, seq: 1),
             _c.Release(At(250), "BUFFER", LatchA, worker: W1, seq: 4, duration: 49),
             _c.Acquire(At(200), "BUFFER", LatchA, scheduler: 1, worker: W1, seq: 3),
-            _c.Acquire(At(300), "ACCESS_METHODS_DATASET_PARENT", LatchB, scheduler: 2, worker: W2, seq: 5), // never released
-            _c.Release(At(400), "ACCESS_METHODS_DATASET_PARENT", LatchB, worker: W1, seq: 6, duration: 1), // other worker: no acquire
+            // never released
+            _c.Acquire(At(300), "ACCESS_METHODS_DATASET_PARENT", LatchB, scheduler: 2, worker: W2, seq: 5),
+            // other worker: no acquire
+            _c.Release(At(400), "ACCESS_METHODS_DATASET_PARENT", LatchB, worker: W1, seq: 6, duration: 1),
         ];
         LatchAnalysisResult r = new LatchAnalysis().Analyze(events);
 
@@ -154,7 +187,11 @@ public sealed class LatchAnalysisTests
         Assert.That(r.HoldTimes.Single().Elapsed.Max, Is.Zero);
 
         // Without event_sequence the tie falls back to file order: the release is then unpaired.
-        XEvent[] noSeq = [_c.Release(At(100), "BUFFER", LatchA, worker: W1), _c.Acquire(At(100), "BUFFER", LatchA, scheduler: 1, worker: W1)];
+        XEvent[] noSeq =
+        [
+            _c.Release(At(100), "BUFFER", LatchA, worker: W1),
+            _c.Acquire(At(100), "BUFFER", LatchA, scheduler: 1, worker: W1),
+        ];
         LatchAnalysisResult r2 = new LatchAnalysis().Analyze(noSeq);
         Assert.That((r2.PairedReleases, r2.UnpairedReleases, r2.UnpairedAcquires), Is.EqualTo((0L, 1L, 1L)));
         Assert.That(r2.Ordering.EventsWithoutSequence, Is.EqualTo(2));
@@ -167,10 +204,10 @@ public sealed class LatchAnalysisTests
         [
             _c.Acquire(At(0), "BUFFER", LatchA, scheduler: 1, worker: W1, seq: 1),
             _c.Acquire(At(5), "BUFFER", LatchA, scheduler: 1, worker: W1, seq: 2),
-            _c.Release(At(6), "BUFFER", LatchA, worker: W1, seq: 3),  // inner: 1 µs
+            _c.Release(At(6), "BUFFER", LatchA, worker: W1, seq: 3), // inner: 1 µs
             _c.Release(At(20), "BUFFER", LatchA, worker: W1, seq: 4), // outer: 20 µs
             _c.Acquire(At(30), "BUFFER", LatchB, scheduler: 1, thread: 7412, seq: 5),
-            _c.Release(At(33), "BUFFER", LatchB, thread: 7412, seq: 6),  // 3 µs, paired by thread id
+            _c.Release(At(33), "BUFFER", LatchB, thread: 7412, seq: 6), // 3 µs, paired by thread id
         ];
         LatchAnalysisResult r = new LatchAnalysis().Analyze(events);
         DistributionSummary d = r.HoldTimes.Single().Elapsed;
@@ -184,7 +221,9 @@ public sealed class LatchAnalysisTests
     [Test]
     public void Analyze_ReportsNoHoldTimes_WhenNoReleases()
     {
-        LatchAnalysisResult r = new LatchAnalysis().Analyze([_c.Acquire(At(0), "BUFFER", LatchA, scheduler: 1, worker: W1)]);
+        LatchAnalysisResult r = new LatchAnalysis().Analyze([
+            _c.Acquire(At(0), "BUFFER", LatchA, scheduler: 1, worker: W1),
+        ]);
         Assert.That(r.HasHoldTimes, Is.False);
         Assert.That(r.HoldTimeNote, Does.Contain("latch_released"));
         Assert.That(r.UnpairedAcquires, Is.Zero);
@@ -218,11 +257,15 @@ public sealed class LatchAnalysisTests
             _c.Acquire(At(2), "BUFFER", LatchA, scheduler: 2, session: 61),
             _c.Acquire(At(3), "BUFFER", LatchA, scheduler: 2),
         ];
-        LatchAnalysisResult r = new LatchAnalysis(new LatchAnalysisOptions { GroupBy = LatchGrouping.Session }).Analyze(events);
+        LatchAnalysisResult r = new LatchAnalysis(new LatchAnalysisOptions { GroupBy = LatchGrouping.Session }).Analyze(
+            events
+        );
         Assert.That(r.Groups.Select(g => (g.Key, g.Count)), Is.EqualTo(new[] { ("58", 2L), ("61", 1L) }));
         Assert.That(r.AcquiresWithoutGroup, Is.EqualTo(1));
 
-        LatchAnalysisResult byWorker = new LatchAnalysis(new LatchAnalysisOptions { GroupBy = LatchGrouping.Worker }).Analyze(events);
+        LatchAnalysisResult byWorker = new LatchAnalysis(
+            new LatchAnalysisOptions { GroupBy = LatchGrouping.Worker }
+        ).Analyze(events);
         Assert.That(byWorker.MissingData!.Missing, Is.EqualTo(new[] { "sqlos.worker_address" }));
     }
 
@@ -245,6 +288,18 @@ public sealed class LatchAnalysisTests
         Assert.That(chart.IsHighlighted, Is.EqualTo(new[] { false, false, false, true }));
         Assert.That(chart.ReferenceLine!.Value, Is.EqualTo(31 / 4.0).Within(1e-12));
         XeAnalyzer.Output.ReportDocument doc = r.ToReport();
-        Assert.That(doc.Sections.Select(s => s.Title), Is.EqualTo(new[] { "Summary", "Acquires by scheduler", "Acquires by latch class", "Acquires by latch mode", "Latch hold times" }));
+        Assert.That(
+            doc.Sections.Select(s => s.Title),
+            Is.EqualTo(
+                new[]
+                {
+                    "Summary",
+                    "Acquires by scheduler",
+                    "Acquires by latch class",
+                    "Acquires by latch mode",
+                    "Latch hold times",
+                }
+            )
+        );
     }
 }

@@ -5,21 +5,23 @@ using static XeAnalyzer.Tests.Analysis.AnalysisCaptures;
 
 namespace XeAnalyzer.Tests.Analysis;
 
-/// <summary>MemoryAnalysis: running totals in (timestamp, event_sequence) order, peaks, per session/clerk, page counts, missing fields.</summary>
+/// <summary>MemoryAnalysis: running totals in (timestamp, event_sequence) order, peaks, per session/clerk, page counts,
+/// missing fields.</summary>
 public sealed class MemoryAnalysisTests
 {
     private readonly AnalysisCaptures _c = new();
 
-    /// <summary>Six events in true order (timestamps in µs; #2 and #3 share a timestamp, event_sequence orders them).</summary>
+    /// <summary>Six events in true order (timestamps in µs; #2 and #3 share a timestamp, event_sequence orders
+    /// them).</summary>
     private XEvent[] TrueOrder() =>
-    [
-        _c.Alloc(At(0), 9, session: 51, seq: 1),
-        _c.Alloc(At(1), 5, session: 51, seq: 2),
-        _c.Free(At(1), 9, session: 51, seq: 3),
-        _c.Alloc(At(2), 17, session: 52, seq: 4),
-        _c.Free(At(3), 5, session: 51, seq: 5),
-        _c.Free(At(4), 17, session: 52, seq: 6),
-    ];
+        [
+            _c.Alloc(At(0), 9, session: 51, seq: 1),
+            _c.Alloc(At(1), 5, session: 51, seq: 2),
+            _c.Free(At(1), 9, session: 51, seq: 3),
+            _c.Alloc(At(2), 17, session: 52, seq: 4),
+            _c.Free(At(3), 5, session: 51, seq: 5),
+            _c.Free(At(4), 17, session: 52, seq: 6),
+        ];
 
     [Test]
     public void Analyze_KeepsRunningTotalInTimestampThenSequenceOrder_WhenFileOrderIsShuffled()
@@ -42,8 +44,15 @@ public sealed class MemoryAnalysisTests
         Assert.That(r.Ordering.LateEvents, Is.Zero);
 
         GroupMemory s51 = r.Sessions.Single(s => s.Key == "51");
-        Assert.That((s51.PeakPages, s51.PeakTime), Is.EqualTo((14L, (DateTime?)At(1))), "the tie at t=1 µs is ordered by event_sequence: +5 before -9");
-        Assert.That((s51.AllocationEvents, s51.FreeEvents, s51.PagesAllocated, s51.PagesFreed, s51.FinalPages), Is.EqualTo((2L, 2L, 14L, 14L, 0L)));
+        Assert.That(
+            (s51.PeakPages, s51.PeakTime),
+            Is.EqualTo((14L, (DateTime?)At(1))),
+            "the tie at t=1 µs is ordered by event_sequence: +5 before -9"
+        );
+        Assert.That(
+            (s51.AllocationEvents, s51.FreeEvents, s51.PagesAllocated, s51.PagesFreed, s51.FinalPages),
+            Is.EqualTo((2L, 2L, 14L, 14L, 0L))
+        );
         GroupMemory s52 = r.Sessions.Single(s => s.Key == "52");
         Assert.That((s52.PeakPages, s52.PeakTime), Is.EqualTo((17L, (DateTime?)At(2))));
         Assert.That(r.Sessions[0].Key, Is.EqualTo("52"), "highest peak first");
@@ -52,8 +61,8 @@ public sealed class MemoryAnalysisTests
     [Test]
     public void Analyze_KeepsAllocationOrFree_ForZeroPageEvents_AndLargeSessionIds()
     {
-        // A free of 0 pages is still a free (the reorder record folds the kind into the page count), and a session id above the
-        // ones kept in the dense array is tracked like any other.
+        // A free of 0 pages is still a free (the reorder record folds the kind into the page count), and a session id
+        // above the ones kept in the dense array is tracked like any other.
         XEvent[] events =
         [
             _c.Alloc(At(0), 0, session: 60_000, seq: 1),
@@ -64,12 +73,21 @@ public sealed class MemoryAnalysisTests
         var points = new List<MemoryPoint>();
         MemoryAnalysisResult r = new MemoryAnalysis().Analyze(events, points.Add);
 
-        Assert.That(points.Select(p => (p.IsAllocation, p.Pages, p.Total)), Is.EqualTo(new[] { (true, 0L, 0L), (false, 0L, 0L), (true, 3L, 3L), (false, 0L, 3L) }));
+        Assert.That(
+            points.Select(p => (p.IsAllocation, p.Pages, p.Total)),
+            Is.EqualTo(new[] { (true, 0L, 0L), (false, 0L, 0L), (true, 3L, 3L), (false, 0L, 3L) })
+        );
         Assert.That((r.AllocationEvents, r.FreeEvents, r.PagesAllocated, r.PagesFreed), Is.EqualTo((2L, 2L, 3L, 0L)));
         GroupMemory big = r.Sessions.Single(s => s.Key == "60000");
-        Assert.That((big.AllocationEvents, big.FreeEvents, big.PagesAllocated, big.PagesFreed), Is.EqualTo((1L, 1L, 0L, 0L)));
+        Assert.That(
+            (big.AllocationEvents, big.FreeEvents, big.PagesAllocated, big.PagesFreed),
+            Is.EqualTo((1L, 1L, 0L, 0L))
+        );
         GroupMemory small = r.Sessions.Single(s => s.Key == "5");
-        Assert.That((small.AllocationEvents, small.FreeEvents, small.FinalPages, small.PeakPages), Is.EqualTo((1L, 1L, 3L, 3L)));
+        Assert.That(
+            (small.AllocationEvents, small.FreeEvents, small.FinalPages, small.PeakPages),
+            Is.EqualTo((1L, 1L, 3L, 3L))
+        );
     }
 
     [Test]
@@ -97,7 +115,10 @@ public sealed class MemoryAnalysisTests
         Assert.That(r.ExactlyOneShare, Is.EqualTo(1 / 7.0).Within(1e-12));
         Assert.That(r.TopPageCounts[0], Is.EqualTo(new PageCountFrequency(3, 2, 2 / 7.0, true)));
         Assert.That(r.TopPageCounts.Select(p => p.Pages), Is.EqualTo(new long[] { 3, 1, 2, 4, 6, 129 }));
-        Assert.That(r.TopPageCounts.Where(p => p.IsOnePlusPowerOfTwo).Select(p => p.Pages), Is.EqualTo(new long[] { 3, 2, 129 }));
+        Assert.That(
+            r.TopPageCounts.Where(p => p.IsOnePlusPowerOfTwo).Select(p => p.Pages),
+            Is.EqualTo(new long[] { 3, 2, 129 })
+        );
         Assert.That(r.Sessions, Is.Empty);
         Assert.That(r.EventsWithoutSession, Is.EqualTo(7));
     }
@@ -118,7 +139,10 @@ public sealed class MemoryAnalysisTests
     public void DescribePages_UsesTheSeedWording()
     {
         // 71,300,000 pages × 8,192 bytes = 584,089,600,000 bytes = 584.1 GB (10^9).
-        Assert.That(MemoryAnalysisResult.DescribePages(71_300_000), Is.EqualTo("71,300,000 pages (about 71.3 million pages, about 584.1 GB at 8 KB a page)"));
+        Assert.That(
+            MemoryAnalysisResult.DescribePages(71_300_000),
+            Is.EqualTo("71,300,000 pages (about 71.3 million pages, about 584.1 GB at 8 KB a page)")
+        );
         Assert.That(MemoryAnalysisResult.DescribePages(3), Is.EqualTo("3 pages (about 24.6 KB at 8 KB a page)"));
     }
 
@@ -131,11 +155,17 @@ public sealed class MemoryAnalysisTests
         Assert.That(m.Kind, Is.EqualTo(MissingDataKind.Field));
         Assert.That(m.Missing, Is.EqualTo(new[] { "number_pages" }));
         Assert.That(m.AvailableFields, Is.EqualTo(new[] { "page_count", "memory_clerk_name", "page_location" }));
-        Assert.That(m.Message, Does.Contain("page_count (uint64), memory_clerk_name (unicode_string), page_location (ptr)"));
+        Assert.That(
+            m.Message,
+            Does.Contain("page_count (uint64), memory_clerk_name (unicode_string), page_location (ptr)")
+        );
         Assert.That(m.Message, Does.Contain("--pages-field"));
         Assert.That(m.SessionChange, Does.Contain("sys.dm_xe_object_columns"));
 
-        MemoryAnalysisResult ok = new MemoryAnalysis(new MemoryAnalysisOptions { PagesField = "page_count" }).Analyze([c.Alloc(At(0), 3), c.Free(At(1), 2)]);
+        MemoryAnalysisResult ok = new MemoryAnalysis(new MemoryAnalysisOptions { PagesField = "page_count" }).Analyze([
+            c.Alloc(At(0), 3),
+            c.Free(At(1), 2),
+        ]);
         Assert.That(ok.IsComplete, Is.True);
         Assert.That((ok.PagesAllocated, ok.PagesFreed, ok.PeakPages), Is.EqualTo((3L, 2L, 3L)));
     }
@@ -161,9 +191,15 @@ public sealed class MemoryAnalysisTests
             _c.Alloc(At(3), 5, seq: 4, clerk: "MEMORYCLERK_SOSNODE"),
         ];
         MemoryAnalysisResult r = new MemoryAnalysis(new MemoryAnalysisOptions { ByClerk = true }).Analyze(events);
-        Assert.That(r.Clerks.Select(g => (g.Key, g.PeakPages, g.FinalPages)), Is.EqualTo(new[] { ("MEMORYCLERK_SQLQERESERVATIONS", 10L, 0L), ("MEMORYCLERK_SOSNODE", 9L, 9L) }));
+        Assert.That(
+            r.Clerks.Select(g => (g.Key, g.PeakPages, g.FinalPages)),
+            Is.EqualTo(new[] { ("MEMORYCLERK_SQLQERESERVATIONS", 10L, 0L), ("MEMORYCLERK_SOSNODE", 9L, 9L) })
+        );
         Assert.That(r.Clerks[1].PeakTime, Is.EqualTo(At(3)));
-        Assert.That(r.ClerkSeries.Select(s => s.Name), Is.EqualTo(new[] { "MEMORYCLERK_SQLQERESERVATIONS", "MEMORYCLERK_SOSNODE" }));
+        Assert.That(
+            r.ClerkSeries.Select(s => s.Name),
+            Is.EqualTo(new[] { "MEMORYCLERK_SQLQERESERVATIONS", "MEMORYCLERK_SOSNODE" })
+        );
         Assert.That(r.PeakPages, Is.EqualTo(14));
         Assert.That(new MemoryAnalysis().Analyze(events).Clerks, Is.Empty);
     }
@@ -173,7 +209,8 @@ public sealed class MemoryAnalysisTests
     {
         var events = new List<XEvent>();
         var rng = new Random(1234);
-        long total = 0, peak = long.MinValue;
+        long total = 0,
+            peak = long.MinValue;
         DateTime peakTime = default;
         int n = 60_000;
         int spikeAt = 41_337;

@@ -32,7 +32,10 @@ public sealed class StreamingPrimitivesTests
         b.Complete();
         Assert.That(Drain(b), Is.EqualTo(new[] { 1, 2, 3, 4, 5 }));
         OrderingStatistics s = b.GetStatistics();
-        Assert.That((s.Events, s.ArrivedOutOfOrder, s.LateEvents, s.MaxPending, s.EventsWithoutSequence), Is.EqualTo((5L, 2L, 0L, 5, 5L)));
+        Assert.That(
+            (s.Events, s.ArrivedOutOfOrder, s.LateEvents, s.MaxPending, s.EventsWithoutSequence),
+            Is.EqualTo((5L, 2L, 0L, 5, 5L))
+        );
     }
 
     [Test]
@@ -88,15 +91,20 @@ public sealed class StreamingPrimitivesTests
         released.AddRange(Drain(b));
         Assert.That(released, Has.Count.EqualTo(100));
         Assert.That(b.GetStatistics().MaxPending, Is.EqualTo(4), "one over the cap before the oldest is released");
-        Assert.That(b.GetStatistics().LateEvents, Is.EqualTo(96), "a strictly decreasing input overflows a window of 3");
+        Assert.That(
+            b.GetStatistics().LateEvents,
+            Is.EqualTo(96),
+            "a strictly decreasing input overflows a window of 3"
+        );
     }
 
     [Test]
     public void ReorderBuffer_MergesManyOverlappingSortedRuns_IntoExactOrder()
     {
-        // 40 per-CPU streams, each in order, interleaved in arrival: thousands of records make dozens of sorted chunks whose
-        // heads overlap, so the merge switches runs on almost every record.
-        const int Streams = 40, PerStream = 2_000;
+        // 40 per-CPU streams, each in order, interleaved in arrival: thousands of records make dozens of sorted chunks
+        // whose heads overlap, so the merge switches runs on almost every record.
+        const int Streams = 40,
+            PerStream = 2_000;
         var rng = new Random(12345);
         var next = new long[Streams];
         var arrivals = new List<(long Ticks, ulong? Seq, int Id)>();
@@ -123,7 +131,10 @@ public sealed class StreamingPrimitivesTests
 
         Assert.That(Drain(b), Is.Empty, "all inside the 30 s window and under the cap");
         b.Complete();
-        int[] expected = [.. arrivals.OrderBy(a => a.Ticks).ThenBy(a => a.Seq ?? ulong.MaxValue).ThenBy(a => a.Id).Select(a => a.Id)];
+        int[] expected =
+        [
+            .. arrivals.OrderBy(a => a.Ticks).ThenBy(a => a.Seq ?? ulong.MaxValue).ThenBy(a => a.Id).Select(a => a.Id),
+        ];
         Assert.That(Drain(b), Is.EqualTo(expected));
         Assert.That(b.GetStatistics().LateEvents, Is.Zero);
     }
@@ -156,7 +167,11 @@ public sealed class StreamingPrimitivesTests
         }
 
         Assert.That(released.Select(r => r.Id).Order(), Is.EqualTo(Enumerable.Range(0, 60_000)));
-        int descents = released.Zip(released.Skip(1)).Count(p => p.Second.Ticks < p.First.Ticks || (p.Second.Ticks == p.First.Ticks && p.Second.Id < p.First.Id));
+        int descents = released
+            .Zip(released.Skip(1))
+            .Count(p =>
+                p.Second.Ticks < p.First.Ticks || (p.Second.Ticks == p.First.Ticks && p.Second.Id < p.First.Id)
+            );
         Assert.That(descents, Is.LessThanOrEqualTo(b.GetStatistics().LateEvents), "only late records break the order");
     }
 
@@ -194,7 +209,11 @@ public sealed class StreamingPrimitivesTests
         foreach (double q in new[] { 0.01, 0.1, 0.5, 0.9, 0.99, 0.999 })
         {
             long exact = values[(int)Math.Ceiling(q * values.Length) - 1];
-            Assert.That(h.Percentile(q), Is.EqualTo((double)exact).Within(exact * LogLinearHistogram.RelativeError), "q=" + q);
+            Assert.That(
+                h.Percentile(q),
+                Is.EqualTo((double)exact).Within(exact * LogLinearHistogram.RelativeError),
+                "q=" + q
+            );
         }
 
         Assert.That(h.Max, Is.EqualTo(values[^1]));
@@ -207,7 +226,9 @@ public sealed class StreamingPrimitivesTests
     {
         for (int e = 0; e < 63; e++)
         {
-            foreach (long v in new[] { 1L << e, (1L << e) + ((1L << e) / 3), e == 62 ? long.MaxValue : (1L << (e + 1)) - 1 })
+            foreach (
+                long v in new[] { 1L << e, (1L << e) + ((1L << e) / 3), e == 62 ? long.MaxValue : (1L << (e + 1)) - 1 }
+            )
             {
                 double mid = LogLinearHistogram.Midpoint(LogLinearHistogram.IndexOf(v));
                 Assert.That(Math.Abs(mid - v), Is.LessThanOrEqualTo(v * LogLinearHistogram.RelativeError), "v=" + v);
@@ -220,10 +241,14 @@ public sealed class StreamingPrimitivesTests
     {
         var s = new PeakPreservingSeries(512);
         int n = 2_000_000;
-        int spike = 1_234_567, trough = 876_543;
+        int spike = 1_234_567,
+            trough = 876_543;
         for (int i = 0; i < n; i++)
         {
-            long v = i == spike ? 1_000_000 : i == trough ? -1_000 : (i % 1000);
+            long v =
+                i == spike ? 1_000_000
+                : i == trough ? -1_000
+                : (i % 1000);
             s.Add(T0.AddTicks(i * 7L), v);
         }
 

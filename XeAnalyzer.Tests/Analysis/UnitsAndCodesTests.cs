@@ -26,9 +26,10 @@ public sealed class UnitsAndCodesTests
 
     private static XeEventType TypeIn(string vector, string eventName)
     {
-        CaptureSummary read = CaptureSource.Open([TestPaths.RequireVector("xel", vector)])
-            .Read([], EventFilter.None);
-        return read.Inputs.SelectMany(i => i.Files).Select(f => f.Xel!.Schema.FindEventType(eventName))
+        CaptureSummary read = CaptureSource.Open([TestPaths.RequireVector("xel", vector)]).Read([], EventFilter.None);
+        return read
+            .Inputs.SelectMany(i => i.Files)
+            .Select(f => f.Xel!.Schema.FindEventType(eventName))
             .First(t => t is not null)!;
     }
 
@@ -37,15 +38,19 @@ public sealed class UnitsAndCodesTests
     {
         // The table says wait durations are ms; a field whose own description says µs is µs.
         FieldUnit described = DurationUnits.Of("sqlos.wait_info", Field("duration", "Wait duration in microseconds"))!;
-        Assert.That((described.Unit, described.Verified, described.Label),
-            Is.EqualTo((FieldTimeUnit.Microseconds, true, "µs")));
+        Assert.That(
+            (described.Unit, described.Verified, described.Label),
+            Is.EqualTo((FieldTimeUnit.Microseconds, true, "µs"))
+        );
         Assert.That(described.Source, Does.Contain("metadata"));
 
         FieldUnit plain = DurationUnits.Of("sqlos.wait_info", Field("duration", string.Empty))!;
         Assert.That((plain.Unit, plain.Label), Is.EqualTo((FieldTimeUnit.Milliseconds, "ms")));
         Assert.That(plain.Source, Does.Contain("table"));
-        Assert.That(DurationUnits.Of("wait_completed", Field("signal_duration", string.Empty))!.Label,
-            Is.EqualTo("ms"));
+        Assert.That(
+            DurationUnits.Of("wait_completed", Field("signal_duration", string.Empty))!.Label,
+            Is.EqualTo("ms")
+        );
     }
 
     [Test]
@@ -54,11 +59,16 @@ public sealed class UnitsAndCodesTests
         FieldUnit latch = DurationUnits.Of("sqlserver.latch_released", Field("duration", string.Empty))!;
         Assert.That(latch.Label, Is.EqualTo("µs, unit unverified"));
         Assert.That(latch.Verified, Is.False);
-        Assert.That(DurationUnits.Of("file_read_completed", Field("duration", string.Empty))!.Label,
-            Is.EqualTo("unit unknown"));
+        Assert.That(
+            DurationUnits.Of("file_read_completed", Field("duration", string.Empty))!.Label,
+            Is.EqualTo("unit unknown")
+        );
         Assert.That(DurationUnits.Of("wait_info", Field("wait_resource", string.Empty)), Is.Null, "not duration-like");
-        Assert.That(DurationUnits.Of("x", Field("elapsed", "The elapsed time (in microseconds)."))!.Label,
-            Is.EqualTo("µs"), "a field described in a time unit is duration-like whatever its name");
+        Assert.That(
+            DurationUnits.Of("x", Field("elapsed", "The elapsed time (in microseconds)."))!.Label,
+            Is.EqualTo("µs"),
+            "a field described in a time unit is duration-like whatever its name"
+        );
     }
 
     [Test]
@@ -85,8 +95,14 @@ public sealed class UnitsAndCodesTests
     public void EventsListing_GivesEachDurationItsUnit_InTextCsvAndJson()
     {
         string xel = TestPaths.RequireVector("xel", "TestXel_0.xel");
-        (int exit, string csv, string err) =
-            CliRunner.Run("events", xel, "--event", "sql_batch_completed", "--format", "csv");
+        (int exit, string csv, string err) = CliRunner.Run(
+            "events",
+            xel,
+            "--event",
+            "sql_batch_completed",
+            "--format",
+            "csv"
+        );
         Assert.That(exit, Is.Zero, err);
         string[] header = csv.Split("\r\n")[0].Split(',');
         Assert.That(header, Does.Contain("duration (µs)").And.Contain("cpu_time (µs)").And.Not.Contain("duration"));
@@ -110,8 +126,11 @@ public sealed class UnitsAndCodesTests
         LatchAnalysisResult r = new LatchAnalysis().Analyze(source).Result!;
         string text = OutputFormats.ToText(r);
         Assert.That(text, Does.Contain("duration field mean (µs, unit unverified)"));
-        Assert.That(text, Does.Not.Match(@"duration field (mean|p50|p99|max)(?! \()"),
-            "every duration column has its unit");
+        Assert.That(
+            text,
+            Does.Not.Match(@"duration field (mean|p50|p99|max)(?! \()"),
+            "every duration column has its unit"
+        );
     }
 
     [TestCase(0UL, "0 (signaled)")]
@@ -130,15 +149,31 @@ public sealed class UnitsAndCodesTests
         Assert.That(exit, Is.Zero, err);
         var rows = DocumentJson.Table(DocumentJson.Parse(json), "wait_completed events by wait_result");
         // The generator's figures (expected/ring_buffer_waits.results.tsv) as label, code and count.
-        var expected = SampleData.Tsv(SampleData.Expected("ring_buffer_waits.results.tsv"))
-            .Select(r => (r["wait_type"], WaitResults.Label(r["wait_result"]),
-                long.Parse(r["wait_result"], CultureInfo.InvariantCulture),
-                long.Parse(r["events"], CultureInfo.InvariantCulture)));
-        Assert.That(rows.Select(r => (r["wait_type"].GetString()!, r["wait_result"].GetString()!,
-                r["wait_result code"].GetInt64(), r["events"].GetInt64())),
-            Is.EquivalentTo(expected));
-        Assert.That(rows.Select(r => r["wait_result"].GetString()),
-            Does.Contain("258 (WAIT_TIMEOUT)").And.Contain("0 (signaled)"));
+        var expected = SampleData
+            .Tsv(SampleData.Expected("ring_buffer_waits.results.tsv"))
+            .Select(r =>
+                (
+                    r["wait_type"],
+                    WaitResults.Label(r["wait_result"]),
+                    long.Parse(r["wait_result"], CultureInfo.InvariantCulture),
+                    long.Parse(r["events"], CultureInfo.InvariantCulture)
+                )
+            );
+        Assert.That(
+            rows.Select(r =>
+                (
+                    r["wait_type"].GetString()!,
+                    r["wait_result"].GetString()!,
+                    r["wait_result code"].GetInt64(),
+                    r["events"].GetInt64()
+                )
+            ),
+            Is.EquivalentTo(expected)
+        );
+        Assert.That(
+            rows.Select(r => r["wait_result"].GetString()),
+            Does.Contain("258 (WAIT_TIMEOUT)").And.Contain("0 (signaled)")
+        );
     }
 
     [Test]
@@ -150,8 +185,12 @@ public sealed class UnitsAndCodesTests
         ulong seq = 0;
         string[] before =
         [
-            "PAGEIOLATCH_SH", "PREEMPTIVE_HTTP_REQUEST", "CXPACKET",
-            "SOS_SCHEDULER_YIELD", "WRITELOG", "ASYNC_NETWORK_IO",
+            "PAGEIOLATCH_SH",
+            "PREEMPTIVE_HTTP_REQUEST",
+            "CXPACKET",
+            "SOS_SCHEDULER_YIELD",
+            "WRITELOG",
+            "ASYNC_NETWORK_IO",
         ];
         for (int i = 0; i < before.Length; i++)
         {
@@ -169,8 +208,7 @@ public sealed class UnitsAndCodesTests
     public void MemoryTitle_NamesAllocationsAndFrees()
     {
         var c = new AnalysisCaptures();
-        MemoryAnalysisResult r =
-            new MemoryAnalysis().Analyze([c.Alloc(At(0), 9, seq: 1), c.Free(At(10), 4, seq: 2)]);
+        MemoryAnalysisResult r = new MemoryAnalysis().Analyze([c.Alloc(At(0), 9, seq: 1), c.Free(At(10), 4, seq: 2)]);
         ReportDocument d = r.ToReport();
         Assert.That(d.Title, Does.Contain("page_allocated").And.Contain("page_freed"));
         Assert.That(d.Sections.Select(s => s.Title), Does.Contain("Running total of page_allocated − page_freed"));

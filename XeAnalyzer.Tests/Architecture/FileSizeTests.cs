@@ -14,7 +14,8 @@ public sealed class FileSizeTests
     {
         string library = Path.Combine(TestPaths.RepoRoot, "XeAnalyzer");
         string undecoration = Path.Combine(library, "Symbols", "Undecoration") + Path.DirectorySeparatorChar;
-        string[] files = Directory.GetFiles(library, "*.cs", SearchOption.AllDirectories)
+        string[] files = Directory
+            .GetFiles(library, "*.cs", SearchOption.AllDirectories)
             .Where(f => !f.StartsWith(undecoration, StringComparison.Ordinal) && !IsBuildOutput(library, f))
             .ToArray();
         Assert.That(files, Is.Not.Empty);

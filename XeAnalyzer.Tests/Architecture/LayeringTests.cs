@@ -19,12 +19,19 @@ public sealed class LayeringTests
 {
     private static readonly Assembly s_library = typeof(StackFrame).Assembly;
 
-    private static readonly Lazy<IReadOnlyDictionary<string, int>> s_layers = new(() => ReadLayers(Path.Combine(TestPaths.RepoRoot, "ARCHITECTURE.md")));
+    private static readonly Lazy<IReadOnlyDictionary<string, int>> s_layers = new(() =>
+        ReadLayers(Path.Combine(TestPaths.RepoRoot, "ARCHITECTURE.md"))
+    );
 
     [Test]
     public void EveryNamespace_HasALayer()
     {
-        string[] missing = LibraryTypes().Select(t => Component(t)).Distinct().Where(c => LayerOf(c) < 0).Order(StringComparer.Ordinal).ToArray();
+        string[] missing = LibraryTypes()
+            .Select(t => Component(t))
+            .Distinct()
+            .Where(c => LayerOf(c) < 0)
+            .Order(StringComparer.Ordinal)
+            .ToArray();
         Assert.That(missing, Is.Empty, "namespaces without a layer in ARCHITECTURE.md's Layers table");
     }
 
@@ -50,12 +57,21 @@ public sealed class LayeringTests
         try
         {
             IReadOnlyDictionary<string, int> layers = ReadLayers(md);
-            Assert.That(layers["Symbols.Resolution"], Is.LessThan(layers["Symbols.Catalog"]), "the synthetic table "
-                + "swaps the two");
-            Assert.That(Violations(LibraryTypes(), layers), Has.Some.StartsWith("Symbols.Resolution -> "
-                + "Symbols.Catalog: CallstackResolverOptions uses SqlBuildInfo"));
-            Assert.That(Violations(LibraryTypes(), s_layers.Value), Has.None.StartsWith("Symbols.Resolution -> "
-                + "Symbols.Catalog"));
+            Assert.That(
+                layers["Symbols.Resolution"],
+                Is.LessThan(layers["Symbols.Catalog"]),
+                "the synthetic table " + "swaps the two"
+            );
+            Assert.That(
+                Violations(LibraryTypes(), layers),
+                Has.Some.StartsWith(
+                    "Symbols.Resolution -> " + "Symbols.Catalog: CallstackResolverOptions uses SqlBuildInfo"
+                )
+            );
+            Assert.That(
+                Violations(LibraryTypes(), s_layers.Value),
+                Has.None.StartsWith("Symbols.Resolution -> " + "Symbols.Catalog")
+            );
         }
         finally
         {
@@ -79,8 +95,12 @@ public sealed class LayeringTests
     {
         // IO depends on nothing but the root namespace (the exception family).
         Assert.That(LayerOf("XeAnalyzer"), Is.Zero);
-        Assert.That(s_layers.Value.Where(l => !l.Key.Contains('.', StringComparison.Ordinal)
-            && l.Value <= LayerOf("IO")).Select(l => l.Key), Is.EquivalentTo(new[] { "XeAnalyzer", "IO" }));
+        Assert.That(
+            s_layers
+                .Value.Where(l => !l.Key.Contains('.', StringComparison.Ordinal) && l.Value <= LayerOf("IO"))
+                .Select(l => l.Key),
+            Is.EquivalentTo(new[] { "XeAnalyzer", "IO" })
+        );
 
         // The format readers and the symbol resolver know nothing of captures, analyses or how results are written.
         foreach (string reader in new[] { "Xel", "TargetData", "Callstacks", "Symbols" })
@@ -91,7 +111,8 @@ public sealed class LayeringTests
             }
         }
 
-        // The capture pipeline does not write (and the writers do not read captures): one layer, so neither uses the other.
+        // The capture pipeline does not write (and the writers do not read captures): one layer, so neither uses the
+        // other.
         Assert.That(LayerOf("Capture"), Is.EqualTo(LayerOf("Output")));
         Assert.That(LayerOf("Analysis"), Is.GreaterThan(LayerOf("Capture")));
 
@@ -99,19 +120,29 @@ public sealed class LayeringTests
         // resolves); the file readers at the bottom, where none uses another.
         Assert.That(LayerOf("Symbols.Resolution"), Is.GreaterThan(LayerOf("Symbols.Catalog")));
         Assert.That(LayerOf("Symbols.Catalog"), Is.GreaterThan(LayerOf("Symbols.Store")));
-        Assert.That(new[] { "Symbols.Pdb", "Symbols.Undecoration" }.Select(LayerOf),
-            Is.All.EqualTo(LayerOf("Symbols.Pe")));
+        Assert.That(
+            new[] { "Symbols.Pdb", "Symbols.Undecoration" }.Select(LayerOf),
+            Is.All.EqualTo(LayerOf("Symbols.Pe"))
+        );
     }
 
     [Test]
     public void References_SeeTypesNamedOnlyInsideMethodBodies()
     {
-        // StackTextReader names TextInput only in IL (a static call in OpenFile); the walk must see it, or the layering test
-        // above could not fail for such a reference.
-        Assert.That(References(typeof(StackTextReader)).Select(r => r.Type), Does.Contain(typeof(XeAnalyzer.IO.TextInput)));
+        // StackTextReader names TextInput only in IL (a static call in OpenFile); the walk must see it, or the layering
+        // test above could not fail for such a reference.
+        Assert.That(
+            References(typeof(StackTextReader)).Select(r => r.Type),
+            Does.Contain(typeof(XeAnalyzer.IO.TextInput))
+        );
 
         // And types from lambdas and iterators, compiled into nested types, count for the namespace that wrote them.
-        Assert.That(LibraryTypes().Where(t => t.IsNested && t.Name.Contains('<', StringComparison.Ordinal)).All(t => LayerOf(Component(t)) >= 0), Is.True);
+        Assert.That(
+            LibraryTypes()
+                .Where(t => t.IsNested && t.Name.Contains('<', StringComparison.Ordinal))
+                .All(t => LayerOf(Component(t)) >= 0),
+            Is.True
+        );
     }
 
     [TestCase("XeAnalyzer.Symbols.Pdb", "Symbols.Pdb")]
@@ -127,13 +158,27 @@ public sealed class LayeringTests
     public void ReadLayers_ReadsTheRowsOfTheLayersSection_Only()
     {
         string md = Path.Combine(Path.GetTempPath(), "layers-" + Guid.NewGuid().ToString("N") + ".md");
-        File.WriteAllText(md, "# A\n| 9 | `Other` |\n## Layers\n\n| Layer | Namespaces |\n|---|---|\n| 1 | `B`, `C` "
-            + "(text) |\n| 0 | `A` |\n\n"
-            + "| Layer in `B` | Namespaces |\n|---|---|\n| 1 | `B.Y` |\n| 0 | `B.X` |\n\n## Next\n| 5 | `D` |\n");
+        File.WriteAllText(
+            md,
+            "# A\n| 9 | `Other` |\n## Layers\n\n| Layer | Namespaces |\n|---|---|\n| 1 | `B`, `C` "
+                + "(text) |\n| 0 | `A` |\n\n"
+                + "| Layer in `B` | Namespaces |\n|---|---|\n| 1 | `B.Y` |\n| 0 | `B.X` |\n\n## Next\n| 5 | `D` |\n"
+        );
         try
         {
-            Assert.That(ReadLayers(md), Is.EquivalentTo(new Dictionary<string, int> { ["A"] = 0, ["B"] = 1, ["C"] = 1,
-                ["B.X"] = 0, ["B.Y"] = 1 }));
+            Assert.That(
+                ReadLayers(md),
+                Is.EquivalentTo(
+                    new Dictionary<string, int>
+                    {
+                        ["A"] = 0,
+                        ["B"] = 1,
+                        ["C"] = 1,
+                        ["B.X"] = 0,
+                        ["B.Y"] = 1,
+                    }
+                )
+            );
         }
         finally
         {
@@ -141,7 +186,8 @@ public sealed class LayeringTests
         }
     }
 
-    /// <summary>The layers of ARCHITECTURE.md: the rows <c>| n | `Name`, `Name` |</c> of its <c>## Layers</c> section.</summary>
+    /// <summary>The layers of ARCHITECTURE.md: the rows <c>| n | `Name`, `Name` |</c> of its <c>## Layers</c>
+    /// section.</summary>
     internal static IReadOnlyDictionary<string, int> ReadLayers(string path)
     {
         var layers = new Dictionary<string, int>(StringComparer.Ordinal);
@@ -164,7 +210,11 @@ public sealed class LayeringTests
             string names = Regex.Replace(row.Groups[2].Value, @"\([^)]*\)", string.Empty);
             foreach (Match name in Regex.Matches(names, "`([A-Za-z]+(?:\\.[A-Za-z]+)?)`"))
             {
-                Assert.That(layers.TryAdd(name.Groups[1].Value, layer), Is.True, name.Groups[1].Value + " appears twice in " + path);
+                Assert.That(
+                    layers.TryAdd(name.Groups[1].Value, layer),
+                    Is.True,
+                    name.Groups[1].Value + " appears twice in " + path
+                );
             }
         }
 
@@ -173,13 +223,16 @@ public sealed class LayeringTests
     }
 
     /// <summary>
-    /// The library's own types: those of the <c>XeAnalyzer</c> namespaces (not what the compiler adds in others, such as
+    /// The library's own types: those of the <c>XeAnalyzer</c> namespaces (not what the compiler adds in others, such
+    /// as
     /// <c>&lt;PrivateImplementationDetails&gt;</c> or the regex generator's helpers).
     /// </summary>
     private static IEnumerable<Type> LibraryTypes() => s_library.GetTypes().Where(IsLibraryType);
 
     private static bool IsLibraryType(Type t) =>
-        t.Assembly == s_library && t.Namespace is string ns && (ns == "XeAnalyzer" || ns.StartsWith("XeAnalyzer.", StringComparison.Ordinal));
+        t.Assembly == s_library
+        && t.Namespace is string ns
+        && (ns == "XeAnalyzer" || ns.StartsWith("XeAnalyzer.", StringComparison.Ordinal));
 
     /// <summary>The layer of a component, or -1.</summary>
     internal static int LayerOf(string component) => s_layers.Value.TryGetValue(component, out int layer) ? layer : -1;
@@ -221,9 +274,7 @@ public sealed class LayeringTests
 
         string ownTop = own.Split('.')[0];
         string otherTop = other.Split('.')[0];
-        return ownTop == otherTop
-            ? Layer(other) < Layer(own)
-            : Layer(otherTop) < Layer(ownTop);
+        return ownTop == otherTop ? Layer(other) < Layer(own) : Layer(otherTop) < Layer(ownTop);
 
         int Layer(string component) => layers.TryGetValue(component, out int layer) ? layer : int.MaxValue;
     }
@@ -238,8 +289,8 @@ public sealed class LayeringTests
             return parts[0];
         }
 
-        bool ordersItsFolders = parts.Length >= 3 && layers.Keys.Any(k => k.StartsWith(parts[1] + ".",
-            StringComparison.Ordinal));
+        bool ordersItsFolders =
+            parts.Length >= 3 && layers.Keys.Any(k => k.StartsWith(parts[1] + ".", StringComparison.Ordinal));
         return ordersItsFolders ? parts[1] + "." + parts[2] : parts[1];
     }
 
@@ -285,7 +336,12 @@ public sealed class LayeringTests
             found.Add((t, where));
         }
 
-        const BindingFlags All = BindingFlags.Public | BindingFlags.NonPublic | BindingFlags.Instance | BindingFlags.Static | BindingFlags.DeclaredOnly;
+        const BindingFlags All =
+            BindingFlags.Public
+            | BindingFlags.NonPublic
+            | BindingFlags.Instance
+            | BindingFlags.Static
+            | BindingFlags.DeclaredOnly;
         Add(type.BaseType, "base type");
         foreach (Type i in type.GetInterfaces())
         {
@@ -380,8 +436,10 @@ public sealed class LayeringTests
         return found;
     }
 
-    private static readonly Dictionary<short, OpCode> s_opCodes = typeof(OpCodes).GetFields(BindingFlags.Public | BindingFlags.Static)
-        .Select(f => (OpCode)f.GetValue(null)!).ToDictionary(o => o.Value);
+    private static readonly Dictionary<short, OpCode> s_opCodes = typeof(OpCodes)
+        .GetFields(BindingFlags.Public | BindingFlags.Static)
+        .Select(f => (OpCode)f.GetValue(null)!)
+        .ToDictionary(o => o.Value);
 
     /// <summary>The types, methods and fields named by the IL of one method body.</summary>
     private static IEnumerable<MemberInfo> IlMembers(MethodBase method, MethodBody body)

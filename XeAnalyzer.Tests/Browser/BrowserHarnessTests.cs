@@ -2,7 +2,8 @@ using System.Diagnostics;
 
 namespace XeAnalyzer.Tests.Browser;
 
-/// <summary>Tests of the harness itself: it fails rather than hangs, cleans up, and reports a missing browser correctly.</summary>
+/// <summary>Tests of the harness itself: it fails rather than hangs, cleans up, and reports a missing browser
+/// correctly.</summary>
 [NonParallelizable]
 public class BrowserHarnessTests
 {
@@ -19,27 +20,45 @@ public class BrowserHarnessTests
 
     [Test]
     [CancelAfter(120_000)]
-    public async Task NavigateAsync_TimesOut_OnPageThatNeverLoads_AndDisposeEndsBrowser(CancellationToken cancellationToken)
+    public async Task NavigateAsync_TimesOut_OnPageThatNeverLoads_AndDisposeEndsBrowser(
+        CancellationToken cancellationToken
+    )
     {
         string exe = BrowserRequirement.RequireChromium();
         string dir = Directory.CreateTempSubdirectory("xea-hang-").FullName;
         try
         {
             string path = Path.Combine(dir, "hang.html");
-            await File.WriteAllTextAsync(path, "<!DOCTYPE html><html><head><title>hang</title></head><body><script>while (true) {}</script></body></html>", cancellationToken);
+            await File.WriteAllTextAsync(
+                path,
+                "<!DOCTYPE html><html><head><title>hang</title></head><body><script>while (true) "
+                    + "{}</script></body></html>",
+                cancellationToken
+            );
             HeadlessChromium browser = await HeadlessChromium.LaunchAsync(exe, cancellationToken);
-            Assert.That(ProcessesNaming(browser.ProfileDirectory), Is.Not.Empty, "the browser runs with the temporary profile");
+            Assert.That(
+                ProcessesNaming(browser.ProfileDirectory),
+                Is.Not.Empty,
+                "the browser runs with the temporary profile"
+            );
             try
             {
                 ChromiumPage page = await browser.OpenPageAsync(cancellationToken);
-                Assert.ThrowsAsync<TimeoutException>(() => page.NavigateAsync(path, cancellationToken, TimeSpan.FromSeconds(3)), "the stuck page fails the call instead of hanging it");
+                Assert.ThrowsAsync<TimeoutException>(
+                    () => page.NavigateAsync(path, cancellationToken, TimeSpan.FromSeconds(3)),
+                    "the stuck page fails the call instead of hanging it"
+                );
             }
             finally
             {
                 await browser.DisposeAsync();
             }
 
-            Assert.That(ProcessesNaming(browser.ProfileDirectory), Is.Empty, "no browser process is left after dispose");
+            Assert.That(
+                ProcessesNaming(browser.ProfileDirectory),
+                Is.Empty,
+                "no browser process is left after dispose"
+            );
             Assert.That(Directory.Exists(browser.ProfileDirectory), Is.False, "the temporary profile is deleted");
         }
         finally
@@ -70,9 +89,7 @@ public class BrowserHarnessTests
             {
                 // the process ended while we looked
             }
-            catch (UnauthorizedAccessException)
-            {
-            }
+            catch (UnauthorizedAccessException) { }
         }
 
         return found;

@@ -40,21 +40,45 @@ public class BrowserRenderingTests : ChromiumFixture
         Assert.That(page.Problems(), Is.Empty, "console errors, exceptions or log errors");
         JsonElement c = await page.EvaluateAsync(CountsScript, cancellationToken);
         ReportBlock[] blocks = [.. report.Sections.SelectMany(s => s.Blocks)];
-        int expectedFrames = blocks.OfType<FlameGraph>().Sum(f => FlameGraphSvg.Render(f.Tree, f.Options, cancellationToken).Stats.DrawnFrames);
+        int expectedFrames = blocks
+            .OfType<FlameGraph>()
+            .Sum(f => FlameGraphSvg.Render(f.Tree, f.Options, cancellationToken).Stats.DrawnFrames);
         Assert.Multiple(() =>
         {
             Assert.That(c.GetProperty("title").GetString(), Is.EqualTo(report.Title));
             Assert.That(c.GetProperty("parserErrors").GetInt32(), Is.Zero);
             Assert.That(c.GetProperty("scripts").GetInt32(), Is.Zero);
-            Assert.That(c.GetProperty("svgs").GetInt32(), Is.EqualTo(blocks.Count(b => b is BarChart or LineChart or FlameGraph)));
-            Assert.That(c.GetProperty("tables").GetInt32(),
-                Is.EqualTo(blocks.OfType<ReportTable>().Sum(t => t.Rows.Count > HtmlReportWriter.PreviewRows + HtmlReportWriter.FoldSlack ? 2 : 1)),
-                "a long table folds into a second one");
-            Assert.That(c.GetProperty("rows").GetInt32(), Is.EqualTo(blocks.OfType<ReportTable>().Sum(t => t.Rows.Count)));
+            Assert.That(
+                c.GetProperty("svgs").GetInt32(),
+                Is.EqualTo(blocks.Count(b => b is BarChart or LineChart or FlameGraph))
+            );
+            Assert.That(
+                c.GetProperty("tables").GetInt32(),
+                Is.EqualTo(
+                    blocks
+                        .OfType<ReportTable>()
+                        .Sum(t => t.Rows.Count > HtmlReportWriter.PreviewRows + HtmlReportWriter.FoldSlack ? 2 : 1)
+                ),
+                "a long table folds into a second one"
+            );
+            Assert.That(
+                c.GetProperty("rows").GetInt32(),
+                Is.EqualTo(blocks.OfType<ReportTable>().Sum(t => t.Rows.Count))
+            );
             Assert.That(c.GetProperty("frames").GetInt32(), Is.EqualTo(expectedFrames));
-            Assert.That(c.GetProperty("bars").GetInt32(), Is.EqualTo(blocks.OfType<BarChart>().Sum(b => b.Values.Count)));
-            Assert.That(c.GetProperty("polylines").GetInt32(), Is.EqualTo(blocks.OfType<LineChart>().Sum(l => l.Series.Count)));
-            Assert.That(c.GetProperty("minSvgWidth").GetDouble(), Is.GreaterThan(600), "every chart is laid out at a readable width");
+            Assert.That(
+                c.GetProperty("bars").GetInt32(),
+                Is.EqualTo(blocks.OfType<BarChart>().Sum(b => b.Values.Count))
+            );
+            Assert.That(
+                c.GetProperty("polylines").GetInt32(),
+                Is.EqualTo(blocks.OfType<LineChart>().Sum(l => l.Series.Count))
+            );
+            Assert.That(
+                c.GetProperty("minSvgWidth").GetDouble(),
+                Is.GreaterThan(600),
+                "every chart is laid out at a readable width"
+            );
         });
     }
 
@@ -62,20 +86,40 @@ public class BrowserRenderingTests : ChromiumFixture
     public async Task Harness_ReportsScriptAndConsoleErrors_OfABrokenPage(CancellationToken cancellationToken)
     {
         string broken = Path.Combine(WorkFolder, "broken.html");
-        await File.WriteAllTextAsync(broken, """
+        await File.WriteAllTextAsync(
+            broken,
+            """
             <!DOCTYPE html><html><head><meta charset="utf-8"><title>broken</title></head><body>
             <script>console.log('fine'); console.error('deliberate console error');</script>
             <script>window.thisFunctionDoesNotExist();</script>
             </body></html>
-            """, cancellationToken);
+            """,
+            cancellationToken
+        );
         string clean = Path.Combine(WorkFolder, "clean.html");
-        await File.WriteAllTextAsync(clean, "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>clean</title></head><body><script>console.log('ok');</script></body></html>", cancellationToken);
+        await File.WriteAllTextAsync(
+            clean,
+            "<!DOCTYPE html><html><head><meta "
+                + "charset=\"utf-8\"><title>clean</title></head><body><script>console.log('ok');</script></body></html"
+                + ">",
+            cancellationToken
+        );
 
         ChromiumPage page = await Browser.OpenPageAsync(cancellationToken);
         await page.NavigateAsync(broken, cancellationToken);
         IReadOnlyList<BrowserMessage> problems = page.Problems();
-        Assert.That(problems, Has.Some.Matches<BrowserMessage>(m => m.Source == "exception" && m.Text.Contains("thisFunctionDoesNotExist", StringComparison.Ordinal)));
-        Assert.That(problems, Has.Some.Matches<BrowserMessage>(m => m.Source == "console" && m.Level == "error" && m.Text == "deliberate console error"));
+        Assert.That(
+            problems,
+            Has.Some.Matches<BrowserMessage>(m =>
+                m.Source == "exception" && m.Text.Contains("thisFunctionDoesNotExist", StringComparison.Ordinal)
+            )
+        );
+        Assert.That(
+            problems,
+            Has.Some.Matches<BrowserMessage>(m =>
+                m.Source == "console" && m.Level == "error" && m.Text == "deliberate console error"
+            )
+        );
 
         ChromiumPage control = await Browser.OpenPageAsync(cancellationToken);
         await control.NavigateAsync(clean, cancellationToken);
@@ -86,12 +130,27 @@ public class BrowserRenderingTests : ChromiumFixture
     public async Task SvgFiles_OpenInBrowser_WithoutErrors(CancellationToken cancellationToken)
     {
         var files = new List<(string Path, string Kind, int Expected)>();
-        FlameGraphRendering flame = FlameGraphSvg.Render(SampleReport.LatchTree(), cancellationToken: cancellationToken);
-        FlameGraphRendering diff = FlameGraphSvg.Render(SampleReport.WaitDiffTree(), cancellationToken: cancellationToken);
+        FlameGraphRendering flame = FlameGraphSvg.Render(
+            SampleReport.LatchTree(),
+            cancellationToken: cancellationToken
+        );
+        FlameGraphRendering diff = FlameGraphSvg.Render(
+            SampleReport.WaitDiffTree(),
+            cancellationToken: cancellationToken
+        );
         files.Add((await WriteTextAsync("flame.svg", flame.Svg), "g.frame", flame.Stats.DrawnFrames));
         files.Add((await WriteTextAsync("diff.svg", diff.Svg), "g.frame", diff.Stats.DrawnFrames));
         files.Add((await WriteTextAsync("bars.svg", ChartSvg.ToSvg(SampleReport.SchedulerChart())), "rect.bar", 24));
-        files.Add((await WriteTextAsync("line.svg", ChartSvg.ToSvg(SampleReport.MemoryChart(), cancellationToken: cancellationToken)), "polyline.series", 2));
+        files.Add(
+            (
+                await WriteTextAsync(
+                    "line.svg",
+                    ChartSvg.ToSvg(SampleReport.MemoryChart(), cancellationToken: cancellationToken)
+                ),
+                "polyline.series",
+                2
+            )
+        );
 
         foreach ((string path, string selector, int expected) in files)
         {
@@ -99,8 +158,12 @@ public class BrowserRenderingTests : ChromiumFixture
             await page.NavigateAsync(path, cancellationToken);
             Assert.That(page.Problems(), Is.Empty, path);
             JsonElement r = await page.EvaluateAsync(
-                $"({{ root: document.documentElement.localName, errors: document.getElementsByTagName('parsererror').length, n: document.querySelectorAll('{selector}').length, w: document.documentElement.getBoundingClientRect().width }})",
-                cancellationToken);
+                $"({{ root: document.documentElement.localName, errors: "
+                    + $"document.getElementsByTagName('parsererror').length, n: "
+                    + $"document.querySelectorAll('{selector}').length, w: "
+                    + $"document.documentElement.getBoundingClientRect().width }})",
+                cancellationToken
+            );
             Assert.That(r.GetProperty("root").GetString(), Is.EqualTo("svg"), path);
             Assert.That(r.GetProperty("errors").GetInt32(), Is.Zero, path);
             Assert.That(r.GetProperty("n").GetInt32(), Is.EqualTo(expected), path);
@@ -111,12 +174,22 @@ public class BrowserRenderingTests : ChromiumFixture
     [Test]
     public async Task Harness_DetectsMalformedSvg(CancellationToken cancellationToken)
     {
-        string path = await WriteTextAsync("malformed.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\"><text>a & b</text></svg>");
+        string path = await WriteTextAsync(
+            "malformed.svg",
+            "<svg xmlns=\"http://www.w3.org/2000/svg\"><text>a & b</text></svg>"
+        );
         ChromiumPage page = await Browser.OpenPageAsync(cancellationToken);
         await page.NavigateAsync(path, cancellationToken);
-        JsonElement r = await page.EvaluateAsync("({ root: document.documentElement.localName, errors: document.getElementsByTagName('parsererror').length })", cancellationToken);
-        Assert.That(r.GetProperty("root").GetString() != "svg" || r.GetProperty("errors").GetInt32() > 0, Is.True,
-            "an unescaped & must show up as an XML parse error, or the SVG checks above could not fail");
+        JsonElement r = await page.EvaluateAsync(
+            "({ root: document.documentElement.localName, errors: "
+                + "document.getElementsByTagName('parsererror').length })",
+            cancellationToken
+        );
+        Assert.That(
+            r.GetProperty("root").GetString() != "svg" || r.GetProperty("errors").GetInt32() > 0,
+            Is.True,
+            "an unescaped & must show up as an XML parse error, or the SVG checks above could not fail"
+        );
     }
 
     [Test]
@@ -130,17 +203,28 @@ public class BrowserRenderingTests : ChromiumFixture
             tree.AddStack([n, "main"], 1);
         }
 
-        var report = new ReportDocument(OutputTestSupport.HostileNames[0], [
-            new ReportSection(OutputTestSupport.HostileNames[1], t.Build(), new FlameGraph(tree.Build()), new Paragraph(OutputTestSupport.HostileNames[1])),
-        ]);
+        var report = new ReportDocument(
+            OutputTestSupport.HostileNames[0],
+            [
+                new ReportSection(
+                    OutputTestSupport.HostileNames[1],
+                    t.Build(),
+                    new FlameGraph(tree.Build()),
+                    new Paragraph(OutputTestSupport.HostileNames[1])
+                ),
+            ]
+        );
         string path = await WriteReportAsync(report, "hostile.html");
         ChromiumPage page = await Browser.OpenPageAsync(cancellationToken);
         await page.NavigateAsync(path, cancellationToken);
 
         Assert.That(page.Problems(), Is.Empty);
         JsonElement r = await page.EvaluateAsync(
-            "({ scripts: document.getElementsByTagName('script').length, imgs: document.getElementsByTagName('img').length, title: document.title, cell: document.querySelector('td').textContent, frames: document.querySelectorAll('g.frame').length })",
-            cancellationToken);
+            "({ scripts: document.getElementsByTagName('script').length, imgs: "
+                + "document.getElementsByTagName('img').length, title: document.title, cell: "
+                + "document.querySelector('td').textContent, frames: document.querySelectorAll('g.frame').length })",
+            cancellationToken
+        );
         Assert.That(r.GetProperty("scripts").GetInt32(), Is.Zero);
         Assert.That(r.GetProperty("imgs").GetInt32(), Is.Zero);
         Assert.That(r.GetProperty("title").GetString(), Is.EqualTo(OutputTestSupport.HostileNames[0]));
@@ -160,7 +244,10 @@ public class BrowserRenderingTests : ChromiumFixture
         await page.NavigateAsync(path, cancellationToken);
         byte[] png = await page.CaptureFullPageAsync(1280, cancellationToken);
 
-        Assert.That(png.AsSpan(0, 8).ToArray(), Is.EqualTo(new byte[] { 0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A }));
+        Assert.That(
+            png.AsSpan(0, 8).ToArray(),
+            Is.EqualTo(new byte[] { 0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A })
+        );
         int width = BinaryPrimitives.ReadInt32BigEndian(png.AsSpan(16));
         int height = BinaryPrimitives.ReadInt32BigEndian(png.AsSpan(20));
         Assert.That(width, Is.EqualTo(1280));

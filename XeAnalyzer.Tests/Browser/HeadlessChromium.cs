@@ -11,9 +11,9 @@ internal sealed record BrowserMessage(string Source, string Level, string Text)
 
 /// <summary>
 /// Headless Chromium for the tests, driven by Microsoft.Playwright: Playwright's bundled driver (a NuGet package file)
-/// launches the system's Chromium (Debian's <c>/usr/bin/chromium</c>; nothing is downloaded) on a new temporary profile.
-/// Every call has a timeout, so a hung browser fails the test instead of hanging the run; disposing closes the browser
-/// and deletes the profile.
+/// launches the system's Chromium (Debian's <c>/usr/bin/chromium</c>; nothing is downloaded) on a new temporary
+/// profile. Every call has a timeout, so a hung browser fails the test instead of hanging the run; disposing closes the
+/// browser and deletes the profile.
 /// </summary>
 internal sealed class HeadlessChromium : IAsyncDisposable
 {
@@ -34,7 +34,8 @@ internal sealed class HeadlessChromium : IAsyncDisposable
     /// <summary>The temporary profile directory (deleted on dispose); the browser's command line names it.</summary>
     public string ProfileDirectory { get; }
 
-    /// <summary>Finds a Chromium executable: <c>XEANALYZER_CHROMIUM</c>, then chromium, chromium-browser, google-chrome on the PATH.</summary>
+    /// <summary>Finds a Chromium executable: <c>XEANALYZER_CHROMIUM</c>, then chromium, chromium-browser, google-chrome
+    /// on the PATH.</summary>
     public static string? FindExecutable()
     {
         string? env = Environment.GetEnvironmentVariable("XEANALYZER_CHROMIUM");
@@ -43,7 +44,10 @@ internal sealed class HeadlessChromium : IAsyncDisposable
             return File.Exists(env) ? env : null;
         }
 
-        string[] dirs = (Environment.GetEnvironmentVariable("PATH") ?? string.Empty).Split(Path.PathSeparator, StringSplitOptions.RemoveEmptyEntries);
+        string[] dirs = (Environment.GetEnvironmentVariable("PATH") ?? string.Empty).Split(
+            Path.PathSeparator,
+            StringSplitOptions.RemoveEmptyEntries
+        );
         foreach (string name in new[] { "chromium", "chromium-browser", "google-chrome", "google-chrome-stable" })
         {
             foreach (string dir in dirs.Append("/usr/bin"))
@@ -59,7 +63,8 @@ internal sealed class HeadlessChromium : IAsyncDisposable
         return null;
     }
 
-    /// <summary>Starts the browser (headless, no sandbox: the tests run as root in CI) with a new temporary profile.</summary>
+    /// <summary>Starts the browser (headless, no sandbox: the tests run as root in CI) with a new temporary
+    /// profile.</summary>
     public static async Task<HeadlessChromium> LaunchAsync(string executable, CancellationToken cancellationToken)
     {
         cancellationToken.ThrowIfCancellationRequested();
@@ -68,13 +73,27 @@ internal sealed class HeadlessChromium : IAsyncDisposable
         try
         {
             playwright = await Playwright.CreateAsync().ConfigureAwait(false);
-            IBrowserContext context = await playwright.Chromium.LaunchPersistentContextAsync(profile, new BrowserTypeLaunchPersistentContextOptions
-            {
-                ExecutablePath = executable,
-                Headless = true,
-                Args = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-                Timeout = (float)TimeSpan.FromSeconds(60).TotalMilliseconds,
-            }).WaitAsync(cancellationToken).ConfigureAwait(false);
+            IBrowserContext context = await playwright
+                .Chromium.LaunchPersistentContextAsync(
+                    profile,
+                    new BrowserTypeLaunchPersistentContextOptions
+                    {
+                        ExecutablePath = executable,
+                        Headless = true,
+                        Args =
+                        [
+                            "--no-sandbox",
+                            "--disable-gpu",
+                            "--disable-quic",
+                            "--disable-background-networking",
+                            "--disable-component-update",
+                            "--disable-sync",
+                        ],
+                        Timeout = (float)TimeSpan.FromSeconds(60).TotalMilliseconds,
+                    }
+                )
+                .WaitAsync(cancellationToken)
+                .ConfigureAwait(false);
             return new HeadlessChromium(playwright, context, profile);
         }
         catch
@@ -156,7 +175,8 @@ internal sealed class ChromiumPage
         };
     }
 
-    /// <summary>Console errors, warnings and assertion failures (the page's own and the browser's, such as blocked loads) and uncaught exceptions so far.</summary>
+    /// <summary>Console errors, warnings and assertion failures (the page's own and the browser's, such as blocked
+    /// loads) and uncaught exceptions so far.</summary>
     public IReadOnlyList<BrowserMessage> Problems()
     {
         lock (_lock)
@@ -178,7 +198,13 @@ internal sealed class ChromiumPage
         string url = location.AbsoluteUri;
         try
         {
-            await _page.GotoAsync(url, new PageGotoOptions { WaitUntil = WaitUntilState.Load, Timeout = (float)limit.TotalMilliseconds }).WaitAsync(cancellationToken).ConfigureAwait(false);
+            await _page
+                .GotoAsync(
+                    url,
+                    new PageGotoOptions { WaitUntil = WaitUntilState.Load, Timeout = (float)limit.TotalMilliseconds }
+                )
+                .WaitAsync(cancellationToken)
+                .ConfigureAwait(false);
         }
         catch (TimeoutException ex)
         {
@@ -190,12 +216,15 @@ internal sealed class ChromiumPage
     }
 
     /// <summary>
-    /// Evaluates an expression in the page and returns its value as JSON.stringify gives it (non-finite numbers become null;
-    /// undefined gives an undefined element); a script exception fails.
+    /// Evaluates an expression in the page and returns its value as JSON.stringify gives it (non-finite numbers become
+    /// null; undefined gives an undefined element); a script exception fails.
     /// </summary>
     public async Task<JsonElement> EvaluateAsync(string expression, CancellationToken cancellationToken)
     {
-        string? json = await _page.EvaluateAsync<string?>("JSON.stringify((" + expression + "))").WaitAsync(HeadlessChromium.DefaultTimeout, cancellationToken).ConfigureAwait(false);
+        string? json = await _page
+            .EvaluateAsync<string?>("JSON.stringify((" + expression + "))")
+            .WaitAsync(HeadlessChromium.DefaultTimeout, cancellationToken)
+            .ConfigureAwait(false);
         return json is null ? default : JsonDocument.Parse(json).RootElement.Clone();
     }
 
@@ -207,13 +236,19 @@ internal sealed class ChromiumPage
     public async Task<byte[]> CaptureViewportAsync(int width, int height, CancellationToken cancellationToken)
     {
         await _page.SetViewportSizeAsync(width, height).WaitAsync(cancellationToken).ConfigureAwait(false);
-        return await _page.ScreenshotAsync(new PageScreenshotOptions { Type = ScreenshotType.Png }).WaitAsync(HeadlessChromium.DefaultTimeout, cancellationToken).ConfigureAwait(false);
+        return await _page
+            .ScreenshotAsync(new PageScreenshotOptions { Type = ScreenshotType.Png })
+            .WaitAsync(HeadlessChromium.DefaultTimeout, cancellationToken)
+            .ConfigureAwait(false);
     }
 
     /// <summary>Captures a PNG of the whole page at the given CSS width.</summary>
     public async Task<byte[]> CaptureFullPageAsync(int width, CancellationToken cancellationToken)
     {
         await _page.SetViewportSizeAsync(width, 900).WaitAsync(cancellationToken).ConfigureAwait(false);
-        return await _page.ScreenshotAsync(new PageScreenshotOptions { FullPage = true, Type = ScreenshotType.Png }).WaitAsync(HeadlessChromium.DefaultTimeout, cancellationToken).ConfigureAwait(false);
+        return await _page
+            .ScreenshotAsync(new PageScreenshotOptions { FullPage = true, Type = ScreenshotType.Png })
+            .WaitAsync(HeadlessChromium.DefaultTimeout, cancellationToken)
+            .ConfigureAwait(false);
     }
 }

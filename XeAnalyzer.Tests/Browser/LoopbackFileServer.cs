@@ -62,18 +62,19 @@ internal sealed class LoopbackFileServer : IDisposable
         return ((IPEndPoint)probe.LocalEndpoint).Port;
     }
 
-    private static string ContentType(string path) => Path.GetExtension(path).ToLowerInvariant() switch
-    {
-        ".html" => "text/html; charset=utf-8",
-        ".js" => "text/javascript; charset=utf-8",
-        ".css" => "text/css; charset=utf-8",
-        ".json" => "application/json",
-        ".wasm" => "application/wasm",
-        ".png" => "image/png",
-        ".ico" => "image/x-icon",
-        ".woff2" => "font/woff2",
-        _ => "text/plain; charset=utf-8",
-    };
+    private static string ContentType(string path) =>
+        Path.GetExtension(path).ToLowerInvariant() switch
+        {
+            ".html" => "text/html; charset=utf-8",
+            ".js" => "text/javascript; charset=utf-8",
+            ".css" => "text/css; charset=utf-8",
+            ".json" => "application/json",
+            ".wasm" => "application/wasm",
+            ".png" => "image/png",
+            ".ico" => "image/x-icon",
+            ".woff2" => "font/woff2",
+            _ => "text/plain; charset=utf-8",
+        };
 
     private async Task ServeAsync()
     {
@@ -84,8 +85,8 @@ internal sealed class LoopbackFileServer : IDisposable
             {
                 context = await _listener.GetContextAsync().ConfigureAwait(false);
             }
-            catch (Exception e) when (e is HttpListenerException or ObjectDisposedException
-                or InvalidOperationException)
+            catch (Exception e)
+                when (e is HttpListenerException or ObjectDisposedException or InvalidOperationException)
             {
                 return; // stopped
             }

@@ -24,7 +24,8 @@ internal static class SpeedscopePackage
     public static string RequireNode()
     {
         string? node = LlvmTools.Find("node");
-        bool installed = File.Exists(Path.Combine(Viewer, "index.html"))
+        bool installed =
+            File.Exists(Path.Combine(Viewer, "index.html"))
             && File.Exists(Path.Combine(Folder, "node_modules", "ajv", "package.json"));
         ToolRequirement.Require(node is not null && installed, MissingMessage);
         return node!;

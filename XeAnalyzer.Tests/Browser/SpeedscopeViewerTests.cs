@@ -156,8 +156,16 @@ public sealed class SpeedscopeViewerTests : ChromiumFixture
         string path = Path.Combine(WorkFolder, output);
         string[] args =
         [
-            "stacks", Path.Combine(TestPaths.Samples, sample), "-o", path, "--offline",
-            "--symbols", TestPaths.SymbolsCache, "--binaries", TestPaths.SymbolsCache, .. options,
+            "stacks",
+            Path.Combine(TestPaths.Samples, sample),
+            "-o",
+            path,
+            "--offline",
+            "--symbols",
+            TestPaths.SymbolsCache,
+            "--binaries",
+            TestPaths.SymbolsCache,
+            .. options,
         ];
         (int exit, _, string err) = CliRunner.Run(args);
         Assert.That(exit, Is.EqualTo(ExitCodes.Ok), err);

@@ -2,7 +2,8 @@ using XeAnalyzer.Callstacks;
 
 namespace XeAnalyzer.Tests.Callstacks;
 
-/// <summary>Frame tokens: every verbatim example of XE-TEXT-SHAPES.md §3–§5 and §9.3, with values checked by hand from the documents.</summary>
+/// <summary>Frame tokens: every verbatim example of XE-TEXT-SHAPES.md §3–§5 and §9.3, with values checked by hand from
+/// the documents.</summary>
 public class FrameParserTests
 {
     private static StackFrame Single(string line, StackTextReaderOptions? options = null)
@@ -16,7 +17,12 @@ public class FrameParserTests
     [TestCase("sqllang.dll+0x00000000003877FC", "sqllang.dll", "sqllang", 0x3877FCUL)]
     [TestCase("sqlTsEs.dll+0x0000000000012345", "sqlTsEs.dll", "sqltses", 0x12345UL)]
     [TestCase("hkengine.dll+0x0000000000030B0D", "hkengine.dll", "hkengine", 0x30B0DUL)]
-    [TestCase("xtp_p_5_597577167_185186125354548_1.dll+0x000000000000E9FC", "xtp_p_5_597577167_185186125354548_1.dll", "xtp_p_5_597577167_185186125354548_1", 0xE9FCUL)]
+    [TestCase(
+        "xtp_p_5_597577167_185186125354548_1.dll+0x000000000000E9FC",
+        "xtp_p_5_597577167_185186125354548_1.dll",
+        "xtp_p_5_597577167_185186125354548_1",
+        0xE9FCUL
+    )]
     [TestCase("sqldk.dll+40609", "sqldk.dll", "sqldk", 0x40609UL)]
     [TestCase("Wdf01000+17f27", "Wdf01000", "wdf01000", 0x17F27UL)]
     [TestCase("sqldk +0x40609", "sqldk", "sqldk", 0x40609UL)]
@@ -24,7 +30,12 @@ public class FrameParserTests
     [TestCase("KERNEL32.DLL+0x0000000000011FE4", "KERNEL32.DLL", "kernel32", 0x11FE4UL)]
     [TestCase("Wdf01000.sys+0x17F27", "Wdf01000.sys", "wdf01000", 0x17F27UL)]
     [TestCase("  sqldk.dll+0x00000000000FD919  ", "sqldk.dll", "sqldk", 0xFD919UL)]
-    public void ParseLine_ReturnsModuleOffsetWithHexOffset_ForModuleOffsetShapes(string line, string module, string key, ulong offset)
+    public void ParseLine_ReturnsModuleOffsetWithHexOffset_ForModuleOffsetShapes(
+        string line,
+        string module,
+        string key,
+        ulong offset
+    )
     {
         var f = (ModuleOffsetFrame)Single(line);
         Assert.That(f.Kind, Is.EqualTo(FrameKind.ModuleOffset));
@@ -60,13 +71,28 @@ public class FrameParserTests
         Assert.That(f.Module, Is.Null);
     }
 
-    [TestCase("sqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1a9", "sqlmin.dll", "XeSqlPkg::latch_acquired::Publish", 0x1a9UL)]
+    [TestCase(
+        "sqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1a9",
+        "sqlmin.dll",
+        "XeSqlPkg::latch_acquired::Publish",
+        0x1a9UL
+    )]
     [TestCase("sqldk.dll!XeSosPkg::wait_info::Publish+0x138", "sqldk.dll", "XeSosPkg::wait_info::Publish", 0x138UL)]
-    [TestCase("hkengine.dll!CkptFilePair::CreateInstance+0x61b", "hkengine.dll", "CkptFilePair::CreateInstance", 0x61bUL)]
+    [TestCase(
+        "hkengine.dll!CkptFilePair::CreateInstance+0x61b",
+        "hkengine.dll",
+        "CkptFilePair::CreateInstance",
+        0x61bUL
+    )]
     [TestCase("sqlTsEs.dll!CEsExec::GeneralEval+1a9", "sqlTsEs.dll", "CEsExec::GeneralEval", 0x1a9UL)]
     [TestCase("sqlmin.dll!LatchBase::RecordAcquire+0x191", "sqlmin.dll", "LatchBase::RecordAcquire", 0x191UL)]
     [TestCase("sqlTsEs.dll!CDefaultCollation::IHashW+0x227", "sqlTsEs.dll", "CDefaultCollation::IHashW", 0x227UL)]
-    public void ParseLine_ReturnsSymbolizedWithHexDisplacement_ForTraceFlag3656Frames(string line, string module, string symbol, ulong displacement)
+    public void ParseLine_ReturnsSymbolizedWithHexDisplacement_ForTraceFlag3656Frames(
+        string line,
+        string module,
+        string symbol,
+        ulong displacement
+    )
     {
         var f = (SymbolizedFrame)Single(line);
         Assert.That(f.Kind, Is.EqualTo(FrameKind.Symbolized));
@@ -82,8 +108,16 @@ public class FrameParserTests
     [TestCase("NTGroupInfo::`vector deleting destructor'", "NTGroupInfo::`vector deleting destructor'", null)]
     [TestCase("Spinlock<144,1,0>::SpinToAcquireOptimistic", "Spinlock<144,1,0>::SpinToAcquireOptimistic", null)]
     [TestCase("CMsqlExecContext::ExecuteStmts<1,1>+0x10", "CMsqlExecContext::ExecuteStmts<1,1>", 0x10UL)]
-    [TestCase("CTDelayedMapBase<unsigned short,CMemObjAlloc<1> >::CKeyDFNForMap+5", "CTDelayedMapBase<unsigned short,CMemObjAlloc<1> >::CKeyDFNForMap", 0x5UL)]
-    public void ParseLine_ReturnsModulelessSymbol_ForAbbreviatedAndOldFrames(string line, string symbol, ulong? displacement)
+    [TestCase(
+        "CTDelayedMapBase<unsigned short,CMemObjAlloc<1> >::CKeyDFNForMap+5",
+        "CTDelayedMapBase<unsigned short,CMemObjAlloc<1> >::CKeyDFNForMap",
+        0x5UL
+    )]
+    public void ParseLine_ReturnsModulelessSymbol_ForAbbreviatedAndOldFrames(
+        string line,
+        string symbol,
+        ulong? displacement
+    )
     {
         var f = (SymbolizedFrame)Single(line);
         Assert.That(f.Module, Is.Null);
@@ -91,13 +125,25 @@ public class FrameParserTests
         Assert.That(f.Displacement, Is.EqualTo(displacement));
     }
 
-    [TestCase("sqlmin!Spinlock<143,7,1>::SpinToAcquireWithExponentialBackoff+0x12", "Spinlock<143,7,1>::SpinToAcquireWithExponentialBackoff", 0x12UL)]
-    [TestCase("sqlmin!SqlAutoReadOnlyXact::`scalar deleting destructor'+0x1", "SqlAutoReadOnlyXact::`scalar deleting destructor'", 0x1UL)]
+    [TestCase(
+        "sqlmin!Spinlock<143,7,1>::SpinToAcquireWithExponentialBackoff+0x12",
+        "Spinlock<143,7,1>::SpinToAcquireWithExponentialBackoff",
+        0x12UL
+    )]
+    [TestCase(
+        "sqlmin!SqlAutoReadOnlyXact::`scalar deleting destructor'+0x1",
+        "SqlAutoReadOnlyXact::`scalar deleting destructor'",
+        0x1UL
+    )]
     [TestCase("sqlmin!Foo::operator<+0x8", "Foo::operator<", 0x8UL)]
     [TestCase("sqlmin!Foo::operator+=+0x8", "Foo::operator+=", 0x8UL)]
     [TestCase("sqlmin!Foo::operator!=+0x8", "Foo::operator!=", 0x8UL)]
     [TestCase("sqlmin!Foo::operator new+0x8", "Foo::operator new", 0x8UL)]
-    [TestCase("sqlmin!CTHashTable<Pair<unsigned short,CDbLockListBase::CDatabaseOptions>,CMemObjAlloc<1> >::Find+0x20", "CTHashTable<Pair<unsigned short,CDbLockListBase::CDatabaseOptions>,CMemObjAlloc<1> >::Find", 0x20UL)]
+    [TestCase(
+        "sqlmin!CTHashTable<Pair<unsigned short,CDbLockListBase::CDatabaseOptions>,CMemObjAlloc<1> >::Find+0x20",
+        "CTHashTable<Pair<unsigned short,CDbLockListBase::CDatabaseOptions>,CMemObjAlloc<1> >::Find",
+        0x20UL
+    )]
     public void ParseLine_KeepsTemplateBacktickAndOperatorNames(string line, string symbol, ulong displacement)
     {
         var f = (SymbolizedFrame)Single(line);
@@ -121,9 +167,13 @@ public class FrameParserTests
     [Test]
     public void ParseLine_ReadsCaptureDisplacementAsHex_AndResolverOutputAsDecimal()
     {
-        // XE-TEXT-SHAPES §4: sqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1a9 is the peer's sqlmin!XeSqlPkg::latch_acquired::Publish+425.
+        // XE-TEXT-SHAPES §4: sqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1a9 is the peer's
+        // sqlmin!XeSqlPkg::latch_acquired::Publish+425.
         var capture = (SymbolizedFrame)Single("sqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1a9");
-        var resolved = (SymbolizedFrame)Single("sqlmin!XeSqlPkg::latch_acquired::Publish+425", new StackTextReaderOptions { SymbolizedOffsetRadix = OffsetRadix.Decimal });
+        var resolved = (SymbolizedFrame)Single(
+            "sqlmin!XeSqlPkg::latch_acquired::Publish+425",
+            new StackTextReaderOptions { SymbolizedOffsetRadix = OffsetRadix.Decimal }
+        );
         Assert.That(capture.Displacement, Is.EqualTo(425UL));
         Assert.That(resolved.Displacement, Is.EqualTo(425UL));
         Assert.That(resolved.Provenance, Is.EqualTo(FrameProvenance.ResolvedOutput));
@@ -135,9 +185,15 @@ public class FrameParserTests
         Assert.That(asCapture.Provenance, Is.EqualTo(FrameProvenance.SymbolizedCapture));
 
         // Decimal mode still honours an explicit 0x, and never touches module+offset (always hex).
-        var explicitHex = (SymbolizedFrame)Single("sqldk!MemoryClerkInternal::AllocatePagesWithFailureMode+0x284", new StackTextReaderOptions { SymbolizedOffsetRadix = OffsetRadix.Decimal });
+        var explicitHex = (SymbolizedFrame)Single(
+            "sqldk!MemoryClerkInternal::AllocatePagesWithFailureMode+0x284",
+            new StackTextReaderOptions { SymbolizedOffsetRadix = OffsetRadix.Decimal }
+        );
         Assert.That(explicitHex.Displacement, Is.EqualTo(644UL));
-        var moduleOffset = (ModuleOffsetFrame)Single("sqldk+40609", new StackTextReaderOptions { SymbolizedOffsetRadix = OffsetRadix.Decimal });
+        var moduleOffset = (ModuleOffsetFrame)Single(
+            "sqldk+40609",
+            new StackTextReaderOptions { SymbolizedOffsetRadix = OffsetRadix.Decimal }
+        );
         Assert.That(moduleOffset.Offset, Is.EqualTo(0x40609UL));
     }
 
@@ -145,11 +201,14 @@ public class FrameParserTests
     public void ParseLine_SplitsSeveralFramesOnOneLine_AndDropsTheJunkSuffix()
     {
         IReadOnlyList<StackFrame> frames = new FrameParser().ParseLine(
-            "      SpinlockBase::Sleep+c7 [ @ 0+0x0 SpinlockBase::Backoff Spinlock<144,1,0>::SpinToAcquireOptimistic");
-        Assert.That(frames.Select(f => ((SymbolizedFrame)f).Symbol), Is.EqualTo(new[]
-        {
-            "SpinlockBase::Sleep", "SpinlockBase::Backoff", "Spinlock<144,1,0>::SpinToAcquireOptimistic",
-        }));
+            "      SpinlockBase::Sleep+c7 [ @ 0+0x0 SpinlockBase::Backoff Spinlock<144,1,0>::SpinToAcquireOptimistic"
+        );
+        Assert.That(
+            frames.Select(f => ((SymbolizedFrame)f).Symbol),
+            Is.EqualTo(
+                new[] { "SpinlockBase::Sleep", "SpinlockBase::Backoff", "Spinlock<144,1,0>::SpinToAcquireOptimistic" }
+            )
+        );
         Assert.That(((SymbolizedFrame)frames[0]).Displacement, Is.EqualTo(0xc7UL));
     }
 
@@ -161,7 +220,11 @@ public class FrameParserTests
     }
 
     [TestCase("Return Addr: 00007FF830D4CDA4 Module(KERNELBASE+000000000009CDA4)", "KERNELBASE", 0x9CDA4UL)]
-    [TestCase("00007FF818405E70      Module(ntdll+0000000000091735) (Ordinal298 + 00000000000004A5)", "ntdll", 0x91735UL)]
+    [TestCase(
+        "00007FF818405E70      Module(ntdll+0000000000091735) (Ordinal298 + 00000000000004A5)",
+        "ntdll",
+        0x91735UL
+    )]
     [TestCase("… Module(KERNEL32+0000000000011FE4)", "KERNEL32", 0x11FE4UL)]
     [TestCase("Module(sqldk+0000000000011D96)", "sqldk", 0x11D96UL)]
     public void ParseLine_ReadsSqlDumperModuleFrames(string line, string module, ulong offset)
@@ -186,7 +249,10 @@ public class FrameParserTests
     [Test]
     public void ParseLine_ReadsFullCallstackRvaFrame()
     {
-        var f = (RvaFrame)Single("<frame id=\"02\" pdb=\"SqlDK.pdb\" age=\"2\" guid=\"6a193443-3512-464b-8b8e-d905ad930ee6\" module=\"sqldk.dll\" rva=\"0x40609\" address=\"0x100440609\"/>");
+        var f = (RvaFrame)Single(
+            "<frame id=\"02\" pdb=\"SqlDK.pdb\" age=\"2\" guid=\"6a193443-3512-464b-8b8e-d905ad930ee6\" "
+                + "module=\"sqldk.dll\" rva=\"0x40609\" address=\"0x100440609\"/>"
+        );
         Assert.That(f.Kind, Is.EqualTo(FrameKind.Rva));
         Assert.That(f.FrameNumber, Is.EqualTo(2));
         Assert.That(f.PdbName, Is.EqualTo("SqlDK.pdb"));
@@ -199,11 +265,55 @@ public class FrameParserTests
         Assert.That(f.ToNormalString(), Is.EqualTo("02 6A1934433512464B8B8ED905AD930EE62+0x40609"));
     }
 
-    [TestCase("<frame id=\"00\" pdb=\"ntdll.pdb\" age=\"1\" guid=\"C374E059-5793-9B92-6525-386A66A2D3F5\" module=\"ntdll.dll\" rva=\"0x9F7E4\" />", 0, "ntdll.pdb", "C374E059-5793-9B92-6525-386A66A2D3F5", 1, 0x9F7E4UL, "ntdll")]
-    [TestCase("<frame id=\"03\" pdb=\"vcruntime140.amd64.pdb\" age=\"1\" guid=\"AF138C3F-2933-4097-8883-C1071B13375E\" module=\"VCRUNTIME140.dll\" rva=\"0xB8F0\" />", 3, "vcruntime140.amd64.pdb", "AF138C3F-2933-4097-8883-C1071B13375E", 1, 0xB8F0UL, "vcruntime140")]
-    [TestCase("<frame id=\"01\" pdb=\"Wdf01000.pdb\" age=\"1\" guid=\"C9EC2937-69A8-15AB-22B5-909C290FB963\" module=\"Wdf01000.sys\" rva=\"0x17f27\" />", 1, "Wdf01000.pdb", "C9EC2937-69A8-15AB-22B5-909C290FB963", 1, 0x17F27UL, "wdf01000")]
-    [TestCase("<frame rva = \"0x9F7E4\" module=\"ntdll\" guid=\"{C374E059-5793-9B92-6525-386A66A2D3F5}\" age=\"1\" pdb=\"NTDLL.PDB\" id=\"12\"/>", 12, "NTDLL.PDB", "C374E059-5793-9B92-6525-386A66A2D3F5", 1, 0x9F7E4UL, "ntdll")]
-    public void ParseLine_ReadsCallstackRvaAttributes_InAnyOrderAndCase(string line, int id, string pdb, string guid, int age, ulong rva, string key)
+    [TestCase(
+        "<frame id=\"00\" pdb=\"ntdll.pdb\" age=\"1\" guid=\"C374E059-5793-9B92-6525-386A66A2D3F5\" "
+            + "module=\"ntdll.dll\" rva=\"0x9F7E4\" />",
+        0,
+        "ntdll.pdb",
+        "C374E059-5793-9B92-6525-386A66A2D3F5",
+        1,
+        0x9F7E4UL,
+        "ntdll"
+    )]
+    [TestCase(
+        "<frame id=\"03\" pdb=\"vcruntime140.amd64.pdb\" age=\"1\" guid=\"AF138C3F-2933-4097-8883-C1071B13375E\" "
+            + "module=\"VCRUNTIME140.dll\" rva=\"0xB8F0\" />",
+        3,
+        "vcruntime140.amd64.pdb",
+        "AF138C3F-2933-4097-8883-C1071B13375E",
+        1,
+        0xB8F0UL,
+        "vcruntime140"
+    )]
+    [TestCase(
+        "<frame id=\"01\" pdb=\"Wdf01000.pdb\" age=\"1\" guid=\"C9EC2937-69A8-15AB-22B5-909C290FB963\" "
+            + "module=\"Wdf01000.sys\" rva=\"0x17f27\" />",
+        1,
+        "Wdf01000.pdb",
+        "C9EC2937-69A8-15AB-22B5-909C290FB963",
+        1,
+        0x17F27UL,
+        "wdf01000"
+    )]
+    [TestCase(
+        "<frame rva = \"0x9F7E4\" module=\"ntdll\" guid=\"{C374E059-5793-9B92-6525-386A66A2D3F5}\" age=\"1\" "
+            + "pdb=\"NTDLL.PDB\" id=\"12\"/>",
+        12,
+        "NTDLL.PDB",
+        "C374E059-5793-9B92-6525-386A66A2D3F5",
+        1,
+        0x9F7E4UL,
+        "ntdll"
+    )]
+    public void ParseLine_ReadsCallstackRvaAttributes_InAnyOrderAndCase(
+        string line,
+        int id,
+        string pdb,
+        string guid,
+        int age,
+        ulong rva,
+        string key
+    )
     {
         var f = (RvaFrame)Single(line);
         Assert.That(f.FrameNumber, Is.EqualTo(id));
@@ -217,7 +327,10 @@ public class FrameParserTests
     public void ParseLine_DerivesAbbreviatedFrameFromEarlierFullFrameOfSameModule()
     {
         var parser = new FrameParser();
-        parser.ParseLine("<frame id=\"02\" pdb=\"SqlDK.pdb\" age=\"2\" guid=\"6a193443-3512-464b-8b8e-d905ad930ee6\" module=\"sqldk.dll\" rva=\"0x40609\" address = \"0x100440609\"/>");
+        parser.ParseLine(
+            "<frame id=\"02\" pdb=\"SqlDK.pdb\" age=\"2\" guid=\"6a193443-3512-464b-8b8e-d905ad930ee6\" "
+                + "module=\"sqldk.dll\" rva=\"0x40609\" address = \"0x100440609\"/>"
+        );
         var f = (RvaFrame)parser.ParseLine("<frame id=\"04\" name=\"sqldk.dll\" address=\"0x10042249f\" />").Single();
 
         // base = 0x100440609 − 0x40609 = 0x100400000; rva = 0x10042249f − base = 0x2249f.
@@ -248,12 +361,26 @@ public class FrameParserTests
         Assert.That(f.CanResolve, Is.False);
     }
 
-    [TestCase("<frame id=\"00\" pdb=\"ntdll.pdb\" age=\"1\" guid=\"C374E059-5793-9B92-A6525-386A66A2D3F5\" module=\"ntdll.dll\" rva=\"0x9F7E4\" />", "GUID")]
+    [TestCase(
+        "<frame id=\"00\" pdb=\"ntdll.pdb\" age=\"1\" guid=\"C374E059-5793-9B92-A6525-386A66A2D3F5\" "
+            + "module=\"ntdll.dll\" rva=\"0x9F7E4\" />",
+        "GUID"
+    )]
     [TestCase("<frame id=\"02\" pdb=\"SqlDK.pdb\" age=\"2\" guid=\"6a193443-3512-464b", "truncated")]
-    [TestCase("<frame id=\"02\" pdb=\"SqlDK.pdb\" age=\"x\" guid=\"6a193443-3512-464b-8b8e-d905ad930ee6\" rva=\"0x1\"/>", "age")]
-    [TestCase("<frame id=\"02\" pdb=\"SqlDK.pdb\" age=\"2\" guid=\"6a193443-3512-464b-8b8e-d905ad930ee6\" rva=\"0xZZ\"/>", "rva")]
+    [TestCase(
+        "<frame id=\"02\" pdb=\"SqlDK.pdb\" age=\"x\" guid=\"6a193443-3512-464b-8b8e-d905ad930ee6\" rva=\"0x1\"/>",
+        "age"
+    )]
+    [TestCase(
+        "<frame id=\"02\" pdb=\"SqlDK.pdb\" age=\"2\" guid=\"6a193443-3512-464b-8b8e-d905ad930ee6\" rva=\"0xZZ\"/>",
+        "rva"
+    )]
     [TestCase("<frame id=\"02\" module=\"sqldk.dll\"/>", "neither rva nor address")]
-    [TestCase("<frame id=\"02\" pdb=\"..\\..\\evil.pdb\" age=\"2\" guid=\"6a193443-3512-464b-8b8e-d905ad930ee6\" rva=\"0x1\"/>", "not a PDB file name")]
+    [TestCase(
+        "<frame id=\"02\" pdb=\"..\\..\\evil.pdb\" age=\"2\" guid=\"6a193443-3512-464b-8b8e-d905ad930ee6\" "
+            + "rva=\"0x1\"/>",
+        "not a PDB file name"
+    )]
     [TestCase("<frame id=\"02\" module=\"..\" rva=\"0x1\"/>", "not a module file name")]
     [TestCase("<frame id=\"02\" name=\"../../etc/passwd\" address=\"0x1\"/>", "not a module file name")]
     [TestCase("<frame id=\"02\" module=\"a|b.dll\" rva=\"0x1\"/>", "not a module file name")]

@@ -7,25 +7,57 @@ using XeAnalyzer.TargetData;
 namespace XeAnalyzer.Tests.Callstacks;
 
 /// <summary>
-/// Every accepted and rejected frame shape stays as it was: the lines of <c>TestData/text/frame-lines.txt</c> and of every
-/// committed text fixture, plus seeded mutations of each, are parsed under four option sets (the default; decimal resolver
-/// offsets; frames on a single line; two frames per line at most), through <see cref="FrameParser.ParseLine"/>,
-/// <see cref="FrameParser.TryParseFrame"/> and <see cref="StackTextReader.Parse"/> (lines, frames, unparsed pieces with their
-/// reason, diagnostics). The dump is compared with <c>frame-lines.expected.txt</c>, recorded from the single tokenizer before it
-/// was split into one scanner per grammar (issue 10, commit 380d976). Never record it again to make a failing run pass: a
-/// difference is a changed accepted or rejected shape.
+/// Every accepted and rejected frame shape stays as it was: the lines of <c>TestData/text/frame-lines.txt</c> and of
+/// every committed text fixture, plus seeded mutations of each, are parsed under four option sets (the default; decimal
+/// resolver offsets; frames on a single line; two frames per line at most), through
+/// <see cref="FrameParser.ParseLine"/>,
+/// <see cref="FrameParser.TryParseFrame"/> and <see cref="StackTextReader.Parse"/> (lines, frames, unparsed pieces with
+/// their reason, diagnostics). The dump is compared with <c>frame-lines.expected.txt</c>, recorded from the single
+/// tokenizer before it was split into one scanner per grammar (issue 10, commit 380d976). Never record it again to make
+/// a failing run pass: a difference is a changed accepted or rejected shape.
 /// </summary>
 public sealed class FrameScannerGoldenTests
 {
     private const int MutationsPerLine = 3;
-    private static readonly string[] s_inserts = ["<", ">", "&", "&lt;", "\"", "'", "\n", "+", "!", "0x", "`", "::", "<frame ", "/>", " ", "\t", "Module(", ")", "[ @ ", "00 ", "=", "1FFFFFFFFFFFFFFFFF"];
+    private static readonly string[] s_inserts =
+    [
+        "<",
+        ">",
+        "&",
+        "&lt;",
+        "\"",
+        "'",
+        "\n",
+        "+",
+        "!",
+        "0x",
+        "`",
+        "::",
+        "<frame ",
+        "/>",
+        " ",
+        "\t",
+        "Module(",
+        ")",
+        "[ @ ",
+        "00 ",
+        "=",
+        "1FFFFFFFFFFFFFFFFF",
+    ];
 
     private static readonly (string Name, StackTextReaderOptions Options)[] s_optionSets =
     [
         ("default", StackTextReaderOptions.Default),
         ("decimal", new StackTextReaderOptions { SymbolizedOffsetRadix = OffsetRadix.Decimal }),
         ("single-line", new StackTextReaderOptions { FramesOnSingleLine = true }),
-        ("two-per-line", new StackTextReaderOptions { FramesOnSingleLine = true, Limits = new TextInputLimits { MaxFramesPerLine = 2 } }),
+        (
+            "two-per-line",
+            new StackTextReaderOptions
+            {
+                FramesOnSingleLine = true,
+                Limits = new TextInputLimits { MaxFramesPerLine = 2 },
+            }
+        ),
     ];
 
     [Test]
@@ -35,7 +67,11 @@ public sealed class FrameScannerGoldenTests
         string actual = Dump(Corpus(MutationsPerLine));
         string actualPath = Path.Combine(TestContext.CurrentContext.WorkDirectory, "frame-lines.actual.txt");
         File.WriteAllText(actualPath, actual, new UTF8Encoding(false));
-        Assert.That(File.Exists(expectedPath), Is.True, $"{expectedPath} is missing (the dump of this run is {actualPath})");
+        Assert.That(
+            File.Exists(expectedPath),
+            Is.True,
+            $"{expectedPath} is missing (the dump of this run is {actualPath})"
+        );
         string expected = File.ReadAllText(expectedPath, Encoding.UTF8);
         if (expected == actual)
         {
@@ -50,15 +86,20 @@ public sealed class FrameScannerGoldenTests
             i++;
         }
 
-        Assert.Fail($"frame dump differs from line {i + 1} (this run's dump: {actualPath}):\n" +
-                    $"expected: {(i < e.Length ? e[i] : "<end>")}\nactual:   {(i < a.Length ? a[i] : "<end>")}");
+        Assert.Fail(
+            $"frame dump differs from line {i + 1} (this run's dump: {actualPath}):\n"
+                + $"expected: {(i < e.Length ? e[i] : "<end>")}\nactual:   {(i < a.Length ? a[i] : "<end>")}"
+        );
     }
 
-    /// <summary>The corpus: hand-written lines, the lines of the committed text fixtures, and seeded mutations of each.</summary>
+    /// <summary>The corpus: hand-written lines, the lines of the committed text fixtures, and seeded mutations of
+    /// each.</summary>
     internal static List<string> Corpus(int mutationsPerLine)
     {
         var lines = new List<string>();
-        foreach (string raw in File.ReadAllLines(Path.Combine(TestPaths.TestData, "text", "frame-lines.txt"), Encoding.UTF8))
+        foreach (
+            string raw in File.ReadAllLines(Path.Combine(TestPaths.TestData, "text", "frame-lines.txt"), Encoding.UTF8)
+        )
         {
             if (!raw.StartsWith('#'))
             {
@@ -66,10 +107,16 @@ public sealed class FrameScannerGoldenTests
             }
         }
 
-        foreach (string file in Directory.GetFiles(Path.Combine(TestPaths.TestData, "text")).Order(StringComparer.Ordinal))
+        foreach (
+            string file in Directory.GetFiles(Path.Combine(TestPaths.TestData, "text")).Order(StringComparer.Ordinal)
+        )
         {
             string name = Path.GetFileName(file);
-            if (name.StartsWith("frame-lines", StringComparison.Ordinal) || name.EndsWith(".md", StringComparison.Ordinal) || name.StartsWith('.'))
+            if (
+                name.StartsWith("frame-lines", StringComparison.Ordinal)
+                || name.EndsWith(".md", StringComparison.Ordinal)
+                || name.StartsWith('.')
+            )
             {
                 continue;
             }
@@ -97,7 +144,11 @@ public sealed class FrameScannerGoldenTests
         for (int i = 0; i < corpus.Count; i++)
         {
             string line = corpus[i];
-            sb.Append('#').Append(i.ToString(CultureInfo.InvariantCulture)).Append(' ').Append(Quote(line)).Append('\n');
+            sb.Append('#')
+                .Append(i.ToString(CultureInfo.InvariantCulture))
+                .Append(' ')
+                .Append(Quote(line))
+                .Append('\n');
             string? first = null;
             for (int o = 0; o < s_optionSets.Length; o++)
             {
@@ -128,15 +179,24 @@ public sealed class FrameScannerGoldenTests
         }
 
         string token = parser.TryParseFrame(line, out StackFrame? t) ? Frame(t) : "-";
-        sb.Append("\n  token: ").Append(lineFrames.Count == 1 && token == Frame(lineFrames[0]) ? "as line" : token).Append('\n');
+        sb.Append("\n  token: ")
+            .Append(lineFrames.Count == 1 && token == Frame(lineFrames[0]) ? "as line" : token)
+            .Append('\n');
         try
         {
             foreach (Callstack s in StackTextReader.Parse(line, options))
             {
-                sb.Append("  stack ").Append(s.Header?.Origin.ToString() ?? "plain").Append(s.IsContinuation ? " continued" : string.Empty).Append('\n');
+                sb.Append("  stack ")
+                    .Append(s.Header?.Origin.ToString() ?? "plain")
+                    .Append(s.IsContinuation ? " continued" : string.Empty)
+                    .Append('\n');
                 foreach (StackLine l in s.Lines)
                 {
-                    sb.Append("    ").Append(l.LineNumber.ToString(CultureInfo.InvariantCulture)).Append(' ').Append(Quote(l.Text)).Append(':');
+                    sb.Append("    ")
+                        .Append(l.LineNumber.ToString(CultureInfo.InvariantCulture))
+                        .Append(' ')
+                        .Append(Quote(l.Text))
+                        .Append(':');
                     foreach (StackFrame f in l.Frames)
                     {
                         sb.Append(' ').Append(Frame(f));
@@ -144,7 +204,13 @@ public sealed class FrameScannerGoldenTests
 
                     foreach (UnparsedToken u in l.Unparsed)
                     {
-                        sb.Append(" unparsed[").Append(u.Index.ToString(CultureInfo.InvariantCulture)).Append("]=").Append(Quote(u.Text)).Append(" (").Append(u.Reason).Append(')');
+                        sb.Append(" unparsed[")
+                            .Append(u.Index.ToString(CultureInfo.InvariantCulture))
+                            .Append("]=")
+                            .Append(Quote(u.Text))
+                            .Append(" (")
+                            .Append(u.Reason)
+                            .Append(')');
                     }
 
                     if (l.Diagnostic is not null)
@@ -197,18 +263,28 @@ public sealed class FrameScannerGoldenTests
                 sb.Append(" va=").Append(Hex(v.Address));
                 break;
             case SymbolizedFrame s:
-                sb.Append(" sym=").Append(Quote(s.Symbol)).Append(" disp=").Append(s.Displacement is ulong d ? Hex(d) : "-");
+                sb.Append(" sym=")
+                    .Append(Quote(s.Symbol))
+                    .Append(" disp=")
+                    .Append(s.Displacement is ulong d ? Hex(d) : "-");
                 break;
             case OrdinalFrame o:
-                sb.Append(" ord=").Append(o.Ordinal.ToString(CultureInfo.InvariantCulture)).Append(" off=").Append(Hex(o.Offset));
+                sb.Append(" ord=")
+                    .Append(o.Ordinal.ToString(CultureInfo.InvariantCulture))
+                    .Append(" off=")
+                    .Append(Hex(o.Offset));
                 break;
             case RvaFrame r:
-                sb.Append(" pdb=").Append(r.PdbName is null ? "-" : Quote(r.PdbName))
-                  .Append(" id=").Append(r.Identity?.ToString() ?? "-")
-                  .Append(" rva=").Append(r.Rva is ulong rv ? Hex(rv) : "-")
-                  .Append(" addr=").Append(r.Address is ulong ad ? Hex(ad) : "-")
-                  .Append(r.IsAbbreviated ? " abbreviated" : string.Empty)
-                  .Append(r.CanResolve ? " resolvable" : string.Empty);
+                sb.Append(" pdb=")
+                    .Append(r.PdbName is null ? "-" : Quote(r.PdbName))
+                    .Append(" id=")
+                    .Append(r.Identity?.ToString() ?? "-")
+                    .Append(" rva=")
+                    .Append(r.Rva is ulong rv ? Hex(rv) : "-")
+                    .Append(" addr=")
+                    .Append(r.Address is ulong ad ? Hex(ad) : "-")
+                    .Append(r.IsAbbreviated ? " abbreviated" : string.Empty)
+                    .Append(r.CanResolve ? " resolvable" : string.Empty);
                 break;
             default:
                 sb.Append(" ?").Append(f.GetType().Name);
@@ -229,11 +305,21 @@ public sealed class FrameScannerGoldenTests
         {
             switch (c)
             {
-                case '\\': sb.Append(@"\\"); break;
-                case '"': sb.Append("\\\""); break;
-                case '\n': sb.Append(@"\n"); break;
-                case '\r': sb.Append(@"\r"); break;
-                case '\t': sb.Append(@"\t"); break;
+                case '\\':
+                    sb.Append(@"\\");
+                    break;
+                case '"':
+                    sb.Append("\\\"");
+                    break;
+                case '\n':
+                    sb.Append(@"\n");
+                    break;
+                case '\r':
+                    sb.Append(@"\r");
+                    break;
+                case '\t':
+                    sb.Append(@"\t");
+                    break;
                 default:
                     if (c < ' ' || c > '~')
                     {
@@ -266,15 +352,32 @@ public sealed class FrameScannerGoldenTests
             char e = s[i + 1];
             switch (e)
             {
-                case 't': sb.Append('\t'); i++; break;
-                case 'r': sb.Append('\r'); i++; break;
-                case 'n': sb.Append('\n'); i++; break;
-                case '\\': sb.Append('\\'); i++; break;
+                case 't':
+                    sb.Append('\t');
+                    i++;
+                    break;
+                case 'r':
+                    sb.Append('\r');
+                    i++;
+                    break;
+                case 'n':
+                    sb.Append('\n');
+                    i++;
+                    break;
+                case '\\':
+                    sb.Append('\\');
+                    i++;
+                    break;
                 case 'u' when i + 5 < s.Length:
-                    sb.Append((char)int.Parse(s.AsSpan(i + 2, 4), NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture));
+                    sb.Append(
+                        (char)
+                            int.Parse(s.AsSpan(i + 2, 4), NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture)
+                    );
                     i += 5;
                     break;
-                default: sb.Append(c); break;
+                default:
+                    sb.Append(c);
+                    break;
             }
         }
 
@@ -308,7 +411,8 @@ public sealed class FrameScannerGoldenTests
         return chars.ToString();
     }
 
-    /// <summary>A fixed pseudo-random sequence (SplitMix64), so the mutations do not depend on the runtime's <see cref="Random"/>.</summary>
+    /// <summary>A fixed pseudo-random sequence (SplitMix64), so the mutations do not depend on the runtime's
+    /// <see cref="Random"/>.</summary>
     private sealed class SplitMix64(ulong seed)
     {
         private ulong _state = seed;

@@ -4,12 +4,20 @@ using System.Text;
 namespace XeAnalyzer.Tests.Callstacks;
 
 /// <summary>
-/// A <see cref="TextReader"/> that produces a large callstack input on demand (nothing is held in memory) and counts the
-/// characters handed out, to prove that readers stream.
+/// A <see cref="TextReader"/> that produces a large callstack input on demand (nothing is held in memory) and counts
+/// the characters handed out, to prove that readers stream.
 /// </summary>
 public sealed class GeneratedInput : TextReader
 {
-    private static readonly string[] s_modules = ["sqldk.dll", "sqlmin.dll", "sqllang.dll", "sqlTsEs.dll", "ntdll.dll", "KERNEL32.DLL"];
+    private static readonly string[] s_modules =
+    [
+        "sqldk.dll",
+        "sqlmin.dll",
+        "sqllang.dll",
+        "sqlTsEs.dll",
+        "ntdll.dll",
+        "KERNEL32.DLL",
+    ];
     private readonly Shape _shape;
     private readonly int _stacks;
     private readonly int _framesPerStack;
@@ -50,7 +58,9 @@ public sealed class GeneratedInput : TextReader
 
     /// <summary>Frame <paramref name="f"/> of stack <paramref name="s"/>.</summary>
     public static string Frame(int s, int f) =>
-        s_modules[(s + f) % s_modules.Length] + "+0x" + ((ulong)((s * 31) + (f * 7919) + 0x1000)).ToString("X16", CultureInfo.InvariantCulture);
+        s_modules[(s + f) % s_modules.Length]
+        + "+0x"
+        + ((ulong)((s * 31) + (f * 7919) + 0x1000)).ToString("X16", CultureInfo.InvariantCulture);
 
     /// <inheritdoc/>
     public override int Peek() => Fill() ? _chunk[_pos] : -1;
@@ -97,21 +107,25 @@ public sealed class GeneratedInput : TextReader
             _sb.Clear();
             if (_next == -1)
             {
-                _sb.Append(_shape switch
-                {
-                    Shape.Histogram => "<HistogramTarget truncated=\"0\" buckets=\"16384\">\n",
-                    Shape.RingBuffer => "<RingBufferTarget truncated=\"0\" eventCount=\"0\">\n",
-                    _ => string.Empty,
-                });
+                _sb.Append(
+                    _shape switch
+                    {
+                        Shape.Histogram => "<HistogramTarget truncated=\"0\" buckets=\"16384\">\n",
+                        Shape.RingBuffer => "<RingBufferTarget truncated=\"0\" eventCount=\"0\">\n",
+                        _ => string.Empty,
+                    }
+                );
             }
             else if (_next == _stacks)
             {
-                _sb.Append(_shape switch
-                {
-                    Shape.Histogram => "</HistogramTarget>\n",
-                    Shape.RingBuffer => "</RingBufferTarget>\n",
-                    _ => string.Empty,
-                });
+                _sb.Append(
+                    _shape switch
+                    {
+                        Shape.Histogram => "</HistogramTarget>\n",
+                        Shape.RingBuffer => "</RingBufferTarget>\n",
+                        _ => string.Empty,
+                    }
+                );
             }
             else
             {
@@ -122,7 +136,13 @@ public sealed class GeneratedInput : TextReader
                 }
                 else if (_shape == Shape.RingBuffer)
                 {
-                    _sb.Append(CultureInfo.InvariantCulture, $"  <event name=\"page_allocated\" package=\"sqlos\" timestamp=\"2024-01-01T00:00:00.000Z\"><data name=\"memory_clerk_name\"><value>MEMORYCLERK_SQLQERESERVATIONS</value></data><action name=\"callstack\" package=\"package0\"><value>");
+                    _sb.Append(
+                        CultureInfo.InvariantCulture,
+                        $"  <event name=\"page_allocated\" package=\"sqlos\" "
+                            + $"timestamp=\"2024-01-01T00:00:00.000Z\"><data "
+                            + $"name=\"memory_clerk_name\"><value>MEMORYCLERK_SQLQERESERVATIONS</value></data><action "
+                            + $"name=\"callstack\" package=\"package0\"><value>"
+                    );
                 }
 
                 for (int f = 0; f < _framesPerStack; f++)
@@ -135,12 +155,14 @@ public sealed class GeneratedInput : TextReader
                     _sb.Append(Frame(s, f));
                 }
 
-                _sb.Append(_shape switch
-                {
-                    Shape.Histogram => "</value>\n  </Slot>\n",
-                    Shape.RingBuffer => "</value></action></event>\n",
-                    _ => "\n",
-                });
+                _sb.Append(
+                    _shape switch
+                    {
+                        Shape.Histogram => "</value>\n  </Slot>\n",
+                        Shape.RingBuffer => "</value></action></event>\n",
+                        _ => "\n",
+                    }
+                );
             }
 
             _next++;

@@ -11,7 +11,10 @@ public class ModuleMapTests
     public void Load_ReadsFixture_WithHeaderCrLfBackTickAndResources()
     {
         ModuleMap map = ModuleMap.Load(StackTextReaderTests.Fixture("loaded_modules_crlf.txt"));
-        Assert.That(map.Modules.Select(m => m.Name.Key), Is.EqualTo(new[] { "sqldk", "sqlservr", "sqllang", "sqlmin", "kernel32", "ntdll" }));
+        Assert.That(
+            map.Modules.Select(m => m.Name.Key),
+            Is.EqualTo(new[] { "sqldk", "sqlservr", "sqllang", "sqlmin", "kernel32", "ntdll" })
+        );
         Assert.That(map.SkippedEntries, Is.EqualTo(1));
 
         // The documented range: sqllang spans 0x00007FFACB6F0000–0x00007FFAD089FFFF (up to sqlmin's base).
@@ -30,7 +33,10 @@ public class ModuleMapTests
     [TestCase("c:\\mssql\\binn\\sqldk.dll 00000001`00400000", 0x0000000100400000UL)]
     [TestCase("sqldk.dll 0000000100400000", 0x0000000100400000UL)]
     [TestCase("sqldk.dll 0x0000000100400000", 0x0000000100400000UL)]
-    [TestCase("C:\\Program Files\\Microsoft SQL Server\\MSSQL14.SQL2017\\MSSQL\\Binn\\sqllang.dll\t0x00007FFACB6F0000", 0x00007FFACB6F0000UL)]
+    [TestCase(
+        "C:\\Program Files\\Microsoft SQL Server\\MSSQL14.SQL2017\\MSSQL\\Binn\\sqllang.dll\t0x00007FFACB6F0000",
+        0x00007FFACB6F0000UL
+    )]
     [TestCase("  C:\\WINDOWS\\SYSTEM32\\ntdll.DLL\t\t0x00007FFB63130000  ", 0x00007FFB63130000UL)]
     [TestCase("sqlservr.EXE    7FF72FF00000", 0x00007FF72FF00000UL)]
     public void Parse_AcceptsDocumentedLineForms(string line, ulong baseAddress)
@@ -49,7 +55,9 @@ public class ModuleMapTests
     [TestCase("sqldk.dll\t0x1\textra.dll\t0x2", "extra fields")]
     public void Parse_RejectsMalformedLine_WithLineNumber(string badLine, string expectedPart)
     {
-        var ex = Assert.Throws<InvalidTextInputException>(() => Parse("C:\\WINDOWS\\SYSTEM32\\ntdll.dll\t0x00007FFB63130000\n" + badLine + "\n"));
+        var ex = Assert.Throws<InvalidTextInputException>(() =>
+            Parse("C:\\WINDOWS\\SYSTEM32\\ntdll.dll\t0x00007FFB63130000\n" + badLine + "\n")
+        );
         Assert.That(ex!.Line, Is.EqualTo(2));
         Assert.That(ex.Detail, Does.Contain(expectedPart));
         Assert.That(ex.Detail, Does.Contain("expected"));

@@ -5,19 +5,50 @@ using XeAnalyzer.TargetData;
 namespace XeAnalyzer.Tests.Callstacks;
 
 /// <summary>
-/// The "never crash" sweep: every committed text fixture, truncated and mutated with a fixed seed, must either parse or fail
-/// with <see cref="InvalidTextInputException"/> (never another exception, a hang or an unbounded allocation).
+/// The "never crash" sweep: every committed text fixture, truncated and mutated with a fixed seed, must either parse or
+/// fail with <see cref="InvalidTextInputException"/> (never another exception, a hang or an unbounded allocation).
 /// </summary>
 public class NeverCrashTests
 {
     private const int MutationsPerFixture = 400;
-    private static readonly string[] s_inserts = ["<", ">", "&", "&lt;", "\"", "'", "\n", "\r", "+", "!", "0x", "`", "::", "<frame ", "/>", "]]>", "<![CDATA[", "\0", "\uFFFF", "\uD800", ",", "\t", "Module(", "[ @ "];
+    private static readonly string[] s_inserts =
+    [
+        "<",
+        ">",
+        "&",
+        "&lt;",
+        "\"",
+        "'",
+        "\n",
+        "\r",
+        "+",
+        "!",
+        "0x",
+        "`",
+        "::",
+        "<frame ",
+        "/>",
+        "]]>",
+        "<![CDATA[",
+        "\0",
+        "\uFFFF",
+        "\uD800",
+        ",",
+        "\t",
+        "Module(",
+        "[ @ ",
+    ];
 
     private static IEnumerable<string> Fixtures() =>
-    [
-        "histogram_module_offset_crlf.xml", "histogram_callstack_rva.xml", "ring_buffer_callstack.xml", "several_histograms.txt",
-        "sqldumper_stack.txt", "loaded_modules_crlf.txt", "sqlbuildinfo_sample.json",
-    ];
+        [
+            "histogram_module_offset_crlf.xml",
+            "histogram_callstack_rva.xml",
+            "ring_buffer_callstack.xml",
+            "several_histograms.txt",
+            "sqldumper_stack.txt",
+            "loaded_modules_crlf.txt",
+            "sqlbuildinfo_sample.json",
+        ];
 
     [TestCaseSource(nameof(Fixtures))]
     public void Parsers_ThrowOnlyInvalidTextInput_ForMutatedFixture(string name)
@@ -31,7 +62,20 @@ public class NeverCrashTests
             Check(() => _ = TargetDataReader.Read(new StringReader(text)).Count(), name, i, text);
             Check(() => ModuleMap.Parse(new StringReader(text)), name, i, text);
             Check(() => SqlBuildCatalog.Read(new StringReader(text)), name, i, text);
-            Check(() => StackTextReader.Parse(text, new StackTextReaderOptions { FramesOnSingleLine = true, SymbolizedOffsetRadix = OffsetRadix.Decimal }), name, i, text);
+            Check(
+                () =>
+                    StackTextReader.Parse(
+                        text,
+                        new StackTextReaderOptions
+                        {
+                            FramesOnSingleLine = true,
+                            SymbolizedOffsetRadix = OffsetRadix.Decimal,
+                        }
+                    ),
+                name,
+                i,
+                text
+            );
         }
     }
 
@@ -43,7 +87,8 @@ public class NeverCrashTests
     [TestCase(' ')]
     public void Parse_StaysLinear_OnLongLineOfOneCharacter(char c)
     {
-        // Pathological lines (2 million characters) are read whole, into one line each (their speed is measured by the benchmarks).
+        // Pathological lines (2 million characters) are read whole, into one line each (their speed is measured by the
+        // benchmarks).
         string line = "sqlmin!Foo::operator" + new string(c, 2_000_000) + "+0x1";
         IReadOnlyList<Callstack> stacks = StackTextReader.Parse(line + "\n" + line.Replace(' ', '<'));
         Assert.That(stacks.Single().Lines, Has.Length.EqualTo(2));
@@ -55,12 +100,12 @@ public class NeverCrashTests
         {
             parse();
         }
-        catch (InvalidTextInputException)
-        {
-        }
+        catch (InvalidTextInputException) { }
         catch (Exception ex)
         {
-            Assert.Fail($"{name} mutation {i}: {ex.GetType().Name}: {ex.Message}\n{ex.StackTrace}\n--- input ---\n{text}");
+            Assert.Fail(
+                $"{name} mutation {i}: {ex.GetType().Name}: {ex.Message}\n{ex.StackTrace}\n--- input ---\n{text}"
+            );
         }
     }
 

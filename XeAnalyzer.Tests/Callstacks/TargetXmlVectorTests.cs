@@ -24,7 +24,13 @@ public partial class TargetXmlVectorTests
             Match m = SlotHeader().Match(line);
             if (m.Success)
             {
-                slots.Add(new ResolvedSlot(int.Parse(m.Groups[1].Value, CultureInfo.InvariantCulture), ulong.Parse(m.Groups[2].Value, CultureInfo.InvariantCulture), []));
+                slots.Add(
+                    new ResolvedSlot(
+                        int.Parse(m.Groups[1].Value, CultureInfo.InvariantCulture),
+                        ulong.Parse(m.Groups[2].Value, CultureInfo.InvariantCulture),
+                        []
+                    )
+                );
             }
             else if (slots.Count > 0 && !string.IsNullOrWhiteSpace(line))
             {
@@ -35,7 +41,8 @@ public partial class TargetXmlVectorTests
         return slots;
     }
 
-    /// <summary>The module of a resolved line (<c>sqldk!Foo</c> → <c>sqldk</c>), or of an echoed unresolved frame.</summary>
+    /// <summary>The module of a resolved line (<c>sqldk!Foo</c> → <c>sqldk</c>), or of an echoed unresolved
+    /// frame.</summary>
     private static string ResolvedModuleKey(string line)
     {
         int bang = line.IndexOf('!', StringComparison.Ordinal);
@@ -76,11 +83,16 @@ public partial class TargetXmlVectorTests
     public void ReadStacks_ReadsRingBufferVector_AndKeepsUnresolvableModulesVerbatim()
     {
         string xml = TestPaths.RequireVector("target-xml", "oom_ring_buffer.xml");
-        string[] resolved = File.ReadAllLines(TestPaths.RequireVector("target-xml", "oom_resolved.txt")).Where(l => l.Length > 0).ToArray();
+        string[] resolved = File.ReadAllLines(TestPaths.RequireVector("target-xml", "oom_resolved.txt"))
+            .Where(l => l.Length > 0)
+            .ToArray();
 
         List<Callstack> stacks = StackTextReader.Parse(File.ReadAllText(xml)).ToList();
         Assert.That(stacks, Has.Count.EqualTo(6));
-        Assert.That(stacks.All(s => s.Header!.Event!.Name == "error_reported" && s.Header.Field!.Name == "callstack"), Is.True);
+        Assert.That(
+            stacks.All(s => s.Header!.Event!.Name == "error_reported" && s.Header.Field!.Name == "callstack"),
+            Is.True
+        );
         Assert.That(stacks.All(s => s.Header!.Event!.FindField("error_number")!.ValueText == "701"), Is.True);
 
         Callstack first = stacks[0];
@@ -90,7 +102,8 @@ public partial class TargetXmlVectorTests
             Assert.That(first.Frames[f].Module!.Key, Is.EqualTo(ResolvedModuleKey(resolved[f])), $"frame {f}");
             if (!resolved[f].Contains('!', StringComparison.Ordinal))
             {
-                // The peer could not resolve the natively compiled procedure's frames and echoed them: so do we keep them.
+                // The peer could not resolve the natively compiled procedure's frames and echoed them: so do we keep
+                // them.
                 Assert.That(first.Frames[f].Raw, Is.EqualTo(resolved[f]), $"frame {f}");
             }
         }
@@ -119,7 +132,10 @@ public partial class TargetXmlVectorTests
         Assert.That(map.SkippedEntries, Is.EqualTo(6));
         LoadedModule sqllang = map.Modules.Single(m => m.Name.Key == "sqllang");
         Assert.That(sqllang.BaseAddress, Is.EqualTo(0x00007FFEA9660000UL));
-        Assert.That(sqllang.Path, Is.EqualTo(@"C:\Program Files\Microsoft SQL Server\MSSQL13.SQL2016\MSSQL\Binn\sqllang.dll"));
+        Assert.That(
+            sqllang.Path,
+            Is.EqualTo(@"C:\Program Files\Microsoft SQL Server\MSSQL13.SQL2016\MSSQL\Binn\sqllang.dll")
+        );
 
         Assert.That(map.TryResolve(0x00007FFEA9660000UL + 0x4108F1, out LoadedModule? m, out ulong rva), Is.True);
         Assert.That(m!.Name.Key, Is.EqualTo("sqllang"));

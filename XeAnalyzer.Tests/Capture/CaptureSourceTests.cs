@@ -8,10 +8,12 @@ using static XeAnalyzer.Tests.Analysis.AnalysisCaptures;
 
 namespace XeAnalyzer.Tests.Capture;
 
-/// <summary>The input layer (.xel and target-data XML), the XML-to-XEvent adapter, name push-down and the read summary.</summary>
+/// <summary>The input layer (.xel and target-data XML), the XML-to-XEvent adapter, name push-down and the read
+/// summary.</summary>
 public sealed class CaptureSourceTests
 {
-    /// <summary>A ring_buffer target with wait_info events as SQL Server renders them (types, map value + text).</summary>
+    /// <summary>A ring_buffer target with wait_info events as SQL Server renders them (types, map value +
+    /// text).</summary>
     internal const string RingBuffer = """
         <RingBufferTarget truncated="0" processingTime="0" totalEventsProcessed="5" eventCount="5" droppedCount="0" memoryUsed="3000">
           <event name="wait_info" package="sqlos" timestamp="2024-05-14T10:00:00.010Z">
@@ -59,7 +61,10 @@ public sealed class CaptureSourceTests
     public void Convert_BuildsTypedFieldsMapValuesAndActions_FromRingBufferXml()
     {
         var converter = new TargetEventAdapter("rb.xml");
-        XEvent[] events = [.. TargetDataReader.Read(new StringReader(RingBuffer)).OfType<TargetEvent>().Select(converter.Convert)];
+        XEvent[] events =
+        [
+            .. TargetDataReader.Read(new StringReader(RingBuffer)).OfType<TargetEvent>().Select(converter.Convert),
+        ];
 
         Assert.That(events, Has.Length.EqualTo(5));
         XEvent w = events[0];
@@ -75,18 +80,30 @@ public sealed class CaptureSourceTests
         Assert.That(w.EventSequence, Is.EqualTo(2));
         Assert.That(w.Source.FilePath, Is.EqualTo("rb.xml"));
 
-        // A new map key grows the one map of the field's type; the first event's text is unchanged and both events share one type.
+        // A new map key grows the one map of the field's type; the first event's text is unchanged and both events
+        // share one type.
         Assert.That(events[1].GetField("wait_type").MapText, Is.EqualTo("PAGEIOLATCH_SH"));
         Assert.That(events[0].GetField("wait_type").MapText, Is.EqualTo("PREEMPTIVE_HTTP_REQUEST"));
         Assert.That(events[2].GetField("opcode").MapText, Is.EqualTo("Begin"));
-        Assert.That(events[1].EventType, Is.SameAs(events[0].EventType), "map keys met later do not make new event type versions");
+        Assert.That(
+            events[1].EventType,
+            Is.SameAs(events[0].EventType),
+            "map keys met later do not make new event type versions"
+        );
 
         XEvent err = events[3];
         Assert.That(err.GetField("error_number").AsInt64(), Is.EqualTo(701));
         Assert.That(err.GetField("message").AsString(), Is.EqualTo("There is insufficient system memory."));
-        Assert.That(err.GetAction("callstack").AsCallstack(), Is.EqualTo(new[] { 0x00007FFAF2BD6C7CUL, 0x00007FFAF2BD1000UL }));
+        Assert.That(
+            err.GetAction("callstack").AsCallstack(),
+            Is.EqualTo(new[] { 0x00007FFAF2BD6C7CUL, 0x00007FFAF2BD1000UL })
+        );
         Assert.That(events[4].GetField("error_number").AsInt64(), Is.EqualTo(-5));
-        Assert.That(events[4].GetAction("callstack").ToString(), Is.EqualTo("sqldk.dll+0x00000000000FD919"), "module+offset frames stay text");
+        Assert.That(
+            events[4].GetAction("callstack").ToString(),
+            Is.EqualTo("sqldk.dll+0x00000000000FD919"),
+            "module+offset frames stay text"
+        );
         Assert.That(converter.EventsWithoutTimestamp, Is.Zero);
     }
 
@@ -98,7 +115,10 @@ public sealed class CaptureSourceTests
             <event name="lock_acquired" package="sqlserver"><data name="mode"><value>5</value><text>X</text></data><data name="owner"><value>not a number</value></data><data name="ok"><value>false</value></data><data name="delta"><value>4</value></data></event>
             """;
         var converter = new TargetEventAdapter();
-        XEvent[] events = [.. TargetDataReader.Read(new StringReader(xml)).OfType<TargetEvent>().Select(converter.Convert)];
+        XEvent[] events =
+        [
+            .. TargetDataReader.Read(new StringReader(xml)).OfType<TargetEvent>().Select(converter.Convert),
+        ];
         XEvent a = events[0];
         Assert.That(a.GetField("mode").MapText, Is.EqualTo("S"));
         Assert.That(a.GetField("mode").MapKey, Is.EqualTo(3));
@@ -121,29 +141,48 @@ public sealed class CaptureSourceTests
         using var tmp = new TempFolder();
         var c = new AnalysisCaptures();
         string xel = tmp.File("mixed_0_133601526724170000.xel");
-        c.WriteXel(xel, [c.Batch(At(0)), c.Wait(At(1), "LATCH_EX", "End", 5, 0x10, 1, 1), c.Batch(At(2)), c.Alloc(At(3), 2)]);
+        c.WriteXel(
+            xel,
+            [c.Batch(At(0)), c.Wait(At(1), "LATCH_EX", "End", 5, 0x10, 1, 1), c.Batch(At(2)), c.Alloc(At(3), 2)]
+        );
         string xml = tmp.File("ring.xml");
         File.WriteAllText(xml, RingBuffer);
 
         CaptureSource source = CaptureSource.Open([xel, xml]);
-        Assert.That(source.Inputs.Select(i => i.Kind), Is.EqualTo(new[] { CaptureInputKind.Xel, CaptureInputKind.TargetData }));
+        Assert.That(
+            source.Inputs.Select(i => i.Kind),
+            Is.EqualTo(new[] { CaptureInputKind.Xel, CaptureInputKind.TargetData })
+        );
         Assert.That(source.Inputs[0].Files, Is.EqualTo(new[] { xel }));
         Assert.That(source.Inputs[1].Name, Is.EqualTo(xml));
 
         var waits = new List<XEvent>();
         CaptureSummary read = source.Read([new Collect(waits, "wait_info")], null, WaitAnalysis.EventNames);
-        Assert.That(waits.Select(e => e.Name), Is.EqualTo(new[] { "wait_info", "wait_info", "wait_info", "wait_info" }));
+        Assert.That(
+            waits.Select(e => e.Name),
+            Is.EqualTo(new[] { "wait_info", "wait_info", "wait_info", "wait_info" })
+        );
         Assert.That(read.EventsRead, Is.EqualTo(4), "other events were skipped by the reader");
-        Assert.That(read.EventsByName, Is.EqualTo(new[]
-        {
-            new EventNameCount("sqlos.wait_info", 4),
-            new EventNameCount("sqlserver.error_reported", 2),
-            new EventNameCount("sqlserver.sql_batch_completed", 2),
-            new EventNameCount("sqlos.page_allocated", 1),
-        }), "events skipped before decoding are still counted by name: nothing reads the inputs again to explain");
+        Assert.That(
+            read.EventsByName,
+            Is.EqualTo(
+                new[]
+                {
+                    new EventNameCount("sqlos.wait_info", 4),
+                    new EventNameCount("sqlserver.error_reported", 2),
+                    new EventNameCount("sqlserver.sql_batch_completed", 2),
+                    new EventNameCount("sqlos.page_allocated", 1),
+                }
+            ),
+            "events skipped before decoding are still counted by name: nothing reads the inputs again to explain"
+        );
 
         var filtered = new List<XEvent>();
-        CaptureSummary f = source.Read([new Collect(filtered, "wait_info")], new EventFilter(conditions: [FieldCondition.Parse("wait_type=66")]), WaitAnalysis.EventNames);
+        CaptureSummary f = source.Read(
+            [new Collect(filtered, "wait_info")],
+            new EventFilter(conditions: [FieldCondition.Parse("wait_type=66")]),
+            WaitAnalysis.EventNames
+        );
         Assert.That(filtered.Single().GetField("wait_type").MapText, Is.EqualTo("PAGEIOLATCH_SH"));
         Assert.That((f.EventsRead, f.EventsMatched), Is.EqualTo((4L, 1L)));
 
@@ -166,14 +205,34 @@ public sealed class CaptureSourceTests
         Assert.That(f.Length, Is.EqualTo(new FileInfo(path).Length));
         Assert.That(f.HasCallstacks, Is.True);
         EventTypeSummary t = f.EventTypes.Single(x => x.EventType.Name == "all_types");
-        Assert.That(t.Actions.Select(a => a.FullName), Is.EquivalentTo(new[] { "xetest.session_id", "package0.event_sequence", "package0.callstack", "package0.attach_activity_id" }));
-        Assert.That(f.FirstEvent, Is.EqualTo(Enumerable.Range(0, XelFixtures.AllTypesCount).Select(XelFixtures.AllTypesTime).Min()));
+        Assert.That(
+            t.Actions.Select(a => a.FullName),
+            Is.EquivalentTo(
+                new[]
+                {
+                    "xetest.session_id",
+                    "package0.event_sequence",
+                    "package0.callstack",
+                    "package0.attach_activity_id",
+                }
+            )
+        );
+        Assert.That(
+            f.FirstEvent,
+            Is.EqualTo(Enumerable.Range(0, XelFixtures.AllTypesCount).Select(XelFixtures.AllTypesTime).Min())
+        );
         Assert.That(summary.IsPartial, Is.False);
 
-        // The data fact beside the schema fact, counted from the reader's own events: the callstack action's frames where the event
-        // carries it, else the callstack field's (the documented order of StackColumns).
-        long withFrames = global::XeAnalyzer.Xel.XelReader.ReadEvents(path).Count(e => e.Name == "all_types"
-            && (e.ActionSet.IndexOf("callstack") is int a && a >= 0 ? e.GetAction(a) : e.GetField("f_callstack")).CallstackFrameCount > 0);
+        // The data fact beside the schema fact, counted from the reader's own events: the callstack action's frames
+        // where the event carries it, else the callstack field's (the documented order of StackColumns).
+        long withFrames = global::XeAnalyzer
+            .Xel.XelReader.ReadEvents(path)
+            .Count(e =>
+                e.Name == "all_types"
+                && (
+                    e.ActionSet.IndexOf("callstack") is int a && a >= 0 ? e.GetAction(a) : e.GetField("f_callstack")
+                ).CallstackFrameCount > 0
+            );
         Assert.That(t.HasCallstack, Is.True);
         Assert.That(t.EventsWithStack, Is.EqualTo(withFrames));
     }
@@ -197,7 +256,9 @@ public sealed class CaptureSourceTests
         string xml = tmp.File("ring.xml");
         File.WriteAllText(xml, RingBuffer);
         CaptureSource source = CaptureSource.Open([xml]);
-        ArgumentException ex = Assert.Throws<ArgumentException>(() => CaptureSlicer.Slice(source, EventFilter.None, xml))!;
+        ArgumentException ex = Assert.Throws<ArgumentException>(() =>
+            CaptureSlicer.Slice(source, EventFilter.None, xml)
+        )!;
         Assert.That(ex.ParamName, Is.EqualTo("output"));
         Assert.That(ex.Message, Does.StartWith(CaptureSlicer.OutputIsInput));
         Assert.That(File.ReadAllText(xml), Is.EqualTo(RingBuffer), "the input is left as it was");
@@ -208,7 +269,11 @@ public sealed class CaptureSourceTests
     {
         using var tmp = new TempFolder();
         string xml = tmp.File("bad.xml");
-        File.WriteAllText(xml, "<RingBufferTarget>\n<event name=\"wait_info\" package=\"sqlos\">\n<data name=\"x\"><value>1</value></data>\n</RingBufferTarget>");
+        File.WriteAllText(
+            xml,
+            "<RingBufferTarget>\n<event name=\"wait_info\" package=\"sqlos\">\n<data "
+                + "name=\"x\"><value>1</value></data>\n</RingBufferTarget>"
+        );
         CaptureSource source = CaptureSource.Open([xml]);
         InvalidTextInputException ex = Assert.Throws<InvalidTextInputException>(() => source.ReadEvents().ToList())!;
         Assert.That(ex.FilePath, Is.EqualTo(xml));
@@ -221,7 +286,12 @@ public sealed class CaptureSourceTests
         var sb = new System.Text.StringBuilder("<RingBufferTarget>\n");
         for (int i = 0; i <= TargetEventAdapter.MaxEventTypes; i++)
         {
-            sb.Append("<event name=\"e").Append(i).Append("\" package=\"p\" timestamp=\"2024-01-01T00:00:00Z\"><data name=\"x\"><value>1</value></data></event>\n");
+            sb.Append("<event name=\"e")
+                .Append(i)
+                .Append(
+                    "\" package=\"p\" timestamp=\"2024-01-01T00:00:00Z\"><data "
+                        + "name=\"x\"><value>1</value></data></event>\n"
+                );
         }
 
         sb.Append("</RingBufferTarget>");

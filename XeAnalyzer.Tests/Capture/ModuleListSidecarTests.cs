@@ -1,6 +1,6 @@
 using XeAnalyzer.Capture;
-using XeAnalyzer.Tests.Symbols.Resolution;
 using XeAnalyzer.Symbols.Resolution;
+using XeAnalyzer.Tests.Symbols.Resolution;
 using XeAnalyzer.Xel;
 
 namespace XeAnalyzer.Tests.Capture;

@@ -4,15 +4,15 @@ using XeAnalyzer.Reporting;
 using XeAnalyzer.Symbols.Resolution;
 using XeAnalyzer.Symbols.Store;
 using XeAnalyzer.Tests.Analysis;
+using XeAnalyzer.Tests.Output;
 using XeAnalyzer.Tests.Reporting;
 using XeAnalyzer.Tests.Samples;
-using XeAnalyzer.Tests.Output;
 
 namespace XeAnalyzer.Tests.Cli;
 
 /// <summary>
-/// <c>xeanalyze batch</c> end to end: byte-identical output across runs and job counts, bad inputs among good ones, the JSON
-/// lines log, progress only on a terminal, and one symbol cache for the whole batch.
+/// <c>xeanalyze batch</c> end to end: byte-identical output across runs and job counts, bad inputs among good ones, the
+/// JSON lines log, progress only on a terminal, and one symbol cache for the whole batch.
 /// </summary>
 [CancelAfter(600_000)]
 public sealed class BatchCliTests
@@ -31,22 +31,36 @@ public sealed class BatchCliTests
     [TearDown]
     public void TearDown() => _temp.Dispose();
 
-    private static string[] Batch(string input, string output, params string[] more) => ["batch", input, "-o", output, .. ReportTestSupport.SymbolArgs, .. more];
+    private static string[] Batch(string input, string output, params string[] more) =>
+        ["batch", input, "-o", output, .. ReportTestSupport.SymbolArgs, .. more];
 
     /// <summary>summary.json: the batch index document (totals, the Captures table, the detail tables).</summary>
     private static JsonElement Summary(string dir) => DocumentJson.ParseFile(Path.Combine(dir, "summary.json"));
 
     private static Dictionary<string, Dictionary<string, JsonElement>> ByName(JsonElement summary) =>
-        DocumentJson.Table(summary, "Captures").ToDictionary(c => c["capture"].GetString()!, c => c, StringComparer.Ordinal);
+        DocumentJson
+            .Table(summary, "Captures")
+            .ToDictionary(c => c["capture"].GetString()!, c => c, StringComparer.Ordinal);
 
     private static string EventsByName(JsonElement summary, string capture) =>
-        string.Join(", ", DocumentJson.Table(summary, "Events by name").Where(r => r["capture"].GetString() == capture)
-            .Select(r => r["event"].GetString() + "=" + r["events"].GetInt64().ToString(System.Globalization.CultureInfo.InvariantCulture)));
+        string.Join(
+            ", ",
+            DocumentJson
+                .Table(summary, "Events by name")
+                .Where(r => r["capture"].GetString() == capture)
+                .Select(r =>
+                    r["event"].GetString()
+                    + "="
+                    + r["events"].GetInt64().ToString(System.Globalization.CultureInfo.InvariantCulture)
+                )
+        );
 
     [Test]
     public void Batch_TwiceAndWithOneOrTwoJobs_WritesByteIdenticalFiles()
     {
-        string a = _temp.File("out-a"), b = _temp.File("out-b"), c = _temp.File("out-c");
+        string a = _temp.File("out-a"),
+            b = _temp.File("out-b"),
+            c = _temp.File("out-c");
         (int exitA, _, string errA) = CliRunner.Run(Batch(_in, a, "--jobs", "1"));
         (int exitB, _, string errB) = CliRunner.Run(Batch(_in, b, "--jobs", "2"));
         (int exitC, _, _) = CliRunner.Run(Batch(_in, c, "--jobs", "2", "--quiet"));
@@ -60,20 +74,48 @@ public sealed class BatchCliTests
 
         JsonElement summary = Summary(a);
         Dictionary<string, Dictionary<string, JsonElement>> captures = ByName(summary);
-        Assert.That(captures.Keys, Is.EquivalentTo(new[]
-        {
-            "latch/latch_nesting_full_0_133601526724170000.xel", "memory/cci_insert_memory_0_133601545612080000.xel", "waits/blob_storage_waits_0_133601608255530000.xel",
-            "variants/latch_every_other_0_133601526724170000.xel", "variants/waits_copy_0_133601526724170000.xel",
-            "xml/latch_nesting_full.histogram.xml", "xml/latch_nesting_full.tf3656.histogram.xml",
-        }));
+        Assert.That(
+            captures.Keys,
+            Is.EquivalentTo(
+                new[]
+                {
+                    "latch/latch_nesting_full_0_133601526724170000.xel",
+                    "memory/cci_insert_memory_0_133601545612080000.xel",
+                    "waits/blob_storage_waits_0_133601608255530000.xel",
+                    "variants/latch_every_other_0_133601526724170000.xel",
+                    "variants/waits_copy_0_133601526724170000.xel",
+                    "xml/latch_nesting_full.histogram.xml",
+                    "xml/latch_nesting_full.tf3656.histogram.xml",
+                }
+            )
+        );
         Assert.That(DocumentJson.Value(summary, "ok").GetInt32(), Is.EqualTo(7));
         Assert.That(DocumentJson.Value(summary, "nothing-to-analyse").GetInt32(), Is.Zero);
-        Assert.That(DocumentJson.Table(summary, "Analyses").Where(a => a["capture"].GetString() == "xml/latch_nesting_full.histogram.xml" && a["status"].GetString() == "done").Select(a => a["analysis"].GetString()),
-            Is.EqualTo(new[] { "targets", "stacks", "symbols" }), "a callstack histogram: its target table, its stack buckets and their symbolization (no event analysis)");
-        Assert.That(captures["latch/latch_nesting_full_0_133601526724170000.xel"]["events"].GetInt64(), Is.EqualTo(SampleData.Figure(SampleData.Figures(SampleData.Latch), "events")));
-        Assert.That(captures["variants/latch_every_other_0_133601526724170000.xel"]["events"].GetInt64(), Is.EqualTo(6043 / 2), "every other event of 6,043");
+        Assert.That(
+            DocumentJson
+                .Table(summary, "Analyses")
+                .Where(a =>
+                    a["capture"].GetString() == "xml/latch_nesting_full.histogram.xml"
+                    && a["status"].GetString() == "done"
+                )
+                .Select(a => a["analysis"].GetString()),
+            Is.EqualTo(new[] { "targets", "stacks", "symbols" }),
+            "a callstack histogram: its target table, its stack buckets and their symbolization (no event analysis)"
+        );
+        Assert.That(
+            captures["latch/latch_nesting_full_0_133601526724170000.xel"]["events"].GetInt64(),
+            Is.EqualTo(SampleData.Figure(SampleData.Figures(SampleData.Latch), "events"))
+        );
+        Assert.That(
+            captures["variants/latch_every_other_0_133601526724170000.xel"]["events"].GetInt64(),
+            Is.EqualTo(6043 / 2),
+            "every other event of 6,043"
+        );
         Assert.That(EventsByName(summary, "variants/waits_copy_0_133601526724170000.xel"), Is.Not.Empty);
-        Assert.That(EventsByName(summary, "variants/waits_copy_0_133601526724170000.xel"), Is.EqualTo(EventsByName(summary, "waits/blob_storage_waits_0_133601608255530000.xel")));
+        Assert.That(
+            EventsByName(summary, "variants/waits_copy_0_133601526724170000.xel"),
+            Is.EqualTo(EventsByName(summary, "waits/blob_storage_waits_0_133601608255530000.xel"))
+        );
         foreach (Dictionary<string, JsonElement> capture in captures.Values)
         {
             string report = capture["report"].GetString()!;
@@ -82,8 +124,8 @@ public sealed class BatchCliTests
             Assert.That(File.Exists(Path.Combine(a, Path.GetDirectoryName(report)!, "report.json")), Is.True, report);
         }
 
-        // Paths in the reports are the batch's names: nothing of where the input or output lies (summary.json and the index
-        // list the inputs as given on the command line).
+        // Paths in the reports are the batch's names: nothing of where the input or output lies (summary.json and the
+        // index list the inputs as given on the command line).
         foreach ((string name, byte[] bytes) in first)
         {
             string text = System.Text.Encoding.UTF8.GetString(bytes);
@@ -108,8 +150,15 @@ public sealed class BatchCliTests
         flipped.AsSpan(200_000, 400).Fill(0xAB);
         File.WriteAllBytes(Path.Combine(bad, "damaged.xel"), flipped);
         File.WriteAllText(Path.Combine(bad, "notes.xel"), "not an Extended Events file at all");
-        File.WriteAllText(Path.Combine(bad, "app.config.xml"), "<?xml version=\"1.0\"?>\n<configuration><appSettings><add key=\"a\" value=\"b\"/></appSettings></configuration>\n");
-        File.WriteAllBytes(Path.Combine(bad, "cut_tail_0_133601526724170000.xel"), sample.AsSpan(0, sample.Length - 5000).ToArray());
+        File.WriteAllText(
+            Path.Combine(bad, "app.config.xml"),
+            "<?xml version=\"1.0\"?>\n<configuration><appSettings><add key=\"a\" "
+                + "value=\"b\"/></appSettings></configuration>\n"
+        );
+        File.WriteAllBytes(
+            Path.Combine(bad, "cut_tail_0_133601526724170000.xel"),
+            sample.AsSpan(0, sample.Length - 5000).ToArray()
+        );
 
         string output = _temp.File("out");
         (int exit, string stdout, string err) = CliRunner.Run(Batch(_in, output, "--keep-going", "--jobs", "2"));
@@ -131,14 +180,30 @@ public sealed class BatchCliTests
             Dictionary<string, JsonElement> c = captures[name];
             Assert.That(c["status"].GetString(), Is.EqualTo("failed"), name);
             Assert.That(c["reason"].GetString(), Does.Contain(reason), name);
-            Assert.That(c["report"].ValueKind == JsonValueKind.Null || c["report"].GetString() == string.Empty, Is.True, name + ": no report folder");
+            Assert.That(
+                c["report"].ValueKind == JsonValueKind.Null || c["report"].GetString() == string.Empty,
+                Is.True,
+                name + ": no report folder"
+            );
             Assert.That(err, Does.Contain(name + ": "), "stderr lists " + name);
-            Assert.That(c["reason"].GetString(), Does.Not.StartWith(name + ":"), name + ": the reason does not repeat the capture's name");
+            Assert.That(
+                c["reason"].GetString(),
+                Does.Not.StartWith(name + ":"),
+                name + ": the reason does not repeat the capture's name"
+            );
             Assert.That(err, Does.Not.Contain(name + ": " + name), name + ": stderr does not repeat the name");
         }
 
-        Assert.That(captures["bad/cut_tail_0_133601526724170000.xel"]["status"].GetString(), Is.EqualTo("partial"), "a capture cut inside its last buffer is reported, partially");
-        Assert.That(captures.Values.Count(c => c["status"].GetString() == "ok"), Is.EqualTo(7), "every good capture is still reported");
+        Assert.That(
+            captures["bad/cut_tail_0_133601526724170000.xel"]["status"].GetString(),
+            Is.EqualTo("partial"),
+            "a capture cut inside its last buffer is reported, partially"
+        );
+        Assert.That(
+            captures.Values.Count(c => c["status"].GetString() == "ok"),
+            Is.EqualTo(7),
+            "every good capture is still reported"
+        );
         string index = File.ReadAllText(Path.Combine(output, "index.html"));
         Assert.That(index, Does.Contain(">failed</td>").And.Contain("expected Extended Events target data"));
     }
@@ -158,7 +223,10 @@ public sealed class BatchCliTests
         Assert.That(captures[0]["capture"].GetString(), Is.EqualTo("aaa/broken.xel"));
         Assert.That(captures[0]["status"].GetString(), Is.EqualTo("failed"));
         Assert.That(captures.Skip(1).Select(c => c["status"].GetString()), Has.All.EqualTo("not-run"));
-        Assert.That(captures[1]["reason"].GetString(), Does.Contain("aaa/broken.xel failed").And.Contain("--keep-going"));
+        Assert.That(
+            captures[1]["reason"].GetString(),
+            Does.Contain("aaa/broken.xel failed").And.Contain("--keep-going")
+        );
         Assert.That(Directory.GetDirectories(output), Is.Empty, "no report was started after the failure");
         Assert.That(err, Does.Contain("not run: latch/"));
     }
@@ -184,13 +252,28 @@ public sealed class BatchCliTests
         Assert.That(events[0].GetProperty("event").GetString(), Is.EqualTo("batch-start"));
         Assert.That(events[^1].GetProperty("event").GetString(), Is.EqualTo("batch-finish"));
         Assert.That(events[0].GetProperty("captures").GetInt32(), Is.EqualTo(8));
-        string[] names = [.. events.Where(e => e.GetProperty("event").GetString() == "start").Select(e => e.GetProperty("capture").GetString()!)];
+        string[] names =
+        [
+            .. events
+                .Where(e => e.GetProperty("event").GetString() == "start")
+                .Select(e => e.GetProperty("capture").GetString()!),
+        ];
         Assert.That(names, Has.Length.EqualTo(8).And.Unique);
         foreach (string name in names)
         {
-            JsonElement end = events.Single(e => e.GetProperty("event").GetString() is "finish" or "fail" && e.GetProperty("capture").GetString() == name);
+            JsonElement end = events.Single(e =>
+                e.GetProperty("event").GetString() is "finish" or "fail" && e.GetProperty("capture").GetString() == name
+            );
             Assert.That(end.GetProperty("elapsedMs").GetDouble(), Is.GreaterThanOrEqualTo(0), name);
-            Assert.That(DateTime.TryParse(end.GetProperty("utc").GetString(), System.Globalization.CultureInfo.InvariantCulture, System.Globalization.DateTimeStyles.RoundtripKind, out _), Is.True);
+            Assert.That(
+                DateTime.TryParse(
+                    end.GetProperty("utc").GetString(),
+                    System.Globalization.CultureInfo.InvariantCulture,
+                    System.Globalization.DateTimeStyles.RoundtripKind,
+                    out _
+                ),
+                Is.True
+            );
         }
 
         JsonElement fail = events.Single(e => e.GetProperty("event").GetString() == "fail");
@@ -222,27 +305,53 @@ public sealed class BatchCliTests
         }
 
         ReportTestSupport.CopySample(SampleData.Memory, Path.Combine(input, "memory"));
-        using var resolver = new CallstackResolver(new CallstackResolverOptions
-        {
-            SymbolPath = SymbolPath.Parse(TestPaths.SymbolsCache),
-            Offline = true,
-            Binaries = ModuleBinaries.Scan([TestPaths.SymbolsCache]),
-        });
+        using var resolver = new CallstackResolver(
+            new CallstackResolverOptions
+            {
+                SymbolPath = SymbolPath.Parse(TestPaths.SymbolsCache),
+                Offline = true,
+                Binaries = ModuleBinaries.Scan([TestPaths.SymbolsCache]),
+            }
+        );
         IReadOnlyList<BatchCapture> captures = BatchDiscovery.Discover([input]);
-        BatchResult result = BatchRunner.Run([input], captures, _temp.File("out"), new BatchOptions { Jobs = 2, Report = new ReportOptions { Resolver = resolver } });
+        BatchResult result = BatchRunner.Run(
+            [input],
+            captures,
+            _temp.File("out"),
+            new BatchOptions
+            {
+                Jobs = 2,
+                Report = new ReportOptions { Resolver = resolver },
+            }
+        );
 
         Assert.That(result.Items.Select(i => i.Status), Has.All.EqualTo(BatchStatus.Ok));
         PdbBinding[] loaded = [.. resolver.GetPdbBindings().Where(b => b.IsLoaded)];
-        Assert.That(loaded.Select(b => b.PdbName).Order(StringComparer.OrdinalIgnoreCase), Is.EqualTo(new[] { "sqldk.pdb", "sqlmin.pdb", "sqlTsEs.pdb" }),
-            "five captures, one binding (one open) per PDB build");
+        Assert.That(
+            loaded.Select(b => b.PdbName).Order(StringComparer.OrdinalIgnoreCase),
+            Is.EqualTo(new[] { "sqldk.pdb", "sqlmin.pdb", "sqlTsEs.pdb" }),
+            "five captures, one binding (one open) per PDB build"
+        );
         foreach (BatchItemResult item in result.Items)
         {
-            using JsonDocument json = JsonDocument.Parse(File.ReadAllBytes(Path.Combine(_temp.File("out"), item.Capture.Folder, "report.json")));
-            string[] pdbs = [.. json.RootElement.GetProperty("sections").EnumerateArray()
-                .SelectMany(s => s.GetProperty("blocks").EnumerateArray())
-                .Where(b => b.GetProperty("type").GetString() == "table" && b.GetProperty("title").GetString() == "PDBs looked up")
-                .SelectMany(b => b.GetProperty("rows").EnumerateArray().Select(r => r[0].GetString()!))];
-            string[] expected = item.Capture.Name.StartsWith("memory/", StringComparison.Ordinal) ? ["sqldk.pdb"] : ["sqlmin.pdb", "sqlTsEs.pdb"];
+            using JsonDocument json = JsonDocument.Parse(
+                File.ReadAllBytes(Path.Combine(_temp.File("out"), item.Capture.Folder, "report.json"))
+            );
+            string[] pdbs =
+            [
+                .. json
+                    .RootElement.GetProperty("sections")
+                    .EnumerateArray()
+                    .SelectMany(s => s.GetProperty("blocks").EnumerateArray())
+                    .Where(b =>
+                        b.GetProperty("type").GetString() == "table"
+                        && b.GetProperty("title").GetString() == "PDBs looked up"
+                    )
+                    .SelectMany(b => b.GetProperty("rows").EnumerateArray().Select(r => r[0].GetString()!)),
+            ];
+            string[] expected = item.Capture.Name.StartsWith("memory/", StringComparison.Ordinal)
+                ? ["sqldk.pdb"]
+                : ["sqlmin.pdb", "sqlTsEs.pdb"];
             Assert.That(pdbs, Is.EqualTo(expected), item.Capture.Name);
         }
     }
@@ -260,7 +369,11 @@ public sealed class BatchCliTests
 
         (exit, _, stderr) = CliRunner.RunProcess(Batch(_in, _temp.File("out-quiet"), "--quiet"));
         Assert.That(exit, Is.EqualTo(0));
-        Assert.That(stderr.Trim(), Does.StartWith("xeanalyze: batch: 7 capture(s)"), "--quiet leaves only the final line");
+        Assert.That(
+            stderr.Trim(),
+            Does.StartWith("xeanalyze: batch: 7 capture(s)"),
+            "--quiet leaves only the final line"
+        );
     }
 
     [Test]
@@ -294,20 +407,26 @@ public sealed class BatchCliTests
     [Test]
     public void Batch_NameSomeCapturesHave_RunsAndSaysWhichCapturesHadNoMatch()
     {
-        string output = _temp.File("out"), log = _temp.File("batch.jsonl");
+        string output = _temp.File("out"),
+            log = _temp.File("batch.jsonl");
         (int exit, _, string err) = CliRunner.Run(Batch(_in, output, "--event", "wait_info", "--log", log));
         Assert.That(exit, Is.EqualTo(0), err);
         Dictionary<string, Dictionary<string, JsonElement>> captures = ByName(Summary(output));
         string latch = "latch/latch_nesting_full_0_133601526724170000.xel";
         string waits = "waits/blob_storage_waits_0_133601608255530000.xel";
-        Assert.That(captures[latch]["notes"].GetString(),
-            Does.Contain("no match for the filter: --event wait_info: the capture has no event of that name"));
+        Assert.That(
+            captures[latch]["notes"].GetString(),
+            Does.Contain("no match for the filter: --event wait_info: the capture has no event of that name")
+        );
         Assert.That(captures[waits]["notes"].GetString(), Does.Not.Contain("no match"));
 
-        JsonElement finish = File.ReadAllLines(log).Select(l => JsonDocument.Parse(l).RootElement)
+        JsonElement finish = File.ReadAllLines(log)
+            .Select(l => JsonDocument.Parse(l).RootElement)
             .Single(e => e.GetProperty("event").GetString() == "batch-finish");
-        string[] noMatch = [.. finish.GetProperty("noMatch").EnumerateArray()
-            .Select(m => m.GetProperty("capture").GetString()!)];
+        string[] noMatch =
+        [
+            .. finish.GetProperty("noMatch").EnumerateArray().Select(m => m.GetProperty("capture").GetString()!),
+        ];
         Assert.That(noMatch, Does.Contain(latch).And.Not.Contain(waits));
     }
 }

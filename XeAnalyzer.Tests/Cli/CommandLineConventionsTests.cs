@@ -13,21 +13,42 @@ public sealed class CommandLineConventionsTests
 {
     private const string Latch = "sample-xel/latch_nesting_full";
 
-    [TestCase(new[] { "stacks", Latch, "--fromat", "json" }, "unknown option '--fromat'; did you mean '--format'?",
-        "xeanalyze stacks")]
-    [TestCase(new[] { "latches", Latch, "--outlier-treshold", "5" }, "unknown option '--outlier-treshold'; did you "
-        + "mean '--outlier-threshold'?", "xeanalyze latches")]
-    [TestCase(new[] { "info", "-skip-corrupt", Latch }, "unknown option '-skip-corrupt'; did you mean "
-        + "'--skip-corrupt'?", "xeanalyze info")]
-    [TestCase(new[] { "sql", "list", "--quite" }, "unknown option '--quite'; did you mean '--quiet'?", "xeanalyze sql "
-        + "list")]
+    [TestCase(
+        new[] { "stacks", Latch, "--fromat", "json" },
+        "unknown option '--fromat'; did you mean '--format'?",
+        "xeanalyze stacks"
+    )]
+    [TestCase(
+        new[] { "latches", Latch, "--outlier-treshold", "5" },
+        "unknown option '--outlier-treshold'; did you " + "mean '--outlier-threshold'?",
+        "xeanalyze latches"
+    )]
+    [TestCase(
+        new[] { "info", "-skip-corrupt", Latch },
+        "unknown option '-skip-corrupt'; did you mean " + "'--skip-corrupt'?",
+        "xeanalyze info"
+    )]
+    [TestCase(
+        new[] { "sql", "list", "--quite" },
+        "unknown option '--quite'; did you mean '--quiet'?",
+        "xeanalyze sql " + "list"
+    )]
     [TestCase(new[] { "stcks", Latch }, "unknown command 'stcks'; did you mean 'stacks'?", "xeanalyze")]
-    [TestCase(new[] { "symbols", "fetc", "--sql-build", "13.0.4001.0" }, "unknown command 'fetc'; did you mean "
-        + "'fetch'?", "xeanalyze symbols")]
-    [TestCase(new[] { "symbols", "catalog", "shwo", "13.0.4001.0" }, "unknown command 'shwo'; did you mean 'show'?",
-        "xeanalyze symbols catalog")]
-    public void UnknownOptionOrCommand_IsAUsageError_NamingItAndTheNearestValidOne(string[] args, string message,
-        string command)
+    [TestCase(
+        new[] { "symbols", "fetc", "--sql-build", "13.0.4001.0" },
+        "unknown command 'fetc'; did you mean " + "'fetch'?",
+        "xeanalyze symbols"
+    )]
+    [TestCase(
+        new[] { "symbols", "catalog", "shwo", "13.0.4001.0" },
+        "unknown command 'shwo'; did you mean 'show'?",
+        "xeanalyze symbols catalog"
+    )]
+    public void UnknownOptionOrCommand_IsAUsageError_NamingItAndTheNearestValidOne(
+        string[] args,
+        string message,
+        string command
+    )
     {
         (int exit, string output, string err) = CliRunner.RunIn(TestPaths.RepoRoot, args);
         Assert.That(exit, Is.EqualTo(ExitCodes.Usage), err);
@@ -39,8 +60,10 @@ public sealed class CommandLineConventionsTests
     public void DoubleDash_EndsTheOptions_SoAnInputMayStartWithADash()
     {
         using var tmp = new TempFolder();
-        File.Copy(Directory.GetFiles(Path.Combine(TestPaths.RepoRoot, Latch),
-            "*.xel").Order(StringComparer.Ordinal).First(), tmp.File("--odd.xel"));
+        File.Copy(
+            Directory.GetFiles(Path.Combine(TestPaths.RepoRoot, Latch), "*.xel").Order(StringComparer.Ordinal).First(),
+            tmp.File("--odd.xel")
+        );
 
         (int exit, _, string err) = CliRunner.RunIn(tmp.Path, "info", "--odd.xel");
         Assert.That(exit, Is.EqualTo(ExitCodes.Usage));
@@ -54,11 +77,22 @@ public sealed class CommandLineConventionsTests
     [Test]
     public void AnOptionWhereAValueWasDue_IsAUsageError_UnlessAttachedWithEquals()
     {
-        (int exit, _, string err) = CliRunner.RunIn(TestPaths.RepoRoot, "latches", Latch, "--format", "--chart",
-            "x.svg");
+        (int exit, _, string err) = CliRunner.RunIn(
+            TestPaths.RepoRoot,
+            "latches",
+            Latch,
+            "--format",
+            "--chart",
+            "x.svg"
+        );
         Assert.That(exit, Is.EqualTo(ExitCodes.Usage));
-        Assert.That(err, Does.StartWith("xeanalyze: --format: expected a value, found the option '--chart' (write "
-            + "--format=--chart to pass it as the value)\n"));
+        Assert.That(
+            err,
+            Does.StartWith(
+                "xeanalyze: --format: expected a value, found the option '--chart' (write "
+                    + "--format=--chart to pass it as the value)\n"
+            )
+        );
 
         (exit, _, err) = CliRunner.RunIn(TestPaths.RepoRoot, "latches", Latch, "-o", "-q");
         Assert.That(exit, Is.EqualTo(ExitCodes.Usage));
@@ -66,8 +100,14 @@ public sealed class CommandLineConventionsTests
 
         // Attached, the value is what the user meant: a file named --x.txt.
         using var tmp = new TempFolder();
-        (exit, _, err) = CliRunner.RunIn(tmp.Path, "latches", Path.Combine(TestPaths.RepoRoot, Latch),
-            "--output=--x.txt", "--format", "csv");
+        (exit, _, err) = CliRunner.RunIn(
+            tmp.Path,
+            "latches",
+            Path.Combine(TestPaths.RepoRoot, Latch),
+            "--output=--x.txt",
+            "--format",
+            "csv"
+        );
         Assert.That(exit, Is.EqualTo(ExitCodes.Ok), err);
         Assert.That(File.ReadAllText(tmp.File("--x.txt")), Does.Contain("scheduler"));
     }
@@ -76,8 +116,10 @@ public sealed class CommandLineConventionsTests
     public void NegativeNumbers_AreValuesNotOptions()
     {
         (int exit, _, string err) = CliRunner.RunIn(TestPaths.RepoRoot, "stacks", Latch, "--top", "-1");
-        Assert.That((exit, err), Is.EqualTo((ExitCodes.Usage,
-            "xeanalyze: --top and --min-count: expected 0 or more\n")));
+        Assert.That(
+            (exit, err),
+            Is.EqualTo((ExitCodes.Usage, "xeanalyze: --top and --min-count: expected 0 or more\n"))
+        );
         Assert.That(CommandLineChecks.LooksLikeOption("-1"), Is.False);
         Assert.That(CommandLineChecks.LooksLikeOption("-"), Is.False, "standard input");
         Assert.That(CommandLineChecks.LooksLikeOption("-.5"), Is.False);
@@ -92,28 +134,40 @@ public sealed class CommandLineConventionsTests
     [TestCase("-O", "-o")]
     public void Nearest_CountsSwapsAsOneEdit_AndIgnoresCase(string word, string nearest)
     {
-        Assert.That(CommandLineChecks.Nearest(word, ["--chart", "--output", "-o", "--format", "--from"]),
-            Is.EqualTo(nearest));
+        Assert.That(
+            CommandLineChecks.Nearest(word, ["--chart", "--output", "-o", "--format", "--from"]),
+            Is.EqualTo(nearest)
+        );
     }
 
     [TestCase(new[] { "info", "" }, "<input>: expected a capture file, folder or glob, found an empty value")]
     [TestCase(new[] { "latches", Latch, "-o", "" }, "-o: expected a file, found an empty value")]
     [TestCase(new[] { "latches", Latch, "--output", " " }, "--output: expected a file, found an empty value")]
-    [TestCase(new[] { "memory", "sample-xel/cci_insert_memory", "--series", "" }, "--series: expected a file, found "
-        + "an empty value")]
+    [TestCase(
+        new[] { "memory", "sample-xel/cci_insert_memory", "--series", "" },
+        "--series: expected a file, found " + "an empty value"
+    )]
     [TestCase(new[] { "latches", Latch, "--chart", "" }, "--chart: expected a file, found an empty value")]
     [TestCase(new[] { "histogram", Latch, "--map-values", "" }, "--map-values: expected a file, found an empty value")]
-    [TestCase(new[] { "stacks", Latch, "--modules", "" }, "--modules: expected a module list file, found an empty "
-        + "value")]
-    [TestCase(new[] { "stacks", Latch, "--binaries", "" }, "--binaries: expected a folder of DLLs and EXEs, found an "
-        + "empty value")]
-    [TestCase(new[] { "slice", Latch, "--event", "latch_acquired", "-o", "" }, "-o: expected a file, found an empty "
-        + "value")]
+    [TestCase(
+        new[] { "stacks", Latch, "--modules", "" },
+        "--modules: expected a module list file, found an empty " + "value"
+    )]
+    [TestCase(
+        new[] { "stacks", Latch, "--binaries", "" },
+        "--binaries: expected a folder of DLLs and EXEs, found an " + "empty value"
+    )]
+    [TestCase(
+        new[] { "slice", Latch, "--event", "latch_acquired", "-o", "" },
+        "-o: expected a file, found an empty " + "value"
+    )]
     [TestCase(new[] { "resolve", "" }, "<input>: expected a file, or - for standard input, found an empty value")]
     [TestCase(new[] { "diff", Latch, "" }, "<new>: expected a capture file, folder or glob, found an empty value")]
     [TestCase(new[] { "report", Latch, "-o", "" }, "-o: expected a folder, found an empty value")]
-    [TestCase(new[] { "symbols", "catalog", "show", "13.0.4001.0", "--catalog", "" }, "--catalog: expected a catalog "
-        + "file, found an empty value")]
+    [TestCase(
+        new[] { "symbols", "catalog", "show", "13.0.4001.0", "--catalog", "" },
+        "--catalog: expected a catalog " + "file, found an empty value"
+    )]
     public void AnEmptyPath_IsAUsageError_NamingTheOption(string[] args, string message)
     {
         (int exit, string output, string err) = CliRunner.RunIn(TestPaths.RepoRoot, args);
@@ -128,18 +182,41 @@ public sealed class CommandLineConventionsTests
     [TestCase("13.0.x")]
     public void ABuildNumberThatIsNone_IsAUsageError(string build)
     {
-        (int exit, _, string err) = CliRunner.RunIn(TestPaths.RepoRoot, "stacks", Latch, "--sql-build", build,
-            "--offline");
-        Assert.That((exit, err), Is.EqualTo((ExitCodes.Usage, "xeanalyze: --sql-build: expected a build number such "
-            + "as 13.0.4001.0, found '" + build + "'\n")));
+        (int exit, _, string err) = CliRunner.RunIn(
+            TestPaths.RepoRoot,
+            "stacks",
+            Latch,
+            "--sql-build",
+            build,
+            "--offline"
+        );
+        Assert.That(
+            (exit, err),
+            Is.EqualTo(
+                (
+                    ExitCodes.Usage,
+                    "xeanalyze: --sql-build: expected a build number such " + "as 13.0.4001.0, found '" + build + "'\n"
+                )
+            )
+        );
         (exit, _, err) = CliRunner.Run("symbols", "catalog", "show", build);
-        Assert.That((exit, err), Is.EqualTo((ExitCodes.Usage, "xeanalyze: catalog show: expected a build number such "
-            + "as 13.0.4001.0, found '" + build + "'\n")));
+        Assert.That(
+            (exit, err),
+            Is.EqualTo(
+                (
+                    ExitCodes.Usage,
+                    "xeanalyze: catalog show: expected a build number such " + "as 13.0.4001.0, found '" + build + "'\n"
+                )
+            )
+        );
     }
 
     public static IEnumerable<TestCaseData> AllCommands() =>
-        HelpExamples.Commands(CommandTree.Build()).Select(c =>
-            new TestCaseData(Program.CommandPath(c)).SetName("Help_HasARealExample(" + Program.CommandPath(c) + ")"));
+        HelpExamples
+            .Commands(CommandTree.Build())
+            .Select(c =>
+                new TestCaseData(Program.CommandPath(c)).SetName("Help_HasARealExample(" + Program.CommandPath(c) + ")")
+            );
 
     [TestCaseSource(nameof(AllCommands))]
     public void Help_HasARealExample(string path)
@@ -149,8 +226,13 @@ public sealed class CommandLineConventionsTests
         Assert.That(exit, Is.EqualTo(ExitCodes.Ok), err);
         int section = output.IndexOf("\nExamples:\n", StringComparison.Ordinal);
         Assert.That(section, Is.GreaterThan(0), "an Examples section in:\n" + output);
-        string[] examples = [.. output[(section + "\nExamples:\n".Length)..].Split('\n').TakeWhile(l =>
-            l.Length > 0).Select(l => l.Trim())];
+        string[] examples =
+        [
+            .. output[(section + "\nExamples:\n".Length)..]
+                .Split('\n')
+                .TakeWhile(l => l.Length > 0)
+                .Select(l => l.Trim()),
+        ];
         Assert.That(examples, Is.Not.Empty);
 
         foreach (string example in examples)

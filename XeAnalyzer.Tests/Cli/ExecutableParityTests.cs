@@ -34,8 +34,10 @@ public sealed class ExecutableParityTests
 
         Assert.That(inProcess.Exit, Is.Zero, inProcess.Err);
         Assert.That(child.Exit, Is.EqualTo(inProcess.Exit), child.Err);
-        Assert.That(child.Out.Replace(childOut.Path, "{out}", StringComparison.Ordinal),
-            Is.EqualTo(inProcess.Out.Replace(inProcessOut.Path, "{out}", StringComparison.Ordinal)));
+        Assert.That(
+            child.Out.Replace(childOut.Path, "{out}", StringComparison.Ordinal),
+            Is.EqualTo(inProcess.Out.Replace(inProcessOut.Path, "{out}", StringComparison.Ordinal))
+        );
         Assert.That(child.Err, Is.EqualTo(inProcess.Err));
 
         Dictionary<string, byte[]> expected = Files(inProcessOut.Path);
@@ -64,7 +66,11 @@ public sealed class ExecutableParityTests
         using var output = new TempFolder();
         var environment = new Dictionary<string, string> { ["LD_DEBUG"] = "libs" };
 
-        (int exit, _, string err) = CliRunner.RunExecutableIn(TestPaths.RepoRoot, environment, Args(command, Path.Combine(output.Path, "out")));
+        (int exit, _, string err) = CliRunner.RunExecutableIn(
+            TestPaths.RepoRoot,
+            environment,
+            Args(command, Path.Combine(output.Path, "out"))
+        );
 
         Assert.That(exit, Is.AnyOf(0, 4), err.Length > 4000 ? err[^4000..] : err);
         Assert.That(err, Does.Contain("libc.so"), "the loader's list of libraries was captured");
@@ -75,6 +81,7 @@ public sealed class ExecutableParityTests
         [.. command.Split(' ').Select(a => a == "{out}" ? outDir : a)];
 
     private static Dictionary<string, byte[]> Files(string folder) =>
-        Directory.EnumerateFiles(folder, "*", SearchOption.AllDirectories)
+        Directory
+            .EnumerateFiles(folder, "*", SearchOption.AllDirectories)
             .ToDictionary(f => Path.GetRelativePath(folder, f), File.ReadAllBytes, StringComparer.Ordinal);
 }

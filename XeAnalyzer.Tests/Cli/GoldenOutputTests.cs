@@ -5,13 +5,14 @@ using XeAnalyzer.Cli;
 namespace XeAnalyzer.Tests.Cli;
 
 /// <summary>
-/// The outputs of the README's commands and of every sample, compared byte for byte with outputs recorded before a refactoring
-/// (<c>TestData/golden/</c>): stdout, stderr, the exit code and every file written. The commands run in the repository root with
-/// relative paths, as the README gives them, and write into <c>.golden-out/&lt;case&gt;</c> there, so the outputs do not depend on
-/// where the checkout lies. To record them again after an intended change (and list that change in CHANGELOG.md), run the tests
-/// with <c>XEANALYZER_RECORD_GOLDEN=1</c>; never record them to make a failing run pass. With <c>XEANALYZE_BINARY</c>
-/// set (<see cref="CliRunner.PublishedBinary"/>) the commands run that published executable as a child process instead
-/// of in-process, so the same records check it: <c>.ci/run</c> does so with the NativeAOT binary.
+/// The outputs of the README's commands and of every sample, compared byte for byte with outputs recorded before a
+/// refactoring (<c>TestData/golden/</c>): stdout, stderr, the exit code and every file written. The commands run in the
+/// repository root with relative paths, as the README gives them, and write into <c>.golden-out/&lt;case&gt;</c> there,
+/// so the outputs do not depend on where the checkout lies. To record them again after an intended change (and list
+/// that change in CHANGELOG.md), run the tests with <c>XEANALYZER_RECORD_GOLDEN=1</c>; never record them to make a
+/// failing run pass. With <c>XEANALYZE_BINARY</c> set (<see cref="CliRunner.PublishedBinary"/>) the commands run that
+/// published executable as a child process instead of in-process, so the same records check it: <c>.ci/run</c> does so
+/// with the NativeAOT binary.
 /// </summary>
 public sealed class GoldenOutputTests
 {
@@ -25,8 +26,10 @@ public sealed class GoldenOutputTests
     private const string H1 = "sample-xel/latch_nesting_full_histogram/latch_nesting_full.histogram.xml";
     private const string H2 = "sample-xel/latch_nesting_full_histogram/latch_nesting_full.tf3656.histogram.xml";
     private const string C = "sample-xel/latch_nesting_full_counter/latch_nesting_full.event_counter.xml";
-    private const string Clerks = "sample-xel/cci_insert_memory_histogram/cci_insert_memory.page_freed.memory_clerk_name.histogram.xml";
-    private const string WaitKeys = "sample-xel/blob_storage_waits_histogram/blob_storage_waits.wait_type.histogram.xml";
+    private const string Clerks =
+        "sample-xel/cci_insert_memory_histogram/cci_insert_memory.page_freed.memory_clerk_name.histogram.xml";
+    private const string WaitKeys =
+        "sample-xel/blob_storage_waits_histogram/blob_storage_waits.wait_type.histogram.xml";
     private const string Maps = "sample-xel/blob_storage_waits_histogram/blob_storage_waits.map_values.tsv";
     private const string Text = "XeAnalyzer.Tests/TestData/text";
 
@@ -84,7 +87,12 @@ public sealed class GoldenOutputTests
         ("resolve-histogram", "resolve " + Text + "/histogram_module_offset_crlf.xml " + Sym),
         ("resolve-ring-buffer", "resolve " + Text + "/ring_buffer_callstack.xml " + Sym + " --frame-style resolver"),
         ("resolve-sqldumper", "resolve " + Text + "/sqldumper_stack.txt " + Sym),
-        ("slice-latch", "slice " + L + " --event latch_acquired --from 2024-05-14T09:31:13 --to 2024-05-14T09:31:14 -o {out}/slice.xel"),
+        (
+            "slice-latch",
+            "slice "
+                + L
+                + " --event latch_acquired --from 2024-05-14T09:31:13 --to 2024-05-14T09:31:14 -o {out}/slice.xel"
+        ),
         ("slice-ring-xml", "slice " + RXml + " --event wait_info -o {out}/slice.xel"),
         ("export-latch", "export " + L + " --format parquet -o {out}"),
         ("catalog-show", "symbols catalog show 13.0.4001.0"),
@@ -96,7 +104,8 @@ public sealed class GoldenOutputTests
 
     private static bool Recording => Environment.GetEnvironmentVariable("XEANALYZER_RECORD_GOLDEN") == "1";
 
-    public static IEnumerable<TestCaseData> AllCases() => Cases.Select(c => new TestCaseData(c.Name, c.Command).SetName("Output_IsAsRecorded_" + c.Name));
+    public static IEnumerable<TestCaseData> AllCases() =>
+        Cases.Select(c => new TestCaseData(c.Name, c.Command).SetName("Output_IsAsRecorded_" + c.Name));
 
     [TestCaseSource(nameof(AllCases))]
     public void Output_IsAsRecorded(string name, string command)
@@ -110,7 +119,12 @@ public sealed class GoldenOutputTests
         }
 
         Directory.CreateDirectory(outDir);
-        string[] args = [.. command.Split(' ', StringSplitOptions.RemoveEmptyEntries).Select(a => a.Replace("{out}", relativeOut, StringComparison.Ordinal))];
+        string[] args =
+        [
+            .. command
+                .Split(' ', StringSplitOptions.RemoveEmptyEntries)
+                .Select(a => a.Replace("{out}", relativeOut, StringComparison.Ordinal)),
+        ];
         (int exit, string stdout, string stderr) = CliRunner.RunUnderTestIn(repo, args);
 
         var actual = new StringBuilder();
@@ -118,20 +132,31 @@ public sealed class GoldenOutputTests
         actual.Append("exit ").Append(exit.ToString(CultureInfo.InvariantCulture)).Append('\n');
         actual.Append("--- stdout\n").Append(stdout);
         actual.Append("--- stderr\n").Append(stderr);
-        foreach (string file in Directory.EnumerateFiles(outDir, "*", SearchOption.AllDirectories).Order(StringComparer.Ordinal))
+        foreach (
+            string file in Directory
+                .EnumerateFiles(outDir, "*", SearchOption.AllDirectories)
+                .Order(StringComparer.Ordinal)
+        )
         {
             string rel = Path.GetRelativePath(outDir, file).Replace('\\', '/');
             byte[] bytes = File.ReadAllBytes(file);
             string? text = null;
             if (IsText(rel))
             {
-                // The size and hash of a text file are those of its normalized text (see below), so they do not depend on the checkout's place.
+                // The size and hash of a text file are those of its normalized text (see below), so they do not depend
+                // on the checkout's place.
                 text = Encoding.UTF8.GetString(bytes).Replace(repo, "<repo>", StringComparison.Ordinal);
                 bytes = Encoding.UTF8.GetBytes(text);
             }
 
-            actual.Append("--- file ").Append(rel).Append(' ').Append(bytes.Length.ToString(CultureInfo.InvariantCulture)).Append(" bytes, sha256 ")
-                .Append(Convert.ToHexString(System.Security.Cryptography.SHA256.HashData(bytes))).Append('\n');
+            actual
+                .Append("--- file ")
+                .Append(rel)
+                .Append(' ')
+                .Append(bytes.Length.ToString(CultureInfo.InvariantCulture))
+                .Append(" bytes, sha256 ")
+                .Append(Convert.ToHexString(System.Security.Cryptography.SHA256.HashData(bytes)))
+                .Append('\n');
             if (text is not null)
             {
                 actual.Append(text).Append('\n');
@@ -140,7 +165,8 @@ public sealed class GoldenOutputTests
 
         Directory.Delete(outDir, recursive: true);
 
-        // PDB paths are printed absolute (symbols-cache under the checkout): the one place the checkout's location shows.
+        // PDB paths are printed absolute (symbols-cache under the checkout): the one place the checkout's location
+        // shows.
         string normalized = actual.ToString().Replace(repo, "<repo>", StringComparison.Ordinal);
         string path = Path.Combine(GoldenDir, name + ".txt");
         if (Recording)
@@ -150,22 +176,32 @@ public sealed class GoldenOutputTests
             Assert.Pass("recorded " + path);
         }
 
-        Assert.That(File.Exists(path), Is.True, "no recorded output for " + name + " (record with XEANALYZER_RECORD_GOLDEN=1)");
+        Assert.That(
+            File.Exists(path),
+            Is.True,
+            "no recorded output for " + name + " (record with XEANALYZER_RECORD_GOLDEN=1)"
+        );
         string expected = File.ReadAllText(path, Encoding.UTF8);
         if (!string.Equals(expected, normalized, StringComparison.Ordinal))
         {
-            string[] a = expected.Split('\n'), b = normalized.Split('\n');
+            string[] a = expected.Split('\n'),
+                b = normalized.Split('\n');
             int i = 0;
             while (i < a.Length && i < b.Length && a[i] == b[i])
             {
                 i++;
             }
 
-            Assert.Fail($"{name}: output differs from {path} at line {i + 1}:\n  recorded: {(i < a.Length ? a[i] : "<end>")}\n  now:      {(i < b.Length ? b[i] : "<end>")}");
+            Assert.Fail(
+                $"{name}: output differs from {path} at line {i + 1}:\n  recorded: "
+                    + $"{(i < a.Length ? a[i] : "<end>")}\n  now:      {(i < b.Length ? b[i] : "<end>")}"
+            );
         }
     }
 
-    /// <summary>Binary outputs (Parquet, .xel) are compared by hash only; text files are kept whole so a difference is readable.</summary>
+    /// <summary>Binary outputs (Parquet, .xel) are compared by hash only; text files are kept whole so a difference is
+    /// readable.</summary>
     private static bool IsText(string relativePath) =>
-        !relativePath.EndsWith(".parquet", StringComparison.Ordinal) && !relativePath.EndsWith(".xel", StringComparison.Ordinal);
+        !relativePath.EndsWith(".parquet", StringComparison.Ordinal)
+        && !relativePath.EndsWith(".xel", StringComparison.Ordinal);
 }

@@ -1,9 +1,9 @@
 using System.Globalization;
 using System.Text.Json;
 using XeAnalyzer.Tests.Analysis;
+using XeAnalyzer.Tests.Output;
 using XeAnalyzer.Tests.Reporting;
 using XeAnalyzer.Tests.Samples;
-using XeAnalyzer.Tests.Output;
 
 namespace XeAnalyzer.Tests.Cli;
 
@@ -18,7 +18,8 @@ public sealed class ReportCliTests
     [TearDown]
     public void TearDown() => _temp.Dispose();
 
-    private static string[] Report(string input, string output, params string[] more) => ["report", input, "-o", output, .. ReportTestSupport.SymbolArgs, .. more];
+    private static string[] Report(string input, string output, params string[] more) =>
+        ["report", input, "-o", output, .. ReportTestSupport.SymbolArgs, .. more];
 
     [TestCase(SampleData.Latch, "latches")]
     [TestCase(SampleData.Memory, "memory")]
@@ -39,7 +40,11 @@ public sealed class ReportCliTests
         {
             List<string[]> rows = ReportTestSupport.ParseCsv(File.ReadAllText(csv));
             Assert.That(rows, Is.Not.Empty, csv);
-            Assert.That(rows.Select(r => r.Length).Distinct().Count(), Is.EqualTo(1), csv + ": the same number of fields in every record");
+            Assert.That(
+                rows.Select(r => r.Length).Distinct().Count(),
+                Is.EqualTo(1),
+                csv + ": the same number of fields in every record"
+            );
         }
     }
 
@@ -47,7 +52,9 @@ public sealed class ReportCliTests
     public void Report_OfABuiltInSession_NamesIt_AndListsWhatOtherAnalysesNeedOnce_WithoutSessionChanges()
     {
         string dir = _temp.File("out");
-        (int exit, _, string err) = CliRunner.Run(Report(Path.Combine(TestPaths.Samples, SampleData.SystemHealth), dir));
+        (int exit, _, string err) = CliRunner.Run(
+            Report(Path.Combine(TestPaths.Samples, SampleData.SystemHealth), dir)
+        );
         Assert.That(exit, Is.EqualTo(0), err);
         string page = File.ReadAllText(Path.Combine(dir, "index.html"));
         Assert.That(page, Does.Contain("system_health (built in; recognised by file name system_health_stacks_0_"));
@@ -106,14 +113,19 @@ public sealed class ReportCliTests
         string file = _temp.File("a-file");
         File.WriteAllText(file, "x");
         Assert.That(CliRunner.Run(Report(SampleData.CapturePath(SampleData.Latch), file)).Exit, Is.EqualTo(2));
-        Assert.That(CliRunner.Run("report", SampleData.CapturePath(SampleData.Latch)).Exit, Is.EqualTo(2), "-o is required");
+        Assert.That(
+            CliRunner.Run("report", SampleData.CapturePath(SampleData.Latch)).Exit,
+            Is.EqualTo(2),
+            "-o is required"
+        );
     }
 
     [Test]
     public void Report_TwiceAndUnderAnotherCulture_SameBytes()
     {
         string input = Path.Combine(TestPaths.Samples, SampleData.Memory);
-        string a = _temp.File("a"), b = _temp.File("b");
+        string a = _temp.File("a"),
+            b = _temp.File("b");
         Assert.That(CliRunner.Run(Report(input, a)).Exit, Is.EqualTo(0));
         CultureInfo saved = CultureInfo.CurrentCulture;
         try
@@ -137,24 +149,63 @@ public sealed class ReportCliTests
         Dictionary<string, string> figures = SampleData.Figures(SampleData.Latch);
         long on27 = SampleData.Figure(figures, "scheduler.27");
         string dir = _temp.File("out");
-        (int exit, string stdout, string err) = CliRunner.Run(Report(Path.Combine(TestPaths.Samples, SampleData.Latch), dir,
-            "--where", "sqlos.scheduler_id=27", "--frame-style", "resolver", "--no-offsets"));
+        (int exit, string stdout, string err) = CliRunner.Run(
+            Report(
+                Path.Combine(TestPaths.Samples, SampleData.Latch),
+                dir,
+                "--where",
+                "sqlos.scheduler_id=27",
+                "--frame-style",
+                "resolver",
+                "--no-offsets"
+            )
+        );
 
         Assert.That(exit, Is.EqualTo(0), err);
-        Assert.That(stdout, Does.Contain(string.Create(CultureInfo.InvariantCulture, $"latches: done ({on27:N0} events)")));
-        Assert.That(stdout, Does.Contain(string.Create(CultureInfo.InvariantCulture, $"stacks: done ({on27:N0} events)")));
-        List<string[]> schedulers = ReportTestSupport.ParseCsv(File.ReadAllText(Path.Combine(dir, "latches.latch-acquired-by-sqlos-scheduler-id.csv")));
-        Assert.That(schedulers.Skip(1).Select(r => (r[0], r[1])), Is.EqualTo(new[] { ("27", on27.ToString(CultureInfo.InvariantCulture)) }));
+        Assert.That(
+            stdout,
+            Does.Contain(string.Create(CultureInfo.InvariantCulture, $"latches: done ({on27:N0} events)"))
+        );
+        Assert.That(
+            stdout,
+            Does.Contain(string.Create(CultureInfo.InvariantCulture, $"stacks: done ({on27:N0} events)"))
+        );
+        List<string[]> schedulers = ReportTestSupport.ParseCsv(
+            File.ReadAllText(Path.Combine(dir, "latches.latch-acquired-by-sqlos-scheduler-id.csv"))
+        );
+        Assert.That(
+            schedulers.Skip(1).Select(r => (r[0], r[1])),
+            Is.EqualTo(new[] { ("27", on27.ToString(CultureInfo.InvariantCulture)) })
+        );
         List<string[]> buckets = ReportTestSupport.ParseCsv(File.ReadAllText(Path.Combine(dir, "stacks.buckets.csv")));
         Assert.That(buckets.Skip(1).Sum(r => long.Parse(r[1], CultureInfo.InvariantCulture)), Is.EqualTo(on27));
-        string[] resolved = [.. buckets.Skip(1).Select(r => r[^1]).Where(f => f.Contains('!', StringComparison.Ordinal))];
+        string[] resolved =
+        [
+            .. buckets.Skip(1).Select(r => r[^1]).Where(f => f.Contains('!', StringComparison.Ordinal)),
+        ];
         Assert.That(resolved, Is.Not.Empty);
-        Assert.That(resolved, Has.All.Not.Contain("+").And.All.Not.Contain(".dll!"), "resolver style (module without .dll), no offsets");
+        Assert.That(
+            resolved,
+            Has.All.Not.Contain("+").And.All.Not.Contain(".dll!"),
+            "resolver style (module without .dll), no offsets"
+        );
         string page = File.ReadAllText(Path.Combine(dir, "index.html"));
         Assert.That(page, Does.Contain("sqlos.scheduler_id"), "the page shows the filter");
 
-        Assert.That(CliRunner.Run(Report(Path.Combine(TestPaths.Samples, SampleData.Latch), _temp.File("bad"), "--where", "no-equals-sign")).Exit,
-            Is.EqualTo(2), "a malformed --where is a usage error");
+        Assert.That(
+            CliRunner
+                .Run(
+                    Report(
+                        Path.Combine(TestPaths.Samples, SampleData.Latch),
+                        _temp.File("bad"),
+                        "--where",
+                        "no-equals-sign"
+                    )
+                )
+                .Exit,
+            Is.EqualTo(2),
+            "a malformed --where is a usage error"
+        );
     }
 
     [Test]
@@ -167,7 +218,10 @@ public sealed class ReportCliTests
         (int exit, _, string err) = CliRunner.Run(Report(cut, dir));
 
         Assert.That(exit, Is.EqualTo(3), err);
-        Assert.That(err, Does.Contain("may be in the part that could not be read").And.Contain("1 incomplete final buffer(s)"));
+        Assert.That(
+            err,
+            Does.Contain("may be in the part that could not be read").And.Contain("1 incomplete final buffer(s)")
+        );
         string page = File.ReadAllText(Path.Combine(dir, "index.html"));
         Assert.That(page, Does.Contain("Partial, nothing analysed").And.Contain("the events may be in that part"));
 
@@ -175,7 +229,9 @@ public sealed class ReportCliTests
         (exit, _, err) = CliRunner.Run("batch", Path.GetDirectoryName(cut)!, "-o", batchOut, "--quiet");
         Assert.That(exit, Is.EqualTo(3), err);
         JsonElement summary = DocumentJson.ParseFile(Path.Combine(batchOut, "summary.json"));
-        Dictionary<string, JsonElement> capture = DocumentJson.Table(summary, "Captures").Single(c => c["capture"].GetString() == "cut_0_133601526724170000.xel");
+        Dictionary<string, JsonElement> capture = DocumentJson
+            .Table(summary, "Captures")
+            .Single(c => c["capture"].GetString() == "cut_0_133601526724170000.xel");
         Assert.That(capture["status"].GetString(), Is.EqualTo("partial"));
     }
 
@@ -183,13 +239,25 @@ public sealed class ReportCliTests
     public void Report_SeveralInputs_OneReport_EachCaptureWithItsOwnModuleList()
     {
         string dir = _temp.File("out");
-        (int exit, string stdout, string err) = CliRunner.Run(["report", SampleData.CapturePath(SampleData.Latch), SampleData.CapturePath(SampleData.Memory), "-o", dir, .. ReportTestSupport.SymbolArgs]);
+        (int exit, string stdout, string err) = CliRunner.Run([
+            "report",
+            SampleData.CapturePath(SampleData.Latch),
+            SampleData.CapturePath(SampleData.Memory),
+            "-o",
+            dir,
+            .. ReportTestSupport.SymbolArgs,
+        ]);
 
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(stdout, Does.Contain("latches: done").And.Contain("memory: done"));
         List<string[]> files = ReportTestSupport.ParseCsv(File.ReadAllText(Path.Combine(dir, "capture.files.csv")));
-        Assert.That(files.Skip(1).Select(r => Path.GetFileName(r[^1])), Is.EqualTo(new[] { "latch_nesting_full.modules.txt", "cci_insert_memory.modules.txt" }));
-        long events = SampleData.Figure(SampleData.Figures(SampleData.Latch), "events") + SampleData.Figure(SampleData.Figures(SampleData.Memory), "events");
+        Assert.That(
+            files.Skip(1).Select(r => Path.GetFileName(r[^1])),
+            Is.EqualTo(new[] { "latch_nesting_full.modules.txt", "cci_insert_memory.modules.txt" })
+        );
+        long events =
+            SampleData.Figure(SampleData.Figures(SampleData.Latch), "events")
+            + SampleData.Figure(SampleData.Figures(SampleData.Memory), "events");
         Assert.That(files.Skip(1).Sum(r => long.Parse(r[2], CultureInfo.InvariantCulture)), Is.EqualTo(events));
     }
 }

@@ -2,7 +2,8 @@ using System.Text.Json;
 
 namespace XeAnalyzer.Tests.Cli;
 
-/// <summary>The runtime settings xeanalyze ships with (Directory.Build.targets, one place for every executable), read from the runtimeconfig.json the build writes beside it.</summary>
+/// <summary>The runtime settings xeanalyze ships with (Directory.Build.targets, one place for every executable), read
+/// from the runtimeconfig.json the build writes beside it.</summary>
 [TestFixture]
 public sealed class RuntimeConfigTests
 {
@@ -19,7 +20,11 @@ public sealed class RuntimeConfigTests
         Assert.That(properties.TryGetProperty(setting, out JsonElement actual), Is.True, path);
         Assert.That(actual.GetInt32(), Is.EqualTo(value), path);
 
-        // The runtime hands runtimeconfig properties to the process as AppContext data: the tests run under what xeanalyze runs under.
-        Assert.That(AppContext.GetData(setting)?.ToString(), Is.EqualTo(value.ToString(System.Globalization.CultureInfo.InvariantCulture)));
+        // The runtime hands runtimeconfig properties to the process as AppContext data: the tests run under what
+        // xeanalyze runs under.
+        Assert.That(
+            AppContext.GetData(setting)?.ToString(),
+            Is.EqualTo(value.ToString(System.Globalization.CultureInfo.InvariantCulture))
+        );
     }
 }

@@ -35,8 +35,11 @@ public sealed class StackPresentationCliTests
         Assert.That(without, Does.Not.Contain(Reason));
         foreach (string line in unresolved)
         {
-            Assert.That(without, Does.Contain("\n" + line[..line.IndexOf(Reason, StringComparison.Ordinal)] + "\n"),
-                "the frame itself stays");
+            Assert.That(
+                without,
+                Does.Contain("\n" + line[..line.IndexOf(Reason, StringComparison.Ordinal)] + "\n"),
+                "the frame itself stays"
+            );
         }
     }
 
@@ -46,8 +49,10 @@ public sealed class StackPresentationCliTests
         string with = _temp.File("with");
         string without = _temp.File("without");
         Assert.That(CliRunner.Run(["report", Latch, "-o", with, .. ReportTestSupport.SymbolArgs]).Exit, Is.EqualTo(0));
-        Assert.That(CliRunner.Run(["report", Latch, "-o", without, "--no-reasons",
-            .. ReportTestSupport.SymbolArgs]).Exit, Is.EqualTo(0));
+        Assert.That(
+            CliRunner.Run(["report", Latch, "-o", without, "--no-reasons", .. ReportTestSupport.SymbolArgs]).Exit,
+            Is.EqualTo(0)
+        );
 
         Assert.That(File.ReadAllText(Path.Combine(with, "index.html")), Does.Contain(Reason));
         Assert.That(File.ReadAllText(Path.Combine(without, "index.html")), Does.Not.Contain(Reason));
@@ -59,19 +64,33 @@ public sealed class StackPresentationCliTests
     public void FlameRoot_ChoosesTheEnd_AndRejectsAnUnknownValue()
     {
         // The sample's stacks all end in the same latch leaf and start in different callers: auto draws from the leaf.
-        (int exit, string auto, string err) = CliRunner.Run(["stacks", Latch, "--format", "svg",
-            .. ReportTestSupport.SymbolArgs]);
+        (int exit, string auto, string err) = CliRunner.Run([
+            "stacks",
+            Latch,
+            "--format",
+            "svg",
+            .. ReportTestSupport.SymbolArgs,
+        ]);
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(auto, Does.Contain("icicle from the leaf frame"));
 
-        (exit, string caller, err) = CliRunner.Run(["stacks", Latch, "--format", "svg", "--flame-root", "caller",
-            .. ReportTestSupport.SymbolArgs]);
+        (exit, string caller, err) = CliRunner.Run([
+            "stacks",
+            Latch,
+            "--format",
+            "svg",
+            "--flame-root",
+            "caller",
+            .. ReportTestSupport.SymbolArgs,
+        ]);
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(caller, Does.Not.Contain("icicle"));
 
         string dir = _temp.File("report");
-        Assert.That(CliRunner.Run(["report", Latch, "-o", dir, "--flame-root", "caller",
-            .. ReportTestSupport.SymbolArgs]).Exit, Is.EqualTo(0));
+        Assert.That(
+            CliRunner.Run(["report", Latch, "-o", dir, "--flame-root", "caller", .. ReportTestSupport.SymbolArgs]).Exit,
+            Is.EqualTo(0)
+        );
         Assert.That(File.ReadAllText(Path.Combine(dir, "index.html")), Does.Not.Contain("icicle"));
 
         (exit, _, err) = CliRunner.Run(["stacks", Latch, "--flame-root", "root"]);

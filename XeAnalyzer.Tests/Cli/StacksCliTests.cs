@@ -4,18 +4,25 @@ using XeAnalyzer.Cli;
 using XeAnalyzer.Events;
 using XeAnalyzer.Tests.Analysis;
 using XeAnalyzer.Tests.Analysis.Stacks;
+using XeAnalyzer.Tests.Output;
 using XeAnalyzer.Tests.Samples;
 using XeAnalyzer.Tests.Symbols.Resolution;
 using static XeAnalyzer.Tests.Analysis.Stacks.StackCaptures;
-using XeAnalyzer.Tests.Output;
 
 namespace XeAnalyzer.Tests.Cli;
 
-/// <summary><c>xeanalyze stacks</c> run in-process through <see cref="Program.Run"/>: outputs, formats, exit codes, determinism.</summary>
+/// <summary><c>xeanalyze stacks</c> run in-process through <see cref="Program.Run"/>: outputs, formats, exit codes,
+/// determinism.</summary>
 public sealed class StacksCliTests
 {
     private static readonly string Sample1 = Path.Combine(TestPaths.Samples, "latch_nesting_full");
-    private static readonly string[] Symbols = ["--symbols", TestPaths.SymbolsCache, "--binaries", TestPaths.SymbolsCache];
+    private static readonly string[] Symbols =
+    [
+        "--symbols",
+        TestPaths.SymbolsCache,
+        "--binaries",
+        TestPaths.SymbolsCache,
+    ];
     private TempFolder _tmp = null!;
 
     [SetUp]
@@ -26,9 +33,20 @@ public sealed class StacksCliTests
 
     /// <summary>The expected buckets of sample 1 (count, frames) from the generator's TSV, in slot order.</summary>
     private static List<(long Count, string[] Frames)> Expected() =>
-        [.. SampleData.Tsv(Path.Combine(TestPaths.Samples, "expected", "latch_nesting_full.stacks.tsv"))
-            .GroupBy(r => int.Parse(r["slot"], CultureInfo.InvariantCulture)).OrderBy(g => g.Key)
-            .Select(g => (long.Parse(g.First()["count"], CultureInfo.InvariantCulture), g.OrderBy(r => int.Parse(r["frame"], CultureInfo.InvariantCulture)).Select(r => r["symbolized"]).ToArray()))];
+        [
+            .. SampleData
+                .Tsv(Path.Combine(TestPaths.Samples, "expected", "latch_nesting_full.stacks.tsv"))
+                .GroupBy(r => int.Parse(r["slot"], CultureInfo.InvariantCulture))
+                .OrderBy(g => g.Key)
+                .Select(g =>
+                    (
+                        long.Parse(g.First()["count"], CultureInfo.InvariantCulture),
+                        g.OrderBy(r => int.Parse(r["frame"], CultureInfo.InvariantCulture))
+                            .Select(r => r["symbolized"])
+                            .ToArray()
+                    )
+                ),
+        ];
 
     [Test]
     public void Stacks_Sample1_PrintsTheSeedBucketsWithCountsAndFrames_ThenTheResolutionSummary()
@@ -39,11 +57,24 @@ public sealed class StacksCliTests
         List<(long Count, string[] Frames)> expected = Expected();
         for (int k = 0; k < 3; k++)
         {
-            string header = string.Create(CultureInfo.InvariantCulture, $"Bucket {k + 1} of 14: {expected[k].Count:N0} events (");
+            string header = string.Create(
+                CultureInfo.InvariantCulture,
+                $"Bucket {k + 1} of 14: {expected[k].Count:N0} events ("
+            );
             int at = Array.FindIndex(lines, l => l.StartsWith(header, StringComparison.Ordinal));
             Assert.That(at, Is.GreaterThanOrEqualTo(0), "missing " + header);
-            string[] frames = [.. lines.Skip(at + 1).SkipWhile(l => l.StartsWith("  ", StringComparison.Ordinal)).TakeWhile(l => l.Length > 0)];
-            Assert.That(frames, Is.EqualTo(expected[k].Frames), "bucket " + (k + 1).ToString(CultureInfo.InvariantCulture));
+            string[] frames =
+            [
+                .. lines
+                    .Skip(at + 1)
+                    .SkipWhile(l => l.StartsWith("  ", StringComparison.Ordinal))
+                    .TakeWhile(l => l.Length > 0),
+            ];
+            Assert.That(
+                frames,
+                Is.EqualTo(expected[k].Frames),
+                "bucket " + (k + 1).ToString(CultureInfo.InvariantCulture)
+            );
         }
 
         Assert.That(output, Does.Contain("Bucket 1 of 14: 2,005 events (33.18 %) sqlserver.latch_acquired\n"));
@@ -51,7 +82,10 @@ public sealed class StacksCliTests
         int resolution = output.IndexOf("\nResolution\n", StringComparison.Ordinal);
         Assert.That(resolution, Is.GreaterThan(output.IndexOf("Bucket 14 of 14", StringComparison.Ordinal)));
         Assert.That(output[resolution..], Does.Contain("latch_nesting_full.modules.txt (sidecar beside the capture)"));
-        Assert.That(output[resolution..], Does.Contain("336 frame(s): 0 symbolized in-engine, 335 resolved offline (0 unverified), 1 unresolved"));
+        Assert.That(
+            output[resolution..],
+            Does.Contain("336 frame(s): 0 symbolized in-engine, 335 resolved offline (0 unverified), 1 unresolved")
+        );
     }
 
     [Test]
@@ -62,8 +96,17 @@ public sealed class StacksCliTests
             (int exit, string output, string err) = CliRunner.Run(["stacks", input, "--format", "json", .. Symbols]);
             Assert.That(exit, Is.EqualTo(0), err);
             JsonElement doc = DocumentJson.Parse(output);
-            return string.Join("\n\n", DocumentJson.Table(doc, "Stack buckets").Zip(DocumentJson.Stacks(doc)).Select(b =>
-                b.First["count"].GetInt64().ToString(CultureInfo.InvariantCulture) + "\n" + string.Join("\n", DocumentJson.FrameTexts(b.Second))));
+            return string.Join(
+                "\n\n",
+                DocumentJson
+                    .Table(doc, "Stack buckets")
+                    .Zip(DocumentJson.Stacks(doc))
+                    .Select(b =>
+                        b.First["count"].GetInt64().ToString(CultureInfo.InvariantCulture)
+                        + "\n"
+                        + string.Join("\n", DocumentJson.FrameTexts(b.Second))
+                    )
+            );
         }
 
         string fromCapture = Buckets(Sample1);
@@ -77,15 +120,39 @@ public sealed class StacksCliTests
     public void Stacks_CsvAndFramesCsv_OneRowPerBucketAndPerFrame()
     {
         string frames = Path.Combine(_tmp.Path, "frames.csv");
-        (int exit, string output, string err) = CliRunner.Run(["stacks", Sample1, "--format", "csv", "--frames-csv", frames, .. Symbols]);
+        (int exit, string output, string err) = CliRunner.Run([
+            "stacks",
+            Sample1,
+            "--format",
+            "csv",
+            "--frames-csv",
+            frames,
+            .. Symbols,
+        ]);
         Assert.That(exit, Is.EqualTo(0), err);
-        Assert.That(output, Does.StartWith("rank,count,share,event,raw_stacks,first_seen,last_seen,duration_events,total_duration,max_duration,total_signal_duration,max_signal_duration,duration_unit,frame_count,unresolved_frames,leaf,frames\n"));
+        Assert.That(
+            output,
+            Does.StartWith(
+                "rank,count,share,event,raw_stacks,first_seen,last_seen,duration_events,total_duration,max_duration,t"
+                    + "otal_signal_duration,max_signal_duration,duration_unit,frame_count,unresolved_frames,leaf,frames"
+                    + "\n"
+            )
+        );
         Assert.That(output, Does.Contain("\n1,2005,"));
         Assert.That(output, Does.Contain("\"" + string.Join("\n", ResolutionFixtures.PublishedStackA) + "\""));
         string[] frameRows = File.ReadAllLines(frames);
-        Assert.That(frameRows[0], Is.EqualTo("rank,count,event,frame,text,status,verified,module,function,unresolved_reason"));
+        Assert.That(
+            frameRows[0],
+            Is.EqualTo("rank,count,event,frame,text,status,verified,module,function,unresolved_reason")
+        );
         Assert.That(frameRows, Has.Length.EqualTo(1 + Expected().Sum(b => b.Frames.Length)));
-        Assert.That(frameRows[1], Is.EqualTo("1,2005,sqlserver.latch_acquired,0,sqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1a9,resolvedOffline,true,sqlmin.dll,XeSqlPkg::latch_acquired::Publish,"));
+        Assert.That(
+            frameRows[1],
+            Is.EqualTo(
+                "1,2005,sqlserver.latch_acquired,0,sqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1a9,resolvedOffline"
+                    + ",true,sqlmin.dll,XeSqlPkg::latch_acquired::Publish,"
+            )
+        );
     }
 
     [Test]
@@ -96,15 +163,24 @@ public sealed class StacksCliTests
         Assert.That(exit, Is.EqualTo(0), err);
         string[] lines = folded.Split('\n', StringSplitOptions.RemoveEmptyEntries);
         Assert.That(lines, Has.Length.EqualTo(14));
-        Assert.That(lines.Sum(l => long.Parse(l[(l.LastIndexOf(' ') + 1)..], CultureInfo.InvariantCulture)), Is.EqualTo(total));
+        Assert.That(
+            lines.Sum(l => long.Parse(l[(l.LastIndexOf(' ') + 1)..], CultureInfo.InvariantCulture)),
+            Is.EqualTo(total)
+        );
         string stackA = string.Join(";", ResolutionFixtures.PublishedStackA.Reverse()) + " 2005";
         Assert.That(lines, Does.Contain(stackA), "root first, leaf last");
 
         string speedscope = Path.Combine(_tmp.Path, "s.json");
-        Assert.That(CliRunner.Run(["stacks", Sample1, "--format", "speedscope", "-o", speedscope, .. Symbols]).Exit, Is.EqualTo(0));
+        Assert.That(
+            CliRunner.Run(["stacks", Sample1, "--format", "speedscope", "-o", speedscope, .. Symbols]).Exit,
+            Is.EqualTo(0)
+        );
         using (JsonDocument doc = JsonDocument.Parse(File.ReadAllText(speedscope)))
         {
-            Assert.That(doc.RootElement.GetProperty("$schema").GetString(), Is.EqualTo("https://www.speedscope.app/file-format-schema.json"));
+            Assert.That(
+                doc.RootElement.GetProperty("$schema").GetString(),
+                Is.EqualTo("https://www.speedscope.app/file-format-schema.json")
+            );
             JsonElement profile = doc.RootElement.GetProperty("profiles")[0];
             Assert.That(profile.GetProperty("weights").EnumerateArray().Sum(w => w.GetInt64()), Is.EqualTo(total));
         }
@@ -130,7 +206,10 @@ public sealed class StacksCliTests
         Assert.That(output, Does.Contain("Bucket 3 of 14"));
         Assert.That(output, Does.Not.Contain("Bucket 4 of 14"));
         long rest = Expected().Skip(3).Sum(b => b.Count);
-        Assert.That(output, Does.Contain(string.Create(CultureInfo.InvariantCulture, $"11 more bucket(s) with {rest} events not shown")));
+        Assert.That(
+            output,
+            Does.Contain(string.Create(CultureInfo.InvariantCulture, $"11 more bucket(s) with {rest} events not shown"))
+        );
 
         (_, string min, _) = CliRunner.Run(["stacks", Sample1, "--min-count", "5", "--format", "json", .. Symbols]);
         JsonElement doc = DocumentJson.Parse(min);
@@ -143,7 +222,15 @@ public sealed class StacksCliTests
     {
         (_, string noOffsets, _) = CliRunner.Run(["stacks", Sample1, "--no-offsets", "--top", "1", .. Symbols]);
         Assert.That(noOffsets, Does.Contain("\nsqlmin.dll!XeSqlPkg::latch_acquired::Publish\n"));
-        (_, string resolver, _) = CliRunner.Run(["stacks", Sample1, "--frame-style", "resolver", "--top", "1", .. Symbols]);
+        (_, string resolver, _) = CliRunner.Run([
+            "stacks",
+            Sample1,
+            "--frame-style",
+            "resolver",
+            "--top",
+            "1",
+            .. Symbols,
+        ]);
         Assert.That(resolver, Does.Contain("\nsqlmin!XeSqlPkg::latch_acquired::Publish+425\n"));
     }
 
@@ -166,11 +253,15 @@ public sealed class StacksCliTests
     [TestCase(0, "the final buffer is incomplete")]
     public void Stacks_NothingToBucketInACaptureCutShort_Exits3_SayingTheMissingPartMayHoldIt(int keep, string warning)
     {
-        // Cut inside the metadata buffer (no event can be read), or inside the first event buffer of a capture without callstacks.
+        // Cut inside the metadata buffer (no event can be read), or inside the first event buffer of a capture without
+        // callstacks.
         string path = _tmp.File("cut_0_133601526724170000.xel");
         if (keep > 0)
         {
-            File.WriteAllBytes(path, File.ReadAllBytes(SampleData.CapturePath(SampleData.Latch)).AsSpan(0, keep).ToArray());
+            File.WriteAllBytes(
+                path,
+                File.ReadAllBytes(SampleData.CapturePath(SampleData.Latch)).AsSpan(0, keep).ToArray()
+            );
         }
         else
         {
@@ -198,17 +289,29 @@ public sealed class StacksCliTests
     {
         (int exit, _, string err) = CliRunner.Run(["stacks", Sample1, "--from", "2030-01-01", .. Symbols]);
         Assert.That(exit, Is.EqualTo(4));
-        Assert.That(err, Does.Contain("none of the 6,043 events read matched the filter (from 2030-01-01T00:00:00.0000000Z)"));
+        Assert.That(
+            err,
+            Does.Contain("none of the 6,043 events read matched the filter (from 2030-01-01T00:00:00.0000000Z)")
+        );
         Assert.That(err, Does.Not.Contain("your_event"), "the filter, not the session, left them out");
     }
 
     [Test]
     public void Stacks_AnEventNameTheCaptureDoesNotHave_IsAUsageError_NamingTheNearest()
     {
-        (int exit, string output, string err) = CliRunner.Run(["stacks", Sample1, "--event", "latch_acquird", .. Symbols]);
+        (int exit, string output, string err) = CliRunner.Run([
+            "stacks",
+            Sample1,
+            "--event",
+            "latch_acquird",
+            .. Symbols,
+        ]);
         Assert.That(exit, Is.EqualTo(ExitCodes.Usage));
         Assert.That(output, Is.Empty);
-        Assert.That(err, Does.Contain("--event latch_acquird: the capture has no event of that name; nearest: latch_acquired"));
+        Assert.That(
+            err,
+            Does.Contain("--event latch_acquird: the capture has no event of that name; nearest: latch_acquired")
+        );
     }
 
     [Test]
@@ -230,7 +333,15 @@ public sealed class StacksCliTests
     [Test]
     public void Stacks_WeightDuration_WithoutDurations_Exits4()
     {
-        (int exit, _, string err) = CliRunner.Run(["stacks", Sample1, "--format", "folded", "--weight", "duration", .. Symbols]);
+        (int exit, _, string err) = CliRunner.Run([
+            "stacks",
+            Sample1,
+            "--format",
+            "folded",
+            "--weight",
+            "duration",
+            .. Symbols,
+        ]);
         Assert.That(exit, Is.EqualTo(4));
         Assert.That(err, Does.Contain("duration field"));
     }
@@ -241,17 +352,56 @@ public sealed class StacksCliTests
         var c = new StackCaptures();
         string path = _tmp.File("waits_0_133601526724170000.xel");
         ulong[] d = Addresses(Seed("D"), BasesA);
-        c.WriteXel(path, [c.Wait(At(0), d, "Begin", 0, 0, 1), c.Wait(At(5), d, "End", 40, 2, 2), c.Wait(At(6), d, "Begin", 0, 0, 3), c.Wait(At(9), d, "End", 25, 4, 4)]);
+        c.WriteXel(
+            path,
+            [
+                c.Wait(At(0), d, "Begin", 0, 0, 1),
+                c.Wait(At(5), d, "End", 40, 2, 2),
+                c.Wait(At(6), d, "Begin", 0, 0, 3),
+                c.Wait(At(9), d, "End", 25, 4, 4),
+            ]
+        );
         File.WriteAllText(_tmp.File("waits.modules.txt"), ModuleList(BasesA));
-        (int exit, string output, string err) = CliRunner.Run(["stacks", path, "--where", "opcode=End", "--format", "json", "--symbols", TestPaths.SymbolsCache, "--binaries", TestPaths.SymbolsCache]);
+        (int exit, string output, string err) = CliRunner.Run([
+            "stacks",
+            path,
+            "--where",
+            "opcode=End",
+            "--format",
+            "json",
+            "--symbols",
+            TestPaths.SymbolsCache,
+            "--binaries",
+            TestPaths.SymbolsCache,
+        ]);
         Assert.That(exit, Is.EqualTo(0), err);
         JsonElement doc = DocumentJson.Parse(output);
         Dictionary<string, JsonElement> bucket = DocumentJson.Table(doc, "Stack buckets")[0];
         Assert.That(bucket["count"].GetInt64(), Is.EqualTo(2));
-        Assert.That((bucket["total_duration"].GetInt64(), bucket["max_duration"].GetInt64(), bucket["total_signal_duration"].GetInt64()), Is.EqualTo((65L, 40L, 6L)));
+        Assert.That(
+            (
+                bucket["total_duration"].GetInt64(),
+                bucket["max_duration"].GetInt64(),
+                bucket["total_signal_duration"].GetInt64()
+            ),
+            Is.EqualTo((65L, 40L, 6L))
+        );
         Assert.That(DocumentJson.FrameTexts(DocumentJson.Stacks(doc)[0])[0], Is.EqualTo(Seed("D")[0].Engine));
 
-        (int fexit, string folded, _) = CliRunner.Run(["stacks", path, "--where", "opcode=End", "--format", "folded", "--weight", "duration", "--symbols", TestPaths.SymbolsCache, "--binaries", TestPaths.SymbolsCache]);
+        (int fexit, string folded, _) = CliRunner.Run([
+            "stacks",
+            path,
+            "--where",
+            "opcode=End",
+            "--format",
+            "folded",
+            "--weight",
+            "duration",
+            "--symbols",
+            TestPaths.SymbolsCache,
+            "--binaries",
+            TestPaths.SymbolsCache,
+        ]);
         Assert.That(fexit, Is.EqualTo(0));
         Assert.That(folded.TrimEnd('\n'), Does.EndWith(" 65"));
     }
@@ -264,20 +414,38 @@ public sealed class StacksCliTests
         ulong[] d = Addresses(Seed("D"), BasesA);
         c.WriteXel(path, [c.Wait(At(0), d, "End", 4, 0, 1), c.External(At(1), d, 2, 2), c.External(At(2), d, 3, 3)]);
         File.WriteAllText(_tmp.File("mixed.modules.txt"), ModuleList(BasesA));
-        string[] args = ["stacks", path, "--format", "json", "--symbols", TestPaths.SymbolsCache, "--binaries", TestPaths.SymbolsCache];
+        string[] args =
+        [
+            "stacks",
+            path,
+            "--format",
+            "json",
+            "--symbols",
+            TestPaths.SymbolsCache,
+            "--binaries",
+            TestPaths.SymbolsCache,
+        ];
 
         (int exit, string byEvent, string err) = CliRunner.Run(args);
         Assert.That(exit, Is.EqualTo(0), err);
         {
-            Assert.That(DocumentJson.Table(DocumentJson.Parse(byEvent), "Stack buckets").Select(b => (b["event"].GetString(), b["count"].GetInt64())),
-                Is.EqualTo(new[] { ((string?)"sqlos.wait_info_external", 2L), ("sqlos.wait_info", 1L) }));
+            Assert.That(
+                DocumentJson
+                    .Table(DocumentJson.Parse(byEvent), "Stack buckets")
+                    .Select(b => (b["event"].GetString(), b["count"].GetInt64())),
+                Is.EqualTo(new[] { ((string?)"sqlos.wait_info_external", 2L), ("sqlos.wait_info", 1L) })
+            );
         }
 
         (int mexit, string merged, _) = CliRunner.Run([.. args, "--group-by-event", "false"]);
         Assert.That(mexit, Is.EqualTo(0));
         Dictionary<string, JsonElement> only = DocumentJson.Table(DocumentJson.Parse(merged), "Stack buckets").Single();
         Assert.That(only["count"].GetInt64(), Is.EqualTo(3));
-        Assert.That(only["event"].GetString()!.Split(';'), Is.EqualTo(new[] { "sqlos.wait_info", "sqlos.wait_info_external" }), "both events, in one bucket");
+        Assert.That(
+            only["event"].GetString()!.Split(';'),
+            Is.EqualTo(new[] { "sqlos.wait_info", "sqlos.wait_info_external" }),
+            "both events, in one bucket"
+        );
     }
 
     [TestCase("text")]

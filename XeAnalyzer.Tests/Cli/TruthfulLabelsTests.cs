@@ -19,8 +19,11 @@ namespace XeAnalyzer.Tests.Cli;
 /// </summary>
 public sealed class TruthfulLabelsTests
 {
-    private static readonly string Histogram =
-        Path.Combine(TestPaths.Samples, "latch_nesting_full_histogram", "latch_nesting_full.histogram.xml");
+    private static readonly string Histogram = Path.Combine(
+        TestPaths.Samples,
+        "latch_nesting_full_histogram",
+        "latch_nesting_full.histogram.xml"
+    );
 
     private static readonly string[] Symbols = ReportTestSupport.SymbolArgs;
     private static readonly IFormatProvider Ic = CultureInfo.InvariantCulture;
@@ -44,11 +47,19 @@ public sealed class TruthfulLabelsTests
         Assert.That(exit, Is.EqualTo(0), err);
         using JsonDocument json = JsonDocument.Parse(File.ReadAllBytes(Path.Combine(dir, "report.json")));
         JsonElement overview = json.RootElement.GetProperty("sections")[0];
-        string? callstacks = overview.GetProperty("blocks")[0].GetProperty("items").EnumerateArray()
+        string? callstacks = overview
+            .GetProperty("blocks")[0]
+            .GetProperty("items")
+            .EnumerateArray()
             .Single(i => i.GetProperty("key").GetString() == "callstacks")
-            .GetProperty("value").GetString();
-        Assert.That(callstacks, Is.EqualTo(string.Create(Ic,
-            $"{slots.Length:N0} histogram slot(s) of callstacks counting {events:N0} event(s)")));
+            .GetProperty("value")
+            .GetString();
+        Assert.That(
+            callstacks,
+            Is.EqualTo(
+                string.Create(Ic, $"{slots.Length:N0} histogram slot(s) of callstacks counting {events:N0} event(s)")
+            )
+        );
     }
 
     [Test]
@@ -72,8 +83,12 @@ public sealed class TruthfulLabelsTests
             Assert.That(output, Does.Contain(mark), name);
         }
 
-        long all = byName.Values.Sum(v => v.Events), withStack = byName.Values.Sum(v => v.WithStack);
-        Assert.That(output, Does.Contain(string.Create(Ic, $"callstacks: {withStack:N0} of {all:N0} event(s) carry a stack")));
+        long all = byName.Values.Sum(v => v.Events),
+            withStack = byName.Values.Sum(v => v.WithStack);
+        Assert.That(
+            output,
+            Does.Contain(string.Create(Ic, $"callstacks: {withStack:N0} of {all:N0} event(s) carry a stack"))
+        );
     }
 
     [Test]
@@ -111,8 +126,15 @@ public sealed class TruthfulLabelsTests
     public void Stacks_WithTop_HeaderNamesEveryEventTheAnalysisUsed()
     {
         string set = Path.Combine(TestPaths.Samples, "cci_insert_memory");
-        string[] names = [.. XelReader.ReadEvents(Directory.GetFiles(set, "*.xel").Single())
-            .Where(HasFrames).Select(e => e.EventType.FullName).Distinct().Order(StringComparer.Ordinal)];
+        string[] names =
+        [
+            .. XelReader
+                .ReadEvents(Directory.GetFiles(set, "*.xel").Single())
+                .Where(HasFrames)
+                .Select(e => e.EventType.FullName)
+                .Distinct()
+                .Order(StringComparer.Ordinal),
+        ];
         Assert.That(names, Has.Length.EqualTo(2), "test bug: page_allocated and page_freed");
 
         (int exit, string output, string err) = CliRunner.Run(["stacks", set, "--top", "1", .. Symbols]);
@@ -128,8 +150,13 @@ public sealed class TruthfulLabelsTests
         string set = Path.Combine(TestPaths.Samples, "cci_insert_memory");
         long events = XelReader.ReadEvents(Directory.GetFiles(set, "*.xel").Single()).LongCount();
 
-        (int exit, string output, string err) =
-            CliRunner.Run(["stacks", set, "--where", "session_id=9999", .. Symbols]);
+        (int exit, string output, string err) = CliRunner.Run([
+            "stacks",
+            set,
+            "--where",
+            "session_id=9999",
+            .. Symbols,
+        ]);
 
         string all = output + err;
         Assert.That(exit, Is.EqualTo(4), all);
@@ -140,13 +167,21 @@ public sealed class TruthfulLabelsTests
     [Test]
     public void Stacks_Json_ShowsNoEnumMemberName()
     {
-        (int exit, string output, string err) =
-            CliRunner.Run(["stacks", Histogram, "--symbols", TestPaths.SymbolsCache, "--offline", "--format", "json"]);
+        (int exit, string output, string err) = CliRunner.Run([
+            "stacks",
+            Histogram,
+            "--symbols",
+            TestPaths.SymbolsCache,
+            "--offline",
+            "--format",
+            "json",
+        ]);
 
         Assert.That(exit, Is.EqualTo(0), err);
         string[] members =
         [
-            .. Enum.GetNames<PdbIdentitySource>(), .. Enum.GetNames<UnresolvedReason>(),
+            .. Enum.GetNames<PdbIdentitySource>(),
+            .. Enum.GetNames<UnresolvedReason>(),
             .. Enum.GetNames<XeAnalyzer.Capture.ModuleMapSource>(),
         ];
         var shown = new List<string>();
@@ -160,13 +195,16 @@ public sealed class TruthfulLabelsTests
     public void Info_OnAFolderOfTargetDataXml_DescribesEachFile()
     {
         string folder = Path.GetDirectoryName(Histogram)!;
-        string?[] files = [.. Directory.GetFiles(folder, "*.xml").Select(Path.GetFileName)
-            .Order(StringComparer.Ordinal)];
+        string?[] files =
+        [
+            .. Directory.GetFiles(folder, "*.xml").Select(Path.GetFileName).Order(StringComparer.Ordinal),
+        ];
 
         (int exit, string output, string err) = CliRunner.Run(["info", folder]);
 
         Assert.That(exit, Is.EqualTo(0), err);
-        IEnumerable<string> described = Regex.Matches(output, "^target data .*$", RegexOptions.Multiline)
+        IEnumerable<string> described = Regex
+            .Matches(output, "^target data .*$", RegexOptions.Multiline)
             .Select(m => Path.GetFileName(m.Value.TrimEnd()));
         Assert.That(described, Is.EqualTo(files));
     }
@@ -174,7 +212,8 @@ public sealed class TruthfulLabelsTests
     /// <summary>Whether an event's callstack field or action holds a frame (addresses, or non-blank text).</summary>
     private static bool HasFrames(XEvent e)
     {
-        var columns = e.Fields.Select((c, i) => (c, e.GetField(i)))
+        var columns = e
+            .Fields.Select((c, i) => (c, e.GetField(i)))
             .Concat(e.Actions.Select((c, i) => (c, e.GetAction(i))));
         foreach ((XeColumn column, XeValue value) in columns)
         {

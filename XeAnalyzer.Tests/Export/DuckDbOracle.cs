@@ -7,18 +7,19 @@ using DuckDB.NET.Data;
 namespace XeAnalyzer.Tests.Export;
 
 /// <summary>
-/// The independent Parquet reader and SQL engine of the tests: DuckDB, in-process through <c>DuckDB.NET.Data.Full</c> (a test
-/// dependency only; it carries DuckDB's native library for Linux, macOS and Windows). Each call opens a fresh in-memory
-/// database, single-threaded, with the UTC time zone; a file given is the view <c>t</c>.
+/// The independent Parquet reader and SQL engine of the tests: DuckDB, in-process through <c>DuckDB.NET.Data.Full</c>
+/// (a test dependency only; it carries DuckDB's native library for Linux, macOS and Windows). Each call opens a fresh
+/// in-memory database, single-threaded, with the UTC time zone; a file given is the view <c>t</c>.
 /// </summary>
 /// <remarks>
 /// Results are returned as JSON values in the forms DuckDB's own JSON export uses, so a value's kind says what DuckDB
-/// returned: 64-bit and wider integers, decimals and times as strings; narrower integers, floating-point numbers and booleans
-/// as JSON numbers and booleans; lists as arrays; BLOBs as lowercase hex; NULL as null.
+/// returned: 64-bit and wider integers, decimals and times as strings; narrower integers, floating-point numbers and
+/// booleans as JSON numbers and booleans; lists as arrays; BLOBs as lowercase hex; NULL as null.
 /// </remarks>
 internal static class DuckDbOracle
 {
-    /// <summary>Runs the statements against <paramref name="file"/> (the view <c>t</c>; <see langword="null"/> for none) and returns one result each.</summary>
+    /// <summary>Runs the statements against <paramref name="file"/> (the view <c>t</c>; <see langword="null"/> for
+    /// none) and returns one result each.</summary>
     public static IReadOnlyList<QueryResult> Query(string? file, params string[] statements)
     {
         using var connection = new DuckDBConnection("Data Source=:memory:");
@@ -119,7 +120,9 @@ internal static class DuckDbOracle
                 w.WriteStringValue(t.ToString("yyyy-MM-dd HH:mm:ss.ffffff", CultureInfo.InvariantCulture));
                 break;
             case DateTimeOffset t:
-                w.WriteStringValue(t.UtcDateTime.ToString("yyyy-MM-dd HH:mm:ss.ffffff", CultureInfo.InvariantCulture) + "+00");
+                w.WriteStringValue(
+                    t.UtcDateTime.ToString("yyyy-MM-dd HH:mm:ss.ffffff", CultureInfo.InvariantCulture) + "+00"
+                );
                 break;
             case Stream s:
                 using (var ms = new MemoryStream())
@@ -148,7 +151,8 @@ internal static class DuckDbOracle
     }
 }
 
-/// <summary>One statement's result: column names, DuckDB type names, rows of JSON values (see <see cref="DuckDbOracle"/>).</summary>
+/// <summary>One statement's result: column names, DuckDB type names, rows of JSON values (see
+/// <see cref="DuckDbOracle"/>).</summary>
 internal sealed record QueryResult(string[] Columns, string[] Types, JsonElement[][] Rows)
 {
     public int Index(string column)
@@ -170,7 +174,8 @@ internal sealed record QueryResult(string[] Columns, string[] Types, JsonElement
         };
     }
 
-    public long Long(int row, int column) => Rows[row][column].ValueKind == JsonValueKind.String
-        ? long.Parse(Rows[row][column].GetString()!, CultureInfo.InvariantCulture)
-        : Rows[row][column].GetInt64();
+    public long Long(int row, int column) =>
+        Rows[row][column].ValueKind == JsonValueKind.String
+            ? long.Parse(Rows[row][column].GetString()!, CultureInfo.InvariantCulture)
+            : Rows[row][column].GetInt64();
 }

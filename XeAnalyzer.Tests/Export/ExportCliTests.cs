@@ -6,14 +6,20 @@ using XeAnalyzer.Xel;
 
 namespace XeAnalyzer.Tests.Export;
 
-/// <summary><c>xeanalyze export</c>, run in-process: summary lines, exit codes, and the README's example queries run by DuckDB.</summary>
+/// <summary><c>xeanalyze export</c>, run in-process: summary lines, exit codes, and the README's example queries run by
+/// DuckDB.</summary>
 public sealed class ExportCliTests
 {
     /// <summary>The README's example queries (Export section); keep them in sync.</summary>
-    public const string ReadmeTopStacks = "SELECT callstack, count(*) FROM read_parquet('out/*/sqlserver.latch_acquired.parquet', union_by_name = true) GROUP BY ALL ORDER BY 2 DESC LIMIT 10;";
+    public const string ReadmeTopStacks =
+        "SELECT callstack, count(*) FROM read_parquet('out/*/sqlserver.latch_acquired.parquet', union_by_name = "
+        + "true) GROUP BY ALL ORDER BY 2 DESC LIMIT 10;";
 
     /// <inheritdoc cref="ReadmeTopStacks"/>
-    public const string ReadmePerScheduler = "SELECT scheduler_id, count(*) AS events, count(DISTINCT capture_file) AS captures FROM read_parquet('out/*/sqlserver.latch_acquired.parquet', union_by_name = true) GROUP BY ALL ORDER BY events DESC;";
+    public const string ReadmePerScheduler =
+        "SELECT scheduler_id, count(*) AS events, count(DISTINCT capture_file) AS captures FROM "
+        + "read_parquet('out/*/sqlserver.latch_acquired.parquet', union_by_name = true) GROUP BY ALL ORDER BY events "
+        + "DESC;";
 
     private static readonly CultureInfo Ic = CultureInfo.InvariantCulture;
     private string _dir = null!;
@@ -34,9 +40,21 @@ public sealed class ExportCliTests
     public void Export_PrintsOneLinePerFile_WithRowsAndBytes()
     {
         string outDir = Path.Combine(_dir, "out");
-        (int exit, string output, string err) = CliRunner.Run("export", Sample("blob_storage_waits"), "--format", "parquet", "-o", outDir, "--row-group-size", "1000");
+        (int exit, string output, string err) = CliRunner.Run(
+            "export",
+            Sample("blob_storage_waits"),
+            "--format",
+            "parquet",
+            "-o",
+            outDir,
+            "--row-group-size",
+            "1000"
+        );
         Assert.That(exit, Is.EqualTo(ExitCodes.Ok), err);
-        var counts = XelReader.ReadEvents(CaptureSet.Expand([Sample("blob_storage_waits")])[0]).GroupBy(e => e.FullName).ToDictionary(g => g.Key, g => g.Count());
+        var counts = XelReader
+            .ReadEvents(CaptureSet.Expand([Sample("blob_storage_waits")])[0])
+            .GroupBy(e => e.FullName)
+            .ToDictionary(g => g.Key, g => g.Count());
         var lines = output.Split('\n', StringSplitOptions.RemoveEmptyEntries);
         Assert.That(lines, Has.Length.EqualTo(counts.Count + 1));
         foreach (string line in lines.Take(counts.Count))
@@ -61,15 +79,38 @@ public sealed class ExportCliTests
         string[] samples = ["latch_nesting_full", "blob_storage_waits", "cci_insert_memory"];
         foreach (string s in samples)
         {
-            (int exit, _, string err) = CliRunner.Run("export", Sample(s), "--format", "parquet", "-o", Path.Combine(_dir, "out", s));
+            (int exit, _, string err) = CliRunner.Run(
+                "export",
+                Sample(s),
+                "--format",
+                "parquet",
+                "-o",
+                Path.Combine(_dir, "out", s)
+            );
             Assert.That(exit, Is.EqualTo(ExitCodes.Ok), err);
         }
 
-        List<XEvent> latches = [.. samples.SelectMany(s => XelReader.ReadEvents(CaptureSet.Expand([Sample(s)])[0])).Where(e => e.FullName == "sqlserver.latch_acquired")];
-        Assert.That(latches.Select(e => e.Source.FilePath).Distinct().Count(), Is.EqualTo(2), "two samples have latch_acquired events");
-        var stackCounts = latches.GroupBy(e => e.TryGetAction("callstack", out XeValue v) ? string.Join(",", v.AsCallstack().Select(a => unchecked((long)a).ToString(Ic))) : "<null>")
+        List<XEvent> latches =
+        [
+            .. samples
+                .SelectMany(s => XelReader.ReadEvents(CaptureSet.Expand([Sample(s)])[0]))
+                .Where(e => e.FullName == "sqlserver.latch_acquired"),
+        ];
+        Assert.That(
+            latches.Select(e => e.Source.FilePath).Distinct().Count(),
+            Is.EqualTo(2),
+            "two samples have latch_acquired events"
+        );
+        var stackCounts = latches
+            .GroupBy(e =>
+                e.TryGetAction("callstack", out XeValue v)
+                    ? string.Join(",", v.AsCallstack().Select(a => unchecked((long)a).ToString(Ic)))
+                    : "<null>"
+            )
             .ToDictionary(g => g.Key, g => g.Count(), StringComparer.Ordinal);
-        var schedulerCounts = latches.GroupBy(e => e.GetAction("scheduler_id").AsUInt64()).ToDictionary(g => g.Key, g => g.Count());
+        var schedulerCounts = latches
+            .GroupBy(e => e.GetAction("scheduler_id").AsUInt64())
+            .ToDictionary(g => g.Key, g => g.Count());
 
         string cwd = Environment.CurrentDirectory;
         IReadOnlyList<QueryResult> r;
@@ -88,21 +129,41 @@ public sealed class ExportCliTests
         Assert.That(top.Rows, Has.Length.EqualTo(Math.Min(10, stackCounts.Count)));
         foreach (System.Text.Json.JsonElement[] row in top.Rows)
         {
-            string stack = row[0].ValueKind == System.Text.Json.JsonValueKind.Null ? "<null>" : string.Join(",", row[0].EnumerateArray().Select(v => v.GetString()));
+            string stack =
+                row[0].ValueKind == System.Text.Json.JsonValueKind.Null
+                    ? "<null>"
+                    : string.Join(",", row[0].EnumerateArray().Select(v => v.GetString()));
             Assert.That(stackCounts.TryGetValue(stack, out int n), Is.True, "a callstack the reader saw");
             Assert.That(row[1].GetString(), Is.EqualTo(n.ToString(Ic)));
         }
 
-        Assert.That(top.Rows.Select(x => int.Parse(x[1].GetString()!, Ic)), Is.EqualTo(stackCounts.Values.OrderByDescending(v => v).Take(10)), "the ten largest counts, in order");
+        Assert.That(
+            top.Rows.Select(x => int.Parse(x[1].GetString()!, Ic)),
+            Is.EqualTo(stackCounts.Values.OrderByDescending(v => v).Take(10)),
+            "the ten largest counts, in order"
+        );
         QueryResult per = r[1];
-        Assert.That(per.Rows.ToDictionary(x => ulong.Parse(x[0].GetRawText(), Ic), x => int.Parse(x[1].GetString()!, Ic)), Is.EquivalentTo(schedulerCounts));
-        Assert.That(per.Rows.Select(x => x[1].GetString()), Is.Ordered.Descending.Using<string?>((a, b) => long.Parse(a!, Ic).CompareTo(long.Parse(b!, Ic))));
+        Assert.That(
+            per.Rows.ToDictionary(x => ulong.Parse(x[0].GetRawText(), Ic), x => int.Parse(x[1].GetString()!, Ic)),
+            Is.EquivalentTo(schedulerCounts)
+        );
+        Assert.That(
+            per.Rows.Select(x => x[1].GetString()),
+            Is.Ordered.Descending.Using<string?>((a, b) => long.Parse(a!, Ic).CompareTo(long.Parse(b!, Ic)))
+        );
     }
 
     [Test]
     public void Export_ReturnsMissingData_WhenNoEventMatches()
     {
-        (int exit, _, string err) = CliRunner.Run("export", Sample("cci_insert_memory"), "-o", Path.Combine(_dir, "o"), "--from", "2030-01-01");
+        (int exit, _, string err) = CliRunner.Run(
+            "export",
+            Sample("cci_insert_memory"),
+            "-o",
+            Path.Combine(_dir, "o"),
+            "--from",
+            "2030-01-01"
+        );
         Assert.That(exit, Is.EqualTo(ExitCodes.MissingData));
         Assert.That(err, Does.Contain("no events to export: none of the"));
         Assert.That(err, Does.Contain("matched the filter (from 2030-01-01T00:00:00.0000000Z)"));
@@ -111,7 +172,14 @@ public sealed class ExportCliTests
     [Test]
     public void Export_RefusesAnEventNameTheCaptureDoesNotHave()
     {
-        (int exit, _, string err) = CliRunner.Run("export", Sample("cci_insert_memory"), "-o", Path.Combine(_dir, "o"), "--event", "no_such_event");
+        (int exit, _, string err) = CliRunner.Run(
+            "export",
+            Sample("cci_insert_memory"),
+            "-o",
+            Path.Combine(_dir, "o"),
+            "--event",
+            "no_such_event"
+        );
         Assert.That(exit, Is.EqualTo(ExitCodes.Usage));
         Assert.That(err, Does.Contain("--event no_such_event: the capture has no event of that name; nearest: "));
     }
@@ -124,15 +192,26 @@ public sealed class ExportCliTests
         File.WriteAllText(file, "x");
         Assert.That(CliRunner.Run("export", capture, "--format", "csv", "-o", _dir).Exit, Is.EqualTo(ExitCodes.Usage));
         Assert.That(CliRunner.Run("export", capture).Exit, Is.EqualTo(ExitCodes.Usage), "-o is required");
-        Assert.That(CliRunner.Run("export", capture, "-o", _dir, "--row-group-size", "0").Exit, Is.EqualTo(ExitCodes.Usage));
+        Assert.That(
+            CliRunner.Run("export", capture, "-o", _dir, "--row-group-size", "0").Exit,
+            Is.EqualTo(ExitCodes.Usage)
+        );
         Assert.That(CliRunner.Run("export", capture, "-o", file).Exit, Is.EqualTo(ExitCodes.Usage));
-        Assert.That(CliRunner.Run("export", capture, "-o", _dir, "--compression", "lz4").Exit, Is.EqualTo(ExitCodes.Usage));
+        Assert.That(
+            CliRunner.Run("export", capture, "-o", _dir, "--compression", "lz4").Exit,
+            Is.EqualTo(ExitCodes.Usage)
+        );
     }
 
     [Test]
     public void Export_ReturnsInputError_ForMissingCapture()
     {
-        (int exit, _, string err) = CliRunner.Run("export", Path.Combine(_dir, "nope.xel"), "-o", Path.Combine(_dir, "o"));
+        (int exit, _, string err) = CliRunner.Run(
+            "export",
+            Path.Combine(_dir, "nope.xel"),
+            "-o",
+            Path.Combine(_dir, "o")
+        );
         Assert.That(exit, Is.EqualTo(ExitCodes.InputError));
         Assert.That(err, Does.Contain("nope.xel"));
     }
@@ -140,7 +219,8 @@ public sealed class ExportCliTests
     [Test]
     public void Export_ReturnsPartial_WhenSkippingDamage()
     {
-        // latch.xel cut inside its last event buffer: the reader keeps the events before the cut and warns; exit code 3.
+        // latch.xel cut inside its last event buffer: the reader keeps the events before the cut and warns; exit code
+        // 3.
         byte[] b = File.ReadAllBytes(Path.Combine(TestPaths.TestData, "xel", "latch.xel"));
         string damaged = Path.Combine(_dir, "cut.xel");
         File.WriteAllBytes(damaged, b.AsSpan(0, b.Length - 700).ToArray());
@@ -150,7 +230,13 @@ public sealed class ExportCliTests
         Assert.That(err, Does.Contain("partial result"));
         int readable = XelReader.ReadEvents(damaged).Count();
         Assert.That(output, Does.Contain(": " + readable.ToString(Ic) + " rows,"));
-        Assert.That(DuckDbOracle.Single(Path.Combine(outDir, "sqlserver.latch_acquired.parquet"), "SELECT count(*) FROM t").Rows[0][0].GetString(), Is.EqualTo(readable.ToString(Ic)));
+        Assert.That(
+            DuckDbOracle
+                .Single(Path.Combine(outDir, "sqlserver.latch_acquired.parquet"), "SELECT count(*) FROM t")
+                .Rows[0][0]
+                .GetString(),
+            Is.EqualTo(readable.ToString(Ic))
+        );
     }
 
     [TestCase(null, "ZSTD")]
@@ -165,26 +251,52 @@ public sealed class ExportCliTests
         (int exit, _, string err) = CliRunner.Run(option is null ? args : [.. args, "--compression", option]);
         Assert.That(exit, Is.EqualTo(ExitCodes.Ok), err);
         string path = Path.Combine(outDir, "sqlserver.latch_acquired.parquet");
-        QueryResult q = DuckDbOracle.Single(null, "SELECT DISTINCT compression FROM parquet_metadata(" + DuckDbOracle.Literal(path) + ")");
+        QueryResult q = DuckDbOracle.Single(
+            null,
+            "SELECT DISTINCT compression FROM parquet_metadata(" + DuckDbOracle.Literal(path) + ")"
+        );
         Assert.That(q.Rows.Select(x => x[0].GetString()), Is.EqualTo(new[] { codec }));
-        Assert.That(DuckDbOracle.Single(path, "SELECT count(*) FROM t").Rows[0][0].GetString(), Is.EqualTo(XelReader.ReadEvents(Path.Combine(TestPaths.TestData, "xel", "latch.xel")).Count().ToString(Ic)));
+        Assert.That(
+            DuckDbOracle.Single(path, "SELECT count(*) FROM t").Rows[0][0].GetString(),
+            Is.EqualTo(XelReader.ReadEvents(Path.Combine(TestPaths.TestData, "xel", "latch.xel")).Count().ToString(Ic))
+        );
     }
 
     [Test]
     public void ExportResolve_AddsResolvedFrames_MatchingTheGeneratorsExpectedBuckets()
     {
         // Expected buckets come from the sample generator's input model (sample-xel/expected), not from our resolver.
-        string[] lines = File.ReadAllLines(Path.Combine(TestPaths.Samples, "expected", "latch_nesting_full.stacks.tsv"));
+        string[] lines = File.ReadAllLines(
+            Path.Combine(TestPaths.Samples, "expected", "latch_nesting_full.stacks.tsv")
+        );
         string[] header = lines[0].Split('\t');
-        int bucketCol = Array.IndexOf(header, "bucket"), countCol = Array.IndexOf(header, "count"), textCol = Array.IndexOf(header, "symbolized");
-        var buckets = lines.Skip(1).Select(l => l.Split('\t')).GroupBy(f => f[bucketCol])
-            .Select(g => (Name: g.Key, Count: int.Parse(g.First()[countCol], Ic), Frames: g.Select(f => f[textCol]).ToArray()))
-            .Where(b => b.Name is "A" or "B" or "C").ToList();
+        int bucketCol = Array.IndexOf(header, "bucket"),
+            countCol = Array.IndexOf(header, "count"),
+            textCol = Array.IndexOf(header, "symbolized");
+        var buckets = lines
+            .Skip(1)
+            .Select(l => l.Split('\t'))
+            .GroupBy(f => f[bucketCol])
+            .Select(g =>
+                (Name: g.Key, Count: int.Parse(g.First()[countCol], Ic), Frames: g.Select(f => f[textCol]).ToArray())
+            )
+            .Where(b => b.Name is "A" or "B" or "C")
+            .ToList();
         Assert.That(buckets, Has.Count.EqualTo(3));
 
         string outDir = Path.Combine(_dir, "out");
-        (int exit, _, string err) = CliRunner.Run("export", Sample("latch_nesting_full"), "-o", outDir, "--resolve",
-            "--symbols", TestPaths.SymbolsCache, "--binaries", TestPaths.SymbolsCache, "--offline");
+        (int exit, _, string err) = CliRunner.Run(
+            "export",
+            Sample("latch_nesting_full"),
+            "-o",
+            outDir,
+            "--resolve",
+            "--symbols",
+            TestPaths.SymbolsCache,
+            "--binaries",
+            TestPaths.SymbolsCache,
+            "--offline"
+        );
         Assert.That(exit, Is.EqualTo(ExitCodes.Ok), err);
         Assert.That(err, Does.Contain("--resolve:"));
         string file = Path.Combine(outDir, "sqlserver.latch_acquired.parquet");
@@ -196,7 +308,10 @@ public sealed class ExportCliTests
         }
 
         // The frames column has one entry per raw address, in the same order (leaf first).
-        QueryResult lengths = DuckDbOracle.Single(file, "SELECT count(*) AS n FROM t WHERE len(callstack_frames) <> len(callstack)");
+        QueryResult lengths = DuckDbOracle.Single(
+            file,
+            "SELECT count(*) AS n FROM t WHERE len(callstack_frames) <> len(callstack)"
+        );
         Assert.That(lengths.Text(0, "n"), Is.EqualTo("0"));
     }
 }

@@ -49,7 +49,8 @@ public sealed class TimestampStatisticsTests
         }
 
         List<XEvent> written = [.. XelReader.ReadEvents(capture)];
-        int backwards = Enumerable.Range(1, written.Count - 1)
+        int backwards = Enumerable
+            .Range(1, written.Count - 1)
             .Count(i => written[i].Timestamp < written[i - 1].Timestamp);
         Assert.That(backwards, Is.GreaterThan(written.Count / 4), "test setup: the events are out of time order");
 
@@ -60,7 +61,9 @@ public sealed class TimestampStatisticsTests
         string file = DuckDbOracle.Literal(table);
 
         // Each row group's statistics next to the min and max of its rows (row groups hold consecutive file rows).
-        QueryResult r = DuckDbOracle.Single(null, $"""
+        QueryResult r = DuckDbOracle.Single(
+            null,
+            $"""
             WITH meta AS (
                 SELECT row_group_id, row_group_num_rows,
                        epoch_us(CAST(stats_min_value AS TIMESTAMPTZ)) AS stats_min,
@@ -84,7 +87,8 @@ public sealed class TimestampStatisticsTests
                    CAST(b.stats_max AS VARCHAR), CAST(a.real_max AS VARCHAR)
             FROM bounds b JOIN actual a USING (row_group_id)
             ORDER BY b.row_group_id
-            """);
+            """
+        );
 
         Assert.That(r.Rows, Has.Length.EqualTo((events.Count + RowGroupRows - 1) / RowGroupRows), "row groups");
         foreach (System.Text.Json.JsonElement[] g in r.Rows)
@@ -105,7 +109,9 @@ public sealed class TimestampStatisticsTests
         // And DuckDB prunes nothing it should keep: a filter on the last event's time finds it.
         string last = events.Max(e => e.Timestamp).ToString("yyyy-MM-dd HH:mm:ss.ffffff", Ic);
         QueryResult kept = DuckDbOracle.Single(
-            table, "SELECT count(*) FROM t WHERE timestamp_utc >= TIMESTAMPTZ '" + last + "+00'");
+            table,
+            "SELECT count(*) FROM t WHERE timestamp_utc >= TIMESTAMPTZ '" + last + "+00'"
+        );
         int latest = events.Count(e => ExportOracle.Micros(e.Timestamp) == fileMax);
         Assert.That(kept.Rows[0][0].GetString(), Is.EqualTo(latest.ToString(Ic)));
     }

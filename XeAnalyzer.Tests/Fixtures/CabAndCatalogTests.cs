@@ -14,7 +14,10 @@ public class CabAndCatalogTests
     [Test]
     public void CabHeader_DescribesOneMszipStrippedPdb_InKeyFolderOfThatPdb()
     {
-        (string key, string cabPath) = FixtureFiles.SingleKeyedFile(Path.Combine(TestPaths.TestData, "cab", "sqldk.pdb"), "sqldk.pd_");
+        (string key, string cabPath) = FixtureFiles.SingleKeyedFile(
+            Path.Combine(TestPaths.TestData, "cab", "sqldk.pdb"),
+            "sqldk.pd_"
+        );
         string strippedPath = FixtureFiles.StrippedPdb("sqldk");
         byte[] cab = File.ReadAllBytes(cabPath);
 
@@ -23,7 +26,11 @@ public class CabAndCatalogTests
         int filesOffset = BinaryPrimitives.ReadInt32LittleEndian(cab.AsSpan(16));
         Assert.That(BinaryPrimitives.ReadUInt16LittleEndian(cab.AsSpan(26)), Is.EqualTo(1), "cFolders");
         Assert.That(BinaryPrimitives.ReadUInt16LittleEndian(cab.AsSpan(28)), Is.EqualTo(1), "cFiles");
-        Assert.That(BinaryPrimitives.ReadUInt16LittleEndian(cab.AsSpan(30)), Is.Zero, "flags: no reserve, single cabinet");
+        Assert.That(
+            BinaryPrimitives.ReadUInt16LittleEndian(cab.AsSpan(30)),
+            Is.Zero,
+            "flags: no reserve, single cabinet"
+        );
         int dataOffset = BinaryPrimitives.ReadInt32LittleEndian(cab.AsSpan(36));
         int blockCount = BinaryPrimitives.ReadUInt16LittleEndian(cab.AsSpan(40));
         Assert.That(BinaryPrimitives.ReadUInt16LittleEndian(cab.AsSpan(42)) & 0xF, Is.EqualTo(1), "typeCompress MSZIP");
@@ -31,9 +38,16 @@ public class CabAndCatalogTests
         uint fileSize = BinaryPrimitives.ReadUInt32LittleEndian(cab.AsSpan(filesOffset));
         ushort dosDate = BinaryPrimitives.ReadUInt16LittleEndian(cab.AsSpan(filesOffset + 10));
         int nameEnd = Array.IndexOf(cab, (byte)0, filesOffset + 16);
-        Assert.That(Encoding.ASCII.GetString(cab, filesOffset + 16, nameEnd - filesOffset - 16), Is.EqualTo("sqldk.pdb"));
+        Assert.That(
+            Encoding.ASCII.GetString(cab, filesOffset + 16, nameEnd - filesOffset - 16),
+            Is.EqualTo("sqldk.pdb")
+        );
         Assert.That(fileSize, Is.EqualTo((uint)new FileInfo(strippedPath).Length));
-        Assert.That(dosDate, Is.EqualTo(((2000 - 1980) << 9) | (1 << 5) | 1), "fixed file date 2000-01-01 keeps the CAB reproducible");
+        Assert.That(
+            dosDate,
+            Is.EqualTo(((2000 - 1980) << 9) | (1 << 5) | 1),
+            "fixed file date 2000-01-01 keeps the CAB reproducible"
+        );
         Assert.That(key, Is.EqualTo(Path.GetFileName(Path.GetDirectoryName(strippedPath))));
 
         long uncompressed = 0;
@@ -57,8 +71,11 @@ public class CabAndCatalogTests
         byte[] stripped = File.ReadAllBytes(FixtureFiles.StrippedPdb("sqldk"));
 
         Assert.That(row["member"], Is.EqualTo("sqldk.pdb"));
-        Assert.That(row["member_sha256"], Is.EqualTo(Convert.ToHexStringLower(SHA256.HashData(stripped))),
-            "build.sh expands the .pd_ with gcab (and cabextract) and records the hash of what came out");
+        Assert.That(
+            row["member_sha256"],
+            Is.EqualTo(Convert.ToHexStringLower(SHA256.HashData(stripped))),
+            "build.sh expands the .pd_ with gcab (and cabextract) and records the hash of what came out"
+        );
         Assert.That(File.Exists(Path.Combine(TestPaths.RepoRoot, row["cab"])), Is.True);
     }
 
@@ -71,14 +88,29 @@ public class CabAndCatalogTests
         using JsonDocument doc = JsonDocument.Parse(lines[0]);
         JsonElement root = doc.RootElement;
 
-        Assert.That(root.EnumerateObject().Select(p => p.Name),
-            Is.EqualTo(new[] { "ProductMajorVersion", "ProductLevel", "Label", "BuildNumber", "KBInfo", "SymbolDetails", "MachineType" }));
+        Assert.That(
+            root.EnumerateObject().Select(p => p.Name),
+            Is.EqualTo(
+                new[]
+                {
+                    "ProductMajorVersion",
+                    "ProductLevel",
+                    "Label",
+                    "BuildNumber",
+                    "KBInfo",
+                    "SymbolDetails",
+                    "MachineType",
+                }
+            )
+        );
         Assert.That(root.GetProperty("BuildNumber").GetString(), Is.EqualTo("99.0.1000.1"));
         Assert.That(root.GetProperty("MachineType").GetString(), Is.EqualTo("x64"));
         foreach (JsonElement detail in root.GetProperty("SymbolDetails").EnumerateArray())
         {
-            Assert.That(detail.EnumerateObject().Select(p => p.Name),
-                Is.EqualTo(new[] { "PDBName", "DownloadURL", "DownloadVerified", "FileVersion" }));
+            Assert.That(
+                detail.EnumerateObject().Select(p => p.Name),
+                Is.EqualTo(new[] { "PDBName", "DownloadURL", "DownloadVerified", "FileVersion" })
+            );
         }
     }
 
@@ -92,8 +124,10 @@ public class CabAndCatalogTests
         foreach (JsonElement detail in details)
         {
             string name = detail.GetProperty("PDBName").GetString()!;
-            Match m = Regex.Match(detail.GetProperty("DownloadURL").GetString()!,
-                @"^https://msdl\.microsoft\.com/download/symbols/(?<pdb>[^/]+)/(?<key>[0-9a-f]{33,40})/(?<file>[^/]+)$");
+            Match m = Regex.Match(
+                detail.GetProperty("DownloadURL").GetString()!,
+                @"^https://msdl\.microsoft\.com/download/symbols/(?<pdb>[^/]+)/(?<key>[0-9a-f]{33,40})/(?<file>[^/]+)$"
+            );
             Assert.That(m.Success, Is.True, $"{name}: msdl URL with a lower-case key, as in sqlbuildinfo.json");
             Assert.That(m.Groups["pdb"].Value, Is.EqualTo(name + ".pdb"));
             Assert.That(m.Groups["file"].Value, Is.EqualTo(name + ".pdb"));
@@ -109,9 +143,13 @@ public class CabAndCatalogTests
         using JsonDocument expected = JsonDocument.Parse(File.ReadLines(real).First());
         using JsonDocument ours = JsonDocument.Parse(File.ReadAllText(CatalogPath));
 
-        Assert.That(ours.RootElement.EnumerateObject().Select(p => p.Name),
-            Is.EqualTo(expected.RootElement.EnumerateObject().Select(p => p.Name)));
-        Assert.That(ours.RootElement.GetProperty("SymbolDetails")[0].EnumerateObject().Select(p => p.Name),
-            Is.EqualTo(expected.RootElement.GetProperty("SymbolDetails")[0].EnumerateObject().Select(p => p.Name)));
+        Assert.That(
+            ours.RootElement.EnumerateObject().Select(p => p.Name),
+            Is.EqualTo(expected.RootElement.EnumerateObject().Select(p => p.Name))
+        );
+        Assert.That(
+            ours.RootElement.GetProperty("SymbolDetails")[0].EnumerateObject().Select(p => p.Name),
+            Is.EqualTo(expected.RootElement.GetProperty("SymbolDetails")[0].EnumerateObject().Select(p => p.Name))
+        );
     }
 }

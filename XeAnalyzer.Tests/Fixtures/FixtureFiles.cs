@@ -12,7 +12,8 @@ internal static class FixtureFiles
 
     public static string PrivateSymbols => Path.Combine(TestPaths.TestData, "symbols-private");
 
-    /// <summary>The single key folder under <paramref name="parent"/>, with the file <paramref name="fileName"/> in it.</summary>
+    /// <summary>The single key folder under <paramref name="parent"/>, with the file <paramref name="fileName"/> in
+    /// it.</summary>
     public static (string Key, string Path) SingleKeyedFile(string parent, string fileName)
     {
         Assert.That(Directory.Exists(parent), Is.True, $"expected the symbol-store folder {parent}");
@@ -32,7 +33,8 @@ internal static class FixtureFiles
     public static string Dll(string module) =>
         SingleKeyedFile(Path.Combine(TestPaths.SymbolsCache, module + ".dll"), module + ".dll").Path;
 
-    /// <summary>Rows of a TSV file with a header line, as column-name → value maps; lines starting with # are skipped.</summary>
+    /// <summary>Rows of a TSV file with a header line, as column-name → value maps; lines starting with # are
+    /// skipped.</summary>
     public static IReadOnlyList<IReadOnlyDictionary<string, string>> ReadTsv(string path)
     {
         string[] lines = File.ReadAllLines(path).Where(l => l.Length > 0 && !l.StartsWith('#')).ToArray();

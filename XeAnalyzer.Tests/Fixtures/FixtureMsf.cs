@@ -67,7 +67,11 @@ internal sealed class FixtureMsf
         byte[] info = ReadStream(1);
         byte[] dbi = ReadStream(3);
         Assert.That(BinaryPrimitives.ReadInt32LittleEndian(dbi), Is.EqualTo(-1), "DBI version signature");
-        return (new Guid(info.AsSpan(12, 16)), BinaryPrimitives.ReadInt32LittleEndian(info.AsSpan(8)),
-            BinaryPrimitives.ReadInt32LittleEndian(dbi.AsSpan(8)), BinaryPrimitives.ReadUInt16LittleEndian(dbi.AsSpan(56)));
+        return (
+            new Guid(info.AsSpan(12, 16)),
+            BinaryPrimitives.ReadInt32LittleEndian(info.AsSpan(8)),
+            BinaryPrimitives.ReadInt32LittleEndian(dbi.AsSpan(8)),
+            BinaryPrimitives.ReadUInt16LittleEndian(dbi.AsSpan(56))
+        );
     }
 }

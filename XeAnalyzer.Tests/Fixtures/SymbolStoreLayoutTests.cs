@@ -4,7 +4,8 @@ using XeAnalyzer.Symbols.Pdb;
 
 namespace XeAnalyzer.Tests.Fixtures;
 
-/// <summary>The committed fixtures sit in symbol-store layout and their identities agree (PDB, twin, DLL RSDS).</summary>
+/// <summary>The committed fixtures sit in symbol-store layout and their identities agree (PDB, twin, DLL
+/// RSDS).</summary>
 public class SymbolStoreLayoutTests
 {
     private static readonly string[] s_modules = FixtureFiles.Modules;
@@ -12,7 +13,10 @@ public class SymbolStoreLayoutTests
     [TestCaseSource(nameof(s_modules))]
     public void ReadIdentity_MatchesKeyFolder_ForStrippedPdb(string module)
     {
-        (string key, string path) = FixtureFiles.SingleKeyedFile(Path.Combine(TestPaths.SymbolsCache, module + ".pdb"), module + ".pdb");
+        (string key, string path) = FixtureFiles.SingleKeyedFile(
+            Path.Combine(TestPaths.SymbolsCache, module + ".pdb"),
+            module + ".pdb"
+        );
 
         PdbIdentity identity = PdbFile.ReadIdentity(path);
 
@@ -23,7 +27,10 @@ public class SymbolStoreLayoutTests
     [TestCaseSource(nameof(s_modules))]
     public void ReadIdentity_MatchesKeyFolderAndStrippedTwin_ForFullPdb(string module)
     {
-        (string key, string path) = FixtureFiles.SingleKeyedFile(Path.Combine(FixtureFiles.PrivateSymbols, module + ".pdb"), module + ".pdb");
+        (string key, string path) = FixtureFiles.SingleKeyedFile(
+            Path.Combine(FixtureFiles.PrivateSymbols, module + ".pdb"),
+            module + ".pdb"
+        );
 
         PdbIdentity full = PdbFile.ReadIdentity(path);
 
@@ -36,7 +43,9 @@ public class SymbolStoreLayoutTests
     {
         using FileStream stream = File.OpenRead(FixtureFiles.Dll(module));
         using var pe = new PEReader(stream);
-        DebugDirectoryEntry[] codeView = pe.ReadDebugDirectory().Where(e => e.Type == DebugDirectoryEntryType.CodeView).ToArray();
+        DebugDirectoryEntry[] codeView = pe.ReadDebugDirectory()
+            .Where(e => e.Type == DebugDirectoryEntryType.CodeView)
+            .ToArray();
         Assert.That(codeView, Has.Length.EqualTo(1));
 
         CodeViewDebugDirectoryData rsds = pe.ReadCodeViewDebugDirectoryData(codeView[0]);
@@ -50,12 +59,16 @@ public class SymbolStoreLayoutTests
     [TestCaseSource(nameof(s_modules))]
     public void PeKey_MatchesKeyFolder_ForDll(string module)
     {
-        (string key, string path) = FixtureFiles.SingleKeyedFile(Path.Combine(TestPaths.SymbolsCache, module + ".dll"), module + ".dll");
+        (string key, string path) = FixtureFiles.SingleKeyedFile(
+            Path.Combine(TestPaths.SymbolsCache, module + ".dll"),
+            module + ".dll"
+        );
         using FileStream stream = File.OpenRead(path);
         using var pe = new PEReader(stream);
 
         PEHeaders headers = pe.PEHeaders;
-        string expected = ((uint)headers.CoffHeader.TimeDateStamp).ToString("X8", CultureInfo.InvariantCulture)
+        string expected =
+            ((uint)headers.CoffHeader.TimeDateStamp).ToString("X8", CultureInfo.InvariantCulture)
             + headers.PEHeader!.SizeOfImage.ToString("x", CultureInfo.InvariantCulture);
 
         Assert.That(key, Is.EqualTo(expected));
@@ -109,14 +122,31 @@ public class SymbolStoreLayoutTests
             PdbIdentity identity = PdbFile.ReadIdentity(FixtureFiles.StrippedPdb(module));
             Assert.That(identity.Key, Is.EqualTo(row["pdb_key"]), module);
             Assert.That(identity.Guid.ToString("N").ToUpperInvariant(), Is.EqualTo(row["guid"]), module);
-            Assert.That(Path.GetFileName(Path.GetDirectoryName(FixtureFiles.Dll(module))), Is.EqualTo(row["pe_key"]), module);
+            Assert.That(
+                Path.GetFileName(Path.GetDirectoryName(FixtureFiles.Dll(module))),
+                Is.EqualTo(row["pe_key"]),
+                module
+            );
             Assert.That(identity.Age.ToString(CultureInfo.InvariantCulture), Is.EqualTo(row["age"]), module);
-            Assert.That(new FileInfo(FixtureFiles.Dll(module)).Length.ToString(CultureInfo.InvariantCulture), Is.EqualTo(row["dll_bytes"]), module);
-            Assert.That(Sha256(FixtureFiles.Dll(module)), Is.EqualTo(row["dll_sha256"]), $"{module}.dll is the file the oracle data describes");
+            Assert.That(
+                new FileInfo(FixtureFiles.Dll(module)).Length.ToString(CultureInfo.InvariantCulture),
+                Is.EqualTo(row["dll_bytes"]),
+                module
+            );
+            Assert.That(
+                Sha256(FixtureFiles.Dll(module)),
+                Is.EqualTo(row["dll_sha256"]),
+                $"{module}.dll is the file the oracle data describes"
+            );
             Assert.That(Sha256(FixtureFiles.FullPdb(module)), Is.EqualTo(row["full_pdb_sha256"]), $"{module} full PDB");
-            Assert.That(Sha256(FixtureFiles.StrippedPdb(module)), Is.EqualTo(row["stripped_pdb_sha256"]), $"{module} stripped PDB");
+            Assert.That(
+                Sha256(FixtureFiles.StrippedPdb(module)),
+                Is.EqualTo(row["stripped_pdb_sha256"]),
+                $"{module} stripped PDB"
+            );
         }
     }
 
-    private static string Sha256(string path) => Convert.ToHexStringLower(System.Security.Cryptography.SHA256.HashData(File.ReadAllBytes(path)));
+    private static string Sha256(string path) =>
+        Convert.ToHexStringLower(System.Security.Cryptography.SHA256.HashData(File.ReadAllBytes(path)));
 }

@@ -4,9 +4,9 @@ using XeAnalyzer.Fuzz;
 namespace XeAnalyzer.Tests.Fuzz;
 
 /// <summary>
-/// Every input kept in <c>TestData/fuzz/&lt;target&gt;/</c> (findings of the fuzzer and of the reliability campaign, once fixed) goes
-/// through the fuzzer's own harness: the readers and the <c>xeanalyze</c> commands, with the same hang and memory limits. None may
-/// cause an internal error, a hang or unbounded allocation again.
+/// Every input kept in <c>TestData/fuzz/&lt;target&gt;/</c> (findings of the fuzzer and of the reliability campaign,
+/// once fixed) goes through the fuzzer's own harness: the readers and the <c>xeanalyze</c> commands, with the same hang
+/// and memory limits. None may cause an internal error, a hang or unbounded allocation again.
 /// </summary>
 public sealed class FuzzRegressionTests
 {
@@ -28,12 +28,14 @@ public sealed class FuzzRegressionTests
     }
 
     public static IEnumerable<TestCaseData> KeptInputs() =>
-        Directory.GetFiles(Folder, "*.bin", SearchOption.AllDirectories)
+        Directory
+            .GetFiles(Folder, "*.bin", SearchOption.AllDirectories)
             .Select(f => Path.GetRelativePath(Folder, f).Replace(Path.DirectorySeparatorChar, '/'))
             .Order(StringComparer.Ordinal)
             .Select(r => new TestCaseData(r).SetName("KeptInput(" + r + ")"));
 
-    private static FuzzTarget Target(string name) => Targets.GetOrAdd(name, n => FuzzTarget.Create(n, TestPaths.RepoRoot));
+    private static FuzzTarget Target(string name) =>
+        Targets.GetOrAdd(name, n => FuzzTarget.Create(n, TestPaths.RepoRoot));
 
     [TestCaseSource(nameof(KeptInputs))]
     public void KeptInput_CausesNoInternalErrorHangOrUnboundedMemory(string relative)
@@ -50,7 +52,10 @@ public sealed class FuzzRegressionTests
     public void TheFolder_NamesOnlyKnownTargets_AndHoldsTheReportedPdbCase()
     {
         Assert.That(Directory.GetDirectories(Folder).Select(Path.GetFileName), Is.SubsetOf(FuzzTarget.Names));
-        Assert.That(KeptInputs().Select(c => (string)c.Arguments[0]!), Does.Contain("pdb/sqlmin-stripped.directory-block-ffffffff.bin"));
+        Assert.That(
+            KeptInputs().Select(c => (string)c.Arguments[0]!),
+            Does.Contain("pdb/sqlmin-stripped.directory-block-ffffffff.bin")
+        );
     }
 
     [Test]
@@ -67,7 +72,9 @@ public sealed class FuzzRegressionTests
                 Assert.That(sb.Name, Is.EqualTo(sa.Name));
             }
 
-            bool differs = Enumerable.Range(0, 10).Any(i => !FuzzRunner.Input(t, 14, i, out _).AsSpan().SequenceEqual(FuzzRunner.Input(t, 13, i, out _)));
+            bool differs = Enumerable
+                .Range(0, 10)
+                .Any(i => !FuzzRunner.Input(t, 14, i, out _).AsSpan().SequenceEqual(FuzzRunner.Input(t, 13, i, out _)));
             Assert.That(differs, Is.True, name + ": another seed gives other inputs");
         }
     }

@@ -34,7 +34,11 @@ public class OrderedPipelineTests
     [TestCase(4, 8)]
     public void Run_KeepsAtMostTheWindowInFlight_AndAtMostThreadsWorking(int threads, int window)
     {
-        int produced = 0, taken = 0, maxAhead = 0, working = 0, maxWorking = 0;
+        int produced = 0,
+            taken = 0,
+            maxAhead = 0,
+            working = 0,
+            maxWorking = 0;
         IEnumerable<Item> Source()
         {
             foreach (Item item in Items(300))
@@ -54,8 +58,9 @@ public class OrderedPipelineTests
             Interlocked.Decrement(ref working);
         }
 
-        foreach (Item item in OrderedPipeline.Run(Source(), Work, threads, window, "test", null,
-            CancellationToken.None))
+        foreach (
+            Item item in OrderedPipeline.Run(Source(), Work, threads, window, "test", null, CancellationToken.None)
+        )
         {
             Interlocked.Increment(ref taken);
         }
@@ -82,8 +87,9 @@ public class OrderedPipelineTests
 
         InvalidDataException? error = Assert.Throws<InvalidDataException>(() =>
         {
-            foreach (Item item in OrderedPipeline.Run(Items(200), Work, threads, 8, "test", null,
-                CancellationToken.None))
+            foreach (
+                Item item in OrderedPipeline.Run(Items(200), Work, threads, 8, "test", null, CancellationToken.None)
+            )
             {
                 seen.Add(item.Number);
             }
@@ -110,8 +116,9 @@ public class OrderedPipelineTests
         var seen = new List<int>();
         FormatException? error = Assert.Throws<FormatException>(() =>
         {
-            foreach (Item item in OrderedPipeline.Run(Failing(), Square, threads, 4, "test", null,
-                CancellationToken.None))
+            foreach (
+                Item item in OrderedPipeline.Run(Failing(), Square, threads, 4, "test", null, CancellationToken.None)
+            )
             {
                 seen.Add(item.Number);
             }
@@ -148,8 +155,9 @@ public class OrderedPipelineTests
         var done = Task.Run(() =>
         {
             int seen = 0;
-            foreach (Item item in OrderedPipeline.Run(Endless(), Square, threads, 4, "test", null,
-                CancellationToken.None))
+            foreach (
+                Item item in OrderedPipeline.Run(Endless(), Square, threads, 4, "test", null, CancellationToken.None)
+            )
             {
                 if (++seen == 20)
                 {
@@ -170,7 +178,8 @@ public class OrderedPipelineTests
     {
         // Every tenth item runs alone: while it works nothing else does, every earlier item is done and no later one
         // started.
-        int working = 0, started = 0;
+        int working = 0,
+            started = 0;
         var done = new bool[300];
         var violations = new List<string>();
         void Work(Item item)
@@ -199,8 +208,17 @@ public class OrderedPipelineTests
         }
 
         var seen = new List<int>();
-        foreach (Item item in OrderedPipeline.Run(Items(300), Work, threads, 8, "test", i => i.Number % 10 == 0,
-            CancellationToken.None))
+        foreach (
+            Item item in OrderedPipeline.Run(
+                Items(300),
+                Work,
+                threads,
+                8,
+                "test",
+                i => i.Number % 10 == 0,
+                CancellationToken.None
+            )
+        )
         {
             seen.Add(item.Number);
         }
@@ -320,10 +338,9 @@ public class OrderedPipelineTests
     private static void InterlockedMax(ref int target, int value)
     {
         int seen;
-        while (value > (seen = Volatile.Read(ref target)) && Interlocked.CompareExchange(ref target, value,
-            seen) != seen)
-        {
-        }
+        while (
+            value > (seen = Volatile.Read(ref target)) && Interlocked.CompareExchange(ref target, value, seen) != seen
+        ) { }
     }
 
     private static bool WaitForNoWorkers()

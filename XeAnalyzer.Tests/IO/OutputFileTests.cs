@@ -59,7 +59,9 @@ public class OutputFileTests
         string exclusive = Path.Combine(_dir, "exclusive.txt");
         using (OutputFile.Create(exclusive, share: FileShare.None))
         {
-            Assert.Throws<IOException>(() => new FileStream(exclusive, FileMode.Open, FileAccess.Read, FileShare.ReadWrite).Dispose());
+            Assert.Throws<IOException>(() =>
+                new FileStream(exclusive, FileMode.Open, FileAccess.Read, FileShare.ReadWrite).Dispose()
+            );
         }
     }
 

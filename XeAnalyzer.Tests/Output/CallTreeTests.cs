@@ -107,6 +107,8 @@ public class CallTreeTests
     [Test]
     public void Diff_Throws_WhenUnitsDiffer()
     {
-        Assert.Throws<ArgumentException>(() => CallTree.Diff(new CallTreeBuilder(WeightUnit.Bytes).Build(), new CallTreeBuilder().Build()));
+        Assert.Throws<ArgumentException>(() =>
+            CallTree.Diff(new CallTreeBuilder(WeightUnit.Bytes).Build(), new CallTreeBuilder().Build())
+        );
     }
 }

@@ -10,8 +10,9 @@ using static XeAnalyzer.Tests.Output.OutputTestSupport;
 namespace XeAnalyzer.Tests.Output;
 
 /// <summary>
-/// The one CSV-injection rule (<c>CsvTableWriter</c>) reaches every CSV the tool writes from text a capture supplies: a memory clerk
-/// named like a spreadsheet formula, read from a real <c>.xel</c> file, comes out with a leading <c>'</c> and quoted in the
+/// The one CSV-injection rule (<c>CsvTableWriter</c>) reaches every CSV the tool writes from text a capture supplies: a
+/// memory clerk named like a spreadsheet formula, read from a real <c>.xel</c> file, comes out with a leading <c>'</c>
+/// and quoted in the
 /// <c>memory --series</c> file, in the <c>events</c> table and in the analysis table, while numbers stay numbers.
 /// </summary>
 public sealed class CsvInjectionTests
@@ -40,7 +41,9 @@ public sealed class CsvInjectionTests
     {
         var c = new AnalysisCaptures();
         string path = Path.Combine(_dir, "hostile_0_133601526724170000.xel");
-        using (XelWriter w = XelWriter.Create(path, c.Schema, new XelWriterOptions { StartTimeUtc = T0.AddMinutes(-1) }))
+        using (
+            XelWriter w = XelWriter.Create(path, c.Schema, new XelWriterOptions { StartTimeUtc = T0.AddMinutes(-1) })
+        )
         {
             w.Write(c.Alloc(At(0), 8, session: 51, seq: 1, clerk: Hyperlink));
             w.Write(c.Free(At(1), 3, session: 51, seq: 2, clerk: Plus));
@@ -56,14 +59,26 @@ public sealed class CsvInjectionTests
         using (var series = new MemorySeriesWriter(ms))
         {
             var analysis = new MemoryAnalysis(new MemoryAnalysisOptions { ByClerk = true }, series.Write);
-            AnalysisOutcome<MemoryAnalysisResult> outcome = AnalysisOutcome.Run<MemoryAnalysisResult>(HostileCapture(), analysis);
+            AnalysisOutcome<MemoryAnalysisResult> outcome = AnalysisOutcome.Run<MemoryAnalysisResult>(
+                HostileCapture(),
+                analysis
+            );
             Assert.That(outcome.Status, Is.EqualTo(AnalysisStatus.Complete));
         }
 
-        Assert.That(Utf8(ms.ToArray()), Is.EqualTo(
-            "timestamp,event_sequence,event,session_id,memory_clerk_name,pages,session_running_total,running_total\n" +
-            "2024-05-14T09:00:00.0000000Z,1,page_allocated,51," + HyperlinkCsv + ",8,8,8\n" +
-            "2024-05-14T09:00:00.0000010Z,2,page_freed,51," + PlusCsv + ",3,5,5\n"));
+        Assert.That(
+            Utf8(ms.ToArray()),
+            Is.EqualTo(
+                "timestamp,event_sequence,event,session_id,memory_clerk_name,pages,session_running_total,running_tota"
+                    + "l\n"
+                    + "2024-05-14T09:00:00.0000000Z,1,page_allocated,51,"
+                    + HyperlinkCsv
+                    + ",8,8,8\n"
+                    + "2024-05-14T09:00:00.0000010Z,2,page_freed,51,"
+                    + PlusCsv
+                    + ",3,5,5\n"
+            )
+        );
     }
 
     [Test]
@@ -81,13 +96,20 @@ public sealed class CsvInjectionTests
         Assert.That(rows[1], Does.Contain("," + HyperlinkCsv + ","), "the formula is escaped and quoted");
         Assert.That(rows[2], Does.Contain("," + PlusCsv + ","));
         Assert.That(rows[1], Does.Not.Contain(",=HYPERLINK"), "never written bare");
-        Assert.That(rows[1], Does.Contain(",8," + HyperlinkCsv), "number_pages (8) precedes the clerk, written as a plain number");
+        Assert.That(
+            rows[1],
+            Does.Contain(",8," + HyperlinkCsv),
+            "number_pages (8) precedes the clerk, written as a plain number"
+        );
     }
 
     [Test]
     public void AnalysisTable_EscapesClerkNamesThroughTheCsvWriter()
     {
-        AnalysisOutcome<MemoryAnalysisResult> outcome = AnalysisOutcome.Run<MemoryAnalysisResult>(HostileCapture(), new MemoryAnalysis(new MemoryAnalysisOptions { ByClerk = true }));
+        AnalysisOutcome<MemoryAnalysisResult> outcome = AnalysisOutcome.Run<MemoryAnalysisResult>(
+            HostileCapture(),
+            new MemoryAnalysis(new MemoryAnalysisOptions { ByClerk = true })
+        );
         using var ms = new MemoryStream();
         OutputFormats.Write(outcome.Result, "csv", ms);
         string csv = Utf8(ms.ToArray());
@@ -103,15 +125,31 @@ public sealed class CsvInjectionTests
         using var o = new StringWriter();
         EventListing.Write(HostileCapture(), EventFilter.None, EventListFormat.Json, o);
         using var doc = System.Text.Json.JsonDocument.Parse(o.ToString());
-        Assert.That(doc.RootElement[0].GetProperty("fields").GetProperty("memory_clerk_name").GetString(), Is.EqualTo(Hyperlink));
+        Assert.That(
+            doc.RootElement[0].GetProperty("fields").GetProperty("memory_clerk_name").GetString(),
+            Is.EqualTo(Hyperlink)
+        );
     }
 
     [Test]
     public void EventListing_HonoursTheLimit()
     {
         using var o = new StringWriter();
-        Assert.That(EventListing.Write(HostileCapture(), EventFilter.None, EventListFormat.Text, o, limit: 1), Is.EqualTo(1));
+        Assert.That(
+            EventListing.Write(HostileCapture(), EventFilter.None, EventListFormat.Text, o, limit: 1),
+            Is.EqualTo(1)
+        );
         Assert.That(o.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries), Has.Length.EqualTo(1));
-        Assert.That(() => EventListing.Write(HostileCapture(), EventFilter.None, EventListFormat.Text, new StringWriter(), limit: -1), Throws.InstanceOf<ArgumentOutOfRangeException>());
+        Assert.That(
+            () =>
+                EventListing.Write(
+                    HostileCapture(),
+                    EventFilter.None,
+                    EventListFormat.Text,
+                    new StringWriter(),
+                    limit: -1
+                ),
+            Throws.InstanceOf<ArgumentOutOfRangeException>()
+        );
     }
 }

@@ -10,8 +10,22 @@ public class FlameGraphSvgTests
     private static CallTree LatchTree()
     {
         var b = new CallTreeBuilder();
-        b.AddStack(["sqlmin.dll!ParNestedXdes::GenerateLogRec+0x98", "sqlmin.dll!PFSPageRef::ModifyPFSRow+0x68b", "sqlmin!FnProducerOpen"], 115_192);
-        b.AddStack(["sqlmin.dll!ParNestedXdes::GenerateLogRec+0x98", "sqlmin.dll!PageRef::ModifyBits+0x3e0", "sqlmin!FnProducerOpen"], 115_189);
+        b.AddStack(
+            [
+                "sqlmin.dll!ParNestedXdes::GenerateLogRec+0x98",
+                "sqlmin.dll!PFSPageRef::ModifyPFSRow+0x68b",
+                "sqlmin!FnProducerOpen",
+            ],
+            115_192
+        );
+        b.AddStack(
+            [
+                "sqlmin.dll!ParNestedXdes::GenerateLogRec+0x98",
+                "sqlmin.dll!PageRef::ModifyBits+0x3e0",
+                "sqlmin!FnProducerOpen",
+            ],
+            115_189
+        );
         b.AddStack(["sqlTsEs.dll!CDefaultCollation::IHashW+0x227", "sqlmin!FnProducerOpen"], 472);
         b.AddStack(["sqldk!SOS_Task::PushWait", "KERNEL32.DLL+0x0000000000017974"], 50_000);
         b.AddStack(["<<SHARED STACKS REMOVED>>"], 10_000);
@@ -21,8 +35,14 @@ public class FlameGraphSvgTests
     private static (XElement Rect, string Title, string? Text)[] Frames(string svg)
     {
         XDocument d = ParseXml(svg);
-        return [.. d.Descendants(SvgNs + "g").Where(g => HasClass(g, "frame")).Select(g =>
-            (g.Element(SvgNs + "rect")!, g.Element(SvgNs + "title")!.Value, g.Element(SvgNs + "text")?.Value))];
+        return
+        [
+            .. d.Descendants(SvgNs + "g")
+                .Where(g => HasClass(g, "frame"))
+                .Select(g =>
+                    (g.Element(SvgNs + "rect")!, g.Element(SvgNs + "title")!.Value, g.Element(SvgNs + "text")?.Value)
+                ),
+        ];
     }
 
     [Test]
@@ -39,9 +59,15 @@ public class FlameGraphSvgTests
         Assert.That(frames[0].Title, Does.StartWith("all (290,853 samples, 100.00%)"));
         foreach (CallTreeNode n in tree.EnumerateDepthFirst().Skip(1))
         {
-            var f = frames.Single(x => x.Title.StartsWith(n.Name + " (", StringComparison.Ordinal) && Math.Abs(Attr(x.Rect, "width") - (rootWidth * n.Weight / tree.TotalWeight)) < 0.0051);
+            var f = frames.Single(x =>
+                x.Title.StartsWith(n.Name + " (", StringComparison.Ordinal)
+                && Math.Abs(Attr(x.Rect, "width") - (rootWidth * n.Weight / tree.TotalWeight)) < 0.0051
+            );
             string share = (100.0 * n.Weight / tree.TotalWeight).ToString("F2", CultureInfo.InvariantCulture);
-            Assert.That(f.Title, Is.EqualTo($"{n.Name} ({n.Weight.ToString("N0", CultureInfo.InvariantCulture)} samples, {share}%)"));
+            Assert.That(
+                f.Title,
+                Is.EqualTo($"{n.Name} ({n.Weight.ToString("N0", CultureInfo.InvariantCulture)} samples, {share}%)")
+            );
         }
     }
 
@@ -49,7 +75,8 @@ public class FlameGraphSvgTests
     public void Render_ColoursFramesPerModule_StableAcrossGraphs()
     {
         var frames = Frames(FlameGraphSvg.Render(LatchTree(), new FlameGraphOptions { MinWidthPixels = 0 }).Svg);
-        string Fill(string prefix) => frames.First(f => f.Title.StartsWith(prefix, StringComparison.Ordinal)).Rect.Attribute("fill")!.Value;
+        string Fill(string prefix) =>
+            frames.First(f => f.Title.StartsWith(prefix, StringComparison.Ordinal)).Rect.Attribute("fill")!.Value;
 
         string sqlmin = Fill("sqlmin.dll!ParNestedXdes");
         Assert.That(Fill("sqlmin.dll!PFSPageRef"), Is.EqualTo(sqlmin), "same module, same colour");
@@ -62,8 +89,20 @@ public class FlameGraphSvgTests
         var other = new CallTreeBuilder();
         other.AddStack(["sqlmin!SomethingElse", "sqldk!Other"], 1);
         var otherFrames = Frames(FlameGraphSvg.Render(other.Build()).Svg);
-        Assert.That(otherFrames.First(f => f.Title.StartsWith("sqlmin!", StringComparison.Ordinal)).Rect.Attribute("fill")!.Value, Is.EqualTo(sqlmin));
-        Assert.That(otherFrames.First(f => f.Title.StartsWith("sqldk!", StringComparison.Ordinal)).Rect.Attribute("fill")!.Value, Is.EqualTo(Fill("sqldk!")));
+        Assert.That(
+            otherFrames
+                .First(f => f.Title.StartsWith("sqlmin!", StringComparison.Ordinal))
+                .Rect.Attribute("fill")!
+                .Value,
+            Is.EqualTo(sqlmin)
+        );
+        Assert.That(
+            otherFrames
+                .First(f => f.Title.StartsWith("sqldk!", StringComparison.Ordinal))
+                .Rect.Attribute("fill")!
+                .Value,
+            Is.EqualTo(Fill("sqldk!"))
+        );
     }
 
     [Test]
@@ -73,13 +112,19 @@ public class FlameGraphSvgTests
         b.AddStack(["big", "main"], 1_000_000);
         b.AddStack(["tiny", "main"], 10);
         b.AddStack(["deeper", "tiny2", "main"], 20);
-        FlameGraphRendering r = FlameGraphSvg.Render(b.Build(), new FlameGraphOptions { Width = 1200, MinWidthPixels = 0.1 });
+        FlameGraphRendering r = FlameGraphSvg.Render(
+            b.Build(),
+            new FlameGraphOptions { Width = 1200, MinWidthPixels = 0.1 }
+        );
 
         Assert.That(r.Stats.HiddenFrames, Is.EqualTo(3));
         Assert.That(r.Stats.HiddenWeight, Is.EqualTo(30));
         Assert.That(Frames(r.Svg).Select(f => f.Title.Split(' ')[0]), Is.EqualTo(new[] { "all", "main", "big" }));
         XElement info = ParseXml(r.Svg).Descendants(SvgNs + "text").Single(t => HasClass(t, "info"));
-        Assert.That(info.Value, Is.EqualTo("3 frames narrower than 0.1 px not drawn (30 samples, 0.00% of the total)."));
+        Assert.That(
+            info.Value,
+            Is.EqualTo("3 frames narrower than 0.1 px not drawn (30 samples, 0.00% of the total).")
+        );
     }
 
     [Test]
@@ -103,7 +148,9 @@ public class FlameGraphSvgTests
         CallTree tree = LatchTree();
         double RootY(bool inverted)
         {
-            var frames = Frames(FlameGraphSvg.Render(tree, new FlameGraphOptions { Inverted = inverted, MinWidthPixels = 0 }).Svg);
+            var frames = Frames(
+                FlameGraphSvg.Render(tree, new FlameGraphOptions { Inverted = inverted, MinWidthPixels = 0 }).Svg
+            );
             double root = Attr(frames[0].Rect, "y");
             double[] others = [.. frames.Skip(1).Select(f => Attr(f.Rect, "y"))];
             Assert.That(inverted ? others.All(y => y > root) : others.All(y => y < root), Is.True);
@@ -129,7 +176,10 @@ public class FlameGraphSvgTests
         var frames = Frames(FlameGraphSvg.Render(diff).Svg);
         (int R, int G, int B) Rgb(string name)
         {
-            string fill = frames.Single(f => f.Title.StartsWith(name + " (", StringComparison.Ordinal)).Rect.Attribute("fill")!.Value;
+            string fill = frames
+                .Single(f => f.Title.StartsWith(name + " (", StringComparison.Ordinal))
+                .Rect.Attribute("fill")!
+                .Value;
             return (Convert.ToInt32(fill[1..3], 16), Convert.ToInt32(fill[3..5], 16), Convert.ToInt32(fill[5..7], 16));
         }
 
@@ -139,9 +189,14 @@ public class FlameGraphSvgTests
         Assert.That(grew.R, Is.GreaterThan(grew.B + 100), "growth is red");
         Assert.That(shrank.B, Is.GreaterThan(shrank.R + 100), "shrink is blue");
         Assert.That(Math.Abs(same.R - same.B), Is.LessThan(5), "no change is neutral");
-        Assert.That(frames.Single(f => f.Title.StartsWith("grew (", StringComparison.Ordinal)).Title,
-            Is.EqualTo("grew (current 300, baseline 100, delta +200 samples; share 20.00% \u2192 60.00%)"));
-        Assert.That(frames.Single(f => f.Title.StartsWith("shrank (", StringComparison.Ordinal)).Title, Does.Contain("delta -200"));
+        Assert.That(
+            frames.Single(f => f.Title.StartsWith("grew (", StringComparison.Ordinal)).Title,
+            Is.EqualTo("grew (current 300, baseline 100, delta +200 samples; share 20.00% \u2192 60.00%)")
+        );
+        Assert.That(
+            frames.Single(f => f.Title.StartsWith("shrank (", StringComparison.Ordinal)).Title,
+            Does.Contain("delta -200")
+        );
     }
 
     [Test]
@@ -150,9 +205,16 @@ public class FlameGraphSvgTests
         var b = new CallTreeBuilder();
         b.AddStack(["a"], 10, 30);
         b.AddStack(["b"], 30, 10);
-        var frames = Frames(FlameGraphSvg.Render(b.Build(), new FlameGraphOptions { DifferentialWidth = DifferentialWidth.Baseline }).Svg);
+        var frames = Frames(
+            FlameGraphSvg
+                .Render(b.Build(), new FlameGraphOptions { DifferentialWidth = DifferentialWidth.Baseline })
+                .Svg
+        );
         double root = Attr(frames[0].Rect, "width");
-        Assert.That(Attr(frames.Single(f => f.Title.StartsWith("a (", StringComparison.Ordinal)).Rect, "width"), Is.EqualTo(root * 0.75).Within(0.011));
+        Assert.That(
+            Attr(frames.Single(f => f.Title.StartsWith("a (", StringComparison.Ordinal)).Rect, "width"),
+            Is.EqualTo(root * 0.75).Within(0.011)
+        );
     }
 
     [Test]
@@ -171,7 +233,10 @@ public class FlameGraphSvgTests
         Assert.That(titles, Has.Some.StartsWith("<script>alert('x')</script> (1 samples"));
         Assert.That(titles, Has.Some.StartsWith("a&b &amp; <img src=x onerror=alert(1)> ("));
         Assert.That(titles, Has.Some.StartsWith("lone\uFFFDsurrogate ("));
-        Assert.That(d.Descendants(SvgNs + "text").First(t => HasClass(t, "title")).Value, Is.EqualTo("<title> & \"quotes\""));
+        Assert.That(
+            d.Descendants(SvgNs + "text").First(t => HasClass(t, "title")).Value,
+            Is.EqualTo("<title> & \"quotes\"")
+        );
         Assert.That(svg, Does.Not.Contain("href"));
     }
 

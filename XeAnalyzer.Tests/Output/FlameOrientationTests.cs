@@ -33,8 +33,15 @@ public class FlameOrientationTests
 
     private static (string Title, XElement[] Labels) Draw(CallTree tree, FlameRoot root)
     {
-        FlameGraphRendering r = FlameGraphSvg.Render(tree, new FlameGraphOptions { Title = "Stacks", Root = root,
-            MinWidthPixels = 0 });
+        FlameGraphRendering r = FlameGraphSvg.Render(
+            tree,
+            new FlameGraphOptions
+            {
+                Title = "Stacks",
+                Root = root,
+                MinWidthPixels = 0,
+            }
+        );
         XDocument d = XDocument.Parse(r.Svg);
         string title = d.Descendants(Svg + "text").First(t => (string?)t.Attribute("class") == "title").Value;
         return (title, [.. d.Descendants(Svg + "g").Where(g => (string?)g.Attribute("class") == "frame")]);
@@ -42,9 +49,14 @@ public class FlameOrientationTests
 
     /// <summary>The y of the frame whose tooltip starts with <paramref name="name"/>.</summary>
     private static double Y(XElement[] frames, string name) =>
-        double.Parse(frames.First(f => f.Element(Svg + "title")!.Value.StartsWith(name + " (",
-            StringComparison.Ordinal))
-            .Element(Svg + "rect")!.Attribute("y")!.Value, System.Globalization.CultureInfo.InvariantCulture);
+        double.Parse(
+            frames
+                .First(f => f.Element(Svg + "title")!.Value.StartsWith(name + " (", StringComparison.Ordinal))
+                .Element(Svg + "rect")!
+                .Attribute("y")!
+                .Value,
+            System.Globalization.CultureInfo.InvariantCulture
+        );
 
     [Test]
     public void Rule_ComparesTheMostCommonLeafWithTheMostCommonRoot()
@@ -70,12 +82,16 @@ public class FlameOrientationTests
         CallTreeNode leaf = t.Root.Children.Single();
         Assert.That(leaf.Name, Is.EqualTo("sqldk!SOS_Task::Wait"));
         Assert.That(leaf.Weight, Is.EqualTo(100));
-        Assert.That(leaf.Children.Select(c => (c.Name, c.Weight)), Is.EquivalentTo(new[] { ("sqlmin!BPool::Get", 80L),
-            ("sqlmin!LatchBase::Suspend", 20L) }));
+        Assert.That(
+            leaf.Children.Select(c => (c.Name, c.Weight)),
+            Is.EquivalentTo(new[] { ("sqlmin!BPool::Get", 80L), ("sqlmin!LatchBase::Suspend", 20L) })
+        );
         Assert.That(t.TotalWeight, Is.EqualTo(WaitHistogram().TotalWeight));
         Assert.That(t.StackCount, Is.EqualTo(3));
-        Assert.That(leaf.Children.Single(c => c.Name == "sqlmin!BPool::Get").Children.Select(c => c.Name),
-            Is.EquivalentTo(new[] { "sqlmin!PageRef::Fix", "sqlmin!BTreeMgr::Seek" }));
+        Assert.That(
+            leaf.Children.Single(c => c.Name == "sqlmin!BPool::Get").Children.Select(c => c.Name),
+            Is.EquivalentTo(new[] { "sqlmin!PageRef::Fix", "sqlmin!BTreeMgr::Seek" })
+        );
     }
 
     [Test]
@@ -83,13 +99,23 @@ public class FlameOrientationTests
     {
         (string title, XElement[] frames) = Draw(WaitHistogram(), FlameRoot.Auto);
         Assert.That(title, Does.Contain("icicle from the leaf frame"));
-        Assert.That(Y(frames, CallTree.RootName), Is.LessThan(Y(frames, "sqldk!SOS_Task::Wait")),
-            "the root at the top");
-        Assert.That(Y(frames, "sqldk!SOS_Task::Wait"), Is.LessThan(Y(frames, "sqlmin!BPool::Get")),
-            "the leaf just below it, callers further down");
-        Assert.That(frames.Count(f => f.Element(Svg + "title")!.Value.StartsWith("sqldk!SOS_Task::Wait (",
-            StringComparison.Ordinal)), Is.EqualTo(1),
-            "the shared leaf is one frame, not one per stack");
+        Assert.That(
+            Y(frames, CallTree.RootName),
+            Is.LessThan(Y(frames, "sqldk!SOS_Task::Wait")),
+            "the root at the top"
+        );
+        Assert.That(
+            Y(frames, "sqldk!SOS_Task::Wait"),
+            Is.LessThan(Y(frames, "sqlmin!BPool::Get")),
+            "the leaf just below it, callers further down"
+        );
+        Assert.That(
+            frames.Count(f =>
+                f.Element(Svg + "title")!.Value.StartsWith("sqldk!SOS_Task::Wait (", StringComparison.Ordinal)
+            ),
+            Is.EqualTo(1),
+            "the shared leaf is one frame, not one per stack"
+        );
     }
 
     [Test]
@@ -97,8 +123,11 @@ public class FlameOrientationTests
     {
         (string title, XElement[] frames) = Draw(FullStacks(), FlameRoot.Auto);
         Assert.That(title, Is.EqualTo("Stacks"));
-        Assert.That(Y(frames, CallTree.RootName), Is.GreaterThan(Y(frames, "kernel32!BaseThreadInitThunk")),
-            "the root at the bottom");
+        Assert.That(
+            Y(frames, CallTree.RootName),
+            Is.GreaterThan(Y(frames, "kernel32!BaseThreadInitThunk")),
+            "the root at the bottom"
+        );
 
         (string forcedTitle, XElement[] forced) = Draw(FullStacks(), FlameRoot.Leaf);
         Assert.That(forcedTitle, Does.Contain("icicle from the leaf frame"));
@@ -106,9 +135,13 @@ public class FlameOrientationTests
 
         (string callerTitle, XElement[] caller) = Draw(WaitHistogram(), FlameRoot.Caller);
         Assert.That(callerTitle, Is.EqualTo("Stacks"));
-        Assert.That(caller.Count(f => f.Element(Svg + "title")!.Value.StartsWith("sqldk!SOS_Task::Wait (",
-            StringComparison.Ordinal)), Is.EqualTo(3),
-            "drawn from the caller, the shared leaf is split across the three stacks");
+        Assert.That(
+            caller.Count(f =>
+                f.Element(Svg + "title")!.Value.StartsWith("sqldk!SOS_Task::Wait (", StringComparison.Ordinal)
+            ),
+            Is.EqualTo(3),
+            "drawn from the caller, the shared leaf is split across the three stacks"
+        );
     }
 
     [Test]

@@ -28,8 +28,14 @@ public class FoldedStackWriterTests
         b.AddStack(["grew", "main"], 25, 10);
         b.AddStack(["gone", "main"], 0, 5);
         b.AddStack(["new", "main"], 2, 0);
-        Assert.That(Utf8(Write(new FoldedStackWriter(), b.Build())), Is.EqualTo("main;gone 5 0\nmain;grew 10 25\nmain;new 0 2\n"));
-        Assert.That(Utf8(Write(new FoldedStackWriter(includeBaseline: false), b.Build())), Is.EqualTo("main;grew 25\nmain;new 2\n"));
+        Assert.That(
+            Utf8(Write(new FoldedStackWriter(), b.Build())),
+            Is.EqualTo("main;gone 5 0\nmain;grew 10 25\nmain;new 0 2\n")
+        );
+        Assert.That(
+            Utf8(Write(new FoldedStackWriter(includeBaseline: false), b.Build())),
+            Is.EqualTo("main;grew 25\nmain;new 2\n")
+        );
     }
 
     [Test]
@@ -67,10 +73,23 @@ public class FoldedStackWriterTests
     {
         // Stack C of the seed material (leaf first, 3 frames shown) with its bucket count.
         var b = new CallTreeBuilder();
-        b.AddStack(["sqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1a9", "sqlmin.dll!LatchBase::RecordAcquire+0x191", "sqlmin.dll!FnProducerThread+0x80b"], 115_187);
-        Assert.That(FoldedStackWriter.GetLines(b.Build()), Is.EqualTo(new[]
-        {
-            "sqlmin.dll!FnProducerThread+0x80b;sqlmin.dll!LatchBase::RecordAcquire+0x191;sqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1a9 115187",
-        }));
+        b.AddStack(
+            [
+                "sqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1a9",
+                "sqlmin.dll!LatchBase::RecordAcquire+0x191",
+                "sqlmin.dll!FnProducerThread+0x80b",
+            ],
+            115_187
+        );
+        Assert.That(
+            FoldedStackWriter.GetLines(b.Build()),
+            Is.EqualTo(
+                new[]
+                {
+                    "sqlmin.dll!FnProducerThread+0x80b;sqlmin.dll!LatchBase::RecordAcquire+0x191;sqlmin.dll!XeSqlPkg:"
+                        + ":latch_acquired::Publish+0x1a9 115187",
+                }
+            )
+        );
     }
 }

@@ -13,12 +13,14 @@ public class HtmlPageReadabilityTests
 {
     private static XDocument Html(ReportDocument doc) => ParseXml(Utf8(Write(new HtmlReportWriter(), doc)));
 
-    private static IEnumerable<XElement> ByName(XContainer d,
-        string name) => d.Descendants().Where(e => e.Name.LocalName == name);
+    private static IEnumerable<XElement> ByName(XContainer d, string name) =>
+        d.Descendants().Where(e => e.Name.LocalName == name);
 
     private static ReportTable Numbers(int rows)
     {
-        TableBuilder t = new TableBuilder("frames").AddColumn(TableColumn.Integer("n")).AddColumn(TableColumn.Text("frame"));
+        TableBuilder t = new TableBuilder("frames")
+            .AddColumn(TableColumn.Integer("n"))
+            .AddColumn(TableColumn.Text("frame"));
         for (int i = 0; i < rows; i++)
         {
             t.AddRow(i, "sqlmin.dll!Frame" + i.ToString(System.Globalization.CultureInfo.InvariantCulture));
@@ -39,10 +41,16 @@ public class HtmlPageReadabilityTests
         Assert.That(ByName(details, "table").Single(), Is.SameAs(tables[1]), "the rest is inside the closed details");
         Assert.That(details.Attribute("open"), Is.Null);
         Assert.That(ByName(details, "summary").Single().Value, Is.EqualTo("Show 280 more rows"));
-        Assert.That(ByName(tables[1], "tbody").Single().Elements().First().Elements().First().Value, Is.EqualTo("20"),
-            "the fold starts at the row after the preview");
-        Assert.That(ByName(d, "tr").Count(r => r.Parent!.Name.LocalName == "tbody"), Is.EqualTo(300),
-            "every row is on the page once");
+        Assert.That(
+            ByName(tables[1], "tbody").Single().Elements().First().Elements().First().Value,
+            Is.EqualTo("20"),
+            "the fold starts at the row after the preview"
+        );
+        Assert.That(
+            ByName(d, "tr").Count(r => r.Parent!.Name.LocalName == "tbody"),
+            Is.EqualTo(300),
+            "every row is on the page once"
+        );
     }
 
     [Test]
@@ -66,16 +74,26 @@ public class HtmlPageReadabilityTests
             .Build();
 
         XDocument d = Html(Doc(t));
-        Assert.That(ByName(d, "th").Select(h => h.Value), Is.EqualTo(new[] { "rank", "signal" }),
-            "n/a is a value: the field is not in the schema");
-        Assert.That(ByName(d, "tr").Where(r => r.Parent!.Name.LocalName == "tbody").Select(r => r.Elements().Count()),
-            Is.All.EqualTo(2));
-        Assert.That(ByName(d, "li").Select(l => l.Value),
-            Does.Contain("Empty in every row, so not shown: total duration, note."));
+        Assert.That(
+            ByName(d, "th").Select(h => h.Value),
+            Is.EqualTo(new[] { "rank", "signal" }),
+            "n/a is a value: the field is not in the schema"
+        );
+        Assert.That(
+            ByName(d, "tr").Where(r => r.Parent!.Name.LocalName == "tbody").Select(r => r.Elements().Count()),
+            Is.All.EqualTo(2)
+        );
+        Assert.That(
+            ByName(d, "li").Select(l => l.Value),
+            Does.Contain("Empty in every row, so not shown: total duration, note.")
+        );
 
         string csv = Utf8(Write(new CsvReportWriter(), Doc(t)));
-        Assert.That(csv.Split('\n')[0].TrimEnd('\r'), Is.EqualTo("rank,total duration,note,signal"),
-            "CSV keeps its columns");
+        Assert.That(
+            csv.Split('\n')[0].TrimEnd('\r'),
+            Is.EqualTo("rank,total duration,note,signal"),
+            "CSV keeps its columns"
+        );
         string text = Utf8(Write(new TextReportWriter(), Doc(t)));
         Assert.That(text, Does.Contain("total duration"), "text keeps its columns");
     }
@@ -83,7 +101,10 @@ public class HtmlPageReadabilityTests
     [Test]
     public void TableWithoutRows_KeepsItsColumns()
     {
-        ReportTable t = new TableBuilder("none").AddColumn(TableColumn.Text("a")).AddColumn(TableColumn.Integer("b")).Build();
+        ReportTable t = new TableBuilder("none")
+            .AddColumn(TableColumn.Text("a"))
+            .AddColumn(TableColumn.Integer("b"))
+            .Build();
         XDocument d = Html(Doc(t));
         Assert.That(ByName(d, "th").Select(h => h.Value), Is.EqualTo(new[] { "a", "b" }));
         Assert.That(ByName(d, "td").Single().Attribute("colspan")!.Value, Is.EqualTo("2"));
@@ -93,8 +114,12 @@ public class HtmlPageReadabilityTests
     public void LongNote_ShowsItsFirstWords_AndOpensToTheWholeText()
     {
         string note = string.Join(" ", Enumerable.Repeat("No wait_info events were found in the capture;", 8));
-        ReportTable t = new TableBuilder("notes").AddColumn(TableColumn.Text("capture")).AddColumn(TableColumn.Text("notes"))
-            .AddRow("a", note).AddRow("b", "short").Build();
+        ReportTable t = new TableBuilder("notes")
+            .AddColumn(TableColumn.Text("capture"))
+            .AddColumn(TableColumn.Text("notes"))
+            .AddRow("a", note)
+            .AddRow("b", "short")
+            .Build();
 
         XDocument d = Html(Doc(t));
         XElement[] cells = [.. ByName(d, "td")];
@@ -116,17 +141,28 @@ public class HtmlPageReadabilityTests
         Assert.That(css, Does.Match(@"thead th \{[^}]*white-space: nowrap"));
         Assert.That(css, Does.Match(@"th\.num, td\.num \{[^}]*white-space: nowrap"));
         Assert.That(css, Does.Match(@"tbody td \{[^}]*overflow-wrap: break-word"), "ordinary text wraps between words");
-        Assert.That(css, Does.Match(@"td\.id \{ overflow-wrap: anywhere; min-width: 28ch; \}"),
-            "but is not crushed to a few characters");
+        Assert.That(
+            css,
+            Does.Match(@"td\.id \{ overflow-wrap: anywhere; min-width: 28ch; \}"),
+            "but is not crushed to a few characters"
+        );
         Assert.That(css, Does.Match(@"pre \{[^}]*overflow-x: auto"), "a long frame line scrolls, never clips");
 
         XDocument d = Html(Doc(Numbers(1)));
-        Assert.That(ByName(d, "td").Select(c => c.Attribute("class")!.Value), Is.EqualTo(new[] { "num", "text" }),
-            "sqlmin.dll!Frame0 is short");
-        ReportTable path = new TableBuilder("p").AddColumn(TableColumn.Text("file"))
-            .AddRow("sample-xel/latch_nesting_full/latch_nesting_full_0_133601526724170000.xel").AddRow("two words").Build();
-        Assert.That(ByName(Html(Doc(path)), "td").Select(c => c.Attribute("class")!.Value),
-            Is.EqualTo(new[] { "text id", "text" }));
+        Assert.That(
+            ByName(d, "td").Select(c => c.Attribute("class")!.Value),
+            Is.EqualTo(new[] { "num", "text" }),
+            "sqlmin.dll!Frame0 is short"
+        );
+        ReportTable path = new TableBuilder("p")
+            .AddColumn(TableColumn.Text("file"))
+            .AddRow("sample-xel/latch_nesting_full/latch_nesting_full_0_133601526724170000.xel")
+            .AddRow("two words")
+            .Build();
+        Assert.That(
+            ByName(Html(Doc(path)), "td").Select(c => c.Attribute("class")!.Value),
+            Is.EqualTo(new[] { "text id", "text" })
+        );
     }
 
     [Test]
@@ -138,8 +174,10 @@ public class HtmlPageReadabilityTests
         ]);
         XDocument d = Html(Doc(list));
         XElement[] details = [.. ByName(d, "details")];
-        Assert.That(details.Select(x => ByName(x, "summary").Single().Value), Is.EqualTo(new[] { "Bucket 1: 5 events",
-            "Bucket 2: 3 events" }));
+        Assert.That(
+            details.Select(x => ByName(x, "summary").Single().Value),
+            Is.EqualTo(new[] { "Bucket 1: 5 events", "Bucket 2: 3 events" })
+        );
         Assert.That(details.Select(x => x.Attribute("open") is not null), Is.EqualTo(new[] { true, false }));
         Assert.That(ByName(details[0], "pre").Single().Value, Is.EqualTo("a!f+0x1\nb!g+0x2"));
     }
@@ -147,16 +185,23 @@ public class HtmlPageReadabilityTests
     [Test]
     public void NoReasons_ListsUnresolvedFramesWithoutTheirReason_InTextAndHtml_JsonKeepsIt()
     {
-        StackListFrame unresolved = new("0x00007FF6A1B2C3D4") { Status = StackFrameStatus.Unresolved,
-            UnresolvedReason = "no module map for raw addresses" };
+        StackListFrame unresolved = new("0x00007FF6A1B2C3D4")
+        {
+            Status = StackFrameStatus.Unresolved,
+            UnresolvedReason = "no module map for raw addresses",
+        };
         var item = new StackListItem("Bucket 1", [new StackListFrame("a!f+0x1"), unresolved]);
         var with = new StackList([item]);
         var without = new StackList([item]) { ShowReasons = false };
 
-        Assert.That(Utf8(Write(new TextReportWriter(), Doc(with))),
-            Does.Contain("0x00007FF6A1B2C3D4 -- unresolved: no module map for raw addresses\n"));
-        Assert.That(Utf8(Write(new TextReportWriter(), Doc(without))),
-            Does.Contain("\n0x00007FF6A1B2C3D4\n").And.Not.Contain("-- unresolved"));
+        Assert.That(
+            Utf8(Write(new TextReportWriter(), Doc(with))),
+            Does.Contain("0x00007FF6A1B2C3D4 -- unresolved: no module map for raw addresses\n")
+        );
+        Assert.That(
+            Utf8(Write(new TextReportWriter(), Doc(without))),
+            Does.Contain("\n0x00007FF6A1B2C3D4\n").And.Not.Contain("-- unresolved")
+        );
         Assert.That(ByName(Html(Doc(without)), "pre").Single().Value, Is.EqualTo("a!f+0x1\n0x00007FF6A1B2C3D4"));
         Assert.That(Utf8(Write(new JsonReportWriter(), Doc(without))), Does.Contain("no module map for raw addresses"));
     }

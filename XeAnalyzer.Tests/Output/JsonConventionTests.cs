@@ -10,16 +10,18 @@ using static XeAnalyzer.Tests.Output.OutputTestSupport;
 namespace XeAnalyzer.Tests.Output;
 
 /// <summary>
-/// One JSON convention for every JSON the tool writes (report documents, the events list, speedscope files): text from a capture is
-/// sanitised and encoded by the one encoder (HTML-unsafe characters escaped, other letters kept), times are ISO-8601 UTC with seven
-/// fraction digits, absent values are <c>null</c>, lines end in <c>\n</c>, no byte order mark.
+/// One JSON convention for every JSON the tool writes (report documents, the events list, speedscope files): text from
+/// a capture is sanitised and encoded by the one encoder (HTML-unsafe characters escaped, other letters kept), times
+/// are ISO-8601 UTC with seven fraction digits, absent values are <c>null</c>, lines end in <c>\n</c>, no byte order
+/// mark.
 /// </summary>
 public sealed class JsonConventionTests
 {
     // Letters kept, HTML-unsafe characters escaped, a control character replaced.
     private const string Hostile = "é<b>&'\u0001x";
 
-    private static string Encoded(string text) => JsonEncodedText.Encode(TextEscaping.Sanitize(text), JsonOutput.Encoder).ToString();
+    private static string Encoded(string text) =>
+        JsonEncodedText.Encode(TextEscaping.Sanitize(text), JsonOutput.Encoder).ToString();
 
     private static void AssertConvention(string json, string what)
     {
@@ -34,8 +36,12 @@ public sealed class JsonConventionTests
     public void ReportDocument_FollowsTheConvention()
     {
         DateTime t = new(2024, 5, 14, 9, 31, 12, DateTimeKind.Utc);
-        ReportTable table = new TableBuilder("t").AddColumn(TableColumn.Text("name")).AddColumn(TableColumn.Timestamp("when")).AddColumn(TableColumn.Integer("n"))
-            .AddRow(Hostile, TableCell.FromDateTime(t.AddTicks(1)), TableCell.Empty).Build();
+        ReportTable table = new TableBuilder("t")
+            .AddColumn(TableColumn.Text("name"))
+            .AddColumn(TableColumn.Timestamp("when"))
+            .AddColumn(TableColumn.Integer("n"))
+            .AddRow(Hostile, TableCell.FromDateTime(t.AddTicks(1)), TableCell.Empty)
+            .Build();
         string json = Utf8(Write(new JsonReportWriter(), ReportDocument.Of("d", table)));
         AssertConvention(json, "report");
         using JsonDocument d = JsonDocument.Parse(json);
@@ -64,7 +70,13 @@ public sealed class JsonConventionTests
         {
             var c = new AnalysisCaptures();
             string path = Path.Combine(dir, "j_0_133601526724170000.xel");
-            using (XelWriter w = XelWriter.Create(path, c.Schema, new XelWriterOptions { StartTimeUtc = T0.AddMinutes(-1) }))
+            using (
+                XelWriter w = XelWriter.Create(
+                    path,
+                    c.Schema,
+                    new XelWriterOptions { StartTimeUtc = T0.AddMinutes(-1) }
+                )
+            )
             {
                 w.Write(c.Alloc(At(0.1), 8, clerk: Hostile));
             }
@@ -76,8 +88,15 @@ public sealed class JsonConventionTests
             using JsonDocument d = JsonDocument.Parse(json);
             JsonElement e = d.RootElement[0];
             Assert.That(e.GetProperty("timestamp").GetString(), Is.EqualTo("2024-05-14T09:00:00.0000001Z"));
-            Assert.That(e.GetProperty("fields").GetProperty("memory_clerk_name").GetString(), Is.EqualTo(TextEscaping.Sanitize(Hostile)));
-            Assert.That(e.GetProperty("actions").TryGetProperty("session_id", out _), Is.False, "an action the event lacks is not invented");
+            Assert.That(
+                e.GetProperty("fields").GetProperty("memory_clerk_name").GetString(),
+                Is.EqualTo(TextEscaping.Sanitize(Hostile))
+            );
+            Assert.That(
+                e.GetProperty("actions").TryGetProperty("session_id", out _),
+                Is.False,
+                "an action the event lacks is not invented"
+            );
         }
         finally
         {

@@ -20,21 +20,25 @@ public class JsonReportWriterTests
             .AddRow(TableCell.Empty, TableCell.Empty, TableCell.Empty, TableCell.FromPercentage(double.NaN))
             .AddNote("n1")
             .Build();
-        var doc = new ReportDocument("R", [new ReportSection("S", new Paragraph("Hi <b> & \u00FC"), table)]) { Generator = "G" };
+        var doc = new ReportDocument("R", [new ReportSection("S", new Paragraph("Hi <b> & \u00FC"), table)])
+        {
+            Generator = "G",
+        };
 
         string json = Utf8(Write(new JsonReportWriter(indented: false), doc));
 
         string expected =
-            "{\"format\":\"xeanalyzer-report\",\"formatVersion\":1,\"title\":\"R\",\"description\":null,\"generator\":\"G\"," +
-            "\"sections\":[{\"title\":\"S\",\"blocks\":[" +
-            "{\"type\":\"paragraph\",\"text\":\"Hi \\u003Cb\\u003E \\u0026 \u00FC\"}," +
-            "{\"type\":\"table\",\"title\":\"T\",\"columns\":[" +
-            "{\"name\":\"n\",\"kind\":\"text\",\"unit\":null,\"description\":null}," +
-            "{\"name\":\"d\",\"kind\":\"duration\",\"unit\":\"ms\",\"description\":null}," +
-            "{\"name\":\"t\",\"kind\":\"timestamp\",\"unit\":null,\"description\":null}," +
-            "{\"name\":\"p\",\"kind\":\"percentage\",\"unit\":null,\"description\":\"share\"}]," +
-            "\"rows\":[[\"x\",1.5,\"2024-05-01T12:00:00.0000000Z\",0.25],[null,null,null,null]]," +
-            "\"notes\":[\"n1\"],\"warnings\":[]}]}]}";
+            "{\"format\":\"xeanalyzer-report\",\"formatVersion\":1,\"title\":\"R\",\"description\":null,\"generator\""
+            + ":\"G\","
+            + "\"sections\":[{\"title\":\"S\",\"blocks\":["
+            + "{\"type\":\"paragraph\",\"text\":\"Hi \\u003Cb\\u003E \\u0026 \u00FC\"},"
+            + "{\"type\":\"table\",\"title\":\"T\",\"columns\":["
+            + "{\"name\":\"n\",\"kind\":\"text\",\"unit\":null,\"description\":null},"
+            + "{\"name\":\"d\",\"kind\":\"duration\",\"unit\":\"ms\",\"description\":null},"
+            + "{\"name\":\"t\",\"kind\":\"timestamp\",\"unit\":null,\"description\":null},"
+            + "{\"name\":\"p\",\"kind\":\"percentage\",\"unit\":null,\"description\":\"share\"}],"
+            + "\"rows\":[[\"x\",1.5,\"2024-05-01T12:00:00.0000000Z\",0.25],[null,null,null,null]],"
+            + "\"notes\":[\"n1\"],\"warnings\":[]}]}]}";
         Assert.That(json, Is.EqualTo(expected));
     }
 
@@ -42,8 +46,13 @@ public class JsonReportWriterTests
     public void Write_IndentsWithTwoSpaces_AndEndsWithNewline()
     {
         string json = Utf8(Write(new JsonReportWriter(), new ReportDocument("R", []) { Generator = "G" }));
-        Assert.That(json, Is.EqualTo(
-            "{\n  \"format\": \"xeanalyzer-report\",\n  \"formatVersion\": 1,\n  \"title\": \"R\",\n  \"description\": null,\n  \"generator\": \"G\",\n  \"sections\": []\n}\n"));
+        Assert.That(
+            json,
+            Is.EqualTo(
+                "{\n  \"format\": \"xeanalyzer-report\",\n  \"formatVersion\": 1,\n  \"title\": \"R\",\n  "
+                    + "\"description\": null,\n  \"generator\": \"G\",\n  \"sections\": []\n}\n"
+            )
+        );
     }
 
     [Test]
@@ -52,15 +61,24 @@ public class JsonReportWriterTests
         var b = new CallTreeBuilder(WeightUnit.Bytes);
         b.AddStack(["leaf", "root"], 8192);
         b.AddStack(["root"], 100);
-        var line = new LineChart("mem", XAxisKind.Time, [LineSeries.FromTimestamps("pages", [(Noon, 1), (Noon.AddSeconds(1), 3)])]);
+        var line = new LineChart(
+            "mem",
+            XAxisKind.Time,
+            [LineSeries.FromTimestamps("pages", [(Noon, 1), (Noon.AddSeconds(1), 3)])]
+        );
         var bar = new BarChart("bars", ["a", "b"], [1.0, 2], ["b"], new ReferenceLine(1.5, "mean"));
         var kv = new KeyValueList([new("events", 3), new("start", Noon), new("missing", TableCell.Empty)], "Summary");
         var pre = new Preformatted("a\r\nb");
 
-        using JsonDocument d = JsonDocument.Parse(Write(new JsonReportWriter(), Doc(kv, bar, line, new FlameGraph(b.Build()), pre)));
+        using JsonDocument d = JsonDocument.Parse(
+            Write(new JsonReportWriter(), Doc(kv, bar, line, new FlameGraph(b.Build()), pre))
+        );
         JsonElement[] blocks = [.. d.RootElement.GetProperty("sections")[0].GetProperty("blocks").EnumerateArray()];
 
-        Assert.That(blocks.Select(x => x.GetProperty("type").GetString()), Is.EqualTo(new[] { "keyValues", "barChart", "lineChart", "flameGraph", "preformatted" }));
+        Assert.That(
+            blocks.Select(x => x.GetProperty("type").GetString()),
+            Is.EqualTo(new[] { "keyValues", "barChart", "lineChart", "flameGraph", "preformatted" })
+        );
         JsonElement items = blocks[0].GetProperty("items");
         Assert.That(items[0].GetProperty("value").GetInt64(), Is.EqualTo(3));
         Assert.That(items[1].GetProperty("kind").GetString(), Is.EqualTo("timestamp"));
@@ -95,7 +113,9 @@ public class JsonReportWriterTests
             t.AddRow(n);
         }
 
-        using JsonDocument d = JsonDocument.Parse(Write(new JsonReportWriter(), Doc(t.Build(), new Paragraph(HostileNames[0]))));
+        using JsonDocument d = JsonDocument.Parse(
+            Write(new JsonReportWriter(), Doc(t.Build(), new Paragraph(HostileNames[0])))
+        );
         JsonElement rows = d.RootElement.GetProperty("sections")[0].GetProperty("blocks")[0].GetProperty("rows");
         Assert.That(rows[0][0].GetString(), Is.EqualTo(HostileNames[0]));
         Assert.That(rows[4][0].GetString(), Is.EqualTo("new\nline\r\nand\ttab"));

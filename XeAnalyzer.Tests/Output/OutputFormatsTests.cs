@@ -4,8 +4,8 @@ using static XeAnalyzer.Tests.Output.OutputTestSupport;
 namespace XeAnalyzer.Tests.Output;
 
 /// <summary>
-/// The one registry of output formats: <c>--format NAME</c> picks one writer, which asks the result for the document of its view and
-/// writes that document, nothing else.
+/// The one registry of output formats: <c>--format NAME</c> picks one writer, which asks the result for the document of
+/// its view and writes that document, nothing else.
 /// </summary>
 public sealed class OutputFormatsTests
 {
@@ -19,8 +19,14 @@ public sealed class OutputFormatsTests
             Asked.Add(view);
             var tree = new CallTreeBuilder();
             tree.AddStack(["leaf-" + view, "root"], 2);
-            ReportTable table = new TableBuilder("table-" + view).AddColumn(TableColumn.Text("view")).AddRow("row-" + view).Build();
-            return new ReportDocument("title-" + view, [new ReportSection("section-" + view, table, new FlameGraph(tree.Build()))]);
+            ReportTable table = new TableBuilder("table-" + view)
+                .AddColumn(TableColumn.Text("view"))
+                .AddRow("row-" + view)
+                .Build();
+            return new ReportDocument(
+                "title-" + view,
+                [new ReportSection("section-" + view, table, new FlameGraph(tree.Build()))]
+            );
         }
     }
 
@@ -37,7 +43,11 @@ public sealed class OutputFormatsTests
         Assert.That(text, Does.Contain(marker), "the document of that view was written");
         foreach (DocumentView other in Enum.GetValues<DocumentView>().Where(v => v != writer.View))
         {
-            Assert.That(text, Does.Not.Contain("-" + other + "\"").And.Not.Contain("row-" + other).And.Not.Contain("leaf-" + other), format + " wrote nothing of " + other);
+            Assert.That(
+                text,
+                Does.Not.Contain("-" + other + "\"").And.Not.Contain("row-" + other).And.Not.Contain("leaf-" + other),
+                format + " wrote nothing of " + other
+            );
         }
     }
 
@@ -53,7 +63,10 @@ public sealed class OutputFormatsTests
     [Test]
     public void FigureWriters_RefuseADocumentWithoutAFigure_NamingIt()
     {
-        ReportDocument tableOnly = ReportDocument.Of("only a table", new TableBuilder("t").AddColumn(TableColumn.Text("x")).AddRow("1").Build());
+        ReportDocument tableOnly = ReportDocument.Of(
+            "only a table",
+            new TableBuilder("t").AddColumn(TableColumn.Text("x")).AddRow("1").Build()
+        );
         foreach (IReportWriter w in OutputFormats.Writers.Where(w => w.View == DocumentView.Figure))
         {
             Assert.That(() => w.Write(tableOnly, new MemoryStream()), Throws.ArgumentException, w.Format);

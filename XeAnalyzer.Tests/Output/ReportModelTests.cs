@@ -7,21 +7,22 @@ public class ReportModelTests
     [Test]
     public void ReportTable_Throws_WhenRowHasWrongCellCount()
     {
-        var ex = Assert.Throws<ArgumentException>(() => new TableBuilder("t")
-            .AddColumn(TableColumn.Text("a"))
-            .AddColumn(TableColumn.Integer("b"))
-            .AddRow("x")
-            .Build());
+        var ex = Assert.Throws<ArgumentException>(() =>
+            new TableBuilder("t")
+                .AddColumn(TableColumn.Text("a"))
+                .AddColumn(TableColumn.Integer("b"))
+                .AddRow("x")
+                .Build()
+        );
         Assert.That(ex!.Message, Does.Contain("Row 0").And.Contain("1 cells").And.Contain("2 columns"));
     }
 
     [Test]
     public void ReportTable_Throws_WhenCellKindDoesNotFitColumn()
     {
-        var ex = Assert.Throws<ArgumentException>(() => new TableBuilder("t")
-            .AddColumn(TableColumn.Integer("count"))
-            .AddRow("not a number")
-            .Build());
+        var ex = Assert.Throws<ArgumentException>(() =>
+            new TableBuilder("t").AddColumn(TableColumn.Integer("count")).AddRow("not a number").Build()
+        );
         Assert.That(ex!.Message, Does.Contain("column 'count'").And.Contain("Text").And.Contain("Integer"));
     }
 
@@ -63,7 +64,9 @@ public class ReportModelTests
     [Test]
     public void TableColumn_Throws_WhenDecimalPlacesOutOfRange()
     {
-        Assert.Throws<ArgumentOutOfRangeException>(() => _ = new TableColumn("x", ColumnKind.Decimal) { DecimalPlaces = 10 });
+        Assert.Throws<ArgumentOutOfRangeException>(() =>
+            _ = new TableColumn("x", ColumnKind.Decimal) { DecimalPlaces = 10 }
+        );
     }
 
     [Test]

@@ -20,10 +20,21 @@ internal sealed class SpeedscopeWriterTests
     public void Write_WritesValidSampledProfile()
     {
         CallTree tree = Tree();
-        using JsonDocument d = JsonDocument.Parse(Write(new SpeedscopeWriter(), ReportDocument.Of("latches", new FlameGraph(tree))));
+        using JsonDocument d = JsonDocument.Parse(
+            Write(new SpeedscopeWriter(), ReportDocument.Of("latches", new FlameGraph(tree)))
+        );
         JsonElement root = d.RootElement;
-        Assert.That(root.GetProperty("$schema").GetString(), Is.EqualTo("https://www.speedscope.app/file-format-schema.json"));
-        string[] frames = [.. root.GetProperty("shared").GetProperty("frames").EnumerateArray().Select(f => f.GetProperty("name").GetString()!)];
+        Assert.That(
+            root.GetProperty("$schema").GetString(),
+            Is.EqualTo("https://www.speedscope.app/file-format-schema.json")
+        );
+        string[] frames =
+        [
+            .. root.GetProperty("shared")
+                .GetProperty("frames")
+                .EnumerateArray()
+                .Select(f => f.GetProperty("name").GetString()!),
+        ];
         Assert.That(frames, Is.Unique);
         Assert.That(frames, Is.EquivalentTo(new[] { "main", "mid", "leaf", "other" }));
 
@@ -33,20 +44,33 @@ internal sealed class SpeedscopeWriterTests
         Assert.That(profile.GetProperty("name").GetString(), Is.EqualTo("latches"));
         Assert.That(profile.GetProperty("startValue").GetInt64(), Is.EqualTo(0));
         Assert.That(profile.GetProperty("endValue").GetInt64(), Is.EqualTo(11));
-        int[][] samples = [.. profile.GetProperty("samples").EnumerateArray().Select(s => s.EnumerateArray().Select(i => i.GetInt32()).ToArray())];
+        int[][] samples =
+        [
+            .. profile
+                .GetProperty("samples")
+                .EnumerateArray()
+                .Select(s => s.EnumerateArray().Select(i => i.GetInt32()).ToArray()),
+        ];
         long[] weights = [.. profile.GetProperty("weights").EnumerateArray().Select(w => w.GetInt64())];
         Assert.That(samples, Has.Length.EqualTo(weights.Length));
         Assert.That(weights.Sum(), Is.EqualTo(tree.TotalWeight));
         Assert.That(samples.SelectMany(s => s), Is.All.InRange(0, frames.Length - 1));
 
         // Samples are root first: each path starts at "main" and each path appears once, with merged weights.
-        var byPath = samples.Select((s, i) => (Path: string.Join(";", s.Select(f => frames[f])), Weight: weights[i])).ToDictionary(p => p.Path, p => p.Weight);
-        Assert.That(byPath, Is.EquivalentTo(new Dictionary<string, long>
-        {
-            ["main;mid;leaf"] = 6,
-            ["main;mid"] = 2,
-            ["main;other;leaf"] = 3,
-        }));
+        var byPath = samples
+            .Select((s, i) => (Path: string.Join(";", s.Select(f => frames[f])), Weight: weights[i]))
+            .ToDictionary(p => p.Path, p => p.Weight);
+        Assert.That(
+            byPath,
+            Is.EquivalentTo(
+                new Dictionary<string, long>
+                {
+                    ["main;mid;leaf"] = 6,
+                    ["main;mid"] = 2,
+                    ["main;other;leaf"] = 3,
+                }
+            )
+        );
     }
 
     [TestCase(WeightUnit.Count, "none")]
@@ -70,7 +94,14 @@ internal sealed class SpeedscopeWriterTests
         byte[] bytes = Write(new SpeedscopeWriter(), b.Build());
         Assert.That(Utf8(bytes), Does.Not.Contain("<script"));
         using JsonDocument d = JsonDocument.Parse(bytes);
-        string[] frames = [.. d.RootElement.GetProperty("shared").GetProperty("frames").EnumerateArray().Select(f => f.GetProperty("name").GetString()!)];
+        string[] frames =
+        [
+            .. d
+                .RootElement.GetProperty("shared")
+                .GetProperty("frames")
+                .EnumerateArray()
+                .Select(f => f.GetProperty("name").GetString()!),
+        ];
         Assert.That(frames, Does.Contain("<script>alert('x')</script>"));
         Assert.That(frames, Does.Contain("semi;colon;frame"));
         Assert.That(frames, Does.Contain("lone\uFFFDsurrogate"));

@@ -5,28 +5,29 @@ namespace XeAnalyzer.Tests.Output;
 
 public class TextReportWriterTests
 {
-    private static ReportTable WaitTable() => new TableBuilder("Waits")
-        .AddColumn(TableColumn.Text("Wait type"))
-        .AddColumn(TableColumn.Integer("Waits"))
-        .AddColumn(TableColumn.Duration("Wait time"))
-        .AddColumn(TableColumn.Percentage("Share", 1))
-        .AddRow("LATCH_EX", 1971, TimeSpan.FromMilliseconds(5_423_928), TableCell.FromPercentage(0.7512))
-        .AddRow("PAGEIOLATCH_SH", 29210, TimeSpan.FromMilliseconds(977_288), TableCell.FromPercentage(0.1353))
-        .AddNote("MAXDOP 8, 13 minutes")
-        .AddWarning("one capture file was skipped")
-        .Build();
+    private static ReportTable WaitTable() =>
+        new TableBuilder("Waits")
+            .AddColumn(TableColumn.Text("Wait type"))
+            .AddColumn(TableColumn.Integer("Waits"))
+            .AddColumn(TableColumn.Duration("Wait time"))
+            .AddColumn(TableColumn.Percentage("Share", 1))
+            .AddRow("LATCH_EX", 1971, TimeSpan.FromMilliseconds(5_423_928), TableCell.FromPercentage(0.7512))
+            .AddRow("PAGEIOLATCH_SH", 29210, TimeSpan.FromMilliseconds(977_288), TableCell.FromPercentage(0.1353))
+            .AddNote("MAXDOP 8, 13 minutes")
+            .AddWarning("one capture file was skipped")
+            .Build();
 
     [Test]
     public void FormatTable_AlignsColumns_NumbersRight()
     {
         string expected =
-            "Waits\n" +
-            "Wait type        Waits     Wait time  Share\n" +
-            "--------------  ------  ------------  -----\n" +
-            "LATCH_EX         1,971  5,423,928 ms  75.1%\n" +
-            "PAGEIOLATCH_SH  29,210    977,288 ms  13.5%\n" +
-            "Note: MAXDOP 8, 13 minutes\n" +
-            "Warning: one capture file was skipped\n";
+            "Waits\n"
+            + "Wait type        Waits     Wait time  Share\n"
+            + "--------------  ------  ------------  -----\n"
+            + "LATCH_EX         1,971  5,423,928 ms  75.1%\n"
+            + "PAGEIOLATCH_SH  29,210    977,288 ms  13.5%\n"
+            + "Note: MAXDOP 8, 13 minutes\n"
+            + "Warning: one capture file was skipped\n";
         Assert.That(TextReportWriter.FormatTable(WaitTable()), Is.EqualTo(expected));
     }
 
@@ -40,58 +41,72 @@ public class TextReportWriterTests
             .AddRow(TableCell.Empty, -0.0001)
             .Build();
         string expected =
-            "                       When    Avg\n" +
-            "---------------------------  -----\n" +
-            "2024-05-01 12:00:00.0000001\n" +
-            "                             0.000\n";
+            "                       When    Avg\n"
+            + "---------------------------  -----\n"
+            + "2024-05-01 12:00:00.0000001\n"
+            + "                             0.000\n";
         Assert.That(TextReportWriter.FormatTable(t), Is.EqualTo(expected));
     }
 
     [Test]
     public void FormatTable_CutsLongCells_WithEllipsis()
     {
-        ReportTable t = new TableBuilder(string.Empty).AddColumn(TableColumn.Text("f")).AddRow(new string('x', 30)).Build();
+        ReportTable t = new TableBuilder(string.Empty)
+            .AddColumn(TableColumn.Text("f"))
+            .AddRow(new string('x', 30))
+            .Build();
         Assert.That(TextReportWriter.FormatTable(t, 10), Does.Contain("xxxxxxxxx\u2026\n"));
     }
 
     [Test]
     public void Write_WritesTitlesBlocksAndGeneratorLine()
     {
-        var doc = new ReportDocument("Latch report", [
-            new ReportSection("Summary",
-                new Paragraph("Two lines\nof text."),
-                new KeyValueList([new("Events", 347_435), new("Window", TimeSpan.FromSeconds(2))]),
-                new Preformatted("sqlmin!A\nsqlmin!B", "Stack A")),
-            new ReportSection("Chart", new BarChart("Per scheduler", ["24", "27"], [10.0, 5], ["27"], new ReferenceLine(7.5, "mean"))),
-        ]) { Generator = "XeAnalyzer test" };
+        var doc = new ReportDocument(
+            "Latch report",
+            [
+                new ReportSection(
+                    "Summary",
+                    new Paragraph("Two lines\nof text."),
+                    new KeyValueList([new("Events", 347_435), new("Window", TimeSpan.FromSeconds(2))]),
+                    new Preformatted("sqlmin!A\nsqlmin!B", "Stack A")
+                ),
+                new ReportSection(
+                    "Chart",
+                    new BarChart("Per scheduler", ["24", "27"], [10.0, 5], ["27"], new ReferenceLine(7.5, "mean"))
+                ),
+            ]
+        )
+        {
+            Generator = "XeAnalyzer test",
+        };
 
         string text = Utf8(Write(new TextReportWriter(barWidth: 10), doc));
 
         string expected =
-            "Latch report\n" +
-            "============\n" +
-            "\n" +
-            "Summary\n" +
-            "-------\n" +
-            "Two lines\n" +
-            "of text.\n" +
-            "\n" +
-            "Events: 347,435\n" +
-            "Window: 2,000 ms\n" +
-            "\n" +
-            "Stack A\n" +
-            "    sqlmin!A\n" +
-            "    sqlmin!B\n" +
-            "\n" +
-            "Chart\n" +
-            "-----\n" +
-            "Per scheduler\n" +
-            "  24  ##########  10\n" +
-            "* 27  #####        5\n" +
-            "mean: 7.5\n" +
-            "(* = highlighted)\n" +
-            "\n" +
-            "Generated by XeAnalyzer test\n";
+            "Latch report\n"
+            + "============\n"
+            + "\n"
+            + "Summary\n"
+            + "-------\n"
+            + "Two lines\n"
+            + "of text.\n"
+            + "\n"
+            + "Events: 347,435\n"
+            + "Window: 2,000 ms\n"
+            + "\n"
+            + "Stack A\n"
+            + "    sqlmin!A\n"
+            + "    sqlmin!B\n"
+            + "\n"
+            + "Chart\n"
+            + "-----\n"
+            + "Per scheduler\n"
+            + "  24  ##########  10\n"
+            + "* 27  #####        5\n"
+            + "mean: 7.5\n"
+            + "(* = highlighted)\n"
+            + "\n"
+            + "Generated by XeAnalyzer test\n";
         Assert.That(text, Is.EqualTo(expected));
     }
 
@@ -105,7 +120,11 @@ public class TextReportWriterTests
         }
 
         string text = Utf8(Write(new TextReportWriter(), Doc(b.Build())));
-        Assert.That(text.Any(c => char.IsControl(c) && c != '\n'), Is.False, "no control characters other than line ends");
+        Assert.That(
+            text.Any(c => char.IsControl(c) && c != '\n'),
+            Is.False,
+            "no control characters other than line ends"
+        );
         Assert.That(text.Contains('\u202E', StringComparison.Ordinal), Is.False, "bidi override is replaced");
         Assert.That(text, Does.Contain("new line  and tab"));
         Assert.That(text.Split('\n'), Has.Length.EqualTo(19), "each hostile name stays on one line");
@@ -119,7 +138,12 @@ public class TextReportWriterTests
         b.AddStack(["leaf", "root"], 3);
         b.AddStack(["other", "root"], 1);
         var line = new LineChart("mem", XAxisKind.Number, [new LineSeries("pages", [0.0, 1, 2], [5.0, 9, 1])]);
-        string text = Utf8(Write(new TextReportWriter(), Doc(new FlameGraph(b.Build(), new FlameGraphOptions { Title = "Flame" }), line)));
+        string text = Utf8(
+            Write(
+                new TextReportWriter(),
+                Doc(new FlameGraph(b.Build(), new FlameGraphOptions { Title = "Flame" }), line)
+            )
+        );
         Assert.That(text, Does.Contain("2 stacks merged into 3 frames, total weight 4 (none)"));
         Assert.That(text, Does.Contain("leaf      3  75.00%"));
         Assert.That(text, Does.Contain("pages: 3 points, x 0 to 2; min 1.00 at 2, max 9.00 at 1, last 1.00"));

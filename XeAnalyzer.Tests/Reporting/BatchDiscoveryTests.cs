@@ -4,7 +4,8 @@ using XeAnalyzer.Tests.Analysis;
 
 namespace XeAnalyzer.Tests.Reporting;
 
-/// <summary><see cref="BatchDiscovery"/>: what counts as a capture, rollover grouping, names, and safe, unique report folder names.</summary>
+/// <summary><see cref="BatchDiscovery"/>: what counts as a capture, rollover grouping, names, and safe, unique report
+/// folder names.</summary>
 public sealed partial class BatchDiscoveryTests
 {
     private TempFolder _temp = null!;
@@ -39,8 +40,15 @@ public sealed partial class BatchDiscoveryTests
 
         IReadOnlyList<BatchCapture> captures = BatchDiscovery.Discover([_temp.Path]);
 
-        Assert.That(captures.Select(c => c.Name), Is.EqualTo(new[] { "s/latch_0_*.xel", "t/ring.XML", "t/u/single.xel" }));
-        Assert.That(captures[0].Files.Select(Path.GetFileName), Is.EqualTo(new[] { "latch_0_133601526724170001.xel", "latch_0_133601526724170002.xel" }), "rollover order by FILETIME");
+        Assert.That(
+            captures.Select(c => c.Name),
+            Is.EqualTo(new[] { "s/latch_0_*.xel", "t/ring.XML", "t/u/single.xel" })
+        );
+        Assert.That(
+            captures[0].Files.Select(Path.GetFileName),
+            Is.EqualTo(new[] { "latch_0_133601526724170001.xel", "latch_0_133601526724170002.xel" }),
+            "rollover order by FILETIME"
+        );
         Assert.That(captures[0].ModuleList, Is.EqualTo(Path.Combine(_temp.Path, "s", "latch.modules.txt")));
         Assert.That(captures[1].IsTargetData, Is.True);
         Assert.That(captures[1].ModuleList, Is.Null);
@@ -59,14 +67,20 @@ public sealed partial class BatchDiscoveryTests
 
         IReadOnlyList<BatchCapture> captures = BatchDiscovery.Discover([aDir, bDir, a]);
 
-        Assert.That(captures.Select(c => c.Name), Is.EqualTo(new[] { aDir.Replace('\\', '/') + "/x.xel", bDir.Replace('\\', '/') + "/x.xel" }));
+        Assert.That(
+            captures.Select(c => c.Name),
+            Is.EqualTo(new[] { aDir.Replace('\\', '/') + "/x.xel", bDir.Replace('\\', '/') + "/x.xel" })
+        );
         Assert.That(captures.Select(c => c.Folder).Distinct(StringComparer.OrdinalIgnoreCase).Count(), Is.EqualTo(2));
     }
 
     [Test]
     public void Discover_MissingInput_Throws()
     {
-        Assert.That(() => BatchDiscovery.Discover([Path.Combine(_temp.Path, "nope")]), Throws.InstanceOf<FileNotFoundException>());
+        Assert.That(
+            () => BatchDiscovery.Discover([Path.Combine(_temp.Path, "nope")]),
+            Throws.InstanceOf<FileNotFoundException>()
+        );
     }
 
     [TestCase("../../etc/passwd.xel")]
@@ -100,7 +114,22 @@ public sealed partial class BatchDiscoveryTests
     [Test]
     public void Discover_CollidingAndHostileFileNames_GetUniqueSafeFolders_IndependentOfInputOrder()
     {
-        string[] names = ["a b.xel", "a_b.xel", "A_B.xel", "CON.xel", "-x.xel", "ünï.xel", "__.xel", new string('l', 180) + ".xel", new string('l', 180) + "2.xel", "index.html.xml", "summary.json.xml", "sub/a_b.xel", "sub__a_b.xel"];
+        string[] names =
+        [
+            "a b.xel",
+            "a_b.xel",
+            "A_B.xel",
+            "CON.xel",
+            "-x.xel",
+            "ünï.xel",
+            "__.xel",
+            new string('l', 180) + ".xel",
+            new string('l', 180) + "2.xel",
+            "index.html.xml",
+            "summary.json.xml",
+            "sub/a_b.xel",
+            "sub__a_b.xel",
+        ];
         foreach (string n in names)
         {
             Touch(Path.Combine("in", n));
@@ -110,7 +139,11 @@ public sealed partial class BatchDiscoveryTests
 
         Assert.That(captures, Has.Count.EqualTo(names.Length));
         string[] folders = [.. captures.Select(c => c.Folder)];
-        Assert.That(folders.Distinct(StringComparer.OrdinalIgnoreCase).Count(), Is.EqualTo(folders.Length), "unique even ignoring case: " + string.Join(", ", folders));
+        Assert.That(
+            folders.Distinct(StringComparer.OrdinalIgnoreCase).Count(),
+            Is.EqualTo(folders.Length),
+            "unique even ignoring case: " + string.Join(", ", folders)
+        );
         Assert.That(folders, Has.All.Match(SafeName()));
         Assert.That(folders, Has.All.Length.LessThanOrEqualTo(BatchDiscovery.MaxFolderLength));
         Assert.That(folders, Has.None.EqualTo("index.html").IgnoreCase.And.None.EqualTo("summary.json").IgnoreCase);
@@ -118,7 +151,10 @@ public sealed partial class BatchDiscoveryTests
         // The folder of a capture depends on its name and the set of names, not on discovery or processing order.
         IReadOnlyList<BatchCapture> again = BatchDiscovery.Discover([Path.Combine(_temp.Path, "in")]);
         Assert.That(again.Select(c => (c.Name, c.Folder)), Is.EqualTo(captures.Select(c => (c.Name, c.Folder))));
-        var colliding = captures.Where(c => c.Name is "a b.xel" or "a_b.xel" or "A_B.xel").Select(c => c.Folder).ToArray();
+        var colliding = captures
+            .Where(c => c.Name is "a b.xel" or "a_b.xel" or "A_B.xel")
+            .Select(c => c.Folder)
+            .ToArray();
         Assert.That(colliding, Has.All.Match("^a_b-[0-9a-f]{8}$").IgnoreCase);
     }
 }

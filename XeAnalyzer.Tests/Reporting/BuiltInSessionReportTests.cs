@@ -27,18 +27,39 @@ public sealed class BuiltInSessionReportTests
     {
         string[] alwaysOn = ["availability_replica_state_change", "alwayson_ddl_executed", "error_reported"];
         string[] sqlDiag = ["component_health_result", "info_message"];
-        yield return new TestCaseData("AlwaysOn_health_0_133601526724170000.xel", alwaysOn, "AlwaysOn_health", "file name AlwaysOn_health_0_")
-            .SetName("AlwaysOnHealth_ByFileName");
-        yield return new TestCaseData("ag-incident-0.xel", alwaysOn, "AlwaysOn_health", "its events sqlserver.availability_replica_state_change, sqlserver.alwayson_ddl_executed")
-            .SetName("AlwaysOnHealth_Renamed_ByItsEvents");
-        yield return new TestCaseData("NODE1_MSSQLSERVER_SQLDIAG_0_133601526724170000.xel", sqlDiag, "SQLDIAG", "file name NODE1_MSSQLSERVER_SQLDIAG_0_")
-            .SetName("SqlDiag_ByFileName");
-        yield return new TestCaseData("cluster-log.xel", sqlDiag, "SQLDIAG", "its events sqlserver.component_health_result, sqlserver.info_message")
-            .SetName("SqlDiag_Renamed_ByItsEvents");
+        yield return new TestCaseData(
+            "AlwaysOn_health_0_133601526724170000.xel",
+            alwaysOn,
+            "AlwaysOn_health",
+            "file name AlwaysOn_health_0_"
+        ).SetName("AlwaysOnHealth_ByFileName");
+        yield return new TestCaseData(
+            "ag-incident-0.xel",
+            alwaysOn,
+            "AlwaysOn_health",
+            "its events sqlserver.availability_replica_state_change, sqlserver.alwayson_ddl_executed"
+        ).SetName("AlwaysOnHealth_Renamed_ByItsEvents");
+        yield return new TestCaseData(
+            "NODE1_MSSQLSERVER_SQLDIAG_0_133601526724170000.xel",
+            sqlDiag,
+            "SQLDIAG",
+            "file name NODE1_MSSQLSERVER_SQLDIAG_0_"
+        ).SetName("SqlDiag_ByFileName");
+        yield return new TestCaseData(
+            "cluster-log.xel",
+            sqlDiag,
+            "SQLDIAG",
+            "its events sqlserver.component_health_result, sqlserver.info_message"
+        ).SetName("SqlDiag_Renamed_ByItsEvents");
     }
 
     [TestCaseSource(nameof(Captures))]
-    public void Report_NamesTheBuiltInSession_AndAdvisesNoSessionChange(string fileName, string[] events, string session, string how)
+    public void Report_NamesTheBuiltInSession_AndAdvisesNoSessionChange(
+        string fileName,
+        string[] events,
+        string session,
+        string how
+    )
     {
         string capture = _temp.File(fileName);
         WriteCapture(capture, events);
@@ -66,7 +87,11 @@ public sealed class BuiltInSessionReportTests
 
         string page = File.ReadAllText(Path.Combine(dir, "index.html"));
         Assert.That(page, Does.Not.Contain("built in"));
-        Assert.That(page, Does.Contain("ADD EVENT"), "a session of one's own gets the change that enables each analysis");
+        Assert.That(
+            page,
+            Does.Contain("ADD EVENT"),
+            "a session of one's own gets the change that enables each analysis"
+        );
     }
 
     private static void WriteCapture(string path, string[] eventNames)
@@ -76,12 +101,27 @@ public sealed class BuiltInSessionReportTests
         var types = new List<XeEventType>();
         for (int i = 0; i < eventNames.Length; i++)
         {
-            types.Add(builder.AddEvent(sqlserver, eventNames[i], new Guid($"22222222-0000-4000-8000-{i + 1:D12}"),
-                [XeFieldDefinition.Of("data", XeBaseType.UnicodeString)]));
+            types.Add(
+                builder.AddEvent(
+                    sqlserver,
+                    eventNames[i],
+                    new Guid($"22222222-0000-4000-8000-{i + 1:D12}"),
+                    [XeFieldDefinition.Of("data", XeBaseType.UnicodeString)]
+                )
+            );
         }
 
         XeSchema schema = builder.Build();
-        using XelWriter w = XelWriter.Create(path, schema, new XelWriterOptions { StartTimeUtc = T0, BufferSize = 8192, Partitions = 1 });
+        using XelWriter w = XelWriter.Create(
+            path,
+            schema,
+            new XelWriterOptions
+            {
+                StartTimeUtc = T0,
+                BufferSize = 8192,
+                Partitions = 1,
+            }
+        );
         for (int i = 0; i < 12; i++)
         {
             XeEventType type = types[i % types.Count];

@@ -14,8 +14,8 @@ using XeAnalyzer.Tests.Samples;
 namespace XeAnalyzer.Tests.Reporting;
 
 /// <summary>
-/// <see cref="CaptureReporter"/> on the committed samples and on captures built here: which analyses run, what the page says
-/// when one is not possible, the figures against the generator's documented ones, and the files written.
+/// <see cref="CaptureReporter"/> on the committed samples and on captures built here: which analyses run, what the page
+/// says when one is not possible, the figures against the generator's documented ones, and the files written.
 /// </summary>
 public sealed class CaptureReporterTests
 {
@@ -27,17 +27,23 @@ public sealed class CaptureReporterTests
     [TearDown]
     public void TearDown() => _temp.Dispose();
 
-    private static CallstackResolver SampleResolver() => new(new CallstackResolverOptions
-    {
-        SymbolPath = SymbolPath.Parse(TestPaths.SymbolsCache),
-        Offline = true,
-        Binaries = ModuleBinaries.Scan([TestPaths.SymbolsCache]),
-    });
+    private static CallstackResolver SampleResolver() =>
+        new(
+            new CallstackResolverOptions
+            {
+                SymbolPath = SymbolPath.Parse(TestPaths.SymbolsCache),
+                Offline = true,
+                Binaries = ModuleBinaries.Scan([TestPaths.SymbolsCache]),
+            }
+        );
 
     private static CaptureReport Report(string set, CallstackResolver? resolver = null)
     {
         using CallstackResolver own = SampleResolver();
-        return CaptureReporter.Run([Path.Combine(TestPaths.Samples, set)], new ReportOptions { Resolver = resolver ?? own });
+        return CaptureReporter.Run(
+            [Path.Combine(TestPaths.Samples, set)],
+            new ReportOptions { Resolver = resolver ?? own }
+        );
     }
 
     [Test]
@@ -50,8 +56,18 @@ public sealed class CaptureReporterTests
         Assert.That(report.Completed.Select(a => a.Key), Is.EqualTo(new[] { "stacks", "symbols", "latches" }));
         Assert.That(report.NotPossible.Select(a => a.Key), Is.EqualTo(new[] { "memory", "waits" }));
         Assert.That(report.Capture.EventsMatched, Is.EqualTo(SampleData.Figure(figures, "events")));
-        Assert.That(report.Capture.FirstEvent, Is.EqualTo(DateTime.Parse(figures["first_event"], CultureInfo.InvariantCulture, DateTimeStyles.AdjustToUniversal)));
-        Assert.That(report.Capture.LastEvent, Is.EqualTo(DateTime.Parse(figures["last_event"], CultureInfo.InvariantCulture, DateTimeStyles.AdjustToUniversal)));
+        Assert.That(
+            report.Capture.FirstEvent,
+            Is.EqualTo(
+                DateTime.Parse(figures["first_event"], CultureInfo.InvariantCulture, DateTimeStyles.AdjustToUniversal)
+            )
+        );
+        Assert.That(
+            report.Capture.LastEvent,
+            Is.EqualTo(
+                DateTime.Parse(figures["last_event"], CultureInfo.InvariantCulture, DateTimeStyles.AdjustToUniversal)
+            )
+        );
         Assert.That(report.Capture.EventTypes.Single().Name, Is.EqualTo("sqlserver.latch_acquired"));
         Assert.That(report.Capture.Files.Single().Input.ModuleMap.Path, Does.EndWith(figures["modules_file"]));
 
@@ -67,7 +83,8 @@ public sealed class CaptureReporterTests
         // Every event has a 24-frame stack; the tail stack T6's events have one frame in no module.
         var symbols = (SymbolizationResult)report.Analyses.Single(a => a.Key == "symbols");
         long events = SampleData.Figure(figures, "events");
-        long outside = SampleData.Figure(figures, "outside_events") * SampleData.Figure(figures, "outside_frames_per_event");
+        long outside =
+            SampleData.Figure(figures, "outside_events") * SampleData.Figure(figures, "outside_frames_per_event");
         Assert.That(symbols.DistinctStacks, Is.EqualTo(SampleData.Figure(figures, "distinct_stacks")));
         Assert.That(symbols.Counts.Stacks, Is.EqualTo(events));
         Assert.That(symbols.Counts.Frames, Is.EqualTo(events * 24));
@@ -90,12 +107,26 @@ public sealed class CaptureReporterTests
         Assert.That(text, Does.Contain("ADD EVENT sqlos.page_allocated"));
     }
 
-    /// <summary>The generator's buckets of sample 1 (slot order): count and frames leaf first, as SQL Server symbolizes them.</summary>
+    /// <summary>The generator's buckets of sample 1 (slot order): count and frames leaf first, as SQL Server symbolizes
+    /// them.</summary>
     private static List<string> ExpectedBuckets()
     {
-        List<Dictionary<string, string>> rows = SampleData.Tsv(Path.Combine(TestPaths.Samples, "expected", "latch_nesting_full.stacks.tsv"));
-        return [.. rows.GroupBy(r => int.Parse(r["slot"], CultureInfo.InvariantCulture)).OrderBy(g => g.Key)
-            .Select(g => g.First()["count"] + "|" + string.Join("\n", g.OrderBy(r => int.Parse(r["frame"], CultureInfo.InvariantCulture)).Select(r => r["symbolized"])))];
+        List<Dictionary<string, string>> rows = SampleData.Tsv(
+            Path.Combine(TestPaths.Samples, "expected", "latch_nesting_full.stacks.tsv")
+        );
+        return
+        [
+            .. rows.GroupBy(r => int.Parse(r["slot"], CultureInfo.InvariantCulture))
+                .OrderBy(g => g.Key)
+                .Select(g =>
+                    g.First()["count"]
+                    + "|"
+                    + string.Join(
+                        "\n",
+                        g.OrderBy(r => int.Parse(r["frame"], CultureInfo.InvariantCulture)).Select(r => r["symbolized"])
+                    )
+                ),
+        ];
     }
 
     [TestCase("latch_nesting_full")]
@@ -104,12 +135,20 @@ public sealed class CaptureReporterTests
     public void Run_LatchSampleAndItsHistograms_StackSectionHasTheGeneratorsBuckets(string input)
     {
         using CallstackResolver resolver = SampleResolver();
-        CaptureReport report = CaptureReporter.Run([Path.Combine(TestPaths.Samples, input)], new ReportOptions { Resolver = resolver });
+        CaptureReport report = CaptureReporter.Run(
+            [Path.Combine(TestPaths.Samples, input)],
+            new ReportOptions { Resolver = resolver }
+        );
 
         IAnalysisResult stacks = report.Analyses.Single(a => a.Key == "stacks");
         Assert.That(AnalysisOutcome.Ran(stacks), Is.True);
         StackBucketResult result = ((StackReportSection)stacks).Result;
-        string[] actual = [.. result.Buckets.Select(b => b.Count.ToString(CultureInfo.InvariantCulture) + "|" + string.Join("\n", b.Frames))];
+        string[] actual =
+        [
+            .. result.Buckets.Select(b =>
+                b.Count.ToString(CultureInfo.InvariantCulture) + "|" + string.Join("\n", b.Frames)
+            ),
+        ];
         Assert.That(actual.Order(StringComparer.Ordinal), Is.EqualTo(ExpectedBuckets().Order(StringComparer.Ordinal)));
         Assert.That(actual[0], Is.EqualTo(ExpectedBuckets()[0]), "the largest bucket first: stack A");
 
@@ -117,14 +156,37 @@ public sealed class CaptureReporterTests
         ReportSection buckets = report.Document.Sections.Single(s => s.Title == "Stacks: Buckets");
         Assert.That(((ReportTable)buckets.Blocks[0]).Rows, Has.Count.EqualTo(ExpectedBuckets().Count));
         Assert.That(buckets.Blocks[1], Is.InstanceOf<FlameGraph>());
-        ReportSection frames = report.Document.Sections.Single(s => s.Title == "Stacks: Largest buckets, frames leaf first");
+        ReportSection frames = report.Document.Sections.Single(s =>
+            s.Title == "Stacks: Largest buckets, frames leaf first"
+        );
         StackList largest = frames.Blocks.OfType<StackList>().Single();
-        Assert.That(largest.Items[0].Frames.Select(f => f.Text), Is.EqualTo(ExpectedBuckets()[0].Split('|')[1].Split('\n')));
+        Assert.That(
+            largest.Items[0].Frames.Select(f => f.Text),
+            Is.EqualTo(ExpectedBuckets()[0].Split('|')[1].Split('\n'))
+        );
         Assert.That(largest.Items, Has.Count.EqualTo(10), "the ten largest of 14 buckets");
         Assert.That(frames.Blocks.OfType<Paragraph>().Single().Text, Does.Contain("10 largest of 14"));
-        Assert.That(((ReportTable)report.Document.Sections.Single(s => s.Title == "Stacks: Bucket frames").Blocks.Single()).Rows,
-            Has.Count.EqualTo(SampleData.Tsv(Path.Combine(TestPaths.Samples, "expected", "latch_nesting_full.stacks.tsv")).Count), "one row per frame of every bucket");
-        Assert.That(report.Files.Select(f => f.Name), Is.SupersetOf(new[] { "stacks.buckets.csv", "stacks.stack-buckets.svg", "stacks.stack-buckets.folded", "stacks.stack-bucket-frames.csv" }));
+        Assert.That(
+            (
+                (ReportTable)report.Document.Sections.Single(s => s.Title == "Stacks: Bucket frames").Blocks.Single()
+            ).Rows,
+            Has.Count.EqualTo(
+                SampleData.Tsv(Path.Combine(TestPaths.Samples, "expected", "latch_nesting_full.stacks.tsv")).Count
+            ),
+            "one row per frame of every bucket"
+        );
+        Assert.That(
+            report.Files.Select(f => f.Name),
+            Is.SupersetOf(
+                new[]
+                {
+                    "stacks.buckets.csv",
+                    "stacks.stack-buckets.svg",
+                    "stacks.stack-buckets.folded",
+                    "stacks.stack-bucket-frames.csv",
+                }
+            )
+        );
     }
 
     [Test]
@@ -136,16 +198,34 @@ public sealed class CaptureReporterTests
         Assert.That(report.Completed.Select(a => a.Key), Does.Contain("waits").And.Contain("symbols"));
         Assert.That(report.NotPossible.Select(a => a.Key), Does.Contain("memory"));
         Assert.That(report.Capture.EventsMatched, Is.EqualTo(SampleData.Figure(figures, "events")));
-        foreach (string name in new[] { "wait_info", "wait_info_external", "latch_acquired", "latch_released", "file_read", "file_read_completed" })
+        foreach (
+            string name in new[]
+            {
+                "wait_info",
+                "wait_info_external",
+                "latch_acquired",
+                "latch_released",
+                "file_read",
+                "file_read_completed",
+            }
+        )
         {
-            Assert.That(report.Capture.EventTypes.Single(e => e.Name.EndsWith("." + name, StringComparison.Ordinal)).Count, Is.EqualTo(SampleData.Figure(figures, "count." + name)), name);
+            Assert.That(
+                report.Capture.EventTypes.Single(e => e.Name.EndsWith("." + name, StringComparison.Ordinal)).Count,
+                Is.EqualTo(SampleData.Figure(figures, "count." + name)),
+                name
+            );
         }
 
         var waits = (WaitAnalysisResult)report.Analyses.Single(a => a.Key == "waits");
         foreach (WaitTypeStats w in waits.ByWaitType)
         {
             Assert.That(w.Waits, Is.EqualTo(SampleData.Figure(figures, "wait." + w.WaitType + ".waits")), w.WaitType);
-            Assert.That(w.TotalDurationMs, Is.EqualTo(SampleData.Figure(figures, "wait." + w.WaitType + ".total_ms")), w.WaitType);
+            Assert.That(
+                w.TotalDurationMs,
+                Is.EqualTo(SampleData.Figure(figures, "wait." + w.WaitType + ".total_ms")),
+                w.WaitType
+            );
         }
     }
 
@@ -161,10 +241,17 @@ public sealed class CaptureReporterTests
         {
             GroupMemory g = memory.Sessions.Single(s => s.Key == session);
             Assert.That(g.PeakPages, Is.EqualTo(SampleData.Figure(figures, "session" + session + ".peak_pages")));
-            Assert.That(g.PagesAllocated, Is.EqualTo(SampleData.Figure(figures, "session" + session + ".pages_allocated")));
+            Assert.That(
+                g.PagesAllocated,
+                Is.EqualTo(SampleData.Figure(figures, "session" + session + ".pages_allocated"))
+            );
         }
 
-        Assert.That(report.Files.Where(f => f.Kind == ReportFileKind.SeriesCsv).Select(f => f.Name), Has.Some.StartWith("memory."), "the running total's points as CSV");
+        Assert.That(
+            report.Files.Where(f => f.Kind == ReportFileKind.SeriesCsv).Select(f => f.Name),
+            Has.Some.StartWith("memory."),
+            "the running total's points as CSV"
+        );
     }
 
     [Test]
@@ -187,16 +274,26 @@ public sealed class CaptureReporterTests
         string dir = _temp.File("out");
         report.Write(dir);
 
-        Assert.That(Directory.GetFiles(dir).Select(Path.GetFileName).Order(StringComparer.Ordinal), Is.EqualTo(report.Files.Select(f => f.Name).Order(StringComparer.Ordinal)));
+        Assert.That(
+            Directory.GetFiles(dir).Select(Path.GetFileName).Order(StringComparer.Ordinal),
+            Is.EqualTo(report.Files.Select(f => f.Name).Order(StringComparer.Ordinal))
+        );
         using JsonDocument json = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(dir, "report.json")));
         Assert.That(json.RootElement.GetProperty("format").GetString(), Is.EqualTo("xeanalyzer-report"));
-        Assert.That(json.RootElement.GetProperty("sections").GetArrayLength(), Is.EqualTo(report.Document.Sections.Count));
+        Assert.That(
+            json.RootElement.GetProperty("sections").GetArrayLength(),
+            Is.EqualTo(report.Document.Sections.Count)
+        );
         foreach (ReportFile f in report.Files.Where(f => f.Kind == ReportFileKind.TableCsv))
         {
             var table = (ReportTable)f.Block!;
             List<string[]> rows = ReportTestSupport.ParseCsv(await File.ReadAllTextAsync(Path.Combine(dir, f.Name)));
             Assert.That(rows, Has.Count.EqualTo(table.Rows.Count + 1), f.Name);
-            Assert.That(rows.All(r => r.Length == table.Columns.Count), Is.True, f.Name + ": every record has one field per column");
+            Assert.That(
+                rows.All(r => r.Length == table.Columns.Count),
+                Is.True,
+                f.Name + ": every record has one field per column"
+            );
             Assert.That(rows[0], Is.EqualTo(table.Columns.Select(CsvReportWriter.HeaderOf).ToArray()), f.Name);
         }
 
@@ -207,7 +304,9 @@ public sealed class CaptureReporterTests
         }
 
         // The page is well-formed XML too (the writer promises it), with no script.
-        var page = System.Xml.Linq.XDocument.Parse((await File.ReadAllTextAsync(Path.Combine(dir, "index.html")))["<!DOCTYPE html>\n".Length..]);
+        var page = System.Xml.Linq.XDocument.Parse(
+            (await File.ReadAllTextAsync(Path.Combine(dir, "index.html")))["<!DOCTYPE html>\n".Length..]
+        );
         Assert.That(page.Descendants().Count(e => e.Name.LocalName == "script"), Is.Zero);
     }
 
@@ -222,11 +321,31 @@ public sealed class CaptureReporterTests
         Assert.That(report.Status, Is.EqualTo(ReportStatus.NothingToAnalyse));
         Assert.That(report.Completed, Is.Empty);
         Assert.That(report.Capture.EventsMatched, Is.EqualTo(50));
-        Assert.That(report.Document.Sections.Select(s => s.Title), Is.SupersetOf(new[] { "Stacks: not possible", "Symbolization: not possible", "Latches: not possible", "Memory: not possible", "Waits: not possible" }));
+        Assert.That(
+            report.Document.Sections.Select(s => s.Title),
+            Is.SupersetOf(
+                new[]
+                {
+                    "Stacks: not possible",
+                    "Symbolization: not possible",
+                    "Latches: not possible",
+                    "Memory: not possible",
+                    "Waits: not possible",
+                }
+            )
+        );
         Assert.That(report.Document.Description, Does.StartWith("Inputs: ").And.Contain("Nothing was analysed"));
         string overview = string.Join("\n", report.Document.Sections[0].Blocks.OfType<Paragraph>().Select(p => p.Text));
-        Assert.That(overview, Does.Contain("This page is not a result").And.Contain("sqlserver.sql_batch_completed (50)"));
-        Assert.That(((Preformatted)report.Document.Sections.Single(s => s.Title == "Symbolization: not possible").Blocks[1]).Text, Does.Contain("package0.callstack"));
+        Assert.That(
+            overview,
+            Does.Contain("This page is not a result").And.Contain("sqlserver.sql_batch_completed (50)")
+        );
+        Assert.That(
+            (
+                (Preformatted)report.Document.Sections.Single(s => s.Title == "Symbolization: not possible").Blocks[1]
+            ).Text,
+            Does.Contain("package0.callstack")
+        );
 
         report.Write(_temp.File("out"));
         Assert.That(File.Exists(_temp.File("out/index.html")), Is.True);
@@ -237,7 +356,10 @@ public sealed class CaptureReporterTests
     {
         var c = new AnalysisCaptures();
         string path = _temp.File("noscheduler.xel");
-        c.WriteXel(path, Enumerable.Range(0, 10).Select(i => c.Acquire(AnalysisCaptures.At(i), "BUFFER", 0x10, worker: 0x20)));
+        c.WriteXel(
+            path,
+            Enumerable.Range(0, 10).Select(i => c.Acquire(AnalysisCaptures.At(i), "BUFFER", 0x10, worker: 0x20))
+        );
 
         CaptureReport report = CaptureReporter.Run([path]);
         IAnalysisResult latches = report.Analyses.Single(a => a.Key == "latches");
@@ -265,7 +387,10 @@ public sealed class CaptureReporterTests
     {
         string path = _temp.File("fake.xel");
         File.WriteAllText(path, "this is not an Extended Events file, only text with a .xel name");
-        Assert.That(() => CaptureReporter.Run([path]), Throws.InstanceOf<XeFormatException>().With.Message.Contains("fake.xel"));
+        Assert.That(
+            () => CaptureReporter.Run([path]),
+            Throws.InstanceOf<XeFormatException>().With.Message.Contains("fake.xel")
+        );
     }
 
     [Test]
@@ -273,11 +398,10 @@ public sealed class CaptureReporterTests
     {
         var probe = new ProbeAnalysis("wait_info_external");
         using CallstackResolver resolver = SampleResolver();
-        CaptureReport report = CaptureReporter.Run([Path.Combine(TestPaths.Samples, SampleData.Waits)], new ReportOptions
-        {
-            Resolver = resolver,
-            Analyses = [probe, new WaitAnalysis()],
-        });
+        CaptureReport report = CaptureReporter.Run(
+            [Path.Combine(TestPaths.Samples, SampleData.Waits)],
+            new ReportOptions { Resolver = resolver, Analyses = [probe, new WaitAnalysis()] }
+        );
 
         long expected = SampleData.Figure(SampleData.Figures(SampleData.Waits), "count.wait_info_external");
         Assert.That(probe.Seen, Is.EqualTo(expected));
@@ -292,23 +416,49 @@ public sealed class CaptureReporterTests
         var c = new AnalysisCaptures();
         string path = _temp.File("many.xel");
         c.WriteXel(path, Enumerable.Range(0, 50_000).Select(i => c.Batch(AnalysisCaptures.At(i))));
-        var options = new ReportOptions { Analyses = [new ThrowingAnalysis(100), new ProbeAnalysis("sql_batch_completed")] };
-        Assert.That(() => CaptureReporter.Run([path], options), Throws.InvalidOperationException.With.Message.EqualTo("deliberate failure after 100 events"));
+        var options = new ReportOptions
+        {
+            Analyses = [new ThrowingAnalysis(100), new ProbeAnalysis("sql_batch_completed")],
+        };
+        Assert.That(
+            () => CaptureReporter.Run([path], options),
+            Throws.InvalidOperationException.With.Message.EqualTo("deliberate failure after 100 events")
+        );
     }
 
     [Test]
     public void Run_DuplicateOrBadAnalysisKeys_AreRejected()
     {
         string path = SampleData.CapturePath(SampleData.Latch);
-        Assert.That(() => CaptureReporter.Run([path], new ReportOptions { Analyses = [new ProbeAnalysis("x"), new ProbeAnalysis("y")] }), Throws.ArgumentException.With.Message.Contains("used twice"));
-        Assert.That(() => CaptureReporter.Run([path], new ReportOptions { Analyses = [new ProbeAnalysis("x", "latches"), new LatchAnalysis()] }), Throws.ArgumentException.With.Message.Contains("'latches' is used twice"));
-        Assert.That(() => CaptureReporter.Run([path], new ReportOptions { Analyses = [new ProbeAnalysis("x", "capture")] }), Throws.ArgumentException.With.Message.Contains("reserved"));
-        Assert.That(() => CaptureReporter.Run([path], new ReportOptions { Analyses = [new ProbeAnalysis("x", "Bad Key")] }), Throws.ArgumentException);
+        Assert.That(
+            () =>
+                CaptureReporter.Run(
+                    [path],
+                    new ReportOptions { Analyses = [new ProbeAnalysis("x"), new ProbeAnalysis("y")] }
+                ),
+            Throws.ArgumentException.With.Message.Contains("used twice")
+        );
+        Assert.That(
+            () =>
+                CaptureReporter.Run(
+                    [path],
+                    new ReportOptions { Analyses = [new ProbeAnalysis("x", "latches"), new LatchAnalysis()] }
+                ),
+            Throws.ArgumentException.With.Message.Contains("'latches' is used twice")
+        );
+        Assert.That(
+            () => CaptureReporter.Run([path], new ReportOptions { Analyses = [new ProbeAnalysis("x", "capture")] }),
+            Throws.ArgumentException.With.Message.Contains("reserved")
+        );
+        Assert.That(
+            () => CaptureReporter.Run([path], new ReportOptions { Analyses = [new ProbeAnalysis("x", "Bad Key")] }),
+            Throws.ArgumentException
+        );
     }
 
     /// <summary>
-    /// Counts the events it gets (and those of other names it should not get): what a new analysis adds to a report is an analysis class,
-    /// a result type with its documents, and one line in the list of analyses.
+    /// Counts the events it gets (and those of other names it should not get): what a new analysis adds to a report is
+    /// an analysis class, a result type with its documents, and one line in the list of analyses.
     /// </summary>
     private sealed class ProbeAnalysis(string eventName, string key = "probe") : ICaptureAnalysis
     {
@@ -324,7 +474,8 @@ public sealed class CaptureReporterTests
 
         private sealed class Run(ProbeAnalysis owner) : IAnalysisRun
         {
-            public bool Accepts(XeEventType eventType, XeActionSet actions) => eventType.Name == owner.EventNames!.Single();
+            public bool Accepts(XeEventType eventType, XeActionSet actions) =>
+                eventType.Name == owner.EventNames!.Single();
 
             public void Add(XEvent e)
             {
@@ -338,7 +489,8 @@ public sealed class CaptureReporterTests
                 }
             }
 
-            public IAnalysisResult Complete(CaptureSummary capture, CancellationToken cancellationToken) => new ProbeResult(owner.Key, owner.Seen);
+            public IAnalysisResult Complete(CaptureSummary capture, CancellationToken cancellationToken) =>
+                new ProbeResult(owner.Key, owner.Seen);
         }
 
         private sealed class ProbeResult(string key, long seen) : IAnalysisResult
@@ -354,7 +506,18 @@ public sealed class CaptureReporterTests
             public long EventsUsed => seen;
 
             public ReportDocument ToDocument(DocumentView view) =>
-                new("Probe", [new ReportSection("Counted", new TableBuilder("events seen").AddColumn(TableColumn.Integer("events")).AddRow(seen).Build())]);
+                new(
+                    "Probe",
+                    [
+                        new ReportSection(
+                            "Counted",
+                            new TableBuilder("events seen")
+                                .AddColumn(TableColumn.Integer("events"))
+                                .AddRow(seen)
+                                .Build()
+                        ),
+                    ]
+                );
         }
     }
 
@@ -372,10 +535,13 @@ public sealed class CaptureReporterTests
         {
             if (++_n == after)
             {
-                throw new InvalidOperationException("deliberate failure after " + after.ToString(CultureInfo.InvariantCulture) + " events");
+                throw new InvalidOperationException(
+                    "deliberate failure after " + after.ToString(CultureInfo.InvariantCulture) + " events"
+                );
             }
         }
 
-        public IAnalysisResult Complete(CaptureSummary capture, CancellationToken cancellationToken) => throw new AssertionException("the stream ended before the failure point");
+        public IAnalysisResult Complete(CaptureSummary capture, CancellationToken cancellationToken) =>
+            throw new AssertionException("the stream ended before the failure point");
     }
 }

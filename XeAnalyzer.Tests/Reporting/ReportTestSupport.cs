@@ -7,11 +7,14 @@ using XeAnalyzer.Xel;
 
 namespace XeAnalyzer.Tests.Reporting;
 
-/// <summary>Shared pieces of the report and batch tests: running the CLI in-process, batch input folders, reading outputs back.</summary>
+/// <summary>Shared pieces of the report and batch tests: running the CLI in-process, batch input folders, reading
+/// outputs back.</summary>
 internal static class ReportTestSupport
 {
-    /// <summary>The symbol options that resolve the samples offline: the committed store, the DLLs for verified identities.</summary>
-    public static string[] SymbolArgs => ["--symbols", TestPaths.SymbolsCache, "--binaries", TestPaths.SymbolsCache, "--offline"];
+    /// <summary>The symbol options that resolve the samples offline: the committed store, the DLLs for verified
+    /// identities.</summary>
+    public static string[] SymbolArgs =>
+        ["--symbols", TestPaths.SymbolsCache, "--binaries", TestPaths.SymbolsCache, "--offline"];
 
     /// <summary>Copies a sample set's capture and sidecar into <paramref name="folder"/> (same names).</summary>
     public static string CopySample(string set, string folder)
@@ -25,8 +28,9 @@ internal static class ReportTestSupport
     }
 
     /// <summary>
-    /// Writes a variant of a sample with the library's writer: its events with index % <paramref name="modulus"/> != 0 (every event
-    /// when the modulus is 0), under a new rollover name <c>&lt;name&gt;_0_&lt;FILETIME&gt;.xel</c>, with the sample's sidecar as
+    /// Writes a variant of a sample with the library's writer: its events with index % <paramref name="modulus"/> != 0
+    /// (every event when the modulus is 0), under a new rollover name <c>&lt;name&gt;_0_&lt;FILETIME&gt;.xel</c>, with
+    /// the sample's sidecar as
     /// <c>&lt;name&gt;.modules.txt</c>.
     /// </summary>
     public static string WriteVariant(string set, string folder, string name, int modulus)
@@ -35,7 +39,17 @@ internal static class ReportTestSupport
         string source = SampleData.CapturePath(set);
         XeSchema schema = XelReader.ReadSchema(source);
         string target = Path.Combine(folder, name + "_0_133601526724170000.xel");
-        using (XelWriter w = XelWriter.Create(target, schema, new XelWriterOptions { StartTimeUtc = new DateTime(2024, 5, 14, 9, 31, 12, DateTimeKind.Utc), Partitions = 1 }))
+        using (
+            XelWriter w = XelWriter.Create(
+                target,
+                schema,
+                new XelWriterOptions
+                {
+                    StartTimeUtc = new DateTime(2024, 5, 14, 9, 31, 12, DateTimeKind.Utc),
+                    Partitions = 1,
+                }
+            )
+        )
         {
             int i = 0;
             foreach (XEvent e in XelReader.ReadEvents(source))
@@ -51,7 +65,8 @@ internal static class ReportTestSupport
         return target;
     }
 
-    /// <summary>A batch input: the three sample captures (in sub-folders), two written variants and the two histogram XML files.</summary>
+    /// <summary>A batch input: the three sample captures (in sub-folders), two written variants and the two histogram
+    /// XML files.</summary>
     public static void MakeBatchInput(string root)
     {
         CopySample(SampleData.Latch, Path.Combine(root, "latch"));
@@ -61,7 +76,9 @@ internal static class ReportTestSupport
         WriteVariant(SampleData.Waits, Path.Combine(root, "variants"), "waits_copy", 0);
         string xml = Path.Combine(root, "xml");
         Directory.CreateDirectory(xml);
-        foreach (string f in Directory.GetFiles(Path.Combine(TestPaths.Samples, "latch_nesting_full_histogram"), "*.xml"))
+        foreach (
+            string f in Directory.GetFiles(Path.Combine(TestPaths.Samples, "latch_nesting_full_histogram"), "*.xml")
+        )
         {
             File.Copy(f, Path.Combine(xml, Path.GetFileName(f)));
         }
@@ -95,7 +112,8 @@ internal static class ReportTestSupport
         var records = new List<string[]>();
         var fields = new List<string>();
         var field = new StringBuilder();
-        bool quoted = false, any = false;
+        bool quoted = false,
+            any = false;
         for (int i = 0; i < text.Length; i++)
         {
             char c = text[i];

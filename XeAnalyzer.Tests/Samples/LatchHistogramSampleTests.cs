@@ -5,9 +5,10 @@ using XeAnalyzer.Events;
 namespace XeAnalyzer.Tests.Samples;
 
 /// <summary>
-/// Sample 4 (sample-xel/latch_nesting_full_histogram): the histogram target of sample 1's scenario as SQL Server renders
-/// it with trace flags 3656 + 2592 (frames symbolized in-engine) and without (module+offset). Cross-checked against the
-/// raw capture of sample 1, its sidecar and the fixture RVAs, and against sample-xel/expected/latch_nesting_full.stacks.tsv.
+/// Sample 4 (sample-xel/latch_nesting_full_histogram): the histogram target of sample 1's scenario as SQL Server
+/// renders it with trace flags 3656 + 2592 (frames symbolized in-engine) and without (module+offset). Cross-checked
+/// against the raw capture of sample 1, its sidecar and the fixture RVAs, and against
+/// sample-xel/expected/latch_nesting_full.stacks.tsv.
 /// </summary>
 public sealed class LatchHistogramSampleTests
 {
@@ -38,9 +39,18 @@ public sealed class LatchHistogramSampleTests
     [Test]
     public void ModuleOffsetSlots_AreTheRawStacksOfSample1_RebasedWithTheSidecar()
     {
-        // Render each raw stack of the capture the way SQL Server renders an unsymbolized slot; the set of (count, frames) must match.
-        var fromCapture = _captureBuckets.Select(b => b.Count.ToString(CultureInfo.InvariantCulture) + "|" + string.Join("\n", b.Frames.Select(_modules.ModuleOffset))).Order(StringComparer.Ordinal);
-        var fromXml = _moduleOffset.Select(s => s.Count.ToString(CultureInfo.InvariantCulture) + "|" + string.Join("\n", s.Frames)).Order(StringComparer.Ordinal);
+        // Render each raw stack of the capture the way SQL Server renders an unsymbolized slot; the set of (count,
+        // frames) must match.
+        var fromCapture = _captureBuckets
+            .Select(b =>
+                b.Count.ToString(CultureInfo.InvariantCulture)
+                + "|"
+                + string.Join("\n", b.Frames.Select(_modules.ModuleOffset))
+            )
+            .Order(StringComparer.Ordinal);
+        var fromXml = _moduleOffset
+            .Select(s => s.Count.ToString(CultureInfo.InvariantCulture) + "|" + string.Join("\n", s.Frames))
+            .Order(StringComparer.Ordinal);
         Assert.That(fromXml, Is.EqualTo(fromCapture));
     }
 
@@ -52,7 +62,11 @@ public sealed class LatchHistogramSampleTests
         for (int i = 0; i < 3; i++)
         {
             string[] expected = [.. fixtures[ids[i]].Select(f => f.ModuleFile + "!" + f.Function + "+" + f.Offset)];
-            Assert.That(_symbolized[i].Frames, Is.EqualTo(expected), "slot " + i.ToString(CultureInfo.InvariantCulture) + " is stack " + ids[i]);
+            Assert.That(
+                _symbolized[i].Frames,
+                Is.EqualTo(expected),
+                "slot " + i.ToString(CultureInfo.InvariantCulture) + " is stack " + ids[i]
+            );
         }
 
         // Spot checks against the published text (SEED-STACKS.md §1).
@@ -67,7 +81,12 @@ public sealed class LatchHistogramSampleTests
     {
         // function+offset -> RVA through the fixture table (never through our symbol code).
         var rvaOf = new Dictionary<string, ulong>(StringComparer.Ordinal);
-        foreach (SampleData.FixtureFrame f in SampleData.FixtureStacks().Values.SelectMany(x => x).Where(f => f.Function != "-"))
+        foreach (
+            SampleData.FixtureFrame f in SampleData
+                .FixtureStacks()
+                .Values.SelectMany(x => x)
+                .Where(f => f.Function != "-")
+        )
         {
             rvaOf[f.ModuleFile + "!" + f.Function + "+" + f.Offset] = f.Rva;
         }
@@ -103,15 +122,23 @@ public sealed class LatchHistogramSampleTests
     [Test]
     public void ExpectedStacksTsv_DescribesBothHistograms_FrameByFrame()
     {
-        List<Dictionary<string, string>> rows = SampleData.Tsv(Path.Combine(TestPaths.Samples, "expected", "latch_nesting_full.stacks.tsv"));
+        List<Dictionary<string, string>> rows = SampleData.Tsv(
+            Path.Combine(TestPaths.Samples, "expected", "latch_nesting_full.stacks.tsv")
+        );
         var slots = rows.GroupBy(r => int.Parse(r["slot"], CultureInfo.InvariantCulture)).OrderBy(g => g.Key).ToList();
         Assert.That(slots, Has.Count.EqualTo(_symbolized.Count));
         foreach (var slot in slots)
         {
-            Assert.That(slot.Select(r => int.Parse(r["count"], CultureInfo.InvariantCulture)).Distinct().Single(), Is.EqualTo(_symbolized[slot.Key].Count));
+            Assert.That(
+                slot.Select(r => int.Parse(r["count"], CultureInfo.InvariantCulture)).Distinct().Single(),
+                Is.EqualTo(_symbolized[slot.Key].Count)
+            );
             Assert.That(slot.Select(r => r["symbolized"]), Is.EqualTo(_symbolized[slot.Key].Frames));
             Assert.That(slot.Select(r => r["module_offset"]), Is.EqualTo(_moduleOffset[slot.Key].Frames));
-            Assert.That(slot.Select(r => _modules.ModuleOffset(SampleData.Hex(r["address"]))), Is.EqualTo(_moduleOffset[slot.Key].Frames));
+            Assert.That(
+                slot.Select(r => _modules.ModuleOffset(SampleData.Hex(r["address"]))),
+                Is.EqualTo(_moduleOffset[slot.Key].Frames)
+            );
         }
     }
 
@@ -131,6 +158,15 @@ public sealed class LatchHistogramSampleTests
     private static List<(int Count, string[] Frames)> Slots(string path)
     {
         XElement root = XDocument.Load(path).Root!;
-        return [.. root.Elements("Slot").Select(s => (int.Parse((string)s.Attribute("count")!, CultureInfo.InvariantCulture), s.Element("value")!.Value.Split('\n')))];
+        return
+        [
+            .. root.Elements("Slot")
+                .Select(s =>
+                    (
+                        int.Parse((string)s.Attribute("count")!, CultureInfo.InvariantCulture),
+                        s.Element("value")!.Value.Split('\n')
+                    )
+                ),
+        ];
     }
 }

@@ -5,8 +5,8 @@ using XeAnalyzer.Events;
 namespace XeAnalyzer.Tests.Samples;
 
 /// <summary>
-/// Sample 2 (sample-xel/cci_insert_memory): page_allocated / page_freed of a columnstore insert compressing three rowgroups,
-/// written on several per-CPU buffers. The running totals are recomputed here from the raw events.
+/// Sample 2 (sample-xel/cci_insert_memory): page_allocated / page_freed of a columnstore insert compressing three
+/// rowgroups, written on several per-CPU buffers. The running totals are recomputed here from the raw events.
 /// </summary>
 public sealed class MemorySampleTests
 {
@@ -28,15 +28,30 @@ public sealed class MemorySampleTests
     [Test]
     public void ReadEvents_CountsEachEventPerSession_AsDocumented()
     {
-        Assert.That(_events.Select(e => e.FullName).Distinct().Order(StringComparer.Ordinal), Is.EqualTo(new[] { "sqlos.page_allocated", "sqlos.page_freed" }));
+        Assert.That(
+            _events.Select(e => e.FullName).Distinct().Order(StringComparer.Ordinal),
+            Is.EqualTo(new[] { "sqlos.page_allocated", "sqlos.page_freed" })
+        );
         Assert.That(_events.Select(Session).Distinct().Order(), Is.EqualTo(new[] { BackgroundSession, InsertSession }));
         foreach (ulong session in new[] { InsertSession, BackgroundSession })
         {
             string p = "session" + session.ToString(CultureInfo.InvariantCulture) + ".";
-            Assert.That(_events.Count(e => Session(e) == session && e.Name == "page_allocated"), Is.EqualTo(SampleData.Figure(_figures, p + "page_allocated")));
-            Assert.That(_events.Count(e => Session(e) == session && e.Name == "page_freed"), Is.EqualTo(SampleData.Figure(_figures, p + "page_freed")));
-            Assert.That(_events.Where(e => Session(e) == session && e.Name == "page_allocated").Sum(e => (long)Pages(e)), Is.EqualTo(SampleData.Figure(_figures, p + "pages_allocated")));
-            Assert.That(_events.Where(e => Session(e) == session && e.Name == "page_freed").Sum(e => (long)Pages(e)), Is.EqualTo(SampleData.Figure(_figures, p + "pages_freed")));
+            Assert.That(
+                _events.Count(e => Session(e) == session && e.Name == "page_allocated"),
+                Is.EqualTo(SampleData.Figure(_figures, p + "page_allocated"))
+            );
+            Assert.That(
+                _events.Count(e => Session(e) == session && e.Name == "page_freed"),
+                Is.EqualTo(SampleData.Figure(_figures, p + "page_freed"))
+            );
+            Assert.That(
+                _events.Where(e => Session(e) == session && e.Name == "page_allocated").Sum(e => (long)Pages(e)),
+                Is.EqualTo(SampleData.Figure(_figures, p + "pages_allocated"))
+            );
+            Assert.That(
+                _events.Where(e => Session(e) == session && e.Name == "page_freed").Sum(e => (long)Pages(e)),
+                Is.EqualTo(SampleData.Figure(_figures, p + "pages_freed"))
+            );
         }
 
         Assert.That(_events, Has.Count.EqualTo(SampleData.Figure(_figures, "events")));
@@ -46,8 +61,15 @@ public sealed class MemorySampleTests
     [Test]
     public void FileOrder_IsNotTimeOrder_AndSomeEventsShareATimestamp()
     {
-        Assert.That(_events.Zip(_events.Skip(1)).Count(p => p.Second.Timestamp < p.First.Timestamp), Is.GreaterThan(0), "records from several per-CPU buffers");
-        Assert.That(_events.Select(e => e.GetAction("scheduler_id").AsUInt64()).Distinct().Count(), Is.GreaterThanOrEqualTo(4));
+        Assert.That(
+            _events.Zip(_events.Skip(1)).Count(p => p.Second.Timestamp < p.First.Timestamp),
+            Is.GreaterThan(0),
+            "records from several per-CPU buffers"
+        );
+        Assert.That(
+            _events.Select(e => e.GetAction("scheduler_id").AsUInt64()).Distinct().Count(),
+            Is.GreaterThanOrEqualTo(4)
+        );
 
         List<IGrouping<DateTime, XEvent>> ties = [.. _events.GroupBy(e => e.Timestamp).Where(g => g.Count() > 1)];
         Assert.That(ties, Is.Not.Empty);
@@ -55,12 +77,20 @@ public sealed class MemorySampleTests
 
         // event_sequence is the true order: numbering 1..N, never against time.
         List<XEvent> bySequence = [.. _events.OrderBy(e => e.GetAction("event_sequence").AsUInt64())];
-        Assert.That(bySequence.Select(e => e.GetAction("event_sequence").AsUInt64()), Is.EqualTo(Enumerable.Range(1, _events.Count).Select(i => (ulong)i)));
+        Assert.That(
+            bySequence.Select(e => e.GetAction("event_sequence").AsUInt64()),
+            Is.EqualTo(Enumerable.Range(1, _events.Count).Select(i => (ulong)i))
+        );
         Assert.That(bySequence, Is.EqualTo(_trueOrder));
 
-        // Within some tie, the file holds the later event_sequence first: ordering needs timestamp, then event_sequence.
-        // (A group keeps file order.)
-        bool reversed = ties.Any(g => g.Zip(g.Skip(1)).Any(p => p.First.GetAction("event_sequence").AsUInt64() > p.Second.GetAction("event_sequence").AsUInt64()));
+        // Within some tie, the file holds the later event_sequence first: ordering needs timestamp, then
+        // event_sequence. (A group keeps file order.)
+        bool reversed = ties.Any(g =>
+            g.Zip(g.Skip(1))
+                .Any(p =>
+                    p.First.GetAction("event_sequence").AsUInt64() > p.Second.GetAction("event_sequence").AsUInt64()
+                )
+        );
         Assert.That(reversed, Is.True);
     }
 
@@ -71,7 +101,11 @@ public sealed class MemorySampleTests
         long peak = totals.Max(t => t.Total);
         Assert.That(peak, Is.EqualTo(SampleData.Figure(_figures, "session64.peak_pages")));
         Assert.That(totals.First(t => t.Total == peak).Time, Is.EqualTo(Time(_figures["session64.peak_time"])));
-        Assert.That(totals.Min(t => t.Total), Is.GreaterThanOrEqualTo(0), "in true order nothing is freed before it is allocated");
+        Assert.That(
+            totals.Min(t => t.Total),
+            Is.GreaterThanOrEqualTo(0),
+            "in true order nothing is freed before it is allocated"
+        );
         Assert.That(totals[^1].Total, Is.Zero);
 
         // Cycles with hysteresis: up above half the peak, then down below 5% of it.
@@ -97,7 +131,15 @@ public sealed class MemorySampleTests
         Assert.That(high, Is.False);
         for (int r = 0; r < 3; r++)
         {
-            Assert.That(cycles[r], Is.EqualTo(SampleData.Figure(_figures, "rowgroup" + (r + 1).ToString(CultureInfo.InvariantCulture) + ".peak_pages")));
+            Assert.That(
+                cycles[r],
+                Is.EqualTo(
+                    SampleData.Figure(
+                        _figures,
+                        "rowgroup" + (r + 1).ToString(CultureInfo.InvariantCulture) + ".peak_pages"
+                    )
+                )
+            );
         }
     }
 
@@ -134,10 +176,16 @@ public sealed class MemorySampleTests
     public void FreesOfTheInsert_AreNearlyAllQueryReservations()
     {
         List<XEvent> frees = [.. _events.Where(e => Session(e) == InsertSession && e.Name == "page_freed")];
-        int reservations = frees.Count(e => e.GetField("memory_clerk_name").AsString() == "MEMORYCLERK_SQLQERESERVATIONS");
+        int reservations = frees.Count(e =>
+            e.GetField("memory_clerk_name").AsString() == "MEMORYCLERK_SQLQERESERVATIONS"
+        );
         Assert.That((double)reservations / frees.Count, Is.GreaterThan(0.9));
         Assert.That(reservations, Is.EqualTo(SampleData.Figure(_figures, "session64.frees_reservations")));
-        Assert.That(_events.Select(e => e.GetField("memory_clerk_name").AsString()).Distinct().Count(), Is.GreaterThan(2), "some other clerks too");
+        Assert.That(
+            _events.Select(e => e.GetField("memory_clerk_name").AsString()).Distinct().Count(),
+            Is.GreaterThan(2),
+            "some other clerks too"
+        );
     }
 
     [Test]
@@ -153,7 +201,11 @@ public sealed class MemorySampleTests
             }
             else
             {
-                Assert.That(live.Remove(at, out var a), Is.True, "freed before allocated: 0x" + at.ToString("X", CultureInfo.InvariantCulture));
+                Assert.That(
+                    live.Remove(at, out var a),
+                    Is.True,
+                    "freed before allocated: 0x" + at.ToString("X", CultureInfo.InvariantCulture)
+                );
                 Assert.That(a, Is.EqualTo((Pages(e), e.GetField("memory_clerk_name").AsString())));
             }
         }
@@ -169,7 +221,11 @@ public sealed class MemorySampleTests
         foreach ((string name, string id) in new[] { ("page_allocated", "M1"), ("page_freed", "M2") })
         {
             ulong[] expected = [.. fixtures[id].Select(f => modules.BaseOf(f.ModuleFile) + f.Rva)];
-            Assert.That(_events.Where(e => e.Name == name).Select(e => e.GetAction("callstack").AsCallstack()), Has.All.EqualTo(expected), name);
+            Assert.That(
+                _events.Where(e => e.Name == name).Select(e => e.GetAction("callstack").AsCallstack()),
+                Has.All.EqualTo(expected),
+                name
+            );
         }
 
         Assert.That(fixtures["M1"][0].Function, Is.EqualTo("XeSosPkg::page_allocated::Publish"));
@@ -180,7 +236,12 @@ public sealed class MemorySampleTests
 
     private static ulong Pages(XEvent e) => e.GetField("number_pages").AsUInt64();
 
-    private static DateTime Time(string iso) => DateTime.Parse(iso, CultureInfo.InvariantCulture, DateTimeStyles.AdjustToUniversal | DateTimeStyles.AssumeUniversal);
+    private static DateTime Time(string iso) =>
+        DateTime.Parse(
+            iso,
+            CultureInfo.InvariantCulture,
+            DateTimeStyles.AdjustToUniversal | DateTimeStyles.AssumeUniversal
+        );
 
     private static List<(DateTime Time, long Total)> RunningTotal(IEnumerable<XEvent> events)
     {

@@ -18,23 +18,36 @@ internal static partial class SampleData
     public const string RingBuffer = "ring_buffer_waits";
     public const string SystemHealth = "system_health_stacks";
 
-    /// <summary>sample-xel/ring_buffer_waits/ring_buffer_waits.ring_buffer.xml: sample 5's events as ring_buffer target XML.</summary>
-    public static string RingBufferXmlPath => Path.Combine(TestPaths.Samples, RingBuffer, RingBuffer + ".ring_buffer.xml");
+    /// <summary>sample-xel/ring_buffer_waits/ring_buffer_waits.ring_buffer.xml: sample 5's events as ring_buffer target
+    /// XML.</summary>
+    public static string RingBufferXmlPath =>
+        Path.Combine(TestPaths.Samples, RingBuffer, RingBuffer + ".ring_buffer.xml");
 
-    /// <summary>sample-xel/latch_nesting_full_counter/latch_nesting_full.event_counter.xml: the event_counter target of SEED-STACKS §1.</summary>
-    public static string EventCounterPath => Path.Combine(TestPaths.Samples, "latch_nesting_full_counter", "latch_nesting_full.event_counter.xml");
+    /// <summary>sample-xel/latch_nesting_full_counter/latch_nesting_full.event_counter.xml: the event_counter target of
+    /// SEED-STACKS §1.</summary>
+    public static string EventCounterPath =>
+        Path.Combine(TestPaths.Samples, "latch_nesting_full_counter", "latch_nesting_full.event_counter.xml");
 
-    /// <summary>sample-xel/latch_nesting_full_histogram/latch_nesting_full.histogram.xml: the callstack histogram (module+offset frames).</summary>
-    public static string CallstackHistogramPath => Path.Combine(TestPaths.Samples, "latch_nesting_full_histogram", "latch_nesting_full.histogram.xml");
+    /// <summary>sample-xel/latch_nesting_full_histogram/latch_nesting_full.histogram.xml: the callstack histogram
+    /// (module+offset frames).</summary>
+    public static string CallstackHistogramPath =>
+        Path.Combine(TestPaths.Samples, "latch_nesting_full_histogram", "latch_nesting_full.histogram.xml");
 
     /// <summary>The memory_clerk_name histogram of sample 2 (page_freed of session 64).</summary>
-    public static string ClerkHistogramPath => Path.Combine(TestPaths.Samples, "cci_insert_memory_histogram", "cci_insert_memory.page_freed.memory_clerk_name.histogram.xml");
+    public static string ClerkHistogramPath =>
+        Path.Combine(
+            TestPaths.Samples,
+            "cci_insert_memory_histogram",
+            "cci_insert_memory.page_freed.memory_clerk_name.histogram.xml"
+        );
 
     /// <summary>The wait_type histogram of sample 3 (slot values are map keys).</summary>
-    public static string WaitTypeHistogramPath => Path.Combine(TestPaths.Samples, "blob_storage_waits_histogram", "blob_storage_waits.wait_type.histogram.xml");
+    public static string WaitTypeHistogramPath =>
+        Path.Combine(TestPaths.Samples, "blob_storage_waits_histogram", "blob_storage_waits.wait_type.histogram.xml");
 
     /// <summary>The sys.dm_xe_map_values rows that go with <see cref="WaitTypeHistogramPath"/>.</summary>
-    public static string MapValuesPath => Path.Combine(TestPaths.Samples, "blob_storage_waits_histogram", "blob_storage_waits.map_values.tsv");
+    public static string MapValuesPath =>
+        Path.Combine(TestPaths.Samples, "blob_storage_waits_histogram", "blob_storage_waits.map_values.tsv");
 
     /// <summary><c>sample-xel/expected/&lt;name&gt;</c>.</summary>
     public static string Expected(string name) => Path.Combine(TestPaths.Samples, "expected", name);
@@ -64,11 +77,16 @@ internal static partial class SampleData
         string path = Path.Combine(TestPaths.Samples, "expected", set + ".figures.tsv");
         string[] lines = File.ReadAllLines(path);
         Assert.That(lines[0], Is.EqualTo("name\tvalue\tmeaning"), path);
-        return lines.Skip(1).Where(l => l.Length > 0).Select(l => l.Split('\t')).ToDictionary(c => c[0], c => c[1], StringComparer.Ordinal);
+        return lines
+            .Skip(1)
+            .Where(l => l.Length > 0)
+            .Select(l => l.Split('\t'))
+            .ToDictionary(c => c[0], c => c[1], StringComparer.Ordinal);
     }
 
     /// <summary>An integer figure.</summary>
-    public static long Figure(Dictionary<string, string> figures, string name) => long.Parse(figures[name], NumberStyles.None, CultureInfo.InvariantCulture);
+    public static long Figure(Dictionary<string, string> figures, string name) =>
+        long.Parse(figures[name], NumberStyles.None, CultureInfo.InvariantCulture);
 
     /// <summary>Parses a TSV file with a header into rows keyed by column name.</summary>
     public static List<Dictionary<string, string>> Tsv(string path)
@@ -86,7 +104,8 @@ internal static partial class SampleData
         return rows;
     }
 
-    /// <summary>A fixture frame: module as stacks.tsv names it, function, published offset, RVA in the synthetic DLL.</summary>
+    /// <summary>A fixture frame: module as stacks.tsv names it, function, published offset, RVA in the synthetic
+    /// DLL.</summary>
     public sealed record FixtureFrame(string Module, string Function, string Offset, ulong Rva)
     {
         /// <summary>The module's file name (<c>sqlmin.dll</c>, <c>KERNEL32.DLL</c>).</summary>
@@ -97,7 +116,11 @@ internal static partial class SampleData
     public static Dictionary<string, List<FixtureFrame>> FixtureStacks()
     {
         var result = new Dictionary<string, List<FixtureFrame>>(StringComparer.Ordinal);
-        foreach (Dictionary<string, string> r in Tsv(Path.Combine(TestPaths.RepoRoot, "tools", "fixtures", "expected", "stacks.tsv")))
+        foreach (
+            Dictionary<string, string> r in Tsv(
+                Path.Combine(TestPaths.RepoRoot, "tools", "fixtures", "expected", "stacks.tsv")
+            )
+        )
         {
             bool foreign = r["function"] == "-";
             ulong rva = Hex(foreign ? r["offset"] : r["frame_rva"]);
@@ -120,7 +143,8 @@ internal static partial class SampleData
         return ulong.Parse(s.AsSpan(2), NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture);
     }
 
-    /// <summary>A <c>sys.dm_os_loaded_modules</c> sidecar: file name and base, with the documented range rule.</summary>
+    /// <summary>A <c>sys.dm_os_loaded_modules</c> sidecar: file name and base, with the documented range
+    /// rule.</summary>
     public sealed class Modules
     {
         private readonly List<(string Name, string Path, ulong Base)> _sorted;
@@ -129,7 +153,13 @@ internal static partial class SampleData
         {
             string[] lines = File.ReadAllLines(path);
             Assert.That(lines[0], Is.EqualTo("name\tbase_address"), path + ": header");
-            Entries = [.. lines.Skip(1).Select(l => l.Split('\t')).Select(c => (Name: c[0][(c[0].LastIndexOf('\\') + 1)..], Path: c[0], Base: Hex(c[1])))];
+            Entries =
+            [
+                .. lines
+                    .Skip(1)
+                    .Select(l => l.Split('\t'))
+                    .Select(c => (Name: c[0][(c[0].LastIndexOf('\\') + 1)..], Path: c[0], Base: Hex(c[1]))),
+            ];
             _sorted = [.. Entries.OrderBy(e => e.Base)];
         }
 
@@ -140,9 +170,11 @@ internal static partial class SampleData
         public ulong LowestBase => _sorted[0].Base;
 
         /// <summary>The base of a module by file name (case-insensitive).</summary>
-        public ulong BaseOf(string fileName) => Entries.Single(e => string.Equals(e.Name, fileName, StringComparison.OrdinalIgnoreCase)).Base;
+        public ulong BaseOf(string fileName) =>
+            Entries.Single(e => string.Equals(e.Name, fileName, StringComparison.OrdinalIgnoreCase)).Base;
 
-        /// <summary>The module whose range (its base up to the next higher base − 1; the last one to the top) holds <paramref name="va"/>, or null.</summary>
+        /// <summary>The module whose range (its base up to the next higher base − 1; the last one to the top) holds
+        /// <paramref name="va"/>, or null.</summary>
         public (string Name, ulong Rva)? Find(ulong va)
         {
             for (int i = _sorted.Count - 1; i >= 0; i--)
@@ -157,12 +189,14 @@ internal static partial class SampleData
         }
 
         /// <summary>A raw address as SQL Server renders a histogram frame without trace flag 3656.</summary>
-        public string ModuleOffset(ulong va) => Find(va) is (string name, ulong rva)
-            ? name + "+0x" + rva.ToString("X16", CultureInfo.InvariantCulture)
-            : "0x" + va.ToString("X16", CultureInfo.InvariantCulture);
+        public string ModuleOffset(ulong va) =>
+            Find(va) is (string name, ulong rva)
+                ? name + "+0x" + rva.ToString("X16", CultureInfo.InvariantCulture)
+                : "0x" + va.ToString("X16", CultureInfo.InvariantCulture);
     }
 
-    /// <summary>SizeOfImage of a committed symbols-cache DLL, from its store folder name (<c>&lt;TimeDateStamp:X8&gt;&lt;SizeOfImage:x&gt;</c>).</summary>
+    /// <summary>SizeOfImage of a committed symbols-cache DLL, from its store folder name
+    /// (<c>&lt;TimeDateStamp:X8&gt;&lt;SizeOfImage:x&gt;</c>).</summary>
     public static ulong SizeOfImage(string dll)
     {
         string[] dirs = Directory.GetDirectories(Path.Combine(TestPaths.SymbolsCache, dll));

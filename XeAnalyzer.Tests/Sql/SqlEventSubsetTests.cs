@@ -16,7 +16,11 @@ namespace XeAnalyzer.Tests.Sql;
 public sealed class SqlEventSubsetTests
 {
     private static readonly string[] WaitEvents =
-        ["sqlos.wait_info", "sqlos.wait_info_external", "sqlos.wait_completed"];
+    [
+        "sqlos.wait_info",
+        "sqlos.wait_info_external",
+        "sqlos.wait_completed",
+    ];
     private static readonly string[] PageEvents = ["sqlos.page_allocated", "sqlos.page_freed"];
     private string _dir = null!;
 

@@ -69,7 +69,8 @@ internal static class SqlFigures
             duckTimestamp[..26],
             "yyyy-MM-dd HH:mm:ss.ffffff",
             Ic,
-            DateTimeStyles.AdjustToUniversal | DateTimeStyles.AssumeUniversal);
+            DateTimeStyles.AdjustToUniversal | DateTimeStyles.AssumeUniversal
+        );
         return ExportOracle.Micros(t);
     }
 
@@ -149,7 +150,8 @@ internal static class SqlFigures
             Assert.That(
                 q.Text(r, "total_signal_duration_ms"),
                 Is.EqualTo(e.TotalSignalDurationMs?.ToString(Ic)),
-                e.WaitType + " signal duration (NULL: n/a)");
+                e.WaitType + " signal duration (NULL: n/a)"
+            );
             AssertClose(D(q, r, "share_of_duration"), e.ShareOfDuration, e.WaitType + " share");
         }
     }

@@ -7,8 +7,9 @@ using XeAnalyzer.Xel;
 namespace XeAnalyzer.Tests.Sql;
 
 /// <summary>
-/// Every shipped analysis query (<see cref="AnalysisQueries"/>) run by DuckDB, in-process, over the Parquet exports of the
-/// samples (<c>export --resolve</c>), against the figures of the in-process analyses (<see cref="InProcessFigures"/>).
+/// Every shipped analysis query (<see cref="AnalysisQueries"/>) run by DuckDB, in-process, over the Parquet exports of
+/// the samples (<c>export --resolve</c>), against the figures of the in-process analyses
+/// (<see cref="InProcessFigures"/>).
 /// </summary>
 [NonParallelizable]
 public sealed class SqlQueryTests
@@ -26,7 +27,20 @@ public sealed class SqlQueryTests
         _dir = Path.Combine(Path.GetTempPath(), "xeanalyzer-sql-" + Guid.NewGuid().ToString("N"));
         foreach (string s in SampleNames)
         {
-            (int exit, _, string err) = CliRunner.Run("export", Sample(s), "--format", "parquet", "-o", Path.Combine(Out, s), "--resolve", "--symbols", TestPaths.SymbolsCache, "--binaries", TestPaths.SymbolsCache, "--offline");
+            (int exit, _, string err) = CliRunner.Run(
+                "export",
+                Sample(s),
+                "--format",
+                "parquet",
+                "-o",
+                Path.Combine(Out, s),
+                "--resolve",
+                "--symbols",
+                TestPaths.SymbolsCache,
+                "--binaries",
+                TestPaths.SymbolsCache,
+                "--offline"
+            );
             Assert.That(exit, Is.EqualTo(ExitCodes.Ok), err);
         }
     }
@@ -46,18 +60,40 @@ public sealed class SqlQueryTests
     [Test]
     public void Queries_AreListed_WithSummaryInputsAndText()
     {
-        Assert.That(AnalysisQueries.All.Select(q => q.Name), Is.EqualTo(new[] { "latches_per_scheduler", "memory_peaks", "memory_running_total", "stack_buckets", "wait_summary" }));
+        Assert.That(
+            AnalysisQueries.All.Select(q => q.Name),
+            Is.EqualTo(
+                new[]
+                {
+                    "latches_per_scheduler",
+                    "memory_peaks",
+                    "memory_running_total",
+                    "stack_buckets",
+                    "wait_summary",
+                }
+            )
+        );
         foreach (AnalysisQuery q in AnalysisQueries.All)
         {
             Assert.That(q.Summary, Is.Not.Empty, q.Name);
             Assert.That(q.Inputs, Is.Not.Empty, q.Name);
-            string statement = string.Join("\n", q.Text.Split('\n').Where(l => !l.TrimStart().StartsWith("--", StringComparison.Ordinal)));
-            Assert.That(statement, Does.StartWith("WITH ").And.Contain("SELECT").And.Not.Contain(";"), q.Name + ": one statement without terminator after the header comments");
+            string statement = string.Join(
+                "\n",
+                q.Text.Split('\n').Where(l => !l.TrimStart().StartsWith("--", StringComparison.Ordinal))
+            );
+            Assert.That(
+                statement,
+                Does.StartWith("WITH ").And.Contain("SELECT").And.Not.Contain(";"),
+                q.Name + ": one statement without terminator after the header comments"
+            );
             Assert.That(q.Text, Does.Not.Contain("\r"), q.Name);
         }
 
         Assert.That(AnalysisQueries.Get("WAIT_SUMMARY").Name, Is.EqualTo("wait_summary"));
-        Assert.That(() => AnalysisQueries.Get("nope"), Throws.InstanceOf<KeyNotFoundException>().With.Message.Contains("latches_per_scheduler"));
+        Assert.That(
+            () => AnalysisQueries.Get("nope"),
+            Throws.InstanceOf<KeyNotFoundException>().With.Message.Contains("latches_per_scheduler")
+        );
     }
 
     [TestCase("README.md")]
@@ -87,13 +123,16 @@ public sealed class SqlQueryTests
         }
 
         Assert.That(
-            () => SqlFigures.Run(
-                _dir,
-                "wait_summary",
-                "CREATE VIEW wait_events AS SELECT CAST(NULL AS VARCHAR) AS event_name, "
-                    + "CAST(NULL AS VARCHAR) AS wait_type WHERE false"),
+            () =>
+                SqlFigures.Run(
+                    _dir,
+                    "wait_summary",
+                    "CREATE VIEW wait_events AS SELECT CAST(NULL AS VARCHAR) AS event_name, "
+                        + "CAST(NULL AS VARCHAR) AS wait_type WHERE false"
+                ),
             Throws.Exception.With.Message.Contains("opcode"),
-            "the check fails when a view lacks a column the query reads");
+            "the check fails when a view lacks a column the query reads"
+        );
     }
 
     [Test]
@@ -119,14 +158,21 @@ public sealed class SqlQueryTests
     {
         QueryResult q = RunQuery("latches_per_scheduler");
         string[] withLatches = ["latch_nesting_full", "blob_storage_waits"];
-        Assert.That(Enumerable.Range(0, q.Rows.Length).Select(r => q.Text(r, "capture")).Distinct(), Is.EquivalentTo(withLatches.Select(CaptureOf)), "one capture per sample with latch_acquired events, named as CaptureSet names it");
+        Assert.That(
+            Enumerable.Range(0, q.Rows.Length).Select(r => q.Text(r, "capture")).Distinct(),
+            Is.EquivalentTo(withLatches.Select(CaptureOf)),
+            "one capture per sample with latch_acquired events, named as CaptureSet names it"
+        );
         foreach (string sample in withLatches)
         {
             SqlFigures.AssertLatches(q, CaptureOf(sample), InProcessFigures.Latches(Sample(sample)));
         }
 
-        // The seed scenario, from the sample generator's figures: scheduler 27 got 688 acquires, its peers 765 on average.
-        int s27 = Enumerable.Range(0, q.Rows.Length).Single(r => q.Text(r, "capture") == CaptureOf("latch_nesting_full") && L(q, r, "scheduler_id") == 27);
+        // The seed scenario, from the sample generator's figures: scheduler 27 got 688 acquires, its peers 765 on
+        // average.
+        int s27 = Enumerable
+            .Range(0, q.Rows.Length)
+            .Single(r => q.Text(r, "capture") == CaptureOf("latch_nesting_full") && L(q, r, "scheduler_id") == 27);
         Assert.That(L(q, s27, "acquires"), Is.EqualTo(688));
         Assert.That(D(q, s27, "peer_mean_acquires"), Is.EqualTo(765.0).Within(1e-9));
         Assert.That(q.Text(s27, "is_outlier"), Is.EqualTo("true"));
@@ -150,7 +196,8 @@ public sealed class SqlQueryTests
         Assert.That(q.Rows, Has.Length.EqualTo(expected.Count));
         SqlFigures.AssertMemoryPeaks(q, CaptureOf("cci_insert_memory"), expected);
 
-        // The generator's own figures (sample-xel/expected/cci_insert_memory.figures.tsv): session 64 peaks at 9266 pages.
+        // The generator's own figures (sample-xel/expected/cci_insert_memory.figures.tsv): session 64 peaks at 9266
+        // pages.
         int s64 = Enumerable.Range(0, q.Rows.Length).Single(r => q.Text(r, "session_id") == "64");
         Assert.That(L(q, s64, "peak_pages"), Is.EqualTo(9266));
         Assert.That(q.Text(s64, "peak_time"), Does.StartWith("2024-05-14 10:02:49.372930"));
@@ -175,43 +222,107 @@ public sealed class SqlQueryTests
     public void StackBuckets_MatchStackBucketAnalysis(string sample)
     {
         // Every table of the sample that has resolved callstacks, as one view of the columns the query reads.
-        string[] tables = [.. Directory.GetFiles(Path.Combine(Out, sample), "*.parquet").Order(StringComparer.Ordinal)
-            .Where(f => DuckDbOracle.Single(f, "SELECT count(*) FROM (DESCRIBE t) WHERE column_name = 'callstack_frames'").Rows[0][0].GetString() == "1")];
+        string[] tables =
+        [
+            .. Directory
+                .GetFiles(Path.Combine(Out, sample), "*.parquet")
+                .Order(StringComparer.Ordinal)
+                .Where(f =>
+                    DuckDbOracle
+                        .Single(f, "SELECT count(*) FROM (DESCRIBE t) WHERE column_name = 'callstack_frames'")
+                        .Rows[0][0]
+                        .GetString() == "1"
+                ),
+        ];
         Assert.That(tables, Is.Not.Empty);
-        string view = "CREATE VIEW stack_events AS " + string.Join(" UNION ALL ", tables.Select(f => "SELECT capture_file, package, event_name, timestamp_utc, callstack_frames FROM read_parquet(" + DuckDbOracle.Literal(f) + ")"));
+        string view =
+            "CREATE VIEW stack_events AS "
+            + string.Join(
+                " UNION ALL ",
+                tables.Select(f =>
+                    "SELECT capture_file, package, event_name, timestamp_utc, callstack_frames FROM read_parquet("
+                    + DuckDbOracle.Literal(f)
+                    + ")"
+                )
+            );
         QueryResult q = RunQuery("stack_buckets", view);
         IReadOnlyList<BucketFigures> expected = InProcessFigures.StackBuckets(Sample(sample));
         Assert.That(q.Rows, Has.Length.EqualTo(expected.Count), sample + ": buckets");
-        var actual = Enumerable.Range(0, q.Rows.Length).ToDictionary(
-            r => q.Text(r, "event") + "\n" + string.Join("\n", q.Rows[r][q.Index("frames")].EnumerateArray().Select(f => f.GetString())),
-            r => (Events: L(q, r, "events"), Share: D(q, r, "share")!.Value));
+        var actual = Enumerable
+            .Range(0, q.Rows.Length)
+            .ToDictionary(
+                r =>
+                    q.Text(r, "event")
+                    + "\n"
+                    + string.Join("\n", q.Rows[r][q.Index("frames")].EnumerateArray().Select(f => f.GetString())),
+                r => (Events: L(q, r, "events"), Share: D(q, r, "share")!.Value)
+            );
         foreach (BucketFigures e in expected)
         {
             string key = e.EventName + "\n" + string.Join("\n", e.Frames);
-            Assert.That(actual.TryGetValue(key, out var a), Is.True, sample + ": a SQL bucket for " + e.EventName + " with " + e.Frames.Length.ToString(CultureInfo.InvariantCulture) + " frames from " + e.Frames.FirstOrDefault());
+            Assert.That(
+                actual.TryGetValue(key, out var a),
+                Is.True,
+                sample
+                    + ": a SQL bucket for "
+                    + e.EventName
+                    + " with "
+                    + e.Frames.Length.ToString(CultureInfo.InvariantCulture)
+                    + " frames from "
+                    + e.Frames.FirstOrDefault()
+            );
             Assert.That(a.Events, Is.EqualTo(e.Events), key);
             SqlFigures.AssertClose(a.Share, e.Share, key + " share");
         }
 
         Assert.That(Enumerable.Range(0, q.Rows.Length).Select(r => L(q, r, "events")), Is.Ordered.Descending);
-        Assert.That(Enumerable.Range(0, q.Rows.Length).Select(r => L(q, r, "bucket")), Is.EqualTo(Enumerable.Range(1, q.Rows.Length).Select(i => (long)i)));
+        Assert.That(
+            Enumerable.Range(0, q.Rows.Length).Select(r => L(q, r, "bucket")),
+            Is.EqualTo(Enumerable.Range(1, q.Rows.Length).Select(i => (long)i))
+        );
     }
 
     [Test]
     public void StackBuckets_OfTheLatchSample_AreTheGeneratorsBuckets()
     {
-        // Independent of the resolver: the expected frames come from the sample generator's model (sample-xel/expected).
-        QueryResult q = RunQuery("stack_buckets", "CREATE VIEW stack_events AS SELECT * FROM read_parquet('out/latch_nesting_full/sqlserver.latch_acquired.parquet')");
-        string[] lines = File.ReadAllLines(Path.Combine(TestPaths.Samples, "expected", "latch_nesting_full.stacks.tsv"));
+        // Independent of the resolver: the expected frames come from the sample generator's model
+        // (sample-xel/expected).
+        QueryResult q = RunQuery(
+            "stack_buckets",
+            "CREATE VIEW stack_events AS SELECT * FROM "
+                + "read_parquet('out/latch_nesting_full/sqlserver.latch_acquired.parquet')"
+        );
+        string[] lines = File.ReadAllLines(
+            Path.Combine(TestPaths.Samples, "expected", "latch_nesting_full.stacks.tsv")
+        );
         string[] header = lines[0].Split('\t');
-        int bucketCol = Array.IndexOf(header, "bucket"), countCol = Array.IndexOf(header, "count"), textCol = Array.IndexOf(header, "symbolized");
-        var buckets = lines.Skip(1).Select(l => l.Split('\t')).GroupBy(f => f[bucketCol]).Where(g => g.Key is "A" or "B" or "C")
-            .Select(g => (Count: long.Parse(g.First()[countCol], CultureInfo.InvariantCulture), Frames: g.Select(f => f[textCol]).ToArray())).ToList();
+        int bucketCol = Array.IndexOf(header, "bucket"),
+            countCol = Array.IndexOf(header, "count"),
+            textCol = Array.IndexOf(header, "symbolized");
+        var buckets = lines
+            .Skip(1)
+            .Select(l => l.Split('\t'))
+            .GroupBy(f => f[bucketCol])
+            .Where(g => g.Key is "A" or "B" or "C")
+            .Select(g =>
+                (
+                    Count: long.Parse(g.First()[countCol], CultureInfo.InvariantCulture),
+                    Frames: g.Select(f => f[textCol]).ToArray()
+                )
+            )
+            .ToList();
         Assert.That(buckets, Has.Count.EqualTo(3));
         for (int i = 0; i < 3; i++)
         {
-            Assert.That(L(q, i, "events"), Is.EqualTo(buckets[i].Count), "bucket " + (i + 1).ToString(CultureInfo.InvariantCulture));
-            Assert.That(q.Rows[i][q.Index("frames")].EnumerateArray().Select(f => f.GetString()), Is.EqualTo(buckets[i].Frames));
+            Assert.That(
+                L(q, i, "events"),
+                Is.EqualTo(buckets[i].Count),
+                "bucket " + (i + 1).ToString(CultureInfo.InvariantCulture)
+            );
+            Assert.That(
+                q.Rows[i][q.Index("frames")].EnumerateArray().Select(f => f.GetString()),
+                Is.EqualTo(buckets[i].Frames)
+            );
         }
 
         Assert.That(q.Rows, Has.Length.EqualTo(14));
@@ -227,22 +338,48 @@ public sealed class SqlQueryTests
         Assert.That(exit, Is.EqualTo(ExitCodes.Ok), err);
 
         string capture = CaptureSet.Expand([fixture]).Single().Name;
-        string block = AnalysisQueries.Get("latches_per_scheduler").Text.Split('\n').SkipWhile(l => !l.Contains("CASE", StringComparison.Ordinal)).TakeWhile(l => !l.Contains("END AS capture", StringComparison.Ordinal)).Aggregate((a, b) => a + "\n" + b);
-        foreach (AnalysisQuery query in AnalysisQueries.All.Where(q => q.Text.Contains("AS capture", StringComparison.Ordinal)))
+        string block = AnalysisQueries
+            .Get("latches_per_scheduler")
+            .Text.Split('\n')
+            .SkipWhile(l => !l.Contains("CASE", StringComparison.Ordinal))
+            .TakeWhile(l => !l.Contains("END AS capture", StringComparison.Ordinal))
+            .Aggregate((a, b) => a + "\n" + b);
+        foreach (
+            AnalysisQuery query in AnalysisQueries.All.Where(q =>
+                q.Text.Contains("AS capture", StringComparison.Ordinal)
+            )
+        )
         {
-            Assert.That(query.Text, Does.Contain(block + "\n        END AS capture"), query.Name + " uses the same capture expression");
+            Assert.That(
+                query.Text,
+                Does.Contain(block + "\n        END AS capture"),
+                query.Name + " uses the same capture expression"
+            );
         }
 
         string expression = block + " END";
 
         foreach (string table in Directory.GetFiles(exportDir, "*.parquet"))
         {
-            QueryResult r = DuckDbOracle.Single(table, "SELECT DISTINCT " + expression + " AS capture, count(DISTINCT capture_file) OVER () AS files FROM t");
+            QueryResult r = DuckDbOracle.Single(
+                table,
+                "SELECT DISTINCT " + expression + " AS capture, count(DISTINCT capture_file) OVER () AS files FROM t"
+            );
             Assert.That(r.Rows.Select(x => x[0].GetString()), Is.EqualTo(new[] { capture }), table);
         }
 
-        QueryResult single = DuckDbOracle.Single(null, "SELECT " + expression.Replace("capture_file", "'/x/data_2024.xel'", StringComparison.Ordinal) + ", " + expression.Replace("capture_file", "'/x/s_0_133601526724170000.XEL'", StringComparison.Ordinal));
-        Assert.That(single.Rows[0].Select(v => v.GetString()), Is.EqualTo(new[] { "/x/data_2024.xel", "/x/s_0" }), "a file that is not a rollover name is its own capture");
+        QueryResult single = DuckDbOracle.Single(
+            null,
+            "SELECT "
+                + expression.Replace("capture_file", "'/x/data_2024.xel'", StringComparison.Ordinal)
+                + ", "
+                + expression.Replace("capture_file", "'/x/s_0_133601526724170000.XEL'", StringComparison.Ordinal)
+        );
+        Assert.That(
+            single.Rows[0].Select(v => v.GetString()),
+            Is.EqualTo(new[] { "/x/data_2024.xel", "/x/s_0" }),
+            "a file that is not a rollover name is its own capture"
+        );
         Assert.That(CaptureSet.TryParseRolloverName("/x/data_2024.xel", out _, out _), Is.False);
     }
 }

@@ -12,8 +12,12 @@ public sealed class XeSchemaBuilderTests
         var builder = new XeSchemaBuilder(4);
         XePackage sqlos = builder.AddPackage("sqlos", 1);
         XeMap opcode = builder.AddMap(sqlos, "event_opcode", [new(0, "Begin"), new(1, "End")]);
-        XeEventType wait = builder.AddEvent(sqlos, "wait_info", Guid.Parse("992caa1d-ef90-4278-9821-ebdd0180db0c"),
-            [XeFieldDefinition.Of("opcode", opcode), XeFieldDefinition.Of("duration", XeBaseType.UInt64)]);
+        XeEventType wait = builder.AddEvent(
+            sqlos,
+            "wait_info",
+            Guid.Parse("992caa1d-ef90-4278-9821-ebdd0180db0c"),
+            [XeFieldDefinition.Of("opcode", opcode), XeFieldDefinition.Of("duration", XeBaseType.UInt64)]
+        );
         XeColumn scheduler = builder.AddAction(sqlos, "scheduler_id", XeBaseType.UInt32);
 
         XeSchema schema = builder.Build();
@@ -26,7 +30,9 @@ public sealed class XeSchemaBuilderTests
             Assert.That(schema.Maps, Does.Contain(opcode));
             Assert.That(builder.Build(), Is.SameAs(schema), "Build is idempotent");
         });
-        var e = Assert.Throws<InvalidOperationException>(() => builder.AddAction(sqlos, "session_id", XeBaseType.UInt16));
+        var e = Assert.Throws<InvalidOperationException>(() =>
+            builder.AddAction(sqlos, "session_id", XeBaseType.UInt16)
+        );
         Assert.That(e!.Message, Does.Contain("built"));
         Assert.Throws<InvalidOperationException>(() => _ = builder.Package0);
         Assert.That(schema.FindAction("session_id"), Is.Null, "the refused action did not reach the schema");
@@ -37,9 +43,15 @@ public sealed class XeSchemaBuilderTests
     {
         Type t = typeof(XeSchema);
         Assert.That(t.GetConstructors(BindingFlags.Public | BindingFlags.Instance), Is.Empty);
-        string[] mutators = [.. t.GetMethods(BindingFlags.Public | BindingFlags.Instance | BindingFlags.Static)
-            .Where(m => m.Name.StartsWith("Add", StringComparison.Ordinal) || m.Name.StartsWith("Import", StringComparison.Ordinal))
-            .Select(m => m.Name)];
+        string[] mutators =
+        [
+            .. t.GetMethods(BindingFlags.Public | BindingFlags.Instance | BindingFlags.Static)
+                .Where(m =>
+                    m.Name.StartsWith("Add", StringComparison.Ordinal)
+                    || m.Name.StartsWith("Import", StringComparison.Ordinal)
+                )
+                .Select(m => m.Name),
+        ];
         Assert.That(mutators, Is.Empty);
         Assert.That(t.GetProperties().Where(p => p.SetMethod is { IsPublic: true }), Is.Empty);
     }

@@ -7,7 +7,6 @@ namespace XeAnalyzer.Tests.Xel;
 /// <summary>The info, events and slice commands, run in-process.</summary>
 public sealed class XelCliTests
 {
-
     private static string Fixture(string name) => XelFixtures.PathOf(name);
 
     [Test]
@@ -33,8 +32,13 @@ public sealed class XelCliTests
         Assert.That(exit, Is.EqualTo(0));
         Assert.That(output, Does.Contain("events: 178"));
         Assert.That(output, Does.Match(@"sqlos\.wait_info\s+1\n"));
-        Assert.That(output, Does.Contain("sqlos.wait_info (package index 1, uuid 992caa1d-ef90-4278-9821-ebdd0180db0c)"
-            + " [callstack field: 1 of 1 event(s) carry a stack]"));
+        Assert.That(
+            output,
+            Does.Contain(
+                "sqlos.wait_info (package index 1, uuid 992caa1d-ef90-4278-9821-ebdd0180db0c)"
+                    + " [callstack field: 1 of 1 event(s) carry a stack]"
+            )
+        );
         Assert.That(output, Does.Contain("field  wait_type : map sqlos.wait_types"));
         Assert.That(output, Does.Contain("callstacks: 2 of 178 event(s) carry a stack"));
     }
@@ -52,12 +56,24 @@ public sealed class XelCliTests
     [Test]
     public void Events_WritesCsvWithHeader_ForLatchFixture()
     {
-        (int exit, string output, string err) = CliRunner.Run("events", Fixture("latch.xel"), "--format", "csv", "--limit", "3");
+        (int exit, string output, string err) = CliRunner.Run(
+            "events",
+            Fixture("latch.xel"),
+            "--format",
+            "csv",
+            "--limit",
+            "3"
+        );
         Assert.That(exit, Is.EqualTo(0), err);
         string[] lines = output.Split('\n');
-        Assert.That(lines[0].TrimEnd('\r'), Is.EqualTo("timestamp,event,file,offset,class,mode,address,database_id,file_id,"
-            + "page_id,duration (unit unknown),event_sequence,callstack,scheduler_id,session_id"),
-            "a latch_acquired duration is in no reference: its unit is unknown");
+        Assert.That(
+            lines[0].TrimEnd('\r'),
+            Is.EqualTo(
+                "timestamp,event,file,offset,class,mode,address,database_id,file_id,"
+                    + "page_id,duration (unit unknown),event_sequence,callstack,scheduler_id,session_id"
+            ),
+            "a latch_acquired duration is in no reference: its unit is unknown"
+        );
         Assert.That(lines[1], Does.StartWith("2024-03-01T12:00:00.0000000Z,sqlserver.latch_acquired,"));
         Assert.That(lines[1], Does.Contain(",BUFFER,NL,0x000001A2B3C4D000,5,1,100,0,1,"));
     }
@@ -65,7 +81,16 @@ public sealed class XelCliTests
     [Test]
     public void Events_NamesClashingActionColumns_WithActionSuffix()
     {
-        (int exit, string output, _) = CliRunner.Run("events", Fixture("all-types.xel"), "--event", "all_types", "--format", "csv", "--limit", "1");
+        (int exit, string output, _) = CliRunner.Run(
+            "events",
+            Fixture("all-types.xel"),
+            "--event",
+            "all_types",
+            "--format",
+            "csv",
+            "--limit",
+            "1"
+        );
         Assert.That(exit, Is.EqualTo(0));
         string header = output.Split('\n')[0];
         Assert.That(header, Does.Contain(",session_id,"));
@@ -75,15 +100,27 @@ public sealed class XelCliTests
     [Test]
     public void Events_WritesJsonArray_WithTypedValues()
     {
-        (int exit, string output, _) = CliRunner.Run("events", Fixture("all-types.xel"), "--event", "xetest.all_types", "--format", "json");
+        (int exit, string output, _) = CliRunner.Run(
+            "events",
+            Fixture("all-types.xel"),
+            "--event",
+            "xetest.all_types",
+            "--format",
+            "json"
+        );
         Assert.That(exit, Is.EqualTo(0));
         using JsonDocument doc = JsonDocument.Parse(output);
         Assert.That(doc.RootElement.GetArrayLength(), Is.EqualTo(XelFixtures.AllTypesCount));
-        JsonElement first = doc.RootElement.EnumerateArray().Single(x => x.GetProperty("actions").GetProperty("event_sequence").GetUInt64() == 1000);
+        JsonElement first = doc
+            .RootElement.EnumerateArray()
+            .Single(x => x.GetProperty("actions").GetProperty("event_sequence").GetUInt64() == 1000);
         Assert.That(first.GetProperty("fields").GetProperty("f_int64").GetInt64(), Is.EqualTo(long.MinValue));
         Assert.That(first.GetProperty("fields").GetProperty("f_uint64").GetUInt64(), Is.EqualTo(ulong.MaxValue));
         Assert.That(first.GetProperty("fields").GetProperty("f_color").GetString(), Is.EqualTo("RED"));
-        Assert.That(first.GetProperty("actions").GetProperty("callstack").GetString(), Does.StartWith("0x00007FFAF2BD6C7C\n"));
+        Assert.That(
+            first.GetProperty("actions").GetProperty("callstack").GetString(),
+            Does.StartWith("0x00007FFAF2BD6C7C\n")
+        );
     }
 
     [Test]
@@ -102,14 +139,33 @@ public sealed class XelCliTests
         string outPath = Path.Combine(Path.GetTempPath(), "xeanalyzer-slice-" + Guid.NewGuid().ToString("N") + ".xel");
         try
         {
-            (int exit, string output, string err) = CliRunner.Run("slice", Fixture("all-types.xel"), "--event", "all_types", "--from", "2024-03-01T12:00:00.05Z", "-o", outPath);
+            (int exit, string output, string err) = CliRunner.Run(
+                "slice",
+                Fixture("all-types.xel"),
+                "--event",
+                "all_types",
+                "--from",
+                "2024-03-01T12:00:00.05Z",
+                "-o",
+                outPath
+            );
             Assert.That(exit, Is.EqualTo(0), err);
-            string[] expected = [.. XelReader.ReadEvents(Fixture("all-types.xel"), new XelReadOptions { EventNames = ["all_types"] })
-                .Where(e => e.Timestamp >= new DateTime(2024, 3, 1, 12, 0, 0, 50, DateTimeKind.Utc)).Select(XelRoundTripTests.Describe)];
+            string[] expected =
+            [
+                .. XelReader
+                    .ReadEvents(Fixture("all-types.xel"), new XelReadOptions { EventNames = ["all_types"] })
+                    .Where(e => e.Timestamp >= new DateTime(2024, 3, 1, 12, 0, 0, 50, DateTimeKind.Utc))
+                    .Select(XelRoundTripTests.Describe),
+            ];
             string[] actual = [.. XelReader.ReadEvents(outPath).Select(XelRoundTripTests.Describe)];
             Assert.That(expected, Is.Not.Empty);
             Assert.That(actual, Is.EqualTo(expected));
-            Assert.That(output, Does.Contain("wrote " + expected.Length.ToString(System.Globalization.CultureInfo.InvariantCulture) + " events"));
+            Assert.That(
+                output,
+                Does.Contain(
+                    "wrote " + expected.Length.ToString(System.Globalization.CultureInfo.InvariantCulture) + " events"
+                )
+            );
         }
         finally
         {
@@ -161,7 +217,10 @@ public sealed class XelCliTests
             Assert.That(CliRunner.Run("events", damaged).Exit, Is.EqualTo(1));
             (int exit, string output, string err) = CliRunner.Run("events", damaged, "--skip-corrupt");
             Assert.That(exit, Is.EqualTo(3));
-            Assert.That(output.Split('\n', StringSplitOptions.RemoveEmptyEntries).Length, Is.GreaterThan(0).And.LessThan(40));
+            Assert.That(
+                output.Split('\n', StringSplitOptions.RemoveEmptyEntries).Length,
+                Is.GreaterThan(0).And.LessThan(40)
+            );
             Assert.That(err, Does.Contain("partial result"));
             Assert.That(CliRunner.Run("info", damaged, "--skip-corrupt").Exit, Is.EqualTo(3));
         }
@@ -176,6 +235,11 @@ public sealed class XelCliTests
     {
         Assert.That(CliRunner.Run("events", Fixture("latch.xel"), "--format", "xml").Exit, Is.EqualTo(2));
         Assert.That(CliRunner.Run("slice", Fixture("latch.xel"), "-o", "/tmp/x.xel").Exit, Is.EqualTo(2));
-        Assert.That(CliRunner.Run("slice", Fixture("latch.xel"), "--event", "x", "--from", "yesterday-ish", "-o", "/tmp/x.xel").Exit, Is.EqualTo(2));
+        Assert.That(
+            CliRunner
+                .Run("slice", Fixture("latch.xel"), "--event", "x", "--from", "yesterday-ish", "-o", "/tmp/x.xel")
+                .Exit,
+            Is.EqualTo(2)
+        );
     }
 }

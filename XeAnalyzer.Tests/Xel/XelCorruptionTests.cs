@@ -5,7 +5,8 @@ using XeAnalyzer.Xel;
 
 namespace XeAnalyzer.Tests.Xel;
 
-/// <summary>Damaged input gives only <see cref="InvalidXelDataException"/> or a clean partial result: no crash, no hang.</summary>
+/// <summary>Damaged input gives only <see cref="InvalidXelDataException"/> or a clean partial result: no crash, no
+/// hang.</summary>
 public sealed class XelCorruptionTests
 {
     private static IEnumerable<string> Inputs()
@@ -21,14 +22,22 @@ public sealed class XelCorruptionTests
         }
     }
 
-    private static (List<string>? Events, InvalidXelDataException? Error, XelDiagnostics Diag) Read(byte[] bytes, XelIntegrityHandling mode)
+    private static (List<string>? Events, InvalidXelDataException? Error, XelDiagnostics Diag) Read(
+        byte[] bytes,
+        XelIntegrityHandling mode
+    )
     {
         var diag = new XelDiagnostics();
         using var src = new MemoryRandomAccessSource(bytes, "damaged.xel");
         try
         {
             // Describe touches every value, so lazily decoded values must be safe too.
-            List<string> events = [.. XelReader.ReadEvents(src, new XelReadOptions { Integrity = mode, Diagnostics = diag }).Select(XelRoundTripTests.Describe)];
+            List<string> events =
+            [
+                .. XelReader
+                    .ReadEvents(src, new XelReadOptions { Integrity = mode, Diagnostics = diag })
+                    .Select(XelRoundTripTests.Describe),
+            ];
             return (events, null, diag);
         }
         catch (InvalidXelDataException ex)
@@ -54,18 +63,29 @@ public sealed class XelCorruptionTests
 
         for (int cut = 0; cut < full.Length; cut += step)
         {
-            foreach (XelIntegrityHandling mode in new[] { XelIntegrityHandling.Strict, XelIntegrityHandling.SkipCorruptBuffers })
+            foreach (
+                XelIntegrityHandling mode in new[]
+                {
+                    XelIntegrityHandling.Strict,
+                    XelIntegrityHandling.SkipCorruptBuffers,
+                }
+            )
             {
                 (List<string>? events, InvalidXelDataException? error, XelDiagnostics diag) = Read(full[..cut], mode);
                 if (events is null)
                 {
-                    // Only a file cut inside its 512-byte file header may throw (it is damaged, not an empty capture), at the cut.
+                    // Only a file cut inside its 512-byte file header may throw (it is damaged, not an empty capture),
+                    // at the cut.
                     Assert.That(cut, Is.LessThan(512), "a truncated file threw: " + error!.Message);
                     Assert.That(error.Offset, Is.EqualTo(cut), error.Message);
                     continue;
                 }
 
-                Assert.That(cut, Is.GreaterThanOrEqualTo(512), "a file cut inside its header must not read as an empty capture");
+                Assert.That(
+                    cut,
+                    Is.GreaterThanOrEqualTo(512),
+                    "a file cut inside its header must not read as an empty capture"
+                );
 
                 Assert.That(events, Is.EqualTo(all.Take(events.Count)), "cut at " + cut);
                 if (cut > 512 && events.Count < all.Length && !boundaries.Contains(cut))
@@ -140,7 +160,10 @@ public sealed class XelCorruptionTests
         InvalidXelDataException? empty = Read([], XelIntegrityHandling.SkipCorruptBuffers).Error;
         Assert.That(empty, Is.Not.Null);
         Assert.That(empty!.Message, Does.Contain("empty"));
-        InvalidXelDataException? text = Read("this is plainly a text file, not a capture"u8.ToArray(), XelIntegrityHandling.Strict).Error;
+        InvalidXelDataException? text = Read(
+            "this is plainly a text file, not a capture"u8.ToArray(),
+            XelIntegrityHandling.Strict
+        ).Error;
         Assert.That(text!.Message, Does.Contain("magic"));
         Assert.That(text.Offset, Is.Zero);
     }
@@ -194,7 +217,8 @@ public sealed class XelCorruptionTests
     {
         XeSchema s = XelFixtures.LatchSchema(out XeEventType latch, out _);
         byte[] good = File.ReadAllBytes(XelFixtures.PathOf("latch.xel"));
-        // The 'duration' field's type RID (uint64 of package 0) is stored once in the metadata: point it at package 99, then at base type 14.
+        // The 'duration' field's type RID (uint64 of package 0) is stored once in the metadata: point it at package 99,
+        // then at base type 14.
         byte[] rid = BitConverter.GetBytes(latch.Fields[6].TypeRid);
         byte[] name = System.Text.Encoding.Unicode.GetBytes("duration\0");
         int at = good.AsSpan().IndexOf([.. rid, .. name]);
@@ -238,7 +262,9 @@ public sealed class XelCorruptionTests
         try
         {
             using var src = new MemoryRandomAccessSource(b, "limits.xel");
-            _ = XelReader.ReadEvents(src, new XelReadOptions { Limits = new XeReaderLimits { MaxBufferSize = 1024 } }).ToList();
+            _ = XelReader
+                .ReadEvents(src, new XelReadOptions { Limits = new XeReaderLimits { MaxBufferSize = 1024 } })
+                .ToList();
         }
         catch (InvalidXelDataException e)
         {

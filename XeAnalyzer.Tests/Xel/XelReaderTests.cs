@@ -13,7 +13,10 @@ public sealed class XelReaderTests
     [Test]
     public void ReadEvents_DecodesEveryBaseType_AsWritten()
     {
-        List<XEvent> events = [.. ReadAllTypes().Where(e => e.Name == "all_types").OrderBy(e => e.GetAction("event_sequence").AsUInt64())];
+        List<XEvent> events =
+        [
+            .. ReadAllTypes().Where(e => e.Name == "all_types").OrderBy(e => e.GetAction("event_sequence").AsUInt64()),
+        ];
         Assert.That(events, Has.Count.EqualTo(XelFixtures.AllTypesCount));
         XelFixtures.AllTypesSchema(out XeEventType t, out _, out _);
         for (int i = 0; i < events.Count; i++)
@@ -24,7 +27,11 @@ public sealed class XelReaderTests
             for (int f = 0; f < expected.Length; f++)
             {
                 Assert.That(e.GetField(f).ToString(), Is.EqualTo(expected[f].ToString()), e.Fields[f].Name);
-                Assert.That(e.GetField(f).AsSpan().ToArray(), Is.EqualTo(expected[f].AsSpan().ToArray()), e.Fields[f].Name);
+                Assert.That(
+                    e.GetField(f).AsSpan().ToArray(),
+                    Is.EqualTo(expected[f].AsSpan().ToArray()),
+                    e.Fields[f].Name
+                );
             }
 
             Assert.That(e.Timestamp, Is.EqualTo(XelFixtures.AllTypesTime(i)));
@@ -57,7 +64,10 @@ public sealed class XelReaderTests
         Assert.That(e.GetField("f_unicode").AsString(), Is.EqualTo("unicode \u00e9\u4e2d 0"));
         Assert.That(e.GetField("f_guid").AsGuid(), Is.EqualTo(new Guid(0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)));
         Assert.That(e.GetField("f_binary").ToString(), Is.EqualTo("01020300"));
-        Assert.That(e.GetField("f_callstack").ToString(), Is.EqualTo("0x00007FFAF2BD6C7C\n0x00007FFAF2BD1000\n0x00007FFA00000010"));
+        Assert.That(
+            e.GetField("f_callstack").ToString(),
+            Is.EqualTo("0x00007FFAF2BD6C7C\n0x00007FFAF2BD1000\n0x00007FFA00000010")
+        );
         Assert.That(e.GetField("f_callstack").AsCallstack(), Is.EqualTo(XelFixtures.Stack));
         Assert.That(e.GetField("f_activity").ToString(), Is.EqualTo("76269b32-0b06-6047-8698-46a43e0b1603:1"));
         Assert.That(e.GetField("f_bool").ToObject(), Is.EqualTo(false));
@@ -82,7 +92,10 @@ public sealed class XelReaderTests
     {
         using var cts = new CancellationTokenSource();
         cts.Cancel();
-        Assert.That(() => XelReader.ReadEvents(XelFixtures.PathOf("latch.xel"), null, cts.Token).ToList(), Throws.InstanceOf<OperationCanceledException>());
+        Assert.That(
+            () => XelReader.ReadEvents(XelFixtures.PathOf("latch.xel"), null, cts.Token).ToList(),
+            Throws.InstanceOf<OperationCanceledException>()
+        );
     }
 
     [Test]
@@ -127,8 +140,14 @@ public sealed class XelReaderTests
     [Test]
     public void ReadEvents_SkipsOtherEvents_WhenFilteredByName()
     {
-        Assert.That(ReadAllTypes(new XelReadOptions { EventNames = ["dup_event"] }).Select(e => e.Name).Distinct(), Is.EqualTo(new[] { "dup_event" }));
-        Assert.That(ReadAllTypes(new XelReadOptions { EventNames = ["xetest.all_types"] }), Has.Count.EqualTo(XelFixtures.AllTypesCount));
+        Assert.That(
+            ReadAllTypes(new XelReadOptions { EventNames = ["dup_event"] }).Select(e => e.Name).Distinct(),
+            Is.EqualTo(new[] { "dup_event" })
+        );
+        Assert.That(
+            ReadAllTypes(new XelReadOptions { EventNames = ["xetest.all_types"] }),
+            Has.Count.EqualTo(XelFixtures.AllTypesCount)
+        );
         Assert.That(ReadAllTypes(new XelReadOptions { EventNames = ["other.all_types"] }), Is.Empty);
     }
 
@@ -140,7 +159,10 @@ public sealed class XelReaderTests
         Assert.That(sets[0].IsRollover, Is.True);
         Assert.That(sets[0].Files, Has.Count.EqualTo(3));
         List<XEvent> events = [.. XelReader.ReadEvents(sets[0])];
-        Assert.That(events.Select(e => e.EventSequence!.Value), Is.EqualTo(Enumerable.Range(1, 15).Select(i => (ulong)i)));
+        Assert.That(
+            events.Select(e => e.EventSequence!.Value),
+            Is.EqualTo(Enumerable.Range(1, 15).Select(i => (ulong)i))
+        );
         Assert.That(events.Select(e => e.Timestamp), Is.Ordered);
     }
 
@@ -153,9 +175,15 @@ public sealed class XelReaderTests
         Assert.That(sets[0].Files, Is.EqualTo(new[] { "/x/a_0_20.xel", "/x/a_0_100.xel", "/x/a_0_300.xel" }));
         Assert.That(sets[1].Files, Is.EqualTo(new[] { "/x/other.xel" }));
         Assert.That(sets[2].Files, Is.EqualTo(new[] { "/y/a_0_10.xel" }));
-        Assert.That(CaptureSet.TryParseRolloverName("xe_wait_completed_0_132353446563350000.xel", out string b, out ulong ft), Is.True);
+        Assert.That(
+            CaptureSet.TryParseRolloverName("xe_wait_completed_0_132353446563350000.xel", out string b, out ulong ft),
+            Is.True
+        );
         Assert.That(b, Is.EqualTo("xe_wait_completed_0"));
-        Assert.That(DateTime.FromFileTimeUtc((long)ft), Is.EqualTo(new DateTime(2020, 5, 30, 20, 37, 36, 335, DateTimeKind.Utc)));
+        Assert.That(
+            DateTime.FromFileTimeUtc((long)ft),
+            Is.EqualTo(new DateTime(2020, 5, 30, 20, 37, 36, 335, DateTimeKind.Utc))
+        );
     }
 
     [Test]
@@ -165,7 +193,10 @@ public sealed class XelReaderTests
         IReadOnlyList<CaptureSet> sets = CaptureSet.Expand([glob]);
         Assert.That(sets.Sum(s => s.Files.Count), Is.EqualTo(5));
         Assert.That(sets.Count(s => s.IsRollover), Is.EqualTo(1));
-        Assert.That(() => CaptureSet.Expand([Path.Combine(TestPaths.TestData, "xel", "nope*.xel")]), Throws.TypeOf<FileNotFoundException>());
+        Assert.That(
+            () => CaptureSet.Expand([Path.Combine(TestPaths.TestData, "xel", "nope*.xel")]),
+            Throws.TypeOf<FileNotFoundException>()
+        );
         Assert.That(() => CaptureSet.Expand(["/definitely/not/here.xel"]), Throws.TypeOf<FileNotFoundException>());
     }
 
@@ -209,11 +240,20 @@ public sealed class XelReaderTests
     public void XEvent_Create_BuildsEventsWithoutABuffer()
     {
         XeSchema s = XelFixtures.LatchSchema(out XeEventType t, out XeColumn[] a);
-        XEvent e = XEvent.Create(t, XelFixtures.Start,
-        [
-            XeValue.Create(t.Fields[0], 28UL), XeValue.Create(t.Fields[1], 4UL), XeValue.Create(t.Fields[2], 0x10UL),
-            XeValue.Create(t.Fields[3], 5UL), XeValue.Create(t.Fields[4], 1UL), XeValue.Create(t.Fields[5], 9UL), XeValue.Create(t.Fields[6], 3UL),
-        ], [XeValue.Create(a[3], XelFixtures.Stack), XeValue.Create(a[2], 77UL)]);
+        XEvent e = XEvent.Create(
+            t,
+            XelFixtures.Start,
+            [
+                XeValue.Create(t.Fields[0], 28UL),
+                XeValue.Create(t.Fields[1], 4UL),
+                XeValue.Create(t.Fields[2], 0x10UL),
+                XeValue.Create(t.Fields[3], 5UL),
+                XeValue.Create(t.Fields[4], 1UL),
+                XeValue.Create(t.Fields[5], 9UL),
+                XeValue.Create(t.Fields[6], 3UL),
+            ],
+            [XeValue.Create(a[3], XelFixtures.Stack), XeValue.Create(a[2], 77UL)]
+        );
         Assert.That(e.GetField("class").MapText, Is.EqualTo("ACCESS_METHODS_HOBT_VIRTUAL_ROOT"));
         Assert.That(e.GetField("mode").ToString(), Is.EqualTo("EX"));
         Assert.That(e.EventSequence, Is.EqualTo(77UL));

@@ -6,20 +6,44 @@ namespace XeAnalyzer.Tests.Xel;
 /// <summary>Files re-written by our writer read back to identical event lists.</summary>
 public sealed class XelRoundTripTests
 {
-    /// <summary>A comparable rendering of an event: identity, time, every field and action (name, type, value, raw bytes).</summary>
+    /// <summary>A comparable rendering of an event: identity, time, every field and action (name, type, value, raw
+    /// bytes).</summary>
     internal static string Describe(XEvent e)
     {
-        var parts = new List<string> { e.FullName, e.Uuid.ToString(), e.Timestamp.ToString("o", System.Globalization.CultureInfo.InvariantCulture) };
+        var parts = new List<string>
+        {
+            e.FullName,
+            e.Uuid.ToString(),
+            e.Timestamp.ToString("o", System.Globalization.CultureInfo.InvariantCulture),
+        };
         for (int i = 0; i < e.FieldCount; i++)
         {
             XeValue v = e.GetField(i);
-            parts.Add("F:" + e.Fields[i].Name + ":" + e.Fields[i].TypeName + "=" + v.ToString() + "|" + Convert.ToHexString(v.AsSpan()));
+            parts.Add(
+                "F:"
+                    + e.Fields[i].Name
+                    + ":"
+                    + e.Fields[i].TypeName
+                    + "="
+                    + v.ToString()
+                    + "|"
+                    + Convert.ToHexString(v.AsSpan())
+            );
         }
 
         for (int i = 0; i < e.ActionCount; i++)
         {
             XeValue v = e.GetAction(i);
-            parts.Add("A:" + e.Actions[i].FullName + ":" + e.Actions[i].TypeName + "=" + v.ToString() + "|" + Convert.ToHexString(v.AsSpan()));
+            parts.Add(
+                "A:"
+                    + e.Actions[i].FullName
+                    + ":"
+                    + e.Actions[i].TypeName
+                    + "="
+                    + v.ToString()
+                    + "|"
+                    + Convert.ToHexString(v.AsSpan())
+            );
         }
 
         return string.Join("\u001f", parts);
@@ -32,9 +56,17 @@ public sealed class XelRoundTripTests
         var schemaBuilder = new XeSchemaBuilder(source.PointerSize);
         schemaBuilder.ImportAll(source);
         XeSchema schema = schemaBuilder.Build();
-        DateTime start = events.Count == 0 ? new DateTime(2000, 1, 1, 0, 0, 0, DateTimeKind.Utc) : events.Min(e => e.Timestamp);
+        DateTime start =
+            events.Count == 0 ? new DateTime(2000, 1, 1, 0, 0, 0, DateTimeKind.Utc) : events.Min(e => e.Timestamp);
         using var ms = new MemoryStream();
-        using (var w = new XelWriter(ms, schema, new XelWriterOptions { StartTimeUtc = start, SplitMetadata = true }, leaveOpen: true))
+        using (
+            var w = new XelWriter(
+                ms,
+                schema,
+                new XelWriterOptions { StartTimeUtc = start, SplitMetadata = true },
+                leaveOpen: true
+            )
+        )
         {
             foreach (XEvent e in events)
             {
@@ -65,7 +97,8 @@ public sealed class XelRoundTripTests
 
     private static IEnumerable<string> Fixtures() => XelFixtures.All.Select(f => f.Name);
 
-    private static IEnumerable<string> Vectors() => ["TestXel_0.xel", "sqlhealth.xel", "sqltrace.xel", "gatewaysample.xel"];
+    private static IEnumerable<string> Vectors() =>
+        ["TestXel_0.xel", "sqlhealth.xel", "sqltrace.xel", "gatewaysample.xel"];
 
     [TestCaseSource(nameof(Fixtures))]
     public void Rewrite_ReadsBackIdentically_ForFixtures(string name)
@@ -130,7 +163,14 @@ public sealed class XelRoundTripTests
         schemaBuilder.ImportEvent(events[0].EventType);
         XeSchema schema = schemaBuilder.Build();
         using var ms = new MemoryStream();
-        using (var w = new XelWriter(ms, schema, new XelWriterOptions { StartTimeUtc = XelFixtures.Start.AddHours(-1) }, leaveOpen: true))
+        using (
+            var w = new XelWriter(
+                ms,
+                schema,
+                new XelWriterOptions { StartTimeUtc = XelFixtures.Start.AddHours(-1) },
+                leaveOpen: true
+            )
+        )
         {
             foreach (XEvent e in events)
             {

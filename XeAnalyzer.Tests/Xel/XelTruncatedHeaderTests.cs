@@ -5,8 +5,8 @@ using XeAnalyzer.Xel;
 namespace XeAnalyzer.Tests.Xel;
 
 /// <summary>
-/// A <c>.xel</c> cut inside its 512-byte file header (8 to 511 bytes long) is unreadable input, not an empty capture: the reader
-/// throws naming the file and the offset, and every command exits 1 with that message.
+/// A <c>.xel</c> cut inside its 512-byte file header (8 to 511 bytes long) is unreadable input, not an empty capture:
+/// the reader throws naming the file and the offset, and every command exits 1 with that message.
 /// </summary>
 public sealed class XelTruncatedHeaderTests
 {
@@ -77,7 +77,11 @@ public sealed class XelTruncatedHeaderTests
         };
         (int exit, _, string err) = CliRunner.Run(args);
         Assert.That(exit, Is.EqualTo(1), err);
-        Assert.That(err, Does.Contain(path + ": byte offset " + length.ToString(System.Globalization.CultureInfo.InvariantCulture)).And.Contain("512-byte .xel file header"));
+        Assert.That(
+            err,
+            Does.Contain(path + ": byte offset " + length.ToString(System.Globalization.CultureInfo.InvariantCulture))
+                .And.Contain("512-byte .xel file header")
+        );
         Assert.That(err, Does.Not.Contain("internal error"));
     }
 }

@@ -38,7 +38,24 @@ public sealed class XelVectorTests
         Assert.That(events[0].Timestamp.Month, Is.EqualTo(10));
         Assert.That(events[0].Timestamp.Day, Is.EqualTo(17));
         string[] actions = [.. events[0].Actions.Select(a => a.Name)];
-        Assert.That(actions, Is.SupersetOf(new[] { "session_id", "client_app_name", "client_pid", "nt_username", "server_principal_name", "database_id", "query_hash", "event_sequence", "attach_activity_id", "attach_activity_id_xfer" }));
+        Assert.That(
+            actions,
+            Is.SupersetOf(
+                new[]
+                {
+                    "session_id",
+                    "client_app_name",
+                    "client_pid",
+                    "nt_username",
+                    "server_principal_name",
+                    "database_id",
+                    "query_hash",
+                    "event_sequence",
+                    "attach_activity_id",
+                    "attach_activity_id_xfer",
+                }
+            )
+        );
         Assert.That(events[0].EventSequence, Is.Not.Null);
     }
 
@@ -61,7 +78,10 @@ public sealed class XelVectorTests
         Assert.That(cs.BaseType, Is.EqualTo(XeBaseType.Callstack));
         Assert.That(cs.CallstackFrameCount, Is.GreaterThan(0));
         ulong[] frames = cs.AsCallstack();
-        Assert.That(cs.ToString().Split('\n')[0], Is.EqualTo("0x" + frames[0].ToString("X16", System.Globalization.CultureInfo.InvariantCulture)));
+        Assert.That(
+            cs.ToString().Split('\n')[0],
+            Is.EqualTo("0x" + frames[0].ToString("X16", System.Globalization.CultureInfo.InvariantCulture))
+        );
         Assert.That(wait.Timestamp.Year, Is.EqualTo(2013));
         Assert.That(wait.GetField("wait_type").IsMap, Is.True);
         Assert.That(wait.GetField("wait_type").MapText, Is.Not.Empty);
@@ -81,8 +101,9 @@ public sealed class XelVectorTests
         Assert.That(events[0].Timestamp, Is.EqualTo(new DateTime(2012, 5, 8)).Within(TimeSpan.FromDays(1)));
         Assert.That(events[0].GetField("ClientConnectTime").ToObject(), Is.TypeOf<DateTimeOffset>());
 
-        // The package clock has frequency 0 in this 2012 file; ticks are then 100 ns units. Cross-check against an independent
-        // clock: each login_timing event is raised shortly after its ClientConnectTime (a FILETIME payload field).
+        // The package clock has frequency 0 in this 2012 file; ticks are then 100 ns units. Cross-check against an
+        // independent clock: each login_timing event is raised shortly after its ClientConnectTime (a FILETIME payload
+        // field).
         int checkedEvents = 0;
         foreach (XEvent e in events)
         {

@@ -12,21 +12,32 @@ namespace XeAnalyzer.Analysis;
 public sealed record CategoryTally(string Name, long Count, double Share);
 
 /// <summary>
-/// A count per group (a scheduler, a worker, a session) compared with the other groups: its share, its deviation from the
-/// mean of all groups, from the mean of its peers (all groups but itself) and from the median of all groups, and whether it
-/// is an outlier.
+/// A count per group (a scheduler, a worker, a session) compared with the other groups: its share, its deviation from
+/// the mean of all groups, from the mean of its peers (all groups but itself) and from the median of all groups, and
+/// whether it is an outlier.
 /// </summary>
-/// <param name="Key">The group: a scheduler id or session id in decimal, a worker address as <c>0x</c> + 16 hex digits.</param>
+/// <param name="Key">The group: a scheduler id or session id in decimal, a worker address as <c>0x</c> + 16 hex
+/// digits.</param>
 /// <param name="Count">How many events.</param>
 /// <param name="Share">Count / total of all groups, as a fraction.</param>
 /// <param name="DeviationFromMean">(Count − mean of all groups) / that mean, as a fraction (−0.1 = 10 % below).</param>
-/// <param name="DeviationFromPeerMean">(Count − mean of the other groups) / that mean, or NaN when there is no other group.</param>
+/// <param name="DeviationFromPeerMean">(Count − mean of the other groups) / that mean, or NaN when there is no other
+/// group.</param>
 /// <param name="DeviationFromMedian">(Count − median of all groups) / that median, or NaN when the median is 0.</param>
 /// <param name="IsOutlier">
-/// Whether there are at least two groups and |<paramref name="DeviationFromMedian"/>| is at least the analysis's outlier threshold.
-/// The median (not the mean) is the reference so that one low group does not make all its peers look high.
+/// Whether there are at least two groups and |<paramref name="DeviationFromMedian"/>| is at least the analysis's
+/// outlier threshold. The median (not the mean) is the reference so that one low group does not make all its peers look
+/// high.
 /// </param>
-public sealed record GroupTally(string Key, long Count, double Share, double DeviationFromMean, double DeviationFromPeerMean, double DeviationFromMedian, bool IsOutlier);
+public sealed record GroupTally(
+    string Key,
+    long Count,
+    double Share,
+    double DeviationFromMean,
+    double DeviationFromPeerMean,
+    double DeviationFromMedian,
+    bool IsOutlier
+);
 
 /// <summary>Small shared helpers of the analyses.</summary>
 internal static class AnalysisSupport
@@ -48,13 +59,18 @@ internal static class AnalysisSupport
     }
 
     /// <summary>The warnings that are there, as a list.</summary>
-    public static IReadOnlyList<AnalysisWarning> Warnings(params AnalysisWarning?[] warnings) => Array.AsReadOnly(warnings.OfType<AnalysisWarning>().ToArray());
+    public static IReadOnlyList<AnalysisWarning> Warnings(params AnalysisWarning?[] warnings) =>
+        Array.AsReadOnly(warnings.OfType<AnalysisWarning>().ToArray());
 
     /// <summary>The warning for events that arrived later than the reorder window, or <see langword="null"/>.</summary>
     public static AnalysisWarning? LateWarning(OrderingStatistics o) =>
         o.LateEvents > 0
-            ? new AnalysisWarning(AnalysisWarningKind.LateEvents, o.LateEvents.ToString("N0", CultureInfo.InvariantCulture)
-                + " events arrived later than the reorder window allows (--reorder-window/--reorder-max) and were processed out of time order")
+            ? new AnalysisWarning(
+                AnalysisWarningKind.LateEvents,
+                o.LateEvents.ToString("N0", CultureInfo.InvariantCulture)
+                    + " events arrived later than the reorder window allows (--reorder-window/--reorder-max) and were "
+                    + "processed out of time order"
+            )
             : null;
 
     public static string Hex(ulong v) => "0x" + v.ToString("X16", CultureInfo.InvariantCulture);
@@ -66,14 +82,26 @@ internal static class AnalysisSupport
     public static string Counted(long v, string one, string many) => N0(v) + " " + (v == 1 ? one : many);
 
     public static string Percent(double fraction, int decimals = 1) =>
-        double.IsFinite(fraction) ? (fraction * 100).ToString("F" + decimals.ToString(CultureInfo.InvariantCulture), CultureInfo.InvariantCulture) + " %" : "n/a";
+        double.IsFinite(fraction)
+            ? (fraction * 100).ToString(
+                "F" + decimals.ToString(CultureInfo.InvariantCulture),
+                CultureInfo.InvariantCulture
+            ) + " %"
+            : "n/a";
 
     public static string SignedPercent(double fraction, int decimals = 1) =>
-        double.IsFinite(fraction) ? (fraction >= 0 ? "+" : "-") + Math.Abs(fraction * 100).ToString("F" + decimals.ToString(CultureInfo.InvariantCulture), CultureInfo.InvariantCulture) + " %" : "n/a";
+        double.IsFinite(fraction)
+            ? (fraction >= 0 ? "+" : "-")
+                + Math.Abs(fraction * 100)
+                    .ToString("F" + decimals.ToString(CultureInfo.InvariantCulture), CultureInfo.InvariantCulture)
+                + " %"
+            : "n/a";
 
-    public static TableCell PercentCell(double fraction) => double.IsFinite(fraction) ? TableCell.FromPercentage(fraction) : TableCell.Empty;
+    public static TableCell PercentCell(double fraction) =>
+        double.IsFinite(fraction) ? TableCell.FromPercentage(fraction) : TableCell.Empty;
 
-    public static TableCell DecimalCell(double value) => double.IsFinite(value) ? TableCell.FromDouble(value) : TableCell.Empty;
+    public static TableCell DecimalCell(double value) =>
+        double.IsFinite(value) ? TableCell.FromDouble(value) : TableCell.Empty;
 
     public static KeyValuePair<string, TableCell> Kv(string key, TableCell value) => new(key, value);
 
@@ -82,11 +110,12 @@ internal static class AnalysisSupport
     {
         (string Name, long Count)[] list = [.. counts.Where(c => c.Count > 0)];
         long total = list.Sum(c => c.Count);
-        return Array.AsReadOnly(list
-            .OrderByDescending(c => c.Count)
-            .ThenBy(c => c.Name, StringComparer.Ordinal)
-            .Select(c => new CategoryTally(c.Name, c.Count, total == 0 ? 0 : (double)c.Count / total))
-            .ToArray());
+        return Array.AsReadOnly(
+            list.OrderByDescending(c => c.Count)
+                .ThenBy(c => c.Name, StringComparer.Ordinal)
+                .Select(c => new CategoryTally(c.Name, c.Count, total == 0 ? 0 : (double)c.Count / total))
+                .ToArray()
+        );
     }
 
     /// <summary>Group tallies in the given key order, with shares, deviations and outlier flags.</summary>
@@ -97,7 +126,10 @@ internal static class AnalysisSupport
         int n = list.Length;
         double mean = n == 0 ? 0 : (double)total / n;
         long[] sorted = [.. list.Select(c => c.Count).Order()];
-        double median = n == 0 ? 0 : n % 2 == 1 ? sorted[n / 2] : (sorted[(n / 2) - 1] + (double)sorted[n / 2]) / 2;
+        double median =
+            n == 0 ? 0
+            : n % 2 == 1 ? sorted[n / 2]
+            : (sorted[(n / 2) - 1] + (double)sorted[n / 2]) / 2;
         var result = new GroupTally[n];
         for (int i = 0; i < n; i++)
         {
@@ -114,7 +146,12 @@ internal static class AnalysisSupport
         return Array.AsReadOnly(result);
     }
 
-    public static ReportTable CategoryTable(string title, string header, IReadOnlyList<CategoryTally> rows, string countHeader)
+    public static ReportTable CategoryTable(
+        string title,
+        string header,
+        IReadOnlyList<CategoryTally> rows,
+        string countHeader
+    )
     {
         var t = new TableBuilder(title)
             .AddColumn(TableColumn.Text(header))
@@ -128,22 +165,59 @@ internal static class AnalysisSupport
         return t.Build();
     }
 
-    public static ReportTable GroupTable(string title, string header, IReadOnlyList<GroupTally> rows, string countHeader, double threshold, IEnumerable<string>? notes = null)
+    public static ReportTable GroupTable(
+        string title,
+        string header,
+        IReadOnlyList<GroupTally> rows,
+        string countHeader,
+        double threshold,
+        IEnumerable<string>? notes = null
+    )
     {
         var t = new TableBuilder(title)
             .AddColumn(TableColumn.Text(header))
             .AddColumn(TableColumn.Integer(countHeader))
             .AddColumn(TableColumn.Percentage("share", 2))
-            .AddColumn(new TableColumn("vs mean of all", ColumnKind.Percentage) { DecimalPlaces = 2, Description = "(count − mean of all groups) / mean of all groups" })
-            .AddColumn(new TableColumn("vs mean of peers", ColumnKind.Percentage) { DecimalPlaces = 2, Description = "(count − mean of the other groups) / mean of the other groups" })
-            .AddColumn(new TableColumn("vs median", ColumnKind.Percentage) { DecimalPlaces = 2, Description = "(count − median of all groups) / median of all groups" })
+            .AddColumn(
+                new TableColumn("vs mean of all", ColumnKind.Percentage)
+                {
+                    DecimalPlaces = 2,
+                    Description = "(count − mean of all groups) / mean of all groups",
+                }
+            )
+            .AddColumn(
+                new TableColumn("vs mean of peers", ColumnKind.Percentage)
+                {
+                    DecimalPlaces = 2,
+                    Description = "(count − mean of the other groups) / mean of the other groups",
+                }
+            )
+            .AddColumn(
+                new TableColumn("vs median", ColumnKind.Percentage)
+                {
+                    DecimalPlaces = 2,
+                    Description = "(count − median of all groups) / median of all groups",
+                }
+            )
             .AddColumn(TableColumn.Text("outlier"));
         foreach (GroupTally r in rows)
         {
-            t.AddRow(r.Key, r.Count, TableCell.FromPercentage(r.Share), PercentCell(r.DeviationFromMean), PercentCell(r.DeviationFromPeerMean), PercentCell(r.DeviationFromMedian), r.IsOutlier ? "yes" : string.Empty);
+            t.AddRow(
+                r.Key,
+                r.Count,
+                TableCell.FromPercentage(r.Share),
+                PercentCell(r.DeviationFromMean),
+                PercentCell(r.DeviationFromPeerMean),
+                PercentCell(r.DeviationFromMedian),
+                r.IsOutlier ? "yes" : string.Empty
+            );
         }
 
-        t.AddNote("An outlier deviates from the median of all groups by at least " + Percent(threshold, 1) + " (the median, so that one low group does not make its peers look high).");
+        t.AddNote(
+            "An outlier deviates from the median of all groups by at least "
+                + Percent(threshold, 1)
+                + " (the median, so that one low group does not make its peers look high)."
+        );
         foreach (string n in notes ?? [])
         {
             t.AddNote(n);
@@ -155,9 +229,10 @@ internal static class AnalysisSupport
 
 /// <summary>
 /// The one range rule of what the analyses add up (event and slot counts, durations, pages): every total stays at most
-/// <see cref="long.MaxValue"/>. A run keeps one <see cref="WeightTotal"/> per kind of value over everything it counts; an item whose
-/// value would carry it past the limit is left out and counted (<see cref="ValuesOutOfRange"/>), so the sum of any part of it (a bucket,
-/// a wait type, a session) fits too, and the result says what it left out instead of wrapping or saturating.
+/// <see cref="long.MaxValue"/>. A run keeps one <see cref="WeightTotal"/> per kind of value over everything it counts;
+/// an item whose value would carry it past the limit is left out and counted (<see cref="ValuesOutOfRange"/>), so the
+/// sum of any part of it (a bucket, a wait type, a session) fits too, and the result says what it left out instead of
+/// wrapping or saturating.
 /// </summary>
 internal struct WeightTotal
 {
@@ -171,7 +246,8 @@ internal struct WeightTotal
     public void Add(ulong value) => Value = checked(Value + (long)value);
 }
 
-/// <summary>The items a run left out because a value would carry a total past <see cref="long.MaxValue"/> (<see cref="WeightTotal"/>).</summary>
+/// <summary>The items a run left out because a value would carry a total past <see cref="long.MaxValue"/>
+/// (<see cref="WeightTotal"/>).</summary>
 internal sealed class ValuesOutOfRange
 {
     private string? _first;
@@ -191,28 +267,49 @@ internal sealed class ValuesOutOfRange
 
     /// <summary>The warning, or <see langword="null"/> when nothing was left out.</summary>
     /// <param name="what">What the items are (<c>wait event(s)</c>, <c>duration value(s)</c>).</param>
-    /// <param name="eventsLeftOut">Whether the items are events or slots left out (which makes the result partial), not only values of theirs.</param>
-    public AnalysisWarning? Warning(string what, bool eventsLeftOut = true) => Count == 0
-        ? null
-        : new AnalysisWarning(AnalysisWarningKind.ValueOutOfRange, string.Create(CultureInfo.InvariantCulture,
-            $"{Count:N0} {what} left out: a value above {long.MaxValue:N0}, or one carrying a total past it (the first: {_first})"))
-        {
-            EventsLeftOut = eventsLeftOut ? Count : 0,
-        };
+    /// <param name="eventsLeftOut">Whether the items are events or slots left out (which makes the result partial), not
+    /// only values of theirs.</param>
+    public AnalysisWarning? Warning(string what, bool eventsLeftOut = true) =>
+        Count == 0
+            ? null
+            : new AnalysisWarning(
+                AnalysisWarningKind.ValueOutOfRange,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"{Count:N0} {what} left out: a value above {long.MaxValue:N0}, or one carrying a total past it "
+                        + $"(the first: {_first})"
+                )
+            )
+            {
+                EventsLeftOut = eventsLeftOut ? Count : 0,
+            };
 
     /// <summary>Where an event is and the value of one of its columns, for <see cref="Add"/>.</summary>
     public static string Describe(XEvent e, string column, ulong value) =>
-        (e.Source.FilePath ?? "(events)") + (e.Source.Offset >= 0 ? ": byte offset " + e.Source.Offset.ToString(CultureInfo.InvariantCulture) : string.Empty)
-        + ": " + e.FullName + " at " + CellFormatter.IsoUtc(e.Timestamp) + ", " + column + " " + value.ToString("N0", CultureInfo.InvariantCulture);
+        (e.Source.FilePath ?? "(events)")
+        + (
+            e.Source.Offset >= 0
+                ? ": byte offset " + e.Source.Offset.ToString(CultureInfo.InvariantCulture)
+                : string.Empty
+        )
+        + ": "
+        + e.FullName
+        + " at "
+        + CellFormatter.IsoUtc(e.Timestamp)
+        + ", "
+        + column
+        + " "
+        + value.ToString("N0", CultureInfo.InvariantCulture);
 }
 
 /// <summary>
-/// Interns category names (map text or value text) to small ids, caching map keys per map; at most <c>maxNames</c> distinct
-/// names, later ones become <c>overflowName</c>.
+/// Interns category names (map text or value text) to small ids, caching map keys per map; at most <c>maxNames</c>
+/// distinct names, later ones become <c>overflowName</c>.
 /// </summary>
 internal sealed class NameTable(int maxNames = 65_536, string overflowName = "(other)")
 {
-    /// <summary>The most distinct groups (schedulers, sessions, workers) an analysis keeps; further ones are counted as untracked.</summary>
+    /// <summary>The most distinct groups (schedulers, sessions, workers) an analysis keeps; further ones are counted as
+    /// untracked.</summary>
     public const int MaxGroups = 65_536;
 
     private readonly List<string> _names = [];
@@ -255,7 +352,8 @@ internal sealed class NameTable(int maxNames = 65_536, string overflowName = "(o
         {
             ulong key = value.MapKey;
 
-            // Map keys are mostly small: ids of keys below 1,024 of the last map are kept in an array (id + 1; 0 = not yet known).
+            // Map keys are mostly small: ids of keys below 1,024 of the last map are kept in an array (id + 1; 0 = not
+            // yet known).
             if (key < DenseKeys)
             {
                 if (!ReferenceEquals(map, _denseMap))
@@ -296,7 +394,8 @@ internal sealed class NameTable(int maxNames = 65_536, string overflowName = "(o
     }
 }
 
-/// <summary>A per-key cache by reference (event types, action sets), with a shortcut for the last two keys (captures often alternate two event types).</summary>
+/// <summary>A per-key cache by reference (event types, action sets), with a shortcut for the last two keys (captures
+/// often alternate two event types).</summary>
 internal sealed class ReferenceCache<TKey, TValue>(Func<TKey, TValue> create)
     where TKey : class
 {
@@ -337,7 +436,8 @@ internal sealed class ReferenceCache<TKey, TValue>(Func<TKey, TValue> create)
     }
 }
 
-/// <summary>Counts events by full name that an analysis did not use (bounded), for "events found instead" messages.</summary>
+/// <summary>Counts events by full name that an analysis did not use (bounded), for "events found instead"
+/// messages.</summary>
 internal sealed class IgnoredEvents
 {
     private readonly Dictionary<string, long> _counts = new(StringComparer.Ordinal);
@@ -356,7 +456,12 @@ internal sealed class IgnoredEvents
     }
 
     public IReadOnlyList<EventNameCount> ToList() =>
-        [.. _counts.OrderByDescending(kv => kv.Value).ThenBy(kv => kv.Key, StringComparer.Ordinal).Select(kv => new EventNameCount(kv.Key, kv.Value))];
+        [
+            .. _counts
+                .OrderByDescending(kv => kv.Value)
+                .ThenBy(kv => kv.Key, StringComparer.Ordinal)
+                .Select(kv => new EventNameCount(kv.Key, kv.Value)),
+        ];
 }
 
 /// <summary>
@@ -379,8 +484,10 @@ internal sealed class FieldUnitsSeen(string eventName, string fieldName)
 
     /// <summary>The unit: the one every event type seen agrees on, else the reference's unit for the analysis's event
     /// (no event type seen); <see langword="null"/> when event types disagree.</summary>
-    public FieldUnit? Unit => _units.Count == 0 ? DurationUnits.Of(eventName, fieldName, null)
-        : _units.TrueForAll(u => u.Unit.Label == _units[0].Unit.Label) ? _units[0].Unit : null;
+    public FieldUnit? Unit =>
+        _units.Count == 0 ? DurationUnits.Of(eventName, fieldName, null)
+        : _units.TrueForAll(u => u.Unit.Label == _units[0].Unit.Label) ? _units[0].Unit
+        : null;
 
     /// <summary>The unit as a label shows it; units that differ between event types are given per event.</summary>
     public string Label => Unit?.Label ?? DurationUnits.Describe(_units)!;

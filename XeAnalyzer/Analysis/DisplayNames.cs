@@ -11,44 +11,48 @@ namespace XeAnalyzer.Analysis;
 internal static class DisplayNames
 {
     /// <summary>Where a PDB's identity (GUID/age) came from.</summary>
-    public static string Of(PdbIdentitySource source) => source switch
-    {
-        PdbIdentitySource.Frame => "the callstack_rva frames",
-        PdbIdentitySource.SymbolMetadata => "CSV symbol metadata",
-        PdbIdentitySource.Binary => "the DLL's RSDS record",
-        PdbIdentitySource.BuildCatalog => "the build catalog",
-        _ => "none",
-    };
+    public static string Of(PdbIdentitySource source) =>
+        source switch
+        {
+            PdbIdentitySource.Frame => "the callstack_rva frames",
+            PdbIdentitySource.SymbolMetadata => "CSV symbol metadata",
+            PdbIdentitySource.Binary => "the DLL's RSDS record",
+            PdbIdentitySource.BuildCatalog => "the build catalog",
+            _ => "none",
+        };
 
     /// <summary>Why a frame stayed unresolved, in a few words (the group's description says it in full).</summary>
-    public static string Of(UnresolvedReason reason) => reason switch
-    {
-        UnresolvedReason.NoPdb => "no PDB",
-        UnresolvedReason.PdbDamaged => "PDB damaged",
-        UnresolvedReason.BeforeFirstSymbol => "before the first symbol",
-        UnresolvedReason.NoModuleMap => "no module map",
-        UnresolvedReason.NoModuleForAddress => "no module for the address",
-        UnresolvedReason.OrdinalNeedsDll => "ordinal without its DLL",
-        UnresolvedReason.OrdinalNotExported => "ordinal not exported",
-        UnresolvedReason.IncompleteFrame => "incomplete frame",
-        UnresolvedReason.RvaOutOfRange => "RVA out of range",
-        UnresolvedReason.BeyondImage => "beyond the image",
-        _ => "resolved",
-    };
+    public static string Of(UnresolvedReason reason) =>
+        reason switch
+        {
+            UnresolvedReason.NoPdb => "no PDB",
+            UnresolvedReason.PdbDamaged => "PDB damaged",
+            UnresolvedReason.BeforeFirstSymbol => "before the first symbol",
+            UnresolvedReason.NoModuleMap => "no module map",
+            UnresolvedReason.NoModuleForAddress => "no module for the address",
+            UnresolvedReason.OrdinalNeedsDll => "ordinal without its DLL",
+            UnresolvedReason.OrdinalNotExported => "ordinal not exported",
+            UnresolvedReason.IncompleteFrame => "incomplete frame",
+            UnresolvedReason.RvaOutOfRange => "RVA out of range",
+            UnresolvedReason.BeyondImage => "beyond the image",
+            _ => "resolved",
+        };
 
     /// <summary>Where an input's module map came from.</summary>
-    public static string Of(ModuleMapSource source) => source switch
-    {
-        ModuleMapSource.Explicit => "--modules",
-        ModuleMapSource.Sidecar => "sidecar (<set-name>.modules.txt)",
-        _ => "none",
-    };
+    public static string Of(ModuleMapSource source) =>
+        source switch
+        {
+            ModuleMapSource.Explicit => "--modules",
+            ModuleMapSource.Sidecar => "sidecar (<set-name>.modules.txt)",
+            _ => "none",
+        };
 
     /// <summary>A frame style as <c>--frame-style</c> names it.</summary>
-    public static string Of(FrameStyle style) => style switch
-    {
-        FrameStyle.Resolver => "resolver",
-        FrameStyle.WinDbg => "windbg",
-        _ => "engine",
-    };
+    public static string Of(FrameStyle style) =>
+        style switch
+        {
+            FrameStyle.Resolver => "resolver",
+            FrameStyle.WinDbg => "windbg",
+            _ => "engine",
+        };
 }

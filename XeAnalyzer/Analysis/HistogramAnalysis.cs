@@ -17,25 +17,29 @@ public sealed class HistogramAnalysisOptions
     internal MapValueTable? MapValues { get; init; }
 
     /// <summary>
-    /// The map whose text the slot values are keys of (<c>--map NAME</c>, for example <c>wait_types</c>); <see langword="null"/> to use the
-    /// only map of <see cref="MapValues"/> when it holds one.
+    /// The map whose text the slot values are keys of (<c>--map NAME</c>, for example <c>wait_types</c>);
+    /// <see langword="null"/> to use the only map of <see cref="MapValues"/> when it holds one.
     /// </summary>
     public string? MapName { get; init; }
 
-    /// <summary>The most slots kept over all histograms (1 to 50,000,000; default 1,000,000); further slots are counted and make the result partial.</summary>
+    /// <summary>The most slots kept over all histograms (1 to 50,000,000; default 1,000,000); further slots are counted
+    /// and make the result partial.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is outside 1..50,000,000.</exception>
     public int MaxSlots
     {
         get;
-        init => field = value is >= 1 and <= 50_000_000 ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "MaxSlots must be 1..50,000,000.");
-    }
-
-    = 1_000_000;
+        init =>
+            field = value is >= 1 and <= 50_000_000
+                ? value
+                : throw new ArgumentOutOfRangeException(nameof(value), value, "MaxSlots must be 1..50,000,000.");
+    } = 1_000_000;
 }
 
-/// <summary>One slot of a histogram on an event field or action: its value, the value's map text when known, its count and share.</summary>
+/// <summary>One slot of a histogram on an event field or action: its value, the value's map text when known, its count
+/// and share.</summary>
 /// <param name="Value">The slot's value as written (text, a number, or a map key).</param>
-/// <param name="Text">The map text of a key (from <see cref="HistogramAnalysisOptions.MapValues"/>), or <see langword="null"/>.</param>
+/// <param name="Text">The map text of a key (from <see cref="HistogramAnalysisOptions.MapValues"/>), or
+/// <see langword="null"/>.</param>
 /// <param name="Count">Events counted in the slot.</param>
 /// <param name="Share">Count / the histogram's total, as a fraction.</param>
 public sealed record HistogramRow(string Value, string? Text, long Count, double Share);
@@ -43,7 +47,14 @@ public sealed record HistogramRow(string Value, string? Text, long Count, double
 /// <summary>One histogram target on an event field or action, its slots largest first. Immutable.</summary>
 public sealed class HistogramTable
 {
-    internal HistogramTable(HistogramTarget target, string name, IReadOnlyList<HistogramRow> rows, long total, string? mapName, IReadOnlyList<string> notes)
+    internal HistogramTable(
+        HistogramTarget target,
+        string name,
+        IReadOnlyList<HistogramRow> rows,
+        long total,
+        string? mapName,
+        IReadOnlyList<string> notes
+    )
     {
         Target = target;
         Name = name;
@@ -107,7 +118,11 @@ public sealed class HistogramTable
     internal BarChart ToBarChart()
     {
         HistogramRow[] top = [.. Rows.Take(20)];
-        return new BarChart("Histogram " + Name + ": events per value", top.Select(r => r.Text ?? r.Value), top.Select(r => (double)r.Count))
+        return new BarChart(
+            "Histogram " + Name + ": events per value",
+            top.Select(r => r.Text ?? r.Value),
+            top.Select(r => (double)r.Count)
+        )
         {
             CategoryAxisLabel = MapName ?? "value",
             ValueAxisLabel = "events",
@@ -115,12 +130,11 @@ public sealed class HistogramTable
     }
 }
 
-/// <summary>The result of <see cref="HistogramAnalysis"/>: each histogram on an event field or action, or what is missing. Immutable.</summary>
+/// <summary>The result of <see cref="HistogramAnalysis"/>: each histogram on an event field or action, or what is
+/// missing. Immutable.</summary>
 public sealed class HistogramAnalysisResult : IAnalysisResult, IDocumentSource
 {
-    internal HistogramAnalysisResult()
-    {
-    }
+    internal HistogramAnalysisResult() { }
 
     /// <summary>The histograms on event fields or actions, in input order.</summary>
     public IReadOnlyList<HistogramTable> Histograms { get; internal init; } = [];
@@ -134,7 +148,8 @@ public sealed class HistogramAnalysisResult : IAnalysisResult, IDocumentSource
     /// <inheritdoc/>
     public MissingData? MissingData { get; internal init; }
 
-    /// <summary>Warnings about the result: slots beyond <see cref="HistogramAnalysisOptions.MaxSlots"/>, counted but not kept.</summary>
+    /// <summary>Warnings about the result: slots beyond <see cref="HistogramAnalysisOptions.MaxSlots"/>, counted but
+    /// not kept.</summary>
     public IReadOnlyList<AnalysisWarning> Warnings { get; internal init; } = [];
 
     /// <inheritdoc/>
@@ -146,7 +161,8 @@ public sealed class HistogramAnalysisResult : IAnalysisResult, IDocumentSource
     /// <summary>The events the histograms on fields and actions counted (the sum of their slot counts).</summary>
     public long EventsUsed => Histograms.Sum(h => h.Total);
 
-    /// <summary>The result as a document: the same in every view (<see cref="ToReport"/>; the first histogram's bar chart is its figure).</summary>
+    /// <summary>The result as a document: the same in every view (<see cref="ToReport"/>; the first histogram's bar
+    /// chart is its figure).</summary>
     /// <param name="view">The view (every view gives the same document).</param>
     /// <returns>The document.</returns>
     public ReportDocument ToDocument(DocumentView view) => ToReport();
@@ -159,11 +175,15 @@ public sealed class HistogramAnalysisResult : IAnalysisResult, IDocumentSource
         foreach (HistogramTable h in Histograms)
         {
             HistogramTarget t = h.Target;
-            var kv = new KeyValueList(
-            [
+            var kv = new KeyValueList([
                 new("input", h.Name[..h.Name.LastIndexOf(':')]),
                 new("line", t.LineNumber),
-                new("source", t.ValuesAreIntegers ? "an event field or action (numbers or map keys)" : "an event field or action (text)"),
+                new(
+                    "source",
+                    t.ValuesAreIntegers
+                        ? "an event field or action (numbers or map keys)"
+                        : "an event field or action (text)"
+                ),
                 new("slots", t.SlotCount),
                 new("buckets", t.Buckets is int b ? TableCell.FromInt32(b) : TableCell.Empty),
                 new("slots reached buckets", t.SlotsReachedBuckets ? "yes: values may have been merged" : "no"),
@@ -178,9 +198,10 @@ public sealed class HistogramAnalysisResult : IAnalysisResult, IDocumentSource
 }
 
 /// <summary>
-/// Histogram targets on an event field or action (not a callstack): one row per slot with its value, count and share, largest first;
-/// map keys shown with their text when the map is given (<see cref="HistogramAnalysisOptions.MapValues"/>). <c>xeanalyze histogram</c>.
-/// Callstack histograms are left to <see cref="Stacks.StackBucketAnalysis"/>.
+/// Histogram targets on an event field or action (not a callstack): one row per slot with its value, count and share,
+/// largest first; map keys shown with their text when the map is given
+/// (<see cref="HistogramAnalysisOptions.MapValues"/>). <c>xeanalyze histogram</c>. Callstack histograms are left to
+/// <see cref="Stacks.StackBucketAnalysis"/>.
 /// </summary>
 /// <param name="options">Options; <see langword="null"/> for <see cref="HistogramAnalysisOptions.Default"/>.</param>
 public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) : ICaptureAnalysis
@@ -198,7 +219,8 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
         return new Run(this, context);
     }
 
-    /// <summary>Starts a run whose result is typed (for an analysis that shows histograms among other things).</summary>
+    /// <summary>Starts a run whose result is typed (for an analysis that shows histograms among other
+    /// things).</summary>
     internal AnalysisRun<HistogramAnalysisResult> StartRun(AnalysisContext context) => new Run(this, context);
 
     /// <summary>Reads the inputs once and tabulates their histograms on fields and actions.</summary>
@@ -208,10 +230,14 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
     /// <returns>The outcome.</returns>
     /// <exception cref="XeFormatException">An input is malformed.</exception>
     /// <exception cref="IOException">An input cannot be read.</exception>
-    public AnalysisOutcome<HistogramAnalysisResult> Analyze(CaptureSource source, AnalysisContext? context = null, CancellationToken cancellationToken = default) =>
-        AnalysisOutcome.Run<HistogramAnalysisResult>(source, this, context, cancellationToken);
+    public AnalysisOutcome<HistogramAnalysisResult> Analyze(
+        CaptureSource source,
+        AnalysisContext? context = null,
+        CancellationToken cancellationToken = default
+    ) => AnalysisOutcome.Run<HistogramAnalysisResult>(source, this, context, cancellationToken);
 
-    private sealed class Run(HistogramAnalysis owner, AnalysisContext context) : AnalysisRun<HistogramAnalysisResult>(context)
+    private sealed class Run(HistogramAnalysis owner, AnalysisContext context)
+        : AnalysisRun<HistogramAnalysisResult>(context)
     {
         private readonly List<(HistogramTarget Target, List<(string Value, long Count)> Slots)> _histograms = [];
         private readonly ValuesOutOfRange _outOfRange = new();
@@ -222,9 +248,7 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
 
         public override bool Accepts(XeEventType eventType, XeActionSet actions) => false;
 
-        public override void Add(XEvent e)
-        {
-        }
+        public override void Add(XEvent e) { }
 
         public override void AddHistogramSlot(HistogramTarget target, HistogramSlot slot)
         {
@@ -250,11 +274,17 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
                 return;
             }
 
-            // Every slot count is part of the run's total (one histogram's counts fit, the read saw to it; several may not).
+            // Every slot count is part of the run's total (one histogram's counts fit, the read saw to it; several may
+            // not).
             if (!_counted.Fits(slot.Count))
             {
-                _outOfRange.Add(Context.DisplayPath(target.Input.Name) + ": line " + slot.LineNumber.ToString(CultureInfo.InvariantCulture)
-                    + ": slot count " + slot.Count.ToString("N0", CultureInfo.InvariantCulture));
+                _outOfRange.Add(
+                    Context.DisplayPath(target.Input.Name)
+                        + ": line "
+                        + slot.LineNumber.ToString(CultureInfo.InvariantCulture)
+                        + ": slot count "
+                        + slot.Count.ToString("N0", CultureInfo.InvariantCulture)
+                );
                 return;
             }
 
@@ -263,7 +293,8 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
             string value = slot.Value?.Text.Trim() ?? string.Empty;
             if (HistogramTarget.ClassifyValue(slot.Value) != HistogramSourceKind.Value)
             {
-                // A slot without a value, or one that looks like a stack in a histogram of values: kept with its count, as written.
+                // A slot without a value, or one that looks like a stack in a histogram of values: kept with its count,
+                // as written.
                 value = slot.Value is null ? "(no value)" : value;
             }
 
@@ -284,20 +315,34 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
             foreach ((HistogramTarget target, List<(string Value, long Count)> slots) in _histograms)
             {
                 cancellationToken.ThrowIfCancellationRequested();
-                string name = Context.DisplayPath(target.Input.Name) + ":" + target.LineNumber.ToString(CultureInfo.InvariantCulture);
+                string name =
+                    Context.DisplayPath(target.Input.Name)
+                    + ":"
+                    + target.LineNumber.ToString(CultureInfo.InvariantCulture);
                 tables.Add(Table(target, name, slots, o.MapValues, mapName));
             }
-
 
             MissingData? missing = null;
             if (tables.Count == 0)
             {
-                missing = _callstack.Count > 0
-                    ? new MissingData(MissingDataKind.TargetData, ["histogram on a field"],
-                        string.Create(CultureInfo.InvariantCulture, $"The input's {_callstack.Count:N0} histogram(s) count callstacks, not the values of a field or action: bucket them with xeanalyze stacks <input>."),
-                        string.Empty)
-                    : new MissingData(MissingDataKind.TargetData, ["histogram target"],
-                        "The input holds no histogram target (saved target data of package0.histogram).", SessionChange);
+                missing =
+                    _callstack.Count > 0
+                        ? new MissingData(
+                            MissingDataKind.TargetData,
+                            ["histogram on a field"],
+                            string.Create(
+                                CultureInfo.InvariantCulture,
+                                $"The input's {_callstack.Count:N0} histogram(s) count callstacks, not the values of "
+                                    + $"a field or action: bucket them with xeanalyze stacks <input>."
+                            ),
+                            string.Empty
+                        )
+                        : new MissingData(
+                            MissingDataKind.TargetData,
+                            ["histogram target"],
+                            "The input holds no histogram target (saved target data of package0.histogram).",
+                            SessionChange
+                        );
             }
 
             return new HistogramAnalysisResult
@@ -306,20 +351,34 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
                 CallstackHistograms = _callstack.Count,
                 SlotsLeftOut = _leftOut,
                 MissingData = missing,
-                Warnings = AnalysisSupport.Warnings(_leftOut > 0
-                    ? new AnalysisWarning(AnalysisWarningKind.LimitReached, string.Create(CultureInfo.InvariantCulture,
-                        $"more than {o.MaxSlots:N0} slots (HistogramAnalysisOptions.MaxSlots): {_leftOut:N0} further slot(s) were counted but not shown"))
-                    {
-                        Limit = "HistogramAnalysisOptions.MaxSlots",
-                        LimitValue = o.MaxSlots,
-                        EventsLeftOut = _leftOut,
-                    }
-                    : null,
-                    _outOfRange.Warning("histogram slot(s)")),
+                Warnings = AnalysisSupport.Warnings(
+                    _leftOut > 0
+                        ? new AnalysisWarning(
+                            AnalysisWarningKind.LimitReached,
+                            string.Create(
+                                CultureInfo.InvariantCulture,
+                                $"more than {o.MaxSlots:N0} slots (HistogramAnalysisOptions.MaxSlots): {_leftOut:N0} "
+                                    + $"further slot(s) were counted but not shown"
+                            )
+                        )
+                        {
+                            Limit = "HistogramAnalysisOptions.MaxSlots",
+                            LimitValue = o.MaxSlots,
+                            EventsLeftOut = _leftOut,
+                        }
+                        : null,
+                    _outOfRange.Warning("histogram slot(s)")
+                ),
             };
         }
 
-        private static HistogramTable Table(HistogramTarget target, string name, List<(string Value, long Count)> slots, MapValueTable? map, string? mapName)
+        private static HistogramTable Table(
+            HistogramTarget target,
+            string name,
+            List<(string Value, long Count)> slots,
+            MapValueTable? map,
+            string? mapName
+        )
         {
             long total = slots.Sum(s => s.Count);
 
@@ -343,25 +402,43 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
                 rows[i] = new HistogramRow(value, text, count, total == 0 ? 0 : (double)count / total);
             }
 
-            Array.Sort(rows, (a, b) =>
-            {
-                int c = b.Count.CompareTo(a.Count);
-                return c != 0 ? c : string.CompareOrdinal(a.Value, b.Value);
-            });
+            Array.Sort(
+                rows,
+                (a, b) =>
+                {
+                    int c = b.Count.CompareTo(a.Count);
+                    return c != 0 ? c : string.CompareOrdinal(a.Value, b.Value);
+                }
+            );
 
             if (useMap && unknownKeys > 0)
             {
-                notes.Add(string.Create(CultureInfo.InvariantCulture, $"{unknownKeys:N0} key(s) are not in map {mapName} of {map!.FilePath ?? "the map values"}: map keys change between builds; take sys.dm_xe_map_values from the build that was captured."));
+                notes.Add(
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"{unknownKeys:N0} key(s) are not in map {mapName} of {map!.FilePath ?? "the map values"}: "
+                            + $"map keys change between builds; take sys.dm_xe_map_values from the build that was "
+                            + $"captured."
+                    )
+                );
             }
             else if (target.ValuesAreIntegers && !useMap)
             {
-                notes.Add("The values are numbers. When the histogram's source is a map field (wait_type, class, mode, …) they are map keys, which change between builds: "
-                    + "save select name, map_key, map_value from sys.dm_xe_map_values (on the captured build) as a tab-separated file and give it with --map-values FILE (and --map NAME, e.g. wait_types).");
+                notes.Add(
+                    "The values are numbers. When the histogram's source is a map field (wait_type, class, mode, …) "
+                        + "they are map keys, which change between builds: "
+                        + "save select name, map_key, map_value from sys.dm_xe_map_values (on the captured build) as a "
+                        + "tab-separated file and give it with --map-values FILE (and --map NAME, e.g. wait_types)."
+                );
             }
 
             if (target.SlotsReachedBuckets)
             {
-                notes.Add("Every slot is in use (the slot count reached buckets): SQL Server may have counted different values in one slot without saying so; give the histogram more slots than the square of the expected distinct values.");
+                notes.Add(
+                    "Every slot is in use (the slot count reached buckets): SQL Server may have counted different "
+                        + "values in one slot without saying so; give the histogram more slots than the square of the "
+                        + "expected distinct values."
+                );
             }
 
             if (target.Truncated)
@@ -371,14 +448,28 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
 
             if (target.SlotsOfOtherKind > 0)
             {
-                notes.Add(string.Create(CultureInfo.InvariantCulture, $"{target.SlotsOfOtherKind:N0} slot value(s) look like callstack frames; they are shown as written."));
+                notes.Add(
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"{target.SlotsOfOtherKind:N0} slot value(s) look like callstack frames; they are shown as "
+                            + $"written."
+                    )
+                );
             }
 
-            return new HistogramTable(target, name, Array.AsReadOnly(rows), total, useMap ? mapName : null, notes.AsReadOnly());
+            return new HistogramTable(
+                target,
+                name,
+                Array.AsReadOnly(rows),
+                total,
+                useMap ? mapName : null,
+                notes.AsReadOnly()
+            );
         }
 
         private const string SessionChange =
-            "ALTER EVENT SESSION [your_session] ON SERVER ADD TARGET package0.histogram\n" +
-            "    (SET filtering_event_name = N'sqlos.page_freed', source_type = 0, source = N'memory_clerk_name');  -- source_type 0: an event field, 1: an action";
+            "ALTER EVENT SESSION [your_session] ON SERVER ADD TARGET package0.histogram\n"
+            + "    (SET filtering_event_name = N'sqlos.page_freed', source_type = 0, source = N'memory_clerk_name');  "
+            + "-- source_type 0: an event field, 1: an action";
     }
 }

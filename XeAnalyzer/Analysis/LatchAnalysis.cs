@@ -22,57 +22,73 @@ public enum LatchGrouping
 /// <remarks>Immutable.</remarks>
 public sealed class LatchAnalysisOptions
 {
-    /// <summary>The defaults: no second grouping, 5 % outlier threshold, default reorder window, 1,000,000 pending acquires.</summary>
+    /// <summary>The defaults: no second grouping, 5 % outlier threshold, default reorder window, 1,000,000 pending
+    /// acquires.</summary>
     public static LatchAnalysisOptions Default { get; } = new();
 
     /// <summary>An optional second grouping (by worker or by session).</summary>
     public LatchGrouping GroupBy { get; init; } = LatchGrouping.None;
 
     /// <summary>
-    /// A group (scheduler, worker, session) is an outlier when its count deviates from the median of all groups by at least
-    /// this fraction (default 0.05 = 5 %; the seed scenario's busy scheduler got about 10 % fewer acquires). Between 0 and 10.
+    /// A group (scheduler, worker, session) is an outlier when its count deviates from the median of all groups by at
+    /// least this fraction (default 0.05 = 5 %; the seed scenario's busy scheduler got about 10 % fewer acquires).
+    /// Between 0 and 10.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is outside 0..10.</exception>
     public double OutlierThreshold
     {
         get;
-        init => field = value is >= 0 and <= 10 ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "The outlier threshold must be between 0 and 10.");
-    }
-
-    = 0.05;
+        init =>
+            field = value is >= 0 and <= 10
+                ? value
+                : throw new ArgumentOutOfRangeException(
+                    nameof(value),
+                    value,
+                    "The outlier threshold must be between 0 and 10."
+                );
+    } = 0.05;
 
     /// <summary>The reorder window that puts acquires and releases in time order before pairing them.</summary>
     internal ReorderOptions Reorder { get; init; } = ReorderOptions.Default;
 
-    /// <summary>The most acquires waiting for their release (1 to 50,000,000; default 1,000,000); beyond it the oldest is dropped and counted as unpaired.</summary>
+    /// <summary>The most acquires waiting for their release (1 to 50,000,000; default 1,000,000); beyond it the oldest
+    /// is dropped and counted as unpaired.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is outside 1..50,000,000.</exception>
     public int MaxPendingAcquires
     {
         get;
-        init => field = value is >= 1 and <= 50_000_000 ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "MaxPendingAcquires must be 1..50,000,000.");
-    }
-
-    = 1_000_000;
+        init =>
+            field = value is >= 1 and <= 50_000_000
+                ? value
+                : throw new ArgumentOutOfRangeException(
+                    nameof(value),
+                    value,
+                    "MaxPendingAcquires must be 1..50,000,000."
+                );
+    } = 1_000_000;
 }
 
 /// <summary>
-/// Latch acquires per scheduler (the seed question: which scheduler's worker got fewer latches?), per latch class and mode,
-/// optionally per worker or session, and latch hold times from <c>latch_acquired</c>/<c>latch_released</c> pairs.
+/// Latch acquires per scheduler (the seed question: which scheduler's worker got fewer latches?), per latch class and
+/// mode, optionally per worker or session, and latch hold times from <c>latch_acquired</c>/<c>latch_released</c> pairs.
 /// </summary>
 /// <remarks>
-/// <para>Reads <c>latch_acquired</c> and <c>latch_released</c> events (any package; SQL Server's are <c>sqlserver.*</c>, in the
-/// Debug channel) and ignores others. Tallies count <c>latch_acquired</c> events: per scheduler by the <c>sqlos.scheduler_id</c>
-/// action (no latch event has a scheduler column, so without the action the result is <see cref="MissingData"/>), per class and
-/// mode by the <c>class</c> and <c>mode</c> fields' map text.</para>
-/// <para>Hold times: events go through a bounded <see cref="ReorderBuffer{T}"/> (per-CPU buffers can deliver a release before its
-/// acquire in file order), then each <c>latch_released</c> is paired with the most recent unreleased <c>latch_acquired</c> of the
-/// same <c>address</c> field and the same worker: the <c>sqlos.worker_address</c> action, or when an event lacks it the
-/// <c>sqlos.system_thread_id</c> action (both events of a pair must use the same one). The hold time is the time between the two
-/// events' timestamps, in microseconds (100 ns resolution); when <c>latch_released</c> has a <c>duration</c> field its values are
-/// summarised too, in the unit the event reports (unverified). Percentiles come from a <see cref="LogLinearHistogram"/>
-/// (within 0.4 %). Acquires never released and releases with no acquire are counted as unpaired.</para>
-/// <para>Memory is bounded: the reorder window, the pending acquires (<see cref="LatchAnalysisOptions.MaxPendingAcquires"/>), and
-/// one histogram per latch class.</para>
+/// <para>Reads <c>latch_acquired</c> and <c>latch_released</c> events (any package; SQL Server's are
+/// <c>sqlserver.*</c>, in the Debug channel) and ignores others. Tallies count <c>latch_acquired</c> events: per
+/// scheduler by the <c>sqlos.scheduler_id</c> action (no latch event has a scheduler column, so without the action the
+/// result is <see cref="MissingData"/>), per class and mode by the <c>class</c> and <c>mode</c> fields' map
+/// text.</para>
+/// <para>Hold times: events go through a bounded <see cref="ReorderBuffer{T}"/> (per-CPU buffers can deliver a release
+/// before its acquire in file order), then each <c>latch_released</c> is paired with the most recent unreleased
+/// <c>latch_acquired</c> of the same <c>address</c> field and the same worker: the <c>sqlos.worker_address</c> action,
+/// or when an event lacks it the
+/// <c>sqlos.system_thread_id</c> action (both events of a pair must use the same one). The hold time is the time
+/// between the two events' timestamps, in microseconds (100 ns resolution); when <c>latch_released</c> has a
+/// <c>duration</c> field its values are summarised too, in the unit the event reports (unverified). Percentiles come
+/// from a <see cref="LogLinearHistogram"/> (within 0.4 %). Acquires never released and releases with no acquire are
+/// counted as unpaired.</para>
+/// <para>Memory is bounded: the reorder window, the pending acquires
+/// (<see cref="LatchAnalysisOptions.MaxPendingAcquires"/>), and one histogram per latch class.</para>
 /// </remarks>
 public sealed class LatchAnalysis : ICaptureAnalysis
 {
@@ -108,19 +124,23 @@ public sealed class LatchAnalysis : ICaptureAnalysis
     /// <returns>The outcome: the result, its status and the explanation of missing data.</returns>
     /// <exception cref="XeFormatException">An input is malformed.</exception>
     /// <exception cref="IOException">An input cannot be read.</exception>
-    public AnalysisOutcome<LatchAnalysisResult> Analyze(CaptureSource source, AnalysisContext? context = null, CancellationToken cancellationToken = default) =>
-        AnalysisOutcome.Run<LatchAnalysisResult>(source, this, context, cancellationToken);
+    public AnalysisOutcome<LatchAnalysisResult> Analyze(
+        CaptureSource source,
+        AnalysisContext? context = null,
+        CancellationToken cancellationToken = default
+    ) => AnalysisOutcome.Run<LatchAnalysisResult>(source, this, context, cancellationToken);
 
     /// <summary>Runs the analysis over a stream of events.</summary>
     /// <param name="events">The events (any order; other events are ignored).</param>
     /// <param name="cancellationToken">Checked every 4,096 events.</param>
-    /// <returns>The result; <see cref="LatchAnalysisResult.MissingData"/> says when the capture lacks what is needed.</returns>
+    /// <returns>The result; <see cref="LatchAnalysisResult.MissingData"/> says when the capture lacks what is
+    /// needed.</returns>
     public LatchAnalysisResult Analyze(IEnumerable<XEvent> events, CancellationToken cancellationToken = default) =>
         new State(Options, new AnalysisContext()).Analyze(events, cancellationToken);
 
     private sealed class FieldLayout
     {
-        public int Kind;      // 0 other, 1 acquire, 2 release
+        public int Kind; // 0 other, 1 acquire, 2 release
         public int Class = -1;
         public int Mode = -1;
         public int Address = -1;
@@ -138,8 +158,8 @@ public sealed class LatchAnalysis : ICaptureAnalysis
         public bool CountedOnAcquire;
     }
 
-    // Held by the reorder window (up to its cap of records): the pair key's parts are laid out flat, widest first, so a record takes
-    // 32 bytes instead of 40.
+    // Held by the reorder window (up to its cap of records): the pair key's parts are laid out flat, widest first, so a
+    // record takes 32 bytes instead of 40.
     private struct Record
     {
         public ulong Address;
@@ -222,7 +242,8 @@ public sealed class LatchAnalysis : ICaptureAnalysis
             _pending.OnEvicted = c => _classStats[c].UnpairedAcquires++;
         }
 
-        public override bool Accepts(XeEventType eventType, XeActionSet actions) => AnalysisSupport.NameIn(EventNames, eventType);
+        public override bool Accepts(XeEventType eventType, XeActionSet actions) =>
+            AnalysisSupport.NameIn(EventNames, eventType);
 
         public override void Add(XEvent e)
         {
@@ -393,37 +414,81 @@ public sealed class LatchAnalysis : ICaptureAnalysis
                     MissingDataKind.Events,
                     ["sqlserver.latch_acquired"],
                     _released > 0
-                        ? "No latch_acquired events were found (only " + AnalysisSupport.N0(_released) + " latch_released events); the latch analysis counts latch_acquired events."
-                        : "No latch_acquired events were found; the latch analysis counts latch_acquired events per scheduler (a Debug-channel event).",
-                    MissingData.AlterSession("sqlserver.latch_acquired", ["sqlos.scheduler_id", "sqlos.worker_address", "sqlserver.session_id", "package0.event_sequence"], "([class] = N'NESTING_TRANSACTION_FULL')", dropFirst: false),
-                    eventsSeen: _ignored.ToList());
+                        ? "No latch_acquired events were found (only "
+                            + AnalysisSupport.N0(_released)
+                            + " latch_released events); the latch analysis counts latch_acquired events."
+                        : "No latch_acquired events were found; the latch analysis counts latch_acquired events per "
+                            + "scheduler (a Debug-channel event).",
+                    MissingData.AlterSession(
+                        "sqlserver.latch_acquired",
+                        [
+                            "sqlos.scheduler_id",
+                            "sqlos.worker_address",
+                            "sqlserver.session_id",
+                            "package0.event_sequence",
+                        ],
+                        "([class] = N'NESTING_TRANSACTION_FULL')",
+                        dropFirst: false
+                    ),
+                    eventsSeen: _ignored.ToList()
+                );
             }
             else if (_schedulers.Count == 0)
             {
-                missing = MissingAction("sqlos.scheduler_id", "no latch_acquired event carries the sqlos.scheduler_id action, so acquires cannot be counted per scheduler (no latch event has a scheduler column)");
+                missing = MissingAction(
+                    "sqlos.scheduler_id",
+                    "no latch_acquired event carries the sqlos.scheduler_id action, so acquires cannot be counted "
+                        + "per scheduler (no latch event has a scheduler column)"
+                );
             }
             else if (_options.GroupBy != LatchGrouping.None && _groups.Count == 0)
             {
-                string action = _options.GroupBy == LatchGrouping.Worker ? "sqlos.worker_address" : "sqlserver.session_id";
-                missing = MissingAction(action, "no latch_acquired event carries the " + action + " action needed for --by " + (_options.GroupBy == LatchGrouping.Worker ? "worker" : "session"));
+                string action =
+                    _options.GroupBy == LatchGrouping.Worker ? "sqlos.worker_address" : "sqlserver.session_id";
+                missing = MissingAction(
+                    action,
+                    "no latch_acquired event carries the "
+                        + action
+                        + " action needed for --by "
+                        + (_options.GroupBy == LatchGrouping.Worker ? "worker" : "session")
+                );
             }
 
-            var schedulerCounts = _schedulers.OrderBy(kv => kv.Key).Select(kv => (kv.Key.ToString(AnalysisSupport.Ic), kv.Value));
+            var schedulerCounts = _schedulers
+                .OrderBy(kv => kv.Key)
+                .Select(kv => (kv.Key.ToString(AnalysisSupport.Ic), kv.Value));
             IReadOnlyList<GroupTally> schedulers = AnalysisSupport.Groups(schedulerCounts, _options.OutlierThreshold);
-            IReadOnlyList<GroupTally> groups = _options.GroupBy == LatchGrouping.None
-                ? []
-                : AnalysisSupport.Groups(
-                    _groups.OrderBy(kv => kv.Key).Select(kv => (_options.GroupBy == LatchGrouping.Worker ? AnalysisSupport.Hex(kv.Key) : kv.Key.ToString(AnalysisSupport.Ic), kv.Value)),
-                    _options.OutlierThreshold);
+            IReadOnlyList<GroupTally> groups =
+                _options.GroupBy == LatchGrouping.None
+                    ? []
+                    : AnalysisSupport.Groups(
+                        _groups
+                            .OrderBy(kv => kv.Key)
+                            .Select(kv =>
+                                (
+                                    _options.GroupBy == LatchGrouping.Worker
+                                        ? AnalysisSupport.Hex(kv.Key)
+                                        : kv.Key.ToString(AnalysisSupport.Ic),
+                                    kv.Value
+                                )
+                            ),
+                        _options.OutlierThreshold
+                    );
 
-            IReadOnlyList<CategoryTally> classes = AnalysisSupport.Categories(Enumerable.Range(0, _classStats.Count).Select(i => (_classes[i], _classStats[i].Acquires)));
-            IReadOnlyList<CategoryTally> modes = AnalysisSupport.Categories(Enumerable.Range(0, _modeCounts.Count).Select(i => (_modes[i], _modeCounts[i])));
+            IReadOnlyList<CategoryTally> classes = AnalysisSupport.Categories(
+                Enumerable.Range(0, _classStats.Count).Select(i => (_classes[i], _classStats[i].Acquires))
+            );
+            IReadOnlyList<CategoryTally> modes = AnalysisSupport.Categories(
+                Enumerable.Range(0, _modeCounts.Count).Select(i => (_modes[i], _modeCounts[i]))
+            );
 
             var hold = new List<LatchHoldTimes>();
             string? holdNote = null;
             if (!pairing)
             {
-                holdNote = "No latch_released events: hold times need latch_released events captured with latch_acquired (same session, same worker action).";
+                holdNote =
+                    "No latch_released events: hold times need latch_released events captured with latch_acquired "
+                    + "(same session, same worker action).";
             }
             else if (!_anyAddress)
             {
@@ -431,7 +496,9 @@ public sealed class LatchAnalysis : ICaptureAnalysis
             }
             else if (!_anyWorkerAddress && !_anyThreadId)
             {
-                holdNote = "The latch events carry neither sqlos.worker_address nor sqlos.system_thread_id: acquires and releases cannot be paired. Add ACTION (sqlos.worker_address) to both events.";
+                holdNote =
+                    "The latch events carry neither sqlos.worker_address nor sqlos.system_thread_id: acquires and "
+                    + "releases cannot be paired. Add ACTION (sqlos.worker_address) to both events.";
             }
             else
             {
@@ -443,10 +510,23 @@ public sealed class LatchAnalysis : ICaptureAnalysis
                         continue;
                     }
 
-                    hold.Add(new LatchHoldTimes(_classes[i], c.Elapsed.Summarize(0.1), c.DurationField?.Summarize(), c.UnpairedAcquires, c.UnpairedReleases));
+                    hold.Add(
+                        new LatchHoldTimes(
+                            _classes[i],
+                            c.Elapsed.Summarize(0.1),
+                            c.DurationField?.Summarize(),
+                            c.UnpairedAcquires,
+                            c.UnpairedReleases
+                        )
+                    );
                 }
 
-                hold.Sort((x, y) => y.Elapsed.Count != x.Elapsed.Count ? y.Elapsed.Count.CompareTo(x.Elapsed.Count) : string.CompareOrdinal(x.LatchClass, y.LatchClass));
+                hold.Sort(
+                    (x, y) =>
+                        y.Elapsed.Count != x.Elapsed.Count
+                            ? y.Elapsed.Count.CompareTo(x.Elapsed.Count)
+                            : string.CompareOrdinal(x.LatchClass, y.LatchClass)
+                );
             }
 
             OrderingStatistics ordering = _reorder.GetStatistics();
@@ -473,15 +553,23 @@ public sealed class LatchAnalysis : ICaptureAnalysis
                 EvictedAcquires = _pending.Evicted,
                 AcquiresWithoutPairingKey = _acquiresWithoutKey,
                 ReleasesWithoutPairingKey = _releasesWithoutKey,
-                PairingKey = _anyWorkerAddress ? "address field + sqlos.worker_address action" : "address field + sqlos.system_thread_id action",
+                PairingKey = _anyWorkerAddress
+                    ? "address field + sqlos.worker_address action"
+                    : "address field + sqlos.system_thread_id action",
                 Ordering = ordering,
                 OutlierThreshold = _options.OutlierThreshold,
                 Warnings = AnalysisSupport.Warnings(
                     AnalysisSupport.LateWarning(ordering),
                     _withoutScheduler > 0
-                        ? new AnalysisWarning(AnalysisWarningKind.EventsNotUsed, AnalysisSupport.N0(_withoutScheduler) + " latch_acquired events lack sqlos.scheduler_id and are not in the per-scheduler tally")
+                        ? new AnalysisWarning(
+                            AnalysisWarningKind.EventsNotUsed,
+                            AnalysisSupport.N0(_withoutScheduler)
+                                + " latch_acquired events lack sqlos.scheduler_id and are not in the per-scheduler "
+                                + "tally"
+                        )
                         : null,
-                    _outOfRange.Warning("latch_released event(s)")),
+                    _outOfRange.Warning("latch_released event(s)")
+                ),
             };
         }
 
@@ -498,9 +586,23 @@ public sealed class LatchAnalysis : ICaptureAnalysis
             return new MissingData(
                 MissingDataKind.Action,
                 [action],
-                "The capture lacks what the latch analysis needs: " + why + " (" + AnalysisSupport.N0(_acquired) + " latch_acquired events read). Add the " + action + " action to " + _acquireName + ".",
-                MissingData.AlterSession(_acquireName, actions, "([class] = N'NESTING_TRANSACTION_FULL')", dropFirst: true),
-                eventsSeen: [new EventNameCount(_acquireName, _acquired)]);
+                "The capture lacks what the latch analysis needs: "
+                    + why
+                    + " ("
+                    + AnalysisSupport.N0(_acquired)
+                    + " latch_acquired events read). Add the "
+                    + action
+                    + " action to "
+                    + _acquireName
+                    + ".",
+                MissingData.AlterSession(
+                    _acquireName,
+                    actions,
+                    "([class] = N'NESTING_TRANSACTION_FULL')",
+                    dropFirst: true
+                ),
+                eventsSeen: [new EventNameCount(_acquireName, _acquired)]
+            );
         }
 
         private void Drain()
@@ -559,17 +661,22 @@ public sealed class LatchAnalysis : ICaptureAnalysis
             return f;
         }
 
-        private static ActionLayout ResolveActions(XeActionSet s) => new()
-        {
-            Scheduler = NumericAction(s, "scheduler_id"),
-            Worker = NumericAction(s, "worker_address"),
-            Thread = NumericAction(s, "system_thread_id"),
-            Session = NumericAction(s, "session_id"),
-            Columns = s.Columns,
-        };
+        private static ActionLayout ResolveActions(XeActionSet s) =>
+            new()
+            {
+                Scheduler = NumericAction(s, "scheduler_id"),
+                Worker = NumericAction(s, "worker_address"),
+                Thread = NumericAction(s, "system_thread_id"),
+                Session = NumericAction(s, "session_id"),
+                Columns = s.Columns,
+            };
     }
 
-    internal static bool IsNumeric(XeColumn c) => c.IsMap || c.Size is 1 or 2 or 4 or 8 && !XeBaseTypes.IsText(c.BaseType) && c.BaseType is not (XeBaseType.Float32 or XeBaseType.Float64);
+    internal static bool IsNumeric(XeColumn c) =>
+        c.IsMap
+        || c.Size is 1 or 2 or 4 or 8
+            && !XeBaseTypes.IsText(c.BaseType)
+            && c.BaseType is not (XeBaseType.Float32 or XeBaseType.Float64);
 
     internal static int NumericField(XeEventType t, string name)
     {

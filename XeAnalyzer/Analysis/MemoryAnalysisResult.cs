@@ -13,7 +13,16 @@ namespace XeAnalyzer.Analysis;
 /// <param name="FinalPages">The running total after the last event (allocated minus freed).</param>
 /// <param name="PeakPages">The highest running total.</param>
 /// <param name="PeakTime">When the running total first reached <paramref name="PeakPages"/>.</param>
-public sealed record GroupMemory(string Key, long AllocationEvents, long FreeEvents, long PagesAllocated, long PagesFreed, long FinalPages, long PeakPages, DateTime? PeakTime);
+public sealed record GroupMemory(
+    string Key,
+    long AllocationEvents,
+    long FreeEvents,
+    long PagesAllocated,
+    long PagesFreed,
+    long FinalPages,
+    long PeakPages,
+    DateTime? PeakTime
+);
 
 /// <summary>How often events allocate or free a given number of pages.</summary>
 /// <param name="Pages">The page count.</param>
@@ -31,9 +40,7 @@ public sealed record RunningTotalSeries(string Name, IReadOnlyList<SeriesPoint> 
 /// <summary>The result of <see cref="MemoryAnalysis"/>. Immutable.</summary>
 public sealed class MemoryAnalysisResult : IAnalysisResult, IDocumentSource
 {
-    internal MemoryAnalysisResult()
-    {
-    }
+    internal MemoryAnalysisResult() { }
 
     /// <summary>What the capture lacks, or <see langword="null"/> when the analysis could run.</summary>
     public MissingData? MissingData { get; internal init; }
@@ -86,13 +93,15 @@ public sealed class MemoryAnalysisResult : IAnalysisResult, IDocumentSource
     /// <summary>Per session (<c>sqlserver.session_id</c>), highest peak first.</summary>
     public IReadOnlyList<GroupMemory> Sessions { get; internal init; } = [];
 
-    /// <summary>Events without the <c>sqlserver.session_id</c> action, or of sessions beyond the 65,536 distinct ones tracked (in the overall total only).</summary>
+    /// <summary>Events without the <c>sqlserver.session_id</c> action, or of sessions beyond the 65,536 distinct ones
+    /// tracked (in the overall total only).</summary>
     public long EventsWithoutSession { get; internal init; }
 
     /// <summary>Whether per-clerk totals were asked for.</summary>
     public bool ByClerk { get; internal init; }
 
-    /// <summary>Per memory clerk (<c>memory_clerk_name</c>), highest peak first; empty unless <see cref="ByClerk"/>.</summary>
+    /// <summary>Per memory clerk (<c>memory_clerk_name</c>), highest peak first; empty unless
+    /// <see cref="ByClerk"/>.</summary>
     public IReadOnlyList<GroupMemory> Clerks { get; internal init; } = [];
 
     /// <summary>The most frequent page counts per event (at most 15), most frequent first.</summary>
@@ -113,7 +122,8 @@ public sealed class MemoryAnalysisResult : IAnalysisResult, IDocumentSource
     /// <summary>The overall running total, reduced (peaks kept exactly).</summary>
     public RunningTotalSeries Total { get; internal init; } = new("all sessions", [], 0);
 
-    /// <summary>Running totals of the sessions that got a series (see <see cref="MemoryAnalysisOptions.MaxSeriesPerGroup"/>), highest peak first.</summary>
+    /// <summary>Running totals of the sessions that got a series (see
+    /// <see cref="MemoryAnalysisOptions.MaxSeriesPerGroup"/>), highest peak first.</summary>
     public IReadOnlyList<RunningTotalSeries> SessionSeries { get; internal init; } = [];
 
     /// <summary>Running totals per clerk (with <see cref="ByClerk"/>), highest peak first.</summary>
@@ -123,8 +133,8 @@ public sealed class MemoryAnalysisResult : IAnalysisResult, IDocumentSource
     internal OrderingStatistics Ordering { get; init; } = OrderingStatistics.None;
 
     /// <summary>
-    /// Warnings about the result: events later than the reorder window, events without <c>package0.event_sequence</c>, events left out
-    /// because a page count was out of range.
+    /// Warnings about the result: events later than the reorder window, events without <c>package0.event_sequence</c>,
+    /// events left out because a page count was out of range.
     /// </summary>
     public IReadOnlyList<AnalysisWarning> Warnings { get; internal init; } = [];
 
@@ -138,8 +148,8 @@ public sealed class MemoryAnalysisResult : IAnalysisResult, IDocumentSource
     public long EventsUsed => AllocationEvents + FreeEvents;
 
     /// <summary>
-    /// Describes a page count the way the seed write-up does: <c>71,300,000 pages (about 71.3 million pages, about 584.1 GB at 8 KB
-    /// a page)</c>. GB are 10^9 bytes.
+    /// Describes a page count the way the seed write-up does: <c>71,300,000 pages (about 71.3 million pages, about
+    /// 584.1 GB at 8 KB a page)</c>. GB are 10^9 bytes.
     /// </summary>
     /// <param name="pages">The page count.</param>
     /// <returns>The text.</returns>
@@ -176,7 +186,8 @@ public sealed class MemoryAnalysisResult : IAnalysisResult, IDocumentSource
         };
     }
 
-    /// <summary>The line chart: pages currently allocated over time, overall and for the sessions (or clerks) with the highest peaks (at most 6).</summary>
+    /// <summary>The line chart: pages currently allocated over time, overall and for the sessions (or clerks) with the
+    /// highest peaks (at most 6).</summary>
     /// <returns>The chart.</returns>
     internal LineChart ToLineChart()
     {
@@ -187,19 +198,25 @@ public sealed class MemoryAnalysisResult : IAnalysisResult, IDocumentSource
             series.AddRange(groups.Take(6).Select(ToLineSeries));
         }
 
-        return new LineChart("Pages currently allocated (running total of page_allocated − page_freed)", XAxisKind.Time, series)
+        return new LineChart(
+            "Pages currently allocated (running total of page_allocated − page_freed)",
+            XAxisKind.Time,
+            series
+        )
         {
             YAxisLabel = "pages",
             YAxisIncludesZero = true,
         };
     }
 
-    /// <summary>The result as a document: the same in every view (<see cref="ToReport"/>; the running-total line chart is its figure).</summary>
+    /// <summary>The result as a document: the same in every view (<see cref="ToReport"/>; the running-total line chart
+    /// is its figure).</summary>
     /// <param name="view">The view (every view gives the same document).</param>
     /// <returns>The document.</returns>
     public ReportDocument ToDocument(DocumentView view) => ToReport();
 
-    /// <summary>The result as a report: summary, per session, per clerk, pages per event, and the running-total chart.</summary>
+    /// <summary>The result as a report: summary, per session, per clerk, pages per event, and the running-total
+    /// chart.</summary>
     /// <returns>The report; a single "Missing data" section when <see cref="MissingData"/> is set.</returns>
     public ReportDocument ToReport()
     {
@@ -223,24 +240,61 @@ public sealed class MemoryAnalysisResult : IAnalysisResult, IDocumentSource
             Kv("page-count field", PagesField),
             Kv("ordering", Ordering.Describe()),
         };
-        sections.Add(new ReportSection("Summary", new KeyValueList(summary), new Paragraph(
-            "The running total starts at 0 at the first event (pages allocated before the capture are unknown): allocations add their pages, frees subtract them, in (timestamp, event_sequence) order. Bytes are pages × 8,192; GB = 10^9 bytes.")));
+        sections.Add(
+            new ReportSection(
+                "Summary",
+                new KeyValueList(summary),
+                new Paragraph(
+                    "The running total starts at 0 at the first event (pages allocated before the capture are "
+                        + "unknown): allocations add their pages, frees subtract them, in (timestamp, event_sequence) "
+                        + "order. Bytes are pages × 8,192; GB = 10^9 bytes."
+                )
+            )
+        );
         sections.Add(new ReportSection("Running total of page_allocated − page_freed", ToLineChart()));
 
         var sessionBlocks = new List<ReportBlock>();
         if (Sessions.Count == 0)
         {
-            sessionBlocks.Add(new Paragraph("No event carries the sqlserver.session_id action, so there are no per-session totals. Add it: ALTER EVENT SESSION [your_session] ON SERVER DROP EVENT sqlos.page_allocated; … ADD EVENT sqlos.page_allocated (ACTION (sqlserver.session_id, package0.event_sequence)); and the same for sqlos.page_freed."));
+            sessionBlocks.Add(
+                new Paragraph(
+                    "No event carries the sqlserver.session_id action, so there are no per-session totals. Add it: "
+                        + "ALTER EVENT SESSION [your_session] ON SERVER DROP EVENT sqlos.page_allocated; … ADD EVENT "
+                        + "sqlos.page_allocated (ACTION (sqlserver.session_id, package0.event_sequence)); and the same "
+                        + "for "
+                        + "sqlos.page_freed."
+                )
+            );
         }
         else
         {
-            sessionBlocks.Add(GroupTable("Per session (sqlserver.session_id), highest peak first", "session_id", Sessions, EventsWithoutSession > 0 ? N0(EventsWithoutSession) + " events without sqlserver.session_id count only in the overall total." : null));
+            sessionBlocks.Add(
+                GroupTable(
+                    "Per session (sqlserver.session_id), highest peak first",
+                    "session_id",
+                    Sessions,
+                    EventsWithoutSession > 0
+                        ? N0(EventsWithoutSession)
+                            + " events without sqlserver.session_id count only in the overall total."
+                        : null
+                )
+            );
         }
 
         sections.Add(new ReportSection("Sessions", sessionBlocks));
         if (ByClerk)
         {
-            sections.Add(new ReportSection("Memory clerks", GroupTable("Per memory clerk (memory_clerk_name), highest peak first", "memory_clerk_name", Clerks, null)));
+            sections.Add(
+                new ReportSection(
+                    "Memory clerks",
+                    GroupTable(
+                        "Per memory clerk (memory_clerk_name), highest peak first",
+                        "memory_clerk_name",
+                        Clerks,
+                        null
+                    )
+                )
+            );
         }
 
         var t = new TableBuilder("Pages per event (most frequent)")
@@ -250,13 +304,27 @@ public sealed class MemoryAnalysisResult : IAnalysisResult, IDocumentSource
             .AddColumn(TableColumn.Text("1 + 2^k"));
         foreach (PageCountFrequency pc in TopPageCounts)
         {
-            t.AddRow(pc.Pages, pc.Events, TableCell.FromPercentage(pc.Share), pc.IsOnePlusPowerOfTwo ? "yes (1 + " + N0(pc.Pages - 1) + ")" : string.Empty);
+            t.AddRow(
+                pc.Pages,
+                pc.Events,
+                TableCell.FromPercentage(pc.Share),
+                pc.IsOnePlusPowerOfTwo ? "yes (1 + " + N0(pc.Pages - 1) + ")" : string.Empty
+            );
         }
 
-        t.AddNote(Percent(OnePlusPowerOfTwoShare, 2) + " of events allocate or free one plus a power of two pages (2, 3, 5, 9, 17, …); " + Percent(ExactlyOneShare, 2) + " exactly one page; " + N0(DistinctPageCounts) + " distinct page counts.");
+        t.AddNote(
+            Percent(OnePlusPowerOfTwoShare, 2)
+                + " of events allocate or free one plus a power of two pages (2, 3, 5, 9, 17, …); "
+                + Percent(ExactlyOneShare, 2)
+                + " exactly one page; "
+                + N0(DistinctPageCounts)
+                + " distinct page counts."
+        );
         if (EventsWithUncountedPageCounts > 0)
         {
-            t.AddWarning(N0(EventsWithUncountedPageCounts) + " events had page counts beyond the 65,536 distinct values tallied.");
+            t.AddWarning(
+                N0(EventsWithUncountedPageCounts) + " events had page counts beyond the 65,536 distinct values tallied."
+            );
         }
 
         sections.Add(new ReportSection("Pages per event", t.Build()));
@@ -280,8 +348,17 @@ public sealed class MemoryAnalysisResult : IAnalysisResult, IDocumentSource
             .AddColumn(TableColumn.Decimal("peak MB", 1));
         foreach (GroupMemory g in rows)
         {
-            t.AddRow(g.Key, g.AllocationEvents, g.FreeEvents, g.PagesAllocated, g.PagesFreed, g.FinalPages, g.PeakPages,
-                g.PeakTime is DateTime pt ? TableCell.FromDateTime(pt) : TableCell.Empty, (double)g.PeakPages * MemoryAnalysis.PageSize / 1e6);
+            t.AddRow(
+                g.Key,
+                g.AllocationEvents,
+                g.FreeEvents,
+                g.PagesAllocated,
+                g.PagesFreed,
+                g.FinalPages,
+                g.PeakPages,
+                g.PeakTime is DateTime pt ? TableCell.FromDateTime(pt) : TableCell.Empty,
+                (double)g.PeakPages * MemoryAnalysis.PageSize / 1e6
+            );
         }
 
         if (note is not null)

@@ -4,11 +4,11 @@ using XeAnalyzer.Output;
 namespace XeAnalyzer.Analysis;
 
 /// <summary>
-/// Writes every step of the running total of a <see cref="MemoryAnalysis"/> as CSV while the analysis runs (<c>memory --series</c>):
-/// one record per event, in the analysis's (timestamp, <c>event_sequence</c>) order, with the columns of <see cref="Columns"/>. It goes
-/// through the one CSV encoder of every output (quoting, the CSV-injection rule for clerk names from the capture, <c>\n</c> record
-/// endings), streaming: the series is never held in memory. Not thread-safe; give <see cref="Write"/> to the analysis as its point
-/// callback.
+/// Writes every step of the running total of a <see cref="MemoryAnalysis"/> as CSV while the analysis runs (<c>memory
+/// --series</c>): one record per event, in the analysis's (timestamp, <c>event_sequence</c>) order, with the columns of
+/// <see cref="Columns"/>. It goes through the one CSV encoder of every output (quoting, the CSV-injection rule for
+/// clerk names from the capture, <c>\n</c> record endings), streaming: the series is never held in memory. Not
+/// thread-safe; give <see cref="Write"/> to the analysis as its point callback.
 /// </summary>
 internal sealed class MemorySeriesWriter : IDisposable
 {
@@ -16,8 +16,10 @@ internal sealed class MemorySeriesWriter : IDisposable
     private readonly Stream? _owned;
 
     /// <summary>Starts the file: writes the header record.</summary>
-    /// <param name="output">The destination; left open unless <paramref name="leaveOpen"/> is <see langword="false"/>.</param>
-    /// <param name="leaveOpen">Whether disposing the writer leaves <paramref name="output"/> open (default <see langword="true"/>).</param>
+    /// <param name="output">The destination; left open unless <paramref name="leaveOpen"/> is
+    /// <see langword="false"/>.</param>
+    /// <param name="leaveOpen">Whether disposing the writer leaves <paramref name="output"/> open (default
+    /// <see langword="true"/>).</param>
     public MemorySeriesWriter(Stream output, bool leaveOpen = true)
     {
         ArgumentNullException.ThrowIfNull(output);
@@ -27,7 +29,8 @@ internal sealed class MemorySeriesWriter : IDisposable
     }
 
     /// <summary>
-    /// The columns: <c>timestamp</c> (ISO 8601 UTC), <c>event_sequence</c>, <c>event</c> (<c>page_allocated</c> or <c>page_freed</c>),
+    /// The columns: <c>timestamp</c> (ISO 8601 UTC), <c>event_sequence</c>, <c>event</c> (<c>page_allocated</c> or
+    /// <c>page_freed</c>),
     /// <c>session_id</c>, <c>memory_clerk_name</c> (with <see cref="MemoryAnalysisOptions.ByClerk"/>), <c>pages</c>,
     /// <c>session_running_total</c>, <c>running_total</c>; a value the event does not carry is an empty field.
     /// </summary>
@@ -46,8 +49,7 @@ internal sealed class MemorySeriesWriter : IDisposable
     /// <summary>Creates (or replaces) a file and starts it.</summary>
     /// <param name="path">The file.</param>
     /// <returns>The writer, which closes the file when disposed.</returns>
-    public static MemorySeriesWriter Create(string path) =>
-        new(OutputFile.Create(path, 1 << 16), leaveOpen: false);
+    public static MemorySeriesWriter Create(string path) => new(OutputFile.Create(path, 1 << 16), leaveOpen: false);
 
     /// <summary>Writes one step of the running total.</summary>
     /// <param name="point">The step.</param>

@@ -10,20 +10,22 @@ public enum MissingDataKind
     /// <summary>The events the analysis reads are absent (or none passed the filter).</summary>
     Events,
 
-    /// <summary>The events are there, but without an action the analysis needs (for example <c>sqlos.scheduler_id</c>).</summary>
+    /// <summary>The events are there, but without an action the analysis needs (for example
+    /// <c>sqlos.scheduler_id</c>).</summary>
     Action,
 
-    /// <summary>The events are there, but without a field the analysis needs (for example the page-count field).</summary>
+    /// <summary>The events are there, but without a field the analysis needs (for example the page-count
+    /// field).</summary>
     Field,
 
-    /// <summary>The target data the analysis reads is absent or of another kind (a histogram on callstacks where one on a field is needed, or the reverse).</summary>
+    /// <summary>The target data the analysis reads is absent or of another kind (a histogram on callstacks where one on
+    /// a field is needed, or the reverse).</summary>
     TargetData,
 }
 
-
 /// <summary>
-/// Why an analysis cannot give a result: the capture lacks events, an action or a field, with the session change (T-SQL)
-/// that adds it. An analysis returns this instead of an empty result that would look like success. Immutable.
+/// Why an analysis cannot give a result: the capture lacks events, an action or a field, with the session change
+/// (T-SQL) that adds it. An analysis returns this instead of an empty result that would look like success. Immutable.
 /// </summary>
 public sealed class MissingData
 {
@@ -35,7 +37,14 @@ public sealed class MissingData
     /// what is needed for another command, which <paramref name="message"/> names.</param>
     /// <param name="availableFields">For a missing field: the fields the event does have.</param>
     /// <param name="eventsSeen">Events the analysis saw (by name), if any.</param>
-    public MissingData(MissingDataKind kind, IEnumerable<string> missing, string message, string sessionChange, IEnumerable<string>? availableFields = null, IEnumerable<EventNameCount>? eventsSeen = null)
+    public MissingData(
+        MissingDataKind kind,
+        IEnumerable<string> missing,
+        string message,
+        string sessionChange,
+        IEnumerable<string>? availableFields = null,
+        IEnumerable<EventNameCount>? eventsSeen = null
+    )
     {
         ArgumentNullException.ThrowIfNull(missing);
         ArgumentNullException.ThrowIfNull(message);
@@ -57,17 +66,20 @@ public sealed class MissingData
     /// <summary>What was looked for and what was found.</summary>
     public string Message { get; }
 
-    /// <summary>The T-SQL that adds what is missing (<c>ALTER EVENT SESSION …</c>); the session name is a placeholder.</summary>
+    /// <summary>The T-SQL that adds what is missing (<c>ALTER EVENT SESSION …</c>); the session name is a
+    /// placeholder.</summary>
     public string SessionChange { get; }
 
     /// <summary>For a missing field: the fields the event has.</summary>
     public IReadOnlyList<string> AvailableFields { get; }
 
-    /// <summary>Events the analysis saw, by name (empty when none, or when the reader was told to read only the needed events).</summary>
+    /// <summary>Events the analysis saw, by name (empty when none, or when the reader was told to read only the needed
+    /// events).</summary>
     public IReadOnlyList<EventNameCount> EventsSeen { get; }
 
     /// <summary>The full explanation: the message, the events found, and the session change.</summary>
-    /// <param name="eventsFound">Events found in the input (for example <see cref="CaptureSummary.EventsByName"/>); <see langword="null"/> uses <see cref="EventsSeen"/>.</param>
+    /// <param name="eventsFound">Events found in the input (for example <see cref="CaptureSummary.EventsByName"/>);
+    /// <see langword="null"/> uses <see cref="EventsSeen"/>.</param>
     /// <returns>Multi-line text with <c>\n</c> line breaks.</returns>
     public string Describe(IReadOnlyList<EventNameCount>? eventsFound = null) => Describe(eventsFound, null);
 
@@ -89,10 +101,19 @@ public sealed class MissingData
             else
             {
                 sb.Append("Events found instead: ");
-                sb.Append(string.Join(", ", found.Take(20).Select(f => f.Name + " (" + f.Count.ToString("N0", CultureInfo.InvariantCulture) + ")")));
+                sb.Append(
+                    string.Join(
+                        ", ",
+                        found
+                            .Take(20)
+                            .Select(f => f.Name + " (" + f.Count.ToString("N0", CultureInfo.InvariantCulture) + ")")
+                    )
+                );
                 if (found.Count > 20)
                 {
-                    sb.Append(", … (").Append((found.Count - 20).ToString(CultureInfo.InvariantCulture)).Append(" more)");
+                    sb.Append(", … (")
+                        .Append((found.Count - 20).ToString(CultureInfo.InvariantCulture))
+                        .Append(" more)");
                 }
 
                 sb.Append('\n');
@@ -121,7 +142,12 @@ public sealed class MissingData
     /// <param name="predicate">A predicate to show (or <see langword="null"/>).</param>
     /// <param name="dropFirst">Whether the event is already in the session (then it is dropped first).</param>
     /// <returns>The T-SQL.</returns>
-    internal static string AlterSession(string eventName, IEnumerable<string> actions, string? predicate, bool dropFirst)
+    internal static string AlterSession(
+        string eventName,
+        IEnumerable<string> actions,
+        string? predicate,
+        bool dropFirst
+    )
     {
         var sb = new StringBuilder();
         if (dropFirst)

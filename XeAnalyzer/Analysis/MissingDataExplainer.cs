@@ -6,17 +6,19 @@ using XeAnalyzer.Events;
 namespace XeAnalyzer.Analysis;
 
 /// <summary>
-/// Turns an analysis's <see cref="MissingData"/> into the message a user reads, from one read of the inputs (never a second one): when
-/// the user's own filter (<c>--event</c>, <c>--where</c>, <c>--from</c>/<c>--to</c>) left the events out, it says so and gives no session
-/// advice; otherwise it lists the events the inputs hold instead and the session change that adds what is missing; and when the read was
-/// partial it says that what is missing may be in the part that could not be read.
+/// Turns an analysis's <see cref="MissingData"/> into the message a user reads, from one read of the inputs (never a
+/// second one): when the user's own filter (<c>--event</c>, <c>--where</c>, <c>--from</c>/<c>--to</c>) left the events
+/// out, it says so and gives no session advice; otherwise it lists the events the inputs hold instead and the session
+/// change that adds what is missing; and when the read was partial it says that what is missing may be in the part that
+/// could not be read.
 /// </summary>
 internal static class MissingDataExplainer
 {
     /// <summary>Explains missing data.</summary>
     /// <param name="missing">What the analysis lacks.</param>
     /// <param name="read">What the read found.</param>
-    /// <param name="analysisEvents">The events the analysis reads (short or full names), or <see langword="null"/> when it reads any event.</param>
+    /// <param name="analysisEvents">The events the analysis reads (short or full names), or <see langword="null"/> when
+    /// it reads any event.</param>
     /// <returns>Text of one or more lines separated by <c>\n</c>.</returns>
     public static string Explain(MissingData missing, CaptureSummary read, IReadOnlyCollection<string>? analysisEvents)
     {
@@ -26,7 +28,9 @@ internal static class MissingDataExplainer
         string text = FilterReason(missing, read, analysisEvents) ?? missing.Describe(found, TargetDataInstead(read));
         if (read.IsPartial)
         {
-            text += "\nThe input could be read only in part: what is reported missing may be in the part that could not be read.";
+            text +=
+                "\nThe input could be read only in part: what is reported missing may be in the part that could not "
+                + "be read.";
         }
 
         return text;
@@ -55,14 +59,16 @@ internal static class MissingDataExplainer
 
         if (fields > 0)
         {
-            parts.Add(string.Create(ic,
-                $"{fields:N0} histogram(s) on a field or action (show them with xeanalyze histogram)"));
+            parts.Add(
+                string.Create(ic, $"{fields:N0} histogram(s) on a field or action (show them with xeanalyze histogram)")
+            );
         }
 
         if (read.EventCounters.Count > 0)
         {
-            parts.Add(string.Create(ic,
-                $"{read.EventCounters.Count:N0} event_counter count(s) (xeanalyze info shows them)"));
+            parts.Add(
+                string.Create(ic, $"{read.EventCounters.Count:N0} event_counter count(s) (xeanalyze info shows them)")
+            );
         }
 
         return "The input holds target data, not events: " + string.Join("; ", parts) + ".";
@@ -83,11 +89,13 @@ internal static class MissingDataExplainer
             return null;
         }
 
-        string text = read.EventsByName.Count == 0
-            ? "the input holds no events at all, so the filter (" + read.Filter + ") had none to select."
-            : NoMatch(read, "events");
+        string text =
+            read.EventsByName.Count == 0
+                ? "the input holds no events at all, so the filter (" + read.Filter + ") had none to select."
+                : NoMatch(read, "events");
         return read.IsPartial
-            ? text + "\nThe input could be read only in part: the events you asked for may be in the part that could "
+            ? text
+                + "\nThe input could be read only in part: the events you asked for may be in the part that could "
                 + "not be read."
             : text;
     }
@@ -104,20 +112,32 @@ internal static class MissingDataExplainer
         {
             long total = read.EventsByName.Sum(e => e.Count);
             string names = string.Join(", ", filter.EventNames);
-            string held = string.Join(", ", read.EventsByName.Take(10)
-                .Select(e => e.Name + " (" + e.Count.ToString("N0", ic) + ")"));
-            string more = read.EventsByName.Count > 10
-                ? string.Create(ic, $", … ({read.EventsByName.Count - 10} more names)") : string.Empty;
-            return string.Create(ic, $"the filter --event {names} selects none of the {total:N0} events the input holds; ")
-                + "it holds " + held + more + ".";
+            string held = string.Join(
+                ", ",
+                read.EventsByName.Take(10).Select(e => e.Name + " (" + e.Count.ToString("N0", ic) + ")")
+            );
+            string more =
+                read.EventsByName.Count > 10
+                    ? string.Create(ic, $", … ({read.EventsByName.Count - 10} more names)")
+                    : string.Empty;
+            return string.Create(
+                    ic,
+                    $"the filter --event {names} selects none of the {total:N0} events the input holds; "
+                )
+                + "it holds "
+                + held
+                + more
+                + ".";
         }
 
         var sb = new StringBuilder();
         sb.Append(string.Create(ic, $"none of the {read.EventsRead:N0} {what} read matched the filter ({filter})"));
         if (read.ReadRange.First is DateTime first && read.ReadRange.Last is DateTime last)
         {
-            sb.Append("; they run from ").Append(Timestamps.IsoUtc(first))
-                .Append(" to ").Append(Timestamps.IsoUtc(last));
+            sb.Append("; they run from ")
+                .Append(Timestamps.IsoUtc(first))
+                .Append(" to ")
+                .Append(Timestamps.IsoUtc(last));
             if ((filter.From is DateTime f && f > last) || (filter.To is DateTime t && t <= first))
             {
                 sb.Append(", outside --from/--to");
@@ -127,8 +147,13 @@ internal static class MissingDataExplainer
         return sb.Append('.').ToString();
     }
 
-    /// <summary>Why the user's filter, and not the capture, is the reason, or <see langword="null"/> when it is not.</summary>
-    private static string? FilterReason(MissingData missing, CaptureSummary read, IReadOnlyCollection<string>? analysisEvents)
+    /// <summary>Why the user's filter, and not the capture, is the reason, or <see langword="null"/> when it is
+    /// not.</summary>
+    private static string? FilterReason(
+        MissingData missing,
+        CaptureSummary read,
+        IReadOnlyCollection<string>? analysisEvents
+    )
     {
         EventFilter filter = read.Filter;
         if (filter.IsEmpty || missing.Kind != MissingDataKind.Events)
@@ -142,14 +167,24 @@ internal static class MissingDataExplainer
         string what = names.Length > 0 ? names + " events" : "events";
 
         // --event names events this analysis does not read.
-        if (filter.EventNames.Count > 0 && analysisEvents is { Count: > 0 }
-            && !analysisEvents.Any(a => filter.EventNames.Any(f => SameEvent(a, f))))
+        if (
+            filter.EventNames.Count > 0
+            && analysisEvents is { Count: > 0 }
+            && !analysisEvents.Any(a => filter.EventNames.Any(f => SameEvent(a, f)))
+        )
         {
             long present = read.CountOf(analysisEvents);
             var sb = new StringBuilder();
-            sb.Append("the filter --event ").Append(string.Join(", ", filter.EventNames))
-                .Append(" leaves out the events this analysis reads (").Append(names).Append(')');
-            sb.Append(present > 0 ? string.Create(ic, $"; the input holds {present:N0} of them.") : "; the input holds none of them either.");
+            sb.Append("the filter --event ")
+                .Append(string.Join(", ", filter.EventNames))
+                .Append(" leaves out the events this analysis reads (")
+                .Append(names)
+                .Append(')');
+            sb.Append(
+                present > 0
+                    ? string.Create(ic, $"; the input holds {present:N0} of them.")
+                    : "; the input holds none of them either."
+            );
             if (present == 0)
             {
                 sb.Append('\n').Append(missing.Describe(read.EventsByName));
@@ -179,8 +214,12 @@ internal static class MissingDataExplainer
 
     private static bool SameEvent(string analysisName, string filterName)
     {
-        string a = analysisName.Contains('.', StringComparison.Ordinal) ? analysisName[(analysisName.IndexOf('.', StringComparison.Ordinal) + 1)..] : analysisName;
-        string f = filterName.Contains('.', StringComparison.Ordinal) ? filterName[(filterName.IndexOf('.', StringComparison.Ordinal) + 1)..] : filterName;
+        string a = analysisName.Contains('.', StringComparison.Ordinal)
+            ? analysisName[(analysisName.IndexOf('.', StringComparison.Ordinal) + 1)..]
+            : analysisName;
+        string f = filterName.Contains('.', StringComparison.Ordinal)
+            ? filterName[(filterName.IndexOf('.', StringComparison.Ordinal) + 1)..]
+            : filterName;
         return string.Equals(a, f, StringComparison.Ordinal);
     }
 }

@@ -7,30 +7,35 @@ public readonly record struct SeriesPoint(DateTime Time, long Value);
 
 /// <summary>
 /// A time series reduced on the fly to a bounded number of points without losing extremes: time is cut into at most
-/// <c>maxBuckets</c> equal buckets (their width doubles, merging neighbours, when the series gets longer), and each bucket keeps
-/// its first, lowest, highest and last point. The global maximum and minimum are therefore always kept exactly (value and
-/// time of their first occurrence), and so is every local extreme wider than a bucket — enough for a chart of up to
+/// <c>maxBuckets</c> equal buckets (their width doubles, merging neighbours, when the series gets longer), and each
+/// bucket keeps its first, lowest, highest and last point. The global maximum and minimum are therefore always kept
+/// exactly (value and time of their first occurrence), and so is every local extreme wider than a bucket — enough for a
+/// chart of up to
 /// <c>maxBuckets</c> pixel columns to look exactly like the full series. Memory: four points per bucket.
 /// </summary>
-/// <remarks>Points should be added in time order; an earlier point than the first is put in the first bucket. Not thread-safe.</remarks>
+/// <remarks>Points should be added in time order; an earlier point than the first is put in the first bucket. Not
+/// thread-safe.</remarks>
 internal sealed class PeakPreservingSeries
 {
     private readonly int _maxBuckets;
 
-    // The buckets in use so far: the array grows (doubling) up to _maxBuckets as later buckets are reached, so a short series, or a
-    // report of many small captures, does not allocate the whole (large object heap) array up front; buckets past its end are empty.
+    // The buckets in use so far: the array grows (doubling) up to _maxBuckets as later buckets are reached, so a short
+    // series, or a report of many small captures, does not allocate the whole (large object heap) array up front;
+    // buckets past its end are empty.
     private Bucket[] _buckets = new Bucket[16];
     private long _origin;
     private long _width = 1;
 
-    // The bucket width is a power of two (it starts at 1 and doubles): its log, so a point's bucket is a shift, not a division.
+    // The bucket width is a power of two (it starts at 1 and doubles): its log, so a point's bucket is a shift, not a
+    // division.
     private int _widthShift;
     private long _serial;
     private bool _started;
 
     /// <summary>Creates an empty series.</summary>
     /// <param name="maxBuckets">The most time buckets kept (16 to 1,000,000; four points each).</param>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxBuckets"/> is outside 16..1,000,000.</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxBuckets"/> is outside
+    /// 16..1,000,000.</exception>
     public PeakPreservingSeries(int maxBuckets = 2048)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(maxBuckets, 16);
@@ -160,8 +165,14 @@ internal sealed class PeakPreservingSeries
             Used = true,
             First = a.First.Serial <= b.First.Serial ? a.First : b.First,
             Last = a.Last.Serial >= b.Last.Serial ? a.Last : b.Last,
-            Min = b.Min.Value < a.Min.Value || (b.Min.Value == a.Min.Value && b.Min.Serial < a.Min.Serial) ? b.Min : a.Min,
-            Max = b.Max.Value > a.Max.Value || (b.Max.Value == a.Max.Value && b.Max.Serial < a.Max.Serial) ? b.Max : a.Max,
+            Min =
+                b.Min.Value < a.Min.Value || (b.Min.Value == a.Min.Value && b.Min.Serial < a.Min.Serial)
+                    ? b.Min
+                    : a.Min,
+            Max =
+                b.Max.Value > a.Max.Value || (b.Max.Value == a.Max.Value && b.Max.Serial < a.Max.Serial)
+                    ? b.Max
+                    : a.Max,
         };
     }
 

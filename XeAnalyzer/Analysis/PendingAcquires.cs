@@ -4,9 +4,9 @@ using System.Runtime.InteropServices;
 namespace XeAnalyzer.Analysis;
 
 /// <summary>
-/// Acquires waiting for their release, keyed by (latch address, worker): a stack per key (the most recent acquire is paired
-/// first, so a latch a worker holds twice pairs inner with inner), with a cap. When more than the cap are pending, the
-/// oldest is evicted (reported as unpaired). Memory is bounded by the cap.
+/// Acquires waiting for their release, keyed by (latch address, worker): a stack per key (the most recent acquire is
+/// paired first, so a latch a worker holds twice pairs inner with inner), with a cap. When more than the cap are
+/// pending, the oldest is evicted (reported as unpaired). Memory is bounded by the cap.
 /// </summary>
 internal sealed class PendingAcquires
 {
@@ -188,13 +188,17 @@ internal sealed class PendingAcquires
     }
 }
 
-/// <summary>What pairs an acquire with its release: the latch address and the worker (or thread) that holds it.</summary>
+/// <summary>What pairs an acquire with its release: the latch address and the worker (or thread) that holds
+/// it.</summary>
 internal readonly record struct PairKey(ulong Address, ulong Worker, byte WorkerKind)
 {
-    /// <summary>Equal keys, compared field by field (the generated comparison goes through a comparer per field).</summary>
-    public bool Equals(PairKey other) => Address == other.Address && Worker == other.Worker && WorkerKind == other.WorkerKind;
+    /// <summary>Equal keys, compared field by field (the generated comparison goes through a comparer per
+    /// field).</summary>
+    public bool Equals(PairKey other) =>
+        Address == other.Address && Worker == other.Worker && WorkerKind == other.WorkerKind;
 
-    /// <summary>A hash mixing every bit of the three parts (latch addresses and worker addresses differ mostly in their middle bits).</summary>
+    /// <summary>A hash mixing every bit of the three parts (latch addresses and worker addresses differ mostly in their
+    /// middle bits).</summary>
     public override int GetHashCode()
     {
         unchecked

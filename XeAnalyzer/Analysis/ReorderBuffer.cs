@@ -4,62 +4,91 @@ namespace XeAnalyzer.Analysis;
 
 /// <summary>
 /// Settings of the bounded reorder window that puts events back in time order: records of a <c>.xel</c> file are not
-/// time-ordered (per-CPU buffers are written as they fill), so analyses that pair events or keep running totals sort them
-/// by (timestamp, <c>package0.event_sequence</c>, arrival) within a window instead of buffering the whole capture.
+/// time-ordered (per-CPU buffers are written as they fill), so analyses that pair events or keep running totals sort
+/// them by (timestamp, <c>package0.event_sequence</c>, arrival) within a window instead of buffering the whole capture.
 /// </summary>
 /// <remarks>Immutable.</remarks>
 internal sealed class ReorderOptions
 {
-    /// <summary>The defaults: a 30-second window (SQL Server's default <c>MAX_DISPATCH_LATENCY</c>) and at most 1,000,000 pending events.</summary>
+    /// <summary>The defaults: a 30-second window (SQL Server's default <c>MAX_DISPATCH_LATENCY</c>) and at most
+    /// 1,000,000 pending events.</summary>
     public static ReorderOptions Default { get; } = new();
 
     /// <summary>
-    /// How far behind the newest timestamp seen an event may arrive and still be put in order. An event is released once it
-    /// is older than the newest seen minus this window. Default 30 seconds; zero releases events in arrival order.
+    /// How far behind the newest timestamp seen an event may arrive and still be put in order. An event is released
+    /// once it is older than the newest seen minus this window. Default 30 seconds; zero releases events in arrival
+    /// order.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is negative.</exception>
     public TimeSpan Window
     {
         get;
-        init => field = value >= TimeSpan.Zero ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "The reorder window cannot be negative.");
-    }
-
-    = TimeSpan.FromSeconds(30);
+        init =>
+            field =
+                value >= TimeSpan.Zero
+                    ? value
+                    : throw new ArgumentOutOfRangeException(
+                        nameof(value),
+                        value,
+                        "The reorder window cannot be negative."
+                    );
+    } = TimeSpan.FromSeconds(30);
 
     /// <summary>
-    /// The most events held at once (1 to 50,000,000; default 1,000,000). When more are pending, the oldest is released even
-    /// if it is inside the window, so memory stays bounded whatever the capture size.
+    /// The most events held at once (1 to 50,000,000; default 1,000,000). When more are pending, the oldest is released
+    /// even if it is inside the window, so memory stays bounded whatever the capture size.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is outside 1..50,000,000.</exception>
     public int MaxPending
     {
         get;
-        init => field = value is >= 1 and <= 50_000_000 ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "MaxPending must be 1..50,000,000.");
-    }
-
-    = 1_000_000;
+        init =>
+            field = value is >= 1 and <= 50_000_000
+                ? value
+                : throw new ArgumentOutOfRangeException(nameof(value), value, "MaxPending must be 1..50,000,000.");
+    } = 1_000_000;
 }
 
-/// <summary>What the reorder window saw: how disordered the input was and whether every event could be put in order.</summary>
+/// <summary>What the reorder window saw: how disordered the input was and whether every event could be put in
+/// order.</summary>
 /// <param name="Events">Events that went through the window.</param>
-/// <param name="ArrivedOutOfOrder">Events that arrived earlier in (timestamp, event_sequence) order than the event before them (inversions in the input, all of which the window corrects unless they are also late).</param>
-/// <param name="LateEvents">Events that arrived after a later event had already been released (farther out of order than the window allows); they are processed at once, out of order.</param>
+/// <param name="ArrivedOutOfOrder">Events that arrived earlier in (timestamp, event_sequence) order than the event
+/// before them (inversions in the input, all of which the window corrects unless they are also late).</param>
+/// <param name="LateEvents">Events that arrived after a later event had already been released (farther out of order
+/// than the window allows); they are processed at once, out of order.</param>
 /// <param name="MaxPending">The most events held at once.</param>
-/// <param name="EventsWithoutSequence">Events without <c>package0.event_sequence</c> (ties on timestamp are then broken by arrival order).</param>
+/// <param name="EventsWithoutSequence">Events without <c>package0.event_sequence</c> (ties on timestamp are then broken
+/// by arrival order).</param>
 /// <param name="Window">The window used.</param>
 /// <param name="MaxPendingLimit">The cap on pending events used.</param>
-internal sealed record OrderingStatistics(long Events, long ArrivedOutOfOrder, long LateEvents, int MaxPending, long EventsWithoutSequence, TimeSpan Window, int MaxPendingLimit)
+internal sealed record OrderingStatistics(
+    long Events,
+    long ArrivedOutOfOrder,
+    long LateEvents,
+    int MaxPending,
+    long EventsWithoutSequence,
+    TimeSpan Window,
+    int MaxPendingLimit
+)
 {
     /// <summary>No event ordered (the statistics of a result made before any was).</summary>
     internal static OrderingStatistics None { get; } = new(0, 0, 0, 0, 0, TimeSpan.Zero, 0);
 
     /// <summary>A one-line description for reports.</summary>
     /// <returns>The text.</returns>
-    public string Describe() => string.Create(CultureInfo.InvariantCulture,
-        $"{ArrivedOutOfOrder:N0} of {Events:N0} events arrived out of time order and were re-ordered by (timestamp, event_sequence) within a {Window.TotalSeconds:0.###}-second window (at most {MaxPendingLimit:N0} events held; {MaxPending:N0} at most were held); {LateEvents:N0} arrived later than the window allows and were processed out of order.");
+    public string Describe() =>
+        string.Create(
+            CultureInfo.InvariantCulture,
+            $"{ArrivedOutOfOrder:N0} of {Events:N0} events arrived out of time order and were re-ordered by "
+                + $"(timestamp, event_sequence) within a {Window.TotalSeconds:0.###}-second window (at most "
+                + $"{MaxPendingLimit:N0} events held; {MaxPending:N0} at most were held); {LateEvents:N0} arrived "
+                + $"later "
+                + $"than the window allows and were processed out of order."
+        );
 }
 
-/// <summary>The sort key of the reorder window: timestamp ticks, then event_sequence (absent sorts last), then arrival.</summary>
+/// <summary>The sort key of the reorder window: timestamp ticks, then event_sequence (absent sorts last), then
+/// arrival.</summary>
 internal readonly struct OrderKey(long ticks, ulong sequence, long arrival) : IComparable<OrderKey>
 {
     public long Ticks { get; } = ticks;
@@ -84,15 +113,16 @@ internal readonly struct OrderKey(long ticks, ulong sequence, long arrival) : IC
 /// <summary>
 /// A bounded reorder window over compact records: add records as they arrive, take them back in (timestamp,
 /// event_sequence, arrival) order. A record is released once it is older than the newest timestamp seen minus
-/// <see cref="ReorderOptions.Window"/>, or when more than <see cref="ReorderOptions.MaxPending"/> are held; after the input ends,
+/// <see cref="ReorderOptions.Window"/>, or when more than <see cref="ReorderOptions.MaxPending"/> are held; after the
+/// input ends,
 /// <see cref="Complete"/> releases the rest. Records arriving after a later one was released are counted as late and
 /// released next (out of order). Memory is bounded by <see cref="ReorderOptions.MaxPending"/>.
 /// </summary>
 /// <remarks>
-/// <para>Captures are nearly sorted (each per-CPU buffer is in order), so records are collected in chunks of 8,192, each chunk
-/// is sorted once, and released by merging the sorted chunks (the run with the oldest head apart, a small heap over the other
-/// runs' heads, touched only when the oldest record moves to another run): a few comparisons per record instead of a heap over
-/// every held record.</para>
+/// <para>Captures are nearly sorted (each per-CPU buffer is in order), so records are collected in chunks of 8,192,
+/// each chunk is sorted once, and released by merging the sorted chunks (the run with the oldest head apart, a small
+/// heap over the other runs' heads, touched only when the oldest record moves to another run): a few comparisons per
+/// record instead of a heap over every held record.</para>
 /// <para>Not thread-safe.</para>
 /// </remarks>
 /// <typeparam name="T">The record type (keep it small: it is held, not the event).</typeparam>
@@ -100,14 +130,16 @@ internal sealed class ReorderBuffer<T>
 {
     private const int ChunkSize = 8192;
 
-    // Chunks start small and double up to ChunkSize, so a window over a small capture never allocates chunk-sized arrays (hundreds of
-    // KB, on the large object heap: a batch of many small captures would otherwise churn it and run a full collection every few captures).
+    // Chunks start small and double up to ChunkSize, so a window over a small capture never allocates chunk-sized
+    // arrays (hundreds of KB, on the large object heap: a batch of many small captures would otherwise churn it and run
+    // a full collection every few captures).
     private const int FirstChunkSize = 256;
     private const int MaxMergedRuns = 64;
 
     private readonly RunHeap _runs = new();
 
-    // The sorted run holding the oldest record (not in _runs; every run in _runs has a later head), or null when none is sorted.
+    // The sorted run holding the oldest record (not in _runs; every run in _runs has a later head), or null when none
+    // is sorted.
     private Run? _top;
     private readonly Stack<Entry[]> _pool = new();
     private readonly long _windowTicks;
@@ -131,7 +163,8 @@ internal sealed class ReorderBuffer<T>
     private int _maxHeld;
 
     /// <summary>Creates a window.</summary>
-    /// <param name="options">The window and cap; <see langword="null"/> for <see cref="ReorderOptions.Default"/>.</param>
+    /// <param name="options">The window and cap; <see langword="null"/> for
+    /// <see cref="ReorderOptions.Default"/>.</param>
     public ReorderBuffer(ReorderOptions? options = null)
     {
         options ??= ReorderOptions.Default;
@@ -197,7 +230,8 @@ internal sealed class ReorderBuffer<T>
         }
     }
 
-    /// <summary>Takes the oldest record if it may be released now (outside the window, over the cap, or after <see cref="Complete"/>).</summary>
+    /// <summary>Takes the oldest record if it may be released now (outside the window, over the cap, or after
+    /// <see cref="Complete"/>).</summary>
     /// <param name="item">The record.</param>
     /// <param name="timestamp">Its time (UTC).</param>
     /// <returns>Whether a record was taken.</returns>
@@ -240,8 +274,8 @@ internal sealed class ReorderBuffer<T>
         Entry e = run.Items[run.Position++];
         if (run.Position < run.Count)
         {
-            // The head run usually stays the oldest for a stretch (chunks are long sorted runs): the heap is touched only when
-            // another run's head becomes older.
+            // The head run usually stays the oldest for a stretch (chunks are long sorted runs): the heap is touched
+            // only when another run's head becomes older.
             OrderKey next = run.Items[run.Position].Key;
             if (_runs.TryPeek(out OrderKey other) && Less(other, next))
             {
@@ -253,7 +287,8 @@ internal sealed class ReorderBuffer<T>
             _top = _runs.TryDequeue(out Run? following) ? following : null;
             if (_pool.Count <= (_maxPending / ChunkSize) + 1)
             {
-                // Keep emptied chunks for reuse (as many as the cap can fill), so chunks are not reallocated on the large object heap.
+                // Keep emptied chunks for reuse (as many as the cap can fill), so chunks are not reallocated on the
+                // large object heap.
                 if (System.Runtime.CompilerServices.RuntimeHelpers.IsReferenceOrContainsReferences<Entry>())
                 {
                     Array.Clear(run.Items, 0, run.Count);
@@ -281,13 +316,18 @@ internal sealed class ReorderBuffer<T>
 
     /// <summary>The statistics so far.</summary>
     /// <returns>The statistics.</returns>
-    public OrderingStatistics GetStatistics() => new(_arrival, _outOfOrder, _late, _maxHeld, _withoutSequence, _window, _maxPending);
+    public OrderingStatistics GetStatistics() =>
+        new(_arrival, _outOfOrder, _late, _maxHeld, _withoutSequence, _window, _maxPending);
 
-    /// <summary>Whether <paramref name="a"/> sorts before <paramref name="b"/> (<see cref="OrderKey.CompareTo"/> &lt; 0).</summary>
+    /// <summary>Whether <paramref name="a"/> sorts before <paramref name="b"/> (<see cref="OrderKey.CompareTo"/> &lt;
+    /// 0).</summary>
     private static bool Less(in OrderKey a, in OrderKey b) =>
-        a.Ticks != b.Ticks ? a.Ticks < b.Ticks : a.Sequence != b.Sequence ? a.Sequence < b.Sequence : a.Arrival < b.Arrival;
+        a.Ticks != b.Ticks ? a.Ticks < b.Ticks
+        : a.Sequence != b.Sequence ? a.Sequence < b.Sequence
+        : a.Arrival < b.Arrival;
 
-    private bool Releasable(OrderKey key) => key.Ticks < _newestTicks - _windowTicks || (_released && Less(key, _lastReleased));
+    private bool Releasable(OrderKey key) =>
+        key.Ticks < _newestTicks - _windowTicks || (_released && Less(key, _lastReleased));
 
     private void Seal()
     {
@@ -317,9 +357,9 @@ internal sealed class ReorderBuffer<T>
     }
 
     /// <summary>
-    /// Sorts the incoming chunk. A chunk is a few ascending runs (each per-CPU buffer is in order), so the runs are merged (a natural
-    /// merge sort, linear for a sorted chunk); a chunk of many short runs is sorted by <see cref="Array.Sort{T}(T[], int, int)"/>.
-    /// Keys are unique (arrival breaks ties), so both give the same order.
+    /// Sorts the incoming chunk. A chunk is a few ascending runs (each per-CPU buffer is in order), so the runs are
+    /// merged (a natural merge sort, linear for a sorted chunk); a chunk of many short runs is sorted by
+    /// <see cref="Array.Sort{T}(T[], int, int)"/>. Keys are unique (arrival breaks ties), so both give the same order.
     /// </summary>
     private void SortIncoming()
     {
@@ -352,14 +392,19 @@ internal sealed class ReorderBuffer<T>
             _scratch = new Entry[_incoming.Length];
         }
 
-        Entry[] from = _incoming, to = _scratch;
+        Entry[] from = _incoming,
+            to = _scratch;
         while (runs > 1)
         {
             int merged = 0;
             for (int r = 0; r < runs; r += 2)
             {
-                int lo = starts[r], mid = starts[Math.Min(r + 1, runs)], hi = starts[Math.Min(r + 2, runs)];
-                int a = lo, b = mid, o = lo;
+                int lo = starts[r],
+                    mid = starts[Math.Min(r + 1, runs)],
+                    hi = starts[Math.Min(r + 2, runs)];
+                int a = lo,
+                    b = mid,
+                    o = lo;
                 while (a < mid && b < hi)
                 {
                     to[o++] = Less(from[b].Key, from[a].Key) ? from[b++] : from[a++];
@@ -385,7 +430,8 @@ internal sealed class ReorderBuffer<T>
 
         if (!ReferenceEquals(from, _incoming))
         {
-            // The sorted chunk is in the scratch array: swap the two (the scratch array holds at least the chunk's records).
+            // The sorted chunk is in the scratch array: swap the two (the scratch array holds at least the chunk's
+            // records).
             _scratch = _incoming;
             _incoming = from;
         }
@@ -406,8 +452,9 @@ internal sealed class ReorderBuffer<T>
     }
 
     /// <summary>
-    /// A binary min-heap of sorted runs keyed by their head record (what <see cref="PriorityQueue{TElement, TPriority}"/> did here, with the
-    /// key comparison inlined). Keys are unique (arrival breaks ties), so the order runs are taken in does not depend on the heap's shape.
+    /// A binary min-heap of sorted runs keyed by their head record (what
+    /// <see cref="PriorityQueue{TElement, TPriority}"/> did here, with the key comparison inlined). Keys are unique
+    /// (arrival breaks ties), so the order runs are taken in does not depend on the heap's shape.
     /// </summary>
     private sealed class RunHeap
     {

@@ -10,49 +10,57 @@ public sealed class WaitAnalysisOptions
     /// <summary>The defaults.</summary>
     public static WaitAnalysisOptions Default { get; } = new();
 
-    /// <summary>The reorder window that puts waits in (timestamp, event_sequence) order before pairing and the preceded-by table.</summary>
+    /// <summary>The reorder window that puts waits in (timestamp, event_sequence) order before pairing and the
+    /// preceded-by table.</summary>
     internal ReorderOptions Reorder { get; init; } = ReorderOptions.Default;
 
-    /// <summary>The most workers tracked for pairing and the preceded-by table (1 to 10,000,000; default 262,144); waits of further workers are counted as untracked.</summary>
+    /// <summary>The most workers tracked for pairing and the preceded-by table (1 to 10,000,000; default 262,144);
+    /// waits of further workers are counted as untracked.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is outside 1..10,000,000.</exception>
     public int MaxWorkers
     {
         get;
-        init => field = value is >= 1 and <= 10_000_000 ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "MaxWorkers must be 1..10,000,000.");
-    }
-
-    = 262_144;
+        init =>
+            field = value is >= 1 and <= 10_000_000
+                ? value
+                : throw new ArgumentOutOfRangeException(nameof(value), value, "MaxWorkers must be 1..10,000,000.");
+    } = 262_144;
 
     /// <summary>
-    /// When a wait has no Begin event, its start is its End time minus its <c>duration</c> (whole milliseconds); the wait that
-    /// ended on the same worker at most this long after that computed start still counts as the one that preceded it. Default 1 ms.
+    /// When a wait has no Begin event, its start is its End time minus its <c>duration</c> (whole milliseconds); the
+    /// wait that ended on the same worker at most this long after that computed start still counts as the one that
+    /// preceded it. Default 1 ms.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is negative.</exception>
     public TimeSpan StartTolerance
     {
         get;
-        init => field = value >= TimeSpan.Zero ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "The tolerance cannot be negative.");
-    }
-
-    = TimeSpan.FromMilliseconds(1);
+        init =>
+            field =
+                value >= TimeSpan.Zero
+                    ? value
+                    : throw new ArgumentOutOfRangeException(nameof(value), value, "The tolerance cannot be negative.");
+    } = TimeSpan.FromMilliseconds(1);
 }
 
 /// <summary>
-/// Wait summaries from <c>sqlos.wait_info</c>, <c>sqlos.wait_info_external</c> and <c>sqlos.wait_completed</c>: per wait type (count,
-/// total/mean/max <c>duration</c>, total <c>signal_duration</c>), per scheduler, Begin/End pairs per worker, and for each wait type
-/// the wait type that ended immediately before it began on the same worker (the seed question: was every PAGEIOLATCH_SH wait
-/// right after a PREEMPTIVE_HTTP_REQUEST wait on the same worker?).
+/// Wait summaries from <c>sqlos.wait_info</c>, <c>sqlos.wait_info_external</c> and <c>sqlos.wait_completed</c>: per
+/// wait type (count, total/mean/max <c>duration</c>, total <c>signal_duration</c>), per scheduler, Begin/End pairs per
+/// worker, and for each wait type the wait type that ended immediately before it began on the same worker (the seed
+/// question: was every PAGEIOLATCH_SH wait right after a PREEMPTIVE_HTTP_REQUEST wait on the same worker?).
 /// </summary>
 /// <remarks>
-/// <para>Durations are in milliseconds, as Extended Events reports them. For wait_info and wait_info_external only End events
-/// (<c>opcode</c> map text <c>End</c>, or key 1 when the map has no text) carry durations and count as waits; Begin events (text
-/// <c>Begin</c> / key 0) are counted separately and used for pairing. Events without an <c>opcode</c> field (wait_completed) each
-/// count as one wait. Per-scheduler totals need the <c>sqlos.scheduler_id</c> action; pairing and the preceded-by table need a worker:
-/// the <c>sqlos.worker_address</c> action, or else <c>sqlos.system_thread_id</c>.</para>
-/// <para>Waits are put in time order by a bounded <see cref="ReorderBuffer{T}"/>. An End is paired with the most recent unpaired
-/// Begin of the same wait type on the same worker. A wait's start is its Begin time when paired, else its End time minus its
-/// duration; the wait that "immediately preceded" it is the latest wait on the same worker that ended at or before that start
-/// (within <see cref="WaitAnalysisOptions.StartTolerance"/> for computed starts), or none.</para>
+/// <para>Durations are in milliseconds, as Extended Events reports them. For wait_info and wait_info_external only End
+/// events (<c>opcode</c> map text <c>End</c>, or key 1 when the map has no text) carry durations and count as waits;
+/// Begin events (text
+/// <c>Begin</c> / key 0) are counted separately and used for pairing. Events without an <c>opcode</c> field
+/// (wait_completed) each count as one wait. Per-scheduler totals need the <c>sqlos.scheduler_id</c> action; pairing and
+/// the preceded-by table need a worker: the <c>sqlos.worker_address</c> action, or else
+/// <c>sqlos.system_thread_id</c>.</para>
+/// <para>Waits are put in time order by a bounded <see cref="ReorderBuffer{T}"/>. An End is paired with the most recent
+/// unpaired Begin of the same wait type on the same worker. A wait's start is its Begin time when paired, else its End
+/// time minus its duration; the wait that "immediately preceded" it is the latest wait on the same worker that ended at
+/// or before that start (within <see cref="WaitAnalysisOptions.StartTolerance"/> for computed starts), or none.</para>
 /// </remarks>
 public sealed class WaitAnalysis : ICaptureAnalysis
 {
@@ -86,8 +94,11 @@ public sealed class WaitAnalysis : ICaptureAnalysis
     /// <returns>The outcome: the result, its status and the explanation of missing data.</returns>
     /// <exception cref="XeFormatException">An input is malformed.</exception>
     /// <exception cref="IOException">An input cannot be read.</exception>
-    public AnalysisOutcome<WaitAnalysisResult> Analyze(CaptureSource source, AnalysisContext? context = null, CancellationToken cancellationToken = default) =>
-        AnalysisOutcome.Run<WaitAnalysisResult>(source, this, context, cancellationToken);
+    public AnalysisOutcome<WaitAnalysisResult> Analyze(
+        CaptureSource source,
+        AnalysisContext? context = null,
+        CancellationToken cancellationToken = default
+    ) => AnalysisOutcome.Run<WaitAnalysisResult>(source, this, context, cancellationToken);
 
     /// <summary>Runs the analysis.</summary>
     /// <param name="events">The events (any order; other events are ignored).</param>
@@ -122,8 +133,9 @@ public sealed class WaitAnalysis : ICaptureAnalysis
     }
 
     /// <summary>
-    /// One run: reads each wait event (its layout, whether it is a Begin, its worker), counts it in the tallies per wait type and
-    /// scheduler (<see cref="WaitTallies"/>) and hands it, through the reorder window, to the worker timeline (<see cref="WaitWorkers"/>).
+    /// One run: reads each wait event (its layout, whether it is a Begin, its worker), counts it in the tallies per
+    /// wait type and scheduler (<see cref="WaitTallies"/>) and hands it, through the reorder window, to the worker
+    /// timeline (<see cref="WaitWorkers"/>).
     /// </summary>
     private sealed class State : AnalysisRun<WaitAnalysisResult>
     {
@@ -169,7 +181,8 @@ public sealed class WaitAnalysis : ICaptureAnalysis
             _workers = new WaitWorkers(options.MaxWorkers, options.StartTolerance.Ticks, _tallies);
         }
 
-        public override bool Accepts(XeEventType eventType, XeActionSet actions) => AnalysisSupport.NameIn(EventNames, eventType);
+        public override bool Accepts(XeEventType eventType, XeActionSet actions) =>
+            AnalysisSupport.NameIn(EventNames, eventType);
 
         public override void Add(XEvent e)
         {
@@ -218,13 +231,17 @@ public sealed class WaitAnalysis : ICaptureAnalysis
             }
             else
             {
-                // Every duration and signal duration is part of its total over the run: a wait that would carry one past the range is
-                // left out and counted, so no per-type or per-scheduler sum can pass it.
+                // Every duration and signal duration is part of its total over the run: a wait that would carry one
+                // past the range is left out and counted, so no per-type or per-scheduler sum can pass it.
                 ulong duration = f.Duration >= 0 ? e.GetField(f.Duration).AsUInt64() : 0;
                 ulong signal = f.Signal >= 0 ? e.GetField(f.Signal).AsUInt64() : 0;
                 if (!_durations.Fits(duration) || !_signals.Fits(signal))
                 {
-                    _outOfRange.Add(_durations.Fits(duration) ? ValuesOutOfRange.Describe(e, "signal_duration", signal) : ValuesOutOfRange.Describe(e, "duration", duration));
+                    _outOfRange.Add(
+                        _durations.Fits(duration)
+                            ? ValuesOutOfRange.Describe(e, "signal_duration", signal)
+                            : ValuesOutOfRange.Describe(e, "duration", duration)
+                    );
                     return;
                 }
 
@@ -233,7 +250,8 @@ public sealed class WaitAnalysis : ICaptureAnalysis
                 r.Duration = (long)duration;
                 _tallies.AddWait(type, r.Duration);
 
-                // Fields the event's own schema lacks stay n/a (wait_info_external has no signal_duration on real builds).
+                // Fields the event's own schema lacks stay n/a (wait_info_external has no signal_duration on real
+                // builds).
                 if (f.Signal >= 0)
                 {
                     _tallies.AddSignal(type, (long)signal);
@@ -284,30 +302,57 @@ public sealed class WaitAnalysis : ICaptureAnalysis
                 missing = new MissingData(
                     MissingDataKind.Field,
                     ["wait_type"],
-                    mt.FullName + " has no wait_type field. Its fields are: " + string.Join(", ", mt.Fields.Select(c => c.Name)) + ".",
-                    "-- The event's columns on your build:\nSELECT name, type_name FROM sys.dm_xe_object_columns\n WHERE object_name = N'" + mt.Name + "' AND column_type = N'data';",
-                    availableFields: mt.Fields.Select(c => c.Name));
+                    mt.FullName
+                        + " has no wait_type field. Its fields are: "
+                        + string.Join(", ", mt.Fields.Select(c => c.Name))
+                        + ".",
+                    "-- The event's columns on your build:\nSELECT name, type_name FROM sys.dm_xe_object_columns\n "
+                        + "WHERE object_name = N'"
+                        + mt.Name
+                        + "' AND column_type = N'data';",
+                    availableFields: mt.Fields.Select(c => c.Name)
+                );
             }
             else if (events == 0)
             {
                 missing = new MissingData(
                     MissingDataKind.Events,
                     ["sqlos.wait_info", "sqlos.wait_info_external", "sqlos.wait_completed"],
-                    "No wait_info, wait_info_external or wait_completed events were found; the wait analysis summarises them.",
-                    "ALTER EVENT SESSION [your_session] ON SERVER\n    ADD EVENT sqlos.wait_info (ACTION (sqlos.scheduler_id, sqlos.worker_address, package0.event_sequence)),\n    ADD EVENT sqlos.wait_info_external (ACTION (sqlos.scheduler_id, sqlos.worker_address, package0.event_sequence));",
-                    eventsSeen: _ignored.ToList());
+                    "No wait_info, wait_info_external or wait_completed events were found; the wait analysis "
+                        + "summarises them.",
+                    "ALTER EVENT SESSION [your_session] ON SERVER\n    ADD EVENT sqlos.wait_info (ACTION "
+                        + "(sqlos.scheduler_id, sqlos.worker_address, package0.event_sequence)),\n    ADD EVENT "
+                        + "sqlos.wait_info_external (ACTION (sqlos.scheduler_id, sqlos.worker_address, "
+                        + "package0.event_sequence));",
+                    eventsSeen: _ignored.ToList()
+                );
             }
 
             int[] order = _tallies.Order();
-            string? schedulerNote = !_tallies.HasSchedulers
-                ? "No wait event carries the sqlos.scheduler_id action, so there are no per-scheduler totals. Add ACTION (sqlos.scheduler_id) to the wait events."
-                : _tallies.WithoutScheduler > 0 ? AnalysisSupport.N0(_tallies.WithoutScheduler) + " waits without sqlos.scheduler_id are not in this table." : null;
+            string? schedulerNote =
+                !_tallies.HasSchedulers
+                    ? "No wait event carries the sqlos.scheduler_id action, so there are no per-scheduler totals. Add "
+                        + "ACTION (sqlos.scheduler_id) to the wait events."
+                : _tallies.WithoutScheduler > 0
+                    ? AnalysisSupport.N0(_tallies.WithoutScheduler)
+                        + " waits without sqlos.scheduler_id are not in this table."
+                : null;
 
             bool hasWorkers = _workers.Any;
-            string? workerNote = hasWorkers ? null : "No wait event carries sqlos.worker_address (or sqlos.system_thread_id), so waits cannot be followed per worker. Add ACTION (sqlos.worker_address) to the wait events.";
+            string? workerNote = hasWorkers
+                ? null
+                : "No wait event carries sqlos.worker_address (or sqlos.system_thread_id), so waits cannot be followed "
+                    + "per worker. Add ACTION (sqlos.worker_address) to the wait events.";
             bool hasPairs = hasWorkers && _tallies.Begins > 0;
             OrderingStatistics ordering = _reorder.GetStatistics();
-            string? pairNote = workerNote ?? (_tallies.Begins == 0 ? "The capture has no Begin events (opcode = Begin), only End events: Begin/End pairs need both (the session may filter on opcode = End)." : null);
+            string? pairNote =
+                workerNote
+                ?? (
+                    _tallies.Begins == 0
+                        ? "The capture has no Begin events (opcode = Begin), only End events: Begin/End pairs need "
+                            + "both (the session may filter on opcode = End)."
+                        : null
+                );
             return new WaitAnalysisResult
             {
                 MissingData = missing,
@@ -329,7 +374,10 @@ public sealed class WaitAnalysis : ICaptureAnalysis
                 WaitsOfUntrackedWorkers = _workers.Untracked,
                 WorkerAction = _anyWorkerAddress ? "sqlos.worker_address" : "sqlos.system_thread_id",
                 Ordering = ordering,
-                Warnings = AnalysisSupport.Warnings(AnalysisSupport.LateWarning(ordering), _outOfRange.Warning("wait event(s)")),
+                Warnings = AnalysisSupport.Warnings(
+                    AnalysisSupport.LateWarning(ordering),
+                    _outOfRange.Warning("wait event(s)")
+                ),
                 TopResources = _tallies.Resources(order),
                 Results = _tallies.Results(order),
                 HasWaitResource = _resourceFieldSeen,
@@ -350,7 +398,8 @@ public sealed class WaitAnalysis : ICaptureAnalysis
             }
         }
 
-        /// <summary><see cref="IsBegin"/>, remembered per key of the last opcode map (maps are immutable), so no text is compared per event.</summary>
+        /// <summary><see cref="IsBegin"/>, remembered per key of the last opcode map (maps are immutable), so no text
+        /// is compared per event.</summary>
         private bool IsBeginCached(XeValue opcode)
         {
             if (opcode.Map is XeMap map)
@@ -414,7 +463,10 @@ public sealed class WaitAnalysis : ICaptureAnalysis
             f.Duration = LatchAnalysis.NumericField(t, "duration");
             f.Signal = LatchAnalysis.NumericField(t, "signal_duration");
             f.Resource = t.GetFieldIndex("wait_resource");
-            f.ResourceIsPointer = f.Resource >= 0 && t.Fields[f.Resource] is { IsMap: false, BaseType: XeBaseType.Pointer, Size: 4 or 8, IsVariableLength: false };
+            f.ResourceIsPointer =
+                f.Resource >= 0
+                && t.Fields[f.Resource]
+                    is { IsMap: false, BaseType: XeBaseType.Pointer, Size: 4 or 8, IsVariableLength: false };
             f.Result = t.GetFieldIndex("wait_result");
             return f;
         }

@@ -12,13 +12,25 @@ namespace XeAnalyzer.Analysis;
 /// <param name="TotalDurationMs">Sum of <c>duration</c> over the waits.</param>
 /// <param name="MeanDurationMs">Total / waits.</param>
 /// <param name="MaxDurationMs">The longest wait.</param>
-/// <param name="TotalSignalDurationMs">Sum of <c>signal_duration</c> (time between being signalled and running).</param>
+/// <param name="TotalSignalDurationMs">Sum of <c>signal_duration</c> (time between being signalled and
+/// running).</param>
 /// <param name="ShareOfDuration">This type's share of the total duration of all waits, as a fraction.</param>
-public sealed record WaitTypeStats(string WaitType, long Waits, long Begins, long TotalDurationMs, double MeanDurationMs, long MaxDurationMs, long? TotalSignalDurationMs, double ShareOfDuration);
+public sealed record WaitTypeStats(
+    string WaitType,
+    long Waits,
+    long Begins,
+    long TotalDurationMs,
+    double MeanDurationMs,
+    long MaxDurationMs,
+    long? TotalSignalDurationMs,
+    double ShareOfDuration
+);
 
-/// <summary>How many waits of a wait type were on one resource (the <c>wait_resource</c> field, where the event's schema has it).</summary>
+/// <summary>How many waits of a wait type were on one resource (the <c>wait_resource</c> field, where the event's
+/// schema has it).</summary>
 /// <param name="WaitType">The wait type.</param>
-/// <param name="Resource">The resource as rendered (a pointer as <c>0x</c> + 16 hex digits, or text), or <see langword="null"/> for the row summing the other resources.</param>
+/// <param name="Resource">The resource as rendered (a pointer as <c>0x</c> + 16 hex digits, or text), or
+/// <see langword="null"/> for the row summing the other resources.</param>
 /// <param name="Waits">Completed waits on it.</param>
 /// <param name="ShareOfType">Waits / the wait type's completed waits.</param>
 public sealed record WaitResourceCount(string WaitType, string? Resource, long Waits, double ShareOfType);
@@ -40,12 +52,14 @@ public sealed record SchedulerWaits(string Scheduler, long Waits, long TotalDura
 /// <param name="WaitType">The wait type.</param>
 /// <param name="Pairs">End events paired with a Begin of the same type on the same worker.</param>
 /// <param name="BeginsWithoutEnd">Begin events never ended in the capture.</param>
-/// <param name="EndsWithoutBegin">End events with no Begin before them (the wait began before the capture, or the Begin was not captured).</param>
+/// <param name="EndsWithoutBegin">End events with no Begin before them (the wait began before the capture, or the Begin
+/// was not captured).</param>
 public sealed record WaitPairing(string WaitType, long Pairs, long BeginsWithoutEnd, long EndsWithoutBegin);
 
 /// <summary>How often a wait type was immediately preceded, on the same worker, by another wait type.</summary>
 /// <param name="WaitType">The wait type.</param>
-/// <param name="PrecededBy">The wait type that ended last on the same worker before this wait began, or <see langword="null"/> when no earlier wait is known.</param>
+/// <param name="PrecededBy">The wait type that ended last on the same worker before this wait began, or
+/// <see langword="null"/> when no earlier wait is known.</param>
 /// <param name="Count">How many waits of <paramref name="WaitType"/>.</param>
 /// <param name="Share">Count / all waits of <paramref name="WaitType"/>, as a fraction.</param>
 public sealed record PrecedingWait(string WaitType, string? PrecededBy, long Count, double Share);
@@ -53,9 +67,7 @@ public sealed record PrecedingWait(string WaitType, string? PrecededBy, long Cou
 /// <summary>The result of <see cref="WaitAnalysis"/>. Immutable.</summary>
 public sealed class WaitAnalysisResult : IAnalysisResult, IDocumentSource
 {
-    internal WaitAnalysisResult()
-    {
-    }
+    internal WaitAnalysisResult() { }
 
     /// <summary>What the capture lacks, or <see langword="null"/> when the analysis could run.</summary>
     public MissingData? MissingData { get; internal init; }
@@ -99,7 +111,8 @@ public sealed class WaitAnalysisResult : IAnalysisResult, IDocumentSource
     /// <summary>Whether the preceded-by table could be built (a worker action present).</summary>
     public bool HasPrecedence { get; internal init; }
 
-    /// <summary>For each wait type (most wait time first), the wait types that immediately preceded it on the same worker, most frequent first.</summary>
+    /// <summary>For each wait type (most wait time first), the wait types that immediately preceded it on the same
+    /// worker, most frequent first.</summary>
     public IReadOnlyList<PrecedingWait> PrecededBy { get; internal init; } = [];
 
     /// <summary>Why there is no preceded-by table, or <see langword="null"/>.</summary>
@@ -111,13 +124,15 @@ public sealed class WaitAnalysisResult : IAnalysisResult, IDocumentSource
     /// <summary>Wait events of workers beyond <see cref="WaitAnalysisOptions.MaxWorkers"/>.</summary>
     public long WaitsOfUntrackedWorkers { get; internal init; }
 
-    /// <summary>The action that identified workers (<c>sqlos.worker_address</c> or <c>sqlos.system_thread_id</c>).</summary>
+    /// <summary>The action that identified workers (<c>sqlos.worker_address</c> or
+    /// <c>sqlos.system_thread_id</c>).</summary>
     public string WorkerAction { get; internal init; } = string.Empty;
 
     /// <summary>How disordered the input was.</summary>
     internal OrderingStatistics Ordering { get; init; } = OrderingStatistics.None;
 
-    /// <summary>Warnings about the result: events later than the reorder window, waits left out because a duration was out of range.</summary>
+    /// <summary>Warnings about the result: events later than the reorder window, waits left out because a duration was
+    /// out of range.</summary>
     public IReadOnlyList<AnalysisWarning> Warnings { get; internal init; } = [];
 
     /// <inheritdoc/>
@@ -129,10 +144,12 @@ public sealed class WaitAnalysisResult : IAnalysisResult, IDocumentSource
     /// <summary>The wait_info, wait_info_external and wait_completed events read.</summary>
     public long EventsUsed => WaitInfoEvents + WaitInfoExternalEvents + WaitCompletedEvents;
 
-    /// <summary>Whether any wait event's schema has a <c>wait_resource</c> field (a 2012-era <c>wait_info</c> has none; SQL Server 2017 has it as a pointer, <c>wait_completed</c> as text).</summary>
+    /// <summary>Whether any wait event's schema has a <c>wait_resource</c> field (a 2012-era <c>wait_info</c> has none;
+    /// SQL Server 2017 has it as a pointer, <c>wait_completed</c> as text).</summary>
     public bool HasWaitResource { get; internal init; }
 
-    /// <summary>Per wait type, the resources with the most waits (<see cref="WaitAnalysis.TopResourcesPerType"/>, then one row for the rest), where the schema has <c>wait_resource</c>.</summary>
+    /// <summary>Per wait type, the resources with the most waits (<see cref="WaitAnalysis.TopResourcesPerType"/>, then
+    /// one row for the rest), where the schema has <c>wait_resource</c>.</summary>
     public IReadOnlyList<WaitResourceCount> TopResources { get; internal init; } = [];
 
     /// <summary>Per wait type, the <c>wait_completed</c> events by <c>wait_result</c>.</summary>
@@ -151,7 +168,8 @@ public sealed class WaitAnalysisResult : IAnalysisResult, IDocumentSource
     /// <summary>What preceded waits of <paramref name="waitType"/>, most frequent first.</summary>
     /// <param name="waitType">The wait type (ordinal).</param>
     /// <returns>The rows.</returns>
-    public IReadOnlyList<PrecedingWait> PrecededByFor(string waitType) => [.. PrecededBy.Where(p => string.Equals(p.WaitType, waitType, StringComparison.Ordinal))];
+    public IReadOnlyList<PrecedingWait> PrecededByFor(string waitType) =>
+        [.. PrecededBy.Where(p => string.Equals(p.WaitType, waitType, StringComparison.Ordinal))];
 
     /// <summary>A bar chart of total wait time per wait type, the 20 largest.</summary>
     /// <returns>The chart.</returns>
@@ -159,20 +177,25 @@ public sealed class WaitAnalysisResult : IAnalysisResult, IDocumentSource
     {
         WaitTypeStats[] top = [.. ByWaitType.Where(w => w.Waits > 0).Take(20)];
         string u = DurationUnitLabel;
-        return new BarChart("Total wait time by wait type (" + u + ")", top.Select(w => w.WaitType),
-            top.Select(w => (double)w.TotalDurationMs))
+        return new BarChart(
+            "Total wait time by wait type (" + u + ")",
+            top.Select(w => w.WaitType),
+            top.Select(w => (double)w.TotalDurationMs)
+        )
         {
             CategoryAxisLabel = "wait_type",
             ValueAxisLabel = "total duration (" + u + ")",
         };
     }
 
-    /// <summary>The result as a document: the same in every view (<see cref="ToReport"/>; the wait-type bar chart is its figure).</summary>
+    /// <summary>The result as a document: the same in every view (<see cref="ToReport"/>; the wait-type bar chart is
+    /// its figure).</summary>
     /// <param name="view">The view (every view gives the same document).</param>
     /// <returns>The document.</returns>
     public ReportDocument ToDocument(DocumentView view) => ToReport();
 
-    /// <summary>The result as a report: summary, per wait type with chart, per scheduler, Begin/End pairs, preceded-by table.</summary>
+    /// <summary>The result as a report: summary, per wait type with chart, per scheduler, Begin/End pairs, preceded-by
+    /// table.</summary>
     /// <returns>The report; a single "Missing data" section when <see cref="MissingData"/> is set.</returns>
     public ReportDocument ToReport()
     {
@@ -184,22 +207,34 @@ public sealed class WaitAnalysisResult : IAnalysisResult, IDocumentSource
 
         string u = DurationUnitLabel;
         string unitSentence = DurationUnit is { Unit: FieldTimeUnit unit } known
-            ? "Durations are in " + (unit == FieldTimeUnit.Microseconds ? "microseconds" : "milliseconds")
-                + ", the unit of the duration field per " + known.Source + "."
-            : "Durations are in the unit of each event type's duration field (" + u
+            ? "Durations are in "
+                + (unit == FieldTimeUnit.Microseconds ? "microseconds" : "milliseconds")
+                + ", the unit of the duration field per "
+                + known.Source
+                + "."
+            : "Durations are in the unit of each event type's duration field ("
+                + u
                 + "): the event types disagree, so totals mix units.";
         var sections = new List<ReportSection>();
-        sections.Add(new ReportSection("Summary", new KeyValueList(
-        [
-            Kv("wait_info events", WaitInfoEvents),
-            Kv("wait_info_external events", WaitInfoExternalEvents),
-            Kv("wait_completed events", WaitCompletedEvents),
-            Kv("completed waits", Waits),
-            Kv("Begin events", Begins),
-            Kv("total wait time (" + u + ")", ByWaitType.Sum(w => w.TotalDurationMs)),
-            Kv("ordering", Ordering.Describe()),
-        ]), new Paragraph(unitSentence + " For wait_info and wait_info_external only End events (opcode = End) carry "
-            + "durations and count as waits; every wait_completed event counts.")));
+        sections.Add(
+            new ReportSection(
+                "Summary",
+                new KeyValueList([
+                    Kv("wait_info events", WaitInfoEvents),
+                    Kv("wait_info_external events", WaitInfoExternalEvents),
+                    Kv("wait_completed events", WaitCompletedEvents),
+                    Kv("completed waits", Waits),
+                    Kv("Begin events", Begins),
+                    Kv("total wait time (" + u + ")", ByWaitType.Sum(w => w.TotalDurationMs)),
+                    Kv("ordering", Ordering.Describe()),
+                ]),
+                new Paragraph(
+                    unitSentence
+                        + " For wait_info and wait_info_external only End events (opcode = End) carry "
+                        + "durations and count as waits; every wait_completed event counts."
+                )
+            )
+        );
 
         var t = new TableBuilder("Waits by wait type")
             .AddColumn(TableColumn.Text("wait_type"))
@@ -212,13 +247,27 @@ public sealed class WaitAnalysisResult : IAnalysisResult, IDocumentSource
             .AddColumn(TableColumn.Integer("begins"));
         foreach (WaitTypeStats w in ByWaitType)
         {
-            t.AddRow(w.WaitType, w.Waits, w.TotalDurationMs, w.Waits > 0 ? w.MeanDurationMs : TableCell.Empty, w.MaxDurationMs,
-                w.TotalSignalDurationMs is long sig ? sig : TableCell.NotApplicable, TableCell.FromPercentage(w.ShareOfDuration), w.Begins);
+            t.AddRow(
+                w.WaitType,
+                w.Waits,
+                w.TotalDurationMs,
+                w.Waits > 0 ? w.MeanDurationMs : TableCell.Empty,
+                w.MaxDurationMs,
+                w.TotalSignalDurationMs is long sig ? sig : TableCell.NotApplicable,
+                TableCell.FromPercentage(w.ShareOfDuration),
+                w.Begins
+            );
         }
 
-        t.AddNote("total/mean/max: the duration field of completed waits (" + u + "); signal " + SignalUnitLabel
-            + ": the signal_duration field (" + SignalUnitLabel
-            + "), n/a where the events' schema has no such field (wait_info_external on real builds).");
+        t.AddNote(
+            "total/mean/max: the duration field of completed waits ("
+                + u
+                + "); signal "
+                + SignalUnitLabel
+                + ": the signal_duration field ("
+                + SignalUnitLabel
+                + "), n/a where the events' schema has no such field (wait_info_external on real builds)."
+        );
         sections.Add(new ReportSection("By wait type", t.Build(), ToBarChart()));
 
         if (TopResources.Count > 0)
@@ -230,10 +279,19 @@ public sealed class WaitAnalysisResult : IAnalysisResult, IDocumentSource
                 .AddColumn(TableColumn.Percentage("share of the type", 2));
             foreach (WaitResourceCount r in TopResources)
             {
-                rt.AddRow(r.WaitType, r.Resource ?? "(other resources)", r.Waits, TableCell.FromPercentage(r.ShareOfType));
+                rt.AddRow(
+                    r.WaitType,
+                    r.Resource ?? "(other resources)",
+                    r.Waits,
+                    TableCell.FromPercentage(r.ShareOfType)
+                );
             }
 
-            rt.AddNote("Completed waits per wait_resource, the " + WaitAnalysis.TopResourcesPerType.ToString(Ic) + " largest per wait type; only events whose schema has wait_resource are counted.");
+            rt.AddNote(
+                "Completed waits per wait_resource, the "
+                    + WaitAnalysis.TopResourcesPerType.ToString(Ic)
+                    + " largest per wait type; only events whose schema has wait_resource are counted."
+            );
             sections.Add(new ReportSection("Wait resources", rt.Build()));
         }
 
@@ -246,12 +304,18 @@ public sealed class WaitAnalysisResult : IAnalysisResult, IDocumentSource
                 .AddColumn(TableColumn.Integer("events"));
             foreach (WaitResultCount r in Results)
             {
-                wr.AddRow(r.WaitType, WaitResults.Label(r.Result),
-                    long.TryParse(r.Result, NumberStyles.None, Ic, out long code) ? code : TableCell.Empty, r.Waits);
+                wr.AddRow(
+                    r.WaitType,
+                    WaitResults.Label(r.Result),
+                    long.TryParse(r.Result, NumberStyles.None, Ic, out long code) ? code : TableCell.Empty,
+                    r.Waits
+                );
             }
 
-            wr.AddNote("wait_result: the Win32 wait return code SQLOS reports (0 signaled, 128 WAIT_ABANDONED, "
-                + "258 WAIT_TIMEOUT, 4294967295 WAIT_FAILED); other codes are shown as the number alone.");
+            wr.AddNote(
+                "wait_result: the Win32 wait return code SQLOS reports (0 signaled, 128 WAIT_ABANDONED, "
+                    + "258 WAIT_TIMEOUT, 4294967295 WAIT_FAILED); other codes are shown as the number alone."
+            );
 
             sections.Add(new ReportSection("Wait results", wr.Build()));
         }
@@ -295,7 +359,9 @@ public sealed class WaitAnalysisResult : IAnalysisResult, IDocumentSource
                 pt.AddRow(p.WaitType, p.Pairs, p.BeginsWithoutEnd, p.EndsWithoutBegin);
             }
 
-            pt.AddNote("An End is paired with the most recent unpaired Begin of the same wait type on the same worker.");
+            pt.AddNote(
+                "An End is paired with the most recent unpaired Begin of the same wait type on the same worker."
+            );
             sections.Add(new ReportSection("Begin/End pairs", pt.Build()));
         }
         else
@@ -315,20 +381,33 @@ public sealed class WaitAnalysisResult : IAnalysisResult, IDocumentSource
                 PrecedingWait[] rows = [.. g];
                 foreach (PrecedingWait p in rows.Take(5))
                 {
-                    pr.AddRow(p.WaitType, p.PrecededBy ?? "(none: first wait seen on the worker)", p.Count, TableCell.FromPercentage(p.Share));
+                    pr.AddRow(
+                        p.WaitType,
+                        p.PrecededBy ?? "(none: first wait seen on the worker)",
+                        p.Count,
+                        TableCell.FromPercentage(p.Share)
+                    );
                 }
 
                 if (rows.Length > 5)
                 {
                     long rest = rows.Skip(5).Sum(r => r.Count);
-                    pr.AddRow(g.Key, "(" + Counted(rows.Length - 5, "other wait type", "other wait types") + ")", rest,
-                        TableCell.FromPercentage(rows.Skip(5).Sum(r => r.Share)));
+                    pr.AddRow(
+                        g.Key,
+                        "(" + Counted(rows.Length - 5, "other wait type", "other wait types") + ")",
+                        rest,
+                        TableCell.FromPercentage(rows.Skip(5).Sum(r => r.Share))
+                    );
                 }
             }
 
-            pr.AddNote("A wait's start is its Begin event when it has one, else its End time minus its duration (" + u
-                + ", with a 1 ms tolerance); the preceding wait is the latest wait on the same worker (" + WorkerAction
-                + ") that ended at or before that start.");
+            pr.AddNote(
+                "A wait's start is its Begin event when it has one, else its End time minus its duration ("
+                    + u
+                    + ", with a 1 ms tolerance); the preceding wait is the latest wait on the same worker ("
+                    + WorkerAction
+                    + ") that ended at or before that start."
+            );
             if (WaitsWithoutWorker > 0)
             {
                 pr.AddWarning(N0(WaitsWithoutWorker) + " wait events without a worker action are not in this table.");
@@ -336,7 +415,10 @@ public sealed class WaitAnalysisResult : IAnalysisResult, IDocumentSource
 
             if (Ordering.LateEvents > 0)
             {
-                pr.AddWarning(N0(Ordering.LateEvents) + " events arrived later than the reorder window allows and were processed out of order.");
+                pr.AddWarning(
+                    N0(Ordering.LateEvents)
+                        + " events arrived later than the reorder window allows and were processed out of order."
+                );
             }
 
             sections.Add(new ReportSection("Preceded by", pr.Build()));

@@ -7,10 +7,12 @@ using XeAnalyzer.Events;
 namespace XeAnalyzer.Analysis;
 
 /// <summary>
-/// The counts of a wait analysis per wait type (waits, Begin events, durations, signal durations, resources, results, and what the
-/// worker timeline adds: pairs and preceding waits) and per scheduler, and the tables of the result made from them. Bounded: at most
-/// <see cref="NameTable.MaxGroups"/> schedulers, 1,024 wait types per scheduler, 1,000 resources and results per wait type. Every
-/// duration added is part of the run's total (<see cref="WeightTotal"/>), so the sums here cannot pass the range.
+/// The counts of a wait analysis per wait type (waits, Begin events, durations, signal durations, resources, results,
+/// and what the worker timeline adds: pairs and preceding waits) and per scheduler, and the tables of the result made
+/// from them. Bounded: at most
+/// <see cref="NameTable.MaxGroups"/> schedulers, 1,024 wait types per scheduler, 1,000 resources and results per wait
+/// type. Every duration added is part of the run's total (<see cref="WeightTotal"/>), so the sums here cannot pass the
+/// range.
 /// </summary>
 internal sealed class WaitTallies
 {
@@ -22,7 +24,8 @@ internal sealed class WaitTallies
     private readonly List<WaitTypeTally> _stats = [];
     private readonly Dictionary<ulong, SchedulerTally> _schedulers = [];
 
-    // Schedulers below DenseSchedulers by id (null = look in _schedulers): scheduler ids are small, so most waits need no dictionary lookup.
+    // Schedulers below DenseSchedulers by id (null = look in _schedulers): scheduler ids are small, so most waits need
+    // no dictionary lookup.
     private SchedulerTally?[] _denseSchedulers = new SchedulerTally?[64];
 
     /// <summary>Begin events.</summary>
@@ -97,7 +100,8 @@ internal sealed class WaitTallies
         Count(ref _stats[type].Results, result.ToString(), ref ignored);
     }
 
-    /// <summary>Adds a completed wait to its scheduler's totals (or counts it without scheduler beyond the limit).</summary>
+    /// <summary>Adds a completed wait to its scheduler's totals (or counts it without scheduler beyond the
+    /// limit).</summary>
     public void AddToScheduler(ulong scheduler, int type, long duration)
     {
         SchedulerTally? ss = scheduler < (ulong)_denseSchedulers.Length ? _denseSchedulers[scheduler] : null;
@@ -113,7 +117,10 @@ internal sealed class WaitTallies
             {
                 if (scheduler >= (ulong)_denseSchedulers.Length)
                 {
-                    Array.Resize(ref _denseSchedulers, (int)Math.Min(DenseSchedulers, Math.Max(scheduler + 1, 2UL * (ulong)_denseSchedulers.Length)));
+                    Array.Resize(
+                        ref _denseSchedulers,
+                        (int)Math.Min(DenseSchedulers, Math.Max(scheduler + 1, 2UL * (ulong)_denseSchedulers.Length))
+                    );
                 }
 
                 _denseSchedulers[scheduler] = ss;
@@ -143,43 +150,79 @@ internal sealed class WaitTallies
         }
     }
 
-    /// <summary>The wait types with a wait or a Begin: most total wait time first, then most waits, then by name.</summary>
-    public int[] Order() => [.. Enumerable.Range(0, _stats.Count)
-        .Where(i => _stats[i].Waits + _stats[i].Begins > 0)
-        .OrderByDescending(i => _stats[i].TotalDuration).ThenByDescending(i => _stats[i].Waits).ThenBy(i => _types[i], StringComparer.Ordinal)];
+    /// <summary>The wait types with a wait or a Begin: most total wait time first, then most waits, then by
+    /// name.</summary>
+    public int[] Order() =>
+        [
+            .. Enumerable
+                .Range(0, _stats.Count)
+                .Where(i => _stats[i].Waits + _stats[i].Begins > 0)
+                .OrderByDescending(i => _stats[i].TotalDuration)
+                .ThenByDescending(i => _stats[i].Waits)
+                .ThenBy(i => _types[i], StringComparer.Ordinal),
+        ];
 
     /// <summary>Per wait type, in <paramref name="order"/>.</summary>
     public WaitTypeStats[] ByWaitType(int[] order)
     {
         long totalDuration = _stats.Sum(s => s.TotalDuration);
-        return [.. order.Select(i => new WaitTypeStats(
-            _types[i],
-            _stats[i].Waits,
-            _stats[i].Begins,
-            _stats[i].TotalDuration,
-            _stats[i].Waits == 0 ? 0 : (double)_stats[i].TotalDuration / _stats[i].Waits,
-            _stats[i].MaxDuration,
-            _stats[i].SignalEvents > 0 ? _stats[i].TotalSignal : null,
-            totalDuration == 0 ? 0 : (double)_stats[i].TotalDuration / totalDuration))];
+        return
+        [
+            .. order.Select(i => new WaitTypeStats(
+                _types[i],
+                _stats[i].Waits,
+                _stats[i].Begins,
+                _stats[i].TotalDuration,
+                _stats[i].Waits == 0 ? 0 : (double)_stats[i].TotalDuration / _stats[i].Waits,
+                _stats[i].MaxDuration,
+                _stats[i].SignalEvents > 0 ? _stats[i].TotalSignal : null,
+                totalDuration == 0 ? 0 : (double)_stats[i].TotalDuration / totalDuration
+            )),
+        ];
     }
 
     /// <summary>Whether any wait carried a scheduler.</summary>
     public bool HasSchedulers => _schedulers.Count > 0;
 
     /// <summary>Per scheduler, in scheduler id order, with the wait type of the most wait time.</summary>
-    public SchedulerWaits[] BySchedulers() => [.. _schedulers.OrderBy(kv => kv.Key).Select(kv => new SchedulerWaits(
-        kv.Key.ToString(AnalysisSupport.Ic),
-        kv.Value.Waits,
-        kv.Value.TotalDuration,
-        kv.Value.TypeCount == 0 ? string.Empty : _types[kv.Value.Durations().OrderByDescending(x => x.Value).ThenBy(x => _types[x.Key], StringComparer.Ordinal).First().Key]))];
+    public SchedulerWaits[] BySchedulers() =>
+        [
+            .. _schedulers
+                .OrderBy(kv => kv.Key)
+                .Select(kv => new SchedulerWaits(
+                    kv.Key.ToString(AnalysisSupport.Ic),
+                    kv.Value.Waits,
+                    kv.Value.TotalDuration,
+                    kv.Value.TypeCount == 0
+                        ? string.Empty
+                        : _types[
+                            kv.Value.Durations()
+                                .OrderByDescending(x => x.Value)
+                                .ThenBy(x => _types[x.Key], StringComparer.Ordinal)
+                                .First()
+                                .Key
+                        ]
+                )),
+        ];
 
     /// <summary>Begin/End pairing per wait type that had a Begin or a pair, most pairs first.</summary>
-    public WaitPairing[] Pairs() => [.. Enumerable.Range(0, _stats.Count)
-        .Where(i => _stats[i].Begins > 0 || _stats[i].Pairs > 0)
-        .Select(i => new WaitPairing(_types[i], _stats[i].Pairs, _stats[i].BeginsWithoutEnd, _stats[i].EndsWithoutBegin))
-        .OrderByDescending(p => p.Pairs).ThenBy(p => p.WaitType, StringComparer.Ordinal)];
+    public WaitPairing[] Pairs() =>
+        [
+            .. Enumerable
+                .Range(0, _stats.Count)
+                .Where(i => _stats[i].Begins > 0 || _stats[i].Pairs > 0)
+                .Select(i => new WaitPairing(
+                    _types[i],
+                    _stats[i].Pairs,
+                    _stats[i].BeginsWithoutEnd,
+                    _stats[i].EndsWithoutBegin
+                ))
+                .OrderByDescending(p => p.Pairs)
+                .ThenBy(p => p.WaitType, StringComparer.Ordinal),
+        ];
 
-    /// <summary>For each wait type in <paramref name="order"/> with waits, the wait types that preceded it, most frequent first.</summary>
+    /// <summary>For each wait type in <paramref name="order"/> with waits, the wait types that preceded it, most
+    /// frequent first.</summary>
     public List<PrecedingWait> PrecededBy(int[] order)
     {
         var preceded = new List<PrecedingWait>();
@@ -191,16 +234,28 @@ internal sealed class WaitTallies
                 continue;
             }
 
-            foreach (KeyValuePair<int, long> kv in s.PrecededBy.OrderByDescending(kv => kv.Value).ThenBy(kv => kv.Key < 0 ? "\uFFFF" : _types[kv.Key], StringComparer.Ordinal))
+            foreach (
+                KeyValuePair<int, long> kv in s
+                    .PrecededBy.OrderByDescending(kv => kv.Value)
+                    .ThenBy(kv => kv.Key < 0 ? "\uFFFF" : _types[kv.Key], StringComparer.Ordinal)
+            )
             {
-                preceded.Add(new PrecedingWait(_types[i], kv.Key < 0 ? null : _types[kv.Key], kv.Value, (double)kv.Value / s.Waits));
+                preceded.Add(
+                    new PrecedingWait(
+                        _types[i],
+                        kv.Key < 0 ? null : _types[kv.Key],
+                        kv.Value,
+                        (double)kv.Value / s.Waits
+                    )
+                );
             }
         }
 
         return preceded;
     }
 
-    /// <summary>Per wait type in <paramref name="order"/>, its <see cref="WaitAnalysis.TopResourcesPerType"/> largest resources and one row for the rest.</summary>
+    /// <summary>Per wait type in <paramref name="order"/>, its <see cref="WaitAnalysis.TopResourcesPerType"/> largest
+    /// resources and one row for the rest.</summary>
     public System.Collections.ObjectModel.ReadOnlyCollection<WaitResourceCount> Resources(int[] order)
     {
         var list = new List<WaitResourceCount>();
@@ -212,12 +267,21 @@ internal sealed class WaitTallies
                 continue;
             }
 
-            foreach (KeyValuePair<string, long> kv in s.Resources.OrderByDescending(kv => kv.Value).ThenBy(kv => kv.Key, StringComparer.Ordinal).Take(WaitAnalysis.TopResourcesPerType))
+            foreach (
+                KeyValuePair<string, long> kv in s
+                    .Resources.OrderByDescending(kv => kv.Value)
+                    .ThenBy(kv => kv.Key, StringComparer.Ordinal)
+                    .Take(WaitAnalysis.TopResourcesPerType)
+            )
             {
                 list.Add(new WaitResourceCount(_types[i], kv.Key, kv.Value, (double)kv.Value / s.Waits));
             }
 
-            long shown = s.Resources.OrderByDescending(kv => kv.Value).ThenBy(kv => kv.Key, StringComparer.Ordinal).Take(WaitAnalysis.TopResourcesPerType).Sum(kv => kv.Value);
+            long shown = s
+                .Resources.OrderByDescending(kv => kv.Value)
+                .ThenBy(kv => kv.Key, StringComparer.Ordinal)
+                .Take(WaitAnalysis.TopResourcesPerType)
+                .Sum(kv => kv.Value);
             long rest = s.Resources.Values.Sum() + s.ResourcesOverflow - shown;
             if (rest > 0)
             {
@@ -236,7 +300,10 @@ internal sealed class WaitTallies
         {
             if (_stats[i].Results is Dictionary<string, long> r)
             {
-                foreach (KeyValuePair<string, long> kv in r.OrderByDescending(kv => kv.Value).ThenBy(kv => kv.Key, StringComparer.Ordinal))
+                foreach (
+                    KeyValuePair<string, long> kv in r.OrderByDescending(kv => kv.Value)
+                        .ThenBy(kv => kv.Key, StringComparer.Ordinal)
+                )
                 {
                     list.Add(new WaitResultCount(_types[i], kv.Key, kv.Value));
                 }
@@ -246,7 +313,8 @@ internal sealed class WaitTallies
         return list.AsReadOnly();
     }
 
-    /// <summary>Adds a wait's duration to its type's total on a scheduler (at most 1,024 types per scheduler; further types are not kept).</summary>
+    /// <summary>Adds a wait's duration to its type's total on a scheduler (at most 1,024 types per scheduler; further
+    /// types are not kept).</summary>
     private static void AddDuration(SchedulerTally ss, int type, long duration)
     {
         if (type < DenseTypes)
@@ -295,7 +363,8 @@ internal sealed class WaitTallies
         }
     }
 
-    /// <summary>Moves the pointer resources counted by value to the text-keyed counts, in the order they were first met.</summary>
+    /// <summary>Moves the pointer resources counted by value to the text-keyed counts, in the order they were first
+    /// met.</summary>
     private static void FoldPointers(WaitTypeTally ts)
     {
         if (ts.ResourcePointers is not Dictionary<ulong, long> pointers)
@@ -335,7 +404,8 @@ internal sealed class WaitTallies
         public long Waits;
         public long TotalDuration;
 
-        /// <summary>Total duration per wait type id below <see cref="DenseTypes"/> (present when its bit is set in <see cref="DensePresent"/>).</summary>
+        /// <summary>Total duration per wait type id below <see cref="DenseTypes"/> (present when its bit is set in
+        /// <see cref="DensePresent"/>).</summary>
         public long[] DenseDuration { get; } = new long[DenseTypes];
 
         public ulong DensePresent;
@@ -378,8 +448,8 @@ internal sealed class WaitTypeTally
     public Dictionary<string, long>? Resources;
 
     /// <summary>
-    /// Pointer resources counted by value until a resource of another kind comes (then they move, in order, to <see cref="Resources"/>
-    /// under their text, 0x%016X, as they would have been counted): no text is made per event.
+    /// Pointer resources counted by value until a resource of another kind comes (then they move, in order, to
+    /// <see cref="Resources"/> under their text, 0x%016X, as they would have been counted): no text is made per event.
     /// </summary>
     public Dictionary<ulong, long>? ResourcePointers;
     public long ResourcesOverflow;
@@ -387,6 +457,7 @@ internal sealed class WaitTypeTally
     public long EndsWithoutBegin;
     public long BeginsWithoutEnd;
 
-    /// <summary>Waits of this type by the wait type that ended last on the same worker before each began (-1: none known).</summary>
+    /// <summary>Waits of this type by the wait type that ended last on the same worker before each began (-1: none
+    /// known).</summary>
     public Dictionary<int, long> PrecededBy { get; } = [];
 }

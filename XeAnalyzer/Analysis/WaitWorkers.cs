@@ -4,8 +4,8 @@ using System.Runtime.InteropServices;
 namespace XeAnalyzer.Analysis;
 
 /// <summary>
-/// One wait event as the reorder window holds it (up to its cap of records): widest fields first, so a record takes 24 bytes instead of
-/// 40.
+/// One wait event as the reorder window holds it (up to its cap of records): widest fields first, so a record takes 24
+/// bytes instead of 40.
 /// </summary>
 internal struct WaitRecord
 {
@@ -31,18 +31,20 @@ internal struct WaitRecord
 }
 
 /// <summary>
-/// The waits of each worker in time order (<see cref="WaitRecord"/>s as the reorder window gives them): pairs each End with the most
-/// recent unpaired Begin of the same wait type on the same worker, and finds the wait type that ended last on the worker before each wait
-/// began (its Begin time when paired, else its End time minus its duration, within a tolerance). The counts go to the wait types'
-/// tallies. Bounded: at most <c>maxWorkers</c> workers (waits of further ones are counted as untracked), 16 pending Begins and the last 8
-/// ended waits per worker.
+/// The waits of each worker in time order (<see cref="WaitRecord"/>s as the reorder window gives them): pairs each End
+/// with the most recent unpaired Begin of the same wait type on the same worker, and finds the wait type that ended
+/// last on the worker before each wait began (its Begin time when paired, else its End time minus its duration, within
+/// a tolerance). The counts go to the wait types' tallies. Bounded: at most <c>maxWorkers</c> workers (waits of further
+/// ones are counted as untracked), 16 pending Begins and the last 8 ended waits per worker.
 /// </summary>
 /// <param name="maxWorkers">The most workers followed.</param>
-/// <param name="tolerance">How much later than a computed start (End minus duration) a preceding wait may have ended, in ticks.</param>
+/// <param name="tolerance">How much later than a computed start (End minus duration) a preceding wait may have ended,
+/// in ticks.</param>
 /// <param name="tallies">The wait types' tallies.</param>
 internal sealed class WaitWorkers(int maxWorkers, long tolerance, WaitTallies tallies)
 {
-    // Workers by sqlos.worker_address (kind 1) and by sqlos.system_thread_id (kind 2): one dictionary per kind, keyed by the number alone.
+    // Workers by sqlos.worker_address (kind 1) and by sqlos.system_thread_id (kind 2): one dictionary per kind, keyed
+    // by the number alone.
     private readonly Dictionary<ulong, WorkerState> _byAddress = [];
     private readonly Dictionary<ulong, WorkerState> _byThread = [];
 
@@ -113,7 +115,10 @@ internal sealed class WaitWorkers(int maxWorkers, long tolerance, WaitTallies ta
                 ts.EndsWithoutBegin++;
             }
 
-            long durTicks = r.Duration > long.MaxValue / TimeSpan.TicksPerMillisecond ? long.MaxValue : r.Duration * TimeSpan.TicksPerMillisecond;
+            long durTicks =
+                r.Duration > long.MaxValue / TimeSpan.TicksPerMillisecond
+                    ? long.MaxValue
+                    : r.Duration * TimeSpan.TicksPerMillisecond;
             start = durTicks > ticks ? 0 : ticks - durTicks;
             startTolerance = tolerance;
         }

@@ -26,21 +26,24 @@ internal sealed class LoadedModule
     /// <summary>The base address.</summary>
     public ulong BaseAddress { get; }
 
-    /// <summary>The last address of the range (inclusive): the next higher module's base − 1, or <see cref="ulong.MaxValue"/> for the highest module.</summary>
+    /// <summary>The last address of the range (inclusive): the next higher module's base − 1, or
+    /// <see cref="ulong.MaxValue"/> for the highest module.</summary>
     public ulong EndAddress { get; }
 
     /// <summary>1-based line of the input.</summary>
     public long LineNumber { get; }
 
     /// <summary>Returns <c>name [base–end]</c>.</summary>
-    public override string ToString() => string.Create(CultureInfo.InvariantCulture, $"{Name.Name} [0x{BaseAddress:X16}-0x{EndAddress:X16}]");
+    public override string ToString() =>
+        string.Create(CultureInfo.InvariantCulture, $"{Name.Name} [0x{BaseAddress:X16}-0x{EndAddress:X16}]");
 }
 
 /// <summary>
-/// A list of loaded modules and their base addresses (<c>select name, base_address from sys.dm_os_loaded_modules</c> pasted as text),
-/// used to turn raw virtual addresses into module + RVA. Only <c>.dll</c>/<c>.exe</c> entries are kept. With no size column, each
-/// module is taken to end where the next higher base starts (the highest ends at <see cref="ulong.MaxValue"/>). The list must come
-/// from the same process lifetime as the stacks (ASLR moves modules on every start).
+/// A list of loaded modules and their base addresses (<c>select name, base_address from sys.dm_os_loaded_modules</c>
+/// pasted as text), used to turn raw virtual addresses into module + RVA. Only <c>.dll</c>/<c>.exe</c> entries are
+/// kept. With no size column, each module is taken to end where the next higher base starts (the highest ends at
+/// <see cref="ulong.MaxValue"/>). The list must come from the same process lifetime as the stacks (ASLR moves modules
+/// on every start).
 /// </summary>
 public sealed class ModuleMap
 {
@@ -60,19 +63,26 @@ public sealed class ModuleMap
     /// <summary>The kept modules, by ascending base address.</summary>
     internal IReadOnlyList<LoadedModule> Modules => _modules;
 
-    /// <summary>How many well-formed entries were left out because they are not <c>.dll</c>/<c>.exe</c> (<c>.rll</c> resources, drivers).</summary>
+    /// <summary>How many well-formed entries were left out because they are not <c>.dll</c>/<c>.exe</c> (<c>.rll</c>
+    /// resources, drivers).</summary>
     public int SkippedEntries { get; }
 
     /// <summary>
-    /// Reads a module list: one module per line, <c>path</c> then TAB(s) or spaces then the base address (hex, <c>0x</c> optional, WinDbg
+    /// Reads a module list: one module per line, <c>path</c> then TAB(s) or spaces then the base address (hex,
+    /// <c>0x</c> optional, WinDbg
     /// <c>00000001`00400000</c> accepted); an optional <c>name	base_address</c> header and blank lines are ignored.
     /// </summary>
     /// <param name="input">The text; not disposed.</param>
     /// <param name="filePath">The input file for error messages, if any.</param>
     /// <param name="cancellationToken">Stops the read.</param>
     /// <returns>The map.</returns>
-    /// <exception cref="InvalidTextInputException">A malformed line, a non-hex or overflowing address, two bases on one line, or a duplicate base, with the line and what was expected.</exception>
-    public static ModuleMap Parse(TextReader input, string? filePath = null, CancellationToken cancellationToken = default)
+    /// <exception cref="InvalidTextInputException">A malformed line, a non-hex or overflowing address, two bases on one
+    /// line, or a duplicate base, with the line and what was expected.</exception>
+    public static ModuleMap Parse(
+        TextReader input,
+        string? filePath = null,
+        CancellationToken cancellationToken = default
+    )
     {
         ArgumentNullException.ThrowIfNull(input);
         var kept = new List<LoadedModule>();
@@ -89,7 +99,11 @@ public sealed class ModuleMap
             int sep = line.LastIndexOfAny(' ', '\t');
             if (sep < 0)
             {
-                throw Error(filePath, number, $"'<module path> <TAB or spaces> <base address>', found \"{Shorten(line)}\"");
+                throw Error(
+                    filePath,
+                    number,
+                    $"'<module path> <TAB or spaces> <base address>', found \"{Shorten(line)}\""
+                );
             }
 
             ReadOnlySpan<char> path = line[..sep].TrimEnd();
@@ -102,22 +116,43 @@ public sealed class ModuleMap
 
             if (path.Contains('\t'))
             {
-                throw Error(filePath, number, $"one module path and one base address per line, found extra fields in \"{Shorten(line)}\"");
+                throw Error(
+                    filePath,
+                    number,
+                    $"one module path and one base address per line, found extra fields in \"{Shorten(line)}\""
+                );
             }
 
             if (!TryParseAddress(baseText, out ulong baseAddress, out string? why))
             {
-                throw Error(filePath, number, $"a hex base address (0x optional, WinDbg 00000001`00400000 form accepted), found \"{Shorten(baseText)}\": {why}");
+                throw Error(
+                    filePath,
+                    number,
+                    $"a hex base address (0x optional, WinDbg 00000001`00400000 form accepted), found "
+                        + $"\"{Shorten(baseText)}\": {why}"
+                );
             }
 
             if (seen.TryGetValue(baseAddress, out long firstLine))
             {
-                throw Error(filePath, number, string.Create(CultureInfo.InvariantCulture,
-                    $"a distinct base address per module, but 0x{baseAddress:X16} is also the base of line {firstLine}"));
+                throw Error(
+                    filePath,
+                    number,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"a distinct base address per module, but 0x{baseAddress:X16} is also the base of line "
+                            + $"{firstLine}"
+                    )
+                );
             }
 
             seen.Add(baseAddress, number);
-            if (!(path.EndsWith(".dll", StringComparison.OrdinalIgnoreCase) || path.EndsWith(".exe", StringComparison.OrdinalIgnoreCase)))
+            if (
+                !(
+                    path.EndsWith(".dll", StringComparison.OrdinalIgnoreCase)
+                    || path.EndsWith(".exe", StringComparison.OrdinalIgnoreCase)
+                )
+            )
             {
                 skipped++;
                 continue;
@@ -125,7 +160,11 @@ public sealed class ModuleMap
 
             if (kept.Count >= MaxModules)
             {
-                throw Error(filePath, number, string.Create(CultureInfo.InvariantCulture, $"at most {MaxModules} modules"));
+                throw Error(
+                    filePath,
+                    number,
+                    string.Create(CultureInfo.InvariantCulture, $"at most {MaxModules} modules")
+                );
             }
 
             string pathText = path.ToString();
@@ -165,7 +204,8 @@ public sealed class ModuleMap
     /// <param name="address">A virtual address.</param>
     /// <param name="module">The module, when found.</param>
     /// <param name="rva">address − base, when found.</param>
-    /// <returns><see langword="true"/> when exactly one range holds the address (false below the lowest base or for an empty map).</returns>
+    /// <returns><see langword="true"/> when exactly one range holds the address (false below the lowest base or for an
+    /// empty map).</returns>
     internal bool TryResolve(ulong address, [NotNullWhen(true)] out LoadedModule? module, out ulong rva)
     {
         int i = Array.BinarySearch(_bases, address);
@@ -186,7 +226,8 @@ public sealed class ModuleMap
         return true;
     }
 
-    /// <summary>Turns a virtual-address frame into a module+offset frame (same raw text and frame number), when the map holds its address.</summary>
+    /// <summary>Turns a virtual-address frame into a module+offset frame (same raw text and frame number), when the map
+    /// holds its address.</summary>
     /// <param name="frame">The frame.</param>
     /// <param name="resolved">The module+offset frame, when found.</param>
     /// <returns><see langword="true"/> when the address was found.</returns>
@@ -206,14 +247,19 @@ public sealed class ModuleMap
     private static bool IsHeader(ReadOnlySpan<char> line)
     {
         int sep = line.IndexOfAny(' ', '\t');
-        return sep > 0 && line[..sep].Equals("name", StringComparison.OrdinalIgnoreCase) &&
-               line[sep..].Trim().Equals("base_address", StringComparison.OrdinalIgnoreCase);
+        return sep > 0
+            && line[..sep].Equals("name", StringComparison.OrdinalIgnoreCase)
+            && line[sep..].Trim().Equals("base_address", StringComparison.OrdinalIgnoreCase);
     }
 
     private static bool LooksLikeAddress(ReadOnlySpan<char> t) =>
-        t.StartsWith("0x", StringComparison.OrdinalIgnoreCase) || t.Contains('`') || (t.Length >= 8 && !t.ContainsAnyExcept(s_hex));
+        t.StartsWith("0x", StringComparison.OrdinalIgnoreCase)
+        || t.Contains('`')
+        || (t.Length >= 8 && !t.ContainsAnyExcept(s_hex));
 
-    private static readonly System.Buffers.SearchValues<char> s_hex = System.Buffers.SearchValues.Create("0123456789abcdefABCDEF");
+    private static readonly System.Buffers.SearchValues<char> s_hex = System.Buffers.SearchValues.Create(
+        "0123456789abcdefABCDEF"
+    );
 
     private static bool TryParseAddress(ReadOnlySpan<char> t, out ulong value, [NotNullWhen(false)] out string? why)
     {
@@ -274,7 +320,12 @@ public sealed class ModuleMap
     }
 
     private static InvalidTextInputException Error(string? filePath, long line, string expected) =>
-        new(filePath, (int)Math.Min(line, int.MaxValue), "module list (sys.dm_os_loaded_modules): expected " + expected);
+        new(
+            filePath,
+            (int)Math.Min(line, int.MaxValue),
+            "module list (sys.dm_os_loaded_modules): expected " + expected
+        );
 
-    private static string Shorten(ReadOnlySpan<char> s) => s.Length <= 120 ? s.ToString() : string.Concat(s[..120], "…");
+    private static string Shorten(ReadOnlySpan<char> s) =>
+        s.Length <= 120 ? s.ToString() : string.Concat(s[..120], "…");
 }

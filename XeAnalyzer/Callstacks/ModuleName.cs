@@ -13,18 +13,23 @@ public sealed class ModuleName : IEquatable<ModuleName>
         Key = key;
     }
 
-    /// <summary>The file name as written (directories removed), for example <c>sqlTsEs.dll</c> or <c>Wdf01000</c>.</summary>
+    /// <summary>The file name as written (directories removed), for example <c>sqlTsEs.dll</c> or
+    /// <c>Wdf01000</c>.</summary>
     public string Name { get; }
 
-    /// <summary>The matching key: <see cref="Name"/> in lower case (invariant) without a <c>.dll</c>, <c>.exe</c> or <c>.sys</c> extension (any case).</summary>
+    /// <summary>The matching key: <see cref="Name"/> in lower case (invariant) without a <c>.dll</c>, <c>.exe</c> or
+    /// <c>.sys</c> extension (any case).</summary>
     public string Key { get; }
 
-    /// <summary><see langword="true"/> when <see cref="Name"/> ends with <c>.dll</c>, <c>.exe</c> or <c>.sys</c>.</summary>
+    /// <summary><see langword="true"/> when <see cref="Name"/> ends with <c>.dll</c>, <c>.exe</c> or
+    /// <c>.sys</c>.</summary>
     public bool HasImageExtension => Name.Length != Key.Length;
 
     /// <summary>Creates a module name from a name or a full path (Windows or POSIX separators).</summary>
-    /// <param name="nameOrPath">A module name (<c>sqldk.dll</c>, <c>ntdll</c>) or path (<c>C:\Windows\SYSTEM32\ntdll.dll</c>).</param>
-    /// <exception cref="ArgumentException">The file name is empty, <c>.</c> or <c>..</c>, or holds control characters or one of <c>: * ? " &lt; &gt; |</c>.</exception>
+    /// <param name="nameOrPath">A module name (<c>sqldk.dll</c>, <c>ntdll</c>) or path
+    /// (<c>C:\Windows\SYSTEM32\ntdll.dll</c>).</param>
+    /// <exception cref="ArgumentException">The file name is empty, <c>.</c> or <c>..</c>, or holds control characters
+    /// or one of <c>: * ? " &lt; &gt; |</c>.</exception>
     public static ModuleName Create(string nameOrPath)
     {
         ArgumentNullException.ThrowIfNull(nameOrPath);
@@ -33,11 +38,15 @@ public sealed class ModuleName : IEquatable<ModuleName>
             : throw new ArgumentException($"\"{nameOrPath}\" is not a module file name.", nameof(nameOrPath));
     }
 
-    /// <summary>Creates a module name from a name or a full path, refusing names that cannot be a file name (see <see cref="Create"/>).</summary>
+    /// <summary>Creates a module name from a name or a full path, refusing names that cannot be a file name (see
+    /// <see cref="Create"/>).</summary>
     /// <param name="nameOrPath">A module name or path.</param>
     /// <param name="name">The module name, when valid.</param>
     /// <returns><see langword="true"/> when the file name part is a valid module file name.</returns>
-    public static bool TryCreate(string nameOrPath, [System.Diagnostics.CodeAnalysis.NotNullWhen(true)] out ModuleName? name)
+    public static bool TryCreate(
+        string nameOrPath,
+        [System.Diagnostics.CodeAnalysis.NotNullWhen(true)] out ModuleName? name
+    )
     {
         ArgumentNullException.ThrowIfNull(nameOrPath);
         name = null;
@@ -48,7 +57,13 @@ public sealed class ModuleName : IEquatable<ModuleName>
             s = s[(sep + 1)..];
         }
 
-        if (s.IsEmpty || s.SequenceEqual(".") || s.SequenceEqual("..") || s.ContainsAnyInRange('\0', '\u001F') || s.IndexOfAny(s_invalid) >= 0)
+        if (
+            s.IsEmpty
+            || s.SequenceEqual(".")
+            || s.SequenceEqual("..")
+            || s.ContainsAnyInRange('\0', '\u001F')
+            || s.IndexOfAny(s_invalid) >= 0
+        )
         {
             return false;
         }
@@ -58,9 +73,12 @@ public sealed class ModuleName : IEquatable<ModuleName>
         return true;
     }
 
-    private static readonly System.Buffers.SearchValues<char> s_invalid = System.Buffers.SearchValues.Create(":*?\"<>|");
+    private static readonly System.Buffers.SearchValues<char> s_invalid = System.Buffers.SearchValues.Create(
+        ":*?\"<>|"
+    );
 
-    /// <summary>Creates the module name that a PDB file name implies (<c>SqlDK.pdb</c> → key <c>sqldk</c>); the <c>.pdb</c> extension is dropped.</summary>
+    /// <summary>Creates the module name that a PDB file name implies (<c>SqlDK.pdb</c> → key <c>sqldk</c>); the
+    /// <c>.pdb</c> extension is dropped.</summary>
     /// <param name="pdbName">A PDB file name.</param>
     public static ModuleName FromPdbName(string pdbName)
     {
@@ -75,10 +93,15 @@ public sealed class ModuleName : IEquatable<ModuleName>
     /// <param name="name">A module file name without directories.</param>
     public static string KeyOf(ReadOnlySpan<char> name)
     {
-        if (name.Length > 4 && name[^4] == '.' &&
-            (name[^3..].Equals("dll", StringComparison.OrdinalIgnoreCase) ||
-             name[^3..].Equals("exe", StringComparison.OrdinalIgnoreCase) ||
-             name[^3..].Equals("sys", StringComparison.OrdinalIgnoreCase)))
+        if (
+            name.Length > 4
+            && name[^4] == '.'
+            && (
+                name[^3..].Equals("dll", StringComparison.OrdinalIgnoreCase)
+                || name[^3..].Equals("exe", StringComparison.OrdinalIgnoreCase)
+                || name[^3..].Equals("sys", StringComparison.OrdinalIgnoreCase)
+            )
+        )
         {
             name = name[..^4];
         }
@@ -96,7 +119,8 @@ public sealed class ModuleName : IEquatable<ModuleName>
 
     /// <summary>Compares keys (ordinal).</summary>
     /// <param name="other">The other name.</param>
-    public bool Equals(ModuleName? other) => other is not null && string.Equals(Key, other.Key, StringComparison.Ordinal);
+    public bool Equals(ModuleName? other) =>
+        other is not null && string.Equals(Key, other.Key, StringComparison.Ordinal);
 
     /// <inheritdoc/>
     public override bool Equals(object? obj) => Equals(obj as ModuleName);

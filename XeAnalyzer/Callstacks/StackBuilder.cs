@@ -5,7 +5,8 @@ using XeAnalyzer.TargetData;
 
 namespace XeAnalyzer.Callstacks;
 
-/// <summary>Collects the lines of one stack (reused from stack to stack), then freezes them into a <see cref="Callstack"/>.</summary>
+/// <summary>Collects the lines of one stack (reused from stack to stack), then freezes them into a
+/// <see cref="Callstack"/>.</summary>
 internal sealed class StackBuilder
 {
     private const int MaxJoinedRvaLines = 16;
@@ -36,8 +37,15 @@ internal sealed class StackBuilder
     /// <param name="metadata">Where CSV symbol metadata lines go.</param>
     /// <param name="filePath">The input's path, for messages.</param>
     /// <param name="radix">The radix of displacements without <c>0x</c>.</param>
-    /// <param name="interner">The input's table of repeated lines (the one its plain text goes through), for the lines of XML values; or <see langword="null"/>.</param>
-    public StackBuilder(FrameLineScanner scanner, SymbolMetadataTable metadata, string? filePath, OffsetRadix radix, LineInterner? interner = null)
+    /// <param name="interner">The input's table of repeated lines (the one its plain text goes through), for the lines
+    /// of XML values; or <see langword="null"/>.</param>
+    public StackBuilder(
+        FrameLineScanner scanner,
+        SymbolMetadataTable metadata,
+        string? filePath,
+        OffsetRadix radix,
+        LineInterner? interner = null
+    )
     {
         _interner = interner;
         _scanner = scanner;
@@ -47,7 +55,13 @@ internal sealed class StackBuilder
     }
 
     private readonly record struct PendingLine(
-        string Text, long LineNumber, int Start, int Count, LineDetails? Details, int TextId = -1);
+        string Text,
+        long LineNumber,
+        int Start,
+        int Count,
+        LineDetails? Details,
+        int TextId = -1
+    );
 
     public int LineCount => _lines.Count + (_pendingRva is null ? 0 : 1);
 
@@ -105,7 +119,11 @@ internal sealed class StackBuilder
         {
             _pendingRva = string.Concat(_pendingRva, "\n", text);
             _pendingRvaLines++;
-            if (!RvaFrameScanner.EndsInsideRvaFrame(_pendingRva) || _pendingRvaLines >= MaxJoinedRvaLines || _pendingRva.Length > MaxJoinedRvaChars)
+            if (
+                !RvaFrameScanner.EndsInsideRvaFrame(_pendingRva)
+                || _pendingRvaLines >= MaxJoinedRvaLines
+                || _pendingRva.Length > MaxJoinedRvaChars
+            )
             {
                 FlushPendingRva();
             }
@@ -113,7 +131,12 @@ internal sealed class StackBuilder
             return;
         }
 
-        if (mayHoldMarkup && text.AsSpan().IndexOfAny('<', '&') >= 0 && RvaFrameScanner.HasRvaFrame(text) && RvaFrameScanner.EndsInsideRvaFrame(text))
+        if (
+            mayHoldMarkup
+            && text.AsSpan().IndexOfAny('<', '&') >= 0
+            && RvaFrameScanner.HasRvaFrame(text)
+            && RvaFrameScanner.EndsInsideRvaFrame(text)
+        )
         {
             _pendingRva = text;
             _pendingRvaLine = lineNumber;
@@ -161,7 +184,8 @@ internal sealed class StackBuilder
                 emittedBlank = 0;
                 started = true;
 
-                // The lines of histogram and event values repeat like plain-text lines: a kept line reuses its string and frame.
+                // The lines of histogram and event values repeat like plain-text lines: a kept line reuses its string
+                // and frame.
                 if (_interner is not null && _interner.TryIntern(s[pos..lineEnd], out string? kept, out int lineId))
                 {
                     AddLine(kept, line, lineId);
@@ -182,7 +206,8 @@ internal sealed class StackBuilder
         }
     }
 
-    /// <summary>Adds the content of an XML value: its text lines and any raw child <c>&lt;frame&gt;</c> elements, in document order.</summary>
+    /// <summary>Adds the content of an XML value: its text lines and any raw child <c>&lt;frame&gt;</c> elements, in
+    /// document order.</summary>
     public void AddValue(TargetValue value)
     {
         if (value.Elements.Count == 0)
@@ -207,18 +232,24 @@ internal sealed class StackBuilder
             }
             else
             {
-                AddBuilt(markup, element.LineNumber, new FrameFailure(FrameFailureReason.UnexpectedElement, 0, element.Name));
+                AddBuilt(
+                    markup,
+                    element.LineNumber,
+                    new FrameFailure(FrameFailureReason.UnexpectedElement, 0, element.Name)
+                );
             }
         }
 
         AddTextBlock(value.Text[pos..], line);
     }
 
-    /// <summary>Joins the text lines (for an annotation), without blank lines at the ends; null when all blank.</summary>
+    /// <summary>Joins the text lines (for an annotation), without blank lines at the ends; null when all
+    /// blank.</summary>
     public string? JoinText(out long firstLine)
     {
         FlushPendingRva();
-        int a = 0, b = _lines.Count;
+        int a = 0,
+            b = _lines.Count;
         while (a < b && string.IsNullOrWhiteSpace(_lines[a].Text))
         {
             a++;
@@ -257,11 +288,24 @@ internal sealed class StackBuilder
         for (int i = 0; i < lines.Length; i++)
         {
             PendingLine p = _lines[i];
-            lines[i] = new StackLine(p.Text, p.LineNumber, p.Count == 0 ? null : frames, p.Start, p.Count, p.Details,
-                p.TextId);
+            lines[i] = new StackLine(
+                p.Text,
+                p.LineNumber,
+                p.Count == 0 ? null : frames,
+                p.Start,
+                p.Count,
+                p.Details,
+                p.TextId
+            );
         }
 
-        var stack = new Callstack(index, header, ImmutableCollectionsMarshal.AsImmutableArray(lines), ImmutableCollectionsMarshal.AsImmutableArray(frames), isContinuation);
+        var stack = new Callstack(
+            index,
+            header,
+            ImmutableCollectionsMarshal.AsImmutableArray(lines),
+            ImmutableCollectionsMarshal.AsImmutableArray(frames),
+            isContinuation
+        );
         Reset();
         return stack;
     }
@@ -308,15 +352,20 @@ internal sealed class StackBuilder
         int start = _frames.Count;
         LineScan r = _scanner.ScanLine(text, _frames);
         ModulePdbInfo? metadata = null;
-        if (r.FrameCount == 0 && text.Contains(',', StringComparison.Ordinal) && CsvSymbolMetadata.TryParseLine(text, lineNumber, out metadata))
+        if (
+            r.FrameCount == 0
+            && text.Contains(',', StringComparison.Ordinal)
+            && CsvSymbolMetadata.TryParseLine(text, lineNumber, out metadata)
+        )
         {
             _metadata.Add(metadata, _filePath);
             _hasMetadata = true;
         }
 
-        LineDetails? details = r.Unparsed is not null || r.Diagnostic is not null || metadata is not null
-            ? new LineDetails(r.Unparsed, r.Diagnostic, metadata)
-            : null;
+        LineDetails? details =
+            r.Unparsed is not null || r.Diagnostic is not null || metadata is not null
+                ? new LineDetails(r.Unparsed, r.Diagnostic, metadata)
+                : null;
         _lines.Add(new PendingLine(text, lineNumber, start, r.FrameCount, details));
         if (!_hasNonBlank && !string.IsNullOrWhiteSpace(text))
         {
@@ -340,7 +389,8 @@ internal sealed class StackBuilder
                 break;
             case SymbolizedFrame:
                 break;
-            case ModuleOffsetFrame m when m.Provenance == FrameProvenance.ModuleOffsetText && !m.ModuleName.HasImageExtension:
+            case ModuleOffsetFrame m
+                when m.Provenance == FrameProvenance.ModuleOffsetText && !m.ModuleName.HasImageExtension:
                 break;
             default:
                 _blocksReinterpretation = true;
@@ -349,8 +399,9 @@ internal sealed class StackBuilder
     }
 
     /// <summary>
-    /// A stack of module-less symbols (2008 R2 trace flag 3656 output, hand-copied stacks) also holds bare function names
-    /// (<c>OpenSystemTableRowset</c>) and <c>Name+hex</c> frames that read like module+offset: read those as symbols too.
+    /// A stack of module-less symbols (2008 R2 trace flag 3656 output, hand-copied stacks) also holds bare function
+    /// names (<c>OpenSystemTableRowset</c>) and <c>Name+hex</c> frames that read like module+offset: read those as
+    /// symbols too.
     /// </summary>
     private void Reinterpret()
     {
@@ -364,7 +415,9 @@ internal sealed class StackBuilder
                 ReadOnlySpan<char> t = p.Text.AsSpan().Trim();
                 if (p.Details is null && IsIdentifier(t))
                 {
-                    frames.Add(new SymbolizedFrame(null, t.ToString(), null, t.ToString(), FrameProvenance.SymbolizedCapture));
+                    frames.Add(
+                        new SymbolizedFrame(null, t.ToString(), null, t.ToString(), FrameProvenance.SymbolizedCapture)
+                    );
                     _lines[i] = p with { Start = start, Count = 1 };
                 }
                 else
@@ -378,9 +431,20 @@ internal sealed class StackBuilder
             for (int k = 0; k < p.Count; k++)
             {
                 StackFrame f = _frames[p.Start + k];
-                if (_radix == OffsetRadix.Hex && f is ModuleOffsetFrame m && m.Provenance == FrameProvenance.ModuleOffsetText)
+                if (
+                    _radix == OffsetRadix.Hex
+                    && f is ModuleOffsetFrame m
+                    && m.Provenance == FrameProvenance.ModuleOffsetText
+                )
                 {
-                    f = new SymbolizedFrame(null, m.ModuleName.Name, m.Offset, m.Raw, FrameProvenance.SymbolizedCapture, m.FrameNumber);
+                    f = new SymbolizedFrame(
+                        null,
+                        m.ModuleName.Name,
+                        m.Offset,
+                        m.Raw,
+                        FrameProvenance.SymbolizedCapture,
+                        m.FrameNumber
+                    );
                 }
 
                 frames.Add(f);

@@ -4,8 +4,8 @@ using XeAnalyzer.Callstacks.Scanning;
 namespace XeAnalyzer.Callstacks;
 
 /// <summary>
-/// One line of a stack as it appeared in the input: either one or more frames, or verbatim text (a label, a header line,
-/// symbol metadata, a malformed frame). Lines keep the input order and nothing is dropped.
+/// One line of a stack as it appeared in the input: either one or more frames, or verbatim text (a label, a header
+/// line, symbol metadata, a malformed frame). Lines keep the input order and nothing is dropped.
 /// </summary>
 internal readonly struct StackLine
 {
@@ -15,7 +15,14 @@ internal readonly struct StackLine
     private readonly LineDetails? _details;
 
     internal StackLine(
-        string text, long lineNumber, StackFrame[]? frames, int start, int count, LineDetails? details, int textId = -1)
+        string text,
+        long lineNumber,
+        StackFrame[]? frames,
+        int start,
+        int count,
+        LineDetails? details,
+        int textId = -1
+    )
     {
         Text = text;
         LineNumber = lineNumber;
@@ -26,7 +33,8 @@ internal readonly struct StackLine
         TextId = textId;
     }
 
-    /// <summary>The line as written, without its line break (a <c>callstack_rva</c> frame split over several lines keeps its inner line breaks).</summary>
+    /// <summary>The line as written, without its line break (a <c>callstack_rva</c> frame split over several lines
+    /// keeps its inner line breaks).</summary>
     public string Text { get; }
 
     /// <summary>1-based line number in the input where this line starts.</summary>
@@ -54,16 +62,19 @@ internal readonly struct StackLine
     /// <summary>Whether <see cref="Unparsed"/> holds any piece.</summary>
     internal bool HasUnparsed => _details?.Unparsed is { Count: > 0 };
 
-    /// <summary>Pieces of a frame line that are not frames (a leading label such as <c>callstack</c>, a malformed <c>&lt;frame&gt;</c>), with the reason.</summary>
+    /// <summary>Pieces of a frame line that are not frames (a leading label such as <c>callstack</c>, a malformed
+    /// <c>&lt;frame&gt;</c>), with the reason.</summary>
     public IReadOnlyList<UnparsedToken> Unparsed => _details?.Unparsed ?? [];
 
-    /// <summary>For a text line that looked like a frame but could not be parsed (bad GUID, truncated frame, offset overflow): why; otherwise <see langword="null"/>.</summary>
+    /// <summary>For a text line that looked like a frame but could not be parsed (bad GUID, truncated frame, offset
+    /// overflow): why; otherwise <see langword="null"/>.</summary>
     public string? Diagnostic => _details?.Diagnostic;
 
     /// <summary>The typed form of <see cref="Diagnostic"/>: the reason and where in the line it is.</summary>
     internal FrameFailure? Failure => _details?.Failure;
 
-    /// <summary>The module → PDB identity this line supplied when it is a CSV symbol-metadata line; otherwise <see langword="null"/>.</summary>
+    /// <summary>The module → PDB identity this line supplied when it is a CSV symbol-metadata line; otherwise
+    /// <see langword="null"/>.</summary>
     public ModulePdbInfo? SymbolMetadata => _details?.Metadata;
 
     /// <summary>Returns <see cref="Text"/>.</summary>
@@ -95,7 +106,9 @@ internal readonly struct FrameList : IReadOnlyList<StackFrame>
     /// <summary>The frame at <paramref name="index"/>.</summary>
     /// <param name="index">0-based index.</param>
     public StackFrame this[int index] =>
-        unchecked((uint)index < (uint)Count) ? _array![_start + index] : throw new ArgumentOutOfRangeException(nameof(index));
+        unchecked((uint)index < (uint)Count)
+            ? _array![_start + index]
+            : throw new ArgumentOutOfRangeException(nameof(index));
 
     /// <summary>Returns a struct enumerator.</summary>
     public Enumerator GetEnumerator() => new(_array, _start, Count);
@@ -132,14 +145,16 @@ internal readonly struct FrameList : IReadOnlyList<StackFrame>
         public void Reset() => _i = -1;
 
         /// <inheritdoc/>
-        public readonly void Dispose()
-        {
-        }
+        public readonly void Dispose() { }
     }
 }
 
 /// <summary>Rarely used per-line data, kept out of <see cref="StackLine"/> so the common line stays small.</summary>
-internal sealed class LineDetails(IReadOnlyList<UnparsedToken>? unparsed, FrameFailure? failure, ModulePdbInfo? metadata)
+internal sealed class LineDetails(
+    IReadOnlyList<UnparsedToken>? unparsed,
+    FrameFailure? failure,
+    ModulePdbInfo? metadata
+)
 {
     public IReadOnlyList<UnparsedToken>? Unparsed { get; } = unparsed;
 

@@ -5,16 +5,22 @@ using XeAnalyzer.IO;
 namespace XeAnalyzer.Callstacks;
 
 /// <summary>
-/// Parses the text of one stack value as a capture holds it (frames one per line in any shape SQL Server writes, <c>callstack_rva</c>
-/// frame markup, SQLDumper and WinDbg lines): the one parse used by stack bucketing and <c>export --resolve</c> for stacks that are
-/// text (target-data XML, text callstack columns). Not thread-safe: one parser per caller, reused across stacks.
+/// Parses the text of one stack value as a capture holds it (frames one per line in any shape SQL Server writes,
+/// <c>callstack_rva</c> frame markup, SQLDumper and WinDbg lines): the one parse used by stack bucketing and <c>export
+/// --resolve</c> for stacks that are text (target-data XML, text callstack columns). Not thread-safe: one parser per
+/// caller, reused across stacks.
 /// </summary>
 internal sealed class StackTextParser
 {
     private readonly StackBuilder _builder = new(
-        new FrameLineScanner(OffsetRadix.Hex, framesOnSingleLine: false, TextInputLimits.Default.MaxFramesPerLine), new SymbolMetadataTable(), null, OffsetRadix.Hex);
+        new FrameLineScanner(OffsetRadix.Hex, framesOnSingleLine: false, TextInputLimits.Default.MaxFramesPerLine),
+        new SymbolMetadataTable(),
+        null,
+        OffsetRadix.Hex
+    );
 
-    /// <summary>Parses a stack, keeping at most <paramref name="maxFrames"/> frames (the outermost are dropped).</summary>
+    /// <summary>Parses a stack, keeping at most <paramref name="maxFrames"/> frames (the outermost are
+    /// dropped).</summary>
     /// <param name="text">The stack's text.</param>
     /// <param name="maxFrames">The most frames kept.</param>
     /// <param name="cut">Whether frames were dropped.</param>
@@ -47,7 +53,12 @@ internal sealed class StackTextParser
             }
         }
 
-        return new Callstack(0, null, ImmutableCollectionsMarshal.AsImmutableArray(lines),
-            ImmutableCollectionsMarshal.AsImmutableArray(frames), false);
+        return new Callstack(
+            0,
+            null,
+            ImmutableCollectionsMarshal.AsImmutableArray(lines),
+            ImmutableCollectionsMarshal.AsImmutableArray(frames),
+            false
+        );
     }
 }

@@ -6,8 +6,9 @@ using XeAnalyzer.TargetData;
 namespace XeAnalyzer.Callstacks;
 
 /// <summary>
-/// The module → PDB identities supplied by CSV symbol-metadata lines of an input (for frames that carry no identity themselves:
-/// module+offset text). One module may map to one PDB build only: a second, different GUID or age is an error naming both.
+/// The module → PDB identities supplied by CSV symbol-metadata lines of an input (for frames that carry no identity
+/// themselves: module+offset text). One module may map to one PDB build only: a second, different GUID or age is an
+/// error naming both.
 /// </summary>
 internal sealed class SymbolMetadataTable
 {
@@ -33,7 +34,8 @@ internal sealed class SymbolMetadataTable
     /// <summary>Adds an entry; an identical repeat is ignored.</summary>
     /// <param name="info">The entry.</param>
     /// <param name="filePath">The input file for the error message, if any.</param>
-    /// <exception cref="InvalidTextInputException">The module already has an entry with another GUID or age (several PDB versions in one input).</exception>
+    /// <exception cref="InvalidTextInputException">The module already has an entry with another GUID or age (several
+    /// PDB versions in one input).</exception>
     public void Add(ModulePdbInfo info, string? filePath = null)
     {
         ArgumentNullException.ThrowIfNull(info);
@@ -44,8 +46,17 @@ internal sealed class SymbolMetadataTable
                 return;
             }
 
-            throw new InvalidTextInputException(filePath, (int)Math.Min(info.LineNumber, int.MaxValue), string.Create(CultureInfo.InvariantCulture,
-                $"one PDB build per module in CSV symbol metadata, but module '{info.Module.Name}' has PDB {existing.Identity} (line {existing.LineNumber}) and PDB {info.Identity}: the input may mix several PDB versions of the same module"));
+            throw new InvalidTextInputException(
+                filePath,
+                (int)Math.Min(info.LineNumber, int.MaxValue),
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"one PDB build per module in CSV symbol metadata, but module '{info.Module.Name}' has PDB "
+                        + $"{existing.Identity} (line {existing.LineNumber}) and PDB {info.Identity}: the input may "
+                        + $"mix "
+                        + $"several PDB versions of the same module"
+                )
+            );
         }
 
         _byKey.Add(info.Module.Key, info);
@@ -54,10 +65,10 @@ internal sealed class SymbolMetadataTable
 }
 
 /// <summary>
-/// Parses CSV symbol-metadata lines, as exported from a module list: at least 3 comma-separated fields (quotes trimmed); the GUID is any
-/// field that parses as a GUID (braces allowed); the module is the first field ending in <c>.dll</c> or <c>.exe</c>; the PDB is the
-/// first field ending in <c>.pdb</c>, else the module name with <c>.pdb</c>; the age is the last field (decimal).
-/// For example
+/// Parses CSV symbol-metadata lines, as exported from a module list: at least 3 comma-separated fields (quotes
+/// trimmed); the GUID is any field that parses as a GUID (braces allowed); the module is the first field ending in
+/// <c>.dll</c> or <c>.exe</c>; the PDB is the first field ending in <c>.pdb</c>, else the module name with <c>.pdb</c>;
+/// the age is the last field (decimal). For example
 /// <code>
 /// "ntdll.dll","10.0.17763.1490",2019328,462107166,2009368,"ntdll.pdb","{C374E059-5793-9B92-6525-386A66A2D3F5}",0,1
 /// </code>
@@ -71,7 +82,8 @@ internal static class CsvSymbolMetadata
     /// <param name="line">The line.</param>
     /// <param name="lineNumber">Its 1-based input line (kept in the result).</param>
     /// <param name="info">The mapping, when the line is symbol metadata.</param>
-    /// <returns><see langword="true"/> when the line has ≥ 3 fields, a GUID field, a module field and a decimal age in the last field.</returns>
+    /// <returns><see langword="true"/> when the line has ≥ 3 fields, a GUID field, a module field and a decimal age in
+    /// the last field.</returns>
     public static bool TryParseLine(string line, long lineNumber, [NotNullWhen(true)] out ModulePdbInfo? info)
     {
         ArgumentNullException.ThrowIfNull(line);
@@ -96,8 +108,14 @@ internal static class CsvSymbolMetadata
             {
                 guid = g;
             }
-            else if (module is null && f.Length > 4 &&
-                     (f.EndsWith(".dll", StringComparison.OrdinalIgnoreCase) || f.EndsWith(".exe", StringComparison.OrdinalIgnoreCase)))
+            else if (
+                module is null
+                && f.Length > 4
+                && (
+                    f.EndsWith(".dll", StringComparison.OrdinalIgnoreCase)
+                    || f.EndsWith(".exe", StringComparison.OrdinalIgnoreCase)
+                )
+            )
             {
                 module = f;
             }
@@ -107,8 +125,11 @@ internal static class CsvSymbolMetadata
             }
         }
 
-        if (guid is null || module is null ||
-            !int.TryParse(fields[^1], NumberStyles.None, CultureInfo.InvariantCulture, out int age))
+        if (
+            guid is null
+            || module is null
+            || !int.TryParse(fields[^1], NumberStyles.None, CultureInfo.InvariantCulture, out int age)
+        )
         {
             return false;
         }
@@ -123,17 +144,30 @@ internal static class CsvSymbolMetadata
         return true;
     }
 
-    /// <summary>Reads every CSV symbol-metadata line of a text (a pre-pass for inputs whose metadata follows the stacks); other lines are ignored.</summary>
+    /// <summary>Reads every CSV symbol-metadata line of a text (a pre-pass for inputs whose metadata follows the
+    /// stacks); other lines are ignored.</summary>
     /// <param name="input">The text; not disposed.</param>
     /// <param name="filePath">The input file for error messages, if any.</param>
     /// <param name="cancellationToken">Stops the read.</param>
     /// <returns>The table.</returns>
-    /// <exception cref="InvalidTextInputException">A module has two different PDB identities, or a line exceeds <see cref="TextInputLimits.MaxLineLength"/>.</exception>
-    public static SymbolMetadataTable ReadAll(TextReader input, string? filePath = null, CancellationToken cancellationToken = default)
+    /// <exception cref="InvalidTextInputException">A module has two different PDB identities, or a line exceeds
+    /// <see cref="TextInputLimits.MaxLineLength"/>.</exception>
+    public static SymbolMetadataTable ReadAll(
+        TextReader input,
+        string? filePath = null,
+        CancellationToken cancellationToken = default
+    )
     {
         ArgumentNullException.ThrowIfNull(input);
         var table = new SymbolMetadataTable();
-        foreach ((string line, long number) in BoundedLines.Read(input, filePath, TextInputLimits.Default.MaxLineLength, cancellationToken))
+        foreach (
+            (string line, long number) in BoundedLines.Read(
+                input,
+                filePath,
+                TextInputLimits.Default.MaxLineLength,
+                cancellationToken
+            )
+        )
         {
             if (TryParseLine(line, number, out ModulePdbInfo? info))
             {

@@ -9,7 +9,8 @@ public enum CaptureInputKind
     /// <summary>A <c>.xel</c> capture: one file, or the files of one rollover set in file order.</summary>
     Xel,
 
-    /// <summary>Saved target data (XML): histogram, ring_buffer, event_counter, pair_matching, event_file, <c>event_data</c> rows.</summary>
+    /// <summary>Saved target data (XML): histogram, ring_buffer, event_counter, pair_matching, event_file,
+    /// <c>event_data</c> rows.</summary>
     TargetData,
 }
 
@@ -22,19 +23,23 @@ internal enum ModuleMapSource
     /// <summary>Given explicitly (<c>--modules FILE</c>) for every input.</summary>
     Explicit,
 
-    /// <summary>The <c>&lt;set-name&gt;.modules.txt</c> sidecar found beside the capture (<see cref="ModuleListSidecar"/>).</summary>
+    /// <summary>The <c>&lt;set-name&gt;.modules.txt</c> sidecar found beside the capture
+    /// (<see cref="ModuleListSidecar"/>).</summary>
     Sidecar,
 }
 
 /// <summary>
-/// The module map (<c>sys.dm_os_loaded_modules</c>) that places an input's raw return addresses, and where it came from. Decided once
-/// per input by <see cref="CaptureSource.Open"/>: an explicit <c>--modules</c> file for every input (a file that cannot be read or
-/// parsed is an error), else the input's sidecar (a sidecar that cannot be read or parsed is a warning: the input is still read, its
-/// raw addresses stay unresolved), else none. Immutable.
+/// The module map (<c>sys.dm_os_loaded_modules</c>) that places an input's raw return addresses, and where it came
+/// from. Decided once per input by <see cref="CaptureSource.Open"/>: an explicit <c>--modules</c> file for every input
+/// (a file that cannot be read or parsed is an error), else the input's sidecar (a sidecar that cannot be read or
+/// parsed is a warning: the input is still read, its raw addresses stay unresolved), else none. Immutable.
 /// </summary>
-/// <param name="Map">The parsed map, or <see langword="null"/> when there is none (or the sidecar was unusable).</param>
-/// <param name="Path">The module list file as found (an explicit path as given; a sidecar beside the input as the input was named), or <see langword="null"/>.</param>
-/// <param name="Source">Where it came from (<see cref="ModuleMapSource.None"/> when <paramref name="Map"/> is <see langword="null"/>).</param>
+/// <param name="Map">The parsed map, or <see langword="null"/> when there is none (or the sidecar was
+/// unusable).</param>
+/// <param name="Path">The module list file as found (an explicit path as given; a sidecar beside the input as the input
+/// was named), or <see langword="null"/>.</param>
+/// <param name="Source">Where it came from (<see cref="ModuleMapSource.None"/> when <paramref name="Map"/> is
+/// <see langword="null"/>).</param>
 /// <param name="Problem">Why a sidecar found beside the input could not be used, or <see langword="null"/>.</param>
 internal sealed record ModuleMapBinding(ModuleMap? Map, string? Path, ModuleMapSource Source, string? Problem = null)
 {
@@ -42,21 +47,39 @@ internal sealed record ModuleMapBinding(ModuleMap? Map, string? Path, ModuleMapS
     public static ModuleMapBinding None { get; } = new(null, null, ModuleMapSource.None);
 
     /// <summary>A one-line description: where the map came from and how many modules it holds.</summary>
-    public string Description => Map is null
-        ? Problem is null ? "no module list (raw addresses stay unresolved)" : "module list " + Path + " is not usable: " + Problem
-        : Source == ModuleMapSource.Explicit
-            ? "module list " + Path + " (--modules), " + Map.Modules.Count.ToString(System.Globalization.CultureInfo.InvariantCulture) + " modules"
-            : "module list " + Path + " (found beside the input), " + Map.Modules.Count.ToString(System.Globalization.CultureInfo.InvariantCulture) + " modules";
+    public string Description =>
+        Map is null
+            ? Problem is null
+                ? "no module list (raw addresses stay unresolved)"
+                : "module list " + Path + " is not usable: " + Problem
+            : Source == ModuleMapSource.Explicit
+                ? "module list "
+                    + Path
+                    + " (--modules), "
+                    + Map.Modules.Count.ToString(System.Globalization.CultureInfo.InvariantCulture)
+                    + " modules"
+                : "module list "
+                    + Path
+                    + " (found beside the input), "
+                    + Map.Modules.Count.ToString(System.Globalization.CultureInfo.InvariantCulture)
+                    + " modules";
 }
 
 /// <summary>
-/// One input of a <see cref="CaptureSource"/>: a <c>.xel</c> capture (a file or a rollover set) or a target-data XML file, with the
-/// module map that applies to it. Immutable.
+/// One input of a <see cref="CaptureSource"/>: a <c>.xel</c> capture (a file or a rollover set) or a target-data XML
+/// file, with the module map that applies to it. Immutable.
 /// </summary>
 public sealed class CaptureInput
 {
-    internal CaptureInput(int index, CaptureInputKind kind, string name, IReadOnlyList<string> files, CaptureSet? set,
-        ModuleMapBinding moduleMap, IReadOnlyList<ModuleMapBinding>? fileModuleMaps = null)
+    internal CaptureInput(
+        int index,
+        CaptureInputKind kind,
+        string name,
+        IReadOnlyList<string> files,
+        CaptureSet? set,
+        ModuleMapBinding moduleMap,
+        IReadOnlyList<ModuleMapBinding>? fileModuleMaps = null
+    )
     {
         Index = index;
         Kind = kind;

@@ -11,14 +11,16 @@ namespace XeAnalyzer.Capture;
 internal sealed record SliceResult(long EventsWritten, int EventTypes, CaptureSummary Read);
 
 /// <summary>
-/// Writes the events of a <see cref="CaptureSource"/> that pass a filter to a new <c>.xel</c> file with their metadata (RIDs, maps,
-/// types), so the result reads back with the same values: <c>xeanalyze slice</c>. <c>.xel</c> inputs are read once (their metadata
-/// gives the schema and the package start time before the events are read). Target-data XML carries no metadata, so its schema is
-/// built from its events first: an XML input is read twice, once for the schema and once to write.
+/// Writes the events of a <see cref="CaptureSource"/> that pass a filter to a new <c>.xel</c> file with their metadata
+/// (RIDs, maps, types), so the result reads back with the same values: <c>xeanalyze slice</c>. <c>.xel</c> inputs are
+/// read once (their metadata gives the schema and the package start time before the events are read). Target-data XML
+/// carries no metadata, so its schema is built from its events first: an XML input is read twice, once for the schema
+/// and once to write.
 /// </summary>
 internal static class CaptureSlicer
 {
-    /// <summary>The message of the <see cref="ArgumentException"/> thrown when the output file is one of the inputs.</summary>
+    /// <summary>The message of the <see cref="ArgumentException"/> thrown when the output file is one of the
+    /// inputs.</summary>
     public const string OutputIsInput = "the output file is one of the inputs";
 
     /// <summary>Slices the inputs into one file.</summary>
@@ -28,18 +30,30 @@ internal static class CaptureSlicer
     /// <param name="diagnostics">Receives what the read skipped; <see langword="null"/> for a new collector.</param>
     /// <param name="cancellationToken">Stops the read.</param>
     /// <returns>What was written.</returns>
-    /// <exception cref="ArgumentException">The output file is one of the inputs (<see cref="OutputIsInput"/>).</exception>
-    /// <exception cref="InvalidOperationException">The inputs do not share one schema (the same RID names different events), so their events cannot go into one file.</exception>
+    /// <exception cref="ArgumentException">The output file is one of the inputs
+    /// (<see cref="OutputIsInput"/>).</exception>
+    /// <exception cref="InvalidOperationException">The inputs do not share one schema (the same RID names different
+    /// events), so their events cannot go into one file.</exception>
     /// <exception cref="XeFormatException">An input is malformed.</exception>
     /// <exception cref="IOException">An input cannot be read, or the output cannot be written.</exception>
-    public static SliceResult Slice(CaptureSource source, EventFilter filter, string output, CaptureDiagnostics? diagnostics = null, CancellationToken cancellationToken = default)
+    public static SliceResult Slice(
+        CaptureSource source,
+        EventFilter filter,
+        string output,
+        CaptureDiagnostics? diagnostics = null,
+        CancellationToken cancellationToken = default
+    )
     {
         ArgumentNullException.ThrowIfNull(source);
         ArgumentNullException.ThrowIfNull(filter);
         ArgumentException.ThrowIfNullOrEmpty(output);
         diagnostics ??= new CaptureDiagnostics();
         string fullOut = Path.GetFullPath(output);
-        if (source.Inputs.SelectMany(i => i.Files).Any(f => string.Equals(Path.GetFullPath(f), fullOut, StringComparison.Ordinal)))
+        if (
+            source
+                .Inputs.SelectMany(i => i.Files)
+                .Any(f => string.Equals(Path.GetFullPath(f), fullOut, StringComparison.Ordinal))
+        )
         {
             throw new ArgumentException(OutputIsInput, nameof(output));
         }
@@ -57,7 +71,11 @@ internal static class CaptureSlicer
             {
                 foreach (string file in input.Files)
                 {
-                    (XeSchema schema, DateTime? earliest) = XelReader.ReadMetadata(file, new XelReadOptions { Integrity = source.Options.Integrity, Limits = source.Options.Limits }, cancellationToken);
+                    (XeSchema schema, DateTime? earliest) = XelReader.ReadMetadata(
+                        file,
+                        new XelReadOptions { Integrity = source.Options.Integrity, Limits = source.Options.Limits },
+                        cancellationToken
+                    );
                     if (!pointerKnown)
                     {
                         pointerSize = schema.PointerSize;
@@ -76,12 +94,22 @@ internal static class CaptureSlicer
             {
                 var adapter = new TargetEventAdapter(input.Name);
                 adapters.Add(input, adapter);
-                foreach (TargetDataElement element in TargetDataReader.ReadFile(input.Name, new TargetDataReaderOptions { FilePath = input.Name, Limits = source.Options.TextLimits }, cancellationToken))
+                foreach (
+                    TargetDataElement element in TargetDataReader.ReadFile(
+                        input.Name,
+                        new TargetDataReaderOptions { FilePath = input.Name, Limits = source.Options.TextLimits },
+                        cancellationToken
+                    )
+                )
                 {
                     if (element is TargetEvent te && filter.MatchesName(te.Package, te.Name))
                     {
                         XEvent e = adapter.Convert(te);
-                        if (filter.Matches(e) && e.Timestamp != DateTime.MinValue && (start is null || e.Timestamp < start))
+                        if (
+                            filter.Matches(e)
+                            && e.Timestamp != DateTime.MinValue
+                            && (start is null || e.Timestamp < start)
+                        )
                         {
                             start = e.Timestamp;
                         }
@@ -106,7 +134,13 @@ internal static class CaptureSlicer
 
         long written;
         CaptureSummary? read = null;
-        using (XelWriter writer = XelWriter.Create(output, target, new XelWriterOptions { StartTimeUtc = start ?? new DateTime(2000, 1, 1, 0, 0, 0, DateTimeKind.Utc) }))
+        using (
+            XelWriter writer = XelWriter.Create(
+                output,
+                target,
+                new XelWriterOptions { StartTimeUtc = start ?? new DateTime(2000, 1, 1, 0, 0, 0, DateTimeKind.Utc) }
+            )
+        )
         {
             long untimed = 0;
             foreach (XEvent e in source.ReadEvents(filter, diagnostics, r => read = r, adapters, cancellationToken))
@@ -122,7 +156,12 @@ internal static class CaptureSlicer
 
             if (untimed > 0)
             {
-                diagnostics.Warn(string.Create(System.Globalization.CultureInfo.InvariantCulture, $"{untimed:N0} event(s) without a timestamp were not written: a .xel event needs one"));
+                diagnostics.Warn(
+                    string.Create(
+                        System.Globalization.CultureInfo.InvariantCulture,
+                        $"{untimed:N0} event(s) without a timestamp were not written: a .xel event needs one"
+                    )
+                );
             }
 
             written = writer.EventsWritten;

@@ -12,25 +12,39 @@ namespace XeAnalyzer.Capture;
 partial class CaptureSource
 {
     /// <summary>One read: walks the inputs and keeps what it finds for the summary.</summary>
-    private sealed class Reading(CaptureSource source, EventFilter filter, IReadOnlyCollection<string>? eventNames, CaptureDiagnostics diagnostics,
-        EventDispatcher dispatcher, bool pooled)
+    private sealed class Reading(
+        CaptureSource source,
+        EventFilter filter,
+        IReadOnlyCollection<string>? eventNames,
+        CaptureDiagnostics diagnostics,
+        EventDispatcher dispatcher,
+        bool pooled
+    )
     {
         private readonly List<InputSummary> _inputs = [];
-        // An empty list of names (consumers that read no events, such as histograms) decodes no event; null decodes every event.
-        private readonly IReadOnlyCollection<string>? _names = filter.EventNames.Count > 0 ? filter.EventNames : eventNames is null ? null : eventNames.Count > 0 ? eventNames : [NoEvent];
+
+        // An empty list of names (consumers that read no events, such as histograms) decodes no event; null decodes
+        // every event.
+        private readonly IReadOnlyCollection<string>? _names =
+            filter.EventNames.Count > 0 ? filter.EventNames
+            : eventNames is null ? null
+            : eventNames.Count > 0 ? eventNames
+            : [NoEvent];
 
         public IReadOnlyDictionary<CaptureInput, TargetEventAdapter>? Adapters { get; init; }
 
         /// <summary>
-        /// Tallies every event and hands it to the consumers. With <c>pooled</c> (<see cref="CaptureSource.Read"/>), <c>.xel</c> events are
-        /// pushed to it straight from pooled buffers (transient views, see <see cref="XEvent.IsTransient"/>) instead of being yielded as
-        /// items; otherwise every event owns its data and the caller gives each item to it.
+        /// Tallies every event and hands it to the consumers. With <c>pooled</c> (<see cref="CaptureSource.Read"/>),
+        /// <c>.xel</c> events are pushed to it straight from pooled buffers (transient views, see
+        /// <see cref="XEvent.IsTransient"/>) instead of being yielded as items; otherwise every event owns its data and
+        /// the caller gives each item to it.
         /// </summary>
         public EventDispatcher Dispatcher { get; } = dispatcher;
 
         public CaptureSummary Summary() => new(_inputs.AsReadOnly(), diagnostics, filter);
 
-        /// <summary>Where the read is, for <see cref="CaptureReadOptions.Progress"/>; <see langword="null"/> when nobody asked.</summary>
+        /// <summary>Where the read is, for <see cref="CaptureReadOptions.Progress"/>; <see langword="null"/> when
+        /// nobody asked.</summary>
         private readonly FileReadProgress? _progress = source.Options.Progress is IProgress<WorkProgress> p
             ? new FileReadProgress(p, FileReadProgress.Describe(source.Names), source.Inputs.SelectMany(i => i.Files))
             : null;
@@ -45,7 +59,15 @@ partial class CaptureSource
                     _inputs.Add(summary);
                     if (input.ModuleMap.Problem is string problem)
                     {
-                        diagnostics.Warn("module list " + input.ModuleMap.Path + " is not usable (" + problem + "); raw addresses of " + input.Name + " stay unresolved");
+                        diagnostics.Warn(
+                            "module list "
+                                + input.ModuleMap.Path
+                                + " is not usable ("
+                                + problem
+                                + "); raw addresses of "
+                                + input.Name
+                                + " stay unresolved"
+                        );
                     }
 
                     for (int i = 0; i < input.Files.Count; i++)
@@ -53,8 +75,15 @@ partial class CaptureSource
                         ModuleMapBinding own = input.FileModuleMaps[i];
                         if (!ReferenceEquals(own, input.ModuleMap) && own.Problem is string fileProblem)
                         {
-                            diagnostics.Warn("module list " + own.Path + " is not usable (" + fileProblem
-                                + "); raw addresses of " + input.Files[i] + " stay unresolved");
+                            diagnostics.Warn(
+                                "module list "
+                                    + own.Path
+                                    + " is not usable ("
+                                    + fileProblem
+                                    + "); raw addresses of "
+                                    + input.Files[i]
+                                    + " stay unresolved"
+                            );
                         }
                     }
 
@@ -62,14 +91,23 @@ partial class CaptureSource
                     yield return new ReadItem(ReadItemKind.BeginInput, input, null, null, null);
                     var tally = new XelEventTally();
                     var warnings = new List<string>();
-                    IEnumerable<ReadItem> items = input.Kind == CaptureInputKind.Xel ? ReadXel(input, summary, tally, cancellationToken) : ReadTargetData(input, summary, warnings, cancellationToken);
+                    IEnumerable<ReadItem> items =
+                        input.Kind == CaptureInputKind.Xel
+                            ? ReadXel(input, summary, tally, cancellationToken)
+                            : ReadTargetData(input, summary, warnings, cancellationToken);
                     foreach (ReadItem item in items)
                     {
                         yield return item;
                     }
 
-                    summary.Files = Dispatcher.EndInput(input, tally.Files, input.Kind == CaptureInputKind.Xel ? ReaderWarnings : _ => warnings.AsReadOnly());
-                    summary.EventTypes = EventTypeSummary.MergeByName(summary.Files.SelectMany(f => f.EventTypes)).AsReadOnly();
+                    summary.Files = Dispatcher.EndInput(
+                        input,
+                        tally.Files,
+                        input.Kind == CaptureInputKind.Xel ? ReaderWarnings : _ => warnings.AsReadOnly()
+                    );
+                    summary.EventTypes = EventTypeSummary
+                        .MergeByName(summary.Files.SelectMany(f => f.EventTypes))
+                        .AsReadOnly();
                     _progress?.Past(input.Files[^1]);
                     yield return new ReadItem(ReadItemKind.EndInput, input, null, null, null, summary);
                 }
@@ -82,9 +120,18 @@ partial class CaptureSource
 
         /// <summary>The reader's warnings about one file, as text.</summary>
         private IReadOnlyList<string> ReaderWarnings(string file) =>
-            [.. diagnostics.Reader.Warnings.Where(w => string.Equals(w.FilePath, file, StringComparison.Ordinal)).Select(w => w.ToString())];
+            [
+                .. diagnostics
+                    .Reader.Warnings.Where(w => string.Equals(w.FilePath, file, StringComparison.Ordinal))
+                    .Select(w => w.ToString()),
+            ];
 
-        private IEnumerable<ReadItem> ReadXel(CaptureInput input, InputSummary summary, XelEventTally tally, CancellationToken cancellationToken)
+        private IEnumerable<ReadItem> ReadXel(
+            CaptureInput input,
+            InputSummary summary,
+            XelEventTally tally,
+            CancellationToken cancellationToken
+        )
         {
             var options = new XelReadOptions
             {
@@ -96,8 +143,10 @@ partial class CaptureSource
                 DecodeThreads = source.Options.DecodeThreads,
             };
             bool conditions = filter.HasValueConditions;
-            long read = 0, matched = 0;
-            long first = long.MaxValue, last = long.MinValue;
+            long read = 0,
+                matched = 0;
+            long first = long.MaxValue,
+                last = long.MinValue;
             var readRange = new TickRange();
             try
             {
@@ -109,7 +158,14 @@ partial class CaptureSource
                     XEvent? view = null;
                     try
                     {
-                        foreach (XelEventBuffer b in XelReader.ReadBuffers(input.Set!.Files, options, pooled: true, cancellationToken))
+                        foreach (
+                            XelEventBuffer b in XelReader.ReadBuffers(
+                                input.Set!.Files,
+                                options,
+                                pooled: true,
+                                cancellationToken
+                            )
+                        )
                         {
                             string file = b.FilePath;
                             progress?.At(file, b.Position);
@@ -120,7 +176,17 @@ partial class CaptureSource
                             for (int i = 0; i < b.Count; i++)
                             {
                                 ref readonly XelBufferDecoder.Record r = ref records[i];
-                                view.PointRecord(r.State.Type, r.Time, r.PayloadOffset, r.PayloadLength, r.ActionsOffset, r.End, r.ActionStarts, r.Actions, position + r.Offset);
+                                view.PointRecord(
+                                    r.State.Type,
+                                    r.Time,
+                                    r.PayloadOffset,
+                                    r.PayloadLength,
+                                    r.ActionsOffset,
+                                    r.End,
+                                    r.ActionStarts,
+                                    r.Actions,
+                                    position + r.Offset
+                                );
                                 read++;
                                 if (conditions)
                                 {
@@ -198,7 +264,12 @@ partial class CaptureSource
             }
         }
 
-        private IEnumerable<ReadItem> ReadTargetData(CaptureInput input, InputSummary summary, List<string> warnings, CancellationToken cancellationToken)
+        private IEnumerable<ReadItem> ReadTargetData(
+            CaptureInput input,
+            InputSummary summary,
+            List<string> warnings,
+            CancellationToken cancellationToken
+        )
         {
             string path = input.Name;
             TargetEventAdapter adapter = Adapters?.GetValueOrDefault(input) ?? new TargetEventAdapter(path);
@@ -208,12 +279,16 @@ partial class CaptureSource
             var histograms = new List<HistogramTarget>();
             var counters = new List<EventCounterValueRead>();
             var files = new List<string>();
-            ulong? logged = null, dropped = null;
+            ulong? logged = null,
+                dropped = null;
             HistogramTarget? histogram = null;
             bool conditions = filter.HasValueConditions;
             bool anyTarget = false;
-            long read = 0, matched = 0, n = 0;
-            long first = long.MaxValue, last = long.MinValue;
+            long read = 0,
+                matched = 0,
+                n = 0;
+            long first = long.MaxValue,
+                last = long.MinValue;
             var readRange = new TickRange();
             var typesRead = new HashSet<XeEventType>(ReferenceEqualityComparer.Instance);
             var actionsRead = new HashSet<string>(StringComparer.Ordinal);
@@ -248,13 +323,27 @@ partial class CaptureSource
                     case HistogramSlot slot when histogram is not null:
                         if (slot.Value is null)
                         {
-                            throw new InvalidTextInputException(path, Line(slot.LineNumber), "expected a <value> in the histogram slot (the value the slot counts: a callstack, a field or an action)");
+                            throw new InvalidTextInputException(
+                                path,
+                                Line(slot.LineNumber),
+                                "expected a <value> in the histogram slot (the value the slot counts: a callstack, a "
+                                    + "field or an action)"
+                            );
                         }
 
                         if (slot.Count > (ulong)(long.MaxValue - histogram.TotalCount))
                         {
-                            throw new InvalidTextInputException(path, Line(slot.LineNumber), string.Create(CultureInfo.InvariantCulture,
-                                $"expected the slot counts of the histogram at line {histogram.LineNumber} to sum to at most {long.MaxValue:N0} events; this slot's count, {slot.Count:N0}, carries the sum past it"));
+                            throw new InvalidTextInputException(
+                                path,
+                                Line(slot.LineNumber),
+                                string.Create(
+                                    CultureInfo.InvariantCulture,
+                                    $"expected the slot counts of the histogram at line {histogram.LineNumber} to "
+                                        + $"sum to at most {long.MaxValue:N0} events; this slot's count, "
+                                        + $"{slot.Count:N0}, "
+                                        + $"carries the sum past it"
+                                )
+                            );
                         }
 
                         histogram.AddSlot(slot);
@@ -305,16 +394,32 @@ partial class CaptureSource
                     }
 
                     case TargetFreeText text when UnknownTarget(text.Text) is string root:
-                        throw new InvalidTextInputException(path, Line(text.LineNumber),
-                            "expected a known target-data root (HistogramTarget, BucketizerTarget, Slots, RingBufferTarget, CounterTarget, unpaired, EventFileTarget, Events or event), found <" + root + ">");
+                        throw new InvalidTextInputException(
+                            path,
+                            Line(text.LineNumber),
+                            "expected a known target-data root (HistogramTarget, BucketizerTarget, Slots, "
+                                + "RingBufferTarget, CounterTarget, unpaired, EventFileTarget, Events or event), found "
+                                + "<"
+                                + root
+                                + ">"
+                        );
                     case EventCounterValue c:
                         if (c.Count > long.MaxValue)
                         {
-                            throw new InvalidTextInputException(path, Line(c.LineNumber), string.Create(CultureInfo.InvariantCulture,
-                                $"expected an event_counter count of at most {long.MaxValue:N0}, found {c.Count:N0} for {c.Package}.{c.EventName}"));
+                            throw new InvalidTextInputException(
+                                path,
+                                Line(c.LineNumber),
+                                string.Create(
+                                    CultureInfo.InvariantCulture,
+                                    $"expected an event_counter count of at most {long.MaxValue:N0}, found "
+                                        + $"{c.Count:N0} for {c.Package}.{c.EventName}"
+                                )
+                            );
                         }
 
-                        counters.Add(new EventCounterValueRead(input, targets.Count, c.Package, c.EventName, (long)c.Count));
+                        counters.Add(
+                            new EventCounterValueRead(input, targets.Count, c.Package, c.EventName, (long)c.Count)
+                        );
                         break;
                     case EventFileEntry f:
                         if (files.Count < 10_000)
@@ -328,10 +433,27 @@ partial class CaptureSource
                         dropped = b.Dropped;
                         break;
                     case TargetEnd end:
-                        targets.Add(new TargetSummary(input, end.Start, end.ItemCount, end.Warnings, [.. files], logged, dropped));
+                        targets.Add(
+                            new TargetSummary(
+                                input,
+                                end.Start,
+                                end.ItemCount,
+                                end.Warnings,
+                                [.. files],
+                                logged,
+                                dropped
+                            )
+                        );
                         foreach (string w in end.Warnings)
                         {
-                            Warn(warnings, path + ": line " + end.Start.LineNumber.ToString(CultureInfo.InvariantCulture) + ": " + w);
+                            Warn(
+                                warnings,
+                                path
+                                    + ": line "
+                                    + end.Start.LineNumber.ToString(CultureInfo.InvariantCulture)
+                                    + ": "
+                                    + w
+                            );
                         }
 
                         histogram = null;
@@ -341,14 +463,24 @@ partial class CaptureSource
 
             if (!anyTarget)
             {
-                throw new InvalidTextInputException(path, null,
-                    "expected Extended Events target data (a HistogramTarget, RingBufferTarget, CounterTarget, unpaired, EventFileTarget, Events or event root element), found none");
+                throw new InvalidTextInputException(
+                    path,
+                    null,
+                    "expected Extended Events target data (a HistogramTarget, RingBufferTarget, CounterTarget, "
+                        + "unpaired, EventFileTarget, Events or event root element), found none"
+                );
             }
 
             long withoutTimestamp = adapter.EventsWithoutTimestamp - withoutTimestampBefore;
             if (withoutTimestamp > 0)
             {
-                Warn(warnings, path + ": " + withoutTimestamp.ToString("N0", CultureInfo.InvariantCulture) + " event(s) without a parseable timestamp (ordered first)");
+                Warn(
+                    warnings,
+                    path
+                        + ": "
+                        + withoutTimestamp.ToString("N0", CultureInfo.InvariantCulture)
+                        + " event(s) without a parseable timestamp (ordered first)"
+                );
             }
 
             summary.EventsRead = read;
@@ -365,11 +497,15 @@ partial class CaptureSource
             summary.EventsWithoutTimestamp = withoutTimestamp;
         }
 
-        /// <summary>A warning about the input: the run's (once), and the input's own list (kept, as the run keeps its warnings, once and at most <see cref="CaptureDiagnostics.MaxWarnings"/>).</summary>
+        /// <summary>A warning about the input: the run's (once), and the input's own list (kept, as the run keeps its
+        /// warnings, once and at most <see cref="CaptureDiagnostics.MaxWarnings"/>).</summary>
         private void Warn(List<string> inputWarnings, string message)
         {
             diagnostics.Warn(message);
-            if (inputWarnings.Count < CaptureDiagnostics.MaxWarnings && !inputWarnings.Contains(message, StringComparer.Ordinal))
+            if (
+                inputWarnings.Count < CaptureDiagnostics.MaxWarnings
+                && !inputWarnings.Contains(message, StringComparer.Ordinal)
+            )
             {
                 inputWarnings.Add(message);
             }

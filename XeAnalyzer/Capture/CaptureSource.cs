@@ -9,17 +9,20 @@ using XeAnalyzer.Xel;
 namespace XeAnalyzer.Capture;
 
 /// <summary>
-/// What the user named, opened as inputs: <c>.xel</c> files, rollover sets (ordered by the FILETIME in their names), folders (their
-/// <c>*.xel</c> and target-data files), globs, and target-data XML files (histogram, ring_buffer, event_counter, pair_matching,
-/// event_file, <c>event_data</c> rows), mixed. Each input is identified once, bound to its module map once (<see cref="ModuleMapBinding"/>),
-/// and read in one pass that feeds every consumer: <c>.xel</c> events and target-data events become the same <see cref="XEvent"/>s
-/// (the XML adapter lives here), histogram slots and event_counter counts are reported as what they are, and everything the read
-/// finds is summed up in a <see cref="CaptureSummary"/>.
+/// What the user named, opened as inputs: <c>.xel</c> files, rollover sets (ordered by the FILETIME in their names),
+/// folders (their
+/// <c>*.xel</c> and target-data files), globs, and target-data XML files (histogram, ring_buffer, event_counter,
+/// pair_matching, event_file, <c>event_data</c> rows), mixed. Each input is identified once, bound to its module map
+/// once (<see cref="ModuleMapBinding"/>), and read in one pass that feeds every consumer: <c>.xel</c> events and
+/// target-data events become the same <see cref="XEvent"/>s (the XML adapter lives here), histogram slots and
+/// event_counter counts are reported as what they are, and everything the read finds is summed up in a
+/// <see cref="CaptureSummary"/>.
 /// </summary>
 /// <remarks>
-/// A file is read as target data when it is not a <c>.xel</c> file (by its magic) and its first non-blank text starts with <c>&lt;</c>
-/// (or the HTML-escaped <c>&amp;lt;</c>); any other file is refused with <see cref="InvalidXelDataException"/>. Immutable; each read
-/// is independent, so one source may be read by several threads at once.
+/// A file is read as target data when it is not a <c>.xel</c> file (by its magic) and its first non-blank text starts
+/// with <c>&lt;</c> (or the HTML-escaped <c>&amp;lt;</c>); any other file is refused with
+/// <see cref="InvalidXelDataException"/>. Immutable; each read is independent, so one source may be read by several
+/// threads at once.
 /// </remarks>
 public sealed partial class CaptureSource
 {
@@ -45,11 +48,17 @@ public sealed partial class CaptureSource
     /// <param name="cancellationToken">Stops loading module maps.</param>
     /// <returns>The source.</returns>
     /// <exception cref="ArgumentException">No input was named.</exception>
-    /// <exception cref="FileNotFoundException">An input, or the explicit module list, names nothing that exists.</exception>
-    /// <exception cref="InvalidXelDataException">A file is neither a <c>.xel</c> capture nor XML (or is cut inside its file header).</exception>
+    /// <exception cref="FileNotFoundException">An input, or the explicit module list, names nothing that
+    /// exists.</exception>
+    /// <exception cref="InvalidXelDataException">A file is neither a <c>.xel</c> capture nor XML (or is cut inside its
+    /// file header).</exception>
     /// <exception cref="XeFormatException">The explicit module list is malformed.</exception>
     /// <exception cref="IOException">A file cannot be read.</exception>
-    public static CaptureSource Open(IEnumerable<string> inputs, CaptureReadOptions? options = null, CancellationToken cancellationToken = default)
+    public static CaptureSource Open(
+        IEnumerable<string> inputs,
+        CaptureReadOptions? options = null,
+        CancellationToken cancellationToken = default
+    )
     {
         ArgumentNullException.ThrowIfNull(inputs);
         options ??= CaptureReadOptions.Default;
@@ -75,16 +84,27 @@ public sealed partial class CaptureSource
         {
             CaptureInputKind kind = Identify(set);
             string name = set.Files[0];
-            ModuleMapBinding binding = explicitMap is not null
-                ? new ModuleMapBinding(explicitMap, options.ModuleMapPath, ModuleMapSource.Explicit)
-                : options.UseSidecars ? Sidecar(kind == CaptureInputKind.Xel ? ModuleListSidecar.Find(set) : ModuleListSidecar.Find(name), name, cancellationToken) : ModuleMapBinding.None;
+            ModuleMapBinding binding =
+                explicitMap is not null
+                    ? new ModuleMapBinding(explicitMap, options.ModuleMapPath, ModuleMapSource.Explicit)
+                : options.UseSidecars
+                    ? Sidecar(
+                        kind == CaptureInputKind.Xel ? ModuleListSidecar.Find(set) : ModuleListSidecar.Find(name),
+                        name,
+                        cancellationToken
+                    )
+                : ModuleMapBinding.None;
 
             // A file's own list (a rollover set that spans a restart) takes precedence over the set's; --modules is
             // for every file.
-            ModuleMapBinding[] fileMaps = [.. set.Files.Select(f =>
-                explicitMap is null && options.UseSidecars && ModuleListSidecar.FindForFile(f) is string own
-                    ? Sidecar(own, f, cancellationToken)
-                    : binding)];
+            ModuleMapBinding[] fileMaps =
+            [
+                .. set.Files.Select(f =>
+                    explicitMap is null && options.UseSidecars && ModuleListSidecar.FindForFile(f) is string own
+                        ? Sidecar(own, f, cancellationToken)
+                        : binding
+                ),
+            ];
             CaptureSet? xelSet = kind == CaptureInputKind.Xel ? set : null;
             result.Add(new CaptureInput(result.Count, kind, name, set.Files, xelSet, binding, fileMaps));
         }
@@ -93,26 +113,42 @@ public sealed partial class CaptureSource
     }
 
     /// <summary>
-    /// Reads every input once and pushes what it holds to the consumers: for each input <see cref="ICaptureConsumer.BeginInput"/>, then
-    /// its events that pass <paramref name="filter"/> (to each consumer that <see cref="ICaptureConsumer.Accepts"/> them) and its
-    /// histogram slots, in file order, then <see cref="ICaptureConsumer.EndInput"/> with what the read found in it.
+    /// Reads every input once and pushes what it holds to the consumers: for each input
+    /// <see cref="ICaptureConsumer.BeginInput"/>, then its events that pass <paramref name="filter"/> (to each consumer
+    /// that <see cref="ICaptureConsumer.Accepts"/> them) and its histogram slots, in file order, then
+    /// <see cref="ICaptureConsumer.EndInput"/> with what the read found in it.
     /// </summary>
     /// <param name="consumers">The consumers, called in this order for each item.</param>
     /// <param name="filter">Which events to deliver; <see langword="null"/> for all.</param>
     /// <param name="eventNames">
-    /// The events the consumers read (short or full names), pushed down to the <c>.xel</c> reader so others are skipped before decoding
-    /// (they are still counted by name); <see langword="null"/> to decode every event. The filter's own names, when it has any, take precedence.
+    /// The events the consumers read (short or full names), pushed down to the <c>.xel</c> reader so others are skipped
+    /// before decoding (they are still counted by name); <see langword="null"/> to decode every event. The filter's own
+    /// names, when it has any, take precedence.
     /// </param>
-    /// <param name="diagnostics">Receives what was skipped or doubtful; <see langword="null"/> for a new collector.</param>
+    /// <param name="diagnostics">Receives what was skipped or doubtful; <see langword="null"/> for a new
+    /// collector.</param>
     /// <param name="cancellationToken">Checked between buffers and every 4,096 events.</param>
     /// <returns>What the read found.</returns>
-    /// <exception cref="XeFormatException">An input is malformed (a <c>.xel</c> file in strict mode, XML that is not target data).</exception>
+    /// <exception cref="XeFormatException">An input is malformed (a <c>.xel</c> file in strict mode, XML that is not
+    /// target data).</exception>
     /// <exception cref="IOException">An input cannot be read.</exception>
-    public CaptureSummary Read(IReadOnlyList<ICaptureConsumer> consumers, EventFilter? filter = null, IReadOnlyCollection<string>? eventNames = null,
-        CaptureDiagnostics? diagnostics = null, CancellationToken cancellationToken = default)
+    public CaptureSummary Read(
+        IReadOnlyList<ICaptureConsumer> consumers,
+        EventFilter? filter = null,
+        IReadOnlyCollection<string>? eventNames = null,
+        CaptureDiagnostics? diagnostics = null,
+        CancellationToken cancellationToken = default
+    )
     {
         ArgumentNullException.ThrowIfNull(consumers);
-        var reading = new Reading(this, filter ?? EventFilter.None, eventNames, diagnostics ?? new CaptureDiagnostics(), new EventDispatcher(consumers), pooled: true);
+        var reading = new Reading(
+            this,
+            filter ?? EventFilter.None,
+            eventNames,
+            diagnostics ?? new CaptureDiagnostics(),
+            new EventDispatcher(consumers),
+            pooled: true
+        );
         foreach (ReadItem item in reading.Items(cancellationToken))
         {
             switch (item.Kind)
@@ -148,26 +184,47 @@ public sealed partial class CaptureSource
     }
 
     /// <summary>
-    /// Streams the events of every input that pass <paramref name="filter"/>, input by input, each in file order (histogram slots are
-    /// not events: use <see cref="Read"/> to receive them). When the enumeration ends, <paramref name="completed"/> receives what the
-    /// read found.
+    /// Streams the events of every input that pass <paramref name="filter"/>, input by input, each in file order
+    /// (histogram slots are not events: use <see cref="Read"/> to receive them). When the enumeration ends,
+    /// <paramref name="completed"/> receives what the read found.
     /// </summary>
     /// <param name="filter">Which events; <see langword="null"/> for all.</param>
-    /// <param name="diagnostics">Receives what was skipped or doubtful; <see langword="null"/> for a new collector.</param>
-    /// <param name="completed">Called once with the summary after the last event; <see langword="null"/> for none.</param>
+    /// <param name="diagnostics">Receives what was skipped or doubtful; <see langword="null"/> for a new
+    /// collector.</param>
+    /// <param name="completed">Called once with the summary after the last event; <see langword="null"/> for
+    /// none.</param>
     /// <param name="cancellationToken">Checked between buffers and every 4,096 events.</param>
     /// <returns>The events.</returns>
     /// <exception cref="XeFormatException">An input is malformed.</exception>
     /// <exception cref="IOException">An input cannot be read.</exception>
-    public IEnumerable<XEvent> ReadEvents(EventFilter? filter = null, CaptureDiagnostics? diagnostics = null, Action<CaptureSummary>? completed = null,
-        CancellationToken cancellationToken = default) =>
-        ReadEvents(filter, diagnostics, completed, null, cancellationToken);
+    public IEnumerable<XEvent> ReadEvents(
+        EventFilter? filter = null,
+        CaptureDiagnostics? diagnostics = null,
+        Action<CaptureSummary>? completed = null,
+        CancellationToken cancellationToken = default
+    ) => ReadEvents(filter, diagnostics, completed, null, cancellationToken);
 
-    /// <summary>As the public overload, converting target-data events with the given adapters (whose schema was built by an earlier pass).</summary>
-    internal IEnumerable<XEvent> ReadEvents(EventFilter? filter, CaptureDiagnostics? diagnostics, Action<CaptureSummary>? completed,
-        IReadOnlyDictionary<CaptureInput, TargetEventAdapter>? adapters, CancellationToken cancellationToken)
+    /// <summary>As the public overload, converting target-data events with the given adapters (whose schema was built
+    /// by an earlier pass).</summary>
+    internal IEnumerable<XEvent> ReadEvents(
+        EventFilter? filter,
+        CaptureDiagnostics? diagnostics,
+        Action<CaptureSummary>? completed,
+        IReadOnlyDictionary<CaptureInput, TargetEventAdapter>? adapters,
+        CancellationToken cancellationToken
+    )
     {
-        var reading = new Reading(this, filter ?? EventFilter.None, null, diagnostics ?? new CaptureDiagnostics(), new EventDispatcher([]), pooled: false) { Adapters = adapters };
+        var reading = new Reading(
+            this,
+            filter ?? EventFilter.None,
+            null,
+            diagnostics ?? new CaptureDiagnostics(),
+            new EventDispatcher([]),
+            pooled: false
+        )
+        {
+            Adapters = adapters,
+        };
         foreach (ReadItem item in reading.Items(cancellationToken))
         {
             if (item.Kind == ReadItemKind.Event)
@@ -181,14 +238,20 @@ public sealed partial class CaptureSource
     }
 
     /// <summary>
-    /// The event types each input defines, without reading its events: a <c>.xel</c> file's metadata, or, for target data, the types the
-    /// XML adapter builds from the events (this reads the XML). For writers that need every column before the first row.
+    /// The event types each input defines, without reading its events: a <c>.xel</c> file's metadata, or, for target
+    /// data, the types the XML adapter builds from the events (this reads the XML). For writers that need every column
+    /// before the first row.
     /// </summary>
-    /// <param name="filter">Only event types whose names pass the filter's names; <see langword="null"/> for all.</param>
+    /// <param name="filter">Only event types whose names pass the filter's names; <see langword="null"/> for
+    /// all.</param>
     /// <param name="cancellationToken">Stops the read.</param>
     /// <returns>Per input, the event types (in metadata order) and actions.</returns>
     /// <exception cref="XeFormatException">An input is malformed.</exception>
-    public IReadOnlyList<(CaptureInput Input, IReadOnlyList<XeEventType> EventTypes, IReadOnlyList<XeColumn> Actions)> ReadSchemas(EventFilter? filter = null, CancellationToken cancellationToken = default)
+    public IReadOnlyList<(
+        CaptureInput Input,
+        IReadOnlyList<XeEventType> EventTypes,
+        IReadOnlyList<XeColumn> Actions
+    )> ReadSchemas(EventFilter? filter = null, CancellationToken cancellationToken = default)
     {
         filter ??= EventFilter.None;
         var result = new List<(CaptureInput, IReadOnlyList<XeEventType>, IReadOnlyList<XeColumn>)>();
@@ -200,7 +263,11 @@ public sealed partial class CaptureSource
             {
                 foreach (string file in input.Files)
                 {
-                    XeSchema schema = XelReader.ReadSchema(file, new XelReadOptions { Integrity = Options.Integrity, Limits = Options.Limits }, cancellationToken);
+                    XeSchema schema = XelReader.ReadSchema(
+                        file,
+                        new XelReadOptions { Integrity = Options.Integrity, Limits = Options.Limits },
+                        cancellationToken
+                    );
                     types.AddRange(schema.EventTypes.Where(filter.MatchesName));
                     actions.AddRange(schema.Actions);
                 }
@@ -210,7 +277,13 @@ public sealed partial class CaptureSource
                 var adapter = new TargetEventAdapter(input.Name);
                 var seenTypes = new HashSet<XeEventType>(ReferenceEqualityComparer.Instance);
                 var seenActions = new HashSet<XeColumn>(ReferenceEqualityComparer.Instance);
-                foreach (TargetDataElement element in TargetDataReader.ReadFile(input.Name, new TargetDataReaderOptions { FilePath = input.Name, Limits = Options.TextLimits }, cancellationToken))
+                foreach (
+                    TargetDataElement element in TargetDataReader.ReadFile(
+                        input.Name,
+                        new TargetDataReaderOptions { FilePath = input.Name, Limits = Options.TextLimits },
+                        cancellationToken
+                    )
+                )
                 {
                     if (element is TargetEvent te && filter.MatchesName(te.Package, te.Name))
                     {
@@ -256,7 +329,12 @@ public sealed partial class CaptureSource
             return CaptureInputKind.TargetData;
         }
 
-        throw new InvalidXelDataException(path, 0, "expected a .xel capture (magic 0xEFAB375A) or target-data XML (starting with '<'): " + (id.Reason ?? "unknown content"));
+        throw new InvalidXelDataException(
+            path,
+            0,
+            "expected a .xel capture (magic 0xEFAB375A) or target-data XML (starting with '<'): "
+                + (id.Reason ?? "unknown content")
+        );
     }
 
     private static ModuleMapBinding Sidecar(string? found, string inputName, CancellationToken cancellationToken)
@@ -281,7 +359,8 @@ public sealed partial class CaptureSource
 
     private static int? Line(long line) => line is > 0 and <= int.MaxValue ? (int)line : null;
 
-    /// <summary>The name of an element in free text that looks like a target-data root this reader does not know (<c>&lt;…Target&gt;</c>), or <see langword="null"/>.</summary>
+    /// <summary>The name of an element in free text that looks like a target-data root this reader does not know
+    /// (<c>&lt;…Target&gt;</c>), or <see langword="null"/>.</summary>
     private static string? UnknownTarget(string text)
     {
         ReadOnlySpan<char> t = text.AsSpan().TrimStart();
@@ -310,7 +389,11 @@ public sealed partial class CaptureSource
         }
 
         ReadOnlySpan<char> name = t[..n];
-        return name.EndsWith("Target", StringComparison.OrdinalIgnoreCase) || name.EndsWith("Targets", StringComparison.OrdinalIgnoreCase) ? name.ToString() : null;
+        return
+            name.EndsWith("Target", StringComparison.OrdinalIgnoreCase)
+            || name.EndsWith("Targets", StringComparison.OrdinalIgnoreCase)
+            ? name.ToString()
+            : null;
     }
 
     private static bool LooksLikeXml(string path)
@@ -351,5 +434,12 @@ public sealed partial class CaptureSource
         EndInput,
     }
 
-    private readonly record struct ReadItem(ReadItemKind Kind, CaptureInput? Input, XEvent? Event, HistogramTarget? Histogram, HistogramSlot? Slot, InputSummary? Summary = null);
+    private readonly record struct ReadItem(
+        ReadItemKind Kind,
+        CaptureInput? Input,
+        XEvent? Event,
+        HistogramTarget? Histogram,
+        HistogramSlot? Slot,
+        InputSummary? Summary = null
+    );
 }

@@ -7,8 +7,14 @@ namespace XeAnalyzer.Capture;
 /// <param name="SkippedBuffers">Damaged buffers skipped (only with skip-corrupt reading).</param>
 /// <param name="IncompleteBuffers">Incomplete final buffers (a capture cut short).</param>
 /// <param name="UndecodableEvents">Events whose type could not be decoded.</param>
-/// <param name="EventsLeftOut">Events an analysis counted but left out (a limit was reached, a value was out of range).</param>
-public sealed record CaptureReadStatistics(long SkippedBuffers, long IncompleteBuffers, long UndecodableEvents, long EventsLeftOut = 0)
+/// <param name="EventsLeftOut">Events an analysis counted but left out (a limit was reached, a value was out of
+/// range).</param>
+public sealed record CaptureReadStatistics(
+    long SkippedBuffers,
+    long IncompleteBuffers,
+    long UndecodableEvents,
+    long EventsLeftOut = 0
+)
 {
     /// <summary>Whether anything was skipped or left out.</summary>
     public bool IsPartial => SkippedBuffers > 0 || IncompleteBuffers > 0 || UndecodableEvents > 0 || EventsLeftOut > 0;
@@ -19,19 +25,33 @@ public sealed record CaptureReadStatistics(long SkippedBuffers, long IncompleteB
     public static CaptureReadStatistics Of(CaptureDiagnostics diagnostics)
     {
         ArgumentNullException.ThrowIfNull(diagnostics);
-        return new(diagnostics.Reader.SkippedBuffers, diagnostics.Reader.IncompleteBuffers, diagnostics.Reader.UndecodableEvents, diagnostics.EventsLeftOut);
+        return new(
+            diagnostics.Reader.SkippedBuffers,
+            diagnostics.Reader.IncompleteBuffers,
+            diagnostics.Reader.UndecodableEvents,
+            diagnostics.EventsLeftOut
+        );
     }
 }
 
 /// <summary>
-/// One event type of a read: its schema (the fields of <see cref="EventType"/>, the actions its events carried, whether a column holds
-/// a callstack) and what its events held (how many passed the filter, their time range, how many carried a non-empty stack). A file
-/// lists each event type of its metadata (or each event shape of target-data XML); an input and the capture merge them by name.
-/// Immutable.
+/// One event type of a read: its schema (the fields of <see cref="EventType"/>, the actions its events carried, whether
+/// a column holds a callstack) and what its events held (how many passed the filter, their time range, how many carried
+/// a non-empty stack). A file lists each event type of its metadata (or each event shape of target-data XML); an input
+/// and the capture merge them by name. Immutable.
 /// </summary>
 public sealed class EventTypeSummary
 {
-    internal EventTypeSummary(string name, XeEventType eventType, IReadOnlyList<XeColumn> actions, long count, DateTime? first, DateTime? last, bool hasCallstack, long eventsWithStack)
+    internal EventTypeSummary(
+        string name,
+        XeEventType eventType,
+        IReadOnlyList<XeColumn> actions,
+        long count,
+        DateTime? first,
+        DateTime? last,
+        bool hasCallstack,
+        long eventsWithStack
+    )
     {
         Name = name;
         EventType = eventType;
@@ -43,10 +63,12 @@ public sealed class EventTypeSummary
         EventsWithStack = eventsWithStack;
     }
 
-    /// <summary>The full name (<c>package.event</c>), or <c>(other events)</c> for the events of names beyond the capture's limit.</summary>
+    /// <summary>The full name (<c>package.event</c>), or <c>(other events)</c> for the events of names beyond the
+    /// capture's limit.</summary>
     public string Name { get; }
 
-    /// <summary>The event type (its fields with their types and maps); for types merged by name, the one with the most fields.</summary>
+    /// <summary>The event type (its fields with their types and maps); for types merged by name, the one with the most
+    /// fields.</summary>
     public XeEventType EventType { get; }
 
     /// <summary>Every action seen on its events, in first-seen order (merged by full name).</summary>
@@ -61,10 +83,12 @@ public sealed class EventTypeSummary
     /// <summary>The latest event time, or <see langword="null"/> when no event has a timestamp.</summary>
     public DateTime? LastEvent { get; }
 
-    /// <summary>Whether a field or an action of its events can hold a callstack (<see cref="StackColumns.Find"/>, the one rule): a schema fact.</summary>
+    /// <summary>Whether a field or an action of its events can hold a callstack (<see cref="StackColumns.Find"/>, the
+    /// one rule): a schema fact.</summary>
     public bool HasCallstack { get; }
 
-    /// <summary>Events whose stack column held at least one frame (<see cref="StackColumn.HasFrames"/>): a data fact.</summary>
+    /// <summary>Events whose stack column held at least one frame (<see cref="StackColumn.HasFrames"/>): a data
+    /// fact.</summary>
     public long EventsWithStack { get; }
 
     /// <summary>Merges event types by full name, in the order their names were first seen.</summary>
@@ -100,8 +124,10 @@ public sealed class EventTypeSummary
         XeEventType widest = group[0].EventType;
         var actions = new List<XeColumn>();
         var actionNames = new HashSet<string>(StringComparer.Ordinal);
-        long count = 0, withStack = 0;
-        DateTime? first = null, last = null;
+        long count = 0,
+            withStack = 0;
+        DateTime? first = null,
+            last = null;
         bool stack = false;
         foreach (EventTypeSummary t in group)
         {
@@ -125,18 +151,33 @@ public sealed class EventTypeSummary
         return new EventTypeSummary(name, widest, actions.AsReadOnly(), count, first, last, stack, withStack);
     }
 
-    internal static DateTime? Earlier(DateTime? a, DateTime? b) => a is null ? b : b is null ? a : a <= b ? a : b;
+    internal static DateTime? Earlier(DateTime? a, DateTime? b) =>
+        a is null ? b
+        : b is null ? a
+        : a <= b ? a
+        : b;
 
-    internal static DateTime? Later(DateTime? a, DateTime? b) => a is null ? b : b is null ? a : a >= b ? a : b;
+    internal static DateTime? Later(DateTime? a, DateTime? b) =>
+        a is null ? b
+        : b is null ? a
+        : a >= b ? a
+        : b;
 }
 
 /// <summary>
-/// One file of a read: a <c>.xel</c> file of a capture set (with its buffers and metadata) or a target-data XML file; its size, the
-/// events of it that passed the filter by event type, and the warnings about it. Immutable.
+/// One file of a read: a <c>.xel</c> file of a capture set (with its buffers and metadata) or a target-data XML file;
+/// its size, the events of it that passed the filter by event type, and the warnings about it. Immutable.
 /// </summary>
 public sealed class FileSummary
 {
-    internal FileSummary(CaptureInput input, string path, long length, IReadOnlyList<EventTypeSummary> eventTypes, XelFileFacts? xel, IReadOnlyList<string> warnings)
+    internal FileSummary(
+        CaptureInput input,
+        string path,
+        long length,
+        IReadOnlyList<EventTypeSummary> eventTypes,
+        XelFileFacts? xel,
+        IReadOnlyList<string> warnings
+    )
     {
         Input = input;
         Path = path;
@@ -173,7 +214,8 @@ public sealed class FileSummary
     /// <summary>For a <c>.xel</c> file: its buffers and metadata; <see langword="null"/> for target data.</summary>
     internal XelFileFacts? Xel { get; }
 
-    /// <summary>Warnings about the file: the reader's (with byte offsets) for <c>.xel</c>, those about its targets and events for XML.</summary>
+    /// <summary>Warnings about the file: the reader's (with byte offsets) for <c>.xel</c>, those about its targets and
+    /// events for XML.</summary>
     public IReadOnlyList<string> Warnings { get; }
 
     /// <summary>
@@ -195,8 +237,8 @@ public sealed class InputSummary
     public CaptureInput Input { get; }
 
     /// <summary>
-    /// Every event the input holds, by full name, most frequent first — counted before any filter (the <c>.xel</c> reader counts the
-    /// records it skips by name without decoding them).
+    /// Every event the input holds, by full name, most frequent first — counted before any filter (the <c>.xel</c>
+    /// reader counts the records it skips by name without decoding them).
     /// </summary>
     public IReadOnlyList<EventNameCount> EventsByName { get; internal set; } = [];
 
@@ -243,19 +285,21 @@ public sealed class InputSummary
     public long EventsWithoutTimestamp { get; internal set; }
 
     /// <summary>Whether an event type has a callstack column or a histogram counts callstacks (schema facts).</summary>
-    public bool HasCallstacks => EventTypes.Any(t => t.HasCallstack) || Histograms.Any(h => h.SourceKind == HistogramSourceKind.Callstack);
+    public bool HasCallstacks =>
+        EventTypes.Any(t => t.HasCallstack) || Histograms.Any(h => h.SourceKind == HistogramSourceKind.Callstack);
 }
 
 /// <summary>
-/// What one read of a <see cref="CaptureSource"/> found (<see cref="CaptureSource.Read"/>), the one model of what a capture holds: per
-/// input its files, each file's event types (schema and data facts) and buffers, the events by name before the filter, its target-level
-/// data (targets, histograms, event_counter counts); the totals of the whole capture; and the run's diagnostics (what was skipped). A
-/// command reads its inputs once and explains everything from this (what is missing, whether the filter excluded it), never by reading
-/// again.
+/// What one read of a <see cref="CaptureSource"/> found (<see cref="CaptureSource.Read"/>), the one model of what a
+/// capture holds: per input its files, each file's event types (schema and data facts) and buffers, the events by name
+/// before the filter, its target-level data (targets, histograms, event_counter counts); the totals of the whole
+/// capture; and the run's diagnostics (what was skipped). A command reads its inputs once and explains everything from
+/// this (what is missing, whether the filter excluded it), never by reading again.
 /// </summary>
 public sealed class CaptureSummary
 {
-    /// <summary>The most event names <see cref="EventTypes"/> lists; the events of further names are summed as <c>(other events)</c>.</summary>
+    /// <summary>The most event names <see cref="EventTypes"/> lists; the events of further names are summed as
+    /// <c>(other events)</c>.</summary>
     public const int MaxEventNames = 10_000;
 
     internal CaptureSummary(IReadOnlyList<InputSummary> inputs, CaptureDiagnostics diagnostics, EventFilter filter)
@@ -310,12 +354,14 @@ public sealed class CaptureSummary
     /// <summary>What the reader skipped and the analyses left out so far (<see cref="Diagnostics"/>).</summary>
     public CaptureReadStatistics ReadStatistics => CaptureReadStatistics.Of(Diagnostics);
 
-    /// <summary>Every event of every input by full name (before the filter), most frequent first (ties by name, ordinal).</summary>
+    /// <summary>Every event of every input by full name (before the filter), most frequent first (ties by name,
+    /// ordinal).</summary>
     public IReadOnlyList<EventNameCount> EventsByName { get; }
 
     /// <summary>
-    /// The event types of the events that passed the filter, merged by full name over every input: most events first (ties by name,
-    /// ordinal); names beyond the first <see cref="MaxEventNames"/> seen are summed as <c>(other events)</c>.
+    /// The event types of the events that passed the filter, merged by full name over every input: most events first
+    /// (ties by name, ordinal); names beyond the first <see cref="MaxEventNames"/> seen are summed as <c>(other
+    /// events)</c>.
     /// </summary>
     public IReadOnlyList<EventTypeSummary> EventTypes { get; }
 
@@ -350,7 +396,8 @@ public sealed class CaptureSummary
     /// <summary>Whether the read was partial (see <see cref="CaptureDiagnostics.IsPartial"/>).</summary>
     public bool IsPartial => Diagnostics.IsPartial;
 
-    /// <summary>How many events the inputs hold of these names (short <c>event</c> or <c>package.event</c>), before the filter.</summary>
+    /// <summary>How many events the inputs hold of these names (short <c>event</c> or <c>package.event</c>), before the
+    /// filter.</summary>
     /// <param name="names">The names.</param>
     /// <returns>The count.</returns>
     public long CountOf(IEnumerable<string> names)
@@ -373,7 +420,8 @@ public sealed class CaptureSummary
         return n;
     }
 
-    /// <summary>Whether a full name (<c>package.event</c>) matches a name given by a user or an analysis (<c>event</c> or <c>package.event</c>).</summary>
+    /// <summary>Whether a full name (<c>package.event</c>) matches a name given by a user or an analysis (<c>event</c>
+    /// or <c>package.event</c>).</summary>
     internal static bool EventNameMatches(string fullName, string name)
     {
         if (name.Contains('.', StringComparison.Ordinal))
@@ -385,13 +433,18 @@ public sealed class CaptureSummary
         return string.Equals(dot < 0 ? fullName : fullName[(dot + 1)..], name, StringComparison.Ordinal);
     }
 
-    /// <summary>The types merged by name, names beyond <see cref="MaxEventNames"/> (first seen first) as one, most events first.</summary>
+    /// <summary>The types merged by name, names beyond <see cref="MaxEventNames"/> (first seen first) as one, most
+    /// events first.</summary>
     private static IReadOnlyList<EventTypeSummary> ByName(IEnumerable<EventTypeSummary> types)
     {
         List<EventTypeSummary> merged = EventTypeSummary.MergeByName(types);
         if (merged.Count > MaxEventNames)
         {
-            merged = [.. merged.Take(MaxEventNames), EventTypeSummary.Merge("(other events)", merged.Skip(MaxEventNames).ToList())];
+            merged =
+            [
+                .. merged.Take(MaxEventNames),
+                EventTypeSummary.Merge("(other events)", merged.Skip(MaxEventNames).ToList()),
+            ];
         }
 
         return [.. merged.OrderByDescending(t => t.Count).ThenBy(t => t.Name, StringComparer.Ordinal)];

@@ -4,14 +4,16 @@ using XeAnalyzer.Xel;
 namespace XeAnalyzer.Capture;
 
 /// <summary>
-/// Hands each event of a read to the consumers that accept its type and actions (asked once per distinct pair), and tallies what the
-/// read finds per event type for the <see cref="CaptureSummary"/>: the events, their time range, the actions they carry, whether a
-/// column holds a stack and how many stacks held frames. The work per event is two reference comparisons for the usual event (see
+/// Hands each event of a read to the consumers that accept its type and actions (asked once per distinct pair), and
+/// tallies what the read finds per event type for the <see cref="CaptureSummary"/>: the events, their time range, the
+/// actions they carry, whether a column holds a stack and how many stacks held frames. The work per event is two
+/// reference comparisons for the usual event (see
 /// <see cref="RecentEventLayouts{T}"/>), a count and the stack test where the type has a stack column. Not thread-safe.
 /// </summary>
 internal sealed class EventDispatcher(IReadOnlyList<ICaptureConsumer> consumers)
 {
-    /// <summary>The most (event type, action set) pairs remembered, and the most event types tallied per read.</summary>
+    /// <summary>The most (event type, action set) pairs remembered, and the most event types tallied per
+    /// read.</summary>
     private const int MaxShapes = 100_000;
 
     private readonly ICaptureConsumer[] _consumers = [.. consumers];
@@ -84,12 +86,17 @@ internal sealed class EventDispatcher(IReadOnlyList<ICaptureConsumer> consumers)
     /// <param name="xel">The reader's facts of each <c>.xel</c> file (none for target data).</param>
     /// <param name="warnings">The warnings about a file.</param>
     /// <returns>The files, in the input's order.</returns>
-    public IReadOnlyList<FileSummary> EndInput(CaptureInput input, IReadOnlyList<XelFileFacts> xel, Func<string, IReadOnlyList<string>> warnings)
+    public IReadOnlyList<FileSummary> EndInput(
+        CaptureInput input,
+        IReadOnlyList<XelFileFacts> xel,
+        Func<string, IReadOnlyList<string>> warnings
+    )
     {
         var byFile = input.Files.ToDictionary(f => f, _ => new List<EventTypeSummary>(), StringComparer.Ordinal);
         foreach (TypeTally t in _inputTypes.Concat(_overflow.Values))
         {
-            List<EventTypeSummary> list = t.File is string f && byFile.TryGetValue(f, out List<EventTypeSummary>? l) ? l : byFile[input.Files[0]];
+            List<EventTypeSummary> list =
+                t.File is string f && byFile.TryGetValue(f, out List<EventTypeSummary>? l) ? l : byFile[input.Files[0]];
             list.Add(t.ToSummary());
         }
 
@@ -97,7 +104,16 @@ internal sealed class EventDispatcher(IReadOnlyList<ICaptureConsumer> consumers)
         foreach (string path in input.Files)
         {
             XelFileFacts? facts = xel.LastOrDefault(x => string.Equals(x.FilePath, path, StringComparison.Ordinal));
-            files.Add(new FileSummary(input, path, facts?.Length ?? LengthOf(path), byFile[path].AsReadOnly(), facts, warnings(path)));
+            files.Add(
+                new FileSummary(
+                    input,
+                    path,
+                    facts?.Length ?? LengthOf(path),
+                    byFile[path].AsReadOnly(),
+                    facts,
+                    warnings(path)
+                )
+            );
         }
 
         return files.AsReadOnly();
@@ -189,14 +205,16 @@ internal sealed class EventDispatcher(IReadOnlyList<ICaptureConsumer> consumers)
             }
         }
 
-        public EventTypeSummary ToSummary() => new(
-            name,
-            type,
-            _actions.ToArray(),
-            Count,
-            FirstTicks == long.MaxValue ? null : new DateTime(FirstTicks, DateTimeKind.Utc),
-            LastTicks == long.MinValue ? null : new DateTime(LastTicks, DateTimeKind.Utc),
-            _hasCallstack,
-            EventsWithStack);
+        public EventTypeSummary ToSummary() =>
+            new(
+                name,
+                type,
+                _actions.ToArray(),
+                Count,
+                FirstTicks == long.MaxValue ? null : new DateTime(FirstTicks, DateTimeKind.Utc),
+                LastTicks == long.MinValue ? null : new DateTime(LastTicks, DateTimeKind.Utc),
+                _hasCallstack,
+                EventsWithStack
+            );
     }
 }

@@ -8,14 +8,16 @@ namespace XeAnalyzer.Capture;
 /// time (<c>--from</c> inclusive, <c>--to</c> exclusive, UTC).
 /// </summary>
 /// <remarks>
-/// <para><b>Event names</b> are <c>package.event</c> or <c>event</c>, compared ordinally and case-sensitively (as the reader's
-/// name filter, to which <see cref="CaptureSource"/> pushes them down so other events are skipped before decoding).</para>
-/// <para><b>Conditions</b> name a field or an action. A short name is looked up among the event's fields first, then among its
-/// actions (exact match first, then ignoring case); a <c>package.action</c> name only among actions. An event that has neither
-/// does not match. Values compare as follows: a map field matches its map text (ignoring case, e.g.
-/// <c>class=nesting_transaction_full</c>) or its numeric map key (<c>wait_type=120</c>); integer, pointer and boolean values
-/// compare numerically (decimal, <c>0x</c> hexadecimal, <c>true</c>/<c>false</c>); floating-point values numerically; text and
-/// everything else by their rendered text, ignoring case (ordinal). <c>!=</c> is "present and not equal".
+/// <para><b>Event names</b> are <c>package.event</c> or <c>event</c>, compared ordinally and case-sensitively (as the
+/// reader's name filter, to which <see cref="CaptureSource"/> pushes them down so other events are skipped before
+/// decoding).</para>
+/// <para><b>Conditions</b> name a field or an action. A short name is looked up among the event's fields first, then
+/// among its actions (exact match first, then ignoring case); a <c>package.action</c> name only among actions. An event
+/// that has neither does not match. Values compare as follows: a map field matches its map text (ignoring case, e.g.
+/// <c>class=nesting_transaction_full</c>) or its numeric map key (<c>wait_type=120</c>); integer, pointer and boolean
+/// values compare numerically (decimal, <c>0x</c> hexadecimal, <c>true</c>/<c>false</c>); floating-point values
+/// numerically; text and everything else by their rendered text, ignoring case (ordinal). <c>!=</c> is "present and not
+/// equal".
 /// <c>&lt;</c>, <c>&lt;=</c>, <c>&gt;</c> and <c>&gt;=</c> compare numbers (integers, map keys, floating point) and
 /// <c>filetime</c> values with a time; on text they are false. <c>~</c> finds a .NET regular expression (ignoring
 /// case, culture-invariant, at most <see cref="FieldCondition.PatternTimeout"/> per value) in the rendered text (a map
@@ -39,9 +41,22 @@ public sealed class EventFilter
     /// <param name="conditions">Field/action conditions; <see langword="null"/> for none.</param>
     /// <param name="from">Keep events at or after this time (UTC; other kinds are converted).</param>
     /// <param name="to">Keep events before this time.</param>
-    public EventFilter(IEnumerable<string>? eventNames = null, IEnumerable<FieldCondition>? conditions = null, DateTime? from = null, DateTime? to = null)
+    public EventFilter(
+        IEnumerable<string>? eventNames = null,
+        IEnumerable<FieldCondition>? conditions = null,
+        DateTime? from = null,
+        DateTime? to = null
+    )
     {
-        string[] names = eventNames is null ? [] : [.. eventNames.Where(n => !string.IsNullOrWhiteSpace(n)).Select(n => n.Trim()).Distinct(StringComparer.Ordinal)];
+        string[] names = eventNames is null
+            ? []
+            :
+            [
+                .. eventNames
+                    .Where(n => !string.IsNullOrWhiteSpace(n))
+                    .Select(n => n.Trim())
+                    .Distinct(StringComparer.Ordinal),
+            ];
         FieldCondition[] conds = conditions is null ? [] : [.. conditions];
         if (Array.Exists(conds, c => c is null))
         {
@@ -53,10 +68,16 @@ public sealed class EventFilter
         From = from is DateTime f ? ToUtc(f) : null;
         To = to is DateTime t ? ToUtc(t) : null;
         // = and ~ on one name are alternatives; every other condition is a group of its own, so that ranges are ANDed.
-        _groups = [.. conds
-            .Select((c, i) => (Condition: c, Key: IsAlternative(c) ? "=" + c.Name : i.ToString(CultureInfo.InvariantCulture)))
-            .GroupBy(c => c.Key, StringComparer.OrdinalIgnoreCase)
-            .Select(g => new ConditionGroup(g.First().Condition.Name, [.. g.Select(c => c.Condition)]))];
+        _groups =
+        [
+            .. conds
+                .Select(
+                    (c, i) =>
+                        (Condition: c, Key: IsAlternative(c) ? "=" + c.Name : i.ToString(CultureInfo.InvariantCulture))
+                )
+                .GroupBy(c => c.Key, StringComparer.OrdinalIgnoreCase)
+                .Select(g => new ConditionGroup(g.First().Condition.Name, [.. g.Select(c => c.Condition)])),
+        ];
     }
 
     /// <summary>A filter that keeps every event.</summary>
@@ -112,7 +133,8 @@ public sealed class EventFilter
         return EventNames.Count == 0 || MatchesAny(EventNames, package, name);
     }
 
-    /// <summary>Whether an event named <paramref name="package"/>.<paramref name="name"/> matches one of <paramref name="names"/> (short names match the event name, <c>package.event</c> names the full name).</summary>
+    /// <summary>Whether an event named <paramref name="package"/>.<paramref name="name"/> matches one of
+    /// <paramref name="names"/> (short names match the event name, <c>package.event</c> names the full name).</summary>
     /// <param name="names">The names.</param>
     /// <param name="package">The event's package, or <see langword="null"/> when unknown.</param>
     /// <param name="name">The event's short name.</param>
@@ -122,7 +144,11 @@ public sealed class EventFilter
         string full = package is null ? name : package + "." + name;
         foreach (string n in names)
         {
-            if (n.Contains('.', StringComparison.Ordinal) ? string.Equals(n, full, StringComparison.Ordinal) : string.Equals(n, name, StringComparison.Ordinal))
+            if (
+                n.Contains('.', StringComparison.Ordinal)
+                    ? string.Equals(n, full, StringComparison.Ordinal)
+                    : string.Equals(n, name, StringComparison.Ordinal)
+            )
             {
                 return true;
             }
@@ -220,8 +246,10 @@ public sealed class EventFilter
 
         var types = new List<XeEventType>();
         var actions = new SortedSet<string>(StringComparer.Ordinal);
-        var eventNames = new SortedSet<string>(reads.SelectMany(r => r.EventsByName).Select(e => e.Name),
-            StringComparer.Ordinal);
+        var eventNames = new SortedSet<string>(
+            reads.SelectMany(r => r.EventsByName).Select(e => e.Name),
+            StringComparer.Ordinal
+        );
         foreach (InputSummary input in reads.SelectMany(r => r.Inputs))
         {
             foreach (FileSummary file in input.Files)
@@ -258,22 +286,28 @@ public sealed class EventFilter
             return problems;
         }
 
-        string on = EventNames.Count == 0
-            ? "no event of the capture has"
-            : "no event of " + string.Join(", ", EventNames) + " has";
+        string on =
+            EventNames.Count == 0
+                ? "no event of the capture has"
+                : "no event of " + string.Join(", ", EventNames) + " has";
         foreach (FieldCondition c in Conditions.DistinctBy(c => c.Name, StringComparer.OrdinalIgnoreCase))
         {
-            bool field = !c.IsActionName
-                && selected.Any(t => t.Fields.Any(f => string.Equals(f.Name, c.Name, StringComparison.OrdinalIgnoreCase)));
+            bool field =
+                !c.IsActionName
+                && selected.Any(t =>
+                    t.Fields.Any(f => string.Equals(f.Name, c.Name, StringComparison.OrdinalIgnoreCase))
+                );
             bool action = actions.Any(a =>
-                string.Equals(c.IsActionName ? a : ShortName(a), c.Name, StringComparison.OrdinalIgnoreCase));
+                string.Equals(c.IsActionName ? a : ShortName(a), c.Name, StringComparison.OrdinalIgnoreCase)
+            );
             if (!field && !action)
             {
                 IEnumerable<string> candidates = c.IsActionName
                     ? actions
                     : selected.SelectMany(t => t.Fields.Select(f => f.Name)).Concat(actions.Select(ShortName));
-                problems.Add("--where " + c + ": " + on + " a field or action named " + c.Name
-                    + Suggest(c.Name, candidates));
+                problems.Add(
+                    "--where " + c + ": " + on + " a field or action named " + c.Name + Suggest(c.Name, candidates)
+                );
             }
         }
 
@@ -283,8 +317,8 @@ public sealed class EventFilter
     /// <summary>
     /// Parses a time given on the command line. Accepted: ISO 8601 <c>yyyy-MM-dd</c>, <c>yyyy-MM-ddTHH:mm</c>,
     /// <c>yyyy-MM-ddTHH:mm:ss</c> and <c>yyyy-MM-ddTHH:mm:ss.fffffff</c> (1 to 7 fraction digits), with a space allowed
-    /// instead of <c>T</c>, optionally followed by <c>Z</c> or an offset <c>+hh:mm</c>/<c>-hh:mm</c>. Without a zone the time is UTC
-    /// (Extended Events timestamps are UTC). Culture-independent.
+    /// instead of <c>T</c>, optionally followed by <c>Z</c> or an offset <c>+hh:mm</c>/<c>-hh:mm</c>. Without a zone
+    /// the time is UTC (Extended Events timestamps are UTC). Culture-independent.
     /// </summary>
     /// <param name="text">The text.</param>
     /// <returns>The time, UTC.</returns>
@@ -297,7 +331,12 @@ public sealed class EventFilter
             return t;
         }
 
-        throw new FormatException("expected a UTC time such as 2024-03-01T12:00:00Z, 2024-03-01 12:00:00.123 or 2024-03-01T13:00:00+01:00, found '" + text + "'");
+        throw new FormatException(
+            "expected a UTC time such as 2024-03-01T12:00:00Z, 2024-03-01 12:00:00.123 or 2024-03-01T13:00:00+01:00, "
+                + "found '"
+                + text
+                + "'"
+        );
     }
 
     /// <inheritdoc/>
@@ -326,8 +365,13 @@ public sealed class EventFilter
     /// <summary>Parses a time as <see cref="ParseTime"/> does.</summary>
     internal static bool TryParseTime(string text, out DateTime time)
     {
-        bool ok = DateTimeOffset.TryParseExact(text.Trim(), s_timeFormats, CultureInfo.InvariantCulture,
-            DateTimeStyles.AssumeUniversal | DateTimeStyles.AdjustToUniversal, out DateTimeOffset t);
+        bool ok = DateTimeOffset.TryParseExact(
+            text.Trim(),
+            s_timeFormats,
+            CultureInfo.InvariantCulture,
+            DateTimeStyles.AssumeUniversal | DateTimeStyles.AdjustToUniversal,
+            out DateTimeOffset t
+        );
         time = ok ? t.UtcDateTime : default;
         return ok;
     }
@@ -344,12 +388,13 @@ public sealed class EventFilter
     private static bool IsAlternative(FieldCondition c) =>
         c.Operator is ConditionOperator.Equal or ConditionOperator.Matches;
 
-    private static DateTime ToUtc(DateTime t) => t.Kind switch
-    {
-        DateTimeKind.Utc => t,
-        DateTimeKind.Local => t.ToUniversalTime(),
-        _ => DateTime.SpecifyKind(t, DateTimeKind.Utc),
-    };
+    private static DateTime ToUtc(DateTime t) =>
+        t.Kind switch
+        {
+            DateTimeKind.Utc => t,
+            DateTimeKind.Local => t.ToUniversalTime(),
+            _ => DateTime.SpecifyKind(t, DateTimeKind.Utc),
+        };
 
     private static string[] BuildTimeFormats()
     {

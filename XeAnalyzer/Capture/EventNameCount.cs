@@ -11,6 +11,13 @@ public sealed record EventNameCount(string Name, long Count)
     public static IReadOnlyList<EventNameCount> Sort(IEnumerable<KeyValuePair<string, long>> counts)
     {
         ArgumentNullException.ThrowIfNull(counts);
-        return [.. counts.Where(kv => kv.Value > 0).OrderByDescending(kv => kv.Value).ThenBy(kv => kv.Key, StringComparer.Ordinal).Select(kv => new EventNameCount(kv.Key, kv.Value))];
+        return
+        [
+            .. counts
+                .Where(kv => kv.Value > 0)
+                .OrderByDescending(kv => kv.Value)
+                .ThenBy(kv => kv.Key, StringComparer.Ordinal)
+                .Select(kv => new EventNameCount(kv.Key, kv.Value)),
+        ];
     }
 }

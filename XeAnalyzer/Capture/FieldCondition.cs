@@ -44,9 +44,7 @@ public sealed class FieldCondition
     /// <param name="value">The value to compare with (map text or key, a number, or text).</param>
     /// <exception cref="ArgumentException"><paramref name="name"/> is empty.</exception>
     public FieldCondition(string name, string value)
-        : this(name, ConditionOperator.Equal, value)
-    {
-    }
+        : this(name, ConditionOperator.Equal, value) { }
 
     /// <summary>Creates a condition with an operator.</summary>
     /// <exception cref="FormatException">An ordering operator's value is neither a number nor a time, or a
@@ -63,7 +61,9 @@ public sealed class FieldCondition
         UnsignedValue = u;
         SignedValue = s;
         IsNegative = negative;
-        HasDouble = double.TryParse(value, NumberStyles.Float, CultureInfo.InvariantCulture, out double d) && double.IsFinite(d);
+        HasDouble =
+            double.TryParse(value, NumberStyles.Float, CultureInfo.InvariantCulture, out double d)
+            && double.IsFinite(d);
         DoubleValue = d;
         if (string.Equals(value, "true", StringComparison.OrdinalIgnoreCase))
         {
@@ -78,15 +78,26 @@ public sealed class FieldCondition
             SignedValue = 0;
         }
 
-        if (op is ConditionOperator.Less or ConditionOperator.LessOrEqual or ConditionOperator.Greater
-            or ConditionOperator.GreaterOrEqual)
+        if (
+            op
+            is ConditionOperator.Less
+                or ConditionOperator.LessOrEqual
+                or ConditionOperator.Greater
+                or ConditionOperator.GreaterOrEqual
+        )
         {
             TimeValue = EventFilter.TryParseTime(value, out DateTime t) ? t : null;
             if (!HasDouble && !HasInteger && TimeValue is null)
             {
-                throw new FormatException("expected a number or a UTC time after " + Name + OperatorText(op)
-                    + " (for example duration>=1000 or "
-                    + "0x10 or 2024-03-01T12:00:00Z), found '" + value + "'");
+                throw new FormatException(
+                    "expected a number or a UTC time after "
+                        + Name
+                        + OperatorText(op)
+                        + " (for example duration>=1000 or "
+                        + "0x10 or 2024-03-01T12:00:00Z), found '"
+                        + value
+                        + "'"
+                );
             }
         }
         else if (op == ConditionOperator.Matches)
@@ -97,8 +108,10 @@ public sealed class FieldCondition
             }
             catch (ArgumentException ex)
             {
-                throw new FormatException("expected a .NET regular expression after " + Name + "~, found '" + value
-                    + "': " + ex.Message, ex);
+                throw new FormatException(
+                    "expected a .NET regular expression after " + Name + "~, found '" + value + "': " + ex.Message,
+                    ex
+                );
             }
         }
     }
@@ -109,7 +122,8 @@ public sealed class FieldCondition
     /// <summary>The value as given.</summary>
     public string Value { get; }
 
-    /// <summary>Whether <see cref="Name"/> is a full <c>package.action</c> name (then only actions are searched).</summary>
+    /// <summary>Whether <see cref="Name"/> is a full <c>package.action</c> name (then only actions are
+    /// searched).</summary>
     public bool IsActionName { get; }
 
     internal bool HasInteger { get; }
@@ -135,8 +149,8 @@ public sealed class FieldCondition
 
     /// <summary>
     /// Parses <c>name</c>, an operator and a value: the first of the characters <c>= ! &lt; &gt; ~</c> starts the
-    /// operator (<c>=</c>, <c>!=</c>, <c>&lt;</c>, <c>&lt;=</c>, <c>&gt;</c>, <c>&gt;=</c> or <c>~</c>), the rest is the
-    /// value, which may be empty or hold those characters.
+    /// operator (<c>=</c>, <c>!=</c>, <c>&lt;</c>, <c>&lt;=</c>, <c>&gt;</c>, <c>&gt;=</c> or <c>~</c>), the rest is
+    /// the value, which may be empty or hold those characters.
     /// </summary>
     /// <param name="text">The condition text.</param>
     /// <returns>The condition.</returns>
@@ -146,28 +160,36 @@ public sealed class FieldCondition
     {
         ArgumentNullException.ThrowIfNull(text);
         int at = text.AsSpan().IndexOfAny("=!<>~");
-        (ConditionOperator op, int length) = at < 0 ? (ConditionOperator.Equal, 0) : text[at] switch
-        {
-            '!' when at + 1 < text.Length && text[at + 1] == '=' => (ConditionOperator.NotEqual, 2),
-            '<' when at + 1 < text.Length && text[at + 1] == '=' => (ConditionOperator.LessOrEqual, 2),
-            '>' when at + 1 < text.Length && text[at + 1] == '=' => (ConditionOperator.GreaterOrEqual, 2),
-            '<' => (ConditionOperator.Less, 1),
-            '>' => (ConditionOperator.Greater, 1),
-            '~' => (ConditionOperator.Matches, 1),
-            '=' => (ConditionOperator.Equal, 1),
-            _ => (ConditionOperator.Equal, 0),
-        };
+        (ConditionOperator op, int length) =
+            at < 0
+                ? (ConditionOperator.Equal, 0)
+                : text[at] switch
+                {
+                    '!' when at + 1 < text.Length && text[at + 1] == '=' => (ConditionOperator.NotEqual, 2),
+                    '<' when at + 1 < text.Length && text[at + 1] == '=' => (ConditionOperator.LessOrEqual, 2),
+                    '>' when at + 1 < text.Length && text[at + 1] == '=' => (ConditionOperator.GreaterOrEqual, 2),
+                    '<' => (ConditionOperator.Less, 1),
+                    '>' => (ConditionOperator.Greater, 1),
+                    '~' => (ConditionOperator.Matches, 1),
+                    '=' => (ConditionOperator.Equal, 1),
+                    _ => (ConditionOperator.Equal, 0),
+                };
         if (length == 0 || string.IsNullOrWhiteSpace(text[..at]))
         {
-            throw new FormatException("expected NAME=VALUE, NAME!=VALUE, NAME<VALUE, NAME<=VALUE, NAME>VALUE, "
-                + "NAME>=VALUE or NAME~PATTERN (for example class=NESTING_TRANSACTION_FULL, duration>=1000 or "
-                + "sql_text~^insert), found '" + text + "'");
+            throw new FormatException(
+                "expected NAME=VALUE, NAME!=VALUE, NAME<VALUE, NAME<=VALUE, NAME>VALUE, "
+                    + "NAME>=VALUE or NAME~PATTERN (for example class=NESTING_TRANSACTION_FULL, duration>=1000 or "
+                    + "sql_text~^insert), found '"
+                    + text
+                    + "'"
+            );
         }
 
         return new FieldCondition(text[..at], op, text[(at + length)..]);
     }
 
-    /// <summary>Whether a value of a column matches this condition (see <see cref="EventFilter"/> for the rules).</summary>
+    /// <summary>Whether a value of a column matches this condition (see <see cref="EventFilter"/> for the
+    /// rules).</summary>
     /// <param name="value">The value.</param>
     /// <returns>Whether it matches.</returns>
     public bool MatchesValue(XeValue value)
@@ -181,15 +203,17 @@ public sealed class FieldCondition
         {
             ConditionOperator.Equal => IsEqual(value),
             ConditionOperator.NotEqual => !IsEqual(value),
-            ConditionOperator.Matches =>
-                Pattern!.IsMatch(value.Column.Map is not null ? value.MapText : value.ToString()),
-            _ => Compare(value) is int c && Operator switch
-            {
-                ConditionOperator.Less => c < 0,
-                ConditionOperator.LessOrEqual => c <= 0,
-                ConditionOperator.Greater => c > 0,
-                _ => c >= 0,
-            },
+            ConditionOperator.Matches => Pattern!.IsMatch(
+                value.Column.Map is not null ? value.MapText : value.ToString()
+            ),
+            _ => Compare(value) is int c
+                && Operator switch
+                {
+                    ConditionOperator.Less => c < 0,
+                    ConditionOperator.LessOrEqual => c <= 0,
+                    ConditionOperator.Greater => c > 0,
+                    _ => c >= 0,
+                },
         };
     }
 
@@ -212,13 +236,25 @@ public sealed class FieldCondition
         {
             case XeBaseType.Int8 or XeBaseType.Int16 or XeBaseType.Int32 or XeBaseType.Int64:
                 return HasInteger && (IsNegative || UnsignedValue <= long.MaxValue) && value.AsInt64() == SignedValue;
-            case XeBaseType.UInt8 or XeBaseType.UInt16 or XeBaseType.UInt32 or XeBaseType.UInt64 or XeBaseType.Pointer
-                or XeBaseType.CpuCycle or XeBaseType.Boolean or XeBaseType.GuidPointer:
+            case XeBaseType.UInt8
+            or XeBaseType.UInt16
+            or XeBaseType.UInt32
+            or XeBaseType.UInt64
+            or XeBaseType.Pointer
+            or XeBaseType.CpuCycle
+            or XeBaseType.Boolean
+            or XeBaseType.GuidPointer:
                 return HasInteger && !IsNegative && value.AsUInt64() == UnsignedValue;
             case XeBaseType.Float32 or XeBaseType.Float64:
                 return HasDouble && value.AsDouble() == DoubleValue;
             default:
-                if (HasInteger && !IsNegative && column.Size is 1 or 2 or 4 or 8 && !XeBaseTypes.IsText(bt) && bt != XeBaseType.FileTime)
+                if (
+                    HasInteger
+                    && !IsNegative
+                    && column.Size is 1 or 2 or 4 or 8
+                    && !XeBaseTypes.IsText(bt)
+                    && bt != XeBaseType.FileTime
+                )
                 {
                     return value.AsUInt64() == UnsignedValue;
                 }
@@ -237,7 +273,8 @@ public sealed class FieldCondition
         if (column.Map is not null)
         {
             return HasInteger && !IsNegative ? value.MapKey.CompareTo(UnsignedValue)
-                : HasDouble ? ((double)value.MapKey).CompareTo(DoubleValue) : null;
+                : HasDouble ? ((double)value.MapKey).CompareTo(DoubleValue)
+                : null;
         }
 
         XeBaseType bt = column.BaseType;
@@ -254,10 +291,18 @@ public sealed class FieldCondition
                 return HasDouble ? value.AsDouble().CompareTo(DoubleValue) : null;
             case XeBaseType.FileTime:
                 return TimeValue is DateTime t && value.AsUInt64() <= XeValue.MaxFileTime
-                    ? value.AsDateTime().CompareTo(t) : null;
+                    ? value.AsDateTime().CompareTo(t)
+                    : null;
             default:
-                bool unsigned = bt is XeBaseType.UInt8 or XeBaseType.UInt16 or XeBaseType.UInt32 or XeBaseType.UInt64
-                    or XeBaseType.Pointer or XeBaseType.CpuCycle or XeBaseType.Boolean
+                bool unsigned =
+                    bt
+                        is XeBaseType.UInt8
+                            or XeBaseType.UInt16
+                            or XeBaseType.UInt32
+                            or XeBaseType.UInt64
+                            or XeBaseType.Pointer
+                            or XeBaseType.CpuCycle
+                            or XeBaseType.Boolean
                     || (column.Size is 1 or 2 or 4 or 8 && !XeBaseTypes.IsText(bt) && bt != XeBaseType.GuidPointer);
                 if (!unsigned)
                 {
@@ -276,16 +321,17 @@ public sealed class FieldCondition
     /// <inheritdoc/>
     public override string ToString() => Name + OperatorText(Operator) + Value;
 
-    private static string OperatorText(ConditionOperator op) => op switch
-    {
-        ConditionOperator.NotEqual => "!=",
-        ConditionOperator.Less => "<",
-        ConditionOperator.LessOrEqual => "<=",
-        ConditionOperator.Greater => ">",
-        ConditionOperator.GreaterOrEqual => ">=",
-        ConditionOperator.Matches => "~",
-        _ => "=",
-    };
+    private static string OperatorText(ConditionOperator op) =>
+        op switch
+        {
+            ConditionOperator.NotEqual => "!=",
+            ConditionOperator.Less => "<",
+            ConditionOperator.LessOrEqual => "<=",
+            ConditionOperator.Greater => ">",
+            ConditionOperator.GreaterOrEqual => ">=",
+            ConditionOperator.Matches => "~",
+            _ => "=",
+        };
 
     /// <summary>Parses a decimal (optionally signed) or <c>0x</c> hexadecimal integer.</summary>
     internal static bool TryParseInteger(string text, out ulong unsigned, out long signed, out bool negative)
@@ -296,7 +342,10 @@ public sealed class FieldCondition
         ReadOnlySpan<char> s = text.AsSpan().Trim();
         if (s.StartsWith("0x", StringComparison.OrdinalIgnoreCase))
         {
-            if (s.Length > 2 && ulong.TryParse(s[2..], NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out unsigned))
+            if (
+                s.Length > 2
+                && ulong.TryParse(s[2..], NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out unsigned)
+            )
             {
                 signed = unchecked((long)unsigned);
                 return true;

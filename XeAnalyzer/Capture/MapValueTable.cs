@@ -5,11 +5,12 @@ using XeAnalyzer.IO;
 namespace XeAnalyzer.Capture;
 
 /// <summary>
-/// Map keys and their text for one or more Extended Events maps, as <c>sys.dm_xe_map_values</c> gives them: the tab-separated output of
-/// <c>select name, map_key, map_value from sys.dm_xe_map_values</c> (an optional header line <c>name⇥map_key⇥map_value</c>; blank lines
-/// and lines starting with <c>--</c> are ignored). A histogram whose source is a map field (<c>wait_type</c>, <c>class</c>, <c>mode</c>)
-/// holds only the keys; this table gives their text. Map keys change between builds: take the table from the build that was captured.
-/// Immutable.
+/// Map keys and their text for one or more Extended Events maps, as <c>sys.dm_xe_map_values</c> gives them: the
+/// tab-separated output of
+/// <c>select name, map_key, map_value from sys.dm_xe_map_values</c> (an optional header line
+/// <c>name⇥map_key⇥map_value</c>; blank lines and lines starting with <c>--</c> are ignored). A histogram whose source
+/// is a map field (<c>wait_type</c>, <c>class</c>, <c>mode</c>) holds only the keys; this table gives their text. Map
+/// keys change between builds: take the table from the build that was captured. Immutable.
 /// </summary>
 internal sealed class MapValueTable
 {
@@ -45,12 +46,14 @@ internal sealed class MapValueTable
     /// <param name="mapName">The map name (case-insensitive).</param>
     /// <param name="key">The key.</param>
     /// <returns>The text.</returns>
-    public string? GetText(string mapName, ulong key) => Find(mapName) is Dictionary<ulong, string> m && m.TryGetValue(key, out string? t) ? t : null;
+    public string? GetText(string mapName, ulong key) =>
+        Find(mapName) is Dictionary<ulong, string> m && m.TryGetValue(key, out string? t) ? t : null;
 
     /// <summary>Reads a map-values file.</summary>
     /// <param name="path">The file (UTF-8, or UTF-16 with a BOM).</param>
     /// <returns>The table.</returns>
-    /// <exception cref="InvalidTextInputException">A line is not <c>name⇥map_key⇥map_value</c>, a key is not a number, or a key has two texts; names the file and line.</exception>
+    /// <exception cref="InvalidTextInputException">A line is not <c>name⇥map_key⇥map_value</c>, a key is not a number,
+    /// or a key has two texts; names the file and line.</exception>
     /// <exception cref="IOException">The file cannot be read.</exception>
     public static MapValueTable Load(string path)
     {
@@ -88,13 +91,24 @@ internal sealed class MapValueTable
             string[] parts = line.Split('\t');
             if (parts.Length != 3)
             {
-                throw Bad(filePath, lineNumber, string.Create(CultureInfo.InvariantCulture, $"three tab-separated columns (name, map_key, map_value), found {parts.Length}"));
+                throw Bad(
+                    filePath,
+                    lineNumber,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"three tab-separated columns (name, map_key, map_value), found {parts.Length}"
+                    )
+                );
             }
 
             string name = parts[0].Trim();
             string keyText = parts[1].Trim();
             string text = parts[2].Trim();
-            if (lineNumber == 1 && string.Equals(name, "name", StringComparison.OrdinalIgnoreCase) && string.Equals(keyText, "map_key", StringComparison.OrdinalIgnoreCase))
+            if (
+                lineNumber == 1
+                && string.Equals(name, "name", StringComparison.OrdinalIgnoreCase)
+                && string.Equals(keyText, "map_key", StringComparison.OrdinalIgnoreCase)
+            )
             {
                 continue;
             }
@@ -106,7 +120,11 @@ internal sealed class MapValueTable
 
             if (!ulong.TryParse(keyText, NumberStyles.None, CultureInfo.InvariantCulture, out ulong key))
             {
-                throw Bad(filePath, lineNumber, "a map_key (a non-negative integer) in the second column, found '" + Clip(keyText) + "'");
+                throw Bad(
+                    filePath,
+                    lineNumber,
+                    "a map_key (a non-negative integer) in the second column, found '" + Clip(keyText) + "'"
+                );
             }
 
             if (!maps.TryGetValue(name, out Dictionary<ulong, string>? map))
@@ -119,7 +137,15 @@ internal sealed class MapValueTable
             {
                 if (!string.Equals(known, text, StringComparison.Ordinal))
                 {
-                    throw Bad(filePath, lineNumber, string.Create(CultureInfo.InvariantCulture, $"one text per key of map {name}, but key {key} is '{Clip(known)}' and '{Clip(text)}' (maps of two builds mixed?)"));
+                    throw Bad(
+                        filePath,
+                        lineNumber,
+                        string.Create(
+                            CultureInfo.InvariantCulture,
+                            $"one text per key of map {name}, but key {key} is '{Clip(known)}' and '{Clip(text)}' "
+                                + $"(maps of two builds mixed?)"
+                        )
+                    );
                 }
 
                 continue;
@@ -127,7 +153,11 @@ internal sealed class MapValueTable
 
             if (++entries > MaxEntries)
             {
-                throw Bad(filePath, lineNumber, string.Create(CultureInfo.InvariantCulture, $"at most {MaxEntries:N0} map values"));
+                throw Bad(
+                    filePath,
+                    lineNumber,
+                    string.Create(CultureInfo.InvariantCulture, $"at most {MaxEntries:N0} map values")
+                );
             }
 
             map.Add(key, text);
@@ -136,9 +166,11 @@ internal sealed class MapValueTable
         return new MapValueTable(maps, filePath);
     }
 
-    private Dictionary<ulong, string>? Find(string mapName) => _maps.TryGetValue(mapName, out Dictionary<ulong, string>? m) ? m : null;
+    private Dictionary<ulong, string>? Find(string mapName) =>
+        _maps.TryGetValue(mapName, out Dictionary<ulong, string>? m) ? m : null;
 
-    private static InvalidTextInputException Bad(string? file, int line, string expected) => new(file, line, "expected " + expected);
+    private static InvalidTextInputException Bad(string? file, int line, string expected) =>
+        new(file, line, "expected " + expected);
 
     private static string Clip(string s) => s.Length <= 40 ? s : s[..40] + "…";
 }

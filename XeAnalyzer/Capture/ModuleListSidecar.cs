@@ -4,18 +4,21 @@ using XeAnalyzer.Xel;
 namespace XeAnalyzer.Capture;
 
 /// <summary>
-/// The convention for keeping a capture's module list (<c>select name, base_address from sys.dm_os_loaded_modules</c>, needed to
-/// resolve the raw addresses of <c>.xel</c> callstacks) beside the capture: a text file named <c>&lt;set-name&gt;.modules.txt</c> in the
-/// capture's folder, where <c>&lt;set-name&gt;</c> is
+/// The convention for keeping a capture's module list (<c>select name, base_address from sys.dm_os_loaded_modules</c>,
+/// needed to resolve the raw addresses of <c>.xel</c> callstacks) beside the capture: a text file named
+/// <c>&lt;set-name&gt;.modules.txt</c> in the capture's folder, where <c>&lt;set-name&gt;</c> is
 /// <list type="bullet">
-/// <item>for a rollover file <c>&lt;prefix&gt;_0_&lt;FILETIME&gt;.xel</c>: the rollover prefix (<c>latch_0_133612345678900000.xel</c> → <c>latch.modules.txt</c>),
-/// so every file of the set shares one module list;</item>
-/// <item>for another <c>.xel</c> file: its name without <c>.xel</c> (<c>capture.xel</c> → <c>capture.modules.txt</c>);</item>
-/// <item>for any other file (saved target XML): its name without its last extension (<c>lock_hash.xml</c> → <c>lock_hash.modules.txt</c>).</item>
+/// <item>for a rollover file <c>&lt;prefix&gt;_0_&lt;FILETIME&gt;.xel</c>: the rollover prefix
+/// (<c>latch_0_133612345678900000.xel</c> → <c>latch.modules.txt</c>), so every file of the set shares one module
+/// list;</item>
+/// <item>for another <c>.xel</c> file: its name without <c>.xel</c> (<c>capture.xel</c> →
+/// <c>capture.modules.txt</c>);</item>
+/// <item>for any other file (saved target XML): its name without its last extension (<c>lock_hash.xml</c> →
+/// <c>lock_hash.modules.txt</c>).</item>
 /// </list>
-/// The name is matched exactly first, then ignoring letter case. The list must come from the same SQL Server process lifetime as
-/// the capture (modules move on every start). A rollover set that spans a restart has one address layout per process
-/// lifetime: a file's own list, <c>&lt;file-name&gt;.modules.txt</c>
+/// The name is matched exactly first, then ignoring letter case. The list must come from the same SQL Server process
+/// lifetime as the capture (modules move on every start). A rollover set that spans a restart has one address layout
+/// per process lifetime: a file's own list, <c>&lt;file-name&gt;.modules.txt</c>
 /// (<c>latch_0_133612345678900000.xel.modules.txt</c>, the same rule with the whole file name as the name), takes
 /// precedence over the set's list for that file's events (<see cref="FindForFile"/>).
 /// </summary>
@@ -46,7 +49,8 @@ internal static class ModuleListSidecar
         return without.Length > 0 ? without : name;
     }
 
-    /// <summary>Where the module list of a capture file is expected: <c>&lt;folder&gt;/&lt;set-name&gt;.modules.txt</c>.</summary>
+    /// <summary>Where the module list of a capture file is expected:
+    /// <c>&lt;folder&gt;/&lt;set-name&gt;.modules.txt</c>.</summary>
     /// <param name="captureFile">A capture file path.</param>
     /// <returns>The expected path (which may not exist).</returns>
     public static string ExpectedPath(string captureFile)
@@ -90,7 +94,12 @@ internal static class ModuleListSidecar
         }
 
         string wanted = Path.GetFileName(expected);
-        string[] matches = Directory.EnumerateFiles(dir, "*" + Suffix, new EnumerationOptions { MatchCasing = MatchCasing.CaseInsensitive, IgnoreInaccessible = true })
+        string[] matches = Directory
+            .EnumerateFiles(
+                dir,
+                "*" + Suffix,
+                new EnumerationOptions { MatchCasing = MatchCasing.CaseInsensitive, IgnoreInaccessible = true }
+            )
             .Where(f => string.Equals(Path.GetFileName(f), wanted, StringComparison.OrdinalIgnoreCase))
             .Order(StringComparer.Ordinal)
             .ToArray();

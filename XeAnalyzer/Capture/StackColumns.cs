@@ -12,7 +12,8 @@ internal enum StackColumnKind
     Text,
 }
 
-/// <summary>The column of an event that holds its stack: a field (index ≥ 0) or an action (index = ~action index).</summary>
+/// <summary>The column of an event that holds its stack: a field (index ≥ 0) or an action (index = ~action
+/// index).</summary>
 /// <param name="Index">The field index, or the bitwise complement of the action index.</param>
 /// <param name="Column">The column.</param>
 /// <param name="Kind">How it holds frames.</param>
@@ -31,22 +32,26 @@ internal readonly record struct StackColumn(int Index, XeColumn Column, StackCol
     }
 
     /// <summary>
-    /// Whether an event's stack holds frames: at least one address, or text that is not blank (system_health's <c>call_stack</c> is often
-    /// empty, and an empty stack is not a stack of no frames).
+    /// Whether an event's stack holds frames: at least one address, or text that is not blank (system_health's
+    /// <c>call_stack</c> is often empty, and an empty stack is not a stack of no frames).
     /// </summary>
     /// <param name="value">The stack value (<see cref="GetValue"/>).</param>
     /// <returns>Whether it holds frames.</returns>
     public bool HasFrames(XeValue value) =>
-        Kind == StackColumnKind.Addresses ? value.CallstackFrameCount > 0 : !string.IsNullOrWhiteSpace(value.ToString());
+        Kind == StackColumnKind.Addresses
+            ? value.CallstackFrameCount > 0
+            : !string.IsNullOrWhiteSpace(value.ToString());
 }
 
 /// <summary>
-/// The one rule that decides which column of an event holds its stack, used by <c>stacks</c>, <c>diff</c>, the report, symbolization
-/// and export alike. A stack column is a callstack-typed field or action (raw return addresses: <c>package0.callstack</c>,
-/// system_health's <c>call_stack</c> field), or a text column named like a stack (<c>callstack_rva</c>, <c>task_callstack_rva</c>,
-/// <c>tsql_callstack_rva</c>, <c>call_stack…</c>, <c>stack_frames…</c>, any name containing <c>callstack</c>; target-data XML carries
-/// stacks as text). By default the <c>callstack</c> action is chosen, then the <c>callstack_rva</c> action, then the event's first stack
-/// field, then any other stack action; <c>--stack NAME</c> chooses another (see <see cref="Find"/>).
+/// The one rule that decides which column of an event holds its stack, used by <c>stacks</c>, <c>diff</c>, the report,
+/// symbolization and export alike. A stack column is a callstack-typed field or action (raw return addresses:
+/// <c>package0.callstack</c>, system_health's <c>call_stack</c> field), or a text column named like a stack
+/// (<c>callstack_rva</c>, <c>task_callstack_rva</c>,
+/// <c>tsql_callstack_rva</c>, <c>call_stack…</c>, <c>stack_frames…</c>, any name containing <c>callstack</c>;
+/// target-data XML carries stacks as text). By default the <c>callstack</c> action is chosen, then the
+/// <c>callstack_rva</c> action, then the event's first stack field, then any other stack action; <c>--stack NAME</c>
+/// chooses another (see <see cref="Find"/>).
 /// </summary>
 internal static class StackColumns
 {
@@ -59,7 +64,8 @@ internal static class StackColumns
         return KindOf(column, requested: false) is not null;
     }
 
-    /// <summary>Whether a column name is one target data uses for stacks (<c>callstack</c>, <c>callstack_rva</c>, <c>call_stack</c>, <c>stack_frames</c>, …).</summary>
+    /// <summary>Whether a column name is one target data uses for stacks (<c>callstack</c>, <c>callstack_rva</c>,
+    /// <c>call_stack</c>, <c>stack_frames</c>, …).</summary>
     /// <param name="name">The field or action name.</param>
     /// <returns>Whether the name is stack-like.</returns>
     public static bool IsStackName(string name)
@@ -74,11 +80,12 @@ internal static class StackColumns
     /// <param name="type">The event type.</param>
     /// <param name="actions">The actions its events carry.</param>
     /// <param name="requested">
-    /// The column asked for (<c>--stack NAME</c>), or <see langword="null"/> for the default. A short name is looked up among the event's fields
-    /// first, then its actions (exact, then ignoring case); a <c>package.name</c> only among actions. A requested column may be any
-    /// callstack-typed or text column.
+    /// The column asked for (<c>--stack NAME</c>), or <see langword="null"/> for the default. A short name is looked up
+    /// among the event's fields first, then its actions (exact, then ignoring case); a <c>package.name</c> only among
+    /// actions. A requested column may be any callstack-typed or text column.
     /// </param>
-    /// <param name="problem">When a requested column exists but cannot hold a stack: why (its type); otherwise <see langword="null"/>.</param>
+    /// <param name="problem">When a requested column exists but cannot hold a stack: why (its type); otherwise
+    /// <see langword="null"/>.</param>
     /// <returns>The column, or <see langword="null"/> when the event has none.</returns>
     public static StackColumn? Find(XeEventType type, XeActionSet actions, string? requested, out string? problem)
     {
@@ -87,7 +94,12 @@ internal static class StackColumns
         problem = null;
         if (requested is not null)
         {
-            int index = EventFilter.FindColumn(type, actions, requested, requested.Contains('.', StringComparison.Ordinal));
+            int index = EventFilter.FindColumn(
+                type,
+                actions,
+                requested,
+                requested.Contains('.', StringComparison.Ordinal)
+            );
             if (index == int.MinValue)
             {
                 return null;
@@ -99,7 +111,13 @@ internal static class StackColumns
                 return new StackColumn(index, c, k);
             }
 
-            problem = c.FullName + " of " + type.FullName + " is " + (c.IsMap ? "a map value" : "of type " + c.TypeName) + ", not a callstack";
+            problem =
+                c.FullName
+                + " of "
+                + type.FullName
+                + " is "
+                + (c.IsMap ? "a map value" : "of type " + c.TypeName)
+                + ", not a callstack";
             return null;
         }
 
@@ -131,7 +149,8 @@ internal static class StackColumns
         return null;
     }
 
-    /// <summary>Every stack column of an event type with these actions (fields first, then actions), for writers that keep them all.</summary>
+    /// <summary>Every stack column of an event type with these actions (fields first, then actions), for writers that
+    /// keep them all.</summary>
     /// <param name="type">The event type.</param>
     /// <param name="actions">The actions.</param>
     /// <returns>The columns.</returns>

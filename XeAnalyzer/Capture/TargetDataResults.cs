@@ -4,22 +4,26 @@ using XeAnalyzer.TargetData;
 
 namespace XeAnalyzer.Capture;
 
-/// <summary>What a histogram target's slots hold, as read from their values (the target XML does not name its source).</summary>
+/// <summary>What a histogram target's slots hold, as read from their values (the target XML does not name its
+/// source).</summary>
 public enum HistogramSourceKind
 {
     /// <summary>No slot with a value was read.</summary>
     Unknown,
 
-    /// <summary>Callstacks (<c>source = N'package0.callstack'</c>): frames, one per line, or <c>callstack_rva</c> frame elements.</summary>
+    /// <summary>Callstacks (<c>source = N'package0.callstack'</c>): frames, one per line, or <c>callstack_rva</c> frame
+    /// elements.</summary>
     Callstack,
 
-    /// <summary>The value of an event field or action: text, numbers, or map keys (a map-typed source gives its numeric key only).</summary>
+    /// <summary>The value of an event field or action: text, numbers, or map keys (a map-typed source gives its numeric
+    /// key only).</summary>
     Value,
 }
 
 /// <summary>
-/// One histogram (bucketizer) target of a target-data input: its size, what its slots hold and how many there are. The counts are final
-/// once the read that found it has ended. Slots themselves go to the analyses (<see cref="ICaptureConsumer.AddHistogramSlot"/>).
+/// One histogram (bucketizer) target of a target-data input: its size, what its slots hold and how many there are. The
+/// counts are final once the read that found it has ended. Slots themselves go to the analyses
+/// (<see cref="ICaptureConsumer.AddHistogramSlot"/>).
 /// </summary>
 public sealed partial class HistogramTarget
 {
@@ -53,10 +57,12 @@ public sealed partial class HistogramTarget
     /// <summary>Whether the target says <c>truncated="1"</c>.</summary>
     public bool Truncated { get; }
 
-    /// <summary>What the slots hold, decided by the first slot with a value (see <see cref="ClassifyValue"/>).</summary>
+    /// <summary>What the slots hold, decided by the first slot with a value (see
+    /// <see cref="ClassifyValue"/>).</summary>
     public HistogramSourceKind SourceKind { get; internal set; }
 
-    /// <summary>For a <see cref="HistogramSourceKind.Value"/> histogram: whether every slot value is an integer (numbers or map keys).</summary>
+    /// <summary>For a <see cref="HistogramSourceKind.Value"/> histogram: whether every slot value is an integer
+    /// (numbers or map keys).</summary>
     public bool ValuesAreIntegers { get; internal set; } = true;
 
     /// <summary>Slots read.</summary>
@@ -65,15 +71,17 @@ public sealed partial class HistogramTarget
     /// <summary>Slots with no <c>&lt;value&gt;</c>.</summary>
     public long SlotsWithoutValue { get; internal set; }
 
-    /// <summary>Slots whose value did not look like <see cref="SourceKind"/> (a callstack among values or the reverse).</summary>
+    /// <summary>Slots whose value did not look like <see cref="SourceKind"/> (a callstack among values or the
+    /// reverse).</summary>
     public long SlotsOfOtherKind { get; internal set; }
 
-    /// <summary>The sum of the slots' counts (events): at most <see cref="long.MaxValue"/> (the read refuses a histogram whose counts sum past it).</summary>
+    /// <summary>The sum of the slots' counts (events): at most <see cref="long.MaxValue"/> (the read refuses a
+    /// histogram whose counts sum past it).</summary>
     public long TotalCount => _total;
 
     /// <summary>
-    /// Whether the number of slots reached <see cref="Buckets"/>: every slot is in use, so hash collisions may have merged different values
-    /// into one slot (SQL Server counts them silently, without setting <c>truncated</c>).
+    /// Whether the number of slots reached <see cref="Buckets"/>: every slot is in use, so hash collisions may have
+    /// merged different values into one slot (SQL Server counts them silently, without setting <c>truncated</c>).
     /// </summary>
     public bool SlotsReachedBuckets => Buckets is int b && b > 0 && SlotCount >= b;
 
@@ -81,9 +89,11 @@ public sealed partial class HistogramTarget
     public string Name => Input.Name + ":" + LineNumber.ToString(CultureInfo.InvariantCulture);
 
     /// <summary>
-    /// What a slot value holds: <see cref="HistogramSourceKind.Callstack"/> for <c>&lt;frame&gt;</c> elements, two or more non-blank
-    /// lines, or one line shaped like a frame (<c>module+offset</c>, <c>module!function</c>, a qualified <c>A::B</c> name, a
-    /// <c>0x</c> + 16-hex-digit return address, frame markup); <see cref="HistogramSourceKind.Value"/> for any other text or number;
+    /// What a slot value holds: <see cref="HistogramSourceKind.Callstack"/> for <c>&lt;frame&gt;</c> elements, two or
+    /// more non-blank lines, or one line shaped like a frame (<c>module+offset</c>, <c>module!function</c>, a qualified
+    /// <c>A::B</c> name, a
+    /// <c>0x</c> + 16-hex-digit return address, frame markup); <see cref="HistogramSourceKind.Value"/> for any other
+    /// text or number;
     /// <see cref="HistogramSourceKind.Unknown"/> for no value or a blank one.
     /// </summary>
     /// <param name="value">The slot's value.</param>
@@ -141,11 +151,24 @@ public sealed partial class HistogramTarget
     }
 
     internal static bool IsInteger(ReadOnlySpan<char> s) =>
-        ulong.TryParse(s, NumberStyles.None, CultureInfo.InvariantCulture, out _) ||
-        (s.Length > 2 && s[0] == '0' && (s[1] | 0x20) == 'x' && ulong.TryParse(s[2..], NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out _)) ||
-        (s.Length > 1 && s[0] == '-' && long.TryParse(s, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out _));
+        ulong.TryParse(s, NumberStyles.None, CultureInfo.InvariantCulture, out _)
+        || (
+            s.Length > 2
+            && s[0] == '0'
+            && (s[1] | 0x20) == 'x'
+            && ulong.TryParse(s[2..], NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out _)
+        )
+        || (
+            s.Length > 1
+            && s[0] == '-'
+            && long.TryParse(s, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out _)
+        );
 
-    [GeneratedRegex(@"^(?:0[xX][0-9A-Fa-f]{16}|.*[!].*|[\w.\-]+\s*\+\s*(?:0[xX])?[0-9A-Fa-f]+|.*::.*|.*<frame\b.*|.*&lt;frame\b.*|.*\bModule\(.*)$", RegexOptions.CultureInvariant)]
+    [GeneratedRegex(
+        @"^(?:0[xX][0-9A-Fa-f]{16}|.*[!].*|[\w.\-]+\s*\+\s*(?:0[xX])?[0-9A-Fa-f]+|.*::.*|.*<frame\b.*|.*&lt;frame\b.*"
+            + @"|.*\bModule\(.*)$",
+        RegexOptions.CultureInvariant
+    )]
     private static partial Regex FrameShaped();
 }
 
@@ -155,16 +178,31 @@ public sealed partial class HistogramTarget
 /// <param name="Package">The package name.</param>
 /// <param name="EventName">The event name.</param>
 /// <param name="Count">The count (at most <see cref="long.MaxValue"/>: the read refuses a larger one).</param>
-public sealed record EventCounterValueRead(CaptureInput Input, int TargetIndex, string Package, string EventName, long Count)
+public sealed record EventCounterValueRead(
+    CaptureInput Input,
+    int TargetIndex,
+    string Package,
+    string EventName,
+    long Count
+)
 {
     /// <summary><c>package.event</c>.</summary>
     public string FullName => Package + "." + EventName;
 }
 
-/// <summary>One target-data root element read (a histogram, ring buffer, event_counter, pair_matching, event_file target, or event list). Immutable.</summary>
+/// <summary>One target-data root element read (a histogram, ring buffer, event_counter, pair_matching, event_file
+/// target, or event list). Immutable.</summary>
 public sealed class TargetSummary
 {
-    internal TargetSummary(CaptureInput input, TargetStart start, long itemCount, IReadOnlyList<string> warnings, IReadOnlyList<string> files, ulong? buffersLogged, ulong? buffersDropped)
+    internal TargetSummary(
+        CaptureInput input,
+        TargetStart start,
+        long itemCount,
+        IReadOnlyList<string> warnings,
+        IReadOnlyList<string> files,
+        ulong? buffersLogged,
+        ulong? buffersDropped
+    )
     {
         Input = input;
         Kind = start.Kind;
@@ -198,7 +236,8 @@ public sealed class TargetSummary
     /// <summary>Whether the root says <c>truncated="1"</c> (the server left data out).</summary>
     public bool Truncated { get; }
 
-    /// <summary>The root's attributes as written (for example a ring buffer's <c>eventCount</c> and <c>droppedCount</c>).</summary>
+    /// <summary>The root's attributes as written (for example a ring buffer's <c>eventCount</c> and
+    /// <c>droppedCount</c>).</summary>
     public IReadOnlyList<KeyValuePair<string, string>> Attributes { get; }
 
     /// <summary>Slots, events, counters or files read from the root.</summary>
@@ -216,17 +255,19 @@ public sealed class TargetSummary
     /// <summary>For an event_file target: buffers dropped, when given.</summary>
     public ulong? BuffersDropped { get; }
 
-    /// <summary>The kind as the server names the target: <c>histogram</c>, <c>ring_buffer</c>, <c>event_counter</c>, <c>pair_matching</c>, <c>event_file</c>, <c>event list</c>.</summary>
-    public string KindName => Kind switch
-    {
-        TargetDataKind.Histogram => "histogram",
-        TargetDataKind.RingBuffer => "ring_buffer",
-        TargetDataKind.EventCounter => "event_counter",
-        TargetDataKind.PairMatching => "pair_matching",
-        TargetDataKind.EventFile => "event_file",
-        TargetDataKind.Event => "event_data",
-        _ => "event list",
-    };
+    /// <summary>The kind as the server names the target: <c>histogram</c>, <c>ring_buffer</c>, <c>event_counter</c>,
+    /// <c>pair_matching</c>, <c>event_file</c>, <c>event list</c>.</summary>
+    public string KindName =>
+        Kind switch
+        {
+            TargetDataKind.Histogram => "histogram",
+            TargetDataKind.RingBuffer => "ring_buffer",
+            TargetDataKind.EventCounter => "event_counter",
+            TargetDataKind.PairMatching => "pair_matching",
+            TargetDataKind.EventFile => "event_file",
+            TargetDataKind.Event => "event_data",
+            _ => "event list",
+        };
 
     /// <summary>The value of a root attribute, or <see langword="null"/>.</summary>
     /// <param name="name">The attribute name (case-sensitive).</param>

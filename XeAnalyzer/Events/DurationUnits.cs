@@ -19,19 +19,21 @@ internal sealed record FieldUnit(FieldTimeUnit? Unit, bool Verified, string Sour
 {
     /// <summary>The unit as a label shows it: <c>ms</c>, <c>µs</c>, <c>µs, unit unverified</c> or
     /// <c>unit unknown</c>.</summary>
-    public string Label => Unit switch
-    {
-        null => "unit unknown",
-        FieldTimeUnit u => Verified ? Symbol(u) : Symbol(u) + ", unit unverified",
-    };
+    public string Label =>
+        Unit switch
+        {
+            null => "unit unknown",
+            FieldTimeUnit u => Verified ? Symbol(u) : Symbol(u) + ", unit unverified",
+        };
 
     /// <summary>The unit's ASCII code for machines (<c>ms</c>, <c>us</c>), or <c>unknown</c>.</summary>
-    public string Code => Unit switch
-    {
-        FieldTimeUnit.Milliseconds => "ms",
-        FieldTimeUnit.Microseconds => "us",
-        _ => "unknown",
-    };
+    public string Code =>
+        Unit switch
+        {
+            FieldTimeUnit.Milliseconds => "ms",
+            FieldTimeUnit.Microseconds => "us",
+            _ => "unknown",
+        };
 
     /// <summary>The symbol of a unit: <c>ms</c> or <c>µs</c>.</summary>
     public static string Symbol(FieldTimeUnit unit) => unit == FieldTimeUnit.Microseconds ? "\u00B5s" : "ms";
@@ -52,8 +54,13 @@ internal static class DurationUnits
 
     private static readonly string[] s_queryEvents =
     [
-        "rpc_completed", "sql_batch_completed", "sql_statement_completed", "sp_statement_completed", "module_end",
-        "logout", "attention",
+        "rpc_completed",
+        "sql_batch_completed",
+        "sql_statement_completed",
+        "sp_statement_completed",
+        "module_end",
+        "logout",
+        "attention",
     ];
 
     private static readonly string[] s_latchEvents = ["latch_released", "latch_suspend_end"];
@@ -104,8 +111,11 @@ internal static class DurationUnits
         // (cpu 78000 against duration 88187, in whole-ms steps); the reference records the contradiction.
         if (ev == "sql_batch_completed" && field == "cpu_time")
         {
-            return new FieldUnit(FieldTimeUnit.Microseconds, true,
-                "the values (the metadata's description says milliseconds but the values are microseconds)");
+            return new FieldUnit(
+                FieldTimeUnit.Microseconds,
+                true,
+                "the values (the metadata's description says milliseconds but the values are microseconds)"
+            );
         }
 
         if (DescribedUnit(description) is FieldTimeUnit described)
@@ -125,8 +135,11 @@ internal static class DurationUnits
 
         if (Array.IndexOf(s_latchEvents, ev) >= 0 && field == "duration")
         {
-            return new FieldUnit(FieldTimeUnit.Microseconds, false,
-                "a third-party parser; no Microsoft source states it");
+            return new FieldUnit(
+                FieldTimeUnit.Microseconds,
+                false,
+                "a third-party parser; no Microsoft source states it"
+            );
         }
 
         return new FieldUnit(null, false, "nothing (the metadata has no description with a unit)");
@@ -172,6 +185,8 @@ internal static class DurationUnits
 
         bool micro = description.Contains("microsecond", StringComparison.OrdinalIgnoreCase);
         bool milli = description.Contains("millisecond", StringComparison.OrdinalIgnoreCase);
-        return micro == milli ? null : micro ? FieldTimeUnit.Microseconds : FieldTimeUnit.Milliseconds;
+        return micro == milli ? null
+            : micro ? FieldTimeUnit.Microseconds
+            : FieldTimeUnit.Milliseconds;
     }
 }

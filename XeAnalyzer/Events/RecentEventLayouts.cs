@@ -3,9 +3,9 @@ using System.Diagnostics.CodeAnalysis;
 namespace XeAnalyzer.Events;
 
 /// <summary>
-/// What a per-event loop worked out for the last two (event type, action set) pairs, so an event of either costs two reference
-/// comparisons instead of a dictionary lookup: captures often alternate two event types (latch_acquired and latch_released,
-/// wait_info begin and end). A mutable struct: keep it in a field and call it in place.
+/// What a per-event loop worked out for the last two (event type, action set) pairs, so an event of either costs two
+/// reference comparisons instead of a dictionary lookup: captures often alternate two event types (latch_acquired and
+/// latch_released, wait_info begin and end). A mutable struct: keep it in a field and call it in place.
 /// </summary>
 /// <typeparam name="T">What is remembered per pair.</typeparam>
 internal struct RecentEventLayouts<T>
@@ -18,7 +18,8 @@ internal struct RecentEventLayouts<T>
     private XeActionSet? _otherSet;
     private T? _otherValue;
 
-    /// <summary>The value remembered for the pair, if it is one of the last two (the one found becomes the last).</summary>
+    /// <summary>The value remembered for the pair, if it is one of the last two (the one found becomes the
+    /// last).</summary>
     public bool TryGet(XeEventType type, XeActionSet set, [NotNullWhen(true)] out T? value)
     {
         if (!ReferenceEquals(type, _type) || !ReferenceEquals(set, _set))

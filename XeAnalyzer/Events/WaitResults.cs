@@ -12,14 +12,15 @@ internal static class WaitResults
     /// <summary>The name of a code, or <see langword="null"/> for an unknown one.</summary>
     /// <param name="code">The value of <c>wait_result</c>.</param>
     /// <returns><c>signaled</c>, <c>WAIT_ABANDONED</c>, <c>WAIT_TIMEOUT</c>, <c>WAIT_FAILED</c> or null.</returns>
-    public static string? Name(ulong code) => code switch
-    {
-        0 => "signaled",
-        0x80 => "WAIT_ABANDONED",
-        0x102 => "WAIT_TIMEOUT",
-        0xFFFFFFFF => "WAIT_FAILED",
-        _ => null,
-    };
+    public static string? Name(ulong code) =>
+        code switch
+        {
+            0 => "signaled",
+            0x80 => "WAIT_ABANDONED",
+            0x102 => "WAIT_TIMEOUT",
+            0xFFFFFFFF => "WAIT_FAILED",
+            _ => null,
+        };
 
     /// <summary>A value as shown: <c>258 (WAIT_TIMEOUT)</c>, or the text alone when it is no known code.</summary>
     /// <param name="text">The value as rendered (decimal).</param>
@@ -27,7 +28,8 @@ internal static class WaitResults
     public static string Label(string text)
     {
         ArgumentNullException.ThrowIfNull(text);
-        return ulong.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out ulong code)
+        return
+            ulong.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out ulong code)
             && Name(code) is string name
             ? text + " (" + name + ")"
             : text;

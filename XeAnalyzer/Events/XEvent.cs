@@ -2,7 +2,8 @@ using System.Buffers.Binary;
 
 namespace XeAnalyzer.Events;
 
-/// <summary>Where an event came from: the capture file and the byte offset of its record (or no location for built events).</summary>
+/// <summary>Where an event came from: the capture file and the byte offset of its record (or no location for built
+/// events).</summary>
 /// <param name="FilePath">The capture file, or <see langword="null"/>.</param>
 /// <param name="Offset">Absolute byte offset of the event record in the file, or -1.</param>
 public readonly record struct XeSourceLocation(string? FilePath, long Offset)
@@ -11,23 +12,27 @@ public readonly record struct XeSourceLocation(string? FilePath, long Offset)
     public static XeSourceLocation None { get; } = new(null, -1);
 
     /// <inheritdoc/>
-    public override string ToString() => FilePath is null ? "<built>" : FilePath + "@" + Offset.ToString(System.Globalization.CultureInfo.InvariantCulture);
+    public override string ToString() =>
+        FilePath is null
+            ? "<built>"
+            : FilePath + "@" + Offset.ToString(System.Globalization.CultureInfo.InvariantCulture);
 }
 
 /// <summary>
-/// One Extended Events event: the common currency of XeAnalyzer. Events read from a <c>.xel</c> file are lightweight objects
-/// that refer to their buffer's byte array (one array per buffer, shared by that buffer's events) and to their
+/// One Extended Events event: the common currency of XeAnalyzer. Events read from a <c>.xel</c> file are lightweight
+/// objects that refer to their buffer's byte array (one array per buffer, shared by that buffer's events) and to their
 /// <see cref="XeEventType"/>; values decode on access. Events can also be built from values with <see cref="Create"/>
 /// (for target-data XML, tests and generators).
 /// </summary>
 /// <remarks>
 /// <para><b>Ownership.</b> Events of the <see cref="IEnumerable{T}"/> readers (<c>XelReader.ReadEvents</c>,
 /// <c>CaptureSource.ReadEvents</c>)
-/// and built events own their data: immutable, safe to share between threads and to keep (keeping one keeps its buffer alive).
-/// An event handed to <see cref="Capture.ICaptureConsumer.Add"/> by <see cref="Capture.CaptureSource.Read"/> is <see cref="IsTransient"/>:
-/// a view into a pooled buffer, valid only during that call, and so are the <see cref="XeValue"/>s read from it (the same object is
-/// re-pointed at the next event, and the buffer is reused once its events are delivered). A consumer that keeps an event beyond the call
-/// keeps <see cref="Detach"/>'s copy; one that keeps a value copies it into its own types (numbers, strings, <see cref="XeValue.AsBytes"/>,
+/// and built events own their data: immutable, safe to share between threads and to keep (keeping one keeps its buffer
+/// alive). An event handed to <see cref="Capture.ICaptureConsumer.Add"/> by <see cref="Capture.CaptureSource.Read"/> is
+/// <see cref="IsTransient"/>: a view into a pooled buffer, valid only during that call, and so are the
+/// <see cref="XeValue"/>s read from it (the same object is re-pointed at the next event, and the buffer is reused once
+/// its events are delivered). A consumer that keeps an event beyond the call keeps <see cref="Detach"/>'s copy; one
+/// that keeps a value copies it into its own types (numbers, strings, <see cref="XeValue.AsBytes"/>,
 /// <see cref="XeValue.CopyCallstackTo"/>).</para>
 /// </remarks>
 public sealed class XEvent
@@ -43,7 +48,16 @@ public sealed class XEvent
     private readonly XeValue[]? _fieldValues;
     private readonly XeValue[]? _actionValues;
 
-    internal XEvent(XeEventType type, DateTime timestamp, byte[] buffer, int payloadOffset, int payloadLength, int actionsOffset, XeActionSet actions, XeSourceLocation source)
+    internal XEvent(
+        XeEventType type,
+        DateTime timestamp,
+        byte[] buffer,
+        int payloadOffset,
+        int payloadLength,
+        int actionsOffset,
+        XeActionSet actions,
+        XeSourceLocation source
+    )
     {
         EventType = type;
         Timestamp = timestamp;
@@ -55,7 +69,8 @@ public sealed class XEvent
         Source = source;
     }
 
-    /// <summary>A transient view (see <see cref="IsTransient"/>), pointed at each event in turn with <see cref="PointBuffer"/> and <see cref="PointRecord"/>.</summary>
+    /// <summary>A transient view (see <see cref="IsTransient"/>), pointed at each event in turn with
+    /// <see cref="PointBuffer"/> and <see cref="PointRecord"/>.</summary>
     internal XEvent(XeEventType type)
     {
         EventType = type;
@@ -64,8 +79,9 @@ public sealed class XEvent
     }
 
     /// <summary>
-    /// Points a transient view at one buffer: what <see cref="PointRecord"/> leaves alone (the buffer's bytes, where its records' actions
-    /// start, its file), so the records of a buffer are pointed at without storing the same references again for every event.
+    /// Points a transient view at one buffer: what <see cref="PointRecord"/> leaves alone (the buffer's bytes, where
+    /// its records' actions start, its file), so the records of a buffer are pointed at without storing the same
+    /// references again for every event.
     /// </summary>
     internal void PointBuffer(byte[] buffer, int[] actionStarts, string file)
     {
@@ -75,7 +91,17 @@ public sealed class XEvent
     }
 
     /// <summary>Points a transient view, set up by <see cref="PointBuffer"/>, at one record of its buffer.</summary>
-    internal void PointRecord(XeEventType type, DateTime timestamp, int payloadOffset, int payloadLength, int actionsOffset, int recordEnd, int actionStartsIndex, XeActionSet actions, long sourceOffset)
+    internal void PointRecord(
+        XeEventType type,
+        DateTime timestamp,
+        int payloadOffset,
+        int payloadLength,
+        int actionsOffset,
+        int recordEnd,
+        int actionStartsIndex,
+        XeActionSet actions,
+        long sourceOffset
+    )
     {
         if (!ReferenceEquals(type, EventType))
         {
@@ -96,7 +122,8 @@ public sealed class XEvent
         _sourceOffset = sourceOffset;
     }
 
-    /// <summary>Sets where each action of a record read from a file starts (so <see cref="GetAction(int)"/> need not walk the actions before it).</summary>
+    /// <summary>Sets where each action of a record read from a file starts (so <see cref="GetAction(int)"/> need not
+    /// walk the actions before it).</summary>
     internal void SetActionStarts(int[] starts, int index)
     {
         _actionStarts = starts;
@@ -111,14 +138,16 @@ public sealed class XEvent
     }
 
     /// <summary>
-    /// Whether this event is a transient view into a pooled buffer: valid only during the <see cref="Capture.ICaptureConsumer.Add"/> call
-    /// that handed it, like the values read from it. Keep <see cref="Detach"/>'s copy instead.
+    /// Whether this event is a transient view into a pooled buffer: valid only during the
+    /// <see cref="Capture.ICaptureConsumer.Add"/> call that handed it, like the values read from it. Keep
+    /// <see cref="Detach"/>'s copy instead.
     /// </summary>
     public bool IsTransient { get; }
 
     /// <summary>
     /// An event that stays valid after the call that handed this one: this event itself when it owns its data (not
-    /// <see cref="IsTransient"/>), else a copy of its record's bytes (payload and actions) with the same type, time, actions and source.
+    /// <see cref="IsTransient"/>), else a copy of its record's bytes (payload and actions) with the same type, time,
+    /// actions and source.
     /// </summary>
     /// <returns>An event that owns its data.</returns>
     public XEvent Detach()
@@ -128,12 +157,32 @@ public sealed class XEvent
             return this;
         }
 
-        byte[] b = _buffer ?? throw new InvalidOperationException("The transient event is no longer valid: it was handed to a consumer call that has returned.");
+        byte[] b =
+            _buffer
+            ?? throw new InvalidOperationException(
+                "The transient event is no longer valid: it was handed to a consumer call that has returned."
+            );
         byte[] copy = b.AsSpan(_payloadOffset, _recordEnd - _payloadOffset).ToArray();
-        return new XEvent(EventType, Timestamp, copy, 0, PayloadLength, _actionsOffset - _payloadOffset, ActionSet, Source);
+        return new XEvent(
+            EventType,
+            Timestamp,
+            copy,
+            0,
+            PayloadLength,
+            _actionsOffset - _payloadOffset,
+            ActionSet,
+            Source
+        );
     }
 
-    private XEvent(XeEventType type, DateTime timestamp, XeValue[] fields, XeValue[] actions, XeActionSet actionSet, XeSourceLocation source)
+    private XEvent(
+        XeEventType type,
+        DateTime timestamp,
+        XeValue[] fields,
+        XeValue[] actions,
+        XeActionSet actionSet,
+        XeSourceLocation source
+    )
     {
         EventType = type;
         Timestamp = timestamp;
@@ -191,7 +240,8 @@ public sealed class XEvent
     public int ActionCount => ActionSet.Count;
 
     /// <summary>The value of <c>package0.event_sequence</c>, when the event carries it.</summary>
-    public ulong? EventSequence => ActionSet.EventSequenceIndex >= 0 ? GetAction(ActionSet.EventSequenceIndex).AsUInt64() : null;
+    public ulong? EventSequence =>
+        ActionSet.EventSequenceIndex >= 0 ? GetAction(ActionSet.EventSequenceIndex).AsUInt64() : null;
 
     /// <summary>Payload length in bytes (0 for built events).</summary>
     internal int PayloadLength { get; private set; }
@@ -227,7 +277,9 @@ public sealed class XEvent
     public XeValue GetField(string name)
     {
         int i = EventType.GetFieldIndex(name);
-        return i >= 0 ? GetField(i) : throw new KeyNotFoundException("Event " + FullName + " has no field '" + name + "'.");
+        return i >= 0
+            ? GetField(i)
+            : throw new KeyNotFoundException("Event " + FullName + " has no field '" + name + "'.");
     }
 
     /// <summary>Looks up a field by short name.</summary>
@@ -248,7 +300,8 @@ public sealed class XEvent
     {
         if (_actionStarts is int[] starts)
         {
-            // An event read from a file: where each action starts is known (the common case, kept small enough to inline).
+            // An event read from a file: where each action starts is known (the common case, kept small enough to
+            // inline).
             XeColumn c = ActionSet[index];
             byte[] b = _buffer!;
             int p = starts[_actionStartsIndex + index];
@@ -284,7 +337,9 @@ public sealed class XEvent
     public XeValue GetAction(string name)
     {
         int i = ActionSet.IndexOf(name);
-        return i >= 0 ? GetAction(i) : throw new KeyNotFoundException("Event " + FullName + " has no action '" + name + "'.");
+        return i >= 0
+            ? GetAction(i)
+            : throw new KeyNotFoundException("Event " + FullName + " has no action '" + name + "'.");
     }
 
     /// <summary>Looks up an action by short name (or <c>package.name</c>).</summary>
@@ -303,18 +358,34 @@ public sealed class XEvent
     /// </summary>
     /// <param name="eventType">The event type.</param>
     /// <param name="timestamp">The event time (converted to UTC if it is not already).</param>
-    /// <param name="fields">One value per field of <paramref name="eventType"/>, in field order, each built for that field's column.</param>
+    /// <param name="fields">One value per field of <paramref name="eventType"/>, in field order, each built for that
+    /// field's column.</param>
     /// <param name="actions">Action values (each built for an action column), in record order.</param>
     /// <param name="source">Where the event came from, if anywhere.</param>
     /// <returns>The event.</returns>
     /// <exception cref="ArgumentException">A value does not belong to the matching column.</exception>
-    public static XEvent Create(XeEventType eventType, DateTime timestamp, IReadOnlyList<XeValue> fields, IReadOnlyList<XeValue>? actions = null, XeSourceLocation? source = null)
+    public static XEvent Create(
+        XeEventType eventType,
+        DateTime timestamp,
+        IReadOnlyList<XeValue> fields,
+        IReadOnlyList<XeValue>? actions = null,
+        XeSourceLocation? source = null
+    )
     {
         ArgumentNullException.ThrowIfNull(eventType);
         ArgumentNullException.ThrowIfNull(fields);
         if (fields.Count != eventType.FieldArray.Length)
         {
-            throw new ArgumentException("Event " + eventType.FullName + " has " + eventType.FieldArray.Length.ToString(System.Globalization.CultureInfo.InvariantCulture) + " fields; got " + fields.Count.ToString(System.Globalization.CultureInfo.InvariantCulture) + " values.", nameof(fields));
+            throw new ArgumentException(
+                "Event "
+                    + eventType.FullName
+                    + " has "
+                    + eventType.FieldArray.Length.ToString(System.Globalization.CultureInfo.InvariantCulture)
+                    + " fields; got "
+                    + fields.Count.ToString(System.Globalization.CultureInfo.InvariantCulture)
+                    + " values.",
+                nameof(fields)
+            );
         }
 
         var f = new XeValue[fields.Count];
@@ -322,7 +393,16 @@ public sealed class XEvent
         {
             if (!ReferenceEquals(fields[i].Column, eventType.FieldArray[i]))
             {
-                throw new ArgumentException("Value " + i.ToString(System.Globalization.CultureInfo.InvariantCulture) + " was not built for field '" + eventType.FieldArray[i].Name + "' of " + eventType.FullName + ".", nameof(fields));
+                throw new ArgumentException(
+                    "Value "
+                        + i.ToString(System.Globalization.CultureInfo.InvariantCulture)
+                        + " was not built for field '"
+                        + eventType.FieldArray[i].Name
+                        + "' of "
+                        + eventType.FullName
+                        + ".",
+                    nameof(fields)
+                );
             }
 
             f[i] = fields[i];
@@ -332,17 +412,45 @@ public sealed class XEvent
         var cols = new XeColumn[a.Length];
         for (int i = 0; i < a.Length; i++)
         {
-            cols[i] = a[i].Column is { Kind: XeColumnKind.Action } c ? c : throw new ArgumentException("Action value " + i.ToString(System.Globalization.CultureInfo.InvariantCulture) + " was not built for an action column.", nameof(actions));
+            cols[i] = a[i].Column is { Kind: XeColumnKind.Action } c
+                ? c
+                : throw new ArgumentException(
+                    "Action value "
+                        + i.ToString(System.Globalization.CultureInfo.InvariantCulture)
+                        + " was not built for an action column.",
+                    nameof(actions)
+                );
         }
 
-        DateTime utc = timestamp.Kind == DateTimeKind.Utc ? timestamp : (timestamp.Kind == DateTimeKind.Local ? timestamp.ToUniversalTime() : DateTime.SpecifyKind(timestamp, DateTimeKind.Utc));
-        return new XEvent(eventType, utc, f, a, a.Length == 0 ? XeActionSet.Empty : new XeActionSet(cols), source ?? XeSourceLocation.None);
+        DateTime utc =
+            timestamp.Kind == DateTimeKind.Utc
+                ? timestamp
+                : (
+                    timestamp.Kind == DateTimeKind.Local
+                        ? timestamp.ToUniversalTime()
+                        : DateTime.SpecifyKind(timestamp, DateTimeKind.Utc)
+                );
+        return new XEvent(
+            eventType,
+            utc,
+            f,
+            a,
+            a.Length == 0 ? XeActionSet.Empty : new XeActionSet(cols),
+            source ?? XeSourceLocation.None
+        );
     }
 
     /// <summary>Builds an event from values with a given action set (shared by many events).</summary>
-    internal static XEvent CreateShared(XeEventType eventType, DateTime utc, XeValue[] fields, XeValue[] actions, XeActionSet set, XeSourceLocation source) =>
-        new(eventType, utc, fields, actions, set, source);
+    internal static XEvent CreateShared(
+        XeEventType eventType,
+        DateTime utc,
+        XeValue[] fields,
+        XeValue[] actions,
+        XeActionSet set,
+        XeSourceLocation source
+    ) => new(eventType, utc, fields, actions, set, source);
 
     /// <inheritdoc/>
-    public override string ToString() => FullName + " @ " + Timestamp.ToString("o", System.Globalization.CultureInfo.InvariantCulture);
+    public override string ToString() =>
+        FullName + " @ " + Timestamp.ToString("o", System.Globalization.CultureInfo.InvariantCulture);
 }

@@ -1,8 +1,9 @@
 namespace XeAnalyzer.Events;
 
 /// <summary>
-/// The ordered actions carried by an event. Events of one event type in one file normally share one instance, so a consumer
-/// can resolve action indices once and re-resolve only when <see cref="object.ReferenceEquals"/> says the set changed.
+/// The ordered actions carried by an event. Events of one event type in one file normally share one instance, so a
+/// consumer can resolve action indices once and re-resolve only when <see cref="object.ReferenceEquals"/> says the set
+/// changed.
 /// </summary>
 /// <remarks>Immutable; safe to share between threads.</remarks>
 public sealed class XeActionSet
@@ -31,7 +32,11 @@ public sealed class XeActionSet
 
             _actions[i] = a;
             _rids[i] = a.Rid;
-            if (EventSequenceIndex < 0 && a.Package.Index == 0 && string.Equals(a.Name, "event_sequence", StringComparison.Ordinal))
+            if (
+                EventSequenceIndex < 0
+                && a.Package.Index == 0
+                && string.Equals(a.Name, "event_sequence", StringComparison.Ordinal)
+            )
             {
                 EventSequenceIndex = i;
             }
@@ -55,7 +60,8 @@ public sealed class XeActionSet
 
     internal XeColumn[] Array => _actions;
 
-    /// <summary>The position of the first action with short name <paramref name="name"/> (or <c>package.name</c>), or -1.</summary>
+    /// <summary>The position of the first action with short name <paramref name="name"/> (or <c>package.name</c>), or
+    /// -1.</summary>
     /// <param name="name">The short or full action name (ordinal).</param>
     /// <returns>The position, or -1.</returns>
     public int IndexOf(string name)
@@ -73,6 +79,7 @@ public sealed class XeActionSet
         return -1;
     }
 
-    /// <summary>Whether this set carries the same actions (by RID, in the same order) as <paramref name="rids"/>.</summary>
+    /// <summary>Whether this set carries the same actions (by RID, in the same order) as
+    /// <paramref name="rids"/>.</summary>
     internal bool SameRids(ReadOnlySpan<uint> rids) => rids.SequenceEqual(_rids);
 }

@@ -17,7 +17,16 @@ public enum XeColumnKind
 /// <remarks>Immutable; safe to share between threads.</remarks>
 public sealed class XeColumn
 {
-    internal XeColumn(XeColumnKind kind, XePackage package, string name, int index, XeType? type, XeMap? map, int pointerSize, string description)
+    internal XeColumn(
+        XeColumnKind kind,
+        XePackage package,
+        string name,
+        int index,
+        XeType? type,
+        XeMap? map,
+        int pointerSize,
+        string description
+    )
     {
         if (type is null && map is null)
         {
@@ -48,7 +57,8 @@ public sealed class XeColumn
     /// <summary><c>package.name</c> for an action; the short name for a field.</summary>
     public string FullName => Kind == XeColumnKind.Action ? Package.Name + "." + Name : Name;
 
-    /// <summary>For a field: its position in the event type's field list. For an action: its object index within its package.</summary>
+    /// <summary>For a field: its position in the event type's field list. For an action: its object index within its
+    /// package.</summary>
     public int Index { get; }
 
     /// <summary>The value type, or <see langword="null"/> for a map-valued column.</summary>
@@ -79,14 +89,13 @@ public sealed class XeColumn
     public string Description { get; }
 
     /// <summary>For an action: its RID (object type 1). For a field: the RID of its type or map.</summary>
-    public uint Rid => Kind == XeColumnKind.Action
-        ? XeRid.Make(Package.Index, Index, XeRid.TypeAction)
-        : TypeRid;
+    public uint Rid => Kind == XeColumnKind.Action ? XeRid.Make(Package.Index, Index, XeRid.TypeAction) : TypeRid;
 
     /// <summary>The RID of the column's type or map, as the metadata references it.</summary>
     public uint TypeRid => Map is not null ? Map.Rid : Type!.Rid;
 
-    /// <summary>For a field: the byte offset of its value (or of its offset/length slot) in the event payload.</summary>
+    /// <summary>For a field: the byte offset of its value (or of its offset/length slot) in the event
+    /// payload.</summary>
     internal int PayloadOffset { get; init; }
 
     /// <summary>For a field: the field's capability bits as read.</summary>

@@ -10,12 +10,21 @@ internal sealed record XeStaticAttributeValue(string Name, uint TypeRid, object 
 /// <summary>A customizable attribute of an event type (for example <c>collect_statement</c>).</summary>
 /// <param name="Name">Attribute name.</param>
 /// <param name="TypeRid">RID of the attribute's type or map.</param>
-/// <param name="Value">The value set by the session: a <see cref="System.Guid"/>, a <see cref="string"/> or a <see cref="ulong"/>.</param>
+/// <param name="Value">The value set by the session: a <see cref="System.Guid"/>, a <see cref="string"/> or a
+/// <see cref="ulong"/>.</param>
 /// <param name="DefaultValue">The default value.</param>
 /// <param name="Aggregation">Aggregation kind as stored.</param>
 /// <param name="Capabilities">Capability bits as stored.</param>
 /// <param name="Description">Attribute description.</param>
-internal sealed record XeCustomizableAttributeValue(string Name, uint TypeRid, object Value, ulong DefaultValue, int Aggregation, int Capabilities, string Description);
+internal sealed record XeCustomizableAttributeValue(
+    string Name,
+    uint TypeRid,
+    object Value,
+    ulong DefaultValue,
+    int Aggregation,
+    int Capabilities,
+    string Description
+);
 
 /// <summary>
 /// An event type of a capture's metadata (for example <c>sqlos.wait_info</c>): its identity, UUID and ordered fields.
@@ -27,7 +36,14 @@ public sealed class XeEventType
     private readonly XeColumn[] _fields;
     private readonly Dictionary<string, int> _fieldIndex;
 
-    internal XeEventType(XePackage package, int objectIndex, string name, Guid uuid, XeColumn[] fields, string description)
+    internal XeEventType(
+        XePackage package,
+        int objectIndex,
+        string name,
+        Guid uuid,
+        XeColumn[] fields,
+        string description
+    )
     {
         Package = package;
         ObjectIndex = objectIndex;
@@ -64,7 +80,8 @@ public sealed class XeEventType
     /// <summary><c>package.event</c>, for example <c>sqlos.wait_info</c>.</summary>
     public string FullName { get; }
 
-    /// <summary>The event-type GUID (the first static attribute); XELite's <c>UUID</c>. It is not a per-event id.</summary>
+    /// <summary>The event-type GUID (the first static attribute); XELite's <c>UUID</c>. It is not a per-event
+    /// id.</summary>
     public Guid Uuid { get; }
 
     /// <summary>The description from the metadata.</summary>
@@ -76,7 +93,8 @@ public sealed class XeEventType
     /// <summary>The event's RID (object type 0).</summary>
     public uint Rid => XeRid.Make(Package.Index, ObjectIndex, XeRid.TypeEvent);
 
-    /// <summary>Static attributes as read (empty for event types built in code, except the UUID the writer adds).</summary>
+    /// <summary>Static attributes as read (empty for event types built in code, except the UUID the writer
+    /// adds).</summary>
     internal IReadOnlyList<XeStaticAttributeValue> StaticAttributes { get; init; } = [];
 
     /// <summary>Customizable attributes as read.</summary>
@@ -108,7 +126,8 @@ public sealed class XeEventType
         return _fieldIndex.TryGetValue(name, out int i) ? i : -1;
     }
 
-    /// <summary>Whether <paramref name="name"/> names this event type: <c>package.event</c> or just <c>event</c> (ordinal, case-sensitive).</summary>
+    /// <summary>Whether <paramref name="name"/> names this event type: <c>package.event</c> or just <c>event</c>
+    /// (ordinal, case-sensitive).</summary>
     /// <param name="name">The name to test.</param>
     /// <returns>Whether it matches.</returns>
     public bool Matches(string name)

@@ -15,7 +15,8 @@ internal readonly record struct XeFieldDefinition
     /// <summary>The field name.</summary>
     public string Name { get; }
 
-    /// <summary>The base type (a standard <c>package0</c> type is used), when neither <see cref="Type"/> nor <see cref="Map"/> is set.</summary>
+    /// <summary>The base type (a standard <c>package0</c> type is used), when neither <see cref="Type"/> nor
+    /// <see cref="Map"/> is set.</summary>
     public XeBaseType BaseType { get; }
 
     /// <summary>An explicit type object.</summary>
@@ -34,11 +35,13 @@ internal readonly record struct XeFieldDefinition
     /// <param name="name">Field name.</param>
     /// <param name="type">The type (of the same schema).</param>
     /// <returns>The definition.</returns>
-    public static XeFieldDefinition Of(string name, XeType type) => new(name, type?.BaseType ?? throw new ArgumentNullException(nameof(type)), type, null);
+    public static XeFieldDefinition Of(string name, XeType type) =>
+        new(name, type?.BaseType ?? throw new ArgumentNullException(nameof(type)), type, null);
 
     /// <summary>A map-valued field (the payload holds the key).</summary>
     /// <param name="name">Field name.</param>
     /// <param name="map">The map (of the same schema).</param>
     /// <returns>The definition.</returns>
-    public static XeFieldDefinition Of(string name, XeMap map) => new(name, map?.KeyBaseType ?? throw new ArgumentNullException(nameof(map)), null, map);
+    public static XeFieldDefinition Of(string name, XeMap map) =>
+        new(name, map?.KeyBaseType ?? throw new ArgumentNullException(nameof(map)), null, map);
 }

@@ -18,7 +18,15 @@ public sealed class XeMap
     private readonly List<XeMapEntry> _entries;
     private readonly Dictionary<ulong, string> _byKey;
 
-    internal XeMap(XePackage package, int objectIndex, string name, bool isBitmask, int keySize, XeMapEntry[] entries, string description)
+    internal XeMap(
+        XePackage package,
+        int objectIndex,
+        string name,
+        bool isBitmask,
+        int keySize,
+        XeMapEntry[] entries,
+        string description
+    )
     {
         Package = package;
         ObjectIndex = objectIndex;
@@ -56,10 +64,11 @@ public sealed class XeMap
     public IReadOnlyList<XeMapEntry> Entries => _entries;
 
     /// <summary>
-    /// Adds a key met in target-data XML (where a map's keys arrive with the events that use them); a key already known keeps its first
-    /// text. Only maps built by the XML adapter grow, and only while their input is read.
+    /// Adds a key met in target-data XML (where a map's keys arrive with the events that use them); a key already known
+    /// keeps its first text. Only maps built by the XML adapter grow, and only while their input is read.
     /// </summary>
-    /// <returns>Whether the key was new; <paramref name="conflict"/> says whether it was known with another text.</returns>
+    /// <returns>Whether the key was new; <paramref name="conflict"/> says whether it was known with another
+    /// text.</returns>
     internal bool TryAddEntry(uint key, string text, out bool conflict)
     {
         if (_byKey.TryGetValue(key, out string? known))
@@ -78,13 +87,14 @@ public sealed class XeMap
     public uint Rid => XeRid.Make(Package.Index, ObjectIndex, XeRid.TypeMap);
 
     /// <summary>The base type of the stored key (uint8, uint16, uint32 or uint64 by <see cref="KeySize"/>).</summary>
-    public XeBaseType KeyBaseType => KeySize switch
-    {
-        1 => XeBaseType.UInt8,
-        2 => XeBaseType.UInt16,
-        4 => XeBaseType.UInt32,
-        _ => XeBaseType.UInt64,
-    };
+    public XeBaseType KeyBaseType =>
+        KeySize switch
+        {
+            1 => XeBaseType.UInt8,
+            2 => XeBaseType.UInt16,
+            4 => XeBaseType.UInt32,
+            _ => XeBaseType.UInt64,
+        };
 
     internal ushort HeaderVersion { get; init; }
 
@@ -107,8 +117,8 @@ public sealed class XeMap
     }
 
     /// <summary>
-    /// The text of a stored value as XELite renders it: the entry name; for a bitmask map the names of the entries whose
-    /// bits are all set, in metadata order, joined with <c>", "</c> (the name of key 0 when the value is 0).
+    /// The text of a stored value as XELite renders it: the entry name; for a bitmask map the names of the entries
+    /// whose bits are all set, in metadata order, joined with <c>", "</c> (the name of key 0 when the value is 0).
     /// A key that is not in the map renders as its decimal number.
     /// </summary>
     /// <param name="key">The stored key.</param>

@@ -43,11 +43,13 @@ public sealed class XePackage
 
     internal ushort MinContextVersion { get; init; }
 
-    /// <summary>The collection table as read (kind, version, object size, count), kept so a re-written file matches the original.</summary>
+    /// <summary>The collection table as read (kind, version, object size, count), kept so a re-written file matches the
+    /// original.</summary>
     internal (int Kind, ushort Version, ushort ObjectSize, uint Count)[]? CollectionTable { get; init; }
 
     /// <inheritdoc/>
-    public override string ToString() => Name + " (package " + Index.ToString(System.Globalization.CultureInfo.InvariantCulture) + ")";
+    public override string ToString() =>
+        Name + " (package " + Index.ToString(System.Globalization.CultureInfo.InvariantCulture) + ")";
 }
 
 /// <summary>Helpers for Extended Events RIDs: bits 0–9 package index, 10–27 object index, 28–31 object type.</summary>

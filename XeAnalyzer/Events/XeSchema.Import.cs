@@ -23,7 +23,9 @@ partial class XeSchema
             RequireSame(existing.FullName, source.FullName, source.Rid);
             if (existing.FieldArray.Length != source.FieldArray.Length)
             {
-                throw new InvalidOperationException("Event " + source.FullName + " has a different field list than the one already in the schema.");
+                throw new InvalidOperationException(
+                    "Event " + source.FullName + " has a different field list than the one already in the schema."
+                );
             }
 
             return existing;
@@ -34,7 +36,16 @@ partial class XeSchema
         for (int i = 0; i < cols.Length; i++)
         {
             XeColumn f = source.FieldArray[i];
-            cols[i] = new XeColumn(XeColumnKind.Field, p, f.Name, i, f.Type is null ? null : ImportType(f.Type), f.Map is null ? null : ImportMap(f.Map), PointerSize, f.Description)
+            cols[i] = new XeColumn(
+                XeColumnKind.Field,
+                p,
+                f.Name,
+                i,
+                f.Type is null ? null : ImportType(f.Type),
+                f.Map is null ? null : ImportMap(f.Map),
+                PointerSize,
+                f.Description
+            )
             {
                 PayloadOffset = f.PayloadOffset,
                 FieldCaps = f.FieldCaps,
@@ -63,7 +74,8 @@ partial class XeSchema
         return et;
     }
 
-    /// <summary>Copies an action of another schema (with its package and type) into this one, keeping its RID.</summary>
+    /// <summary>Copies an action of another schema (with its package and type) into this one, keeping its
+    /// RID.</summary>
     /// <param name="source">The action to import.</param>
     /// <returns>This schema's action column.</returns>
     /// <exception cref="InvalidOperationException">A different object already uses the RID.</exception>
@@ -82,7 +94,16 @@ partial class XeSchema
         }
 
         XePackage p = ImportPackage(source.Package);
-        var c = new XeColumn(XeColumnKind.Action, p, source.Name, source.Index, source.Type is null ? null : ImportType(source.Type), source.Map is null ? null : ImportMap(source.Map), PointerSize, source.Description)
+        var c = new XeColumn(
+            XeColumnKind.Action,
+            p,
+            source.Name,
+            source.Index,
+            source.Type is null ? null : ImportType(source.Type),
+            source.Map is null ? null : ImportMap(source.Map),
+            PointerSize,
+            source.Description
+        )
         {
             HeaderVersion = source.HeaderVersion,
             GenericCaps = source.GenericCaps,
@@ -94,7 +115,8 @@ partial class XeSchema
         return c;
     }
 
-    /// <summary>Imports every package, type, map, action and event type of <paramref name="source"/> (keeping RIDs).</summary>
+    /// <summary>Imports every package, type, map, action and event type of <paramref name="source"/> (keeping
+    /// RIDs).</summary>
     /// <param name="source">The schema to copy.</param>
     internal void ImportAll(XeSchema source)
     {
@@ -176,7 +198,15 @@ partial class XeSchema
             return existing;
         }
 
-        var m = new XeMap(ImportPackage(source.Package), source.ObjectIndex, source.Name, source.IsBitmask, source.KeySize, [.. source.Entries], source.Description)
+        var m = new XeMap(
+            ImportPackage(source.Package),
+            source.ObjectIndex,
+            source.Name,
+            source.IsBitmask,
+            source.KeySize,
+            [.. source.Entries],
+            source.Description
+        )
         {
             HeaderVersion = source.HeaderVersion,
             GenericCaps = source.GenericCaps,
@@ -207,7 +237,15 @@ partial class XeSchema
     {
         if (!string.Equals(existing, incoming, StringComparison.Ordinal))
         {
-            throw new InvalidOperationException("RID 0x" + rid.ToString("X8", CultureInfo.InvariantCulture) + " is '" + existing + "' in this schema but '" + incoming + "' in the source.");
+            throw new InvalidOperationException(
+                "RID 0x"
+                    + rid.ToString("X8", CultureInfo.InvariantCulture)
+                    + " is '"
+                    + existing
+                    + "' in this schema but '"
+                    + incoming
+                    + "' in the source."
+            );
         }
     }
 }

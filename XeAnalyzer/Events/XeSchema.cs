@@ -4,14 +4,14 @@ namespace XeAnalyzer.Events;
 
 /// <summary>
 /// The metadata of a capture: packages, event types, actions, maps and types, keyed by RID. Read-only to its users: the
-/// reader builds one per <c>.xel</c> file from the file itself (no hard-coded schemas), and code that writes captures or
-/// describes events from other sources builds one with <see cref="XeSchemaBuilder"/>. Objects keep the RIDs they were
-/// given, so a builder can import objects of another schema and write them back with the same identities.
+/// reader builds one per <c>.xel</c> file from the file itself (no hard-coded schemas), and code that writes captures
+/// or describes events from other sources builds one with <see cref="XeSchemaBuilder"/>. Objects keep the RIDs they
+/// were given, so a builder can import objects of another schema and write them back with the same identities.
 /// </summary>
 /// <remarks>
 /// A schema handed out by a reader only grows, by the readers themselves, when later metadata of the same capture
-/// arrives (a rollover file's metadata, a map key met in target-data XML); nothing already in it changes. It can be read
-/// from many threads once reading has finished.
+/// arrives (a rollover file's metadata, a map key met in target-data XML); nothing already in it changes. It can be
+/// read from many threads once reading has finished.
 /// </remarks>
 public sealed partial class XeSchema
 {
@@ -61,7 +61,13 @@ public sealed partial class XeSchema
     public IReadOnlyList<XeType> Types => _typeList;
 
     /// <summary>Package 0 (<c>package0</c>), created on first use.</summary>
-    internal XePackage Package0 => GetPackage(0) ?? AddPackage("package0", 0, description: "Default package. Contains all standard types, maps, compare operators, actions and targets");
+    internal XePackage Package0 =>
+        GetPackage(0)
+        ?? AddPackage(
+            "package0",
+            0,
+            description: "Default package. Contains all standard types, maps, compare operators, actions and targets"
+        );
 
     /// <summary>The package with index <paramref name="index"/>, or <see langword="null"/>.</summary>
     /// <param name="index">Package index.</param>
@@ -76,7 +82,13 @@ public sealed partial class XeSchema
     /// <param name="description">Description.</param>
     /// <returns>The package.</returns>
     /// <exception cref="InvalidOperationException">The index is already used.</exception>
-    internal XePackage AddPackage(string name, int? index = null, Guid? id = null, Guid? moduleId = null, string? description = null)
+    internal XePackage AddPackage(
+        string name,
+        int? index = null,
+        Guid? id = null,
+        Guid? moduleId = null,
+        string? description = null
+    )
     {
         ArgumentException.ThrowIfNullOrEmpty(name);
         int i = index ?? (_packages.Count == 0 ? 0 : _packages.Keys.Max() + 1);
@@ -87,15 +99,24 @@ public sealed partial class XeSchema
 
         if (_packages.ContainsKey(i))
         {
-            throw new InvalidOperationException("Package index " + i.ToString(CultureInfo.InvariantCulture) + " is already used.");
+            throw new InvalidOperationException(
+                "Package index " + i.ToString(CultureInfo.InvariantCulture) + " is already used."
+            );
         }
 
-        var p = new XePackage(i, name, id ?? NameGuid("package:" + name), moduleId ?? NameGuid("module:" + name), description ?? string.Empty);
+        var p = new XePackage(
+            i,
+            name,
+            id ?? NameGuid("package:" + name),
+            moduleId ?? NameGuid("module:" + name),
+            description ?? string.Empty
+        );
         _packages.Add(i, p);
         return p;
     }
 
-    /// <summary>The standard <c>package0</c> type of <paramref name="baseType"/>, added on first use with its standard name and size.</summary>
+    /// <summary>The standard <c>package0</c> type of <paramref name="baseType"/>, added on first use with its standard
+    /// name and size.</summary>
     /// <param name="baseType">The base type.</param>
     /// <returns>The type.</returns>
     internal XeType GetStandardType(XeBaseType baseType)
@@ -107,7 +128,12 @@ public sealed partial class XeSchema
             return t;
         }
 
-        return AddType(p0, baseType, XeBaseTypes.GetStandardName(baseType), XeBaseTypes.GetStandardSize(baseType, PointerSize));
+        return AddType(
+            p0,
+            baseType,
+            XeBaseTypes.GetStandardName(baseType),
+            XeBaseTypes.GetStandardSize(baseType, PointerSize)
+        );
     }
 
     /// <summary>Adds a type object.</summary>
@@ -136,7 +162,15 @@ public sealed partial class XeSchema
     /// <param name="objectIndex">Object index; by default the next free one in the package.</param>
     /// <param name="description">Description.</param>
     /// <returns>The map.</returns>
-    internal XeMap AddMap(XePackage package, string name, IEnumerable<XeMapEntry> entries, bool isBitmask = false, int keySize = 4, int? objectIndex = null, string? description = null)
+    internal XeMap AddMap(
+        XePackage package,
+        string name,
+        IEnumerable<XeMapEntry> entries,
+        bool isBitmask = false,
+        int keySize = 4,
+        int? objectIndex = null,
+        string? description = null
+    )
     {
         CheckPackage(package);
         ArgumentException.ThrowIfNullOrEmpty(name);
@@ -147,7 +181,11 @@ public sealed partial class XeSchema
         }
 
         int idx = objectIndex ?? NextIndex(_mapList, m => m.Package, m => m.ObjectIndex, package);
-        var m = new XeMap(package, idx, name, isBitmask, keySize, [.. entries], description ?? string.Empty) { HeaderVersion = 0, GenericCaps = 0 };
+        var m = new XeMap(package, idx, name, isBitmask, keySize, [.. entries], description ?? string.Empty)
+        {
+            HeaderVersion = 0,
+            GenericCaps = 0,
+        };
         AddMap(m);
         return m;
     }
@@ -159,8 +197,13 @@ public sealed partial class XeSchema
     /// <param name="objectIndex">Object index; by default the next free one in the package.</param>
     /// <param name="description">Description.</param>
     /// <returns>The action column.</returns>
-    internal XeColumn AddAction(XePackage package, string name, XeBaseType baseType, int? objectIndex = null, string? description = null) =>
-        AddAction(package, name, GetStandardType(baseType), objectIndex, description);
+    internal XeColumn AddAction(
+        XePackage package,
+        string name,
+        XeBaseType baseType,
+        int? objectIndex = null,
+        string? description = null
+    ) => AddAction(package, name, GetStandardType(baseType), objectIndex, description);
 
     /// <summary>Adds an action of an explicit type.</summary>
     /// <param name="package">Its package.</param>
@@ -169,13 +212,28 @@ public sealed partial class XeSchema
     /// <param name="objectIndex">Object index; by default the next free one in the package.</param>
     /// <param name="description">Description.</param>
     /// <returns>The action column.</returns>
-    internal XeColumn AddAction(XePackage package, string name, XeType type, int? objectIndex = null, string? description = null)
+    internal XeColumn AddAction(
+        XePackage package,
+        string name,
+        XeType type,
+        int? objectIndex = null,
+        string? description = null
+    )
     {
         CheckPackage(package);
         ArgumentException.ThrowIfNullOrEmpty(name);
         ArgumentNullException.ThrowIfNull(type);
         int idx = objectIndex ?? NextIndex(_actionList, a => a.Package, a => a.Index, package);
-        var c = new XeColumn(XeColumnKind.Action, package, name, idx, type, null, PointerSize, description ?? string.Empty)
+        var c = new XeColumn(
+            XeColumnKind.Action,
+            package,
+            name,
+            idx,
+            type,
+            null,
+            PointerSize,
+            description ?? string.Empty
+        )
         {
             HeaderVersion = 0,
             GenericCaps = 1,
@@ -186,8 +244,8 @@ public sealed partial class XeSchema
     }
 
     /// <summary>
-    /// Adds an event type. Fields are laid out in the given order: fixed-size values inline, variable-length values as an
-    /// 8-byte offset/length slot.
+    /// Adds an event type. Fields are laid out in the given order: fixed-size values inline, variable-length values as
+    /// an 8-byte offset/length slot.
     /// </summary>
     /// <param name="package">Its package.</param>
     /// <param name="name">Event name.</param>
@@ -196,7 +254,14 @@ public sealed partial class XeSchema
     /// <param name="objectIndex">Object index; by default the next free one in the package.</param>
     /// <param name="description">Description.</param>
     /// <returns>The event type.</returns>
-    internal XeEventType AddEvent(XePackage package, string name, Guid uuid, IEnumerable<XeFieldDefinition> fields, int? objectIndex = null, string? description = null)
+    internal XeEventType AddEvent(
+        XePackage package,
+        string name,
+        Guid uuid,
+        IEnumerable<XeFieldDefinition> fields,
+        int? objectIndex = null,
+        string? description = null
+    )
     {
         CheckPackage(package);
         ArgumentException.ThrowIfNullOrEmpty(name);
@@ -216,7 +281,16 @@ public sealed partial class XeSchema
                 throw new ArgumentException("Type '" + type.Name + "' is not part of this schema.", nameof(fields));
             }
 
-            var c = new XeColumn(XeColumnKind.Field, package, f.Name, cols.Count, type, f.Map, PointerSize, string.Empty)
+            var c = new XeColumn(
+                XeColumnKind.Field,
+                package,
+                f.Name,
+                cols.Count,
+                type,
+                f.Map,
+                PointerSize,
+                string.Empty
+            )
             {
                 PayloadOffset = offset,
                 FieldCaps = (ushort)((type?.IsVariableLength ?? false) ? 2 : 0),
@@ -235,7 +309,8 @@ public sealed partial class XeSchema
         return et;
     }
 
-    /// <summary>The first event type matching <paramref name="name"/> (<c>package.event</c> or <c>event</c>), or <see langword="null"/>.</summary>
+    /// <summary>The first event type matching <paramref name="name"/> (<c>package.event</c> or <c>event</c>), or
+    /// <see langword="null"/>.</summary>
     /// <param name="name">The name.</param>
     /// <returns>The event type.</returns>
     public XeEventType? FindEventType(string name)
@@ -252,7 +327,8 @@ public sealed partial class XeSchema
         return null;
     }
 
-    /// <summary>The first action named <paramref name="name"/> (<c>package.action</c> or <c>action</c>), or <see langword="null"/>.</summary>
+    /// <summary>The first action named <paramref name="name"/> (<c>package.action</c> or <c>action</c>), or
+    /// <see langword="null"/>.</summary>
     /// <param name="name">The name.</param>
     /// <returns>The action column.</returns>
     public XeColumn? FindAction(string name)

@@ -39,10 +39,16 @@ internal sealed class XeSchemaBuilder
     /// <param name="description">Description.</param>
     /// <returns>The package.</returns>
     /// <exception cref="InvalidOperationException">The index is already used, or the schema was built.</exception>
-    public XePackage AddPackage(string name, int? index = null, Guid? id = null, Guid? moduleId = null, string? description = null) =>
-        Open().AddPackage(name, index, id, moduleId, description);
+    public XePackage AddPackage(
+        string name,
+        int? index = null,
+        Guid? id = null,
+        Guid? moduleId = null,
+        string? description = null
+    ) => Open().AddPackage(name, index, id, moduleId, description);
 
-    /// <summary>The standard <c>package0</c> type of <paramref name="baseType"/>, added on first use with its standard name and size.</summary>
+    /// <summary>The standard <c>package0</c> type of <paramref name="baseType"/>, added on first use with its standard
+    /// name and size.</summary>
     /// <param name="baseType">The base type.</param>
     /// <returns>The type.</returns>
     public XeType GetStandardType(XeBaseType baseType) => Open().GetStandardType(baseType);
@@ -66,8 +72,15 @@ internal sealed class XeSchemaBuilder
     /// <param name="objectIndex">Object index within the package; by default the next free one.</param>
     /// <param name="description">Description.</param>
     /// <returns>The map.</returns>
-    public XeMap AddMap(XePackage package, string name, IEnumerable<XeMapEntry> entries, bool isBitmask = false, int keySize = 4, int? objectIndex = null, string? description = null) =>
-        Open().AddMap(package, name, entries, isBitmask, keySize, objectIndex, description);
+    public XeMap AddMap(
+        XePackage package,
+        string name,
+        IEnumerable<XeMapEntry> entries,
+        bool isBitmask = false,
+        int keySize = 4,
+        int? objectIndex = null,
+        string? description = null
+    ) => Open().AddMap(package, name, entries, isBitmask, keySize, objectIndex, description);
 
     /// <summary>Adds an action of a standard base type.</summary>
     /// <param name="package">Owning package.</param>
@@ -76,8 +89,13 @@ internal sealed class XeSchemaBuilder
     /// <param name="objectIndex">Object index within the package; by default the next free one.</param>
     /// <param name="description">Description.</param>
     /// <returns>The action.</returns>
-    public XeColumn AddAction(XePackage package, string name, XeBaseType baseType, int? objectIndex = null, string? description = null) =>
-        Open().AddAction(package, name, baseType, objectIndex, description);
+    public XeColumn AddAction(
+        XePackage package,
+        string name,
+        XeBaseType baseType,
+        int? objectIndex = null,
+        string? description = null
+    ) => Open().AddAction(package, name, baseType, objectIndex, description);
 
     /// <summary>Adds an action of an explicit type.</summary>
     /// <param name="package">Owning package.</param>
@@ -86,12 +104,17 @@ internal sealed class XeSchemaBuilder
     /// <param name="objectIndex">Object index within the package; by default the next free one.</param>
     /// <param name="description">Description.</param>
     /// <returns>The action.</returns>
-    public XeColumn AddAction(XePackage package, string name, XeType type, int? objectIndex = null, string? description = null) =>
-        Open().AddAction(package, name, type, objectIndex, description);
+    public XeColumn AddAction(
+        XePackage package,
+        string name,
+        XeType type,
+        int? objectIndex = null,
+        string? description = null
+    ) => Open().AddAction(package, name, type, objectIndex, description);
 
     /// <summary>
-    /// Adds an event type. Fields are laid out in the given order: fixed-size values inline, variable-length values as an
-    /// 8-byte offset/length slot.
+    /// Adds an event type. Fields are laid out in the given order: fixed-size values inline, variable-length values as
+    /// an 8-byte offset/length slot.
     /// </summary>
     /// <param name="package">Owning package.</param>
     /// <param name="name">Event name.</param>
@@ -100,8 +123,14 @@ internal sealed class XeSchemaBuilder
     /// <param name="objectIndex">Object index within the package; by default the next free one.</param>
     /// <param name="description">Description.</param>
     /// <returns>The event type.</returns>
-    public XeEventType AddEvent(XePackage package, string name, Guid uuid, IEnumerable<XeFieldDefinition> fields, int? objectIndex = null, string? description = null) =>
-        Open().AddEvent(package, name, uuid, fields, objectIndex, description);
+    public XeEventType AddEvent(
+        XePackage package,
+        string name,
+        Guid uuid,
+        IEnumerable<XeFieldDefinition> fields,
+        int? objectIndex = null,
+        string? description = null
+    ) => Open().AddEvent(package, name, uuid, fields, objectIndex, description);
 
     /// <summary>Copies an event type of another schema (with its package, types and maps), keeping its RIDs.</summary>
     /// <param name="source">The event type.</param>
@@ -115,7 +144,8 @@ internal sealed class XeSchemaBuilder
     /// <exception cref="InvalidOperationException">A different object already uses the RID.</exception>
     public XeColumn ImportAction(XeColumn source) => Open().ImportAction(source);
 
-    /// <summary>Copies every package, type, map, action and event type of <paramref name="source"/>, keeping RIDs.</summary>
+    /// <summary>Copies every package, type, map, action and event type of <paramref name="source"/>, keeping
+    /// RIDs.</summary>
     /// <param name="source">The schema to copy.</param>
     public void ImportAll(XeSchema source) => Open().ImportAll(source);
 
@@ -127,7 +157,8 @@ internal sealed class XeSchemaBuilder
         return _schema;
     }
 
-    private XeSchema Open() => _built
-        ? throw new InvalidOperationException("The schema was built; start a new XeSchemaBuilder to change it.")
-        : _schema;
+    private XeSchema Open() =>
+        _built
+            ? throw new InvalidOperationException("The schema was built; start a new XeSchemaBuilder to change it.")
+            : _schema;
 }

@@ -1,6 +1,7 @@
 namespace XeAnalyzer.Events;
 
-/// <summary>A type object of a capture's metadata (for example <c>package0.uint64</c>): a base type with a size.</summary>
+/// <summary>A type object of a capture's metadata (for example <c>package0.uint64</c>): a base type with a
+/// size.</summary>
 /// <remarks>Immutable; safe to share between threads.</remarks>
 public sealed class XeType
 {

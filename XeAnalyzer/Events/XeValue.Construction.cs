@@ -21,7 +21,10 @@ readonly partial struct XeValue
         {
             string bytes = size.ToString(CultureInfo.InvariantCulture);
             throw new ArgumentOutOfRangeException(
-                nameof(value), value, "The value does not fit the " + bytes + "-byte column '" + column.Name + "'.");
+                nameof(value),
+                value,
+                "The value does not fit the " + bytes + "-byte column '" + column.Name + "'."
+            );
         }
 
         return new XeValue(column, value, size);
@@ -41,7 +44,10 @@ readonly partial struct XeValue
             if (value < min || value > max)
             {
                 throw new ArgumentOutOfRangeException(
-                    nameof(value), value, "The value does not fit the column '" + column.Name + "'.");
+                    nameof(value),
+                    value,
+                    "The value does not fit the column '" + column.Name + "'."
+                );
             }
 
             return new XeValue(column, unchecked((ulong)value) & ((1UL << (size * 8)) - 1), size);
@@ -59,12 +65,20 @@ readonly partial struct XeValue
         ArgumentNullException.ThrowIfNull(column);
         return column.BaseType switch
         {
-            XeBaseType.Float32 when !column.IsMap =>
-                new XeValue(column, unchecked((uint)BitConverter.SingleToInt32Bits((float)value)), 4),
-            XeBaseType.Float64 when !column.IsMap =>
-                new XeValue(column, unchecked((ulong)BitConverter.DoubleToInt64Bits(value)), 8),
+            XeBaseType.Float32 when !column.IsMap => new XeValue(
+                column,
+                unchecked((uint)BitConverter.SingleToInt32Bits((float)value)),
+                4
+            ),
+            XeBaseType.Float64 when !column.IsMap => new XeValue(
+                column,
+                unchecked((ulong)BitConverter.DoubleToInt64Bits(value)),
+                8
+            ),
             _ => throw new ArgumentException(
-                "Column '" + column.Name + "' is not a floating-point column.", nameof(column)),
+                "Column '" + column.Name + "' is not a floating-point column.",
+                nameof(column)
+            ),
         };
     }
 
@@ -158,9 +172,15 @@ readonly partial struct XeValue
         {
             IFormatProvider ic = CultureInfo.InvariantCulture;
             throw new ArgumentException(
-                "Column '" + column.Name + "' stores " + column.Size.ToString(ic) + " bytes, got " +
-                raw.Length.ToString(ic) + ".",
-                nameof(raw));
+                "Column '"
+                    + column.Name
+                    + "' stores "
+                    + column.Size.ToString(ic)
+                    + " bytes, got "
+                    + raw.Length.ToString(ic)
+                    + ".",
+                nameof(raw)
+            );
         }
 
         byte[] copy = raw.ToArray();

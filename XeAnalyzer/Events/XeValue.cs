@@ -7,20 +7,22 @@ namespace XeAnalyzer.Events;
 
 /// <summary>
 /// One field or action value of an event. A small non-boxing struct that refers to the bytes of the buffer it was read
-/// from (or holds a value built in code) and to its <see cref="XeColumn"/>, so it knows its base type and whether it is a
-/// map key. Values decode on access; numeric reads and callstack frame reads do not allocate.
+/// from (or holds a value built in code) and to its <see cref="XeColumn"/>, so it knows its base type and whether it is
+/// a map key. Values decode on access; numeric reads and callstack frame reads do not allocate.
 /// </summary>
 /// <remarks>
-/// <para>Rendering (<see cref="ToString"/> / <see cref="ToObject"/>) follows XELite (XEL-FORMAT.md §11.4): a map value renders as its
-/// text (bitmask maps: the names of the set bits joined with <c>", "</c>); integers as their CLR integer type; pointers as
+/// <para>Rendering (<see cref="ToString"/> / <see cref="ToObject"/>) follows XELite (XEL-FORMAT.md §11.4): a map value
+/// renders as its text (bitmask maps: the names of the set bits joined with <c>", "</c>); integers as their CLR integer
+/// type; pointers as
 /// <c>0x%016X</c>; a callstack as <c>0x%016X</c> frames, leaf first, separated by <c>"\n"</c>; an activity id as
-/// <c>{guid}:{sequence}</c>; a filetime as a UTC <see cref="DateTimeOffset"/> (rendered in the round-trip <c>"o"</c> format);
-/// binary data as upper-case hex; floating point in round-trip form. All text is culture-invariant.</para>
+/// <c>{guid}:{sequence}</c>; a filetime as a UTC <see cref="DateTimeOffset"/> (rendered in the round-trip <c>"o"</c>
+/// format); binary data as upper-case hex; floating point in round-trip form. All text is culture-invariant.</para>
 /// <para>A default <see cref="XeValue"/> has no column: <see cref="HasValue"/> is <see langword="false"/>.</para>
 /// </remarks>
 public readonly partial struct XeValue : IEquatable<XeValue>
 {
-    private readonly object? _obj;   // byte[] (raw bytes), string (text built in code), ulong[] (callstack built in code); null = inline bits
+    // byte[] (raw bytes), string (text built in code), ulong[] (callstack built in code); null = inline bits
+    private readonly object? _obj;
     private readonly ulong _bits;
     private readonly int _offset;
     private readonly int _length;
@@ -53,7 +55,8 @@ public readonly partial struct XeValue : IEquatable<XeValue>
         _bits = 0;
     }
 
-    /// <summary>The column (field or action) this value belongs to, or <see langword="null"/> for a default value.</summary>
+    /// <summary>The column (field or action) this value belongs to, or <see langword="null"/> for a default
+    /// value.</summary>
     public XeColumn? Column => _column;
 
     /// <summary>Whether this is a real value (not <c>default</c>).</summary>
@@ -69,12 +72,13 @@ public readonly partial struct XeValue : IEquatable<XeValue>
     public XeMap? Map => _column?.Map;
 
     /// <summary>Size of the stored bytes.</summary>
-    public int Length => _obj switch
-    {
-        string s => EncodedTextLength(s),
-        ulong[] frames => frames.Length * PointerSize,
-        _ => _length,
-    };
+    public int Length =>
+        _obj switch
+        {
+            string s => EncodedTextLength(s),
+            ulong[] frames => frames.Length * PointerSize,
+            _ => _length,
+        };
 
     private int PointerSize => _column?.PointerSize ?? 8;
 
@@ -82,10 +86,12 @@ public readonly partial struct XeValue : IEquatable<XeValue>
     /// <exception cref="InvalidOperationException">The value is not numeric.</exception>
     public ulong MapKey => RawUnsigned();
 
-    /// <summary>The text of a map value (see <see cref="XeMap.GetText"/>); for a non-map value, <see cref="ToString"/>.</summary>
+    /// <summary>The text of a map value (see <see cref="XeMap.GetText"/>); for a non-map value,
+    /// <see cref="ToString"/>.</summary>
     public string MapText => _column?.Map is XeMap m ? m.GetText(RawUnsigned()) : ToString();
 
-    /// <summary>The value as an unsigned integer: integers (signed ones reinterpreted), booleans, pointers, filetimes, map keys.</summary>
+    /// <summary>The value as an unsigned integer: integers (signed ones reinterpreted), booleans, pointers, filetimes,
+    /// map keys.</summary>
     /// <returns>The value.</returns>
     /// <exception cref="InvalidOperationException">The value is not numeric.</exception>
     public ulong AsUInt64()
@@ -155,8 +161,8 @@ public readonly partial struct XeValue : IEquatable<XeValue>
     public bool AsBoolean() => RawUnsigned() != 0;
 
     /// <summary>
-    /// The value as text: strings and XML decoded (UTF-16LE; ANSI strings as Latin-1), exactly as stored (no terminator is
-    /// trimmed); any other value rendered as <see cref="ToString"/>.
+    /// The value as text: strings and XML decoded (UTF-16LE; ANSI strings as Latin-1), exactly as stored (no terminator
+    /// is trimmed); any other value rendered as <see cref="ToString"/>.
     /// </summary>
     /// <returns>The text.</returns>
     public string AsString()
@@ -201,7 +207,8 @@ public readonly partial struct XeValue : IEquatable<XeValue>
         throw new InvalidOperationException("The value of '" + ColumnName + "' is not an activity id.");
     }
 
-    /// <summary>The stored bytes. Zero-copy for values read from a file; built values are encoded into a new array.</summary>
+    /// <summary>The stored bytes. Zero-copy for values read from a file; built values are encoded into a new
+    /// array.</summary>
     /// <returns>The bytes, little-endian as in the file.</returns>
     public ReadOnlySpan<byte> AsSpan()
     {
@@ -234,7 +241,8 @@ public readonly partial struct XeValue : IEquatable<XeValue>
     }
 
     /// <summary>Number of frames of a callstack value (stored length divided by the pointer size).</summary>
-    public int CallstackFrameCount => _obj is not byte[] && _obj is ulong[] frames ? frames.Length : _length / PointerSize;
+    public int CallstackFrameCount =>
+        _obj is not byte[] && _obj is ulong[] frames ? frames.Length : _length / PointerSize;
 
     /// <summary>Reads one callstack frame (a raw return address) without allocating.</summary>
     /// <param name="index">Frame index; 0 is the leaf (innermost) frame.</param>
@@ -258,7 +266,9 @@ public readonly partial struct XeValue : IEquatable<XeValue>
         }
 
         int at = _offset + (index * ps);
-        return ps == 4 ? BinaryPrimitives.ReadUInt32LittleEndian(b.AsSpan(at, 4)) : BinaryPrimitives.ReadUInt64LittleEndian(b.AsSpan(at, 8));
+        return ps == 4
+            ? BinaryPrimitives.ReadUInt32LittleEndian(b.AsSpan(at, 4))
+            : BinaryPrimitives.ReadUInt64LittleEndian(b.AsSpan(at, 8));
     }
 
     /// <summary>Copies the callstack frames into <paramref name="destination"/> without allocating.</summary>
@@ -315,8 +325,10 @@ public readonly partial struct XeValue : IEquatable<XeValue>
     }
 
     /// <summary>
-    /// The value as the CLR object XELite returns for it (see the type remarks): map text, integers of their own CLR type,
-    /// <see cref="bool"/>, <see cref="float"/>/<see cref="double"/>, <see cref="DateTimeOffset"/> for filetimes, strings,
+    /// The value as the CLR object XELite returns for it (see the type remarks): map text, integers of their own CLR
+    /// type,
+    /// <see cref="bool"/>, <see cref="float"/>/<see cref="double"/>, <see cref="DateTimeOffset"/> for filetimes,
+    /// strings,
     /// <see cref="Guid"/>, <see cref="byte"/>[] for binary data, and strings for pointers, callstacks and activity ids.
     /// </summary>
     /// <returns>The object, or <see langword="null"/> for a default value.</returns>
@@ -334,29 +346,45 @@ public readonly partial struct XeValue : IEquatable<XeValue>
 
         switch (BaseType)
         {
-            case XeBaseType.Int8: return unchecked((sbyte)AsInt64());
-            case XeBaseType.Int16: return unchecked((short)AsInt64());
-            case XeBaseType.Int32: return unchecked((int)AsInt64());
-            case XeBaseType.Int64: return AsInt64();
-            case XeBaseType.UInt8: return unchecked((byte)RawUnsigned());
-            case XeBaseType.UInt16: return unchecked((ushort)RawUnsigned());
-            case XeBaseType.UInt32: return unchecked((uint)RawUnsigned());
+            case XeBaseType.Int8:
+                return unchecked((sbyte)AsInt64());
+            case XeBaseType.Int16:
+                return unchecked((short)AsInt64());
+            case XeBaseType.Int32:
+                return unchecked((int)AsInt64());
+            case XeBaseType.Int64:
+                return AsInt64();
+            case XeBaseType.UInt8:
+                return unchecked((byte)RawUnsigned());
+            case XeBaseType.UInt16:
+                return unchecked((ushort)RawUnsigned());
+            case XeBaseType.UInt32:
+                return unchecked((uint)RawUnsigned());
             case XeBaseType.UInt64:
-            case XeBaseType.CpuCycle: return RawUnsigned();
-            case XeBaseType.Float32: return (float)AsDouble();
-            case XeBaseType.Float64: return AsDouble();
-            case XeBaseType.Boolean: return RawUnsigned() != 0;
+            case XeBaseType.CpuCycle:
+                return RawUnsigned();
+            case XeBaseType.Float32:
+                return (float)AsDouble();
+            case XeBaseType.Float64:
+                return AsDouble();
+            case XeBaseType.Boolean:
+                return RawUnsigned() != 0;
             case XeBaseType.FileTime:
                 ulong ft = RawUnsigned();
                 return ft <= MaxFileTime ? new DateTimeOffset(DateTime.FromFileTimeUtc((long)ft)) : ft;
             case XeBaseType.Pointer:
-            case XeBaseType.GuidPointer: return FormatPointer(RawUnsigned());
+            case XeBaseType.GuidPointer:
+                return FormatPointer(RawUnsigned());
             case XeBaseType.AnsiString:
             case XeBaseType.UnicodeString:
-            case XeBaseType.Xml: return AsString();
-            case XeBaseType.Guid: return Length >= 16 ? AsGuid() : AsBytes();
-            case XeBaseType.BinaryData: return AsBytes();
-            case XeBaseType.Callstack: return FormatCallstack();
+            case XeBaseType.Xml:
+                return AsString();
+            case XeBaseType.Guid:
+                return Length >= 16 ? AsGuid() : AsBytes();
+            case XeBaseType.BinaryData:
+                return AsBytes();
+            case XeBaseType.Callstack:
+                return FormatCallstack();
             case XeBaseType.ActivityId:
             case XeBaseType.ActivityIdTransfer:
                 return Length >= 20 ? FormatActivityId() : AsBytes();
@@ -365,7 +393,8 @@ public readonly partial struct XeValue : IEquatable<XeValue>
         }
     }
 
-    /// <summary>The value rendered as text the way XELite renders it (see the type remarks); culture-invariant.</summary>
+    /// <summary>The value rendered as text the way XELite renders it (see the type remarks);
+    /// culture-invariant.</summary>
     /// <returns>The text; empty for a default value.</returns>
     public override string ToString()
     {
@@ -385,7 +414,8 @@ public readonly partial struct XeValue : IEquatable<XeValue>
         };
     }
 
-    /// <summary>Values are equal when they have the same base type, the same map-ness and the same stored bytes.</summary>
+    /// <summary>Values are equal when they have the same base type, the same map-ness and the same stored
+    /// bytes.</summary>
     /// <param name="other">The other value.</param>
     /// <returns>Whether they are equal.</returns>
     public bool Equals(XeValue other)
@@ -433,7 +463,8 @@ public readonly partial struct XeValue : IEquatable<XeValue>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private ulong RawUnsigned()
     {
-        // The common case (an integer of 1, 2, 4 or 8 bytes read from a file) inline; everything else in RawUnsignedSlow.
+        // The common case (an integer of 1, 2, 4 or 8 bytes read from a file) inline; everything else in
+        // RawUnsignedSlow.
         if (_obj is byte[] b)
         {
             ReadOnlySpan<byte> s = b.AsSpan(_offset, _length);
@@ -479,11 +510,16 @@ public readonly partial struct XeValue : IEquatable<XeValue>
             ReadOnlySpan<byte> s = b.AsSpan(_offset, _length);
             switch (s.Length)
             {
-                case 8: return BinaryPrimitives.ReadUInt64LittleEndian(s);
-                case 4: return BinaryPrimitives.ReadUInt32LittleEndian(s);
-                case 2: return BinaryPrimitives.ReadUInt16LittleEndian(s);
-                case 1: return s[0];
-                case 0: break;
+                case 8:
+                    return BinaryPrimitives.ReadUInt64LittleEndian(s);
+                case 4:
+                    return BinaryPrimitives.ReadUInt32LittleEndian(s);
+                case 2:
+                    return BinaryPrimitives.ReadUInt16LittleEndian(s);
+                case 1:
+                    return s[0];
+                case 0:
+                    break;
                 default:
                     if (s.Length < 8 && !XeBaseTypes.IsText(BaseType))
                     {
@@ -500,16 +536,30 @@ public readonly partial struct XeValue : IEquatable<XeValue>
             }
         }
 
-        throw new InvalidOperationException("The value of '" + ColumnName + "' (" + BaseType.ToString() + ") is not numeric.");
+        throw new InvalidOperationException(
+            "The value of '" + ColumnName + "' (" + BaseType.ToString() + ") is not numeric."
+        );
     }
 
     private static int FixedNumericSize(XeColumn column)
     {
         ArgumentNullException.ThrowIfNull(column);
         int size = column.Size;
-        if (size is not (1 or 2 or 4 or 8) || (!column.IsMap && (XeBaseTypes.IsText(column.BaseType) || column.BaseType is XeBaseType.Callstack or XeBaseType.BinaryData or XeBaseType.Guid)))
+        if (
+            size is not (1 or 2 or 4 or 8)
+            || (
+                !column.IsMap
+                && (
+                    XeBaseTypes.IsText(column.BaseType)
+                    || column.BaseType is XeBaseType.Callstack or XeBaseType.BinaryData or XeBaseType.Guid
+                )
+            )
+        )
         {
-            throw new ArgumentException("Column '" + column.Name + "' does not hold a 1, 2, 4 or 8-byte number.", nameof(column));
+            throw new ArgumentException(
+                "Column '" + column.Name + "' does not hold a 1, 2, 4 or 8-byte number.",
+                nameof(column)
+            );
         }
 
         return size;
@@ -542,5 +592,7 @@ public readonly partial struct XeValue : IEquatable<XeValue>
     }
 
     private string FormatActivityId() =>
-        AsGuid().ToString("D", CultureInfo.InvariantCulture) + ":" + ActivitySequence().ToString(CultureInfo.InvariantCulture);
+        AsGuid().ToString("D", CultureInfo.InvariantCulture)
+        + ":"
+        + ActivitySequence().ToString(CultureInfo.InvariantCulture);
 }

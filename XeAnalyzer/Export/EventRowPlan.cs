@@ -4,12 +4,19 @@ using XeAnalyzer.IO;
 
 namespace XeAnalyzer.Export;
 
-/// <summary>One value to copy: from field or action <see cref="Source"/> to column <see cref="Column"/> (and <see cref="KeyColumn"/> for a map).</summary>
-internal readonly record struct ValueOp(int Source, ValueConversion Conversion, int Column, int KeyColumn, int FramesColumn);
+/// <summary>One value to copy: from field or action <see cref="Source"/> to column <see cref="Column"/> (and
+/// <see cref="KeyColumn"/> for a map).</summary>
+internal readonly record struct ValueOp(
+    int Source,
+    ValueConversion Conversion,
+    int Column,
+    int KeyColumn,
+    int FramesColumn
+);
 
 /// <summary>
-/// How the events of one event type with one action set become rows of a table: resolved once per (event type, action set)
-/// pair, then applied to each event without lookups.
+/// How the events of one event type with one action set become rows of a table: resolved once per (event type, action
+/// set) pair, then applied to each event without lookups.
 /// </summary>
 internal sealed class EventRowPlan
 {
@@ -137,7 +144,13 @@ internal sealed class EventRowPlan
         return true;
     }
 
-    private static void WriteValue(ParquetTableWriter w, in ValueOp op, XeValue v, string captureFile, ExportScratch scratch)
+    private static void WriteValue(
+        ParquetTableWriter w,
+        in ValueOp op,
+        XeValue v,
+        string captureFile,
+        ExportScratch scratch
+    )
     {
         switch (op.Conversion)
         {
@@ -202,7 +215,10 @@ internal sealed class EventRowPlan
 }
 
 /// <summary>Reusable buffers of one export, and the cache of resolved frames.</summary>
-internal sealed class ExportScratch(Func<string, ulong, string>? resolver, Func<string, string, IReadOnlyList<string>>? textResolver = null)
+internal sealed class ExportScratch(
+    Func<string, ulong, string>? resolver,
+    Func<string, string, IReadOnlyList<string>>? textResolver = null
+)
 {
     private const int MaxCachedFrames = 1_000_000;
     private readonly Dictionary<ulong, string> _resolved = [];
@@ -228,7 +244,9 @@ internal sealed class ExportScratch(Func<string, ulong, string>? resolver, Func<
         {
             if (!_resolved.TryGetValue(addresses[i], out string? text))
             {
-                text = resolver!(captureFile, addresses[i]) ?? throw new InvalidOperationException("The frame resolver returned null.");
+                text =
+                    resolver!(captureFile, addresses[i])
+                    ?? throw new InvalidOperationException("The frame resolver returned null.");
                 _resolved.Add(addresses[i], text);
             }
 
@@ -271,7 +289,8 @@ internal sealed class ExportScratch(Func<string, ulong, string>? resolver, Func<
     }
 }
 
-/// <summary>An open output table: its Parquet writer over a temporary file, renamed to the final name when complete.</summary>
+/// <summary>An open output table: its Parquet writer over a temporary file, renamed to the final name when
+/// complete.</summary>
 internal sealed class TableWriter : IDisposable
 {
     public TableWriter(EventTable table, string path, ParquetTableOptions options)

@@ -20,23 +20,38 @@ internal enum ValueConversion
 }
 
 /// <summary>The exported shape of one field or action: a value column (and, for a map, a key column).</summary>
-internal readonly record struct ColumnShape(bool IsMap, ParquetColumnType ValueType, ParquetColumnType? KeyType, bool TextStack = false)
+internal readonly record struct ColumnShape(
+    bool IsMap,
+    ParquetColumnType ValueType,
+    ParquetColumnType? KeyType,
+    bool TextStack = false
+)
 {
     public static ColumnShape Of(XeColumn c)
     {
         if (c.Map is XeMap m)
         {
-            return new ColumnShape(true, ParquetColumnType.String, m.KeySize switch
-            {
-                1 => ParquetColumnType.UInt8,
-                2 => ParquetColumnType.UInt16,
-                4 => ParquetColumnType.UInt32,
-                _ => ParquetColumnType.UInt64,
-            });
+            return new ColumnShape(
+                true,
+                ParquetColumnType.String,
+                m.KeySize switch
+                {
+                    1 => ParquetColumnType.UInt8,
+                    2 => ParquetColumnType.UInt16,
+                    4 => ParquetColumnType.UInt32,
+                    _ => ParquetColumnType.UInt64,
+                }
+            );
         }
 
-        // A text column holding frames (target-data XML carries stacks as text) is a stack by the one rule of StackColumns.
-        return new ColumnShape(false, ValueTypeOf(c), null, c.BaseType != XeBaseType.Callstack && Capture.StackColumns.IsStack(c));
+        // A text column holding frames (target-data XML carries stacks as text) is a stack by the one rule of
+        // StackColumns.
+        return new ColumnShape(
+            false,
+            ValueTypeOf(c),
+            null,
+            c.BaseType != XeBaseType.Callstack && Capture.StackColumns.IsStack(c)
+        );
     }
 
     public static ValueConversion ConversionOf(XeColumn c)
@@ -49,8 +64,13 @@ internal readonly record struct ColumnShape(bool IsMap, ParquetColumnType ValueT
         return c.BaseType switch
         {
             XeBaseType.Int8 or XeBaseType.Int16 or XeBaseType.Int32 or XeBaseType.Int64 => ValueConversion.Signed,
-            XeBaseType.UInt8 or XeBaseType.UInt16 or XeBaseType.UInt32 or XeBaseType.UInt64
-                or XeBaseType.CpuCycle or XeBaseType.Pointer or XeBaseType.GuidPointer => ValueConversion.Unsigned,
+            XeBaseType.UInt8
+            or XeBaseType.UInt16
+            or XeBaseType.UInt32
+            or XeBaseType.UInt64
+            or XeBaseType.CpuCycle
+            or XeBaseType.Pointer
+            or XeBaseType.GuidPointer => ValueConversion.Unsigned,
             XeBaseType.Float32 or XeBaseType.Float64 => ValueConversion.Float,
             XeBaseType.Boolean => ValueConversion.Boolean,
             XeBaseType.FileTime => ValueConversion.FileTime,
@@ -62,26 +82,32 @@ internal readonly record struct ColumnShape(bool IsMap, ParquetColumnType ValueT
         };
     }
 
-    private static ParquetColumnType ValueTypeOf(XeColumn c) => c.BaseType switch
-    {
-        XeBaseType.Int8 => ParquetColumnType.Int8,
-        XeBaseType.Int16 => ParquetColumnType.Int16,
-        XeBaseType.Int32 => ParquetColumnType.Int32,
-        XeBaseType.Int64 => ParquetColumnType.Int64,
-        XeBaseType.UInt8 => ParquetColumnType.UInt8,
-        XeBaseType.UInt16 => ParquetColumnType.UInt16,
-        XeBaseType.UInt32 => ParquetColumnType.UInt32,
-        XeBaseType.UInt64 or XeBaseType.CpuCycle or XeBaseType.Pointer or XeBaseType.GuidPointer => ParquetColumnType.UInt64,
-        XeBaseType.Float32 => ParquetColumnType.Float,
-        XeBaseType.Float64 => ParquetColumnType.Double,
-        XeBaseType.Boolean => ParquetColumnType.Boolean,
-        XeBaseType.FileTime => ParquetColumnType.TimestampMicros,
-        XeBaseType.AnsiString or XeBaseType.UnicodeString or XeBaseType.Xml
-            or XeBaseType.Guid or XeBaseType.ActivityId or XeBaseType.ActivityIdTransfer => ParquetColumnType.String,
-        XeBaseType.Callstack => ParquetColumnType.Int64List,
-        XeBaseType.BinaryData => ParquetColumnType.Binary,
-        _ => c.IsVariableLength || c.Size > 8 ? ParquetColumnType.Binary : ParquetColumnType.UInt64,
-    };
+    private static ParquetColumnType ValueTypeOf(XeColumn c) =>
+        c.BaseType switch
+        {
+            XeBaseType.Int8 => ParquetColumnType.Int8,
+            XeBaseType.Int16 => ParquetColumnType.Int16,
+            XeBaseType.Int32 => ParquetColumnType.Int32,
+            XeBaseType.Int64 => ParquetColumnType.Int64,
+            XeBaseType.UInt8 => ParquetColumnType.UInt8,
+            XeBaseType.UInt16 => ParquetColumnType.UInt16,
+            XeBaseType.UInt32 => ParquetColumnType.UInt32,
+            XeBaseType.UInt64 or XeBaseType.CpuCycle or XeBaseType.Pointer or XeBaseType.GuidPointer =>
+                ParquetColumnType.UInt64,
+            XeBaseType.Float32 => ParquetColumnType.Float,
+            XeBaseType.Float64 => ParquetColumnType.Double,
+            XeBaseType.Boolean => ParquetColumnType.Boolean,
+            XeBaseType.FileTime => ParquetColumnType.TimestampMicros,
+            XeBaseType.AnsiString
+            or XeBaseType.UnicodeString
+            or XeBaseType.Xml
+            or XeBaseType.Guid
+            or XeBaseType.ActivityId
+            or XeBaseType.ActivityIdTransfer => ParquetColumnType.String,
+            XeBaseType.Callstack => ParquetColumnType.Int64List,
+            XeBaseType.BinaryData => ParquetColumnType.Binary,
+            _ => c.IsVariableLength || c.Size > 8 ? ParquetColumnType.Binary : ParquetColumnType.UInt64,
+        };
 
     /// <summary>Whether two shapes can share columns; <paramref name="merged"/> is the wider shape.</summary>
     public static bool TryMerge(ColumnShape a, ColumnShape b, out ColumnShape merged)
@@ -121,7 +147,8 @@ internal readonly record struct ColumnShape(bool IsMap, ParquetColumnType ValueT
             return true;
         }
 
-        int ra = Rank(a, out bool sa), rb = Rank(b, out bool sb);
+        int ra = Rank(a, out bool sa),
+            rb = Rank(b, out bool sb);
         if (ra < 0 || rb < 0 || sa != sb)
         {
             return false;
@@ -133,7 +160,12 @@ internal readonly record struct ColumnShape(bool IsMap, ParquetColumnType ValueT
 
     private static int Rank(ParquetColumnType t, out bool signed)
     {
-        signed = t is ParquetColumnType.Int8 or ParquetColumnType.Int16 or ParquetColumnType.Int32 or ParquetColumnType.Int64;
+        signed =
+            t
+                is ParquetColumnType.Int8
+                    or ParquetColumnType.Int16
+                    or ParquetColumnType.Int32
+                    or ParquetColumnType.Int64;
         return t switch
         {
             ParquetColumnType.Int8 or ParquetColumnType.UInt8 => 0,
@@ -169,7 +201,8 @@ internal sealed class TableMember(string key, string shortName, string packageNa
 
 /// <summary>
 /// The table of one event (<c>package.event</c>) and schema variant: the merged fields and actions of every event type
-/// (from every input file) written to it, then the Parquet columns. See <see cref="XelParquetExporter"/> for the layout.
+/// (from every input file) written to it, then the Parquet columns. See <see cref="XelParquetExporter"/> for the
+/// layout.
 /// </summary>
 internal sealed class EventTable
 {
@@ -205,10 +238,14 @@ internal sealed class EventTable
 
     public string FullName => PackageName + "." + EventName;
 
-    /// <summary>1 for the first schema of an event; 2, 3… for schemas that could not be merged with earlier ones.</summary>
+    /// <summary>1 for the first schema of an event; 2, 3… for schemas that could not be merged with earlier
+    /// ones.</summary>
     public int Variant { get; }
 
-    public string FileName => SafeFileName(FullName) + (Variant > 1 ? ".schema" + Variant.ToString(CultureInfo.InvariantCulture) : string.Empty) + ".parquet";
+    public string FileName =>
+        SafeFileName(FullName)
+        + (Variant > 1 ? ".schema" + Variant.ToString(CultureInfo.InvariantCulture) : string.Empty)
+        + ".parquet";
 
     public IReadOnlyList<string> SourceFiles => _sourceFiles;
 
@@ -219,8 +256,8 @@ internal sealed class EventTable
     public TableMember? Action(string fullName) => _actionsByKey.GetValueOrDefault(fullName);
 
     /// <summary>
-    /// Adds an event type (and the actions its events carry) when every same-named field and action has a compatible shape;
-    /// otherwise leaves the table unchanged and says why.
+    /// Adds an event type (and the actions its events carry) when every same-named field and action has a compatible
+    /// shape; otherwise leaves the table unchanged and says why.
     /// </summary>
     public bool TryAdd(string file, XeEventType type, IReadOnlyList<XeColumn> actions, out string? conflict)
     {
@@ -231,7 +268,17 @@ internal sealed class EventTable
             TableMember? existing = _fieldsByKey.GetValueOrDefault(f.Name);
             if (existing is not null && !ColumnShape.TryMerge(existing.Shape, s, out s))
             {
-                conflict = "field '" + f.Name + "' is " + ColumnShape.Of(f).Describe() + " in " + file + " but " + existing.Shape.Describe() + " in " + _sourceFiles[0];
+                conflict =
+                    "field '"
+                    + f.Name
+                    + "' is "
+                    + ColumnShape.Of(f).Describe()
+                    + " in "
+                    + file
+                    + " but "
+                    + existing.Shape.Describe()
+                    + " in "
+                    + _sourceFiles[0];
                 return false;
             }
 
@@ -250,7 +297,17 @@ internal sealed class EventTable
             TableMember? existing = _actionsByKey.GetValueOrDefault(a.FullName);
             if (existing is not null && !ColumnShape.TryMerge(existing.Shape, s, out s))
             {
-                conflict = "action '" + a.FullName + "' is " + ColumnShape.Of(a).Describe() + " in " + file + " but " + existing.Shape.Describe() + " in " + _sourceFiles[0];
+                conflict =
+                    "action '"
+                    + a.FullName
+                    + "' is "
+                    + ColumnShape.Of(a).Describe()
+                    + " in "
+                    + file
+                    + " but "
+                    + existing.Shape.Describe()
+                    + " in "
+                    + _sourceFiles[0];
                 return false;
             }
 
@@ -294,14 +351,15 @@ internal sealed class EventTable
         return true;
     }
 
-    /// <summary>Whether some events of the table come from target-data XML, which has no file offsets (<c>file_offset</c> is then nullable).</summary>
+    /// <summary>Whether some events of the table come from target-data XML, which has no file offsets
+    /// (<c>file_offset</c> is then nullable).</summary>
     public bool HasEventsWithoutOffset { get; set; }
 
     /// <summary>
-    /// Assigns column names and indices: the common columns, then fields (<c>name</c>; a map adds <c>name_key</c>), then
-    /// actions (<c>name</c>; <c>action_name</c> when a field or common column has that name; <c>action_package_name</c>
-    /// when that is taken too). A name still taken gets <c>_2</c>, <c>_3</c>… With <paramref name="resolvedFrames"/>, each
-    /// callstack column is followed by <c>name_frames</c>.
+    /// Assigns column names and indices: the common columns, then fields (<c>name</c>; a map adds <c>name_key</c>),
+    /// then actions (<c>name</c>; <c>action_name</c> when a field or common column has that name;
+    /// <c>action_package_name</c> when that is taken too). A name still taken gets <c>_2</c>, <c>_3</c>… With
+    /// <paramref name="resolvedFrames"/>, each callstack column is followed by <c>name_frames</c>.
     /// </summary>
     public void Complete(bool resolvedFrames)
     {
@@ -337,7 +395,13 @@ internal sealed class EventTable
         Columns = [.. columns];
     }
 
-    private static void AddColumns(List<ParquetColumn> columns, HashSet<string> used, TableMember m, string name, bool resolvedFrames)
+    private static void AddColumns(
+        List<ParquetColumn> columns,
+        HashSet<string> used,
+        TableMember m,
+        string name,
+        bool resolvedFrames
+    )
     {
         used.Add(name);
         m.ValueColumn = columns.Count;

@@ -5,7 +5,8 @@ using XeAnalyzer.Symbols.Resolution;
 
 namespace XeAnalyzer.Export;
 
-/// <summary>What <c>export --resolve</c> resolved: distinct frames resolved and kept raw, the latter by reason.</summary>
+/// <summary>What <c>export --resolve</c> resolved: distinct frames resolved and kept raw, the latter by
+/// reason.</summary>
 /// <param name="Resolved">Distinct frames resolved.</param>
 /// <param name="UnresolvedByReason">Distinct frames kept as captured, by reason (most first).</param>
 internal sealed record ExportResolution(long Resolved, IReadOnlyList<KeyValuePair<string, long>> UnresolvedByReason)
@@ -15,10 +16,11 @@ internal sealed record ExportResolution(long Resolved, IReadOnlyList<KeyValuePai
 }
 
 /// <summary>
-/// Resolves the frames of <c>export --resolve</c>: one <see cref="ResolverSession"/> per module map of the inputs of the
-/// <see cref="CaptureSource"/> (an input's, or a file's own; chosen by the one rule of <see cref="CaptureSource.Open"/>),
-/// each distinct address or text stack once per file, written as stack buckets write frames
-/// (<see cref="FrameResolution.DisplayText"/>; with inline frames first when the resolver asks for them).
+/// Resolves the frames of <c>export --resolve</c>: one <see cref="ResolverSession"/> per module map of the inputs of
+/// the
+/// <see cref="CaptureSource"/> (an input's, or a file's own; chosen by the one rule of
+/// <see cref="CaptureSource.Open"/>), each distinct address or text stack once per file, written as stack buckets write
+/// frames (<see cref="FrameResolution.DisplayText"/>; with inline frames first when the resolver asks for them).
 /// </summary>
 internal sealed class ExportFrameResolver
 {
@@ -54,17 +56,28 @@ internal sealed class ExportFrameResolver
         }
     }
 
-    public ExportResolution Summary => new(_resolved, [.. _unresolved.OrderByDescending(kv => kv.Value).ThenBy(kv => kv.Key, StringComparer.Ordinal)]);
+    public ExportResolution Summary =>
+        new(_resolved, [.. _unresolved.OrderByDescending(kv => kv.Value).ThenBy(kv => kv.Key, StringComparer.Ordinal)]);
 
-    /// <summary>The text of one raw return address of a capture file (called once per distinct address and file).</summary>
+    /// <summary>The text of one raw return address of a capture file (called once per distinct address and
+    /// file).</summary>
     public string Resolve(string captureFile, ulong address)
     {
         FrameResolution r = Session(captureFile).ResolveAddress(address);
         Count(r);
-        return r.TextWithInlineFrames ?? r.DisplayText(new VirtualAddressFrame(address, "0x" + address.ToString("X16", CultureInfo.InvariantCulture), FrameProvenance.Binary), _style);
+        return r.TextWithInlineFrames
+            ?? r.DisplayText(
+                new VirtualAddressFrame(
+                    address,
+                    "0x" + address.ToString("X16", CultureInfo.InvariantCulture),
+                    FrameProvenance.Binary
+                ),
+                _style
+            );
     }
 
-    /// <summary>The frame texts of a stack held as text (target-data XML), each distinct stack of a file resolved once.</summary>
+    /// <summary>The frame texts of a stack held as text (target-data XML), each distinct stack of a file resolved
+    /// once.</summary>
     public IReadOnlyList<string> ResolveText(string captureFile, string stackText)
     {
         string key = captureFile + "\0" + stackText;

@@ -1,6 +1,7 @@
 namespace XeAnalyzer.Export;
 
-/// <summary>The value types of an exported column, with the Parquet physical and logical types they are written as.</summary>
+/// <summary>The value types of an exported column, with the Parquet physical and logical types they are written
+/// as.</summary>
 internal enum ParquetColumnType
 {
     /// <summary><c>BOOLEAN</c>.</summary>
@@ -42,7 +43,8 @@ internal enum ParquetColumnType
     /// <summary><c>BYTE_ARRAY</c> without annotation.</summary>
     Binary,
 
-    /// <summary><c>INT64</c> annotated <c>TIMESTAMP(isAdjustedToUTC=true, MICROS)</c>: microseconds since 1970-01-01 UTC, rounded down.</summary>
+    /// <summary><c>INT64</c> annotated <c>TIMESTAMP(isAdjustedToUTC=true, MICROS)</c>: microseconds since 1970-01-01
+    /// UTC, rounded down.</summary>
     TimestampMicros,
 
     /// <summary>
@@ -51,7 +53,8 @@ internal enum ParquetColumnType
     /// </summary>
     Int64List,
 
-    /// <summary>A list of strings, laid out as <see cref="Int64List"/> with a <c>required binary element (STRING)</c>.</summary>
+    /// <summary>A list of strings, laid out as <see cref="Int64List"/> with a <c>required binary element
+    /// (STRING)</c>.</summary>
     StringList,
 }
 
@@ -78,7 +81,8 @@ internal sealed class ParquetColumn
     /// <summary>Creates a column.</summary>
     /// <param name="name">The column name (non-empty; unique within a file).</param>
     /// <param name="type">The value type.</param>
-    /// <param name="isNullable">Whether a row may hold no value (<c>optional</c>); for lists, whether the list itself may be null.</param>
+    /// <param name="isNullable">Whether a row may hold no value (<c>optional</c>); for lists, whether the list itself
+    /// may be null.</param>
     public ParquetColumn(string name, ParquetColumnType type, bool isNullable = true)
     {
         ArgumentException.ThrowIfNullOrEmpty(name);
@@ -101,7 +105,8 @@ internal sealed class ParquetColumn
     /// <summary>Whether a row may hold no value.</summary>
     public bool IsNullable { get; }
 
-    /// <summary>Whether the column is a list (<see cref="ParquetColumnType.Int64List"/> or <see cref="ParquetColumnType.StringList"/>).</summary>
+    /// <summary>Whether the column is a list (<see cref="ParquetColumnType.Int64List"/> or
+    /// <see cref="ParquetColumnType.StringList"/>).</summary>
     public bool IsList => Type is ParquetColumnType.Int64List or ParquetColumnType.StringList;
 
     /// <inheritdoc/>

@@ -18,24 +18,25 @@ internal abstract class ColumnBuffer(ColumnFields fields)
 
     public abstract long BufferedBytes { get; }
 
-    public static ColumnBuffer Create(ColumnFields f) => f.Column.Type switch
-    {
-        ParquetColumnType.Boolean => new ValueBuffer<bool>(f, 1),
-        ParquetColumnType.Int8 => new ValueBuffer<sbyte>(f, 1),
-        ParquetColumnType.Int16 => new ValueBuffer<short>(f, 2),
-        ParquetColumnType.Int32 => new ValueBuffer<int>(f, 4),
-        ParquetColumnType.Int64 or ParquetColumnType.Int64List => new ValueBuffer<long>(f, 8),
-        ParquetColumnType.UInt8 => new ValueBuffer<byte>(f, 1),
-        ParquetColumnType.UInt16 => new ValueBuffer<ushort>(f, 2),
-        ParquetColumnType.UInt32 => new ValueBuffer<uint>(f, 4),
-        ParquetColumnType.UInt64 => new ValueBuffer<ulong>(f, 8),
-        ParquetColumnType.Float => new ValueBuffer<float>(f, 4),
-        ParquetColumnType.Double => new ValueBuffer<double>(f, 8),
-        ParquetColumnType.String or ParquetColumnType.StringList => new TextBuffer(f),
-        ParquetColumnType.Binary => new ValueBuffer<ReadOnlyMemory<byte>>(f, 24),
-        ParquetColumnType.TimestampMicros => new TimestampBuffer(f),
-        _ => throw new ArgumentOutOfRangeException(nameof(f), f.Column.Type, "Unknown column type."),
-    };
+    public static ColumnBuffer Create(ColumnFields f) =>
+        f.Column.Type switch
+        {
+            ParquetColumnType.Boolean => new ValueBuffer<bool>(f, 1),
+            ParquetColumnType.Int8 => new ValueBuffer<sbyte>(f, 1),
+            ParquetColumnType.Int16 => new ValueBuffer<short>(f, 2),
+            ParquetColumnType.Int32 => new ValueBuffer<int>(f, 4),
+            ParquetColumnType.Int64 or ParquetColumnType.Int64List => new ValueBuffer<long>(f, 8),
+            ParquetColumnType.UInt8 => new ValueBuffer<byte>(f, 1),
+            ParquetColumnType.UInt16 => new ValueBuffer<ushort>(f, 2),
+            ParquetColumnType.UInt32 => new ValueBuffer<uint>(f, 4),
+            ParquetColumnType.UInt64 => new ValueBuffer<ulong>(f, 8),
+            ParquetColumnType.Float => new ValueBuffer<float>(f, 4),
+            ParquetColumnType.Double => new ValueBuffer<double>(f, 8),
+            ParquetColumnType.String or ParquetColumnType.StringList => new TextBuffer(f),
+            ParquetColumnType.Binary => new ValueBuffer<ReadOnlyMemory<byte>>(f, 24),
+            ParquetColumnType.TimestampMicros => new TimestampBuffer(f),
+            _ => throw new ArgumentOutOfRangeException(nameof(f), f.Column.Type, "Unknown column type."),
+        };
 
     public abstract void AppendNull();
 
@@ -98,7 +99,8 @@ internal class ValueBuffer<T> : ColumnBuffer
     public override Task WriteAsync(ParquetRowGroupWriter rowGroup)
     {
         // Not "cond ? memory : null": null converts to an empty Memory<int> (through int[]), not to a null Nullable.
-        ReadOnlyMemory<int>? definition = null, repetition = null;
+        ReadOnlyMemory<int>? definition = null,
+            repetition = null;
         if (_definition.Length > 0)
         {
             definition = _definition.AsMemory(0, _levels);
@@ -110,7 +112,12 @@ internal class ValueBuffer<T> : ColumnBuffer
         }
 
         return rowGroup.WriteAllPartsAsync<T>(
-            ValuesField, _values.AsMemory(0, _count), definition, repetition, CancellationToken.None);
+            ValuesField,
+            _values.AsMemory(0, _count),
+            definition,
+            repetition,
+            CancellationToken.None
+        );
     }
 
     public override void Clear()
@@ -237,7 +244,8 @@ internal sealed record ColumnFields(ParquetColumn Column, Field Schema, DataFiel
                 DateTimeFormat.Timestamp,
                 isAdjustedToUTC: true,
                 unit: DateTimeTimeUnit.Micros,
-                isNullable: c.IsNullable);
+                isNullable: c.IsNullable
+            );
             var micros = new DataField<long>(c.Name, c.IsNullable);
             _ = new ParquetSchema(micros); // Parquet.Net takes values only through a field attached to a schema.
             return new ColumnFields(c, ts, micros);

@@ -7,23 +7,24 @@ namespace XeAnalyzer.Export;
 
 /// <summary>Row-group size and compression of a <see cref="ParquetTableWriter"/>.</summary>
 /// <param name="RowGroupRows">A row group is written when it holds this many rows.</param>
-/// <param name="RowGroupBytes">A row group is written when its buffered values reach about this many bytes (bounds memory).</param>
+/// <param name="RowGroupBytes">A row group is written when its buffered values reach about this many bytes (bounds
+/// memory).</param>
 /// <param name="Compression">The page compression.</param>
 internal sealed record ParquetTableOptions(int RowGroupRows, long RowGroupBytes, ParquetCompression Compression);
 
 /// <summary>
-/// Writes rows of <see cref="ParquetColumn"/>s through Parquet.Net: values are buffered per column, a value at a time, and
-/// written as one row group when <see cref="ParquetTableOptions.RowGroupRows"/> rows or
+/// Writes rows of <see cref="ParquetColumn"/>s through Parquet.Net: values are buffered per column, a value at a time,
+/// and written as one row group when <see cref="ParquetTableOptions.RowGroupRows"/> rows or
 /// <see cref="ParquetTableOptions.RowGroupBytes"/> bytes are buffered. A full row group is encoded and written on a
 /// thread-pool thread while the caller fills a second set of buffers, so memory stays bounded by two row groups. String
-/// columns (and list-of-string elements) are dictionary-encoded when their values repeat (Parquet.Net's threshold: at most
-/// 80 % distinct). Every column chunk carries null counts and min/max statistics (Parquet.Net's).
+/// columns (and list-of-string elements) are dictionary-encoded when their values repeat (Parquet.Net's threshold: at
+/// most 80 % distinct). Every column chunk carries null counts and min/max statistics (Parquet.Net's).
 /// </summary>
 /// <remarks>
 /// <para>Timestamps are handed to Parquet.Net as the microseconds the file stores, so their statistics are exact (see
 /// <see cref="ColumnFields.Values"/>); the column buffers are in <c>ParquetColumnBuffers.cs</c>.</para>
-/// <para>Not thread-safe (one caller; the background write never overlaps another). Call <see cref="Finish"/> to write the footer; a writer disposed unfinished leaves a file without
-/// a footer, which no reader accepts.</para>
+/// <para>Not thread-safe (one caller; the background write never overlaps another). Call <see cref="Finish"/> to write
+/// the footer; a writer disposed unfinished leaves a file without a footer, which no reader accepts.</para>
 /// </remarks>
 internal sealed class ParquetTableWriter : IDisposable
 {
@@ -78,13 +79,23 @@ internal sealed class ParquetTableWriter : IDisposable
                 ParquetCompression.Snappy => CompressionMethod.Snappy,
                 ParquetCompression.Gzip => CompressionMethod.Gzip,
                 ParquetCompression.Zstd => CompressionMethod.Zstd,
-                _ => throw new ArgumentOutOfRangeException(nameof(options), options.Compression, "Unknown compression."),
+                _ => throw new ArgumentOutOfRangeException(
+                    nameof(options),
+                    options.Compression,
+                    "Unknown compression."
+                ),
             },
-            // Zstd: level 3 (zstd's own default); gzip: the fastest deflate level. Parquet.Net's default (SmallestSize) is zstd level 19.
-            CompressionLevel = options.Compression == ParquetCompression.Zstd ? CompressionLevel.Optimal : CompressionLevel.Fastest,
+            // Zstd: level 3 (zstd's own default); gzip: the fastest deflate level. Parquet.Net's default (SmallestSize)
+            // is zstd level 19.
+            CompressionLevel =
+                options.Compression == ParquetCompression.Zstd ? CompressionLevel.Optimal : CompressionLevel.Fastest,
         };
         var schema = new ParquetSchema(fields.Select(f => f.Schema));
-        foreach (ColumnFields f in fields.Where(f => f.Column.Type is ParquetColumnType.String or ParquetColumnType.StringList))
+        foreach (
+            ColumnFields f in fields.Where(f =>
+                f.Column.Type is ParquetColumnType.String or ParquetColumnType.StringList
+            )
+        )
         {
             parquetOptions.ColumnEncodingHints[f.Values.Path.ToString()] = EncodingHint.Dictionary;
         }
@@ -125,17 +136,15 @@ internal sealed class ParquetTableWriter : IDisposable
     /// </summary>
     public long BufferedBytes
     {
-        get
-        {
-            return OpenRowGroupBytes + (_pending is { IsCompleted: false } ? _pendingBytes : 0);
-        }
+        get { return OpenRowGroupBytes + (_pending is { IsCompleted: false } ? _pendingBytes : 0); }
     }
 
     /// <summary>Whether <see cref="Finish"/> has completed.</summary>
     public bool IsFinished => _finished;
 
     /// <summary>Writes a null (for a list column: a null list) in the current row.</summary>
-    /// <exception cref="InvalidOperationException">The column is not nullable, or already has a value in this row.</exception>
+    /// <exception cref="InvalidOperationException">The column is not nullable, or already has a value in this
+    /// row.</exception>
     public void WriteNull(int column)
     {
         ColumnBuffer b = Begin(column);
@@ -148,7 +157,8 @@ internal sealed class ParquetTableWriter : IDisposable
     }
 
     /// <summary>Writes a boolean to a <see cref="ParquetColumnType.Boolean"/> column.</summary>
-    public void WriteBoolean(int column, bool value) => ((ValueBuffer<bool>)Begin(column, ParquetColumnType.Boolean)).Append(value);
+    public void WriteBoolean(int column, bool value) =>
+        ((ValueBuffer<bool>)Begin(column, ParquetColumnType.Boolean)).Append(value);
 
     /// <summary>Writes a signed integer to an <c>Int8</c>, <c>Int16</c>, <c>Int32</c> or <c>Int64</c> column.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The value does not fit the column's type.</exception>
@@ -159,11 +169,15 @@ internal sealed class ParquetTableWriter : IDisposable
         switch (b.Column.Type)
         {
             case ParquetColumnType.Int8:
-                sbyte vsbyte = value is >= sbyte.MinValue and <= sbyte.MaxValue ? (sbyte)value : throw OutOfRange(b, value);
+                sbyte vsbyte = value is >= sbyte.MinValue and <= sbyte.MaxValue
+                    ? (sbyte)value
+                    : throw OutOfRange(b, value);
                 ((ValueBuffer<sbyte>)Mark(b)).Append(vsbyte);
                 break;
             case ParquetColumnType.Int16:
-                short vshort = value is >= short.MinValue and <= short.MaxValue ? (short)value : throw OutOfRange(b, value);
+                short vshort = value is >= short.MinValue and <= short.MaxValue
+                    ? (short)value
+                    : throw OutOfRange(b, value);
                 ((ValueBuffer<short>)Mark(b)).Append(vshort);
                 break;
             case ParquetColumnType.Int32:
@@ -178,7 +192,8 @@ internal sealed class ParquetTableWriter : IDisposable
         }
     }
 
-    /// <summary>Writes an unsigned integer to a <c>UInt8</c>, <c>UInt16</c>, <c>UInt32</c> or <c>UInt64</c> column.</summary>
+    /// <summary>Writes an unsigned integer to a <c>UInt8</c>, <c>UInt16</c>, <c>UInt32</c> or <c>UInt64</c>
+    /// column.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The value does not fit the column's type.</exception>
     /// <exception cref="InvalidOperationException">The column has another type.</exception>
     public void WriteUInt64(int column, ulong value)
@@ -206,7 +221,8 @@ internal sealed class ParquetTableWriter : IDisposable
         }
     }
 
-    /// <summary>Writes a floating-point value to a <c>Float</c> (rounded to single precision) or <c>Double</c> column.</summary>
+    /// <summary>Writes a floating-point value to a <c>Float</c> (rounded to single precision) or <c>Double</c>
+    /// column.</summary>
     public void WriteDouble(int column, double value)
     {
         ColumnBuffer b = Begin(column);
@@ -231,15 +247,19 @@ internal sealed class ParquetTableWriter : IDisposable
     }
 
     /// <summary>Writes bytes (copied) to a <c>Binary</c> column.</summary>
-    public void WriteBinary(int column, ReadOnlySpan<byte> value) => ((ValueBuffer<ReadOnlyMemory<byte>>)Begin(column, ParquetColumnType.Binary)).Append(value.ToArray());
+    public void WriteBinary(int column, ReadOnlySpan<byte> value) =>
+        ((ValueBuffer<ReadOnlyMemory<byte>>)Begin(column, ParquetColumnType.Binary)).Append(value.ToArray());
 
-    /// <summary>Writes a time to a <c>TimestampMicros</c> column: microseconds since 1970-01-01 UTC, rounded down.</summary>
+    /// <summary>Writes a time to a <c>TimestampMicros</c> column: microseconds since 1970-01-01 UTC, rounded
+    /// down.</summary>
     /// <param name="column">Column index.</param>
     /// <param name="value">The time; local times are converted to UTC, unspecified ones are taken as UTC.</param>
-    public void WriteTimestamp(int column, DateTime value) => ((TimestampBuffer)Begin(column, ParquetColumnType.TimestampMicros)).Append(value);
+    public void WriteTimestamp(int column, DateTime value) =>
+        ((TimestampBuffer)Begin(column, ParquetColumnType.TimestampMicros)).Append(value);
 
     /// <summary>Writes a list of integers (empty is an empty list, not a null) to an <c>Int64List</c> column.</summary>
-    public void WriteInt64List(int column, ReadOnlySpan<long> values) => ((ValueBuffer<long>)Begin(column, ParquetColumnType.Int64List)).AppendList(values);
+    public void WriteInt64List(int column, ReadOnlySpan<long> values) =>
+        ((ValueBuffer<long>)Begin(column, ParquetColumnType.Int64List)).AppendList(values);
 
     /// <summary>Writes a list of strings (empty is an empty list, not a null) to a <c>StringList</c> column.</summary>
     /// <exception cref="ArgumentException">An element is null.</exception>
@@ -264,7 +284,13 @@ internal sealed class ParquetTableWriter : IDisposable
         if (_columnsWrittenInRow != _buffers.Length)
         {
             ColumnBuffer missing = Array.Find(_buffers, b => !b.WrittenInRow)!;
-            throw new InvalidOperationException("Column '" + missing.Column.Name + "' has no value in row " + _rowCount.ToString(CultureInfo.InvariantCulture) + ".");
+            throw new InvalidOperationException(
+                "Column '"
+                    + missing.Column.Name
+                    + "' has no value in row "
+                    + _rowCount.ToString(CultureInfo.InvariantCulture)
+                    + "."
+            );
         }
 
         foreach (ColumnBuffer b in _buffers)
@@ -282,8 +308,8 @@ internal sealed class ParquetTableWriter : IDisposable
     }
 
     /// <summary>
-    /// Hands the buffered rows to the background writer as a row group, after waiting for the previous one (when no row is
-    /// buffered, only waits for the previous one).
+    /// Hands the buffered rows to the background writer as a row group, after waiting for the previous one (when no row
+    /// is buffered, only waits for the previous one).
     /// </summary>
     /// <exception cref="InvalidOperationException">A row is partly written.</exception>
     public void FlushRowGroup()
@@ -300,8 +326,8 @@ internal sealed class ParquetTableWriter : IDisposable
             return;
         }
 
-        // The full buffers are written by Parquet.Net on another thread while the caller fills the spare set: reading the
-        // capture and encoding the previous row group overlap. At most one row group is in flight.
+        // The full buffers are written by Parquet.Net on another thread while the caller fills the spare set: reading
+        // the capture and encoding the previous row group overlap. At most one row group is in flight.
         WaitForPending();
         (_buffers, _spare) = (_spare, _buffers);
         ColumnBuffer[] full = _spare;
@@ -311,7 +337,8 @@ internal sealed class ParquetTableWriter : IDisposable
         _rowGroupCount++;
     }
 
-    /// <summary>Waits for the row group being written in the background (rethrowing its failure) and records the stream position.</summary>
+    /// <summary>Waits for the row group being written in the background (rethrowing its failure) and records the stream
+    /// position.</summary>
     private void WaitForPending()
     {
         if (_pending is null)
@@ -359,7 +386,8 @@ internal sealed class ParquetTableWriter : IDisposable
         }
         catch (AggregateException)
         {
-            // The failure was (or will never be) reported by FlushRowGroup or Finish; the file is incomplete either way.
+            // The failure was (or will never be) reported by FlushRowGroup or Finish; the file is incomplete either
+            // way.
         }
 
         _output.Dispose();
@@ -389,7 +417,8 @@ internal sealed class ParquetTableWriter : IDisposable
     private static InvalidOperationException TypeMismatch(ColumnBuffer b, string what) =>
         new("Column '" + b.Column.Name + "' is " + b.Column.Type.ToString() + "; it does not take " + what + ".");
 
-    /// <summary>Validates the column index and that the column has no value yet in this row (does not mark it).</summary>
+    /// <summary>Validates the column index and that the column has no value yet in this row (does not mark
+    /// it).</summary>
     private ColumnBuffer Begin(int column)
     {
         ThrowIfDone();
@@ -401,7 +430,13 @@ internal sealed class ParquetTableWriter : IDisposable
         ColumnBuffer b = _buffers[column];
         if (b.WrittenInRow)
         {
-            throw new InvalidOperationException("Column '" + b.Column.Name + "' already has a value in row " + _rowCount.ToString(CultureInfo.InvariantCulture) + ".");
+            throw new InvalidOperationException(
+                "Column '"
+                    + b.Column.Name
+                    + "' already has a value in row "
+                    + _rowCount.ToString(CultureInfo.InvariantCulture)
+                    + "."
+            );
         }
 
         return b;
@@ -413,7 +448,9 @@ internal sealed class ParquetTableWriter : IDisposable
         ColumnBuffer b = Begin(column);
         if (b.Column.Type != type)
         {
-            throw new InvalidOperationException("Column '" + b.Column.Name + "' is " + b.Column.Type.ToString() + ", not " + type.ToString() + ".");
+            throw new InvalidOperationException(
+                "Column '" + b.Column.Name + "' is " + b.Column.Type.ToString() + ", not " + type.ToString() + "."
+            );
         }
 
         return Mark(b);

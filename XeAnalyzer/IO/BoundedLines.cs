@@ -3,10 +3,16 @@ using System.Text;
 
 namespace XeAnalyzer.IO;
 
-/// <summary>Reads lines from a <see cref="TextReader"/> without ever holding a line longer than a cap (LF, CR LF and CR end a line; a leading BOM is dropped).</summary>
+/// <summary>Reads lines from a <see cref="TextReader"/> without ever holding a line longer than a cap (LF, CR LF and CR
+/// end a line; a leading BOM is dropped).</summary>
 internal static class BoundedLines
 {
-    public static IEnumerable<(string Line, long Number)> Read(TextReader reader, string? filePath, int maxLineLength, CancellationToken cancellationToken)
+    public static IEnumerable<(string Line, long Number)> Read(
+        TextReader reader,
+        string? filePath,
+        int maxLineLength,
+        CancellationToken cancellationToken
+    )
     {
         var sb = new StringBuilder();
         char[] buf = new char[16 * 1024];
@@ -49,8 +55,14 @@ internal static class BoundedLines
 
                 if (sb.Length >= maxLineLength)
                 {
-                    throw new InvalidTextInputException(filePath, (int)Math.Min(line, int.MaxValue), string.Create(CultureInfo.InvariantCulture,
-                        $"a line of at most {maxLineLength} characters; the line is longer"));
+                    throw new InvalidTextInputException(
+                        filePath,
+                        (int)Math.Min(line, int.MaxValue),
+                        string.Create(
+                            CultureInfo.InvariantCulture,
+                            $"a line of at most {maxLineLength} characters; the line is longer"
+                        )
+                    );
                 }
 
                 sb.Append(c);

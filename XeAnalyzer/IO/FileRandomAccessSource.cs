@@ -3,8 +3,8 @@ using Microsoft.Win32.SafeHandles;
 namespace XeAnalyzer.IO;
 
 /// <summary>
-/// A file opened for positional, thread-safe reads (<see cref="RandomAccess"/>). The file is shared for read, write and delete,
-/// so captures that SQL Server is still writing can be opened.
+/// A file opened for positional, thread-safe reads (<see cref="RandomAccess"/>). The file is shared for read, write and
+/// delete, so captures that SQL Server is still writing can be opened.
 /// </summary>
 internal sealed class FileRandomAccessSource : IRandomAccessSource
 {
@@ -21,7 +21,8 @@ internal sealed class FileRandomAccessSource : IRandomAccessSource
             FileMode.Open,
             FileAccess.Read,
             FileShare.ReadWrite | FileShare.Delete,
-            sequential ? FileOptions.SequentialScan : FileOptions.RandomAccess);
+            sequential ? FileOptions.SequentialScan : FileOptions.RandomAccess
+        );
         Name = path;
     }
 

@@ -10,10 +10,11 @@ internal enum FormatKind
 
 internal static class FormatErrors
 {
-    public static XeFormatException Create(FormatKind kind, string? file, long? offset, string detail) => kind switch
-    {
-        FormatKind.Xel => new InvalidXelDataException(file, offset, detail),
-        FormatKind.Pdb => new InvalidPdbDataException(file, offset, detail),
-        _ => new InvalidPeDataException(file, offset, detail),
-    };
+    public static XeFormatException Create(FormatKind kind, string? file, long? offset, string detail) =>
+        kind switch
+        {
+            FormatKind.Xel => new InvalidXelDataException(file, offset, detail),
+            FormatKind.Pdb => new InvalidPdbDataException(file, offset, detail),
+            _ => new InvalidPeDataException(file, offset, detail),
+        };
 }

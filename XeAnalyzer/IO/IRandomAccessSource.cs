@@ -13,7 +13,8 @@ internal interface IRandomAccessSource : IDisposable
     /// <summary>Current length in bytes. For a file that is still being written this can grow between calls.</summary>
     long Length { get; }
 
-    /// <summary>Reads up to <paramref name="destination"/>.Length bytes at <paramref name="offset"/>; returns the number read (0 at or past the end).</summary>
+    /// <summary>Reads up to <paramref name="destination"/>.Length bytes at <paramref name="offset"/>; returns the
+    /// number read (0 at or past the end).</summary>
     /// <param name="offset">Absolute position in the source.</param>
     /// <param name="destination">Where the bytes go.</param>
     int Read(long offset, Span<byte> destination);

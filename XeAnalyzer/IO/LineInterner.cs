@@ -82,7 +82,8 @@ internal sealed class LineInterner
         return true;
     }
 
-    /// <summary>Grows <paramref name="byId"/>, an array indexed by line id, so it holds <paramref name="id"/>.</summary>
+    /// <summary>Grows <paramref name="byId"/>, an array indexed by line id, so it holds
+    /// <paramref name="id"/>.</summary>
     public static void EnsureRoom<T>(ref T[] byId, int id)
     {
         if (id >= byId.Length)

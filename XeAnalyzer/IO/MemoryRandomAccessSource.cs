@@ -34,7 +34,5 @@ internal sealed class MemoryRandomAccessSource : IRandomAccessSource
     }
 
     /// <inheritdoc/>
-    public void Dispose()
-    {
-    }
+    public void Dispose() { }
 }

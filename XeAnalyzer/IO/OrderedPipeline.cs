@@ -31,8 +31,15 @@ internal static class OrderedPipeline
     /// <param name="runsAlone">Items whose work must not overlap any other: such an item starts only once every earlier
     /// item is done, and no later item is added before it is done; or <see langword="null"/>.</param>
     /// <param name="cancellationToken">Checked before each item is yielded.</param>
-    public static IEnumerable<T> Run<T>(IEnumerable<T> source, Action<T> work, int threads, int window, string name,
-        Func<T, bool>? runsAlone, CancellationToken cancellationToken)
+    public static IEnumerable<T> Run<T>(
+        IEnumerable<T> source,
+        Action<T> work,
+        int threads,
+        int window,
+        string name,
+        Func<T, bool>? runsAlone,
+        CancellationToken cancellationToken
+    )
         where T : class
     {
         var pipeline = new OrderedPipeline<T>(work, threads, window, name);

@@ -6,10 +6,11 @@ using System.Text;
 namespace XeAnalyzer.IO;
 
 /// <summary>
-/// The one bounds-checked little-endian reader over a span, for every binary format (<c>.xel</c> metadata, PDB records; PE
-/// headers use <see cref="BinaryPrimitives"/> on checked slices). Every read goes through <see cref="Advance"/>; running off the
-/// end throws the malformed-input exception of the reader's <see cref="FormatKind"/>, naming the file and absolute offset, or,
-/// for bytes whose offsets are not file offsets (a PDB's MSF stream), the exception its <see cref="ISpanOrigin"/> locates.
+/// The one bounds-checked little-endian reader over a span, for every binary format (<c>.xel</c> metadata, PDB records;
+/// PE headers use <see cref="BinaryPrimitives"/> on checked slices). Every read goes through <see cref="Advance"/>;
+/// running off the end throws the malformed-input exception of the reader's <see cref="FormatKind"/>, naming the file
+/// and absolute offset, or, for bytes whose offsets are not file offsets (a PDB's MSF stream), the exception its
+/// <see cref="ISpanOrigin"/> locates.
 /// </summary>
 internal ref struct SpanReader
 {
@@ -32,8 +33,9 @@ internal ref struct SpanReader
     }
 
     /// <summary>
-    /// A reader over bytes copied from <paramref name="origin"/> (the first at its offset <paramref name="baseOffset"/>), whose
-    /// errors <paramref name="origin"/> locates, naming the part <paramref name="description"/>.
+    /// A reader over bytes copied from <paramref name="origin"/> (the first at its offset
+    /// <paramref name="baseOffset"/>), whose errors <paramref name="origin"/> locates, naming the part
+    /// <paramref name="description"/>.
     /// </summary>
     public SpanReader(ReadOnlySpan<byte> span, ISpanOrigin origin, long baseOffset, string description)
     {
@@ -52,7 +54,13 @@ internal ref struct SpanReader
         {
             if ((uint)value > (uint)_span.Length)
             {
-                throw Error(_pos, string.Create(CultureInfo.InvariantCulture, $"a position within {_span.Length} bytes, found {value}"));
+                throw Error(
+                    _pos,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"a position within {_span.Length} bytes, found {value}"
+                    )
+                );
             }
 
             _pos = value;
@@ -63,14 +71,21 @@ internal ref struct SpanReader
 
     public readonly int Length => _span.Length;
 
-    /// <summary>Absolute offset of the current position in the file (in the <see cref="ISpanOrigin"/>, for a reader over one).</summary>
+    /// <summary>Absolute offset of the current position in the file (in the <see cref="ISpanOrigin"/>, for a reader
+    /// over one).</summary>
     public readonly long FileOffset => _baseOffset + _pos;
 
     public ReadOnlySpan<byte> Advance(int count, string what)
     {
         if (count < 0 || count > _span.Length - _pos)
         {
-            throw Error(_pos, string.Create(CultureInfo.InvariantCulture, $"{count} bytes of {what}, but only {Math.Max(0, _span.Length - _pos)} remain"));
+            throw Error(
+                _pos,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"{count} bytes of {what}, but only {Math.Max(0, _span.Length - _pos)} remain"
+                )
+            );
         }
 
         ReadOnlySpan<byte> s = _span.Slice(_pos, count);
@@ -129,8 +144,8 @@ internal ref struct SpanReader
     }
 
     /// <summary>
-    /// Reads a NUL-terminated string within the next <paramref name="limit"/> bytes and returns its bytes (without the NUL, which
-    /// is consumed).
+    /// Reads a NUL-terminated string within the next <paramref name="limit"/> bytes and returns its bytes (without the
+    /// NUL, which is consumed).
     /// </summary>
     public ReadOnlySpan<byte> ReadCString(int limit, string what)
     {
@@ -145,7 +160,8 @@ internal ref struct SpanReader
         return rest[..end];
     }
 
-    /// <summary>Advances to the next multiple of <paramref name="alignment"/> (relative to the span start), if not already there.</summary>
+    /// <summary>Advances to the next multiple of <paramref name="alignment"/> (relative to the span start), if not
+    /// already there.</summary>
     public void Align(int alignment)
     {
         int rem = _pos % alignment;
@@ -158,7 +174,8 @@ internal ref struct SpanReader
     /// <summary>The malformed-input exception for the current position.</summary>
     public readonly XeFormatException Error(string expected) => Error(_pos, expected);
 
-    /// <summary>The malformed-input exception for <paramref name="position"/> (relative to the start of the span).</summary>
+    /// <summary>The malformed-input exception for <paramref name="position"/> (relative to the start of the
+    /// span).</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     public readonly XeFormatException Error(int position, string expected) =>
         _origin is not null

@@ -19,18 +19,21 @@ internal sealed class TextInputLimits
     /// <summary>
     /// The defaults: 4 Mi characters per text line, 64 Mi characters per XML element's text, XML depth 32,
     /// 64 attributes per element, 65,536 child elements in one value, 4,096 fields per event,
-    /// 2,000 lines per plain-text stack chunk (small enough that a chunk's arrays stay off the large-object heap) and 4,096 frames per line.
+    /// 2,000 lines per plain-text stack chunk (small enough that a chunk's arrays stay off the large-object heap) and
+    /// 4,096 frames per line.
     /// </summary>
     public static TextInputLimits Default { get; } = new();
 
-    /// <summary>Maximum length of one line of plain text (outside XML), in characters. XML content is capped by <see cref="MaxValueLength"/> instead.</summary>
+    /// <summary>Maximum length of one line of plain text (outside XML), in characters. XML content is capped by
+    /// <see cref="MaxValueLength"/> instead.</summary>
     public int MaxLineLength
     {
         get => _maxLineLength;
         init => _maxLineLength = Positive(value);
     }
 
-    /// <summary>Maximum length of the text of one XML element (a histogram <c>&lt;value&gt;</c>, an event field), in characters.</summary>
+    /// <summary>Maximum length of the text of one XML element (a histogram <c>&lt;value&gt;</c>, an event field), in
+    /// characters.</summary>
     public int MaxValueLength
     {
         get => _maxValueLength;
@@ -75,7 +78,8 @@ internal sealed class TextInputLimits
         init => _maxLinesPerStack = Positive(value);
     }
 
-    /// <summary>Maximum number of frames parsed from one line; the rest of a longer line is kept as unparsed text.</summary>
+    /// <summary>Maximum number of frames parsed from one line; the rest of a longer line is kept as unparsed
+    /// text.</summary>
     public int MaxFramesPerLine
     {
         get => _maxFramesPerLine;

@@ -5,14 +5,41 @@ namespace XeAnalyzer.Output;
 /// <summary>A tick on a chart axis: its value and label.</summary>
 internal readonly record struct AxisTick(double Value, string Label);
 
-/// <summary>A linear axis range rounded to "nice" values (1, 2, 2.5 or 5 times a power of ten) with its ticks.</summary>
+/// <summary>A linear axis range rounded to "nice" values (1, 2, 2.5 or 5 times a power of ten) with its
+/// ticks.</summary>
 internal sealed class AxisScale
 {
     private static readonly double[] s_timeSteps =
     [
-        0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5,
-        1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800,
-        3600, 7200, 10800, 21600, 43200, 86400, 172800, 604800,
+        0.001,
+        0.002,
+        0.005,
+        0.01,
+        0.02,
+        0.05,
+        0.1,
+        0.2,
+        0.5,
+        1,
+        2,
+        5,
+        10,
+        15,
+        30,
+        60,
+        120,
+        300,
+        600,
+        900,
+        1800,
+        3600,
+        7200,
+        10800,
+        21600,
+        43200,
+        86400,
+        172800,
+        604800,
     ];
 
     private AxisScale(double min, double max, IReadOnlyList<AxisTick> ticks, string? caption)
@@ -35,7 +62,8 @@ internal sealed class AxisScale
     /// <summary>Extra text for the axis title (the UTC date of a time axis), or null.</summary>
     public string? Caption { get; }
 
-    /// <summary>Maps a value to a position between <paramref name="from"/> (at Min) and <paramref name="to"/> (at Max).</summary>
+    /// <summary>Maps a value to a position between <paramref name="from"/> (at Min) and <paramref name="to"/> (at
+    /// Max).</summary>
     public double Map(double value, double from, double to) =>
         Max > Min ? from + ((value - Min) / (Max - Min) * (to - from)) : (from + to) / 2;
 
@@ -92,8 +120,8 @@ internal sealed class AxisScale
     }
 
     /// <summary>
-    /// A time axis over Unix seconds [min, max]: steps of whole milliseconds, seconds, minutes, hours or days aligned to
-    /// UTC, labels in UTC. The range is not widened to the ticks (time axes start at the first point).
+    /// A time axis over Unix seconds [min, max]: steps of whole milliseconds, seconds, minutes, hours or days aligned
+    /// to UTC, labels in UTC. The range is not widened to the ticks (time axes start at the first point).
     /// </summary>
     public static AxisScale Time(double min, double max, int targetTicks)
     {
@@ -145,7 +173,9 @@ internal sealed class AxisScale
         }
 
         string caption = multiDay
-            ? first.ToString("yyyy-MM-dd", CultureInfo.InvariantCulture) + " to " + last.ToString("yyyy-MM-dd", CultureInfo.InvariantCulture)
+            ? first.ToString("yyyy-MM-dd", CultureInfo.InvariantCulture)
+                + " to "
+                + last.ToString("yyyy-MM-dd", CultureInfo.InvariantCulture)
             : first.ToString("yyyy-MM-dd", CultureInfo.InvariantCulture);
         return new AxisScale(min, max, ticks, caption);
     }
@@ -162,8 +192,22 @@ internal sealed class AxisScale
         double p = Math.Pow(10, exp);
         double f = value / p;
         double nice = round
-            ? f switch { < 1.5 => 1, < 2.25 => 2, < 3.5 => 2.5, < 7.5 => 5, _ => 10 }
-            : f switch { <= 1 => 1, <= 2 => 2, <= 2.5 => 2.5, <= 5 => 5, _ => 10 };
+            ? f switch
+            {
+                < 1.5 => 1,
+                < 2.25 => 2,
+                < 3.5 => 2.5,
+                < 7.5 => 5,
+                _ => 10,
+            }
+            : f switch
+            {
+                <= 1 => 1,
+                <= 2 => 2,
+                <= 2.5 => 2.5,
+                <= 5 => 5,
+                _ => 10,
+            };
         return nice * p;
     }
 

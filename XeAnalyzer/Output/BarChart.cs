@@ -52,8 +52,8 @@ internal sealed class ReferenceLine
 }
 
 /// <summary>
-/// Bar chart data: one bar per category, some optionally highlighted, with an optional reference line (such as the mean).
-/// A histogram is a bar chart whose categories are bins; see <see cref="Histogram"/>. Immutable.
+/// Bar chart data: one bar per category, some optionally highlighted, with an optional reference line (such as the
+/// mean). A histogram is a bar chart whose categories are bins; see <see cref="Histogram"/>. Immutable.
 /// </summary>
 internal sealed class BarChart : ReportBlock
 {
@@ -61,7 +61,8 @@ internal sealed class BarChart : ReportBlock
     /// <param name="title">The title.</param>
     /// <param name="categories">The category labels, one per bar, in display order.</param>
     /// <param name="values">The bar values; same count as <paramref name="categories"/>, all finite.</param>
-    /// <param name="highlightedCategories">Categories drawn in the highlight colour (every bar with a matching label, ordinal comparison).</param>
+    /// <param name="highlightedCategories">Categories drawn in the highlight colour (every bar with a matching label,
+    /// ordinal comparison).</param>
     /// <param name="referenceLine">An optional horizontal line, such as <see cref="ReferenceLine.Mean"/>.</param>
     /// <exception cref="ArgumentNullException">An argument or category is <see langword="null"/>.</exception>
     /// <exception cref="ArgumentException">The counts differ or a value is not finite.</exception>
@@ -70,7 +71,8 @@ internal sealed class BarChart : ReportBlock
         IEnumerable<string> categories,
         IEnumerable<double> values,
         IEnumerable<string>? highlightedCategories = null,
-        ReferenceLine? referenceLine = null)
+        ReferenceLine? referenceLine = null
+    )
     {
         ArgumentNullException.ThrowIfNull(title);
         ArgumentNullException.ThrowIfNull(categories);
@@ -85,16 +87,24 @@ internal sealed class BarChart : ReportBlock
         if (cats.Length != vals.Length)
         {
             throw new ArgumentException(
-                string.Create(CultureInfo.InvariantCulture, $"Bar chart '{title}' has {cats.Length} categories but {vals.Length} values."),
-                nameof(values));
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"Bar chart '{title}' has {cats.Length} categories but {vals.Length} values."
+                ),
+                nameof(values)
+            );
         }
 
         int bad = Array.FindIndex(vals, v => !double.IsFinite(v));
         if (bad >= 0)
         {
             throw new ArgumentException(
-                string.Create(CultureInfo.InvariantCulture, $"Bar chart '{title}': the value of category {bad} is not finite."),
-                nameof(values));
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"Bar chart '{title}': the value of category {bad} is not finite."
+                ),
+                nameof(values)
+            );
         }
 
         var highlighted = new HashSet<string>(highlightedCategories ?? [], StringComparer.Ordinal);
@@ -131,12 +141,19 @@ internal sealed class BarChart : ReportBlock
     public int ValueDecimalPlaces
     {
         get;
-        init => field = value is >= 0 and <= 9 ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "Decimal places must be between 0 and 9.");
+        init =>
+            field = value is >= 0 and <= 9
+                ? value
+                : throw new ArgumentOutOfRangeException(
+                    nameof(value),
+                    value,
+                    "Decimal places must be between 0 and 9."
+                );
     }
 
     /// <summary>
-    /// Builds a histogram: <paramref name="binCount"/> equal-width bins from the minimum to the maximum sample, each bar
-    /// counting the samples in [low, high) (the last bin also holds the maximum). Labels are the bin's lower bound.
+    /// Builds a histogram: <paramref name="binCount"/> equal-width bins from the minimum to the maximum sample, each
+    /// bar counting the samples in [low, high) (the last bin also holds the maximum). Labels are the bin's lower bound.
     /// </summary>
     /// <param name="title">The title.</param>
     /// <param name="samples">The samples; non-finite ones are ignored.</param>

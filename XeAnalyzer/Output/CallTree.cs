@@ -2,7 +2,8 @@ using System.Globalization;
 
 namespace XeAnalyzer.Output;
 
-/// <summary>The unit of the weights of a <see cref="CallTree"/>; writers use it for labels and the speedscope unit.</summary>
+/// <summary>The unit of the weights of a <see cref="CallTree"/>; writers use it for labels and the speedscope
+/// unit.</summary>
 internal enum WeightUnit
 {
     /// <summary>Counts (events, samples, latch acquires); speedscope unit <c>none</c>.</summary>
@@ -38,9 +39,10 @@ internal sealed class CallTreeNode
         Weight = weight;
         BaselineWeight = baseline;
         // Most nodes of a wide tree are leaves: they share one empty list.
-        Children = children.Length == 0
-            ? System.Collections.ObjectModel.ReadOnlyCollection<CallTreeNode>.Empty
-            : Array.AsReadOnly(children);
+        Children =
+            children.Length == 0
+                ? System.Collections.ObjectModel.ReadOnlyCollection<CallTreeNode>.Empty
+                : Array.AsReadOnly(children);
     }
 
     /// <summary>The frame name exactly as added (the root is named <see cref="CallTree.RootName"/>).</summary>
@@ -91,7 +93,8 @@ internal sealed class CallTreeNode
         Depth = checked(parent.Depth + 1);
     }
 
-    /// <summary>Sets depths of a subtree top-down once the whole tree exists (children are built before parents).</summary>
+    /// <summary>Sets depths of a subtree top-down once the whole tree exists (children are built before
+    /// parents).</summary>
     internal static void AssignDepths(CallTreeNode root)
     {
         var stack = new Stack<CallTreeNode>();
@@ -160,7 +163,8 @@ internal sealed class CallTree
     /// <summary>The depth of the deepest node (0 for an empty tree).</summary>
     public int MaxDepth { get; }
 
-    /// <summary>Enumerates every node, the root first, depth first, children in order (no recursion, any depth).</summary>
+    /// <summary>Enumerates every node, the root first, depth first, children in order (no recursion, any
+    /// depth).</summary>
     /// <returns>The nodes in pre-order.</returns>
     public IEnumerable<CallTreeNode> EnumerateDepthFirst()
     {
@@ -193,8 +197,12 @@ internal sealed class CallTree
         if (baseline.Unit != current.Unit)
         {
             throw new ArgumentException(
-                string.Create(CultureInfo.InvariantCulture, $"Cannot diff a {baseline.Unit} tree against a {current.Unit} tree."),
-                nameof(current));
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"Cannot diff a {baseline.Unit} tree against a {current.Unit} tree."
+                ),
+                nameof(current)
+            );
         }
 
         var builder = new CallTreeBuilder(current.Unit);
@@ -249,8 +257,10 @@ internal sealed class CallTreeBuilder
     /// list adds the weight to the root itself.
     /// </param>
     /// <param name="weight">The weight (count, bytes or milliseconds), 0 or more.</param>
-    /// <param name="baselineWeight">The second weight for a differential tree (0 or more); any non-zero value makes the tree differential.</param>
-    /// <exception cref="ArgumentNullException"><paramref name="framesLeafFirst"/> or a frame is <see langword="null"/>.</exception>
+    /// <param name="baselineWeight">The second weight for a differential tree (0 or more); any non-zero value makes the
+    /// tree differential.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="framesLeafFirst"/> or a frame is
+    /// <see langword="null"/>.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A weight is negative.</exception>
     /// <exception cref="OverflowException">A total exceeds <see cref="long.MaxValue"/>.</exception>
     public void AddStack(IReadOnlyList<string> framesLeafFirst, long weight, long baselineWeight = 0)
@@ -262,7 +272,10 @@ internal sealed class CallTreeBuilder
         {
             if (framesLeafFirst[i] is null)
             {
-                throw new ArgumentNullException(nameof(framesLeafFirst), string.Create(CultureInfo.InvariantCulture, $"Frame {i} is null."));
+                throw new ArgumentNullException(
+                    nameof(framesLeafFirst),
+                    string.Create(CultureInfo.InvariantCulture, $"Frame {i} is null.")
+                );
             }
         }
 

@@ -8,7 +8,8 @@ internal static class CellFormatter
 {
     private static readonly CultureInfo s_inv = CultureInfo.InvariantCulture;
 
-    /// <summary>The display form used by text and HTML: grouped digits, fixed decimals, units and percent signs.</summary>
+    /// <summary>The display form used by text and HTML: grouped digits, fixed decimals, units and percent
+    /// signs.</summary>
     public static string Display(TableCell cell, TableColumn column)
     {
         if (cell.IsEmpty)
@@ -23,7 +24,9 @@ internal static class CellFormatter
             ColumnKind.Integer => cell.Integer.ToString("N0", s_inv),
             ColumnKind.Decimal => Fixed(cell.Number, d),
             ColumnKind.Percentage => double.IsFinite(cell.Number) ? Fixed(cell.Number * 100, d) + "%" : string.Empty,
-            ColumnKind.Duration => Fixed(DurationValue(cell.Duration, column.DurationUnit), d) + " " + UnitSymbol(column.DurationUnit),
+            ColumnKind.Duration => Fixed(DurationValue(cell.Duration, column.DurationUnit), d)
+                + " "
+                + UnitSymbol(column.DurationUnit),
             ColumnKind.Timestamp => cell.Timestamp.ToString("yyyy-MM-dd HH:mm:ss.fffffff", s_inv),
             _ => string.Empty,
         };
@@ -67,39 +70,44 @@ internal static class CellFormatter
     public static string IsoUtc(DateTime utc) => Timestamps.IsoUtc(utc);
 
     /// <summary>The duration expressed in the unit.</summary>
-    public static double DurationValue(TimeSpan value, DurationUnit unit) => unit switch
-    {
-        DurationUnit.Microseconds => value.Ticks / (double)TimeSpan.TicksPerMicrosecond,
-        DurationUnit.Seconds => value.Ticks / (double)TimeSpan.TicksPerSecond,
-        _ => value.Ticks / (double)TimeSpan.TicksPerMillisecond,
-    };
+    public static double DurationValue(TimeSpan value, DurationUnit unit) =>
+        unit switch
+        {
+            DurationUnit.Microseconds => value.Ticks / (double)TimeSpan.TicksPerMicrosecond,
+            DurationUnit.Seconds => value.Ticks / (double)TimeSpan.TicksPerSecond,
+            _ => value.Ticks / (double)TimeSpan.TicksPerMillisecond,
+        };
 
     /// <summary>The display symbol of a unit (µs, ms, s).</summary>
-    public static string UnitSymbol(DurationUnit unit) => unit switch
-    {
-        DurationUnit.Microseconds => "\u00B5s",
-        DurationUnit.Seconds => "s",
-        _ => "ms",
-    };
+    public static string UnitSymbol(DurationUnit unit) =>
+        unit switch
+        {
+            DurationUnit.Microseconds => "\u00B5s",
+            DurationUnit.Seconds => "s",
+            _ => "ms",
+        };
 
     /// <summary>The ASCII code of a unit for CSV headers and JSON (us, ms, s).</summary>
-    public static string UnitCode(DurationUnit unit) => unit switch
-    {
-        DurationUnit.Microseconds => "us",
-        DurationUnit.Seconds => "s",
-        _ => "ms",
-    };
+    public static string UnitCode(DurationUnit unit) =>
+        unit switch
+        {
+            DurationUnit.Microseconds => "us",
+            DurationUnit.Seconds => "s",
+            _ => "ms",
+        };
 
     /// <summary>The lower-case name of a column kind used in JSON.</summary>
-    public static string KindName(ColumnKind kind) => kind switch
-    {
-        ColumnKind.Text => "text",
-        ColumnKind.Integer => "integer",
-        ColumnKind.Decimal => "decimal",
-        ColumnKind.Percentage => "percentage",
-        ColumnKind.Duration => "duration",
-        _ => "timestamp",
-    };
+    public static string KindName(ColumnKind kind) =>
+        kind switch
+        {
+            ColumnKind.Text => "text",
+            ColumnKind.Integer => "integer",
+            ColumnKind.Decimal => "decimal",
+            ColumnKind.Percentage => "percentage",
+            ColumnKind.Duration => "duration",
+            _ => "timestamp",
+        };
 
-    private static bool IsNegativeZero(string s) => s.Length > 1 && s[0] == '-' && s.AsSpan(1).IndexOfAnyExcept("0.,") < 0;
+    private static bool IsNegativeZero(string s) =>
+        s.Length > 1 && s[0] == '-' && s.AsSpan(1).IndexOfAnyExcept("0.,") < 0;
 }

@@ -10,22 +10,28 @@ internal sealed record ChartSvgOptions
     public int Width
     {
         get;
-        init => field = value is >= 300 and <= 10_000 ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "Width must be 300..10000 px.");
+        init =>
+            field = value is >= 300 and <= 10_000
+                ? value
+                : throw new ArgumentOutOfRangeException(nameof(value), value, "Width must be 300..10000 px.");
     } = 900;
 
     /// <summary>The height in pixels (200 to 5,000; default 380).</summary>
     public int Height
     {
         get;
-        init => field = value is >= 200 and <= 5_000 ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "Height must be 200..5000 px.");
+        init =>
+            field = value is >= 200 and <= 5_000
+                ? value
+                : throw new ArgumentOutOfRangeException(nameof(value), value, "Height must be 200..5000 px.");
     } = 380;
 }
 
 /// <summary>
 /// Draws <see cref="BarChart"/> and <see cref="LineChart"/> data as self-contained SVG (for the <c>svg</c> format,
 /// <see cref="SvgReportWriter"/>, and inline in HTML pages): no scripts, fonts or external
-/// references; presentation attributes only (no ids or style sheets, so several charts can be inlined in one HTML page);
-/// every number with two fixed decimals in the invariant culture; the same input always gives the same bytes.
+/// references; presentation attributes only (no ids or style sheets, so several charts can be inlined in one HTML
+/// page); every number with two fixed decimals in the invariant culture; the same input always gives the same bytes.
 /// Bars and series carry a <c>&lt;title&gt;</c> tooltip with the exact value.
 /// </summary>
 internal static class ChartSvg
@@ -42,15 +48,20 @@ internal static class ChartSvg
     /// <param name="chart">The chart.</param>
     /// <param name="options">The size; <see langword="null"/> for the defaults.</param>
     /// <returns>The SVG text, starting with an XML declaration.</returns>
-    public static string ToSvg(BarChart chart, ChartSvgOptions? options = null) => RenderBar(chart, options ?? new(), standalone: true);
+    public static string ToSvg(BarChart chart, ChartSvgOptions? options = null) =>
+        RenderBar(chart, options ?? new(), standalone: true);
 
-    /// <summary>Renders a line chart as an SVG document, downsampling long series per pixel column (peaks are kept).</summary>
+    /// <summary>Renders a line chart as an SVG document, downsampling long series per pixel column (peaks are
+    /// kept).</summary>
     /// <param name="chart">The chart.</param>
     /// <param name="options">The size; <see langword="null"/> for the defaults.</param>
     /// <param name="cancellationToken">Cancels downsampling of long series.</param>
     /// <returns>The SVG text, starting with an XML declaration.</returns>
-    public static string ToSvg(LineChart chart, ChartSvgOptions? options = null, CancellationToken cancellationToken = default) =>
-        RenderLine(chart, options ?? new(), standalone: true, cancellationToken);
+    public static string ToSvg(
+        LineChart chart,
+        ChartSvgOptions? options = null,
+        CancellationToken cancellationToken = default
+    ) => RenderLine(chart, options ?? new(), standalone: true, cancellationToken);
 
     internal static string RenderBar(BarChart chart, ChartSvgOptions options, bool standalone)
     {
@@ -58,7 +69,8 @@ internal static class ChartSvg
         double w = options.Width;
         double h = options.Height;
         int n = chart.Values.Count;
-        double vMin = 0, vMax = 0;
+        double vMin = 0,
+            vMax = 0;
         foreach (double v in chart.Values)
         {
             vMin = Math.Min(vMin, v);
@@ -73,7 +85,9 @@ internal static class ChartSvg
 
         AxisScale y = AxisScale.Numeric(vMin, vMax, 6);
         double left = LeftMargin(y, chart.ValueAxisLabel);
-        double right = chart.ReferenceLine is null ? 16 : 16 + Math.Min(160, TextWidth(ReferenceLabel(chart), LabelFont));
+        double right = chart.ReferenceLine is null
+            ? 16
+            : 16 + Math.Min(160, TextWidth(ReferenceLabel(chart), LabelFont));
         double top = 44;
         double plotW = Math.Max(10, w - left - right);
         double band = n == 0 ? plotW : plotW / n;
@@ -84,11 +98,21 @@ internal static class ChartSvg
         double bottom = (rotate ? rotatedDepth + 12 : 30) + (chart.CategoryAxisLabel is null ? 0 : 20);
         double plotH = Math.Max(20, h - top - bottom);
         double y0 = top + plotH;
-        int labelEvery = Math.Max(1, (int)Math.Ceiling((rotate ? LabelFont * 1.4 : (maxLabel * LabelFont * Svg.SansAdvance) + 6) / Math.Max(0.001, band)));
+        int labelEvery = Math.Max(
+            1,
+            (int)
+                Math.Ceiling(
+                    (rotate ? LabelFont * 1.4 : (maxLabel * LabelFont * Svg.SansAdvance) + 6) / Math.Max(0.001, band)
+                )
+        );
 
         var sb = new StringBuilder(4096 + (n * 160));
         Svg.Open(sb, w, h, standalone, chart.Title);
-        sb.Append("<rect class=\"background\" x=\"0.00\" y=\"0.00\" width=\"").Append(Svg.N(w)).Append("\" height=\"").Append(Svg.N(h)).Append("\" fill=\"#ffffff\"/>\n");
+        sb.Append("<rect class=\"background\" x=\"0.00\" y=\"0.00\" width=\"")
+            .Append(Svg.N(w))
+            .Append("\" height=\"")
+            .Append(Svg.N(h))
+            .Append("\" fill=\"#ffffff\"/>\n");
         Title(sb, chart.Title, w);
         ValueAxis(sb, y, left, top, plotW, plotH, chart.ValueAxisLabel);
 
@@ -103,32 +127,61 @@ internal static class ChartSvg
             double ry = Math.Min(vy, zero);
             double rh = Math.Abs(zero - vy);
             string fill = chart.IsHighlighted[i] ? HighlightColour : BarColour;
-            sb.Append("<rect class=\"").Append(chart.IsHighlighted[i] ? "bar highlighted" : "bar")
-              .Append("\" x=\"").Append(Svg.N(bx)).Append("\" y=\"").Append(Svg.N(ry))
-              .Append("\" width=\"").Append(Svg.N(bw)).Append("\" height=\"").Append(Svg.N(rh))
-              .Append("\" fill=\"").Append(fill).Append("\"><title>")
-              .Append(TextEscaping.Xml(chart.Categories[i])).Append(": ")
-              .Append(CellFormatter.Fixed(v, chart.ValueDecimalPlaces)).Append("</title></rect>\n");
+            sb.Append("<rect class=\"")
+                .Append(chart.IsHighlighted[i] ? "bar highlighted" : "bar")
+                .Append("\" x=\"")
+                .Append(Svg.N(bx))
+                .Append("\" y=\"")
+                .Append(Svg.N(ry))
+                .Append("\" width=\"")
+                .Append(Svg.N(bw))
+                .Append("\" height=\"")
+                .Append(Svg.N(rh))
+                .Append("\" fill=\"")
+                .Append(fill)
+                .Append("\"><title>")
+                .Append(TextEscaping.Xml(chart.Categories[i]))
+                .Append(": ")
+                .Append(CellFormatter.Fixed(v, chart.ValueDecimalPlaces))
+                .Append("</title></rect>\n");
         }
 
         sb.Append("</g>\n");
         AppendValueLabels(sb, chart, left, band, y, y0, top, zero);
-        sb.Append("<g class=\"category-labels\" font-family=\"").Append(Svg.SansFont).Append("\" font-size=\"").Append(Svg.N(LabelFont))
-          .Append("\" fill=\"").Append(TextColour).Append("\">\n");
+        sb.Append("<g class=\"category-labels\" font-family=\"")
+            .Append(Svg.SansFont)
+            .Append("\" font-size=\"")
+            .Append(Svg.N(LabelFont))
+            .Append("\" fill=\"")
+            .Append(TextColour)
+            .Append("\">\n");
         for (int i = 0; i < n; i += labelEvery)
         {
             double cx = left + ((i + 0.5) * band);
             string label = TextEscaping.Xml(TextEscaping.Ellipsize(chart.Categories[i], labelChars));
             if (rotate)
             {
-                sb.Append("<text x=\"").Append(Svg.N(cx)).Append("\" y=\"").Append(Svg.N(y0 + 12))
-                  .Append("\" text-anchor=\"end\" transform=\"rotate(-45 ").Append(Svg.N(cx)).Append(' ').Append(Svg.N(y0 + 12)).Append(")\">")
-                  .Append(label).Append("</text>\n");
+                sb.Append("<text x=\"")
+                    .Append(Svg.N(cx))
+                    .Append("\" y=\"")
+                    .Append(Svg.N(y0 + 12))
+                    .Append("\" text-anchor=\"end\" transform=\"rotate(-45 ")
+                    .Append(Svg.N(cx))
+                    .Append(' ')
+                    .Append(Svg.N(y0 + 12))
+                    .Append(")\">")
+                    .Append(label)
+                    .Append("</text>\n");
             }
             else
             {
-                sb.Append("<text x=\"").Append(Svg.N(cx)).Append("\" y=\"").Append(Svg.N(y0 + 16))
-                  .Append("\" text-anchor=\"middle\">").Append(label).Append("</text>\n");
+                sb.Append("<text x=\"")
+                    .Append(Svg.N(cx))
+                    .Append("\" y=\"")
+                    .Append(Svg.N(y0 + 16))
+                    .Append("\" text-anchor=\"middle\">")
+                    .Append(label)
+                    .Append("</text>\n");
             }
         }
 
@@ -138,9 +191,17 @@ internal static class ChartSvg
         {
             double ly = y.Map(line.Value, y0, top);
             Line(sb, left, ly, left + plotW, ly, "#222222", 1.5, "6 4", "reference-line");
-            sb.Append("<text class=\"reference-label\" x=\"").Append(Svg.N(left + plotW + 4)).Append("\" y=\"").Append(Svg.N(ly + 4))
-              .Append("\" font-family=\"").Append(Svg.SansFont).Append("\" font-size=\"").Append(Svg.N(LabelFont))
-              .Append("\" fill=\"#222222\">").Append(TextEscaping.Xml(ReferenceLabel(chart))).Append("</text>\n");
+            sb.Append("<text class=\"reference-label\" x=\"")
+                .Append(Svg.N(left + plotW + 4))
+                .Append("\" y=\"")
+                .Append(Svg.N(ly + 4))
+                .Append("\" font-family=\"")
+                .Append(Svg.SansFont)
+                .Append("\" font-size=\"")
+                .Append(Svg.N(LabelFont))
+                .Append("\" fill=\"#222222\">")
+                .Append(TextEscaping.Xml(ReferenceLabel(chart)))
+                .Append("</text>\n");
         }
 
         if (n == 0)
@@ -157,13 +218,20 @@ internal static class ChartSvg
         return sb.ToString();
     }
 
-    internal static string RenderLine(LineChart chart, ChartSvgOptions options, bool standalone, CancellationToken cancellationToken)
+    internal static string RenderLine(
+        LineChart chart,
+        ChartSvgOptions options,
+        bool standalone,
+        CancellationToken cancellationToken
+    )
     {
         ArgumentNullException.ThrowIfNull(chart);
         double w = options.Width;
         double h = options.Height;
-        double xMin = double.PositiveInfinity, xMax = double.NegativeInfinity;
-        double yMin = double.PositiveInfinity, yMax = double.NegativeInfinity;
+        double xMin = double.PositiveInfinity,
+            xMax = double.NegativeInfinity;
+        double yMin = double.PositiveInfinity,
+            yMax = double.NegativeInfinity;
         foreach (LineSeries s in chart.Series)
         {
             if (s.Count == 0)
@@ -212,24 +280,39 @@ internal static class ChartSvg
         double plotH = Math.Max(20, h - top - bottom);
         double y0 = top + plotH;
         int targetXTicks = Math.Max(2, (int)(plotW / 110));
-        AxisScale x = chart.XAxis == XAxisKind.Time && !empty
-            ? AxisScale.Time(xMin, xMax, targetXTicks)
-            : AxisScale.Numeric(xMin, xMax, targetXTicks);
+        AxisScale x =
+            chart.XAxis == XAxisKind.Time && !empty
+                ? AxisScale.Time(xMin, xMax, targetXTicks)
+                : AxisScale.Numeric(xMin, xMax, targetXTicks);
 
         var sb = new StringBuilder(16384);
         Svg.Open(sb, w, h, standalone, chart.Title);
-        sb.Append("<rect class=\"background\" x=\"0.00\" y=\"0.00\" width=\"").Append(Svg.N(w)).Append("\" height=\"").Append(Svg.N(h)).Append("\" fill=\"#ffffff\"/>\n");
+        sb.Append("<rect class=\"background\" x=\"0.00\" y=\"0.00\" width=\"")
+            .Append(Svg.N(w))
+            .Append("\" height=\"")
+            .Append(Svg.N(h))
+            .Append("\" fill=\"#ffffff\"/>\n");
         Title(sb, chart.Title, w);
         ValueAxis(sb, y, left, top, plotW, plotH, chart.YAxisLabel);
 
-        sb.Append("<g class=\"x-ticks\" font-family=\"").Append(Svg.SansFont).Append("\" font-size=\"").Append(Svg.N(LabelFont))
-          .Append("\" fill=\"").Append(TextColour).Append("\" text-anchor=\"middle\">\n");
+        sb.Append("<g class=\"x-ticks\" font-family=\"")
+            .Append(Svg.SansFont)
+            .Append("\" font-size=\"")
+            .Append(Svg.N(LabelFont))
+            .Append("\" fill=\"")
+            .Append(TextColour)
+            .Append("\" text-anchor=\"middle\">\n");
         foreach (AxisTick t in x.Ticks)
         {
             double tx = x.Map(t.Value, left, left + plotW);
             Line(sb, tx, y0, tx, y0 + 5, AxisColour, 1, null, null);
-            sb.Append("<text x=\"").Append(Svg.N(tx)).Append("\" y=\"").Append(Svg.N(y0 + 18)).Append("\">")
-              .Append(TextEscaping.Xml(t.Label)).Append("</text>\n");
+            sb.Append("<text x=\"")
+                .Append(Svg.N(tx))
+                .Append("\" y=\"")
+                .Append(Svg.N(y0 + 18))
+                .Append("\">")
+                .Append(TextEscaping.Xml(t.Label))
+                .Append("</text>\n");
         }
 
         sb.Append("</g>\n");
@@ -258,9 +341,13 @@ internal static class ChartSvg
             ReadOnlySpan<double> xs = s.X.Span;
             ReadOnlySpan<double> ys = s.Y.Span;
             List<int> picks = Downsampler.Select(xs, ys, x.Min, x.Max, columns, cancellationToken);
-            sb.Append("<polyline class=\"series\" data-series=\"").Append(si.ToString(CultureInfo.InvariantCulture))
-              .Append("\" data-points=\"").Append(s.Count.ToString(CultureInfo.InvariantCulture))
-              .Append("\" fill=\"none\" stroke=\"").Append(colour).Append("\" stroke-width=\"1.50\" stroke-linejoin=\"round\" points=\"");
+            sb.Append("<polyline class=\"series\" data-series=\"")
+                .Append(si.ToString(CultureInfo.InvariantCulture))
+                .Append("\" data-points=\"")
+                .Append(s.Count.ToString(CultureInfo.InvariantCulture))
+                .Append("\" fill=\"none\" stroke=\"")
+                .Append(colour)
+                .Append("\" stroke-width=\"1.50\" stroke-linejoin=\"round\" points=\"");
             for (int k = 0; k < picks.Count; k++)
             {
                 int i = picks[k];
@@ -272,12 +359,20 @@ internal static class ChartSvg
                 sb.Append(Svg.N(x.Map(xs[i], left, left + plotW))).Append(',').Append(Svg.N(y.Map(ys[i], y0, top)));
             }
 
-            sb.Append("\"><title>").Append(TextEscaping.Xml(s.Name)).Append(" (")
-              .Append(s.Count.ToString("N0", CultureInfo.InvariantCulture)).Append(" points)</title></polyline>\n");
+            sb.Append("\"><title>")
+                .Append(TextEscaping.Xml(s.Name))
+                .Append(" (")
+                .Append(s.Count.ToString("N0", CultureInfo.InvariantCulture))
+                .Append(" points)</title></polyline>\n");
             if (s.Count == 1)
             {
-                sb.Append("<circle class=\"point\" cx=\"").Append(Svg.N(x.Map(xs[0], left, left + plotW))).Append("\" cy=\"")
-                  .Append(Svg.N(y.Map(ys[0], y0, top))).Append("\" r=\"2.50\" fill=\"").Append(colour).Append("\"/>\n");
+                sb.Append("<circle class=\"point\" cx=\"")
+                    .Append(Svg.N(x.Map(xs[0], left, left + plotW)))
+                    .Append("\" cy=\"")
+                    .Append(Svg.N(y.Map(ys[0], y0, top)))
+                    .Append("\" r=\"2.50\" fill=\"")
+                    .Append(colour)
+                    .Append("\"/>\n");
             }
         }
 
@@ -291,8 +386,18 @@ internal static class ChartSvg
         return sb.ToString();
     }
 
-    /// <summary>Writes each bar's value above it (below for negative values) when every label fits its bar's band.</summary>
-    private static void AppendValueLabels(StringBuilder sb, BarChart chart, double left, double band, AxisScale y, double y0, double top, double zero)
+    /// <summary>Writes each bar's value above it (below for negative values) when every label fits its bar's
+    /// band.</summary>
+    private static void AppendValueLabels(
+        StringBuilder sb,
+        BarChart chart,
+        double left,
+        double band,
+        AxisScale y,
+        double y0,
+        double top,
+        double zero
+    )
     {
         const double font = 10;
         string[] labels = [.. chart.Values.Select(v => CellFormatter.Fixed(v, chart.ValueDecimalPlaces))];
@@ -301,21 +406,31 @@ internal static class ChartSvg
             return;
         }
 
-        sb.Append("<g class=\"value-labels\" font-family=\"").Append(Svg.SansFont).Append("\" font-size=\"").Append(Svg.N(font))
-          .Append("\" fill=\"#444444\" text-anchor=\"middle\">\n");
+        sb.Append("<g class=\"value-labels\" font-family=\"")
+            .Append(Svg.SansFont)
+            .Append("\" font-size=\"")
+            .Append(Svg.N(font))
+            .Append("\" fill=\"#444444\" text-anchor=\"middle\">\n");
         for (int i = 0; i < labels.Length; i++)
         {
             double vy = y.Map(chart.Values[i], y0, top);
             double ty = chart.Values[i] >= 0 ? Math.Min(vy, zero) - 3 : Math.Max(vy, zero) + font + 1;
-            sb.Append("<text x=\"").Append(Svg.N(left + ((i + 0.5) * band))).Append("\" y=\"").Append(Svg.N(ty)).Append("\">")
-              .Append(labels[i]).Append("</text>\n");
+            sb.Append("<text x=\"")
+                .Append(Svg.N(left + ((i + 0.5) * band)))
+                .Append("\" y=\"")
+                .Append(Svg.N(ty))
+                .Append("\">")
+                .Append(labels[i])
+                .Append("</text>\n");
         }
 
         sb.Append("</g>\n");
     }
 
     private static string ReferenceLabel(BarChart chart) =>
-        chart.ReferenceLine is { } r ? r.Label + " " + CellFormatter.Fixed(r.Value, Math.Max(1, chart.ValueDecimalPlaces)) : string.Empty;
+        chart.ReferenceLine is { } r
+            ? r.Label + " " + CellFormatter.Fixed(r.Value, Math.Max(1, chart.ValueDecimalPlaces))
+            : string.Empty;
 
     private static double LeftMargin(AxisScale y, string? axisLabel)
     {
@@ -328,12 +443,26 @@ internal static class ChartSvg
     private static void Title(StringBuilder sb, string title, double width)
     {
         int chars = (int)((width - 20) / (TitleFont * Svg.SansAdvance));
-        sb.Append("<text class=\"title\" x=\"").Append(Svg.N(width / 2)).Append("\" y=\"24.00\" text-anchor=\"middle\" font-family=\"")
-          .Append(Svg.SansFont).Append("\" font-size=\"").Append(Svg.N(TitleFont)).Append("\" font-weight=\"600\" fill=\"#1a1a1a\">")
-          .Append(TextEscaping.Xml(TextEscaping.Ellipsize(title, chars))).Append("</text>\n");
+        sb.Append("<text class=\"title\" x=\"")
+            .Append(Svg.N(width / 2))
+            .Append("\" y=\"24.00\" text-anchor=\"middle\" font-family=\"")
+            .Append(Svg.SansFont)
+            .Append("\" font-size=\"")
+            .Append(Svg.N(TitleFont))
+            .Append("\" font-weight=\"600\" fill=\"#1a1a1a\">")
+            .Append(TextEscaping.Xml(TextEscaping.Ellipsize(title, chars)))
+            .Append("</text>\n");
     }
 
-    private static void ValueAxis(StringBuilder sb, AxisScale y, double left, double top, double plotW, double plotH, string? label)
+    private static void ValueAxis(
+        StringBuilder sb,
+        AxisScale y,
+        double left,
+        double top,
+        double plotW,
+        double plotH,
+        string? label
+    )
     {
         double y0 = top + plotH;
         sb.Append("<g class=\"grid\">\n");
@@ -343,13 +472,23 @@ internal static class ChartSvg
             Line(sb, left, ty, left + plotW, ty, GridColour, 1, null, null);
         }
 
-        sb.Append("</g>\n<g class=\"y-ticks\" font-family=\"").Append(Svg.SansFont).Append("\" font-size=\"").Append(Svg.N(LabelFont))
-          .Append("\" fill=\"").Append(TextColour).Append("\" text-anchor=\"end\">\n");
+        sb.Append("</g>\n<g class=\"y-ticks\" font-family=\"")
+            .Append(Svg.SansFont)
+            .Append("\" font-size=\"")
+            .Append(Svg.N(LabelFont))
+            .Append("\" fill=\"")
+            .Append(TextColour)
+            .Append("\" text-anchor=\"end\">\n");
         foreach (AxisTick t in y.Ticks)
         {
             double ty = y.Map(t.Value, y0, top);
-            sb.Append("<text x=\"").Append(Svg.N(left - 6)).Append("\" y=\"").Append(Svg.N(ty + 4)).Append("\">")
-              .Append(TextEscaping.Xml(t.Label)).Append("</text>\n");
+            sb.Append("<text x=\"")
+                .Append(Svg.N(left - 6))
+                .Append("\" y=\"")
+                .Append(Svg.N(ty + 4))
+                .Append("\">")
+                .Append(TextEscaping.Xml(t.Label))
+                .Append("</text>\n");
         }
 
         sb.Append("</g>\n");
@@ -362,17 +501,34 @@ internal static class ChartSvg
 
     private static void AxisTitle(StringBuilder sb, string text, double x, double y, bool rotate)
     {
-        sb.Append("<text class=\"axis-title\" x=\"").Append(Svg.N(x)).Append("\" y=\"").Append(Svg.N(y)).Append("\" text-anchor=\"middle\"");
+        sb.Append("<text class=\"axis-title\" x=\"")
+            .Append(Svg.N(x))
+            .Append("\" y=\"")
+            .Append(Svg.N(y))
+            .Append("\" text-anchor=\"middle\"");
         if (rotate)
         {
             sb.Append(" transform=\"rotate(-90 ").Append(Svg.N(x)).Append(' ').Append(Svg.N(y)).Append(")\"");
         }
 
-        sb.Append(" font-family=\"").Append(Svg.SansFont).Append("\" font-size=\"12.00\" fill=\"#444444\">")
-          .Append(TextEscaping.Xml(TextEscaping.Ellipsize(text, 90))).Append("</text>\n");
+        sb.Append(" font-family=\"")
+            .Append(Svg.SansFont)
+            .Append("\" font-size=\"12.00\" fill=\"#444444\">")
+            .Append(TextEscaping.Xml(TextEscaping.Ellipsize(text, 90)))
+            .Append("</text>\n");
     }
 
-    private static void Line(StringBuilder sb, double x1, double y1, double x2, double y2, string colour, double width, string? dash, string? cls)
+    private static void Line(
+        StringBuilder sb,
+        double x1,
+        double y1,
+        double x2,
+        double y2,
+        string colour,
+        double width,
+        string? dash,
+        string? cls
+    )
     {
         sb.Append("<line");
         if (cls is not null)
@@ -380,8 +536,19 @@ internal static class ChartSvg
             sb.Append(" class=\"").Append(cls).Append('"');
         }
 
-        sb.Append(" x1=\"").Append(Svg.N(x1)).Append("\" y1=\"").Append(Svg.N(y1)).Append("\" x2=\"").Append(Svg.N(x2))
-          .Append("\" y2=\"").Append(Svg.N(y2)).Append("\" stroke=\"").Append(colour).Append("\" stroke-width=\"").Append(Svg.N(width)).Append('"');
+        sb.Append(" x1=\"")
+            .Append(Svg.N(x1))
+            .Append("\" y1=\"")
+            .Append(Svg.N(y1))
+            .Append("\" x2=\"")
+            .Append(Svg.N(x2))
+            .Append("\" y2=\"")
+            .Append(Svg.N(y2))
+            .Append("\" stroke=\"")
+            .Append(colour)
+            .Append("\" stroke-width=\"")
+            .Append(Svg.N(width))
+            .Append('"');
         if (dash is not null)
         {
             sb.Append(" stroke-dasharray=\"").Append(dash).Append('"');
@@ -391,8 +558,13 @@ internal static class ChartSvg
     }
 
     private static void NoData(StringBuilder sb, double x, double y) =>
-        sb.Append("<text class=\"no-data\" x=\"").Append(Svg.N(x)).Append("\" y=\"").Append(Svg.N(y))
-          .Append("\" text-anchor=\"middle\" font-family=\"").Append(Svg.SansFont).Append("\" font-size=\"13.00\" fill=\"#888888\">no data</text>\n");
+        sb.Append("<text class=\"no-data\" x=\"")
+            .Append(Svg.N(x))
+            .Append("\" y=\"")
+            .Append(Svg.N(y))
+            .Append("\" text-anchor=\"middle\" font-family=\"")
+            .Append(Svg.SansFont)
+            .Append("\" font-size=\"13.00\" fill=\"#888888\">no data</text>\n");
 
     private static void Legend(StringBuilder sb, LineChart chart, double x, double y)
     {
@@ -401,18 +573,33 @@ internal static class ChartSvg
             return;
         }
 
-        sb.Append("<g class=\"legend\" font-family=\"").Append(Svg.SansFont).Append("\" font-size=\"").Append(Svg.N(LabelFont))
-          .Append("\" fill=\"").Append(TextColour).Append("\">\n");
+        sb.Append("<g class=\"legend\" font-family=\"")
+            .Append(Svg.SansFont)
+            .Append("\" font-size=\"")
+            .Append(Svg.N(LabelFont))
+            .Append("\" fill=\"")
+            .Append(TextColour)
+            .Append("\">\n");
         double cx = x;
         for (int i = 0; i < chart.Series.Count; i++)
         {
             LineSeries s = chart.Series[i];
             string name = TextEscaping.Ellipsize(s.Name, 40) + (s.Count == 0 ? " (no data)" : string.Empty);
             string colour = Svg.SeriesColours[i % Svg.SeriesColours.Length];
-            sb.Append("<rect class=\"legend-swatch\" x=\"").Append(Svg.N(cx)).Append("\" y=\"").Append(Svg.N(y - 9))
-              .Append("\" width=\"14.00\" height=\"4.00\" fill=\"").Append(colour).Append("\"/>\n");
-            sb.Append("<text x=\"").Append(Svg.N(cx + 19)).Append("\" y=\"").Append(Svg.N(y - 3)).Append("\">")
-              .Append(TextEscaping.Xml(name)).Append("</text>\n");
+            sb.Append("<rect class=\"legend-swatch\" x=\"")
+                .Append(Svg.N(cx))
+                .Append("\" y=\"")
+                .Append(Svg.N(y - 9))
+                .Append("\" width=\"14.00\" height=\"4.00\" fill=\"")
+                .Append(colour)
+                .Append("\"/>\n");
+            sb.Append("<text x=\"")
+                .Append(Svg.N(cx + 19))
+                .Append("\" y=\"")
+                .Append(Svg.N(y - 3))
+                .Append("\">")
+                .Append(TextEscaping.Xml(name))
+                .Append("</text>\n");
             cx += 19 + TextWidth(name, LabelFont) + 18;
         }
 

@@ -1,15 +1,18 @@
 namespace XeAnalyzer.Output;
 
-/// <summary>The type of the values in a <see cref="TableColumn"/>; it decides alignment and formatting in every writer.</summary>
+/// <summary>The type of the values in a <see cref="TableColumn"/>; it decides alignment and formatting in every
+/// writer.</summary>
 public enum ColumnKind
 {
     /// <summary>Free text, left-aligned.</summary>
     Text,
 
-    /// <summary>A whole number (<see cref="long"/>), right-aligned, grouped with <c>,</c> in text and HTML output.</summary>
+    /// <summary>A whole number (<see cref="long"/>), right-aligned, grouped with <c>,</c> in text and HTML
+    /// output.</summary>
     Integer,
 
-    /// <summary>A real number (<see cref="double"/>) shown with <see cref="TableColumn.DecimalPlaces"/> decimals.</summary>
+    /// <summary>A real number (<see cref="double"/>) shown with <see cref="TableColumn.DecimalPlaces"/>
+    /// decimals.</summary>
     Decimal,
 
     /// <summary>

@@ -4,17 +4,20 @@ using CsvHelper;
 namespace XeAnalyzer.Output;
 
 /// <summary>
-/// The one CSV encoder every CSV the tool writes goes through (report and analysis tables, the frames table, line-chart points, the
-/// <c>memory --series</c> file, the <c>events</c> table): CsvHelper in RFC 4180 mode (a field is quoted when it holds a comma, a quote,
-/// CR or LF; quotes are doubled), UTF-8 without a byte order mark, the invariant culture.
+/// The one CSV encoder every CSV the tool writes goes through (report and analysis tables, the frames table, line-chart
+/// points, the
+/// <c>memory --series</c> file, the <c>events</c> table): CsvHelper in RFC 4180 mode (a field is quoted when it holds a
+/// comma, a quote, CR or LF; quotes are doubled), UTF-8 without a byte order mark, the invariant culture.
 /// </summary>
 /// <remarks>
-/// <para><b>The CSV-injection rule</b> (one place: <see cref="Options"/>): a <em>text</em> field that starts with <c>=</c>, <c>+</c>,
-/// <c>-</c>, <c>@</c>, tab or CR — which a spreadsheet would run as a formula — is written with a leading <c>'</c> (so the
-/// spreadsheet shows it as text) and quoted. Numbers, timestamps and empty fields are never changed, so <c>-5</c> in a number column
-/// stays a number. Text from captures (clerk names, field values, frame names) is always written as text.</para>
-/// <para>Text is also sanitised (<see cref="TextEscaping.Sanitize"/>): lone surrogates and control characters other than tab, CR and LF
-/// become U+FFFD.</para>
+/// <para><b>The CSV-injection rule</b> (one place: <see cref="Options"/>): a <em>text</em> field that starts with
+/// <c>=</c>, <c>+</c>,
+/// <c>-</c>, <c>@</c>, tab or CR — which a spreadsheet would run as a formula — is written with a leading <c>'</c> (so
+/// the spreadsheet shows it as text) and quoted. Numbers, timestamps and empty fields are never changed, so <c>-5</c>
+/// in a number column stays a number. Text from captures (clerk names, field values, frame names) is always written as
+/// text.</para>
+/// <para>Text is also sanitised (<see cref="TextEscaping.Sanitize"/>): lone surrogates and control characters other
+/// than tab, CR and LF become U+FFFD.</para>
 /// </remarks>
 internal sealed class CsvTableWriter : IDisposable
 {
@@ -23,7 +26,8 @@ internal sealed class CsvTableWriter : IDisposable
 
     /// <summary>Starts writing to a stream (left open).</summary>
     /// <param name="output">The destination.</param>
-    /// <param name="newLine">The record ending: <c>\n</c> (report files) or <c>\r\n</c> (the events table, as RFC 4180 writes it).</param>
+    /// <param name="newLine">The record ending: <c>\n</c> (report files) or <c>\r\n</c> (the events table, as RFC 4180
+    /// writes it).</param>
     public CsvTableWriter(Stream output, string newLine = "\n")
     {
         ArgumentNullException.ThrowIfNull(output);
@@ -39,26 +43,31 @@ internal sealed class CsvTableWriter : IDisposable
         _csv = CsvWriter.Create(output, Options(newLine), leaveOpen: true);
     }
 
-    /// <summary>The CsvHelper options of every CSV the tool writes, with the injection rule of the class remarks.</summary>
+    /// <summary>The CsvHelper options of every CSV the tool writes, with the injection rule of the class
+    /// remarks.</summary>
     /// <param name="newLine">The record ending.</param>
     /// <returns>The options.</returns>
-    public static CsvWriterOptions Options(string newLine) => CsvWriterOptions.Default with
-    {
-        NewLine = newLine,
-        FormatProvider = CultureInfo.InvariantCulture,
-        Quoting = CsvQuoting.WhenNeeded,
-        WriteByteOrderMark = false,
-        Injection = CsvInjection.Escape,
-        InjectionCharacters = "=+-@\t\r",
-        InjectionEscape = '\'',
-    };
+    public static CsvWriterOptions Options(string newLine) =>
+        CsvWriterOptions.Default with
+        {
+            NewLine = newLine,
+            FormatProvider = CultureInfo.InvariantCulture,
+            Quoting = CsvQuoting.WhenNeeded,
+            WriteByteOrderMark = false,
+            Injection = CsvInjection.Escape,
+            InjectionCharacters = "=+-@\t\r",
+            InjectionEscape = '\'',
+        };
 
     /// <summary>The CSV header of a column: its name, plus the unit for durations (<c>Wait time (ms)</c>).</summary>
     /// <param name="column">The column.</param>
     /// <returns>The header text.</returns>
     public static string HeaderOf(TableColumn column) =>
         column.Kind == ColumnKind.Duration
-            ? string.Create(CultureInfo.InvariantCulture, $"{column.Name} ({CellFormatter.UnitCode(column.DurationUnit)})")
+            ? string.Create(
+                CultureInfo.InvariantCulture,
+                $"{column.Name} ({CellFormatter.UnitCode(column.DurationUnit)})"
+            )
             : column.Name;
 
     /// <summary>Writes a header record of column names (text fields).</summary>
@@ -108,9 +117,9 @@ internal sealed class CsvTableWriter : IDisposable
     }
 
     /// <summary>
-    /// Writes one cell for machines: text as text; integers without grouping; decimals and percentages (as fractions) and durations (in
-    /// the column's unit) with full round-trip precision; timestamps as ISO-8601 UTC; empty cells, <c>n/a</c> and non-finite numbers as
-    /// empty fields.
+    /// Writes one cell for machines: text as text; integers without grouping; decimals and percentages (as fractions)
+    /// and durations (in the column's unit) with full round-trip precision; timestamps as ISO-8601 UTC; empty cells,
+    /// <c>n/a</c> and non-finite numbers as empty fields.
     /// </summary>
     /// <param name="cell">The cell.</param>
     /// <param name="column">Its column.</param>
@@ -139,7 +148,8 @@ internal sealed class CsvTableWriter : IDisposable
         }
     }
 
-    /// <summary>Writes a text field (subject to the injection rule); <see langword="null"/> is an empty field.</summary>
+    /// <summary>Writes a text field (subject to the injection rule); <see langword="null"/> is an empty
+    /// field.</summary>
     /// <param name="value">The text.</param>
     public void Text(string? value)
     {
@@ -178,7 +188,8 @@ internal sealed class CsvTableWriter : IDisposable
         }
     }
 
-    /// <summary>Writes a single-precision real number, shortest round-trip form; NaN and infinities as an empty field.</summary>
+    /// <summary>Writes a single-precision real number, shortest round-trip form; NaN and infinities as an empty
+    /// field.</summary>
     /// <param name="value">The value.</param>
     public void Number(float value)
     {
@@ -192,11 +203,13 @@ internal sealed class CsvTableWriter : IDisposable
         }
     }
 
-    /// <summary>Writes a UTC time as ISO 8601 with seven fraction digits and a Z (<c>2024-05-01T12:00:00.0000000Z</c>).</summary>
+    /// <summary>Writes a UTC time as ISO 8601 with seven fraction digits and a Z
+    /// (<c>2024-05-01T12:00:00.0000000Z</c>).</summary>
     /// <param name="utc">The time.</param>
     public void Timestamp(DateTime utc) => _csv.WriteField(utc, TimestampFormat);
 
-    /// <summary>Writes a value that is not text (a Boolean, a time with its offset, a GUID) in its invariant form.</summary>
+    /// <summary>Writes a value that is not text (a Boolean, a time with its offset, a GUID) in its invariant
+    /// form.</summary>
     /// <param name="value">The value.</param>
     public void Value(object value)
     {
@@ -212,7 +225,10 @@ internal sealed class CsvTableWriter : IDisposable
                 _csv.WriteField(g, "D");
                 break;
             default:
-                throw new ArgumentException("not a value type the CSV writer formats: " + value.GetType().Name, nameof(value));
+                throw new ArgumentException(
+                    "not a value type the CSV writer formats: " + value.GetType().Name,
+                    nameof(value)
+                );
         }
     }
 

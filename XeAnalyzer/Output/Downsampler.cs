@@ -15,7 +15,14 @@ internal static class Downsampler
     /// <param name="columns">The plot width in pixel columns (at least 1).</param>
     /// <param name="cancellationToken">Checked every million points.</param>
     /// <returns>Increasing indices into the series.</returns>
-    public static List<int> Select(ReadOnlySpan<double> x, ReadOnlySpan<double> y, double xMin, double xMax, int columns, CancellationToken cancellationToken)
+    public static List<int> Select(
+        ReadOnlySpan<double> x,
+        ReadOnlySpan<double> y,
+        double xMin,
+        double xMax,
+        int columns,
+        CancellationToken cancellationToken
+    )
     {
         var result = new List<int>(Math.Min(x.Length, columns * 4));
         if (x.Length <= columns * 4)
@@ -30,7 +37,10 @@ internal static class Downsampler
 
         double scale = xMax > xMin ? columns / (xMax - xMin) : 0;
         int col = -1;
-        int first = 0, last = 0, lo = 0, hi = 0;
+        int first = 0,
+            last = 0,
+            lo = 0,
+            hi = 0;
         Span<int> picks = stackalloc int[4];
         for (int i = 0; i < x.Length; i++)
         {

@@ -12,31 +12,38 @@ internal enum EventListFormat
     /// <summary>One line per event: time, name, then <c>name=value</c> pairs (line breaks in values escaped).</summary>
     Text,
 
-    /// <summary>One row per event: <c>timestamp, event, file, offset</c>, then every field, then every action (columns known before the first row).</summary>
+    /// <summary>One row per event: <c>timestamp, event, file, offset</c>, then every field, then every action (columns
+    /// known before the first row).</summary>
     Csv,
 
-    /// <summary>A JSON array with one object per event: timestamp, event, uuid, file, offset, fields, actions.</summary>
+    /// <summary>A JSON array with one object per event: timestamp, event, uuid, file, offset, fields,
+    /// actions.</summary>
     Json,
 }
 
 /// <summary>
-/// The columns of an event table: every field of the event types (in event-type order, each name once), then every action (in metadata
-/// order); an action whose short name clashes with a field or another action is labelled <c>name (action)</c> or by its full name.
-/// Immutable.
+/// The columns of an event table: every field of the event types (in event-type order, each name once), then every
+/// action (in metadata order); an action whose short name clashes with a field or another action is labelled <c>name
+/// (action)</c> or by its full name. Immutable.
 /// </summary>
 internal sealed class EventListColumns
 {
     /// <summary>The fixed columns that start every row.</summary>
     public static IReadOnlyList<string> Fixed { get; } = ["timestamp", "event", "file", "offset"];
 
-    private EventListColumns(IReadOnlyList<string> fields, IReadOnlyList<string> fieldLabels, IReadOnlyList<(string Key, string Label)> actions)
+    private EventListColumns(
+        IReadOnlyList<string> fields,
+        IReadOnlyList<string> fieldLabels,
+        IReadOnlyList<(string Key, string Label)> actions
+    )
     {
         Fields = fields;
         Actions = actions;
         Header = [.. Fixed, .. fieldLabels, .. actions.Select(a => a.Label)];
     }
 
-    /// <summary>The field columns (field names; a name that clashes with a fixed column is labelled <c>name (field)</c> in <see cref="Header"/>).</summary>
+    /// <summary>The field columns (field names; a name that clashes with a fixed column is labelled <c>name (field)</c>
+    /// in <see cref="Header"/>).</summary>
     public IReadOnlyList<string> Fields { get; }
 
     /// <summary>The action columns: full name and label.</summary>
@@ -66,7 +73,8 @@ internal sealed class EventListColumns
             }
         }
 
-        // A field named like a fixed column (system_health's ring-buffer events have a "timestamp" field) is labelled as a field.
+        // A field named like a fixed column (system_health's ring-buffer events have a "timestamp" field) is labelled
+        // as a field.
         var labels = new List<string>(fields.Count);
         foreach (string f in fields)
         {
@@ -96,20 +104,27 @@ internal sealed class EventListColumns
     /// <summary>The unit of a duration-like field column (<see cref="DurationUnits.Describe"/>), or
     /// <see langword="null"/> for a column that is no duration.</summary>
     private static string? UnitSuffix(IEnumerable<XeEventType> eventTypes, string field) =>
-        DurationUnits.Describe(eventTypes
-            .Select(t => (t.FullName,
-                Unit: t.GetFieldIndex(field) is int i and >= 0 ? DurationUnits.Of(t.Name, t.Fields[i]) : null))
-            .Where(x => x.Unit is not null)
-            .Select(x => (x.FullName, x.Unit!)));
+        DurationUnits.Describe(
+            eventTypes
+                .Select(t =>
+                    (
+                        t.FullName,
+                        Unit: t.GetFieldIndex(field) is int i and >= 0 ? DurationUnits.Of(t.Name, t.Fields[i]) : null
+                    )
+                )
+                .Where(x => x.Unit is not null)
+                .Select(x => (x.FullName, x.Unit!))
+        );
 }
 
 /// <summary>
-/// Flattens events to text, CSV or JSON with the same columns and value renderings whatever the input (<c>.xel</c> or target-data XML):
-/// map values as their text, pointers as <c>0x</c> + 16 hex digits, callstacks as one <c>0x…</c> line per frame, times as ISO 8601 UTC
-/// with seven fraction digits. A value an event does not carry (a field its type lacks, the file offset of an XML event, the type GUID
-/// XML does not give) is empty in text and CSV and <c>null</c> in JSON, never invented. The CSV goes through the one CSV encoder
-/// (<see cref="CsvTableWriter"/>: its CSV-injection rule protects text values, never numbers) and the JSON follows the JSON conventions
-/// of every output (<see cref="JsonOutput"/>). Events are a stream (as many as the capture holds), so they are written as they are read
+/// Flattens events to text, CSV or JSON with the same columns and value renderings whatever the input (<c>.xel</c> or
+/// target-data XML): map values as their text, pointers as <c>0x</c> + 16 hex digits, callstacks as one <c>0x…</c> line
+/// per frame, times as ISO 8601 UTC with seven fraction digits. A value an event does not carry (a field its type
+/// lacks, the file offset of an XML event, the type GUID XML does not give) is empty in text and CSV and <c>null</c> in
+/// JSON, never invented. The CSV goes through the one CSV encoder (<see cref="CsvTableWriter"/>: its CSV-injection rule
+/// protects text values, never numbers) and the JSON follows the JSON conventions of every output
+/// (<see cref="JsonOutput"/>). Events are a stream (as many as the capture holds), so they are written as they are read
 /// rather than as a <see cref="ReportDocument"/>.
 /// </summary>
 internal static class EventListWriter
@@ -121,13 +136,17 @@ internal static class EventListWriter
     /// <param name="name">The name: <c>text</c>, <c>csv</c> or <c>json</c>.</param>
     /// <returns>The format.</returns>
     /// <exception cref="ArgumentException">The name is not one of <see cref="FormatNames"/>.</exception>
-    public static EventListFormat ParseFormat(string name) => name?.ToLowerInvariant() switch
-    {
-        "text" => EventListFormat.Text,
-        "csv" => EventListFormat.Csv,
-        "json" => EventListFormat.Json,
-        _ => throw new ArgumentException("unknown event list format '" + name + "' (expected text, csv or json)", nameof(name)),
-    };
+    public static EventListFormat ParseFormat(string name) =>
+        name?.ToLowerInvariant() switch
+        {
+            "text" => EventListFormat.Text,
+            "csv" => EventListFormat.Csv,
+            "json" => EventListFormat.Json,
+            _ => throw new ArgumentException(
+                "unknown event list format '" + name + "' (expected text, csv or json)",
+                nameof(name)
+            ),
+        };
 
     /// <summary>Writes events.</summary>
     /// <param name="output">The destination (not closed).</param>
@@ -136,13 +155,22 @@ internal static class EventListWriter
     /// <param name="columns">The CSV columns (required for <see cref="EventListFormat.Csv"/>).</param>
     /// <returns>The number of events written.</returns>
     /// <exception cref="ArgumentException">CSV without columns.</exception>
-    public static long Write(TextWriter output, EventListFormat format, IEnumerable<XEvent> events, EventListColumns? columns = null)
+    public static long Write(
+        TextWriter output,
+        EventListFormat format,
+        IEnumerable<XEvent> events,
+        EventListColumns? columns = null
+    )
     {
         ArgumentNullException.ThrowIfNull(output);
         ArgumentNullException.ThrowIfNull(events);
         return format switch
         {
-            EventListFormat.Csv => WriteCsv(output, events, columns ?? throw new ArgumentException("CSV needs the columns (EventListColumns.From)", nameof(columns))),
+            EventListFormat.Csv => WriteCsv(
+                output,
+                events,
+                columns ?? throw new ArgumentException("CSV needs the columns (EventListColumns.From)", nameof(columns))
+            ),
             EventListFormat.Json => WriteJson(output, events),
             _ => WriteText(output, events),
         };
@@ -196,14 +224,20 @@ internal static class EventListWriter
                 if (units[i] is FieldUnit u)
                 {
                     // A verified unit follows the number as a symbol; any doubt is said in brackets.
-                    sb.Append(u is { Verified: true, Unit: FieldTimeUnit t }
-                        ? " " + FieldUnit.Symbol(t) : " (" + u.Label + ")");
+                    sb.Append(
+                        u is { Verified: true, Unit: FieldTimeUnit t }
+                            ? " " + FieldUnit.Symbol(t)
+                            : " (" + u.Label + ")"
+                    );
                 }
             }
 
             for (int i = 0; i < e.ActionCount; i++)
             {
-                sb.Append(' ').Append(ActionLabel(e.EventType, e.ActionSet, i)).Append('=').Append(Escape(e.GetAction(i).ToString()));
+                sb.Append(' ')
+                    .Append(ActionLabel(e.EventType, e.ActionSet, i))
+                    .Append('=')
+                    .Append(Escape(e.GetAction(i).ToString()));
             }
 
             o.WriteLine(sb.ToString());
@@ -213,7 +247,12 @@ internal static class EventListWriter
         return n;
     }
 
-    private static string Escape(string s) => s.AsSpan().IndexOfAny('\n', '\r', '\t') < 0 ? s : s.Replace("\r", "\\r", StringComparison.Ordinal).Replace("\n", "\\n", StringComparison.Ordinal).Replace("\t", "\\t", StringComparison.Ordinal);
+    private static string Escape(string s) =>
+        s.AsSpan().IndexOfAny('\n', '\r', '\t') < 0
+            ? s
+            : s.Replace("\r", "\\r", StringComparison.Ordinal)
+                .Replace("\n", "\\n", StringComparison.Ordinal)
+                .Replace("\t", "\\t", StringComparison.Ordinal);
 
     private static long WriteCsv(TextWriter o, IEnumerable<XEvent> events, EventListColumns columns)
     {
@@ -300,7 +339,8 @@ internal static class EventListWriter
         return n;
     }
 
-    /// <summary>A value as the text <see cref="XeValue.ToString"/> gives, typed so that numbers are never taken for formulas.</summary>
+    /// <summary>A value as the text <see cref="XeValue.ToString"/> gives, typed so that numbers are never taken for
+    /// formulas.</summary>
     private static void WriteCsvValue(CsvTableWriter csv, XeValue v)
     {
         switch (v.ToObject())
@@ -382,8 +422,10 @@ internal static class EventListWriter
                 {
                     if (units[i] is FieldUnit u)
                     {
-                        json.WriteString(TextEscaping.Sanitize(e.Fields[i].Name),
-                            u.Verified || u.Unit is null ? u.Code : u.Code + " (unverified)");
+                        json.WriteString(
+                            TextEscaping.Sanitize(e.Fields[i].Name),
+                            u.Verified || u.Unit is null ? u.Code : u.Code + " (unverified)"
+                        );
                     }
                 }
 
@@ -393,7 +435,11 @@ internal static class EventListWriter
             json.WriteStartObject("actions");
             for (int i = 0; i < e.ActionCount; i++)
             {
-                WriteValue(json, e.ActionSet.IndexOf(e.Actions[i].Name) == i ? e.Actions[i].Name : e.Actions[i].FullName, e.GetAction(i));
+                WriteValue(
+                    json,
+                    e.ActionSet.IndexOf(e.Actions[i].Name) == i ? e.Actions[i].Name : e.Actions[i].FullName,
+                    e.GetAction(i)
+                );
             }
 
             json.WriteEndObject();

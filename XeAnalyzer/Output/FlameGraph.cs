@@ -29,28 +29,38 @@ internal sealed record FlameGraphOptions
     /// <summary>An optional second line under the title.</summary>
     public string? Subtitle { get; init; }
 
-    /// <summary>The word for the weight in tooltips (for example "events"); <see langword="null"/> picks it from the tree's unit.</summary>
+    /// <summary>The word for the weight in tooltips (for example "events"); <see langword="null"/> picks it from the
+    /// tree's unit.</summary>
     public string? CountName { get; init; }
 
     /// <summary>The total width in pixels (200 to 20,000; default 1200).</summary>
     public int Width
     {
         get;
-        init => field = value is >= 200 and <= 20_000 ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "Width must be 200..20000 px.");
+        init =>
+            field = value is >= 200 and <= 20_000
+                ? value
+                : throw new ArgumentOutOfRangeException(nameof(value), value, "Width must be 200..20000 px.");
     } = 1200;
 
     /// <summary>The height of one frame in pixels (10 to 40; default 17).</summary>
     public int FrameHeight
     {
         get;
-        init => field = value is >= 10 and <= 40 ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "Frame height must be 10..40 px.");
+        init =>
+            field = value is >= 10 and <= 40
+                ? value
+                : throw new ArgumentOutOfRangeException(nameof(value), value, "Frame height must be 10..40 px.");
     } = 17;
 
     /// <summary>The font size of frame labels in pixels (default 11; at most <see cref="FrameHeight"/> - 3).</summary>
     public double FontSize
     {
         get;
-        init => field = value is >= 6 and <= 37 ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "Font size must be 6..37 px.");
+        init =>
+            field = value is >= 6 and <= 37
+                ? value
+                : throw new ArgumentOutOfRangeException(nameof(value), value, "Font size must be 6..37 px.");
     } = 11;
 
     /// <summary>
@@ -60,15 +70,20 @@ internal sealed record FlameGraphOptions
     public double MinWidthPixels
     {
         get;
-        init => field = value is >= 0 and <= 100 ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "Minimum width must be 0..100 px.");
+        init =>
+            field = value is >= 0 and <= 100
+                ? value
+                : throw new ArgumentOutOfRangeException(nameof(value), value, "Minimum width must be 0..100 px.");
     } = 0.1;
 
-    /// <summary>Draw an icicle graph (root at the top, callees below) instead of a flame graph (root at the bottom).</summary>
+    /// <summary>Draw an icicle graph (root at the top, callees below) instead of a flame graph (root at the
+    /// bottom).</summary>
     public bool Inverted { get; init; }
 
     /// <summary>
     /// Which end of the stacks the graph grows from (default <see cref="FlameRoot.Auto"/>: from the leaf when the
-    /// stacks share their leaf more than their root). A graph drawn from the leaf is an icicle and says so in its title.
+    /// stacks share their leaf more than their root). A graph drawn from the leaf is an icicle and says so in its
+    /// title.
     /// </summary>
     public FlameRoot Root { get; init; } = FlameRoot.Auto;
 
@@ -76,12 +91,13 @@ internal sealed record FlameGraphOptions
     public FlameChildOrder ChildOrder { get; init; } = FlameChildOrder.Alphabetical;
 
     /// <summary>
-    /// Whether to draw a differential graph (colour by growth red / shrink blue). <see langword="null"/> (default) means
-    /// "when the tree has baseline weights".
+    /// Whether to draw a differential graph (colour by growth red / shrink blue). <see langword="null"/> (default)
+    /// means "when the tree has baseline weights".
     /// </summary>
     public bool? Differential { get; init; }
 
-    /// <summary>Which weight sets widths in a differential graph (default <see cref="DifferentialWidth.Current"/>).</summary>
+    /// <summary>Which weight sets widths in a differential graph (default
+    /// <see cref="DifferentialWidth.Current"/>).</summary>
     public DifferentialWidth DifferentialWidth { get; init; } = DifferentialWidth.Current;
 
     /// <summary>

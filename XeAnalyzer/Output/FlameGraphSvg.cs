@@ -9,13 +9,14 @@ namespace XeAnalyzer.Output;
 internal sealed record FlameGraphRendering(string Svg, FlameGraphStats Stats);
 
 /// <summary>
-/// Draws a <see cref="CallTree"/> as a self-contained SVG flame graph (for the <c>svg</c> format, <see cref="SvgReportWriter"/>, and
-/// inline in HTML pages) (or icicle graph): one <c>&lt;g&gt;</c> per frame
-/// holding a <c>&lt;title&gt;</c> tooltip (name, weight, share), a <c>&lt;rect&gt;</c> whose width is proportional to the
-/// frame's weight, and a label clipped with an ellipsis to the frame's width. Frames are coloured per module (the text
-/// before <c>!</c> or <c>.dll</c>) from a stable hash, so a module has the same colour in every graph; frames without a
-/// module are grey. A differential tree is coloured by change instead: red where a frame's share grew, blue where it
-/// shrank, near-white where it did not change; its tooltip shows both weights and the delta. Frames narrower than
+/// Draws a <see cref="CallTree"/> as a self-contained SVG flame graph (for the <c>svg</c> format,
+/// <see cref="SvgReportWriter"/>, and inline in HTML pages) (or icicle graph): one <c>&lt;g&gt;</c> per frame
+/// holding a <c>&lt;title&gt;</c> tooltip (name, weight, share), a <c>&lt;rect&gt;</c> whose width is proportional to
+/// the frame's weight, and a label clipped with an ellipsis to the frame's width. Frames are coloured per module (the
+/// text before <c>!</c> or <c>.dll</c>) from a stable hash, so a module has the same colour in every graph; frames
+/// without a module are grey. A differential tree is coloured by change instead: red where a frame's share grew, blue
+/// where it shrank, near-white where it did not change; its tooltip shows both weights and the delta. Frames narrower
+/// than
 /// <see cref="FlameGraphOptions.MinWidthPixels"/> are left out and their total weight is reported in the subtitle.
 /// No scripts, ids, style sheets or external references; deterministic bytes.
 /// </summary>
@@ -30,10 +31,18 @@ internal static class FlameGraphSvg
     /// <param name="options">Drawing settings; <see langword="null"/> for the defaults.</param>
     /// <param name="cancellationToken">Cancels rendering of large trees.</param>
     /// <returns>The SVG and what was drawn.</returns>
-    public static FlameGraphRendering Render(CallTree tree, FlameGraphOptions? options = null, CancellationToken cancellationToken = default) =>
-        Render(tree, options ?? new FlameGraphOptions(), standalone: true, cancellationToken);
+    public static FlameGraphRendering Render(
+        CallTree tree,
+        FlameGraphOptions? options = null,
+        CancellationToken cancellationToken = default
+    ) => Render(tree, options ?? new FlameGraphOptions(), standalone: true, cancellationToken);
 
-    internal static FlameGraphRendering Render(CallTree tree, FlameGraphOptions o, bool standalone, CancellationToken cancellationToken)
+    internal static FlameGraphRendering Render(
+        CallTree tree,
+        FlameGraphOptions o,
+        bool standalone,
+        CancellationToken cancellationToken
+    )
     {
         ArgumentNullException.ThrowIfNull(tree);
         if (FlameOrientation.IsLeafRooted(tree, o.Root))
@@ -45,12 +54,14 @@ internal static class FlameGraphSvg
         bool diff = o.Differential ?? tree.HasBaseline;
         bool byBaseline = diff && o.DifferentialWidth == DifferentialWidth.Baseline;
         Func<CallTreeNode, long> basis = byBaseline ? static n => n.BaselineWeight : static n => n.Weight;
-        string countName = o.CountName ?? tree.Unit switch
-        {
-            WeightUnit.Bytes => "bytes",
-            WeightUnit.Milliseconds => "ms",
-            _ => "samples",
-        };
+        string countName =
+            o.CountName
+            ?? tree.Unit switch
+            {
+                WeightUnit.Bytes => "bytes",
+                WeightUnit.Milliseconds => "ms",
+                _ => "samples",
+            };
         double width = o.Width;
         double frameH = o.FrameHeight;
         long total = basis(tree.Root);
@@ -105,9 +116,10 @@ internal static class FlameGraphSvg
         // Differential colour scale: the largest change among drawn frames (the root excluded) is full intensity.
         double totalW = tree.Root.Weight;
         double totalB = tree.Root.BaselineWeight;
-        double Change(CallTreeNode n) => o.NormalizeDifferential
-            ? (totalW > 0 ? n.Weight / totalW : 0) - (totalB > 0 ? n.BaselineWeight / totalB : 0)
-            : n.Weight - (double)n.BaselineWeight;
+        double Change(CallTreeNode n) =>
+            o.NormalizeDifferential
+                ? (totalW > 0 ? n.Weight / totalW : 0) - (totalB > 0 ? n.BaselineWeight / totalB : 0)
+                : n.Weight - (double)n.BaselineWeight;
         double maxChange = 0;
         if (diff)
         {
@@ -128,15 +140,25 @@ internal static class FlameGraphSvg
 
         if (diff)
         {
-            info.Add(string.Create(CultureInfo.InvariantCulture,
-                $"Differential: width = {(byBaseline ? "baseline" : "current")} {countName}; red = share grew, blue = share shrank. Total {totalB:N0} \u2192 {totalW:N0} {countName}."));
+            info.Add(
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"Differential: width = {(byBaseline ? "baseline" : "current")} {countName}; red = share grew, "
+                        + $"blue = share shrank. Total {totalB:N0} \u2192 {totalW:N0} {countName}."
+                )
+            );
         }
 
         if (hiddenFrames > 0)
         {
             double share = total > 0 ? 100.0 * hiddenWeight / total : 0;
-            info.Add(string.Create(CultureInfo.InvariantCulture,
-                $"{hiddenFrames:N0} frames narrower than {o.MinWidthPixels:0.##} px not drawn ({hiddenWeight:N0} {countName}, {share:F2}% of the total)."));
+            info.Add(
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"{hiddenFrames:N0} frames narrower than {o.MinWidthPixels:0.##} px not drawn ({hiddenWeight:N0} "
+                        + $"{countName}, {share:F2}% of the total)."
+                )
+            );
         }
 
         double framesTop = 34 + (info.Count * 18) + 8;
@@ -144,25 +166,51 @@ internal static class FlameGraphSvg
         double height = framesTop + (levels * frameH) + Pad;
         var sb = new StringBuilder(4096 + (drawn.Count * 220));
         Svg.Open(sb, width, height, standalone, o.Title);
-        sb.Append("<rect class=\"background\" x=\"0.00\" y=\"0.00\" width=\"").Append(Svg.N(width)).Append("\" height=\"").Append(Svg.N(height))
-          .Append("\" fill=\"#fbfbf8\"/>\n");
-        sb.Append("<text class=\"title\" x=\"").Append(Svg.N(width / 2)).Append("\" y=\"24.00\" text-anchor=\"middle\" font-family=\"").Append(Svg.SansFont)
-          .Append("\" font-size=\"").Append(Svg.N(TitleFont)).Append("\" font-weight=\"600\" fill=\"#1a1a1a\">")
-          .Append(TextEscaping.Xml(TextEscaping.Ellipsize(o.Title, (int)(plotW / (TitleFont * Svg.SansAdvance))))).Append("</text>\n");
+        sb.Append("<rect class=\"background\" x=\"0.00\" y=\"0.00\" width=\"")
+            .Append(Svg.N(width))
+            .Append("\" height=\"")
+            .Append(Svg.N(height))
+            .Append("\" fill=\"#fbfbf8\"/>\n");
+        sb.Append("<text class=\"title\" x=\"")
+            .Append(Svg.N(width / 2))
+            .Append("\" y=\"24.00\" text-anchor=\"middle\" font-family=\"")
+            .Append(Svg.SansFont)
+            .Append("\" font-size=\"")
+            .Append(Svg.N(TitleFont))
+            .Append("\" font-weight=\"600\" fill=\"#1a1a1a\">")
+            .Append(TextEscaping.Xml(TextEscaping.Ellipsize(o.Title, (int)(plotW / (TitleFont * Svg.SansAdvance)))))
+            .Append("</text>\n");
         for (int i = 0; i < info.Count; i++)
         {
-            sb.Append("<text class=\"info\" x=\"").Append(Svg.N(Pad)).Append("\" y=\"").Append(Svg.N(46 + (i * 18)))
-              .Append("\" font-family=\"").Append(Svg.SansFont).Append("\" font-size=\"").Append(Svg.N(InfoFont)).Append("\" fill=\"#555555\">")
-              .Append(TextEscaping.Xml(TextEscaping.Ellipsize(info[i], (int)(plotW / (InfoFont * Svg.SansAdvance))))).Append("</text>\n");
+            sb.Append("<text class=\"info\" x=\"")
+                .Append(Svg.N(Pad))
+                .Append("\" y=\"")
+                .Append(Svg.N(46 + (i * 18)))
+                .Append("\" font-family=\"")
+                .Append(Svg.SansFont)
+                .Append("\" font-size=\"")
+                .Append(Svg.N(InfoFont))
+                .Append("\" fill=\"#555555\">")
+                .Append(TextEscaping.Xml(TextEscaping.Ellipsize(info[i], (int)(plotW / (InfoFont * Svg.SansAdvance)))))
+                .Append("</text>\n");
         }
 
         if (total == 0)
         {
-            sb.Append("<text class=\"no-data\" x=\"").Append(Svg.N(width / 2)).Append("\" y=\"").Append(Svg.N(framesTop + frameH - 4))
-              .Append("\" text-anchor=\"middle\" font-family=\"").Append(Svg.SansFont).Append("\" font-size=\"13.00\" fill=\"#888888\">no data</text>\n");
+            sb.Append("<text class=\"no-data\" x=\"")
+                .Append(Svg.N(width / 2))
+                .Append("\" y=\"")
+                .Append(Svg.N(framesTop + frameH - 4))
+                .Append("\" text-anchor=\"middle\" font-family=\"")
+                .Append(Svg.SansFont)
+                .Append("\" font-size=\"13.00\" fill=\"#888888\">no data</text>\n");
         }
 
-        sb.Append("<g class=\"frames\" font-family=\"").Append(Svg.MonoFont).Append("\" font-size=\"").Append(Svg.N(o.FontSize)).Append("\">\n");
+        sb.Append("<g class=\"frames\" font-family=\"")
+            .Append(Svg.MonoFont)
+            .Append("\" font-size=\"")
+            .Append(Svg.N(o.FontSize))
+            .Append("\">\n");
         double charW = o.FontSize * Svg.MonoAdvance;
         foreach ((CallTreeNode n, double x, double w) in drawn)
         {
@@ -175,8 +223,12 @@ internal static class FlameGraphSvg
                 fill = n.Depth == 0 ? "#e4e4e4" : ModulePalette.DiffColour(maxChange > 0 ? Change(n) / maxChange : 0);
                 double shareB = totalB > 0 ? 100.0 * n.BaselineWeight / totalB : 0;
                 double shareW = totalW > 0 ? 100.0 * n.Weight / totalW : 0;
-                tip = string.Create(CultureInfo.InvariantCulture,
-                    $"{name} (current {n.Weight:N0}, baseline {n.BaselineWeight:N0}, delta {(n.Delta > 0 ? "+" : string.Empty)}{n.Delta:N0} {countName}; share {shareB:F2}% \u2192 {shareW:F2}%)");
+                tip = string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"{name} (current {n.Weight:N0}, baseline {n.BaselineWeight:N0}, delta "
+                        + $"{(n.Delta > 0 ? "+" : string.Empty)}{n.Delta:N0} {countName}; share {shareB:F2}% \u2192 "
+                        + $"{shareW:F2}%)"
+                );
             }
             else
             {
@@ -185,25 +237,47 @@ internal static class FlameGraphSvg
                 tip = string.Create(CultureInfo.InvariantCulture, $"{name} ({basis(n):N0} {countName}, {share:F2}%)");
             }
 
-            sb.Append("<g class=\"frame\"><title>").Append(TextEscaping.Xml(tip)).Append("</title><rect x=\"").Append(Svg.N(x))
-              .Append("\" y=\"").Append(Svg.N(y)).Append("\" width=\"").Append(Svg.N(w)).Append("\" height=\"").Append(Svg.N(frameH - 1))
-              .Append("\" rx=\"2.00\" fill=\"").Append(fill).Append("\"/>");
+            sb.Append("<g class=\"frame\"><title>")
+                .Append(TextEscaping.Xml(tip))
+                .Append("</title><rect x=\"")
+                .Append(Svg.N(x))
+                .Append("\" y=\"")
+                .Append(Svg.N(y))
+                .Append("\" width=\"")
+                .Append(Svg.N(w))
+                .Append("\" height=\"")
+                .Append(Svg.N(frameH - 1))
+                .Append("\" rx=\"2.00\" fill=\"")
+                .Append(fill)
+                .Append("\"/>");
             int chars = (int)Math.Floor((w - 6) / charW);
             if (chars >= 3)
             {
                 string label = TextEscaping.Ellipsize(TextEscaping.Terminal(name), chars);
-                sb.Append("<text x=\"").Append(Svg.N(x + 3)).Append("\" y=\"").Append(Svg.N(y + frameH - 5)).Append("\" fill=\"#111111\">")
-                  .Append(TextEscaping.Xml(label)).Append("</text>");
+                sb.Append("<text x=\"")
+                    .Append(Svg.N(x + 3))
+                    .Append("\" y=\"")
+                    .Append(Svg.N(y + frameH - 5))
+                    .Append("\" fill=\"#111111\">")
+                    .Append(TextEscaping.Xml(label))
+                    .Append("</text>");
             }
 
             sb.Append("</g>\n");
         }
 
         sb.Append("</g>\n</svg>\n");
-        return new FlameGraphRendering(sb.ToString(), new FlameGraphStats(drawn.Count, hiddenFrames, hiddenWeight, drawnDepth));
+        return new FlameGraphRendering(
+            sb.ToString(),
+            new FlameGraphStats(drawn.Count, hiddenFrames, hiddenWeight, drawnDepth)
+        );
     }
 
-    private static IEnumerable<CallTreeNode> Ordered(CallTreeNode node, FlameChildOrder order, Func<CallTreeNode, long> basis) =>
+    private static IEnumerable<CallTreeNode> Ordered(
+        CallTreeNode node,
+        FlameChildOrder order,
+        Func<CallTreeNode, long> basis
+    ) =>
         order == FlameChildOrder.HeaviestFirst
             ? node.Children.OrderByDescending(basis).ThenBy(c => c.Name, StringComparer.Ordinal)
             : node.Children;

@@ -25,12 +25,13 @@ internal static class FlameOrientation
     public const string LeafTitle = " (icicle from the leaf frame: the stacks share their leaf, not their root)";
 
     /// <summary>Whether <paramref name="tree"/> is drawn from the leaf under <paramref name="root"/>.</summary>
-    public static bool IsLeafRooted(CallTree tree, FlameRoot root) => root switch
-    {
-        FlameRoot.Leaf => true,
-        FlameRoot.Caller => false,
-        _ => !tree.HasBaseline && HeaviestLeafWeight(tree) > HeaviestRootWeight(tree),
-    };
+    public static bool IsLeafRooted(CallTree tree, FlameRoot root) =>
+        root switch
+        {
+            FlameRoot.Leaf => true,
+            FlameRoot.Caller => false,
+            _ => !tree.HasBaseline && HeaviestLeafWeight(tree) > HeaviestRootWeight(tree),
+        };
 
     /// <summary>The weight under the heaviest outermost frame (a child of the tree's root).</summary>
     public static long HeaviestRootWeight(CallTree tree) =>

@@ -5,9 +5,10 @@ namespace XeAnalyzer.Output;
 
 /// <summary>
 /// Writes the flame graph of a document (format <c>folded</c>, the <see cref="DocumentView.Figure"/> view: its first
-/// <see cref="FlameGraph"/>'s <see cref="CallTree"/>) as folded stacks, the input format of FlameGraph's <c>flamegraph.pl</c>, inferno and
-/// speedscope: one line per distinct path that has self weight, <c>outermost;…;leaf weight</c> (root first, the
-/// synthetic root omitted), lines sorted ordinally, <c>\n</c> line endings. A differential tree is written with two counts,
+/// <see cref="FlameGraph"/>'s <see cref="CallTree"/>) as folded stacks, the input format of FlameGraph's
+/// <c>flamegraph.pl</c>, inferno and speedscope: one line per distinct path that has self weight, <c>outermost;…;leaf
+/// weight</c> (root first, the synthetic root omitted), lines sorted ordinally, <c>\n</c> line endings. A differential
+/// tree is written with two counts,
 /// <c>path baseline current</c>, as <c>difffolded.pl</c> produces. Frame names are made safe for the format:
 /// <c>;</c> (the separator) becomes <see cref="SemicolonSubstitute"/> (<c>:</c>), tab, CR and LF become spaces, and
 /// other control characters become U+FFFD. A path that would be empty (weight on the root itself) is written as
@@ -28,7 +29,8 @@ internal sealed class FoldedStackWriter : IReportWriter
         IncludeBaseline = includeBaseline;
     }
 
-    /// <summary>Whether the baseline count is written (<see langword="null"/>: when the tree is differential).</summary>
+    /// <summary>Whether the baseline count is written (<see langword="null"/>: when the tree is
+    /// differential).</summary>
     public bool? IncludeBaseline { get; }
 
     /// <inheritdoc/>
@@ -51,7 +53,8 @@ internal sealed class FoldedStackWriter : IReportWriter
 
     /// <summary>Returns the folded lines (without line endings) in output order.</summary>
     /// <param name="tree">The tree.</param>
-    /// <param name="includeBaseline">Whether to write two counts; <see langword="null"/>: when the tree is differential.</param>
+    /// <param name="includeBaseline">Whether to write two counts; <see langword="null"/>: when the tree is
+    /// differential.</param>
     /// <returns>The lines, sorted ordinally.</returns>
     public static IReadOnlyList<string> GetLines(CallTree tree, bool? includeBaseline = null)
     {

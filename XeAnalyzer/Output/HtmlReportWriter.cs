@@ -79,8 +79,10 @@ internal sealed class HtmlReportWriter : IReportWriter
         """;
 
     /// <summary>Creates the writer.</summary>
-    /// <param name="maxTableRows">Rows shown per table (1 to 1,000,000; default 10,000); a note says how many were left out.</param>
-    /// <param name="chartOptions">The size of charts; <see langword="null"/> for 1160 × 380 px (the page's content width). Charts and flame graphs scale to the page width.</param>
+    /// <param name="maxTableRows">Rows shown per table (1 to 1,000,000; default 10,000); a note says how many were left
+    /// out.</param>
+    /// <param name="chartOptions">The size of charts; <see langword="null"/> for 1160 × 380 px (the page's content
+    /// width). Charts and flame graphs scale to the page width.</param>
     public HtmlReportWriter(int maxTableRows = 10_000, ChartSvgOptions? chartOptions = null)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(maxTableRows, 1);
@@ -115,11 +117,13 @@ internal sealed class HtmlReportWriter : IReportWriter
     /// <param name="report">The report.</param>
     /// <param name="cancellationToken">Cancels rendering between blocks.</param>
     /// <returns>The HTML text.</returns>
-    public string Render(ReportDocument report, CancellationToken cancellationToken = default) => RenderPage(report, cancellationToken).ToString();
+    public string Render(ReportDocument report, CancellationToken cancellationToken = default) =>
+        RenderPage(report, cancellationToken).ToString();
 
     /// <summary>
     /// Renders the page into a builder of small chunks (at most 8,000 characters each; no initial large block), which
-    /// <see cref="Write"/> encodes chunk by chunk: a page allocates nothing on the large-object heap however long it is.
+    /// <see cref="Write"/> encodes chunk by chunk: a page allocates nothing on the large-object heap however long it
+    /// is.
     /// </summary>
     private StringBuilder RenderPage(ReportDocument report, CancellationToken cancellationToken)
     {
@@ -149,8 +153,11 @@ internal sealed class HtmlReportWriter : IReportWriter
             {
                 if (report.Sections[i].Title.Length > 0)
                 {
-                    sb.Append("<li><a href=\"#section-").Append((i + 1).ToString(CultureInfo.InvariantCulture)).Append("\">")
-                      .Append(E(report.Sections[i].Title)).Append("</a></li>\n");
+                    sb.Append("<li><a href=\"#section-")
+                        .Append((i + 1).ToString(CultureInfo.InvariantCulture))
+                        .Append("\">")
+                        .Append(E(report.Sections[i].Title))
+                        .Append("</a></li>\n");
                 }
             }
 
@@ -161,7 +168,9 @@ internal sealed class HtmlReportWriter : IReportWriter
         for (int i = 0; i < report.Sections.Count; i++)
         {
             ReportSection section = report.Sections[i];
-            sb.Append("<section class=\"section\" id=\"section-").Append((i + 1).ToString(CultureInfo.InvariantCulture)).Append("\">\n");
+            sb.Append("<section class=\"section\" id=\"section-")
+                .Append((i + 1).ToString(CultureInfo.InvariantCulture))
+                .Append("\">\n");
             if (section.Title.Length > 0)
             {
                 sb.Append("<h2>").Append(E(section.Title)).Append("</h2>\n");
@@ -187,20 +196,28 @@ internal sealed class HtmlReportWriter : IReportWriter
     }
 
     /// <summary>
-    /// Appends the start of a self-contained page, up to and including <c>&lt;div class="page"&gt;</c>: the doctype, the
-    /// Content-Security-Policy that forbids scripts and remote loads, the generator, the title and the inline style sheet.
+    /// Appends the start of a self-contained page, up to and including <c>&lt;div class="page"&gt;</c>: the doctype,
+    /// the Content-Security-Policy that forbids scripts and remote loads, the generator, the title and the inline style
+    /// sheet.
     /// </summary>
     private static void AppendPageStart(StringBuilder sb, string? generator, string title, string css)
     {
         sb.Append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n")
-          .Append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
-          .Append("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\"/>\n");
+            .Append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
+            .Append(
+                "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
+                    + "'unsafe-inline'; img-src data:\"/>\n"
+            );
         if (generator is not null)
         {
             sb.Append("<meta name=\"generator\" content=\"").Append(E(generator)).Append("\"/>\n");
         }
 
-        sb.Append("<title>").Append(E(title)).Append("</title>\n<style>\n").Append(css).Append("\n</style>\n</head>\n<body>\n<div class=\"page\">\n");
+        sb.Append("<title>")
+            .Append(E(title))
+            .Append("</title>\n<style>\n")
+            .Append(css)
+            .Append("\n</style>\n</head>\n<body>\n<div class=\"page\">\n");
     }
 
     private static void AppendKeyValue(StringBuilder sb, string key, string value) =>
@@ -234,7 +251,9 @@ internal sealed class HtmlReportWriter : IReportWriter
                 foreach (KeyValuePair<string, TableCell> item in kv.Items)
                 {
                     TableCell v = item.Value;
-                    string value = v.IsEmpty ? (v.IsNotApplicable ? "n/a" : string.Empty) : CellFormatter.Display(v, TableColumn.DefaultFor(v.Kind!.Value));
+                    string value = v.IsEmpty
+                        ? (v.IsNotApplicable ? "n/a" : string.Empty)
+                        : CellFormatter.Display(v, TableColumn.DefaultFor(v.Kind!.Value));
                     AppendKeyValue(sb, item.Key, value);
                 }
 
@@ -244,21 +263,27 @@ internal sealed class HtmlReportWriter : IReportWriter
                 AppendTable(sb, t, cancellationToken);
                 break;
             case BarChart bar:
-                sb.Append("<figure class=\"chart bar-chart\">\n").Append(ChartSvg.RenderBar(bar, ChartOptions, standalone: false)).Append("</figure>\n");
+                sb.Append("<figure class=\"chart bar-chart\">\n")
+                    .Append(ChartSvg.RenderBar(bar, ChartOptions, standalone: false))
+                    .Append("</figure>\n");
                 break;
             case LineChart line:
-                sb.Append("<figure class=\"chart line-chart\">\n").Append(ChartSvg.RenderLine(line, ChartOptions, standalone: false, cancellationToken)).Append("</figure>\n");
+                sb.Append("<figure class=\"chart line-chart\">\n")
+                    .Append(ChartSvg.RenderLine(line, ChartOptions, standalone: false, cancellationToken))
+                    .Append("</figure>\n");
                 break;
             case FlameGraph flame:
                 sb.Append("<figure class=\"flame\">\n")
-                  .Append(FlameGraphSvg.Render(flame.Tree, flame.Options, standalone: false, cancellationToken).Svg)
-                  .Append("</figure>\n");
+                    .Append(FlameGraphSvg.Render(flame.Tree, flame.Options, standalone: false, cancellationToken).Svg)
+                    .Append("</figure>\n");
                 break;
             case Outline outline:
                 // An outline is shown as a terminal shows it: its text form, in a preformatted block.
                 var text = new StringBuilder();
                 TextReportWriter.AppendOutline(text, outline);
-                sb.Append("<figure class=\"pre\">\n<pre>").Append(E(text.ToString().TrimEnd('\n'))).Append("</pre>\n</figure>\n");
+                sb.Append("<figure class=\"pre\">\n<pre>")
+                    .Append(E(text.ToString().TrimEnd('\n')))
+                    .Append("</pre>\n</figure>\n");
                 break;
             case StackList stacks:
                 // Each stack folds under its heading (the first open): tens of frames per bucket would otherwise push
@@ -268,10 +293,14 @@ internal sealed class HtmlReportWriter : IReportWriter
                     cancellationToken.ThrowIfCancellationRequested();
                     StackListItem item = stacks.Items[i];
                     sb.Append(i == 0 ? "<details class=\"stack\" open=\"open\">\n" : "<details class=\"stack\">\n")
-                      .Append("<summary>").Append(E(item.Heading)).Append("</summary>\n");
+                        .Append("<summary>")
+                        .Append(E(item.Heading))
+                        .Append("</summary>\n");
                     if (item.Details.Count > 0)
                     {
-                        sb.Append("<p class=\"paragraph\">").Append(E(string.Join("\n", item.Details))).Append("</p>\n");
+                        sb.Append("<p class=\"paragraph\">")
+                            .Append(E(string.Join("\n", item.Details)))
+                            .Append("</p>\n");
                     }
 
                     sb.Append("<pre>").Append(E(stacks.FramesText(item))).Append("</pre>\n</details>\n");
@@ -302,8 +331,9 @@ internal sealed class HtmlReportWriter : IReportWriter
         AppendTableRows(sb, t, columns, 0, inline, cancellationToken);
         if (inline < shown)
         {
-            sb.Append("<details class=\"more-rows\">\n<summary>").Append(E(string.Create(CultureInfo.InvariantCulture,
-                $"Show {shown - inline:N0} more rows"))).Append("</summary>\n");
+            sb.Append("<details class=\"more-rows\">\n<summary>")
+                .Append(E(string.Create(CultureInfo.InvariantCulture, $"Show {shown - inline:N0} more rows")))
+                .Append("</summary>\n");
             AppendTableRows(sb, t, columns, inline, shown, cancellationToken);
             sb.Append("</details>\n");
         }
@@ -315,15 +345,28 @@ internal sealed class HtmlReportWriter : IReportWriter
             sb.Append("<ul class=\"notes\">\n");
             if (hidden > 0)
             {
-                sb.Append("<li class=\"note\">").Append(E(string.Create(CultureInfo.InvariantCulture,
-                    $"{hidden:N0} more rows are not shown here; write the report as CSV or JSON to see all {t.Rows.Count:N0}."))).Append("</li>\n");
+                sb.Append("<li class=\"note\">")
+                    .Append(
+                        E(
+                            string.Create(
+                                CultureInfo.InvariantCulture,
+                                $"{hidden:N0} more rows are not shown here; write the report as CSV or JSON to see "
+                                    + $"all {t.Rows.Count:N0}."
+                            )
+                        )
+                    )
+                    .Append("</li>\n");
             }
 
             if (leftOut > 0)
             {
-                IEnumerable<string> names = Enumerable.Range(0, t.Columns.Count).Except(columns).Select(c => t.Columns[c].Name);
-                sb.Append("<li class=\"note\">").Append(E("Empty in every row, so not shown: " + string.Join(", ", names) + "."))
-                  .Append("</li>\n");
+                IEnumerable<string> names = Enumerable
+                    .Range(0, t.Columns.Count)
+                    .Except(columns)
+                    .Select(c => t.Columns[c].Name);
+                sb.Append("<li class=\"note\">")
+                    .Append(E("Empty in every row, so not shown: " + string.Join(", ", names) + "."))
+                    .Append("</li>\n");
             }
 
             foreach (string note in t.Notes)
@@ -342,8 +385,16 @@ internal sealed class HtmlReportWriter : IReportWriter
         sb.Append("</figure>\n");
     }
 
-    /// <summary>Appends a table of the rows <paramref name="from"/> (inclusive) to <paramref name="to"/> (exclusive), with its header.</summary>
-    private static void AppendTableRows(StringBuilder sb, ReportTable t, int[] columns, int from, int to, CancellationToken cancellationToken)
+    /// <summary>Appends a table of the rows <paramref name="from"/> (inclusive) to <paramref name="to"/> (exclusive),
+    /// with its header.</summary>
+    private static void AppendTableRows(
+        StringBuilder sb,
+        ReportTable t,
+        int[] columns,
+        int from,
+        int to,
+        CancellationToken cancellationToken
+    )
     {
         sb.Append("<div class=\"table-scroll\">\n<table>\n<thead>\n<tr>");
         foreach (int ci in columns)
@@ -383,8 +434,9 @@ internal sealed class HtmlReportWriter : IReportWriter
 
         if (t.Rows.Count == 0)
         {
-            sb.Append("<tr><td class=\"empty-table\" colspan=\"").Append(columns.Length.ToString(CultureInfo.InvariantCulture))
-              .Append("\">no rows</td></tr>\n");
+            sb.Append("<tr><td class=\"empty-table\" colspan=\"")
+                .Append(columns.Length.ToString(CultureInfo.InvariantCulture))
+                .Append("\">no rows</td></tr>\n");
         }
 
         sb.Append("</tbody>\n</table>\n</div>\n");
@@ -412,8 +464,11 @@ internal sealed class HtmlReportWriter : IReportWriter
         }
         else if (text.Length > LongText)
         {
-            sb.Append("<details class=\"long-text\"><summary>").Append(E(Lead(text))).Append("</summary>")
-              .Append(E(text)).Append("</details>");
+            sb.Append("<details class=\"long-text\"><summary>")
+                .Append(E(Lead(text)))
+                .Append("</summary>")
+                .Append(E(text))
+                .Append("</details>");
         }
         else
         {
@@ -423,7 +478,8 @@ internal sealed class HtmlReportWriter : IReportWriter
         sb.Append("</td>");
     }
 
-    /// <summary>The first words of a long text, cut at a space before <see cref="LeadLength"/> characters, with an ellipsis.</summary>
+    /// <summary>The first words of a long text, cut at a space before <see cref="LeadLength"/> characters, with an
+    /// ellipsis.</summary>
     internal static string Lead(string text)
     {
         int firstLine = text.IndexOf('\n', StringComparison.Ordinal);

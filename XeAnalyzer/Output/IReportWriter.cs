@@ -1,9 +1,9 @@
 namespace XeAnalyzer.Output;
 
 /// <summary>
-/// Which view of a result a format shows. A result gives one <see cref="ReportDocument"/> per view (<see cref="IDocumentSource"/>);
-/// most results give the same document for every view, a few (stack buckets, a stack diff) show less in some formats, as a terminal
-/// listing is shorter than a page.
+/// Which view of a result a format shows. A result gives one <see cref="ReportDocument"/> per view
+/// (<see cref="IDocumentSource"/>); most results give the same document for every view, a few (stack buckets, a stack
+/// diff) show less in some formats, as a terminal listing is shorter than a page.
 /// </summary>
 public enum DocumentView
 {
@@ -16,14 +16,16 @@ public enum DocumentView
     /// <summary>Everything the result holds, as data (JSON).</summary>
     Data,
 
-    /// <summary>The tables a spreadsheet opens (CSV): for most results the tables of the data; a stack result gives its one bucket table.</summary>
+    /// <summary>The tables a spreadsheet opens (CSV): for most results the tables of the data; a stack result gives its
+    /// one bucket table.</summary>
     Table,
 
     /// <summary>The figure: a chart or a flame graph (SVG, folded stacks, speedscope).</summary>
     Figure,
 }
 
-/// <summary>Something every format can write: a result, or a document. It gives the document of each <see cref="DocumentView"/>.</summary>
+/// <summary>Something every format can write: a result, or a document. It gives the document of each
+/// <see cref="DocumentView"/>.</summary>
 public interface IDocumentSource
 {
     /// <summary>The document of a view.</summary>
@@ -33,10 +35,11 @@ public interface IDocumentSource
 }
 
 /// <summary>
-/// Writes a <see cref="ReportDocument"/> in one format (text, CSV, JSON, HTML, SVG, folded stacks, speedscope). Implementations are
-/// immutable and thread-safe, write synchronously UTF-8 without a byte order mark, use the invariant culture whatever
-/// <see cref="System.Globalization.CultureInfo.CurrentCulture"/> is, and give the same bytes for the same document. The stream is
-/// flushed and left open.
+/// Writes a <see cref="ReportDocument"/> in one format (text, CSV, JSON, HTML, SVG, folded stacks, speedscope).
+/// Implementations are immutable and thread-safe, write synchronously UTF-8 without a byte order mark, use the
+/// invariant culture whatever
+/// <see cref="System.Globalization.CultureInfo.CurrentCulture"/> is, and give the same bytes for the same document. The
+/// stream is flushed and left open.
 /// </summary>
 public interface IReportWriter
 {
@@ -53,21 +56,29 @@ public interface IReportWriter
     /// <param name="document">The document.</param>
     /// <param name="output">The destination; written from its current position, flushed and left open.</param>
     /// <param name="cancellationToken">Cancels the write between blocks and rows.</param>
-    /// <exception cref="ArgumentException">The document has nothing this format writes (a figure format and no chart or flame graph).</exception>
+    /// <exception cref="ArgumentException">The document has nothing this format writes (a figure format and no chart or
+    /// flame graph).</exception>
     void Write(ReportDocument document, Stream output, CancellationToken cancellationToken = default);
 }
 
-/// <summary>The one registry of output formats: every writer with default settings, by the name <c>--format</c> selects.</summary>
+/// <summary>The one registry of output formats: every writer with default settings, by the name <c>--format</c>
+/// selects.</summary>
 public static class OutputFormats
 {
     /// <summary>
-    /// The writers: <c>text</c>, <c>csv</c>, <c>json</c>, <c>html</c>, <c>svg</c> (the document's chart or flame graph),
+    /// The writers: <c>text</c>, <c>csv</c>, <c>json</c>, <c>html</c>, <c>svg</c> (the document's chart or flame
+    /// graph),
     /// <c>folded</c> and <c>speedscope</c> (its flame graph).
     /// </summary>
     public static IReadOnlyList<IReportWriter> Writers { get; } =
     [
-        new TextReportWriter(), new CsvReportWriter(), new JsonReportWriter(), new HtmlReportWriter(), new SvgReportWriter(),
-        new FoldedStackWriter(), new SpeedscopeWriter(),
+        new TextReportWriter(),
+        new CsvReportWriter(),
+        new JsonReportWriter(),
+        new HtmlReportWriter(),
+        new SvgReportWriter(),
+        new FoldedStackWriter(),
+        new SpeedscopeWriter(),
     ];
 
     /// <summary>The format names, in registry order.</summary>
@@ -86,7 +97,11 @@ public static class OutputFormats
     public static IReportWriter Get(string format)
     {
         ArgumentNullException.ThrowIfNull(format);
-        return Find(format) ?? throw new ArgumentException("unknown output format '" + format + "' (expected " + string.Join(", ", Names) + ")", nameof(format));
+        return Find(format)
+            ?? throw new ArgumentException(
+                "unknown output format '" + format + "' (expected " + string.Join(", ", Names) + ")",
+                nameof(format)
+            );
     }
 
     /// <summary>Writes the view of <paramref name="source"/> the format shows.</summary>
@@ -95,8 +110,12 @@ public static class OutputFormats
     /// <param name="output">The destination; flushed and left open.</param>
     /// <param name="cancellationToken">Cancels the write.</param>
     /// <exception cref="ArgumentException">The format is unknown, or the document has nothing it writes.</exception>
-    public static void Write(IDocumentSource source, string format, Stream output, CancellationToken cancellationToken = default) =>
-        Write(source, Get(format), output, cancellationToken);
+    public static void Write(
+        IDocumentSource source,
+        string format,
+        Stream output,
+        CancellationToken cancellationToken = default
+    ) => Write(source, Get(format), output, cancellationToken);
 
     /// <summary>Writes the view of <paramref name="source"/> the writer shows.</summary>
     /// <param name="source">The result or document.</param>
@@ -104,14 +123,20 @@ public static class OutputFormats
     /// <param name="output">The destination; flushed and left open.</param>
     /// <param name="cancellationToken">Cancels the write.</param>
     /// <exception cref="ArgumentException">The document has nothing the writer writes.</exception>
-    public static void Write(IDocumentSource source, IReportWriter writer, Stream output, CancellationToken cancellationToken = default)
+    public static void Write(
+        IDocumentSource source,
+        IReportWriter writer,
+        Stream output,
+        CancellationToken cancellationToken = default
+    )
     {
         ArgumentNullException.ThrowIfNull(source);
         ArgumentNullException.ThrowIfNull(writer);
         writer.Write(source.ToDocument(writer.View), output, cancellationToken);
     }
 
-    /// <summary>The view of <paramref name="source"/> in a format, as a string (UTF-8 decoded): for text sent to a console.</summary>
+    /// <summary>The view of <paramref name="source"/> in a format, as a string (UTF-8 decoded): for text sent to a
+    /// console.</summary>
     /// <param name="source">The result or document.</param>
     /// <param name="format">The format name.</param>
     /// <returns>The text.</returns>
@@ -126,7 +151,8 @@ public static class OutputFormats
 /// <summary>Helpers over <see cref="IDocumentSource"/>.</summary>
 internal static class DocumentSources
 {
-    /// <summary>The documents of <paramref name="source"/> with another description (for example what the command read).</summary>
+    /// <summary>The documents of <paramref name="source"/> with another description (for example what the command
+    /// read).</summary>
     /// <param name="source">The source.</param>
     /// <param name="description">The description, or <see langword="null"/> for none.</param>
     /// <returns>A source giving the same documents with that description.</returns>

@@ -5,21 +5,28 @@ using System.Text.Unicode;
 namespace XeAnalyzer.Output;
 
 /// <summary>
-/// The JSON conventions every writer follows: <c>\n</c> line ends, one encoder, text from captures sanitised, timestamps as
-/// ISO-8601 UTC strings, absent values as <c>null</c>.
+/// The JSON conventions every writer follows: <c>\n</c> line ends, one encoder, text from captures sanitised,
+/// timestamps as ISO-8601 UTC strings, absent values as <c>null</c>.
 /// </summary>
 internal static class JsonOutput
 {
     /// <summary>
-    /// The encoder: keeps all non-ASCII letters readable but still escapes the characters that are unsafe when JSON ends up
-    /// inside HTML (&lt; &gt; &amp; ' + `) and every control character.
+    /// The encoder: keeps all non-ASCII letters readable but still escapes the characters that are unsafe when JSON
+    /// ends up inside HTML (&lt; &gt; &amp; ' + `) and every control character.
     /// </summary>
     public static JavaScriptEncoder Encoder { get; } = JavaScriptEncoder.Create(UnicodeRanges.All);
 
     /// <summary>Writer options with <see cref="Encoder"/> and <c>\n</c> line ends.</summary>
-    public static JsonWriterOptions Options(bool indented) => new() { Indented = indented, NewLine = "\n", Encoder = Encoder };
+    public static JsonWriterOptions Options(bool indented) =>
+        new()
+        {
+            Indented = indented,
+            NewLine = "\n",
+            Encoder = Encoder,
+        };
 
-    /// <summary>Writes a property whose value is text not written by us: sanitised (see <see cref="TextEscaping.Sanitize"/>), or <c>null</c>.</summary>
+    /// <summary>Writes a property whose value is text not written by us: sanitised (see
+    /// <see cref="TextEscaping.Sanitize"/>), or <c>null</c>.</summary>
     public static void WriteSafeString(this Utf8JsonWriter json, string name, string? value)
     {
         if (value is null)

@@ -10,12 +10,15 @@ namespace XeAnalyzer.Output;
 /// Each block has a <c>type</c> first: <c>paragraph</c> (<c>text</c>), <c>preformatted</c> (<c>caption, text</c>),
 /// <c>keyValues</c> (<c>title, items:[{key, kind, value}]</c>), <c>table</c> (<c>title, columns:[{name, kind, unit,
 /// description}], rows:[[…]], notes, warnings</c>), <c>barChart</c> (<c>title, categoryAxisLabel, valueAxisLabel,
-/// referenceLine:{label, value}, bars:[{category, value, highlighted}]</c>), <c>lineChart</c> (<c>title, xAxis, xAxisLabel,
-/// yAxisLabel, series:[{name, count, points:[[x, y]…]}]</c>, every point, x an ISO-8601 UTC string on a time axis) and
+/// referenceLine:{label, value}, bars:[{category, value, highlighted}]</c>), <c>lineChart</c> (<c>title, xAxis,
+/// xAxisLabel, yAxisLabel, series:[{name, count, points:[[x, y]…]}]</c>, every point, x an ISO-8601 UTC string on a
+/// time axis) and
 /// <c>flameGraph</c> (<c>title, unit, differential, totalWeight, totalBaselineWeight, nodes:[{id, parent, name, weight,
-/// selfWeight, baselineWeight, selfBaselineWeight}]</c>, a flat pre-order list where <c>parent</c> is an earlier id or -1),
-/// <c>outline</c> (<c>title, items:[{depth, text}]</c>) and <c>stackList</c> (<c>items:[{heading, details, frames:[{text, status,
-/// verified, module, function, unresolvedReason}]}], notes</c>; <c>status</c> is <c>inEngine</c>, <c>resolvedOffline</c>,
+/// selfWeight, baselineWeight, selfBaselineWeight}]</c>, a flat pre-order list where <c>parent</c> is an earlier id or
+/// -1),
+/// <c>outline</c> (<c>title, items:[{depth, text}]</c>) and <c>stackList</c> (<c>items:[{heading, details,
+/// frames:[{text, status, verified, module, function, unresolvedReason}]}], notes</c>; <c>status</c> is
+/// <c>inEngine</c>, <c>resolvedOffline</c>,
 /// <c>unresolved</c> or <c>null</c>).
 /// Cell values: text as strings, integers and decimals as numbers, percentages as fractions, durations as numbers in
 /// the column's <c>unit</c> (<c>us</c>, <c>ms</c>, <c>s</c>), timestamps as ISO-8601 UTC strings, empty cells and
@@ -23,8 +26,8 @@ namespace XeAnalyzer.Output;
 /// </summary>
 internal sealed class JsonReportWriter : IReportWriter
 {
-    // Pending bytes are handed to the stream past 32 KB, so the writer's buffer stays below the large-object heap (85,000 bytes): a
-    // report written per capture (batch) then costs no full collection.
+    // Pending bytes are handed to the stream past 32 KB, so the writer's buffer stays below the large-object heap
+    // (85,000 bytes): a report written per capture (batch) then costs no full collection.
     private const int FlushThreshold = 1 << 15;
 
     /// <summary>Creates the writer.</summary>
@@ -120,7 +123,11 @@ internal sealed class JsonReportWriter : IReportWriter
                     }
 
                     json.WritePropertyName("value");
-                    Cell(json, item.Value, item.Value.Kind is { } kk ? TableColumn.DefaultFor(kk) : TableColumn.DefaultFor(ColumnKind.Text));
+                    Cell(
+                        json,
+                        item.Value,
+                        item.Value.Kind is { } kk ? TableColumn.DefaultFor(kk) : TableColumn.DefaultFor(ColumnKind.Text)
+                    );
                     json.WriteEndObject();
                 }
 
@@ -202,13 +209,16 @@ internal sealed class JsonReportWriter : IReportWriter
             {
                 json.WriteStartObject();
                 json.WriteSafeString("text", f.Text);
-                json.WriteSafeString("status", f.Status switch
-                {
-                    StackFrameStatus.InEngine => "inEngine",
-                    StackFrameStatus.ResolvedOffline => "resolvedOffline",
-                    StackFrameStatus.Unresolved => "unresolved",
-                    _ => null,
-                });
+                json.WriteSafeString(
+                    "status",
+                    f.Status switch
+                    {
+                        StackFrameStatus.InEngine => "inEngine",
+                        StackFrameStatus.ResolvedOffline => "resolvedOffline",
+                        StackFrameStatus.Unresolved => "unresolved",
+                        _ => null,
+                    }
+                );
                 if (f.Verified is bool v)
                 {
                     json.WriteBoolean("verified", v);

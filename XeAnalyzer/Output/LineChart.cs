@@ -37,8 +37,12 @@ internal sealed class LineSeries
         if (x.Length != y.Length)
         {
             throw new ArgumentException(
-                string.Create(CultureInfo.InvariantCulture, $"Series '{name}' has {x.Length} x values but {y.Length} y values."),
-                nameof(y));
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"Series '{name}' has {x.Length} x values but {y.Length} y values."
+                ),
+                nameof(y)
+            );
         }
 
         bool sorted = true;
@@ -48,7 +52,8 @@ internal sealed class LineSeries
             {
                 throw new ArgumentException(
                     string.Create(CultureInfo.InvariantCulture, $"Series '{name}': point {i} is not finite."),
-                    nameof(x));
+                    nameof(x)
+                );
             }
 
             if (i > 0 && x[i] < x[i - 1])
@@ -118,7 +123,8 @@ internal sealed class LineSeries
     }
 
     /// <summary>Converts a time to the x value of a time axis: seconds since 1970-01-01T00:00:00Z.</summary>
-    /// <param name="time">The time; <see cref="DateTimeKind.Unspecified"/> is taken as UTC, local time is converted.</param>
+    /// <param name="time">The time; <see cref="DateTimeKind.Unspecified"/> is taken as UTC, local time is
+    /// converted.</param>
     /// <returns>Seconds since the Unix epoch (sub-microsecond precision for present-day dates).</returns>
     public static double ToUnixSeconds(DateTime time)
     {
@@ -187,19 +193,24 @@ internal sealed class LineChart : ReportBlock
     /// <summary>The y axis label, or <see langword="null"/>.</summary>
     public string? YAxisLabel { get; init; }
 
-    /// <summary>Whether the y axis always includes 0 (default <see langword="true"/>, right for counts and running totals).</summary>
+    /// <summary>Whether the y axis always includes 0 (default <see langword="true"/>, right for counts and running
+    /// totals).</summary>
     public bool YAxisIncludesZero { get; init; } = true;
 
     /// <summary>
-    /// Every point of every series as a table (<c>series</c>, then <c>time</c> on a time axis or the x axis label, then the y axis label):
-    /// the data behind the chart, for CSV and JSON.
+    /// Every point of every series as a table (<c>series</c>, then <c>time</c> on a time axis or the x axis label, then
+    /// the y axis label): the data behind the chart, for CSV and JSON.
     /// </summary>
     /// <returns>The table, titled like the chart.</returns>
     public ReportTable ToPointsTable()
     {
         var t = new TableBuilder(Title)
             .AddColumn(TableColumn.Text("series"))
-            .AddColumn(XAxis == XAxisKind.Time ? TableColumn.Timestamp("time") : new TableColumn(XAxisLabel ?? "x", ColumnKind.Decimal))
+            .AddColumn(
+                XAxis == XAxisKind.Time
+                    ? TableColumn.Timestamp("time")
+                    : new TableColumn(XAxisLabel ?? "x", ColumnKind.Decimal)
+            )
             .AddColumn(new TableColumn(YAxisLabel ?? "y", ColumnKind.Decimal));
         foreach (LineSeries s in Series)
         {
@@ -207,7 +218,13 @@ internal sealed class LineChart : ReportBlock
             ReadOnlySpan<double> y = s.Y.Span;
             for (int i = 0; i < x.Length; i++)
             {
-                t.AddRow(s.Name, XAxis == XAxisKind.Time ? TableCell.FromDateTime(LineSeries.FromUnixSeconds(x[i])) : TableCell.FromDouble(x[i]), TableCell.FromDouble(y[i]));
+                t.AddRow(
+                    s.Name,
+                    XAxis == XAxisKind.Time
+                        ? TableCell.FromDateTime(LineSeries.FromUnixSeconds(x[i]))
+                        : TableCell.FromDouble(x[i]),
+                    TableCell.FromDouble(y[i])
+                );
             }
         }
 

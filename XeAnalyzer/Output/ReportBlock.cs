@@ -1,16 +1,15 @@
 namespace XeAnalyzer.Output;
 
 /// <summary>
-/// One item of a <see cref="ReportSection"/>: a <see cref="Paragraph"/>, <see cref="ReportTable"/>, <see cref="BarChart"/>,
+/// One item of a <see cref="ReportSection"/>: a <see cref="Paragraph"/>, <see cref="ReportTable"/>,
+/// <see cref="BarChart"/>,
 /// <see cref="LineChart"/>, <see cref="FlameGraph"/>, <see cref="Preformatted"/> text, a <see cref="KeyValueList"/>, an
-/// <see cref="Outline"/> or a <see cref="StackList"/>. The set of block types is closed; every writer handles each of them. Blocks
-/// are immutable.
+/// <see cref="Outline"/> or a <see cref="StackList"/>. The set of block types is closed; every writer handles each of
+/// them. Blocks are immutable.
 /// </summary>
 public abstract class ReportBlock
 {
-    private protected ReportBlock()
-    {
-    }
+    private protected ReportBlock() { }
 }
 
 /// <summary>A paragraph of plain text (no markup: writers escape it).</summary>
@@ -29,7 +28,8 @@ public sealed class Paragraph : ReportBlock
     public string Text { get; }
 }
 
-/// <summary>Preformatted text (for example a resolved callstack), shown in a monospaced font with line breaks kept.</summary>
+/// <summary>Preformatted text (for example a resolved callstack), shown in a monospaced font with line breaks
+/// kept.</summary>
 public sealed class Preformatted : ReportBlock
 {
     /// <summary>Creates the block.</summary>
@@ -54,7 +54,8 @@ public sealed class Preformatted : ReportBlock
 public sealed class KeyValueList : ReportBlock
 {
     /// <summary>Creates the list.</summary>
-    /// <param name="items">The entries, in display order. Values are formatted with the default format of their kind.</param>
+    /// <param name="items">The entries, in display order. Values are formatted with the default format of their
+    /// kind.</param>
     /// <param name="title">An optional title.</param>
     /// <exception cref="ArgumentNullException"><paramref name="items"/> or a key is <see langword="null"/>.</exception>
     public KeyValueList(IEnumerable<KeyValuePair<string, TableCell>> items, string? title = null)
@@ -86,9 +87,9 @@ public sealed class KeyValueList : ReportBlock
 internal sealed record OutlineItem(int Depth, string Text);
 
 /// <summary>
-/// Lines indented by level, as a terminal shows a nested summary (for example what resolving an input did, then per unresolved reason
-/// what was searched). Text shows the optional title underlined, then each item indented by two spaces per level; HTML shows the same
-/// text in a preformatted block; JSON writes the items.
+/// Lines indented by level, as a terminal shows a nested summary (for example what resolving an input did, then per
+/// unresolved reason what was searched). Text shows the optional title underlined, then each item indented by two
+/// spaces per level; HTML shows the same text in a preformatted block; JSON writes the items.
 /// </summary>
 internal sealed class Outline : ReportBlock
 {
@@ -98,7 +99,8 @@ internal sealed class Outline : ReportBlock
     /// <summary>Creates an outline.</summary>
     /// <param name="items">The lines in display order.</param>
     /// <param name="title">An optional title.</param>
-    /// <exception cref="ArgumentNullException"><paramref name="items"/>, an item or its text is <see langword="null"/>.</exception>
+    /// <exception cref="ArgumentNullException"><paramref name="items"/>, an item or its text is
+    /// <see langword="null"/>.</exception>
     /// <exception cref="ArgumentOutOfRangeException">An item's depth is outside 0..<see cref="MaxDepth"/>.</exception>
     public Outline(IEnumerable<OutlineItem> items, string? title = null)
     {
@@ -110,7 +112,11 @@ internal sealed class Outline : ReportBlock
             ArgumentNullException.ThrowIfNull(item.Text, nameof(items));
             if (item.Depth is < 0 or > MaxDepth)
             {
-                throw new ArgumentOutOfRangeException(nameof(items), item.Depth, "An outline item's depth must be 0 to 16.");
+                throw new ArgumentOutOfRangeException(
+                    nameof(items),
+                    item.Depth,
+                    "An outline item's depth must be 0 to 16."
+                );
             }
         }
 

@@ -17,13 +17,15 @@ public sealed class ReportTable : ReportBlock
     /// <param name="notes">Optional notes shown below the table.</param>
     /// <param name="warnings">Optional warnings shown below the table, highlighted.</param>
     /// <exception cref="ArgumentNullException">An argument, column, row or note is <see langword="null"/>.</exception>
-    /// <exception cref="ArgumentException">There are no columns, a row has the wrong number of cells, or a cell does not fit its column.</exception>
+    /// <exception cref="ArgumentException">There are no columns, a row has the wrong number of cells, or a cell does
+    /// not fit its column.</exception>
     public ReportTable(
         string title,
         IEnumerable<TableColumn> columns,
         IEnumerable<IReadOnlyList<TableCell>> rows,
         IEnumerable<string>? notes = null,
-        IEnumerable<string>? warnings = null)
+        IEnumerable<string>? warnings = null
+    )
     {
         ArgumentNullException.ThrowIfNull(title);
         ArgumentNullException.ThrowIfNull(columns);
@@ -62,8 +64,14 @@ public sealed class ReportTable : ReportBlock
     /// <param name="row">Makes the row at a position (each read makes it again).</param>
     /// <param name="notes">Notes shown below the table.</param>
     /// <param name="warnings">Warnings shown below the table.</param>
-    internal ReportTable(string title, IReadOnlyList<TableColumn> columns, int rowCount,
-        Func<int, IReadOnlyList<TableCell>> row, IEnumerable<string>? notes, IEnumerable<string>? warnings)
+    internal ReportTable(
+        string title,
+        IReadOnlyList<TableColumn> columns,
+        int rowCount,
+        Func<int, IReadOnlyList<TableCell>> row,
+        IEnumerable<string>? notes,
+        IEnumerable<string>? warnings
+    )
     {
         ArgumentNullException.ThrowIfNull(title);
         ArgumentNullException.ThrowIfNull(row);
@@ -82,31 +90,47 @@ public sealed class ReportTable : ReportBlock
 
     /// <summary>A row with each cell coerced to its column's kind, or the error that says which cell does not
     /// fit.</summary>
-    private static System.Collections.ObjectModel.ReadOnlyCollection<TableCell> Checked(string title,
-        TableColumn[] cols, IReadOnlyList<TableCell> row, int index, string paramName)
+    private static System.Collections.ObjectModel.ReadOnlyCollection<TableCell> Checked(
+        string title,
+        TableColumn[] cols,
+        IReadOnlyList<TableCell> row,
+        int index,
+        string paramName
+    )
     {
         if (row is null)
         {
-            throw new ArgumentNullException(paramName,
-                string.Create(CultureInfo.InvariantCulture, $"Row {index} is null."));
+            throw new ArgumentNullException(
+                paramName,
+                string.Create(CultureInfo.InvariantCulture, $"Row {index} is null.")
+            );
         }
 
         if (row.Count != cols.Length)
         {
             throw new ArgumentException(
-                string.Create(CultureInfo.InvariantCulture,
-                    $"Row {index} of table '{title}' has {row.Count} cells; the table has {cols.Length} columns."),
-                paramName);
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"Row {index} of table '{title}' has {row.Count} cells; the table has {cols.Length} columns."
+                ),
+                paramName
+            );
         }
 
         var cells = new TableCell[cols.Length];
         for (int i = 0; i < cells.Length; i++)
         {
-            cells[i] = row[i].CoerceTo(cols[i].Kind) ?? throw new ArgumentException(
-                string.Create(CultureInfo.InvariantCulture,
-                    $"Row {index}, column '{cols[i].Name}' of table '{title}': a {row[i].Kind} value does not fit a "
-                    + $"{cols[i].Kind} column."),
-                paramName);
+            cells[i] =
+                row[i].CoerceTo(cols[i].Kind)
+                ?? throw new ArgumentException(
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"Row {index}, column '{cols[i].Name}' of table '{title}': a {row[i].Kind} value does not "
+                            + $"fit a "
+                            + $"{cols[i].Kind} column."
+                    ),
+                    paramName
+                );
         }
 
         return Array.AsReadOnly(cells);
@@ -129,8 +153,8 @@ public sealed class ReportTable : ReportBlock
 
     /// <summary>
     /// The indexes of the columns a page shows: those with a value (or <c>n/a</c>) in at least one row; every column
-    /// when the table has no rows. Text, CSV and JSON keep every column (their layout is a contract); a page leaves an empty
-    /// column out.
+    /// when the table has no rows. Text, CSV and JSON keep every column (their layout is a contract); a page leaves an
+    /// empty column out.
     /// </summary>
     internal int[] ColumnsWithValues()
     {

@@ -3,9 +3,11 @@ using System.Text.Json;
 namespace XeAnalyzer.Output;
 
 /// <summary>
-/// Writes the flame graph of a document (format <c>speedscope</c>, the <see cref="DocumentView.Figure"/> view: its first
-/// <see cref="FlameGraph"/>'s <see cref="CallTree"/>; the profile is named after the document's title) as a speedscope file (https://www.speedscope.app/file-format-schema.json): the distinct
-/// frame names in <c>shared.frames</c> (in first-visit order of a depth-first walk, children by name), and one
+/// Writes the flame graph of a document (format <c>speedscope</c>, the <see cref="DocumentView.Figure"/> view: its
+/// first
+/// <see cref="FlameGraph"/>'s <see cref="CallTree"/>; the profile is named after the document's title) as a speedscope
+/// file (https://www.speedscope.app/file-format-schema.json): the distinct frame names in <c>shared.frames</c> (in
+/// first-visit order of a depth-first walk, children by name), and one
 /// <c>sampled</c> profile with one sample per distinct path that has self weight — frame indices root first (the
 /// synthetic root omitted) — and a <c>weights</c> array of the same length holding the self weights. <c>endValue</c> is
 /// the total weight. The unit is <c>none</c>, <c>bytes</c> or <c>milliseconds</c> from <see cref="CallTree.Unit"/>.
@@ -39,12 +41,13 @@ internal sealed class SpeedscopeWriter : IReportWriter
     /// <summary>The speedscope unit name of a weight unit.</summary>
     /// <param name="unit">The unit.</param>
     /// <returns><c>none</c>, <c>bytes</c> or <c>milliseconds</c>.</returns>
-    public static string UnitName(WeightUnit unit) => unit switch
-    {
-        WeightUnit.Bytes => "bytes",
-        WeightUnit.Milliseconds => "milliseconds",
-        _ => "none",
-    };
+    public static string UnitName(WeightUnit unit) =>
+        unit switch
+        {
+            WeightUnit.Bytes => "bytes",
+            WeightUnit.Milliseconds => "milliseconds",
+            _ => "none",
+        };
 
     /// <inheritdoc/>
     /// <exception cref="ArgumentException">The document has no flame graph.</exception>

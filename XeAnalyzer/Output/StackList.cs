@@ -20,7 +20,8 @@ internal sealed record StackListFrame(string Text)
     /// <summary>How it was resolved, or <see langword="null"/> when not known (frames compared as text).</summary>
     public StackFrameStatus? Status { get; init; }
 
-    /// <summary>Whether the PDB it was resolved through was verified (GUID/age), or <see langword="null"/> when not known.</summary>
+    /// <summary>Whether the PDB it was resolved through was verified (GUID/age), or <see langword="null"/> when not
+    /// known.</summary>
     public bool? Verified { get; init; }
 
     /// <summary>The module, or <see langword="null"/>.</summary>
@@ -32,17 +33,24 @@ internal sealed record StackListFrame(string Text)
     /// <summary>Why an unresolved frame was not resolved, or <see langword="null"/>.</summary>
     public string? UnresolvedReason { get; init; }
 
-    /// <summary>The frame as listed in text and HTML: its text, followed by <c> -- unresolved: reason</c> when it is unresolved.</summary>
-    public string Line => Status == StackFrameStatus.Unresolved && UnresolvedReason is string why ? Text + " -- unresolved: " + why : Text;
+    /// <summary>The frame as listed in text and HTML: its text, followed by <c> -- unresolved: reason</c> when it is
+    /// unresolved.</summary>
+    public string Line =>
+        Status == StackFrameStatus.Unresolved && UnresolvedReason is string why
+            ? Text + " -- unresolved: " + why
+            : Text;
 }
 
-/// <summary>One stack of a <see cref="StackList"/>: a heading, detail lines, and the frames leaf first. Immutable.</summary>
+/// <summary>One stack of a <see cref="StackList"/>: a heading, detail lines, and the frames leaf first.
+/// Immutable.</summary>
 internal sealed class StackListItem
 {
     /// <summary>Creates an item.</summary>
-    /// <param name="heading">The heading (for example <c>Bucket 1 of 14: 2,005 events (33.18 %) sqlserver.latch_acquired</c>).</param>
+    /// <param name="heading">The heading (for example <c>Bucket 1 of 14: 2,005 events (33.18 %)
+    /// sqlserver.latch_acquired</c>).</param>
     /// <param name="frames">The frames, leaf first.</param>
-    /// <param name="details">Detail lines shown under the heading (times seen, durations), or <see langword="null"/>.</param>
+    /// <param name="details">Detail lines shown under the heading (times seen, durations), or
+    /// <see langword="null"/>.</param>
     /// <exception cref="ArgumentNullException">An argument, a frame or a detail is <see langword="null"/>.</exception>
     public StackListItem(string heading, IEnumerable<StackListFrame> frames, IEnumerable<string>? details = null)
     {
@@ -70,9 +78,10 @@ internal sealed class StackListItem
 }
 
 /// <summary>
-/// Callstacks with their frames and each frame's status (stack buckets, the stacks of a diff). Text lists each stack as its heading,
-/// its detail lines indented, its frames one per line leaf first and a blank line, then the notes; HTML shows each stack as a
-/// captioned preformatted block; JSON writes every frame with its status, module, function and reason. Immutable.
+/// Callstacks with their frames and each frame's status (stack buckets, the stacks of a diff). Text lists each stack as
+/// its heading, its detail lines indented, its frames one per line leaf first and a blank line, then the notes; HTML
+/// shows each stack as a captioned preformatted block; JSON writes every frame with its status, module, function and
+/// reason. Immutable.
 /// </summary>
 internal sealed class StackList : ReportBlock
 {

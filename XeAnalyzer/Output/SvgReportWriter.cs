@@ -1,9 +1,10 @@
 namespace XeAnalyzer.Output;
 
 /// <summary>
-/// Writes the figure of a document as one self-contained SVG file (format <c>svg</c>, the <see cref="DocumentView.Figure"/> view): its
-/// first chart (<see cref="ChartSvg"/>, at the given size) or flame graph (<see cref="FlameGraphSvg"/>, with the block's own options),
-/// with an XML declaration. Deterministic bytes; no scripts or external references.
+/// Writes the figure of a document as one self-contained SVG file (format <c>svg</c>, the
+/// <see cref="DocumentView.Figure"/> view): its first chart (<see cref="ChartSvg"/>, at the given size) or flame graph
+/// (<see cref="FlameGraphSvg"/>, with the block's own options), with an XML declaration. Deterministic bytes; no
+/// scripts or external references.
 /// </summary>
 internal sealed class SvgReportWriter : IReportWriter
 {
@@ -36,8 +37,13 @@ internal sealed class SvgReportWriter : IReportWriter
         {
             BarChart bar => ChartSvg.RenderBar(bar, ChartOptions, standalone: true),
             LineChart line => ChartSvg.RenderLine(line, ChartOptions, standalone: true, cancellationToken),
-            FlameGraph flame => FlameGraphSvg.Render(flame.Tree, flame.Options, standalone: true, cancellationToken).Svg,
-            _ => throw new ArgumentException("'" + document.Title + "' has no chart or flame graph to draw as SVG", nameof(document)),
+            FlameGraph flame => FlameGraphSvg
+                .Render(flame.Tree, flame.Options, standalone: true, cancellationToken)
+                .Svg,
+            _ => throw new ArgumentException(
+                "'" + document.Title + "' has no chart or flame graph to draw as SVG",
+                nameof(document)
+            ),
         };
         OutputText.WriteUtf8(svg, output);
     }

@@ -3,7 +3,8 @@ using System.Text;
 
 namespace XeAnalyzer.Output;
 
-/// <summary>Numbers, colours and fonts shared by the SVG writers. Every number is written with two fixed decimals.</summary>
+/// <summary>Numbers, colours and fonts shared by the SVG writers. Every number is written with two fixed
+/// decimals.</summary>
 internal static class Svg
 {
     /// <summary>The monospaced font stack of flame graphs (label clipping assumes a monospaced advance).</summary>
@@ -12,15 +13,28 @@ internal static class Svg
     /// <summary>The proportional font stack of charts.</summary>
     public const string SansFont = "'Segoe UI', 'DejaVu Sans', 'Liberation Sans', Helvetica, Arial, sans-serif";
 
-    /// <summary>The advance of one monospaced character as a fraction of the font size (DejaVu Sans Mono: 0.602).</summary>
+    /// <summary>The advance of one monospaced character as a fraction of the font size (DejaVu Sans Mono:
+    /// 0.602).</summary>
     public const double MonoAdvance = 0.61;
 
-    /// <summary>An upper estimate of the average advance of a proportional character as a fraction of the font size.</summary>
+    /// <summary>An upper estimate of the average advance of a proportional character as a fraction of the font
+    /// size.</summary>
     public const double SansAdvance = 0.58;
 
     /// <summary>Tableau-10 series colours.</summary>
     public static readonly string[] SeriesColours =
-        ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
+    [
+        "#4e79a7",
+        "#f28e2b",
+        "#e15759",
+        "#76b7b2",
+        "#59a14f",
+        "#edc948",
+        "#b07aa1",
+        "#ff9da7",
+        "#9c755f",
+        "#bab0ac",
+    ];
 
     /// <summary>Formats a coordinate with two fixed decimals, invariant culture, never "-0.00".</summary>
     public static string N(double value)
@@ -42,9 +56,17 @@ internal static class Svg
             sb.Append("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n");
         }
 
-        sb.Append("<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"").Append(N(width))
-          .Append("\" height=\"").Append(N(height)).Append("\" viewBox=\"0.00 0.00 ").Append(N(width)).Append(' ').Append(N(height))
-          .Append("\" role=\"img\" aria-label=\"").Append(TextEscaping.Xml(ariaLabel)).Append("\">\n");
+        sb.Append("<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"")
+            .Append(N(width))
+            .Append("\" height=\"")
+            .Append(N(height))
+            .Append("\" viewBox=\"0.00 0.00 ")
+            .Append(N(width))
+            .Append(' ')
+            .Append(N(height))
+            .Append("\" role=\"img\" aria-label=\"")
+            .Append(TextEscaping.Xml(ariaLabel))
+            .Append("\">\n");
     }
 
     /// <summary>A hex colour from HSL components (h in degrees, s and l in 0..1).</summary>
@@ -70,7 +92,8 @@ internal static class Svg
     public static string Rgb(double r, double g, double b) =>
         string.Create(CultureInfo.InvariantCulture, $"#{Byte(r):x2}{Byte(g):x2}{Byte(b):x2}");
 
-    /// <summary>32-bit FNV-1a of the UTF-16 code units: a hash that is the same in every process (unlike string.GetHashCode).</summary>
+    /// <summary>32-bit FNV-1a of the UTF-16 code units: a hash that is the same in every process (unlike
+    /// string.GetHashCode).</summary>
     public static uint StableHash(string s)
     {
         uint h = 2166136261;
@@ -93,7 +116,8 @@ internal static class ModulePalette
 
     /// <summary>
     /// The module of a frame: the text before the first <c>!</c> (<c>sqlmin.dll!X</c>, <c>sqldk!X</c>), else the text
-    /// before <c>.dll</c>/<c>.exe</c>/<c>.sys</c> (<c>KERNEL32.DLL+0x17974</c>); upper-cased with the extension removed so
+    /// before <c>.dll</c>/<c>.exe</c>/<c>.sys</c> (<c>KERNEL32.DLL+0x17974</c>); upper-cased with the extension removed
+    /// so
     /// <c>sqlmin.dll!A</c> and <c>sqlmin!B</c> share a colour. <see langword="null"/> when there is none.
     /// </summary>
     public static string? ModuleOf(string frame)
@@ -135,7 +159,8 @@ internal static class ModulePalette
         return module.Length == 0 ? null : module;
     }
 
-    /// <summary>The deterministic fill colour of a frame: one colour per module (a hue from a stable hash of its name).</summary>
+    /// <summary>The deterministic fill colour of a frame: one colour per module (a hue from a stable hash of its
+    /// name).</summary>
     public static string ColourOf(string frame)
     {
         string? module = ModuleOf(frame);

@@ -36,8 +36,8 @@ public readonly struct TableCell : IEquatable<TableCell>
     public static TableCell Empty => default;
 
     /// <summary>
-    /// A value the data does not have (a field the event's schema lacks): no value, shown as <c>n/a</c> in text and HTML, an empty field in
-    /// CSV and <c>null</c> in JSON, never 0.
+    /// A value the data does not have (a field the event's schema lacks): no value, shown as <c>n/a</c> in text and
+    /// HTML, an empty field in CSV and <c>null</c> in JSON, never 0.
     /// </summary>
     public static TableCell NotApplicable => new(NotApplicableText);
 
@@ -54,8 +54,8 @@ public readonly struct TableCell : IEquatable<TableCell>
     public string? Text => _hasValue && _kind == ColumnKind.Text ? _text : null;
 
     /// <summary>
-    /// Where a text cell links to (a relative path such as <c>capture/index.html</c>), or <see langword="null"/>. HTML shows the cell
-    /// as a link; the other formats show its text.
+    /// Where a text cell links to (a relative path such as <c>capture/index.html</c>), or <see langword="null"/>. HTML
+    /// shows the cell as a link; the other formats show its text.
     /// </summary>
     public string? Link => _hasValue && _kind == ColumnKind.Text ? _link : null;
 
@@ -63,31 +63,39 @@ public readonly struct TableCell : IEquatable<TableCell>
     public long Integer => _hasValue && _kind == ColumnKind.Integer ? _integer : 0;
 
     /// <summary>
-    /// The value of a <see cref="ColumnKind.Decimal"/> cell, the fraction of a <see cref="ColumnKind.Percentage"/> cell,
-    /// or the value of an <see cref="ColumnKind.Integer"/> cell converted to <see cref="double"/>; otherwise 0.
+    /// The value of a <see cref="ColumnKind.Decimal"/> cell, the fraction of a <see cref="ColumnKind.Percentage"/>
+    /// cell, or the value of an <see cref="ColumnKind.Integer"/> cell converted to <see cref="double"/>; otherwise 0.
     /// </summary>
-    public double Number => !_hasValue ? 0 : _kind switch
-    {
-        ColumnKind.Decimal or ColumnKind.Percentage => _number,
-        ColumnKind.Integer => _integer,
-        _ => 0,
-    };
+    public double Number =>
+        !_hasValue
+            ? 0
+            : _kind switch
+            {
+                ColumnKind.Decimal or ColumnKind.Percentage => _number,
+                ColumnKind.Integer => _integer,
+                _ => 0,
+            };
 
     /// <summary>The value of a <see cref="ColumnKind.Duration"/> cell, otherwise <see cref="TimeSpan.Zero"/>.</summary>
     public TimeSpan Duration => _hasValue && _kind == ColumnKind.Duration ? new TimeSpan(_integer) : TimeSpan.Zero;
 
-    /// <summary>The UTC value of a <see cref="ColumnKind.Timestamp"/> cell, otherwise <see cref="DateTime.MinValue"/>.</summary>
-    public DateTime Timestamp => _hasValue && _kind == ColumnKind.Timestamp ? new DateTime(_integer, DateTimeKind.Utc) : DateTime.MinValue;
+    /// <summary>The UTC value of a <see cref="ColumnKind.Timestamp"/> cell, otherwise
+    /// <see cref="DateTime.MinValue"/>.</summary>
+    public DateTime Timestamp =>
+        _hasValue && _kind == ColumnKind.Timestamp ? new DateTime(_integer, DateTimeKind.Utc) : DateTime.MinValue;
 
     /// <summary>A text cell; <see langword="null"/> gives an empty cell.</summary>
-    /// <param name="value">The text. It may hold any characters; writers escape or sanitise it for their format.</param>
-    public static TableCell FromString(string? value) => value is null ? default : new TableCell(ColumnKind.Text, value, 0, 0);
+    /// <param name="value">The text. It may hold any characters; writers escape or sanitise it for their
+    /// format.</param>
+    public static TableCell FromString(string? value) =>
+        value is null ? default : new TableCell(ColumnKind.Text, value, 0, 0);
 
-    /// <summary>A text cell that links to a file beside the document (HTML shows a link; the other formats the text).</summary>
+    /// <summary>A text cell that links to a file beside the document (HTML shows a link; the other formats the
+    /// text).</summary>
     /// <param name="text">The text.</param>
     /// <param name="target">
-    /// A relative path: segments of ASCII letters, digits, <c>.</c>, <c>_</c> and <c>-</c> separated by <c>/</c>, none of them <c>..</c>
-    /// (so it needs no escaping and cannot leave the folder or name a scheme).
+    /// A relative path: segments of ASCII letters, digits, <c>.</c>, <c>_</c> and <c>-</c> separated by <c>/</c>, none
+    /// of them <c>..</c> (so it needs no escaping and cannot leave the folder or name a scheme).
     /// </param>
     /// <returns>The cell.</returns>
     /// <exception cref="ArgumentException"><paramref name="target"/> is not such a path.</exception>
@@ -96,9 +104,22 @@ public readonly struct TableCell : IEquatable<TableCell>
         ArgumentNullException.ThrowIfNull(text);
         ArgumentNullException.ThrowIfNull(target);
         string[] segments = target.Split('/');
-        if (Array.Exists(segments, s => s.Length == 0 || s is "." or ".." || !s.All(c => c is (>= 'a' and <= 'z') or (>= 'A' and <= 'Z') or (>= '0' and <= '9') or '.' or '_' or '-')))
+        if (
+            Array.Exists(
+                segments,
+                s =>
+                    s.Length == 0
+                    || s is "." or ".."
+                    || !s.All(c =>
+                        c is (>= 'a' and <= 'z') or (>= 'A' and <= 'Z') or (>= '0' and <= '9') or '.' or '_' or '-'
+                    )
+            )
+        )
         {
-            throw new ArgumentException("a link target must be a relative path of [A-Za-z0-9._-] segments: '" + target + "'", nameof(target));
+            throw new ArgumentException(
+                "a link target must be a relative path of [A-Za-z0-9._-] segments: '" + target + "'",
+                nameof(target)
+            );
         }
 
         return new TableCell(ColumnKind.Text, text, 0, 0, target);
@@ -125,8 +146,8 @@ public readonly struct TableCell : IEquatable<TableCell>
     public static TableCell FromTimeSpan(TimeSpan value) => new(ColumnKind.Duration, null, value.Ticks, 0);
 
     /// <summary>
-    /// A timestamp cell. A <see cref="DateTimeKind.Unspecified"/> value is taken as UTC (as Extended Events timestamps are);
-    /// a <see cref="DateTimeKind.Local"/> value is converted to UTC.
+    /// A timestamp cell. A <see cref="DateTimeKind.Unspecified"/> value is taken as UTC (as Extended Events timestamps
+    /// are); a <see cref="DateTimeKind.Local"/> value is converted to UTC.
     /// </summary>
     /// <param name="value">The point in time.</param>
     public static TableCell FromDateTime(DateTime value)
@@ -183,13 +204,23 @@ public readonly struct TableCell : IEquatable<TableCell>
 
     /// <inheritdoc/>
     public override int GetHashCode() =>
-        HashCode.Combine(_hasValue, _kind, _integer, _number, _text is null ? 0 : StringComparer.Ordinal.GetHashCode(_text));
+        HashCode.Combine(
+            _hasValue,
+            _kind,
+            _integer,
+            _number,
+            _text is null ? 0 : StringComparer.Ordinal.GetHashCode(_text)
+        );
 
-    /// <summary>The value formatted for display with the default format of its kind (see <see cref="TableColumn"/>).</summary>
+    /// <summary>The value formatted for display with the default format of its kind (see
+    /// <see cref="TableColumn"/>).</summary>
     public override string ToString() =>
-        _hasValue ? CellFormatter.Display(this, TableColumn.DefaultFor(_kind)) : IsNotApplicable ? NotApplicableText : string.Empty;
+        _hasValue ? CellFormatter.Display(this, TableColumn.DefaultFor(_kind))
+        : IsNotApplicable ? NotApplicableText
+        : string.Empty;
 
-    /// <summary>Returns this cell re-typed for a column of <paramref name="kind"/>, or <see langword="null"/> if it does not fit.</summary>
+    /// <summary>Returns this cell re-typed for a column of <paramref name="kind"/>, or <see langword="null"/> if it
+    /// does not fit.</summary>
     internal TableCell? CoerceTo(ColumnKind kind)
     {
         if (!_hasValue || _kind == kind)

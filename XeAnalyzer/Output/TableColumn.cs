@@ -7,7 +7,9 @@ namespace XeAnalyzer.Output;
 public sealed class TableColumn
 {
     private static readonly TableColumn[] s_defaults =
-        [.. Enum.GetValues<ColumnKind>().Select(k => new TableColumn(k.ToString(), k))];
+    [
+        .. Enum.GetValues<ColumnKind>().Select(k => new TableColumn(k.ToString(), k)),
+    ];
 
     /// <summary>Creates a column.</summary>
     /// <param name="name">The header; any text (writers escape it).</param>
@@ -55,19 +57,24 @@ public sealed class TableColumn
     /// <summary>The unit of a <see cref="ColumnKind.Duration"/> column (default milliseconds).</summary>
     public DurationUnit DurationUnit { get; init; } = DurationUnit.Milliseconds;
 
-    /// <summary>An optional longer explanation of the column (HTML shows it as the header's tooltip; JSON writes it).</summary>
+    /// <summary>An optional longer explanation of the column (HTML shows it as the header's tooltip; JSON writes
+    /// it).</summary>
     public string? Description { get; init; }
 
-    /// <summary>Whether text and HTML output right-align the column (every kind but <see cref="ColumnKind.Text"/>).</summary>
+    /// <summary>Whether text and HTML output right-align the column (every kind but
+    /// <see cref="ColumnKind.Text"/>).</summary>
     public bool IsRightAligned => Kind != ColumnKind.Text;
 
-    /// <summary>The decimals actually used for display: <see cref="DecimalPlaces"/> or the default of the kind.</summary>
-    public int EffectiveDecimalPlaces => DecimalPlaces ?? Kind switch
-    {
-        ColumnKind.Decimal or ColumnKind.Percentage => 2,
-        ColumnKind.Duration => DurationUnit == DurationUnit.Seconds ? 3 : 0,
-        _ => 0,
-    };
+    /// <summary>The decimals actually used for display: <see cref="DecimalPlaces"/> or the default of the
+    /// kind.</summary>
+    public int EffectiveDecimalPlaces =>
+        DecimalPlaces
+        ?? Kind switch
+        {
+            ColumnKind.Decimal or ColumnKind.Percentage => 2,
+            ColumnKind.Duration => DurationUnit == DurationUnit.Seconds ? 3 : 0,
+            _ => 0,
+        };
 
     /// <summary>A text column.</summary>
     /// <param name="name">The header.</param>
@@ -80,17 +87,20 @@ public sealed class TableColumn
     /// <summary>A decimal column.</summary>
     /// <param name="name">The header.</param>
     /// <param name="decimalPlaces">Decimals shown in text and HTML output.</param>
-    public static TableColumn Decimal(string name, int decimalPlaces = 2) => new(name, ColumnKind.Decimal) { DecimalPlaces = decimalPlaces };
+    public static TableColumn Decimal(string name, int decimalPlaces = 2) =>
+        new(name, ColumnKind.Decimal) { DecimalPlaces = decimalPlaces };
 
     /// <summary>A percentage column (values are fractions).</summary>
     /// <param name="name">The header.</param>
     /// <param name="decimalPlaces">Decimals of the percent value shown in text and HTML output.</param>
-    public static TableColumn Percentage(string name, int decimalPlaces = 2) => new(name, ColumnKind.Percentage) { DecimalPlaces = decimalPlaces };
+    public static TableColumn Percentage(string name, int decimalPlaces = 2) =>
+        new(name, ColumnKind.Percentage) { DecimalPlaces = decimalPlaces };
 
     /// <summary>A duration column.</summary>
     /// <param name="name">The header.</param>
     /// <param name="unit">The unit values are shown in.</param>
-    public static TableColumn Duration(string name, DurationUnit unit = DurationUnit.Milliseconds) => new(name, ColumnKind.Duration) { DurationUnit = unit };
+    public static TableColumn Duration(string name, DurationUnit unit = DurationUnit.Milliseconds) =>
+        new(name, ColumnKind.Duration) { DurationUnit = unit };
 
     /// <summary>A UTC timestamp column.</summary>
     /// <param name="name">The header.</param>

@@ -47,7 +47,8 @@ internal static class TextEscaping
         return sb.ToString();
     }
 
-    /// <summary>Escapes text for XML/HTML content and attribute values: sanitised, with &amp; &lt; &gt; &quot; &#39; escaped.</summary>
+    /// <summary>Escapes text for XML/HTML content and attribute values: sanitised, with &amp; &lt; &gt; &quot; &#39;
+    /// escaped.</summary>
     public static string Xml(string text)
     {
         string s = Sanitize(text);

@@ -5,17 +5,19 @@ namespace XeAnalyzer.Output;
 
 /// <summary>
 /// Writes a report as plain text for terminals: titles underlined, tables with aligned columns (numbers right-aligned,
-/// digits grouped), bar charts as rows of <c>#</c>, line charts and flame graphs as short summaries, and the generated-by
-/// line last. Every string from the report is made terminal-safe (control characters, which could carry escape
-/// sequences, and bidirectional overrides become U+FFFD; line breaks inside cells become spaces). Deterministic.
+/// digits grouped), bar charts as rows of <c>#</c>, line charts and flame graphs as short summaries, and the
+/// generated-by line last. Every string from the report is made terminal-safe (control characters, which could carry
+/// escape sequences, and bidirectional overrides become U+FFFD; line breaks inside cells become spaces). Deterministic.
 /// </summary>
 internal sealed class TextReportWriter : IReportWriter
 {
     private const string Gap = "  ";
 
     /// <summary>Creates the writer.</summary>
-    /// <param name="maxCellWidth">Cells longer than this many characters are cut with an ellipsis (10 to 10,000; default 120).</param>
-    /// <param name="barWidth">The length of the longest bar of a bar chart in characters (5 to 200; default 40).</param>
+    /// <param name="maxCellWidth">Cells longer than this many characters are cut with an ellipsis (10 to 10,000;
+    /// default 120).</param>
+    /// <param name="barWidth">The length of the longest bar of a bar chart in characters (5 to 200; default
+    /// 40).</param>
     public TextReportWriter(int maxCellWidth = 120, int barWidth = 40)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(maxCellWidth, 10);
@@ -54,9 +56,10 @@ internal sealed class TextReportWriter : IReportWriter
     public DocumentView View => DocumentView.Listing;
 
     /// <summary>
-    /// Formats the whole document as text: the title underlined with <c>=</c> (none when empty), the description, each section's
-    /// heading underlined with <c>-</c> (none when its title is empty) and its blocks, one blank line between blocks and sections,
-    /// and the generated-by line last (none when <see cref="ReportDocument.Generator"/> is <see langword="null"/>).
+    /// Formats the whole document as text: the title underlined with <c>=</c> (none when empty), the description, each
+    /// section's heading underlined with <c>-</c> (none when its title is empty) and its blocks, one blank line between
+    /// blocks and sections, and the generated-by line last (none when <see cref="ReportDocument.Generator"/> is
+    /// <see langword="null"/>).
     /// </summary>
     /// <param name="report">The document.</param>
     /// <param name="cancellationToken">Cancels formatting between blocks.</param>
@@ -87,7 +90,11 @@ internal sealed class TextReportWriter : IReportWriter
     }
 
     private void AppendReport(
-        StringBuilder sb, ReportDocument report, TextSpill? spill, CancellationToken cancellationToken)
+        StringBuilder sb,
+        ReportDocument report,
+        TextSpill? spill,
+        CancellationToken cancellationToken
+    )
     {
         if (report.Title.Length > 0)
         {
@@ -129,7 +136,8 @@ internal sealed class TextReportWriter : IReportWriter
         }
     }
 
-    /// <summary>Ends the text so far with one blank line (nothing at the start, nothing more after a blank line).</summary>
+    /// <summary>Ends the text so far with one blank line (nothing at the start, nothing more after a blank
+    /// line).</summary>
     private static void Separate(StringBuilder sb)
     {
         if (sb.Length > 0 && !(sb.Length >= 2 && sb[^1] == '\n' && sb[^2] == '\n'))
@@ -183,7 +191,8 @@ internal sealed class TextReportWriter : IReportWriter
         }
     }
 
-    /// <summary>An outline as text: the title underlined with <c>-</c>, then each item indented by two spaces per level.</summary>
+    /// <summary>An outline as text: the title underlined with <c>-</c>, then each item indented by two spaces per
+    /// level.</summary>
     internal static void AppendOutline(StringBuilder sb, Outline outline)
     {
         if (outline.Title is { } title)
@@ -233,7 +242,12 @@ internal sealed class TextReportWriter : IReportWriter
         sb.Append(t).Append('\n').Append(underline, Math.Max(3, t.Length)).Append('\n');
     }
 
-    private static void AppendTable(StringBuilder sb, ReportTable table, int maxCellWidth, CancellationToken cancellationToken)
+    private static void AppendTable(
+        StringBuilder sb,
+        ReportTable table,
+        int maxCellWidth,
+        CancellationToken cancellationToken
+    )
     {
         if (table.Title.Length > 0)
         {
@@ -253,7 +267,10 @@ internal sealed class TextReportWriter : IReportWriter
             var row = new string[cols];
             for (int c = 0; c < cols; c++)
             {
-                row[c] = TextEscaping.Ellipsize(TextEscaping.Terminal(CellFormatter.Display(table.Rows[r][c], table.Columns[c])), maxCellWidth);
+                row[c] = TextEscaping.Ellipsize(
+                    TextEscaping.Terminal(CellFormatter.Display(table.Rows[r][c], table.Columns[c])),
+                    maxCellWidth
+                );
             }
 
             cells[r + 1] = row;
@@ -321,7 +338,9 @@ internal sealed class TextReportWriter : IReportWriter
         for (int i = 0; i < keys.Length; i++)
         {
             TableCell v = kv.Items[i].Value;
-            string value = v.IsEmpty ? (v.IsNotApplicable ? "n/a" : string.Empty) : CellFormatter.Display(v, TableColumn.DefaultFor(v.Kind!.Value));
+            string value = v.IsEmpty
+                ? (v.IsNotApplicable ? "n/a" : string.Empty)
+                : CellFormatter.Display(v, TableColumn.DefaultFor(v.Kind!.Value));
             sb.Append((keys[i].PadRight(width) + " " + TextEscaping.Terminal(value)).TrimEnd(' ')).Append('\n');
         }
     }
@@ -343,14 +362,21 @@ internal sealed class TextReportWriter : IReportWriter
         for (int i = 0; i < labels.Length; i++)
         {
             int len = max > 0 ? (int)Math.Round(Math.Abs(chart.Values[i]) / max * BarWidth) : 0;
-            sb.Append(chart.IsHighlighted[i] ? "* " : "  ").Append(labels[i].PadRight(lw)).Append(Gap)
-              .Append(new string(chart.Values[i] < 0 ? '-' : '#', len).PadRight(BarWidth)).Append(Gap)
-              .Append(values[i].PadLeft(vw)).Append('\n');
+            sb.Append(chart.IsHighlighted[i] ? "* " : "  ")
+                .Append(labels[i].PadRight(lw))
+                .Append(Gap)
+                .Append(new string(chart.Values[i] < 0 ? '-' : '#', len).PadRight(BarWidth))
+                .Append(Gap)
+                .Append(values[i].PadLeft(vw))
+                .Append('\n');
         }
 
         if (chart.ReferenceLine is { } rl)
         {
-            sb.Append(TextEscaping.Terminal(rl.Label)).Append(": ").Append(CellFormatter.Fixed(rl.Value, Math.Max(1, chart.ValueDecimalPlaces))).Append('\n');
+            sb.Append(TextEscaping.Terminal(rl.Label))
+                .Append(": ")
+                .Append(CellFormatter.Fixed(rl.Value, Math.Max(1, chart.ValueDecimalPlaces)))
+                .Append('\n');
         }
 
         if (chart.IsHighlighted.Any(h => h))
@@ -378,7 +404,8 @@ internal sealed class TextReportWriter : IReportWriter
 
             ReadOnlySpan<double> xs = s.X.Span;
             ReadOnlySpan<double> ys = s.Y.Span;
-            int lo = 0, hi = 0;
+            int lo = 0,
+                hi = 0;
             for (int i = 1; i < ys.Length; i++)
             {
                 if (ys[i] < ys[lo])
@@ -392,13 +419,26 @@ internal sealed class TextReportWriter : IReportWriter
                 }
             }
 
-            string X(double v) => chart.XAxis == XAxisKind.Time
-                ? LineSeries.FromUnixSeconds(v).ToString("yyyy-MM-dd HH:mm:ss.fff", CultureInfo.InvariantCulture)
-                : CellFormatter.RoundTrip(v);
-            sb.Append(s.Count.ToString("N0", CultureInfo.InvariantCulture)).Append(" points, x ").Append(X(xs[0])).Append(" to ").Append(X(xs[^1]))
-              .Append("; min ").Append(CellFormatter.Fixed(ys[lo], 2)).Append(" at ").Append(X(xs[lo]))
-              .Append(", max ").Append(CellFormatter.Fixed(ys[hi], 2)).Append(" at ").Append(X(xs[hi]))
-              .Append(", last ").Append(CellFormatter.Fixed(ys[^1], 2)).Append('\n');
+            string X(double v) =>
+                chart.XAxis == XAxisKind.Time
+                    ? LineSeries.FromUnixSeconds(v).ToString("yyyy-MM-dd HH:mm:ss.fff", CultureInfo.InvariantCulture)
+                    : CellFormatter.RoundTrip(v);
+            sb.Append(s.Count.ToString("N0", CultureInfo.InvariantCulture))
+                .Append(" points, x ")
+                .Append(X(xs[0]))
+                .Append(" to ")
+                .Append(X(xs[^1]))
+                .Append("; min ")
+                .Append(CellFormatter.Fixed(ys[lo], 2))
+                .Append(" at ")
+                .Append(X(xs[lo]))
+                .Append(", max ")
+                .Append(CellFormatter.Fixed(ys[hi], 2))
+                .Append(" at ")
+                .Append(X(xs[hi]))
+                .Append(", last ")
+                .Append(CellFormatter.Fixed(ys[^1], 2))
+                .Append('\n');
         }
     }
 
@@ -406,8 +446,13 @@ internal sealed class TextReportWriter : IReportWriter
     {
         CallTree tree = flame.Tree;
         sb.Append(TextEscaping.Terminal(flame.Options.Title)).Append('\n');
-        sb.Append(string.Create(CultureInfo.InvariantCulture,
-            $"{tree.StackCount:N0} stacks merged into {tree.NodeCount - 1:N0} frames, total weight {tree.TotalWeight:N0} ({SpeedscopeWriter.UnitName(tree.Unit)})"));
+        sb.Append(
+            string.Create(
+                CultureInfo.InvariantCulture,
+                $"{tree.StackCount:N0} stacks merged into {tree.NodeCount - 1:N0} frames, total weight "
+                    + $"{tree.TotalWeight:N0} ({SpeedscopeWriter.UnitName(tree.Unit)})"
+            )
+        );
         if (tree.HasBaseline)
         {
             sb.Append(string.Create(CultureInfo.InvariantCulture, $", baseline {tree.TotalBaselineWeight:N0}"));
@@ -432,9 +477,17 @@ internal sealed class TextReportWriter : IReportWriter
             .AddColumn(TableColumn.Text("Frame"))
             .AddColumn(TableColumn.Integer("Self"))
             .AddColumn(TableColumn.Percentage("Share"));
-        foreach (KeyValuePair<string, long> kv in self.OrderByDescending(kv => kv.Value).ThenBy(kv => kv.Key, StringComparer.Ordinal).Take(10))
+        foreach (
+            KeyValuePair<string, long> kv in self.OrderByDescending(kv => kv.Value)
+                .ThenBy(kv => kv.Key, StringComparer.Ordinal)
+                .Take(10)
+        )
         {
-            top.AddRow(kv.Key, kv.Value, TableCell.FromPercentage(tree.TotalWeight > 0 ? (double)kv.Value / tree.TotalWeight : 0));
+            top.AddRow(
+                kv.Key,
+                kv.Value,
+                TableCell.FromPercentage(tree.TotalWeight > 0 ? (double)kv.Value / tree.TotalWeight : 0)
+            );
         }
 
         AppendTable(sb, top.Build(), MaxCellWidth, CancellationToken.None);

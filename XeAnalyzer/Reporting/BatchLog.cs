@@ -5,11 +5,11 @@ using XeAnalyzer.Output;
 namespace XeAnalyzer.Reporting;
 
 /// <summary>
-/// The machine-readable log of a batch (<c>batch --log FILE</c>): one JSON object per line, flushed per line, with the JSON conventions
-/// of every output (<see cref="JsonOutput"/>): <c>batch-start</c> (captures, jobs, output), <c>start</c>, <c>finish</c> or <c>fail</c> per
-/// capture (capture, folder, index; status, elapsedMs, events and reason when it ended) and <c>batch-finish</c> (elapsedMs, counts by
-/// status, pdbsLoaded). Each line carries the UTC time it was written: the log is about the run, so unlike the batch's files it is
-/// not deterministic. Thread-safe.
+/// The machine-readable log of a batch (<c>batch --log FILE</c>): one JSON object per line, flushed per line, with the
+/// JSON conventions of every output (<see cref="JsonOutput"/>): <c>batch-start</c> (captures, jobs, output),
+/// <c>start</c>, <c>finish</c> or <c>fail</c> per capture (capture, folder, index; status, elapsedMs, events and reason
+/// when it ended) and <c>batch-finish</c> (elapsedMs, counts by status, pdbsLoaded). Each line carries the UTC time it
+/// was written: the log is about the run, so unlike the batch's files it is not deterministic. Thread-safe.
 /// </summary>
 internal sealed class BatchLog : IDisposable
 {
@@ -27,34 +27,46 @@ internal sealed class BatchLog : IDisposable
     /// <param name="captures">The captures found.</param>
     /// <param name="jobs">The captures processed at once.</param>
     /// <param name="output">The output folder.</param>
-    public void BatchStarted(int captures, int jobs, string output) => Write("batch-start", w =>
-    {
-        w.WriteNumber("captures", captures);
-        w.WriteNumber("jobs", jobs);
-        w.WriteSafeString("output", output);
-    });
+    public void BatchStarted(int captures, int jobs, string output) =>
+        Write(
+            "batch-start",
+            w =>
+            {
+                w.WriteNumber("captures", captures);
+                w.WriteNumber("jobs", jobs);
+                w.WriteSafeString("output", output);
+            }
+        );
 
     /// <summary>Logs a capture starting, finishing or failing.</summary>
     /// <param name="e">The event.</param>
     public void Capture(BatchEvent e)
     {
         ArgumentNullException.ThrowIfNull(e);
-        Write(e.Kind switch { BatchEventKind.Start => "start", BatchEventKind.Finish => "finish", _ => "fail" }, w =>
-        {
-            w.WriteSafeString("capture", e.Capture.Name);
-            w.WriteSafeString("folder", e.Capture.Folder);
-            w.WriteNumber("index", e.Index);
-            if (e.Kind != BatchEventKind.Start)
+        Write(
+            e.Kind switch
             {
-                w.WriteString("status", BatchOutput.StatusName(e.Status!.Value));
-                w.WriteNumber("elapsedMs", Math.Round(e.Elapsed.TotalMilliseconds, 1));
-                w.WriteNumber("events", e.Events);
-                if (e.Reason is not null)
+                BatchEventKind.Start => "start",
+                BatchEventKind.Finish => "finish",
+                _ => "fail",
+            },
+            w =>
+            {
+                w.WriteSafeString("capture", e.Capture.Name);
+                w.WriteSafeString("folder", e.Capture.Folder);
+                w.WriteNumber("index", e.Index);
+                if (e.Kind != BatchEventKind.Start)
                 {
-                    w.WriteSafeString("reason", e.Reason);
+                    w.WriteString("status", BatchOutput.StatusName(e.Status!.Value));
+                    w.WriteNumber("elapsedMs", Math.Round(e.Elapsed.TotalMilliseconds, 1));
+                    w.WriteNumber("events", e.Events);
+                    if (e.Reason is not null)
+                    {
+                        w.WriteSafeString("reason", e.Reason);
+                    }
                 }
             }
-        });
+        );
     }
 
     /// <summary>Logs the end of the batch.</summary>
@@ -63,31 +75,34 @@ internal sealed class BatchLog : IDisposable
     public void BatchFinished(BatchResult result, int pdbsLoaded)
     {
         ArgumentNullException.ThrowIfNull(result);
-        Write("batch-finish", w =>
-        {
-            w.WriteNumber("elapsedMs", Math.Round(result.Elapsed.TotalMilliseconds, 1));
-            foreach (BatchStatus s in Enum.GetValues<BatchStatus>())
+        Write(
+            "batch-finish",
+            w =>
             {
-                w.WriteNumber(BatchOutput.StatusName(s), result.Count(s));
-            }
-
-            w.WriteNumber("pdbsLoaded", pdbsLoaded);
-            BatchItemResult[] misses = [.. result.Items.Where(i => i.FilterMisses.Count > 0)];
-            if (misses.Length > 0)
-            {
-                // Captures the filter matched nothing in, so a name only some captures have is visible.
-                w.WriteStartArray("noMatch");
-                foreach (BatchItemResult i in misses)
+                w.WriteNumber("elapsedMs", Math.Round(result.Elapsed.TotalMilliseconds, 1));
+                foreach (BatchStatus s in Enum.GetValues<BatchStatus>())
                 {
-                    w.WriteStartObject();
-                    w.WriteSafeString("capture", i.Capture.Name);
-                    w.WriteSafeString("reason", string.Join(" ", i.FilterMisses));
-                    w.WriteEndObject();
+                    w.WriteNumber(BatchOutput.StatusName(s), result.Count(s));
                 }
 
-                w.WriteEndArray();
+                w.WriteNumber("pdbsLoaded", pdbsLoaded);
+                BatchItemResult[] misses = [.. result.Items.Where(i => i.FilterMisses.Count > 0)];
+                if (misses.Length > 0)
+                {
+                    // Captures the filter matched nothing in, so a name only some captures have is visible.
+                    w.WriteStartArray("noMatch");
+                    foreach (BatchItemResult i in misses)
+                    {
+                        w.WriteStartObject();
+                        w.WriteSafeString("capture", i.Capture.Name);
+                        w.WriteSafeString("reason", string.Join(" ", i.FilterMisses));
+                        w.WriteEndObject();
+                    }
+
+                    w.WriteEndArray();
+                }
             }
-        });
+        );
     }
 
     /// <inheritdoc/>

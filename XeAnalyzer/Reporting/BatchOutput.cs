@@ -1,16 +1,16 @@
+using System.Globalization;
 using XeAnalyzer.Analysis.Stacks;
 using XeAnalyzer.Capture;
-using System.Globalization;
 using XeAnalyzer.IO;
 using XeAnalyzer.Output;
 
 namespace XeAnalyzer.Reporting;
 
 /// <summary>
-/// The batch's own document and files: <c>index.html</c> (the HTML writer: one row per capture with its status, event counts, analyses
-/// and a link to its report) and <c>summary.json</c> (the JSON writer: the same document as data — totals, and per capture its kind,
-/// files, module list, folder, status, reason, events by name, analyses, symbolization and warnings; no timing, so it is
-/// byte-identical across runs).
+/// The batch's own document and files: <c>index.html</c> (the HTML writer: one row per capture with its status, event
+/// counts, analyses and a link to its report) and <c>summary.json</c> (the JSON writer: the same document as data —
+/// totals, and per capture its kind, files, module list, folder, status, reason, events by name, analyses,
+/// symbolization and warnings; no timing, so it is byte-identical across runs).
 /// </summary>
 internal static class BatchOutput
 {
@@ -25,14 +25,15 @@ internal static class BatchOutput
     /// <summary>The name a status has in <c>summary.json</c> and on the page.</summary>
     /// <param name="status">The status.</param>
     /// <returns><c>ok</c>, <c>partial</c>, <c>nothing-to-analyse</c>, <c>failed</c> or <c>not-run</c>.</returns>
-    public static string StatusName(BatchStatus status) => status switch
-    {
-        BatchStatus.Ok => "ok",
-        BatchStatus.Partial => "partial",
-        BatchStatus.NothingToAnalyse => "nothing-to-analyse",
-        BatchStatus.Failed => "failed",
-        _ => "not-run",
-    };
+    public static string StatusName(BatchStatus status) =>
+        status switch
+        {
+            BatchStatus.Ok => "ok",
+            BatchStatus.Partial => "partial",
+            BatchStatus.NothingToAnalyse => "nothing-to-analyse",
+            BatchStatus.Failed => "failed",
+            _ => "not-run",
+        };
 
     /// <summary>Writes <c>summary.json</c> and <c>index.html</c> into <paramref name="directory"/>.</summary>
     /// <param name="result">The batch result.</param>
@@ -41,8 +42,13 @@ internal static class BatchOutput
     public static void Write(BatchResult result, string directory, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(result);
-        foreach ((string file, string format, ReportDocument document) in new[] { (SummaryFile, "json",
-            ToDocument(result)), (IndexFile, "html", Page(result)) })
+        foreach (
+            (string file, string format, ReportDocument document) in new[]
+            {
+                (SummaryFile, "json", ToDocument(result)),
+                (IndexFile, "html", Page(result)),
+            }
+        )
         {
             using var fs = OutputFile.Create(Path.Combine(directory, file), 1 << 16);
             OutputFormats.Write(document, format, fs, cancellationToken);
@@ -50,9 +56,9 @@ internal static class BatchOutput
     }
 
     /// <summary>
-    /// The batch as a document: the totals by status; one row per capture (linked to its report, with its status, events, time range,
-    /// analyses done, symbolization and notes); then, per capture, its files, its events by name, each analysis's status, its frames by
-    /// resolution status and its warnings.
+    /// The batch as a document: the totals by status; one row per capture (linked to its report, with its status,
+    /// events, time range, analyses done, symbolization and notes); then, per capture, its files, its events by name,
+    /// each analysis's status, its frames by resolution status and its warnings.
     /// </summary>
     /// <param name="result">The batch result.</param>
     /// <returns>The document.</returns>
@@ -92,13 +98,25 @@ internal static class BatchOutput
         captures.AddColumn(TableColumn.Text("notes"));
         if (!page)
         {
-            captures.AddColumn(TableColumn.Text("kind")).AddColumn(TableColumn.Text("report")).AddColumn(TableColumn.Text("reason"));
+            captures
+                .AddColumn(TableColumn.Text("kind"))
+                .AddColumn(TableColumn.Text("report"))
+                .AddColumn(TableColumn.Text("reason"));
         }
 
-        var files = new TableBuilder("Capture files").AddColumn(TableColumn.Text("capture")).AddColumn(TableColumn.Text("file")).AddColumn(TableColumn.Text("module list"));
-        var events = new TableBuilder("Events by name").AddColumn(TableColumn.Text("capture")).AddColumn(TableColumn.Text("event")).AddColumn(TableColumn.Integer("events"));
+        var files = new TableBuilder("Capture files")
+            .AddColumn(TableColumn.Text("capture"))
+            .AddColumn(TableColumn.Text("file"))
+            .AddColumn(TableColumn.Text("module list"));
+        var events = new TableBuilder("Events by name")
+            .AddColumn(TableColumn.Text("capture"))
+            .AddColumn(TableColumn.Text("event"))
+            .AddColumn(TableColumn.Integer("events"));
         var analyses = new TableBuilder("Analyses")
-            .AddColumn(TableColumn.Text("capture")).AddColumn(TableColumn.Text("analysis")).AddColumn(TableColumn.Text("status")).AddColumn(TableColumn.Text("note"));
+            .AddColumn(TableColumn.Text("capture"))
+            .AddColumn(TableColumn.Text("analysis"))
+            .AddColumn(TableColumn.Text("status"))
+            .AddColumn(TableColumn.Text("note"));
         var symbolization = new TableBuilder("Symbolization (frames counted per event)")
             .AddColumn(TableColumn.Text("capture"))
             .AddColumn(TableColumn.Integer("stacks"))
@@ -107,7 +125,9 @@ internal static class BatchOutput
             .AddColumn(TableColumn.Integer("resolved offline"))
             .AddColumn(TableColumn.Integer("unverified"))
             .AddColumn(TableColumn.Integer("unresolved"));
-        var warnings = new TableBuilder("Warnings").AddColumn(TableColumn.Text("capture")).AddColumn(TableColumn.Text("warning"));
+        var warnings = new TableBuilder("Warnings")
+            .AddColumn(TableColumn.Text("capture"))
+            .AddColumn(TableColumn.Text("warning"));
         foreach (BatchItemResult item in result.Items)
         {
             BatchCapture c = item.Capture;
@@ -123,8 +143,15 @@ internal static class BatchOutput
             };
             if (!page)
             {
-                row.Add(item.Symbolization is SymbolizationCounts r ? string.Create(Ic,
-                    $"{r.Frames:N0} frames: {r.InEngine:N0} in-engine, {r.ResolvedOffline:N0} offline, {r.Unresolved:N0} unresolved") : string.Empty);
+                row.Add(
+                    item.Symbolization is SymbolizationCounts r
+                        ? string.Create(
+                            Ic,
+                            $"{r.Frames:N0} frames: {r.InEngine:N0} in-engine, {r.ResolvedOffline:N0} offline, "
+                                + $"{r.Unresolved:N0} unresolved"
+                        )
+                        : string.Empty
+                );
             }
 
             row.Add(Notes(item));
@@ -136,7 +163,11 @@ internal static class BatchOutput
             captures.AddRow([.. row]);
             foreach (string file in c.Files)
             {
-                files.AddRow(c.Name, c.DisplayPath(file), c.ModuleList is null ? string.Empty : c.DisplayPath(c.ModuleList));
+                files.AddRow(
+                    c.Name,
+                    c.DisplayPath(file),
+                    c.ModuleList is null ? string.Empty : c.DisplayPath(c.ModuleList)
+                );
             }
 
             foreach (EventTypeSummary e in item.EventsByName)
@@ -151,7 +182,15 @@ internal static class BatchOutput
 
             if (item.Symbolization is SymbolizationCounts s)
             {
-                symbolization.AddRow(c.Name, s.Stacks, s.Frames, s.InEngine, s.ResolvedOffline, s.Unverified, s.Unresolved);
+                symbolization.AddRow(
+                    c.Name,
+                    s.Stacks,
+                    s.Frames,
+                    s.InEngine,
+                    s.ResolvedOffline,
+                    s.Unverified,
+                    s.Unresolved
+                );
             }
 
             foreach (string w in item.Warnings)
@@ -161,12 +200,21 @@ internal static class BatchOutput
         }
 
         captures.AddNote("Each capture's report is in its folder (the link); summary.json holds this page as data.");
-        return new ReportDocument("XeAnalyzer batch",
-        [
-            new ReportSection("Totals", new KeyValueList(totals)),
-            new ReportSection("Captures", captures.Build()),
-            new ReportSection("Details", files.Build(), events.Build(), analyses.Build(), symbolization.Build(), warnings.Build()),
-        ])
+        return new ReportDocument(
+            "XeAnalyzer batch",
+            [
+                new ReportSection("Totals", new KeyValueList(totals)),
+                new ReportSection("Captures", captures.Build()),
+                new ReportSection(
+                    "Details",
+                    files.Build(),
+                    events.Build(),
+                    analyses.Build(),
+                    symbolization.Build(),
+                    warnings.Build()
+                ),
+            ]
+        )
         {
             Description = "Inputs: " + string.Join(", ", result.Inputs),
         };

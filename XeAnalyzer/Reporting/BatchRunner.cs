@@ -1,10 +1,10 @@
+using System.Diagnostics;
 using XeAnalyzer.Analysis;
 using XeAnalyzer.Analysis.Stacks;
 using XeAnalyzer.Capture;
-using System.Diagnostics;
-using XeAnalyzer.Xel;
-using XeAnalyzer.Symbols.Resolution;
 using XeAnalyzer.Output;
+using XeAnalyzer.Symbols.Resolution;
+using XeAnalyzer.Xel;
 
 namespace XeAnalyzer.Reporting;
 
@@ -40,7 +40,8 @@ internal enum BatchEventKind
     Fail,
 }
 
-/// <summary>A progress event of <see cref="BatchRunner"/> (for progress output and machine logs; never part of the batch's files).</summary>
+/// <summary>A progress event of <see cref="BatchRunner"/> (for progress output and machine logs; never part of the
+/// batch's files).</summary>
 /// <param name="Kind">What happened.</param>
 /// <param name="Capture">The capture.</param>
 /// <param name="Index">The capture's position (0-based) in discovery order.</param>
@@ -51,7 +52,18 @@ internal enum BatchEventKind
 /// <param name="Events">Events read (finish events).</param>
 /// <param name="Completed">Captures finished or failed so far, including this one.</param>
 /// <param name="Running">Captures being processed right now (after this event).</param>
-internal sealed record BatchEvent(BatchEventKind Kind, BatchCapture Capture, int Index, int Total, BatchStatus? Status, string? Reason, TimeSpan Elapsed, long Events, int Completed, int Running);
+internal sealed record BatchEvent(
+    BatchEventKind Kind,
+    BatchCapture Capture,
+    int Index,
+    int Total,
+    BatchStatus? Status,
+    string? Reason,
+    TimeSpan Elapsed,
+    long Events,
+    int Completed,
+    int Running
+);
 
 /// <summary>Options of <see cref="BatchRunner"/>. Immutable.</summary>
 public sealed class BatchOptions
@@ -61,22 +73,25 @@ public sealed class BatchOptions
     public int Jobs
     {
         get;
-        init => field = value is >= 1 and <= 256 ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "Jobs must be 1..256.");
-    }
+        init =>
+            field = value is >= 1 and <= 256
+                ? value
+                : throw new ArgumentOutOfRangeException(nameof(value), value, "Jobs must be 1..256.");
+    } = Math.Clamp(Environment.ProcessorCount, 1, 256);
 
-    = Math.Clamp(Environment.ProcessorCount, 1, 256);
-
-    /// <summary>Whether to go on after a capture fails (default <see langword="false"/>: the first failure stops scheduling new captures).</summary>
+    /// <summary>Whether to go on after a capture fails (default <see langword="false"/>: the first failure stops
+    /// scheduling new captures).</summary>
     public bool KeepGoing { get; init; }
 
     /// <summary>
-    /// The report options every capture uses (reader, analyses, and the <see cref="ReportOptions.Resolver"/> shared by all captures,
-    /// so each PDB is opened once per batch). <see cref="ReportOptions.DisplayPath"/>, <see cref="ReportOptions.Title"/> are set per capture,
-    /// and each capture uses its own module list sidecar.
+    /// The report options every capture uses (reader, analyses, and the <see cref="ReportOptions.Resolver"/> shared by
+    /// all captures, so each PDB is opened once per batch). <see cref="ReportOptions.DisplayPath"/>,
+    /// <see cref="ReportOptions.Title"/> are set per capture, and each capture uses its own module list sidecar.
     /// </summary>
     public ReportOptions Report { get; init; } = ReportOptions.Default;
 
-    /// <summary>Called for every progress event, one call at a time (never concurrently), in the order the events happen.</summary>
+    /// <summary>Called for every progress event, one call at a time (never concurrently), in the order the events
+    /// happen.</summary>
     internal Action<BatchEvent>? Progress { get; init; }
 }
 
@@ -87,11 +102,18 @@ public sealed class BatchOptions
 /// <param name="Note">Why it was not possible (the missing-data message), or its warnings.</param>
 public sealed record BatchAnalysisStatus(string Key, string Title, bool Done, string Note);
 
-/// <summary>How one capture of a batch came out: the figures of its report (the report itself is written, then dropped).</summary>
+/// <summary>How one capture of a batch came out: the figures of its report (the report itself is written, then
+/// dropped).</summary>
 /// <remarks>Immutable.</remarks>
 public sealed class BatchItemResult
 {
-    internal BatchItemResult(BatchCapture capture, BatchStatus status, string? reason, CaptureReport? report, TimeSpan elapsed)
+    internal BatchItemResult(
+        BatchCapture capture,
+        BatchStatus status,
+        string? reason,
+        CaptureReport? report,
+        TimeSpan elapsed
+    )
     {
         Capture = capture;
         Status = status;
@@ -102,14 +124,25 @@ public sealed class BatchItemResult
         FirstEvent = report?.Capture.FirstEvent;
         LastEvent = report?.Capture.LastEvent;
         EventsByName = report?.Capture.EventTypes ?? [];
-        Analyses = report is null ? [] : [.. report.Analyses.Select(a => new BatchAnalysisStatus(a.Key, a.Title, AnalysisOutcome.Ran(a),
-            a.MissingData?.Message ?? string.Join("; ", a.Warnings.Select(w => w.Text))))];
+        Analyses = report is null
+            ? []
+            :
+            [
+                .. report.Analyses.Select(a => new BatchAnalysisStatus(
+                    a.Key,
+                    a.Title,
+                    AnalysisOutcome.Ran(a),
+                    a.MissingData?.Message ?? string.Join("; ", a.Warnings.Select(w => w.Text))
+                )),
+            ];
         Symbolization = report?.Analyses.Select(a => a.FrameCounts).FirstOrDefault(c => c is not null);
         Warnings = report?.Warnings ?? [];
         Read = report?.Capture;
-        FilterMisses = Read is null ? []
+        FilterMisses =
+            Read is null ? []
             : Read.Filter.FindUnknownNames(Read) is { Count: > 0 } unknown ? unknown
-            : MissingDataExplainer.ExplainNoMatch(Read) is string none ? [none] : [];
+            : MissingDataExplainer.ExplainNoMatch(Read) is string none ? [none]
+            : [];
     }
 
     /// <summary>What the read of the capture found, or <see langword="null"/> without a report.</summary>
@@ -128,7 +161,8 @@ public sealed class BatchItemResult
     /// <summary>Why it failed or was not run, or <see langword="null"/>.</summary>
     public string? Reason { get; }
 
-    /// <summary>Time spent on the capture (not written to <c>summary.json</c>, which must not depend on timing).</summary>
+    /// <summary>Time spent on the capture (not written to <c>summary.json</c>, which must not depend on
+    /// timing).</summary>
     public TimeSpan Elapsed { get; }
 
     /// <summary>Whether a report folder was written.</summary>
@@ -149,7 +183,8 @@ public sealed class BatchItemResult
     /// <summary>Each analysis and whether it ran.</summary>
     public IReadOnlyList<BatchAnalysisStatus> Analyses { get; }
 
-    /// <summary>The capture's callstack frames by resolution status, or <see langword="null"/> when it has no callstacks.</summary>
+    /// <summary>The capture's callstack frames by resolution status, or <see langword="null"/> when it has no
+    /// callstacks.</summary>
     public SymbolizationCounts? Symbolization { get; }
 
     /// <summary>The report's warnings.</summary>
@@ -184,8 +219,8 @@ public sealed class BatchResult : IDocumentSource
     /// <inheritdoc/>
     /// <remarks>The page view is <c>index.html</c>'s (one line per capture); every other view is <see
     /// cref="BatchOutput.ToDocument"/>.</remarks>
-    public ReportDocument ToDocument(DocumentView view) => view == DocumentView.Page
-        ? BatchOutput.Page(this) : BatchOutput.ToDocument(this);
+    public ReportDocument ToDocument(DocumentView view) =>
+        view == DocumentView.Page ? BatchOutput.Page(this) : BatchOutput.ToDocument(this);
 
     /// <summary>Whether any capture failed (or was not run because of a failure).</summary>
     public bool AnyFailed => Items.Any(i => i.Status is BatchStatus.Failed or BatchStatus.NotRun);
@@ -204,35 +239,47 @@ public sealed class BatchResult : IDocumentSource
 /// <summary>
 /// Runs <c>xeanalyze batch</c>: one report folder per capture (what <see cref="CaptureReporter"/> and
 /// <see cref="CaptureReport.Write"/> make), processed up to <see cref="BatchOptions.Jobs"/> at once, then an
-/// <c>index.html</c> (one row per capture, linking each report) and a <c>summary.json</c>. The same inputs give byte-identical
-/// files whatever the number of jobs: captures are named and ordered by path, reports do not depend on what other captures
-/// did (they share the symbol caches, not the results), and no timing or clock reading is written.
+/// <c>index.html</c> (one row per capture, linking each report) and a <c>summary.json</c>. The same inputs give
+/// byte-identical files whatever the number of jobs: captures are named and ordered by path, reports do not depend on
+/// what other captures did (they share the symbol caches, not the results), and no timing or clock reading is written.
 /// </summary>
 public static class BatchRunner
 {
-    /// <summary>Finds the captures in <paramref name="inputs"/> and processes them as <c>xeanalyze batch</c> does.</summary>
+    /// <summary>Finds the captures in <paramref name="inputs"/> and processes them as <c>xeanalyze batch</c>
+    /// does.</summary>
     /// <param name="inputs">Capture files, folders (searched for captures) and globs.</param>
     /// <param name="outputDirectory">The output folder (created if needed).</param>
     /// <param name="options">Options; <see langword="null"/> for the defaults.</param>
-    /// <param name="cancellationToken">Stops the batch (running captures stop, nothing more starts; no index is written).</param>
+    /// <param name="cancellationToken">Stops the batch (running captures stop, nothing more starts; no index is
+    /// written).</param>
     /// <returns>The result.</returns>
     /// <exception cref="FileNotFoundException">An input does not exist.</exception>
     /// <exception cref="IOException">The output folder cannot be written.</exception>
     /// <exception cref="OperationCanceledException">The batch was cancelled.</exception>
-    public static BatchResult Run(IReadOnlyList<string> inputs, string outputDirectory, BatchOptions? options = null,
-        CancellationToken cancellationToken = default) =>
-        Run(inputs, BatchDiscovery.Discover(inputs, cancellationToken), outputDirectory, options, cancellationToken);
+    public static BatchResult Run(
+        IReadOnlyList<string> inputs,
+        string outputDirectory,
+        BatchOptions? options = null,
+        CancellationToken cancellationToken = default
+    ) => Run(inputs, BatchDiscovery.Discover(inputs, cancellationToken), outputDirectory, options, cancellationToken);
 
     /// <summary>Processes the captures and writes the batch output.</summary>
     /// <param name="inputs">The inputs as given (written to <c>summary.json</c>).</param>
     /// <param name="captures">The captures (from <see cref="BatchDiscovery.Discover"/>).</param>
     /// <param name="outputDirectory">The output folder (created if needed).</param>
     /// <param name="options">Options; <see langword="null"/> for the defaults.</param>
-    /// <param name="cancellationToken">Stops the batch (running captures stop, nothing more is started; no index is written).</param>
+    /// <param name="cancellationToken">Stops the batch (running captures stop, nothing more is started; no index is
+    /// written).</param>
     /// <returns>The result.</returns>
     /// <exception cref="IOException">The output folder cannot be written.</exception>
     /// <exception cref="OperationCanceledException">The batch was cancelled.</exception>
-    internal static BatchResult Run(IReadOnlyList<string> inputs, IReadOnlyList<BatchCapture> captures, string outputDirectory, BatchOptions? options = null, CancellationToken cancellationToken = default)
+    internal static BatchResult Run(
+        IReadOnlyList<string> inputs,
+        IReadOnlyList<BatchCapture> captures,
+        string outputDirectory,
+        BatchOptions? options = null,
+        CancellationToken cancellationToken = default
+    )
     {
         ArgumentNullException.ThrowIfNull(inputs);
         ArgumentNullException.ThrowIfNull(captures);
@@ -242,7 +289,9 @@ public static class BatchRunner
         var total = Stopwatch.StartNew();
         var results = new BatchItemResult?[captures.Count];
         var gate = new Lock();
-        int next = -1, completed = 0, running = 0;
+        int next = -1,
+            completed = 0,
+            running = 0;
         bool stop = false;
         string? firstFailure = null;
 
@@ -253,10 +302,13 @@ public static class BatchRunner
             CallstackResolver resolver = options.Report.Resolver ?? owned!;
             int jobs = Math.Min(options.Jobs, Math.Max(1, captures.Count));
 
-            // Several jobs already keep the cores busy with one capture each: a capture gets its share of the decode threads (one with
-            // two jobs on two cores), so jobs do not queue decode work for each other's cores and pay for the hand-offs.
+            // Several jobs already keep the cores busy with one capture each: a capture gets its share of the decode
+            // threads (one with two jobs on two cores), so jobs do not queue decode work for each other's cores and pay
+            // for the hand-offs.
             ReportOptions template = options.Report;
-            CaptureReadOptions input = template.Input.WithAtMostDecodeThreads(Math.Max(1, XelReadOptions.DefaultDecodeThreads / jobs));
+            CaptureReadOptions input = template.Input.WithAtMostDecodeThreads(
+                Math.Max(1, XelReadOptions.DefaultDecodeThreads / jobs)
+            );
             var workers = new Task[jobs];
             for (int w = 0; w < jobs; w++)
             {
@@ -275,10 +327,31 @@ public static class BatchRunner
 
                                 i = ++next;
                                 running++;
-                                Notify(options, new BatchEvent(BatchEventKind.Start, captures[i], i, captures.Count, null, null, TimeSpan.Zero, 0, completed, running));
+                                Notify(
+                                    options,
+                                    new BatchEvent(
+                                        BatchEventKind.Start,
+                                        captures[i],
+                                        i,
+                                        captures.Count,
+                                        null,
+                                        null,
+                                        TimeSpan.Zero,
+                                        0,
+                                        completed,
+                                        running
+                                    )
+                                );
                             }
 
-                            BatchItemResult r = Process(captures[i], outputDirectory, template, input, resolver, cancellationToken);
+                            BatchItemResult r = Process(
+                                captures[i],
+                                outputDirectory,
+                                template,
+                                input,
+                                resolver,
+                                cancellationToken
+                            );
                             results[i] = r;
                             lock (gate)
                             {
@@ -291,15 +364,30 @@ public static class BatchRunner
                                     firstFailure = captures[i].Name;
                                 }
 
-                                Notify(options, new BatchEvent(failed ? BatchEventKind.Fail : BatchEventKind.Finish, captures[i], i, captures.Count, r.Status, r.Reason, r.Elapsed,
-                                    r.Events, completed, running));
+                                Notify(
+                                    options,
+                                    new BatchEvent(
+                                        failed ? BatchEventKind.Fail : BatchEventKind.Finish,
+                                        captures[i],
+                                        i,
+                                        captures.Count,
+                                        r.Status,
+                                        r.Reason,
+                                        r.Elapsed,
+                                        r.Events,
+                                        completed,
+                                        running
+                                    )
+                                );
                             }
                         }
                     },
-                    CancellationToken.None);
+                    CancellationToken.None
+                );
             }
 
-            // The workers turn a capture's failure into its result; what escapes them (cancellation) is rethrown as it was thrown.
+            // The workers turn a capture's failure into its result; what escapes them (cancellation) is rethrown as it
+            // was thrown.
             try
             {
                 Task.WaitAll(workers, CancellationToken.None);
@@ -319,7 +407,17 @@ public static class BatchRunner
         var items = new BatchItemResult[captures.Count];
         for (int i = 0; i < items.Length; i++)
         {
-            items[i] = results[i] ?? new BatchItemResult(captures[i], BatchStatus.NotRun, "not processed: the batch stopped after " + firstFailure + " failed (use --keep-going to process every capture)", null, TimeSpan.Zero);
+            items[i] =
+                results[i]
+                ?? new BatchItemResult(
+                    captures[i],
+                    BatchStatus.NotRun,
+                    "not processed: the batch stopped after "
+                        + firstFailure
+                        + " failed (use --keep-going to process every capture)",
+                    null,
+                    TimeSpan.Zero
+                );
         }
 
         var result = new BatchResult([.. inputs], items, total.Elapsed);
@@ -329,7 +427,14 @@ public static class BatchRunner
 
     private static void Notify(BatchOptions options, BatchEvent e) => options.Progress?.Invoke(e);
 
-    private static BatchItemResult Process(BatchCapture capture, string outputDirectory, ReportOptions template, CaptureReadOptions input, CallstackResolver resolver, CancellationToken cancellationToken)
+    private static BatchItemResult Process(
+        BatchCapture capture,
+        string outputDirectory,
+        ReportOptions template,
+        CaptureReadOptions input,
+        CallstackResolver resolver,
+        CancellationToken cancellationToken
+    )
     {
         var sw = Stopwatch.StartNew();
         try
@@ -361,17 +466,25 @@ public static class BatchRunner
         {
             return new BatchItemResult(capture, BatchStatus.Failed, Shorten(capture, ex.Message), null, sw.Elapsed);
         }
-#pragma warning disable CA1031 // One capture's failure, whatever it is, must not take the batch down; it is reported with its reason.
+        // One capture's failure, whatever it is, must not take the batch down; it is reported with its reason.
+#pragma warning disable CA1031
         catch (Exception ex)
 #pragma warning restore CA1031
         {
-            return new BatchItemResult(capture, BatchStatus.Failed, "internal error (" + ex.GetType().Name + "): " + Shorten(capture, ex.Message), null, sw.Elapsed);
+            return new BatchItemResult(
+                capture,
+                BatchStatus.Failed,
+                "internal error (" + ex.GetType().Name + "): " + Shorten(capture, ex.Message),
+                null,
+                sw.Elapsed
+            );
         }
     }
 
     /// <summary>
     /// Shows the capture's files by their batch names in a message (so it does not depend on where the input lies),
-    /// without repeating the capture's own name when the message starts with it (the reason is always shown after the name).
+    /// without repeating the capture's own name when the message starts with it (the reason is always shown after the
+    /// name).
     /// </summary>
     internal static string Shorten(BatchCapture capture, string message)
     {
@@ -381,6 +494,8 @@ public static class BatchRunner
         }
 
         string lead = capture.Name + ": ";
-        return message.StartsWith(lead, StringComparison.Ordinal) && message.Length > lead.Length ? message[lead.Length..] : message;
+        return message.StartsWith(lead, StringComparison.Ordinal) && message.Length > lead.Length
+            ? message[lead.Length..]
+            : message;
     }
 }

@@ -13,27 +13,36 @@ internal sealed class BuiltInSession
     // Events only these sessions collect; two of them mark the capture when its files are renamed.
     private static readonly (string Name, string[] Events)[] s_signatures =
     [
-        ("system_health", [
-            "sqlserver.sp_server_diagnostics_component_result",
-            "sqlserver.scheduler_monitor_system_health_ring_buffer_recorded",
-            "sqlserver.security_error_ring_buffer_recorded",
-            "sqlserver.connectivity_ring_buffer_recorded",
-            "sqlos.scheduler_monitor_non_yielding_ring_buffer_recorded",
-            "sqlserver.memory_broker_ring_buffer_recorded",
-        ]),
-        ("AlwaysOn_health", [
-            "sqlserver.availability_replica_state_change",
-            "sqlserver.alwayson_ddl_executed",
-            "sqlserver.availability_replica_manager_state_change",
-            "sqlserver.availability_group_lease_expired",
-            "sqlserver.hadr_db_partner_set_sync_state",
-            "sqlserver.lock_redo_blocked",
-        ]),
-        ("SQLDIAG", [
-            "sqlserver.component_health_result",
-            "sqlserver.info_message",
-            "sqlserver.availability_group_is_alive_failure",
-        ]),
+        (
+            "system_health",
+            [
+                "sqlserver.sp_server_diagnostics_component_result",
+                "sqlserver.scheduler_monitor_system_health_ring_buffer_recorded",
+                "sqlserver.security_error_ring_buffer_recorded",
+                "sqlserver.connectivity_ring_buffer_recorded",
+                "sqlos.scheduler_monitor_non_yielding_ring_buffer_recorded",
+                "sqlserver.memory_broker_ring_buffer_recorded",
+            ]
+        ),
+        (
+            "AlwaysOn_health",
+            [
+                "sqlserver.availability_replica_state_change",
+                "sqlserver.alwayson_ddl_executed",
+                "sqlserver.availability_replica_manager_state_change",
+                "sqlserver.availability_group_lease_expired",
+                "sqlserver.hadr_db_partner_set_sync_state",
+                "sqlserver.lock_redo_blocked",
+            ]
+        ),
+        (
+            "SQLDIAG",
+            [
+                "sqlserver.component_health_result",
+                "sqlserver.info_message",
+                "sqlserver.availability_group_is_alive_failure",
+            ]
+        ),
     ];
 
     private BuiltInSession(string name, string how)

@@ -5,8 +5,9 @@ using XeAnalyzer.Output;
 namespace XeAnalyzer.Reporting;
 
 /// <summary>
-/// The capture section of a report, from the read's summary (<see cref="CaptureSummary"/>): the files (size, events, time range, module
-/// list) and the events by name (share, time range, callstack field, events with a stack, actions). Immutable.
+/// The capture section of a report, from the read's summary (<see cref="CaptureSummary"/>): the files (size, events,
+/// time range, module list) and the events by name (share, time range, callstack field, events with a stack, actions).
+/// Immutable.
 /// </summary>
 /// <param name="capture">What the read found.</param>
 /// <param name="displayPath">How a path is shown.</param>
@@ -33,7 +34,14 @@ internal sealed class CaptureOverview(CaptureSummary capture, Func<string, strin
         {
             int index = IndexOf(f.Input.Files, f.Path);
             ModuleMapBinding map = index >= 0 ? f.Input.FileModuleMaps[index] : f.Input.ModuleMap;
-            files.AddRow(displayPath(f.Path), f.Length, f.Events, Time(f.FirstEvent), Time(f.LastEvent), map.Map is not null && map.Path is string p ? displayPath(p) : string.Empty);
+            files.AddRow(
+                displayPath(f.Path),
+                f.Length,
+                f.Events,
+                Time(f.FirstEvent),
+                Time(f.LastEvent),
+                map.Map is not null && map.Path is string p ? displayPath(p) : string.Empty
+            );
         }
 
         long total = capture.EventTypes.Sum(e => e.Count);
@@ -48,10 +56,23 @@ internal sealed class CaptureOverview(CaptureSummary capture, Func<string, strin
             .AddColumn(TableColumn.Text("actions"));
         foreach (EventTypeSummary e in capture.EventTypes)
         {
-            string actions = string.Join(", ", e.Actions.Select(a => a.FullName).Distinct(StringComparer.Ordinal).Order(StringComparer.Ordinal).Take(MaxActions));
-            events.AddRow(e.Name, e.Count, TableCell.FromPercentage(total == 0 ? 0 : (double)e.Count / total),
-                Time(e.FirstEvent), Time(e.LastEvent), e.HasCallstack ? "yes" : "no",
-                e.HasCallstack ? e.EventsWithStack : TableCell.Empty, actions);
+            string actions = string.Join(
+                ", ",
+                e.Actions.Select(a => a.FullName)
+                    .Distinct(StringComparer.Ordinal)
+                    .Order(StringComparer.Ordinal)
+                    .Take(MaxActions)
+            );
+            events.AddRow(
+                e.Name,
+                e.Count,
+                TableCell.FromPercentage(total == 0 ? 0 : (double)e.Count / total),
+                Time(e.FirstEvent),
+                Time(e.LastEvent),
+                e.HasCallstack ? "yes" : "no",
+                e.HasCallstack ? e.EventsWithStack : TableCell.Empty,
+                actions
+            );
         }
 
         return [files.Build(), events.Build()];
@@ -82,24 +103,31 @@ internal sealed class CaptureOverview(CaptureSummary capture, Func<string, strin
     /// <param name="histograms">The histogram targets read.</param>
     /// <returns>The text, "no …" when there is neither.</returns>
     internal static string DescribeCallstacks(
-        IReadOnlyList<EventTypeSummary> types, IEnumerable<HistogramTarget> histograms)
+        IReadOnlyList<EventTypeSummary> types,
+        IEnumerable<HistogramTarget> histograms
+    )
     {
         IFormatProvider ic = CultureInfo.InvariantCulture;
         var parts = new List<string>(2);
         EventTypeSummary[] withField = [.. types.Where(t => t.HasCallstack)];
         if (withField.Length > 0)
         {
-            long events = types.Sum(t => t.Count), withStack = withField.Sum(t => t.EventsWithStack);
-            parts.Add(string.Create(ic, $"{withStack:N0} of {events:N0} event(s) carry a stack ")
-                + string.Create(ic, $"(callstack field on {withField.Length:N0} of {types.Count:N0} event type(s))"));
+            long events = types.Sum(t => t.Count),
+                withStack = withField.Sum(t => t.EventsWithStack);
+            parts.Add(
+                string.Create(ic, $"{withStack:N0} of {events:N0} event(s) carry a stack ")
+                    + string.Create(ic, $"(callstack field on {withField.Length:N0} of {types.Count:N0} event type(s))")
+            );
         }
 
         HistogramTarget[] stackHistograms = [.. histograms.Where(h => h.SourceKind == HistogramSourceKind.Callstack)];
         if (stackHistograms.Length > 0)
         {
             long slots = stackHistograms.Sum(h => h.SlotCount);
-            parts.Add(string.Create(ic, $"{slots:N0} histogram slot(s) of callstacks ")
-                + string.Create(ic, $"counting {Total(stackHistograms):N0} event(s)"));
+            parts.Add(
+                string.Create(ic, $"{slots:N0} histogram slot(s) of callstacks ")
+                    + string.Create(ic, $"counting {Total(stackHistograms):N0} event(s)")
+            );
         }
 
         return parts.Count > 0

@@ -1,6 +1,6 @@
+using System.Globalization;
 using XeAnalyzer.Analysis;
 using XeAnalyzer.Capture;
-using System.Globalization;
 using XeAnalyzer.IO;
 using XeAnalyzer.Output;
 
@@ -13,24 +13,32 @@ public enum ReportStatus
     Complete,
 
     /// <summary>
-    /// The reader skipped data (damaged or incomplete buffers, undecodable events). The results cover what was read; when no
-    /// analysis was possible, the events it needs may be in the part that could not be read.
+    /// The reader skipped data (damaged or incomplete buffers, undecodable events). The results cover what was read;
+    /// when no analysis was possible, the events it needs may be in the part that could not be read.
     /// </summary>
     Partial,
 
-    /// <summary>Every input was read whole, and no analysis was possible with its events (the page says what each would need).</summary>
+    /// <summary>Every input was read whole, and no analysis was possible with its events (the page says what each would
+    /// need).</summary>
     NothingToAnalyse,
 }
 
 /// <summary>
-/// A capture report made by <see cref="CaptureReporter"/>: the composed page (<see cref="Document"/>), the parts it was built
-/// from, and the files <see cref="Write"/> writes. Immutable.
+/// A capture report made by <see cref="CaptureReporter"/>: the composed page (<see cref="Document"/>), the parts it was
+/// built from, and the files <see cref="Write"/> writes. Immutable.
 /// </summary>
 public sealed class CaptureReport
 {
-    internal CaptureReport(string title, IReadOnlyList<string> inputs, string? filter, CaptureSummary capture,
-        Func<string, string> displayPath, IReadOnlyList<IAnalysisResult> analyses, IReadOnlyList<string> warnings,
-            ReportOptions options)
+    internal CaptureReport(
+        string title,
+        IReadOnlyList<string> inputs,
+        string? filter,
+        CaptureSummary capture,
+        Func<string, string> displayPath,
+        IReadOnlyList<IAnalysisResult> analyses,
+        IReadOnlyList<string> warnings,
+        ReportOptions options
+    )
     {
         ShowUnresolvedReasons = options.ShowUnresolvedReasons;
         FlameRoot = options.FlameRoot;
@@ -42,7 +50,10 @@ public sealed class CaptureReport
         Analyses = analyses;
         Read = capture.ReadStatistics;
         Warnings = [.. warnings];
-        Status = Read.IsPartial ? ReportStatus.Partial : !analyses.Any(AnalysisOutcome.Ran) ? ReportStatus.NothingToAnalyse : ReportStatus.Complete;
+        Status =
+            Read.IsPartial ? ReportStatus.Partial
+            : !analyses.Any(AnalysisOutcome.Ran) ? ReportStatus.NothingToAnalyse
+            : ReportStatus.Complete;
         (Document, Files) = ReportComposer.Compose(this);
     }
 
@@ -60,16 +71,19 @@ public sealed class CaptureReport
     /// <summary>The inputs, as shown.</summary>
     public IReadOnlyList<string> Inputs { get; }
 
-    /// <summary>The event filter the report was made with (<see cref="ReportOptions.Filter"/>, described), or <see langword="null"/> for none.</summary>
+    /// <summary>The event filter the report was made with (<see cref="ReportOptions.Filter"/>, described), or
+    /// <see langword="null"/> for none.</summary>
     public string? Filter { get; }
 
-    /// <summary>What the read found: the inputs, their files and events (those that passed <see cref="Filter"/>), targets, diagnostics.</summary>
+    /// <summary>What the read found: the inputs, their files and events (those that passed <see cref="Filter"/>),
+    /// targets, diagnostics.</summary>
     public CaptureSummary Capture { get; }
 
     /// <summary>How a path is shown in the report.</summary>
     internal Func<string, string> DisplayPath { get; }
 
-    /// <summary>Every section's result, in page order (<see cref="IAnalysisResult.Sections"/> of each analysis's result).</summary>
+    /// <summary>Every section's result, in page order (<see cref="IAnalysisResult.Sections"/> of each analysis's
+    /// result).</summary>
     public IReadOnlyList<IAnalysisResult> Analyses { get; }
 
     /// <summary>What the reader skipped and the analyses left out.</summary>
@@ -94,11 +108,12 @@ public sealed class CaptureReport
     public IEnumerable<IAnalysisResult> NotPossible => Analyses.Where(a => a.Status == AnalysisStatus.MissingData);
 
     /// <summary>
-    /// Writes the report into <paramref name="directory"/> (created if needed): <c>index.html</c> (one self-contained page),
-    /// <c>report.json</c> (the same document), one CSV file per table (<c>&lt;analysis&gt;.&lt;table&gt;.csv</c>), one SVG file per
-    /// chart or flame graph, one CSV file per line chart (every point) and a folded-stacks file per flame graph, each through the writer
-    /// of its format (<see cref="OutputFormats"/>). Files of the same names are replaced; other files in the folder are left alone. The
-    /// bytes depend only on the report.
+    /// Writes the report into <paramref name="directory"/> (created if needed): <c>index.html</c> (one self-contained
+    /// page),
+    /// <c>report.json</c> (the same document), one CSV file per table (<c>&lt;analysis&gt;.&lt;table&gt;.csv</c>), one
+    /// SVG file per chart or flame graph, one CSV file per line chart (every point) and a folded-stacks file per flame
+    /// graph, each through the writer of its format (<see cref="OutputFormats"/>). Files of the same names are
+    /// replaced; other files in the folder are left alone. The bytes depend only on the report.
     /// </summary>
     /// <param name="directory">The output folder.</param>
     /// <param name="cancellationToken">Stops the writing.</param>
@@ -111,8 +126,8 @@ public sealed class CaptureReport
         {
             cancellationToken.ThrowIfCancellationRequested();
             string path = Path.Combine(directory, f.Name);
-            // A small buffer: most report files are a few hundred bytes and every writer buffers itself; 64 KB per file was 130 MB of
-            // allocation per 100-capture batch (B batch: gen0 collections 51 → 43 per --jobs 1 run).
+            // A small buffer: most report files are a few hundred bytes and every writer buffers itself; 64 KB per file
+            // was 130 MB of allocation per 100-capture batch (B batch: gen0 collections 51 → 43 per --jobs 1 run).
             using var fs = OutputFile.Create(path, 1 << 13);
             ReportComposer.WriteFile(this, f, fs, cancellationToken);
         }
@@ -125,7 +140,12 @@ public sealed class CaptureReport
         IFormatProvider ic = CultureInfo.InvariantCulture;
         string done = string.Join(", ", Completed.Select(a => a.Key));
         string missing = string.Join(", ", NotPossible.Select(a => a.Key));
-        return string.Create(ic, $"{Capture.EventsMatched:N0} events; analyses: {(done.Length == 0 ? "none" : done)}{(missing.Length == 0 ? string.Empty : "; not possible: " + missing)}");
+        return string.Create(
+            ic,
+            $"{Capture.EventsMatched:N0} events; analyses: "
+                + $"{(done.Length == 0 ? "none" : done)}"
+                + $"{(missing.Length == 0 ? string.Empty : "; not possible: " + missing)}"
+        );
     }
 }
 

@@ -5,9 +5,10 @@ using XeAnalyzer.Output;
 namespace XeAnalyzer.Reporting;
 
 /// <summary>
-/// The events of a <see cref="CaptureSource"/> flattened to text, CSV or JSON (<c>xeanalyze events</c>): the entry point that reads
-/// the columns a CSV header needs (the <c>.xel</c> metadata, or the event shapes of target-data XML) before the first row, then streams
-/// the events that pass the filter, up to a limit, through <see cref="EventListWriter"/>.
+/// The events of a <see cref="CaptureSource"/> flattened to text, CSV or JSON (<c>xeanalyze events</c>): the entry
+/// point that reads the columns a CSV header needs (the <c>.xel</c> metadata, or the event shapes of target-data XML)
+/// before the first row, then streams the events that pass the filter, up to a limit, through
+/// <see cref="EventListWriter"/>.
 /// </summary>
 internal static class EventListing
 {
@@ -25,9 +26,16 @@ internal static class EventListing
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="limit"/> is negative.</exception>
     /// <exception cref="XeFormatException">An input is malformed.</exception>
     /// <exception cref="IOException">An input cannot be read.</exception>
-    public static long Write(CaptureSource source, EventFilter filter, EventListFormat format, TextWriter output, long limit = long.MaxValue,
-        CaptureDiagnostics? diagnostics = null, Action<CaptureSummary>? completed = null,
-        CancellationToken cancellationToken = default)
+    public static long Write(
+        CaptureSource source,
+        EventFilter filter,
+        EventListFormat format,
+        TextWriter output,
+        long limit = long.MaxValue,
+        CaptureDiagnostics? diagnostics = null,
+        Action<CaptureSummary>? completed = null,
+        CancellationToken cancellationToken = default
+    )
     {
         ArgumentNullException.ThrowIfNull(source);
         ArgumentNullException.ThrowIfNull(filter);
@@ -42,7 +50,12 @@ internal static class EventListing
         }
 
         IEnumerable<XEvent> events = source.ReadEvents(filter, diagnostics, completed, cancellationToken);
-        long written = EventListWriter.Write(output, format, limit == long.MaxValue ? events : Take(events, limit), columns);
+        long written = EventListWriter.Write(
+            output,
+            format,
+            limit == long.MaxValue ? events : Take(events, limit),
+            columns
+        );
         output.Flush();
         return written;
     }

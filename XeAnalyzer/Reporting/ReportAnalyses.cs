@@ -7,11 +7,18 @@ namespace XeAnalyzer.Reporting;
 internal static class ReportAnalyses
 {
     /// <summary>
-    /// The default analyses, each with its default options: target data (event_counter counts, histograms on fields), stack buckets (and
-    /// the symbolization of the same stacks, a per-event view), latches per scheduler, pages allocated over time, waits. A result gives
-    /// its sections itself (<see cref="IAnalysisResult.Sections"/>); one the capture's events do not allow becomes a note in the page.
+    /// The default analyses, each with its default options: target data (event_counter counts, histograms on fields),
+    /// stack buckets (and the symbolization of the same stacks, a per-event view), latches per scheduler, pages
+    /// allocated over time, waits. A result gives its sections itself (<see cref="IAnalysisResult.Sections"/>); one the
+    /// capture's events do not allow becomes a note in the page.
     /// </summary>
     /// <returns>A new list.</returns>
     public static IReadOnlyList<ICaptureAnalysis> CreateDefault() =>
-        [new TargetDataAnalysis(), new StackBucketAnalysis(), new LatchAnalysis(), new MemoryAnalysis(), new WaitAnalysis()];
+        [
+            new TargetDataAnalysis(),
+            new StackBucketAnalysis(),
+            new LatchAnalysis(),
+            new MemoryAnalysis(),
+            new WaitAnalysis(),
+        ];
 }

@@ -4,10 +4,11 @@ using System.Reflection;
 namespace XeAnalyzer.Sql;
 
 /// <summary>
-/// One of the analyses as SQL over the tables of <c>xeanalyze export --format parquet</c>, in the dialect DuckDB and Spark SQL
-/// share (window functions, CTEs, <c>regexp_extract</c>; no engine-specific extension). A query reads views with fixed names
-/// (<see cref="Inputs"/>) that the caller defines over the exported files, for example in DuckDB
-/// <c>CREATE VIEW latch_acquired AS SELECT * FROM read_parquet('out/*/sqlserver.latch_acquired.parquet', union_by_name = true)</c>.
+/// One of the analyses as SQL over the tables of <c>xeanalyze export --format parquet</c>, in the dialect DuckDB and
+/// Spark SQL share (window functions, CTEs, <c>regexp_extract</c>; no engine-specific extension). A query reads views
+/// with fixed names (<see cref="Inputs"/>) that the caller defines over the exported files, for example in DuckDB
+/// <c>CREATE VIEW latch_acquired AS SELECT * FROM read_parquet('out/*/sqlserver.latch_acquired.parquet', union_by_name
+/// = true)</c>.
 /// </summary>
 /// <remarks>Immutable.</remarks>
 public sealed class AnalysisQuery
@@ -33,7 +34,8 @@ public sealed class AnalysisQuery
     /// <summary>The <c>xeanalyze</c> command whose figures the query reproduces.</summary>
     public string SameFiguresAs { get; }
 
-    /// <summary>The SQL text: header comments, then one <c>WITH … SELECT</c> statement without a trailing semicolon; LF line ends.</summary>
+    /// <summary>The SQL text: header comments, then one <c>WITH … SELECT</c> statement without a trailing semicolon; LF
+    /// line ends.</summary>
     public string Text { get; }
 
     /// <inheritdoc/>
@@ -54,7 +56,8 @@ public sealed class AnalysisQuery
     }
 }
 
-/// <summary>The analyses shipped as SQL (embedded in this library; <c>xeanalyze sql list</c> and <c>xeanalyze sql show NAME</c> print them).</summary>
+/// <summary>The analyses shipped as SQL (embedded in this library; <c>xeanalyze sql list</c> and <c>xeanalyze sql show
+/// NAME</c> print them).</summary>
 public static class AnalysisQueries
 {
     private const string ResourcePrefix = "XeAnalyzer.Sql.Queries.";
@@ -78,15 +81,30 @@ public static class AnalysisQueries
     /// <param name="name">A query name, for example <c>wait_summary</c>.</param>
     /// <returns>The query.</returns>
     /// <exception cref="KeyNotFoundException">No query has that name (the message lists the names).</exception>
-    public static AnalysisQuery Get(string name) => TryGet(name, out AnalysisQuery? q)
-        ? q
-        : throw new KeyNotFoundException("No analysis query is named '" + name + "'; the queries are: " + string.Join(", ", All.Select(x => x.Name)) + ".");
+    public static AnalysisQuery Get(string name) =>
+        TryGet(name, out AnalysisQuery? q)
+            ? q
+            : throw new KeyNotFoundException(
+                "No analysis query is named '"
+                    + name
+                    + "'; the queries are: "
+                    + string.Join(", ", All.Select(x => x.Name))
+                    + "."
+            );
 
     private static System.Collections.ObjectModel.ReadOnlyCollection<AnalysisQuery> Load()
     {
         Assembly assembly = typeof(AnalysisQueries).Assembly;
         var queries = new List<AnalysisQuery>();
-        foreach (string resource in assembly.GetManifestResourceNames().Where(r => r.StartsWith(ResourcePrefix, StringComparison.Ordinal) && r.EndsWith(".sql", StringComparison.Ordinal)).Order(StringComparer.Ordinal))
+        foreach (
+            string resource in assembly
+                .GetManifestResourceNames()
+                .Where(r =>
+                    r.StartsWith(ResourcePrefix, StringComparison.Ordinal)
+                    && r.EndsWith(".sql", StringComparison.Ordinal)
+                )
+                .Order(StringComparer.Ordinal)
+        )
         {
             using Stream stream = assembly.GetManifestResourceStream(resource)!;
             using var reader = new StreamReader(stream, System.Text.Encoding.UTF8);

@@ -14,7 +14,8 @@ public abstract class TargetDataElement
     public long LineNumber { get; }
 }
 
-/// <summary>The start of one target-data root (<c>&lt;HistogramTarget …&gt;</c>, <c>&lt;RingBufferTarget …&gt;</c>, a bare <c>&lt;event&gt;</c>, …).</summary>
+/// <summary>The start of one target-data root (<c>&lt;HistogramTarget …&gt;</c>, <c>&lt;RingBufferTarget …&gt;</c>, a
+/// bare <c>&lt;event&gt;</c>, …).</summary>
 internal sealed class TargetStart : TargetDataElement
 {
     /// <summary>Creates the element.</summary>
@@ -23,7 +24,13 @@ internal sealed class TargetStart : TargetDataElement
     /// <param name="rootName">The root element's name as written.</param>
     /// <param name="targetIndex">0-based index of this root among the roots of the input.</param>
     /// <param name="attributes">The root's attributes in document order.</param>
-    public TargetStart(long lineNumber, TargetDataKind kind, string rootName, int targetIndex, IReadOnlyList<KeyValuePair<string, string>> attributes)
+    public TargetStart(
+        long lineNumber,
+        TargetDataKind kind,
+        string rootName,
+        int targetIndex,
+        IReadOnlyList<KeyValuePair<string, string>> attributes
+    )
         : base(lineNumber)
     {
         Kind = kind;
@@ -35,7 +42,8 @@ internal sealed class TargetStart : TargetDataElement
     /// <summary>The kind of target.</summary>
     public TargetDataKind Kind { get; }
 
-    /// <summary>The root element's name as written (<c>HistogramTarget</c>, <c>BucketizerTarget</c>, <c>Slots</c>, …).</summary>
+    /// <summary>The root element's name as written (<c>HistogramTarget</c>, <c>BucketizerTarget</c>, <c>Slots</c>,
+    /// …).</summary>
     public string RootName { get; }
 
     /// <summary>0-based index of this root among the roots of the input.</summary>
@@ -44,11 +52,20 @@ internal sealed class TargetStart : TargetDataElement
     /// <summary>The root's attributes in document order.</summary>
     public IReadOnlyList<KeyValuePair<string, string>> Attributes { get; }
 
-    /// <summary><see langword="true"/> when the root says <c>truncated="1"</c> (the server omitted data: XML conversion is capped at 4 MB).</summary>
+    /// <summary><see langword="true"/> when the root says <c>truncated="1"</c> (the server omitted data: XML conversion
+    /// is capped at 4 MB).</summary>
     public bool Truncated => string.Equals(GetAttribute("truncated"), "1", StringComparison.Ordinal);
 
     /// <summary>The histogram's effective slot count (<c>buckets</c>), when present and a valid number.</summary>
-    public int? Buckets => int.TryParse(GetAttribute("buckets"), System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out int b) ? b : null;
+    public int? Buckets =>
+        int.TryParse(
+            GetAttribute("buckets"),
+            System.Globalization.NumberStyles.None,
+            System.Globalization.CultureInfo.InvariantCulture,
+            out int b
+        )
+            ? b
+            : null;
 
     /// <summary>Returns the value of the attribute with this exact name, or <see langword="null"/>.</summary>
     /// <param name="name">The attribute name (case-sensitive, as XML is).</param>
@@ -75,20 +92,24 @@ internal sealed class TargetEnd : TargetDataElement
     /// <summary>The matching start element.</summary>
     public TargetStart Start { get; }
 
-    /// <summary>The number of slots (histogram), events (ring buffer, pair matching, event lists), counters or files read.</summary>
+    /// <summary>The number of slots (histogram), events (ring buffer, pair matching, event lists), counters or files
+    /// read.</summary>
     public long ItemCount { get; }
 
     /// <summary>
-    /// <see langword="true"/> for a histogram whose slot count equals <c>buckets</c>: every slot is in use, so hash collisions
-    /// may have merged different values into one slot (SQL Server counts them silently, without setting <c>truncated</c>).
+    /// <see langword="true"/> for a histogram whose slot count equals <c>buckets</c>: every slot is in use, so hash
+    /// collisions may have merged different values into one slot (SQL Server counts them silently, without setting
+    /// <c>truncated</c>).
     /// </summary>
-    public bool MayHaveMergedValues => Start.Kind == TargetDataKind.Histogram && Start.Buckets is int b && b > 0 && ItemCount >= b;
+    public bool MayHaveMergedValues =>
+        Start.Kind == TargetDataKind.Histogram && Start.Buckets is int b && b > 0 && ItemCount >= b;
 
     /// <summary>Warnings about the data, in English, each naming the target and line.</summary>
     public IReadOnlyList<string> Warnings { get; }
 }
 
-/// <summary>A line (or the part of a line) of text found outside any target-data root, such as an annotation between histograms.</summary>
+/// <summary>A line (or the part of a line) of text found outside any target-data root, such as an annotation between
+/// histograms.</summary>
 internal sealed class TargetFreeText : TargetDataElement
 {
     /// <summary>Creates the element.</summary>
@@ -109,9 +130,18 @@ public sealed class HistogramSlot : TargetDataElement
     /// <param name="targetIndex">0-based index of the histogram among the roots of the input.</param>
     /// <param name="slotIndex">0-based index of the slot within its histogram.</param>
     /// <param name="count">The number of events counted in the slot.</param>
-    /// <param name="truncatedBytes">The optional <c>trunc</c> attribute (bytes cut from the value), when present.</param>
-    /// <param name="value">The slot's value, or <see langword="null"/> when the slot has no <c>&lt;value&gt;</c>.</param>
-    internal HistogramSlot(long lineNumber, int targetIndex, int slotIndex, ulong count, ulong? truncatedBytes, TargetValue? value)
+    /// <param name="truncatedBytes">The optional <c>trunc</c> attribute (bytes cut from the value), when
+    /// present.</param>
+    /// <param name="value">The slot's value, or <see langword="null"/> when the slot has no
+    /// <c>&lt;value&gt;</c>.</param>
+    internal HistogramSlot(
+        long lineNumber,
+        int targetIndex,
+        int slotIndex,
+        ulong count,
+        ulong? truncatedBytes,
+        TargetValue? value
+    )
         : base(lineNumber)
     {
         TargetIndex = targetIndex;
@@ -133,7 +163,8 @@ public sealed class HistogramSlot : TargetDataElement
     /// <summary>The optional <c>trunc</c> attribute of 2008/2014-era slots, when present.</summary>
     public ulong? TruncatedBytes { get; }
 
-    /// <summary>The slot's value, or <see langword="null"/> when the slot has no <c>&lt;value&gt;</c> element.</summary>
+    /// <summary>The slot's value, or <see langword="null"/> when the slot has no <c>&lt;value&gt;</c>
+    /// element.</summary>
     public TargetValue? Value { get; }
 }
 

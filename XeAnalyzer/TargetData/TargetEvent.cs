@@ -15,8 +15,14 @@ internal sealed class TargetEvent : TargetDataElement
     /// <param name="attributes">The event element's attributes in document order.</param>
     /// <param name="fields">The <c>&lt;data&gt;</c> fields in document order.</param>
     /// <param name="actions">The <c>&lt;action&gt;</c>s in document order.</param>
-    public TargetEvent(long lineNumber, int targetIndex, TargetDataKind container, IReadOnlyList<KeyValuePair<string, string>> attributes,
-        IReadOnlyList<EventField> fields, IReadOnlyList<EventField> actions)
+    public TargetEvent(
+        long lineNumber,
+        int targetIndex,
+        TargetDataKind container,
+        IReadOnlyList<KeyValuePair<string, string>> attributes,
+        IReadOnlyList<EventField> fields,
+        IReadOnlyList<EventField> actions
+    )
         : base(lineNumber)
     {
         ArgumentNullException.ThrowIfNull(attributes);
@@ -28,8 +34,15 @@ internal sealed class TargetEvent : TargetDataElement
         Name = XmlAttributes.Find(attributes, "name") ?? string.Empty;
         Package = XmlAttributes.Find(attributes, "package");
         TimestampText = XmlAttributes.Find(attributes, "timestamp");
-        if (TimestampText is not null &&
-            DateTimeOffset.TryParse(TimestampText, CultureInfo.InvariantCulture, DateTimeStyles.AssumeUniversal | DateTimeStyles.AdjustToUniversal, out DateTimeOffset ts))
+        if (
+            TimestampText is not null
+            && DateTimeOffset.TryParse(
+                TimestampText,
+                CultureInfo.InvariantCulture,
+                DateTimeStyles.AssumeUniversal | DateTimeStyles.AdjustToUniversal,
+                out DateTimeOffset ts
+            )
+        )
         {
             Timestamp = ts;
         }
@@ -53,7 +66,8 @@ internal sealed class TargetEvent : TargetDataElement
     /// <summary>The timestamp as UTC, when present and parseable (ISO 8601, <c>Z</c> or no zone = UTC).</summary>
     public DateTimeOffset? Timestamp { get; }
 
-    /// <summary>All attributes of the event element in document order (<c>name</c>, <c>package</c>, <c>timestamp</c>, <c>id</c>, <c>version</c>, <c>key</c>, …).</summary>
+    /// <summary>All attributes of the event element in document order (<c>name</c>, <c>package</c>, <c>timestamp</c>,
+    /// <c>id</c>, <c>version</c>, <c>key</c>, …).</summary>
     public IReadOnlyList<KeyValuePair<string, string>> Attributes { get; }
 
     /// <summary>The <c>&lt;data&gt;</c> fields in document order.</summary>
@@ -62,7 +76,8 @@ internal sealed class TargetEvent : TargetDataElement
     /// <summary>The <c>&lt;action&gt;</c>s in document order.</summary>
     public IReadOnlyList<EventField> Actions { get; }
 
-    /// <summary>Returns the value of the event element's attribute with this exact name, or <see langword="null"/>.</summary>
+    /// <summary>Returns the value of the event element's attribute with this exact name, or
+    /// <see langword="null"/>.</summary>
     /// <param name="name">The attribute name (case-sensitive).</param>
     public string? GetAttribute(string name) => XmlAttributes.Find(Attributes, name);
 
@@ -92,15 +107,26 @@ internal sealed class TargetEvent : TargetDataElement
 internal sealed class EventField
 {
     /// <summary>Creates the field.</summary>
-    /// <param name="isAction"><see langword="true"/> for an <c>&lt;action&gt;</c>, <see langword="false"/> for a <c>&lt;data&gt;</c> field.</param>
+    /// <param name="isAction"><see langword="true"/> for an <c>&lt;action&gt;</c>, <see langword="false"/> for a
+    /// <c>&lt;data&gt;</c> field.</param>
     /// <param name="name">The field or action name.</param>
     /// <param name="package">The action's package, when present.</param>
-    /// <param name="typeName">The <c>&lt;type name&gt;</c>, when present (ring-buffer XML has it, <c>event_data</c> does not).</param>
+    /// <param name="typeName">The <c>&lt;type name&gt;</c>, when present (ring-buffer XML has it, <c>event_data</c>
+    /// does not).</param>
     /// <param name="typePackage">The type's package, when present.</param>
     /// <param name="value">The <c>&lt;value&gt;</c> content, when present.</param>
     /// <param name="mapText">The <c>&lt;text&gt;</c> content (map or flag text), when present.</param>
     /// <param name="lineNumber">1-based line of the element.</param>
-    public EventField(bool isAction, string name, string? package, string? typeName, string? typePackage, TargetValue? value, string? mapText, long lineNumber)
+    public EventField(
+        bool isAction,
+        string name,
+        string? package,
+        string? typeName,
+        string? typePackage,
+        TargetValue? value,
+        string? mapText,
+        long lineNumber
+    )
     {
         IsAction = isAction;
         Name = name;
@@ -112,7 +138,8 @@ internal sealed class EventField
         LineNumber = lineNumber;
     }
 
-    /// <summary><see langword="true"/> for an <c>&lt;action&gt;</c>, <see langword="false"/> for a <c>&lt;data&gt;</c> field.</summary>
+    /// <summary><see langword="true"/> for an <c>&lt;action&gt;</c>, <see langword="false"/> for a <c>&lt;data&gt;</c>
+    /// field.</summary>
     public bool IsAction { get; }
 
     /// <summary>The field or action name.</summary>

@@ -1,8 +1,9 @@
 namespace XeAnalyzer.TargetData;
 
 /// <summary>
-/// The content of a <c>&lt;value&gt;</c> (or <c>&lt;text&gt;</c>) element: its text (CDATA, text and entity-escaped text, decoded once
-/// as XML defines) and any child elements it holds, such as raw SQL Server 2022 <c>&lt;frame&gt;</c> elements.
+/// The content of a <c>&lt;value&gt;</c> (or <c>&lt;text&gt;</c>) element: its text (CDATA, text and entity-escaped
+/// text, decoded once as XML defines) and any child elements it holds, such as raw SQL Server 2022 <c>&lt;frame&gt;</c>
+/// elements.
 /// </summary>
 public sealed class TargetValue
 {
@@ -19,19 +20,22 @@ public sealed class TargetValue
         LineNumber = lineNumber;
     }
 
-    /// <summary>The concatenated text content (CDATA sections and text nodes), with line breaks normalised to LF.</summary>
+    /// <summary>The concatenated text content (CDATA sections and text nodes), with line breaks normalised to
+    /// LF.</summary>
     public string Text { get; }
 
-    /// <summary>Child elements in document order (for example raw <c>&lt;frame … /&gt;</c> elements); empty for plain values.</summary>
+    /// <summary>Child elements in document order (for example raw <c>&lt;frame … /&gt;</c> elements); empty for plain
+    /// values.</summary>
     internal IReadOnlyList<XmlChildElement> Elements { get; }
 
     /// <summary>1-based input line where the content starts.</summary>
     public long LineNumber { get; }
 
     /// <summary>
-    /// The value as written: <see cref="Text"/> with each child element's markup put back at its place (a <c>callstack_rva</c> value's
-    /// <c>&lt;frame …/&gt;</c> elements, one per line), so frame parsers see every frame; <see cref="Text"/> itself when there are no
-    /// child elements.
+    /// The value as written: <see cref="Text"/> with each child element's markup put back at its place (a
+    /// <c>callstack_rva</c> value's
+    /// <c>&lt;frame …/&gt;</c> elements, one per line), so frame parsers see every frame; <see cref="Text"/> itself
+    /// when there are no child elements.
     /// </summary>
     /// <returns>The text.</returns>
     public string TextWithElements()
@@ -75,8 +79,14 @@ internal sealed class XmlChildElement
     /// <param name="name">The element name.</param>
     /// <param name="attributes">The attributes in document order, values decoded.</param>
     /// <param name="lineNumber">1-based input line of the start tag.</param>
-    /// <param name="textOffset">The length of the parent's <see cref="TargetValue.Text"/> before this element, to restore document order.</param>
-    public XmlChildElement(string name, IReadOnlyList<KeyValuePair<string, string>> attributes, long lineNumber, int textOffset)
+    /// <param name="textOffset">The length of the parent's <see cref="TargetValue.Text"/> before this element, to
+    /// restore document order.</param>
+    public XmlChildElement(
+        string name,
+        IReadOnlyList<KeyValuePair<string, string>> attributes,
+        long lineNumber,
+        int textOffset
+    )
     {
         Name = name;
         Attributes = attributes;
@@ -100,14 +110,19 @@ internal sealed class XmlChildElement
     /// <param name="name">The attribute name (case-sensitive).</param>
     public string? GetAttribute(string name) => XmlAttributes.Find(Attributes, name);
 
-    /// <summary>The element re-written as markup (<c>&lt;frame id="00" … /&gt;</c>), attribute values escaped.</summary>
+    /// <summary>The element re-written as markup (<c>&lt;frame id="00" … /&gt;</c>), attribute values
+    /// escaped.</summary>
     public string ToMarkup()
     {
         var sb = new System.Text.StringBuilder();
         sb.Append('<').Append(Name);
         foreach (KeyValuePair<string, string> a in Attributes)
         {
-            sb.Append(' ').Append(a.Key).Append("=\"").Append(System.Security.SecurityElement.Escape(a.Value)).Append('"');
+            sb.Append(' ')
+                .Append(a.Key)
+                .Append("=\"")
+                .Append(System.Security.SecurityElement.Escape(a.Value))
+                .Append('"');
         }
 
         return sb.Append(" />").ToString();

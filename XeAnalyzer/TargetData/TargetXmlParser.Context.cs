@@ -7,7 +7,8 @@ namespace XeAnalyzer.TargetData;
 
 internal static partial class TargetXmlParser
 {
-    /// <summary>XmlReader wrapper: every call that can fail converts <see cref="XmlException"/> to <see cref="InvalidTextInputException"/> with the input line.</summary>
+    /// <summary>XmlReader wrapper: every call that can fail converts <see cref="XmlException"/> to
+    /// <see cref="InvalidTextInputException"/> with the input line.</summary>
     private sealed class Context : IDisposable
     {
         private readonly XmlReader _xr;
@@ -34,7 +35,8 @@ internal static partial class TargetXmlParser
 
         public int Depth => _xr.Depth;
 
-        /// <summary>The line of the last end tag (or self-closing element) that <see cref="NextChild"/> consumed.</summary>
+        /// <summary>The line of the last end tag (or self-closing element) that <see cref="NextChild"/>
+        /// consumed.</summary>
         public long LastEndLine { get; private set; }
 
         public void Dispose() => _xr.Dispose();
@@ -59,12 +61,16 @@ internal static partial class TargetXmlParser
             throw Error($"the root element <{name}>");
         }
 
-        /// <summary>After the root's end (or self-closing start), reads to the end of the segment; anything but whitespace is an error.</summary>
+        /// <summary>After the root's end (or self-closing start), reads to the end of the segment; anything but
+        /// whitespace is an error.</summary>
         public void FinishRoot()
         {
             while (Read())
             {
-                if (_xr.NodeType is not (XmlNodeType.Whitespace or XmlNodeType.SignificantWhitespace or XmlNodeType.EndElement))
+                if (
+                    _xr.NodeType
+                    is not (XmlNodeType.Whitespace or XmlNodeType.SignificantWhitespace or XmlNodeType.EndElement)
+                )
                 {
                     throw Error($"the end of the target after its root element, found {_xr.NodeType}");
                 }
@@ -72,8 +78,9 @@ internal static partial class TargetXmlParser
         }
 
         /// <summary>
-        /// From an element at <paramref name="parentDepth"/> (or a previous child), moves to its next child element; false at the parent's end.
-        /// Call on the parent's start tag first; after a child has been handled the reader must sit after that child.
+        /// From an element at <paramref name="parentDepth"/> (or a previous child), moves to its next child element;
+        /// false at the parent's end. Call on the parent's start tag first; after a child has been handled the reader
+        /// must sit after that child.
         /// </summary>
         public bool NextChild(int parentDepth)
         {
@@ -113,7 +120,8 @@ internal static partial class TargetXmlParser
             }
         }
 
-        /// <summary>Skips the element the reader is on (and its subtree), checking the depth limit; leaves the reader after it.</summary>
+        /// <summary>Skips the element the reader is on (and its subtree), checking the depth limit; leaves the reader
+        /// after it.</summary>
         public void SkipElement()
         {
             if (_xr.NodeType != XmlNodeType.Element)
@@ -156,13 +164,17 @@ internal static partial class TargetXmlParser
                     {
                         if (list.Count >= _limits.MaxAttributesPerElement)
                         {
-                            throw Error(string.Create(CultureInfo.InvariantCulture,
-                                $"at most {_limits.MaxAttributesPerElement} attributes per element (TextInputLimits.MaxAttributesPerElement)"));
+                            throw Error(
+                                string.Create(
+                                    CultureInfo.InvariantCulture,
+                                    $"at most {_limits.MaxAttributesPerElement} attributes per element "
+                                        + $"(TextInputLimits.MaxAttributesPerElement)"
+                                )
+                            );
                         }
 
                         list.Add(new(_xr.Name, _xr.Value));
-                    }
-                    while (_xr.MoveToNextAttribute());
+                    } while (_xr.MoveToNextAttribute());
 
                     _xr.MoveToElement();
                 }
@@ -190,7 +202,8 @@ internal static partial class TargetXmlParser
         public ulong RequiredUInt64(string name)
         {
             string? text = Attribute(name);
-            return ParseUInt64(text, name) ?? throw Error($"a '{name}' attribute (unsigned decimal integer) on <{_xr.Name}>");
+            return ParseUInt64(text, name)
+                ?? throw Error($"a '{name}' attribute (unsigned decimal integer) on <{_xr.Name}>");
         }
 
         public ulong? OptionalUInt64(string name) => ParseUInt64(Attribute(name), name);
@@ -211,7 +224,14 @@ internal static partial class TargetXmlParser
 
         /// <summary>The slot <see cref="ReadSlot"/> reads from the same text, for a slot the segment lifted.</summary>
         public HistogramSlot MakeSlot(LiftedSlot slot, int targetIndex, int slotIndex) =>
-            new(_baseLine + slot.Line - 1, targetIndex, slotIndex, slot.Count, slot.Trunc, new TargetValue(slot.Text, [], _baseLine + slot.ValueLine - 1));
+            new(
+                _baseLine + slot.Line - 1,
+                targetIndex,
+                slotIndex,
+                slot.Count,
+                slot.Trunc,
+                new TargetValue(slot.Text, [], _baseLine + slot.ValueLine - 1)
+            );
 
         public HistogramSlot ReadSlot(int targetIndex, int slotIndex)
         {
@@ -235,7 +255,12 @@ internal static partial class TargetXmlParser
             return new HistogramSlot(line, targetIndex, slotIndex, count, trunc, value);
         }
 
-        public TargetEvent ReadEvent(int targetIndex, TargetDataKind container, List<KeyValuePair<string, string>> attributes, long line)
+        public TargetEvent ReadEvent(
+            int targetIndex,
+            TargetDataKind container,
+            List<KeyValuePair<string, string>> attributes,
+            long line
+        )
         {
             var fields = new List<EventField>();
             var actions = new List<EventField>();
@@ -251,8 +276,13 @@ internal static partial class TargetXmlParser
 
                 if (fields.Count + actions.Count >= _limits.MaxFieldsPerEvent)
                 {
-                    throw Error(string.Create(CultureInfo.InvariantCulture,
-                        $"at most {_limits.MaxFieldsPerEvent} data and action elements per event (TextInputLimits.MaxFieldsPerEvent)"));
+                    throw Error(
+                        string.Create(
+                            CultureInfo.InvariantCulture,
+                            $"at most {_limits.MaxFieldsPerEvent} data and action elements per event "
+                                + $"(TextInputLimits.MaxFieldsPerEvent)"
+                        )
+                    );
                 }
 
                 (isData ? fields : actions).Add(ReadField(!isData));
@@ -296,7 +326,8 @@ internal static partial class TargetXmlParser
             return new EventField(isAction, name, package, typeName, typePackage, value, mapText, line);
         }
 
-        /// <summary>Reads the content of the element the reader is on: text (bounded) and child elements' attributes; leaves the reader after the element.</summary>
+        /// <summary>Reads the content of the element the reader is on: text (bounded) and child elements' attributes;
+        /// leaves the reader after the element.</summary>
         public TargetValue ReadContent()
         {
             long line = Line;
@@ -325,7 +356,11 @@ internal static partial class TargetXmlParser
                 {
                     case XmlNodeType.EndElement when _xr.Depth == depth:
                         Read();
-                        return new TargetValue(lifted ?? _text.ToString(), (IReadOnlyList<XmlChildElement>?)elements ?? [], line);
+                        return new TargetValue(
+                            lifted ?? _text.ToString(),
+                            (IReadOnlyList<XmlChildElement>?)elements ?? [],
+                            line
+                        );
 
                     case XmlNodeType.Text:
                     case XmlNodeType.CDATA:
@@ -351,8 +386,13 @@ internal static partial class TargetXmlParser
                         elements ??= [];
                         if (elements.Count >= _limits.MaxChildElementsPerValue)
                         {
-                            throw Error(string.Create(CultureInfo.InvariantCulture,
-                                $"at most {_limits.MaxChildElementsPerValue} child elements in one value (TextInputLimits.MaxChildElementsPerValue)"));
+                            throw Error(
+                                string.Create(
+                                    CultureInfo.InvariantCulture,
+                                    $"at most {_limits.MaxChildElementsPerValue} child elements in one value "
+                                        + $"(TextInputLimits.MaxChildElementsPerValue)"
+                                )
+                            );
                         }
 
                         first = false;
@@ -401,8 +441,12 @@ internal static partial class TargetXmlParser
         {
             if ((long)_text.Length + adding > _limits.MaxValueLength)
             {
-                throw Error(string.Create(CultureInfo.InvariantCulture,
-                    $"a value of at most {_limits.MaxValueLength} characters (TextInputLimits.MaxValueLength)"));
+                throw Error(
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"a value of at most {_limits.MaxValueLength} characters (TextInputLimits.MaxValueLength)"
+                    )
+                );
             }
         }
 
@@ -410,8 +454,13 @@ internal static partial class TargetXmlParser
         {
             if (_xr.Depth > _limits.MaxXmlDepth)
             {
-                throw Error(string.Create(CultureInfo.InvariantCulture,
-                    $"XML nested at most {_limits.MaxXmlDepth} elements deep (TextInputLimits.MaxXmlDepth), found <{_xr.Name}> at depth {_xr.Depth}"));
+                throw Error(
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"XML nested at most {_limits.MaxXmlDepth} elements deep (TextInputLimits.MaxXmlDepth), "
+                            + $"found <{_xr.Name}> at depth {_xr.Depth}"
+                    )
+                );
             }
         }
 
@@ -424,7 +473,9 @@ internal static partial class TargetXmlParser
 
             return ulong.TryParse(text.AsSpan().Trim(), NumberStyles.None, CultureInfo.InvariantCulture, out ulong v)
                 ? v
-                : throw Error($"attribute '{name}' of <{_xr.Name}> to be an unsigned decimal integer, found \"{Shorten(text)}\"");
+                : throw Error(
+                    $"attribute '{name}' of <{_xr.Name}> to be an unsigned decimal integer, found \"{Shorten(text)}\""
+                );
         }
 
         private bool Read()

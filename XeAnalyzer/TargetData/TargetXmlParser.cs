@@ -3,7 +3,8 @@ using System.Xml;
 
 namespace XeAnalyzer.TargetData;
 
-/// <summary>Parses one target-data root element, streamed from a <see cref="TextSource"/> segment, into <see cref="TargetDataElement"/>s.</summary>
+/// <summary>Parses one target-data root element, streamed from a <see cref="TextSource"/> segment, into
+/// <see cref="TargetDataElement"/>s.</summary>
 internal static partial class TargetXmlParser
 {
     private static readonly XmlReaderSettings s_settings = new()
@@ -18,7 +19,11 @@ internal static partial class TargetXmlParser
         MaxCharactersFromEntities = 1024,
     };
 
-    public static IEnumerable<TargetDataElement> ParseRoot(TextSource source, int targetIndex, CancellationToken cancellationToken)
+    public static IEnumerable<TargetDataElement> ParseRoot(
+        TextSource source,
+        int targetIndex,
+        CancellationToken cancellationToken
+    )
     {
         RootName root = source.Root ?? throw new InvalidOperationException("No root.");
         long baseLine = source.ItemLine;
@@ -46,8 +51,9 @@ internal static partial class TargetXmlParser
                 {
                     if (ctx.IsElement("Slot") && ctx.TakeLiftedSlots() is { } run)
                     {
-                        // A run of plain slots the segment read itself: the XML reader saw one empty <Slot/> at its end. As when a slot
-                        // is read from the XML, the last one comes out once the reader has read past its end.
+                        // A run of plain slots the segment read itself: the XML reader saw one empty <Slot/> at its
+                        // end. As when a slot is read from the XML, the last one comes out once the reader has read
+                        // past its end.
                         for (int i = 0; i < run.Length - 1; i++)
                         {
                             yield return ctx.MakeSlot(run[i], targetIndex, slotIndex++);
@@ -179,15 +185,27 @@ internal static partial class TargetXmlParser
         var warnings = new List<string>();
         if (start.Truncated)
         {
-            warnings.Add(string.Create(CultureInfo.InvariantCulture,
-                $"{root.Name} at line {startLine} says truncated=\"1\": the server omitted data (target XML is capped at 4 MB)"));
+            warnings.Add(
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"{root.Name} at line {startLine} says truncated=\"1\": the server omitted data (target XML is "
+                        + $"capped at 4 MB)"
+                )
+            );
         }
 
         var end = new TargetEnd(endLine, start, items, warnings);
         if (end.MayHaveMergedValues)
         {
-            warnings.Add(string.Create(CultureInfo.InvariantCulture,
-                $"{root.Name} at line {startLine} uses all {start.Buckets} buckets: hash collisions may have merged different values into one slot; use more slots than the square of the expected distinct values"));
+            warnings.Add(
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"{root.Name} at line {startLine} uses all {start.Buckets} buckets: hash collisions may have "
+                        + $"merged different values into one slot; use more slots than the square of the expected "
+                        + $"distinct "
+                        + $"values"
+                )
+            );
         }
 
         yield return end;

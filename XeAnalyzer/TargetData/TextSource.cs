@@ -16,11 +16,12 @@ internal enum ScanKind
 internal sealed record RootName(string Name, TargetDataKind Kind);
 
 /// <summary>
-/// A forward-only scanner over a text input. It hands out plain-text lines (bounded by <see cref="TextInputLimits.MaxLineLength"/>)
-/// until it meets the start of a target-data root element (<c>&lt;HistogramTarget</c>, <c>&lt;event</c>, …), anywhere on a line;
-/// then <see cref="OpenSegment"/> streams exactly that root's characters to an XML reader, with no line-length limit, and
-/// scanning resumes right after the root's end tag. An input that starts with <c>&amp;lt;</c> plus a root name is HTML-decoded
-/// from that point on. Line numbers count LF, CR LF and lone CR as one break each, as XML does.
+/// A forward-only scanner over a text input. It hands out plain-text lines (bounded by
+/// <see cref="TextInputLimits.MaxLineLength"/>) until it meets the start of a target-data root element
+/// (<c>&lt;HistogramTarget</c>, <c>&lt;event</c>, …), anywhere on a line; then <see cref="OpenSegment"/> streams
+/// exactly that root's characters to an XML reader, with no line-length limit, and scanning resumes right after the
+/// root's end tag. An input that starts with <c>&amp;lt;</c> plus a root name is HTML-decoded from that point on. Line
+/// numbers count LF, CR LF and lone CR as one break each, as XML does.
 /// </summary>
 internal sealed class TextSource : IDisposable
 {
@@ -54,7 +55,14 @@ internal sealed class TextSource : IDisposable
     private bool _skipBlankRest;
     private SegmentReader? _segment;
 
-    public TextSource(TextReader reader, string? filePath, TextInputLimits limits, bool ownsReader, LineInterner? lines = null, bool liftValues = true)
+    public TextSource(
+        TextReader reader,
+        string? filePath,
+        TextInputLimits limits,
+        bool ownsReader,
+        LineInterner? lines = null,
+        bool liftValues = true
+    )
     {
         _lines = lines;
         Lifter = liftValues ? new XmlValueLifter(this) : null;
@@ -174,8 +182,14 @@ internal sealed class TextSource : IDisposable
                 scan = _len;
                 if (_len - _pos > _limits.MaxLineLength)
                 {
-                    throw Error(Line, string.Create(CultureInfo.InvariantCulture,
-                        $"a line of at most {_limits.MaxLineLength} characters outside XML (TextInputLimits.MaxLineLength); the line is longer"));
+                    throw Error(
+                        Line,
+                        string.Create(
+                            CultureInfo.InvariantCulture,
+                            $"a line of at most {_limits.MaxLineLength} characters outside XML "
+                                + $"(TextInputLimits.MaxLineLength); the line is longer"
+                        )
+                    );
                 }
 
                 continue;
@@ -187,15 +201,22 @@ internal sealed class TextSource : IDisposable
             {
                 if (i - _pos > _limits.MaxLineLength)
                 {
-                    throw Error(Line, string.Create(CultureInfo.InvariantCulture,
-                        $"a line of at most {_limits.MaxLineLength} characters outside XML (TextInputLimits.MaxLineLength); the line is longer"));
+                    throw Error(
+                        Line,
+                        string.Create(
+                            CultureInfo.InvariantCulture,
+                            $"a line of at most {_limits.MaxLineLength} characters outside XML "
+                                + $"(TextInputLimits.MaxLineLength); the line is longer"
+                        )
+                    );
                 }
 
                 int lineId = -1;
                 ReadOnlySpan<char> content = _buf.AsSpan(_pos, i - _pos);
-                string text = _lines is not null && _lines.TryIntern(content, out string? kept, out lineId)
-                    ? kept
-                    : new string(content);
+                string text =
+                    _lines is not null && _lines.TryIntern(content, out string? kept, out lineId)
+                        ? kept
+                        : new string(content);
 
                 long line = Line;
                 int next = i + 1;
@@ -234,7 +255,10 @@ internal sealed class TextSource : IDisposable
             {
                 if (ahead.StartsWith("<!DOCTYPE", StringComparison.OrdinalIgnoreCase))
                 {
-                    throw Error(Line, "no document type declaration: DTDs are refused (they enable entity-expansion attacks)");
+                    throw Error(
+                        Line,
+                        "no document type declaration: DTDs are refused (they enable entity-expansion attacks)"
+                    );
                 }
 
                 if (ahead.StartsWith("<?xml", StringComparison.Ordinal))
@@ -264,8 +288,11 @@ internal sealed class TextSource : IDisposable
                     return ScanKind.Root;
                 }
             }
-            else if (!HtmlDecoded && ahead.StartsWith("&lt;", StringComparison.Ordinal) &&
-                     (MatchRoot(ahead[4..]) is not null || ahead[4..].StartsWith("?xml", StringComparison.Ordinal)))
+            else if (
+                !HtmlDecoded
+                && ahead.StartsWith("&lt;", StringComparison.Ordinal)
+                && (MatchRoot(ahead[4..]) is not null || ahead[4..].StartsWith("?xml", StringComparison.Ordinal))
+            )
             {
                 if (!IsBlank(_pos, i))
                 {
@@ -289,7 +316,8 @@ internal sealed class TextSource : IDisposable
             throw new InvalidOperationException("No root to open.");
         }
 
-        // Slots are lifted only where their <value> children are within the depth limit, as the XML reader would check it.
+        // Slots are lifted only where their <value> children are within the depth limit, as the XML reader would check
+        // it.
         Lifter?.Begin(liftSlots: Root.Kind == TargetDataKind.Histogram && _limits.MaxXmlDepth >= 2);
         _segment = new SegmentReader(this, Root.Name, Lifter);
         return _segment;
@@ -304,9 +332,7 @@ internal sealed class TextSource : IDisposable
         }
 
         Span<char> sink = stackalloc char[512];
-        while (_segment.Read(sink) > 0)
-        {
-        }
+        while (_segment.Read(sink) > 0) { }
 
         _segment = null;
         Root = null;
@@ -391,7 +417,8 @@ internal sealed class TextSource : IDisposable
         HtmlDecoded = true;
     }
 
-    /// <summary>Makes at least <paramref name="count"/> characters available from <see cref="_pos"/>, unless the input ends first.</summary>
+    /// <summary>Makes at least <paramref name="count"/> characters available from <see cref="_pos"/>, unless the input
+    /// ends first.</summary>
     private bool EnsureAvailable(int count)
     {
         while (_len - _pos < count)
@@ -405,7 +432,8 @@ internal sealed class TextSource : IDisposable
         return true;
     }
 
-    /// <summary>Reads more characters, compacting or growing the buffer; false at the end of the input. Positions relative to <see cref="_pos"/> stay valid.</summary>
+    /// <summary>Reads more characters, compacting or growing the buffer; false at the end of the input. Positions
+    /// relative to <see cref="_pos"/> stay valid.</summary>
     internal bool ReadMore()
     {
         if (_eof)
@@ -425,8 +453,14 @@ internal sealed class TextSource : IDisposable
             long max = (long)_limits.MaxLineLength + Lookahead + 2;
             if (_buf.Length >= max)
             {
-                throw Error(Line, string.Create(CultureInfo.InvariantCulture,
-                    $"a line of at most {_limits.MaxLineLength} characters outside XML (TextInputLimits.MaxLineLength); the line is longer"));
+                throw Error(
+                    Line,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"a line of at most {_limits.MaxLineLength} characters outside XML "
+                            + $"(TextInputLimits.MaxLineLength); the line is longer"
+                    )
+                );
             }
 
             int size = (int)Math.Min(max, (long)_buf.Length * 2);

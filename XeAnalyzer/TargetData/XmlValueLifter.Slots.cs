@@ -34,7 +34,13 @@ internal sealed partial class XmlValueLifter
         {
             ReadOnlySpan<char> avail = s.Chars.AsSpan(s.Start, s.End - s.Start);
             int length = ScanSlot(
-                avail[at..], out ulong count, out ulong? trunc, out int valueStart, out int valueLength, out bool cr);
+                avail[at..],
+                out ulong count,
+                out ulong? trunc,
+                out int valueStart,
+                out int valueLength,
+                out bool cr
+            );
             if (length == NeedMore && _run.Count == 0 && !(s.Start == 0 && s.End == s.Chars.Length) && s.ReadMore())
             {
                 // The first slot does not end in the buffer yet: read on while the buffer holds it without growing.
@@ -57,8 +63,15 @@ internal sealed partial class XmlValueLifter
             lastCr = false;
             int afterValue = TextSource.CountLineBreaks(slotText[(valueStart + valueLength)..], ref lastCr);
             breaks += toValue + inValue + afterValue;
-            _run.Add(new LiftedSlot(_xmlLine + slotLine, _xmlLine + slotLine + toValue, count, trunc,
-                cr ? new string(text).ReplaceLineEndings("\n") : new string(text)));
+            _run.Add(
+                new LiftedSlot(
+                    _xmlLine + slotLine,
+                    _xmlLine + slotLine + toValue,
+                    count,
+                    trunc,
+                    cr ? new string(text).ReplaceLineEndings("\n") : new string(text)
+                )
+            );
             at += length;
             end = at;
             runBreaks = breaks;
@@ -117,7 +130,8 @@ internal sealed partial class XmlValueLifter
         out ulong? trunc,
         out int valueStart,
         out int valueLength,
-        out bool cr)
+        out bool cr
+    )
     {
         count = 0;
         trunc = null;
@@ -173,8 +187,12 @@ internal sealed partial class XmlValueLifter
                 return NeedMore;
             }
 
-            if (q == 0 || q > 19 || text[i + q] != '"' ||
-                !ulong.TryParse(text.Slice(i, q), NumberStyles.None, CultureInfo.InvariantCulture, out ulong n))
+            if (
+                q == 0
+                || q > 19
+                || text[i + q] != '"'
+                || !ulong.TryParse(text.Slice(i, q), NumberStyles.None, CultureInfo.InvariantCulture, out ulong n)
+            )
             {
                 return -1;
             }

@@ -35,6 +35,7 @@ internal sealed partial class XmlValueLifter
     private const string SlotOpen = "<Slot";
     private const string SlotClose = "</Slot>";
     private const string SlotStandIn = "<Slot/>";
+
     // Lifted values and slots the XML reader has not reached yet; more are left to the reader.
     private const int MaxLiftedValues = 4096;
     private const int MaxRunSlots = 256; // slots one stand-in stands for
@@ -43,7 +44,8 @@ internal sealed partial class XmlValueLifter
     // What a lifted value may hold: printable ASCII but the characters that start markup or a reference or may close a
     // CDATA section ('<', '&', ']'), TAB and LF; CR is handled apart. Anything else leaves the value to the XML reader.
     private static readonly SearchValues<char> s_plainValueChars = SearchValues.Create(
-        "\t\n !\"#$%'()*+,-./0123456789:;=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\^_`abcdefghijklmnopqrstuvwxyz{|}~");
+        "\t\n !\"#$%'()*+,-./0123456789:;=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\^_`abcdefghijklmnopqrstuvwxyz{|}~"
+    );
 
     private readonly TextSource _src;
     private readonly Queue<LiftedValue> _lifted = new();
@@ -55,6 +57,7 @@ internal sealed partial class XmlValueLifter
     // runs: there they are children of the root, so the stand-in stands where the parser reads slots (not inside an
     // element it skips or in a value, where a stand-in would read differently from the slots it replaces).
     private bool _liftSlots;
+
     // Where the next character handed to the XML reader sits, as the reader counts: its line (1-based) and the
     // characters before it on that line.
     private int _xmlLine = 1;
@@ -214,7 +217,11 @@ internal sealed partial class XmlValueLifter
         }
 
         // Up to where this step may copy: the end tag, the value, or all but a possible partial tag.
-        int limit = j >= 0 ? j : v >= 0 ? v : s.InputEnded ? avail.Length : avail.Length - (closeTag.Length - 1);
+        int limit =
+            j >= 0 ? j
+            : v >= 0 ? v
+            : s.InputEnded ? avail.Length
+            : avail.Length - (closeTag.Length - 1);
 
         // One character more than the limit, so a "<!" or "<?" cut by it is seen (the limit holds back at least 6).
         ReadOnlySpan<char> before = avail[..Math.Min(avail.Length, Math.Max(limit, 0) + 1)];
@@ -370,8 +377,13 @@ internal sealed partial class XmlValueLifter
         stand.Slice(ValueOpen.Length, breaks).Fill('\n');
         stand.Slice(ValueOpen.Length + breaks, lastLine).Fill(' ');
         ValueClose.CopyTo(stand[^ValueClose.Length..]);
-        emitted = Substitute(dest, stand.Length, ValueOpen.Length + k + ValueClose.Length, breaks,
-            (breaks > 0 ? 0 : _xmlColumn + ValueOpen.Length) + lastLine + ValueClose.Length);
+        emitted = Substitute(
+            dest,
+            stand.Length,
+            ValueOpen.Length + k + ValueClose.Length,
+            breaks,
+            (breaks > 0 ? 0 : _xmlColumn + ValueOpen.Length) + lastLine + ValueClose.Length
+        );
         return true;
     }
 

@@ -18,7 +18,8 @@ internal sealed partial class CaptureSet
         Files = files;
     }
 
-    /// <summary>A display name: the rollover base name (<c>folder/name</c>), or the file path of a single file.</summary>
+    /// <summary>A display name: the rollover base name (<c>folder/name</c>), or the file path of a single
+    /// file.</summary>
     public string Name { get; }
 
     /// <summary>The files, in reading order (rollover sets by the FILETIME in their names).</summary>
@@ -40,12 +41,13 @@ internal sealed partial class CaptureSet
     /// Expands inputs into capture sets. Each input is a file, a folder (its <c>*.xel</c> files, not recursive; a
     /// folder without any, its <c>*.xml</c> target-data files) or a glob (<c>*</c> and <c>?</c> within a path segment,
     /// <c>**</c> for any number of folders). Files are de-duplicated; rollover files
-    /// of one session (same folder and base name) form one set ordered by their FILETIME; other files are sets of their own.
-    /// Sets appear in the order of their first file in the inputs.
+    /// of one session (same folder and base name) form one set ordered by their FILETIME; other files are sets of their
+    /// own. Sets appear in the order of their first file in the inputs.
     /// </summary>
     /// <param name="inputs">Files, folders or globs.</param>
     /// <returns>The sets.</returns>
-    /// <exception cref="FileNotFoundException">An input names nothing that exists, or a glob or folder matches no file.</exception>
+    /// <exception cref="FileNotFoundException">An input names nothing that exists, or a glob or folder matches no
+    /// file.</exception>
     public static IReadOnlyList<CaptureSet> Expand(IEnumerable<string> inputs)
     {
         ArgumentNullException.ThrowIfNull(inputs);
@@ -61,14 +63,23 @@ internal sealed partial class CaptureSet
             }
             else if (Directory.Exists(input))
             {
-                matched = [.. Directory.EnumerateFiles(input, "*.xel", SearchOption.TopDirectoryOnly).Order(StringComparer.Ordinal)];
+                matched =
+                [
+                    .. Directory
+                        .EnumerateFiles(input, "*.xel", SearchOption.TopDirectoryOnly)
+                        .Order(StringComparer.Ordinal),
+                ];
 
                 // A folder of saved target data (histogram, ring_buffer, event_counter XML) is read as its XML files;
                 // beside .xel files its XML is left alone, as it usually holds the same events again.
                 if (matched.Count == 0)
                 {
-                    matched = [.. Directory.EnumerateFiles(input, "*.xml", SearchOption.TopDirectoryOnly)
-                        .Order(StringComparer.Ordinal)];
+                    matched =
+                    [
+                        .. Directory
+                            .EnumerateFiles(input, "*.xml", SearchOption.TopDirectoryOnly)
+                            .Order(StringComparer.Ordinal),
+                    ];
                 }
 
                 if (matched.Count == 0)
@@ -101,7 +112,8 @@ internal sealed partial class CaptureSet
         return Group(files);
     }
 
-    /// <summary>Groups files (in the given order) into sets: rollover files of one session together, ordered by FILETIME.</summary>
+    /// <summary>Groups files (in the given order) into sets: rollover files of one session together, ordered by
+    /// FILETIME.</summary>
     /// <param name="files">The files.</param>
     /// <returns>The sets.</returns>
     public static IReadOnlyList<CaptureSet> Group(IEnumerable<string> files)
@@ -144,9 +156,14 @@ internal sealed partial class CaptureSet
             }
 
             List<(string File, ulong Time)> list = groups[key[1..]];
-            string[] sorted = [.. list.OrderBy(x => x.Time).ThenBy(x => x.File, StringComparer.Ordinal).Select(x => x.File)];
+            string[] sorted =
+            [
+                .. list.OrderBy(x => x.Time).ThenBy(x => x.File, StringComparer.Ordinal).Select(x => x.File),
+            ];
             string dir = Path.GetDirectoryName(sorted[0]) ?? string.Empty;
-            string b = TryParseRolloverName(sorted[0], out string parsed, out _) ? parsed : Path.GetFileNameWithoutExtension(sorted[0]);
+            string b = TryParseRolloverName(sorted[0], out string parsed, out _)
+                ? parsed
+                : Path.GetFileNameWithoutExtension(sorted[0]);
             result.Add(new CaptureSet(Path.Combine(dir, b), sorted) { IsRollover = true });
         }
 
@@ -154,8 +171,8 @@ internal sealed partial class CaptureSet
     }
 
     /// <summary>
-    /// Parses a rollover file name <c>&lt;base&gt;_0_&lt;FILETIME&gt;.xel</c> (the number after the base is the target's
-    /// counter, usually 0; the last number is a FILETIME).
+    /// Parses a rollover file name <c>&lt;base&gt;_0_&lt;FILETIME&gt;.xel</c> (the number after the base is the
+    /// target's counter, usually 0; the last number is a FILETIME).
     /// </summary>
     /// <param name="path">A file name or path.</param>
     /// <param name="baseName">The base name, including the counter (<c>xe_wait_completed_0</c>).</param>
@@ -165,7 +182,10 @@ internal sealed partial class CaptureSet
     {
         ArgumentNullException.ThrowIfNull(path);
         Match m = RolloverPattern().Match(Path.GetFileName(path));
-        if (m.Success && ulong.TryParse(m.Groups[2].ValueSpan, NumberStyles.None, CultureInfo.InvariantCulture, out fileTime))
+        if (
+            m.Success
+            && ulong.TryParse(m.Groups[2].ValueSpan, NumberStyles.None, CultureInfo.InvariantCulture, out fileTime)
+        )
         {
             baseName = m.Groups[1].Value;
             return true;
@@ -247,12 +267,14 @@ internal sealed partial class CaptureSet
         var sb = new StringBuilder("^");
         foreach (char c in segment)
         {
-            sb.Append(c switch
-            {
-                '*' => ".*",
-                '?' => ".",
-                _ => Regex.Escape(c.ToString()),
-            });
+            sb.Append(
+                c switch
+                {
+                    '*' => ".*",
+                    '?' => ".",
+                    _ => Regex.Escape(c.ToString()),
+                }
+            );
         }
 
         return new Regex(sb.Append('$').ToString(), RegexOptions.CultureInvariant);

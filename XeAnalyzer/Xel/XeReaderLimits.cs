@@ -17,19 +17,40 @@ internal sealed class XeReaderLimits
     public static XeReaderLimits Default { get; } = new();
 
     /// <summary>Largest buffer (padded length) accepted, in bytes. Default 64 MiB.</summary>
-    public int MaxBufferSize { get => _maxBufferSize; init => _maxBufferSize = Check(value, 1024, nameof(MaxBufferSize)); }
+    public int MaxBufferSize
+    {
+        get => _maxBufferSize;
+        init => _maxBufferSize = Check(value, 1024, nameof(MaxBufferSize));
+    }
 
     /// <summary>Largest event record (header, payload and actions) accepted, in bytes. Default 16 MiB.</summary>
-    public int MaxEventSize { get => _maxEventSize; init => _maxEventSize = Check(value, 64, nameof(MaxEventSize)); }
+    public int MaxEventSize
+    {
+        get => _maxEventSize;
+        init => _maxEventSize = Check(value, 64, nameof(MaxEventSize));
+    }
 
     /// <summary>Most fields per event type and most actions per event. Default 4096.</summary>
-    public int MaxFieldsPerEvent { get => _maxFieldsPerEvent; init => _maxFieldsPerEvent = Check(value, 1, nameof(MaxFieldsPerEvent)); }
+    public int MaxFieldsPerEvent
+    {
+        get => _maxFieldsPerEvent;
+        init => _maxFieldsPerEvent = Check(value, 1, nameof(MaxFieldsPerEvent));
+    }
 
     /// <summary>Most frames in one callstack value. Default 4096 (SQL Server captures at most 255).</summary>
-    public int MaxCallstackFrames { get => _maxCallstackFrames; init => _maxCallstackFrames = Check(value, 1, nameof(MaxCallstackFrames)); }
+    public int MaxCallstackFrames
+    {
+        get => _maxCallstackFrames;
+        init => _maxCallstackFrames = Check(value, 1, nameof(MaxCallstackFrames));
+    }
 
-    /// <summary>Most metadata objects (events, actions, maps, types, map entries, attributes) per package. Default 1,000,000.</summary>
-    public int MaxMetadataObjects { get => _maxMetadataObjects; init => _maxMetadataObjects = Check(value, 1, nameof(MaxMetadataObjects)); }
+    /// <summary>Most metadata objects (events, actions, maps, types, map entries, attributes) per package. Default
+    /// 1,000,000.</summary>
+    public int MaxMetadataObjects
+    {
+        get => _maxMetadataObjects;
+        init => _maxMetadataObjects = Check(value, 1, nameof(MaxMetadataObjects));
+    }
 
     private static int Check(int value, int min, string name)
     {

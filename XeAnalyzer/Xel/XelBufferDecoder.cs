@@ -37,8 +37,14 @@ internal sealed class XelBufferDecoder
     /// <param name="schema">The file's metadata as merged so far (for action sets).</param>
     /// <param name="broken">RIDs whose metadata could not be decoded, with why.</param>
     /// <param name="states">Every event type of the metadata, indexed by <see cref="EventState.Index"/>.</param>
-    public XelBufferDecoder(IRandomAccessSource source, XeReaderLimits limits, bool strict, XeSchema schema,
-        IReadOnlyDictionary<uint, string> broken, EventState[] states)
+    public XelBufferDecoder(
+        IRandomAccessSource source,
+        XeReaderLimits limits,
+        bool strict,
+        XeSchema schema,
+        IReadOnlyDictionary<uint, string> broken,
+        EventState[] states
+    )
     {
         _source = source;
         _file = source.Name;
@@ -83,7 +89,8 @@ internal sealed class XelBufferDecoder
         int ActionStarts,
         EventState State,
         XeActionSet Actions,
-        DateTime Time);
+        DateTime Time
+    );
 
     /// <summary>
     /// Reads and walks one event buffer (on a worker, or on the reading thread): reads its bytes at
@@ -133,9 +140,11 @@ internal sealed class XelBufferDecoder
                     throw new InvalidXelDataException(_file, b.Position + p, "expected " + problem);
                 }
 
-                b.Damage = string.Create(CultureInfo.InvariantCulture,
-                    $"damaged event record (expected {problem}); the rest of the buffer at offset {b.Position} is " +
-                    $"skipped");
+                b.Damage = string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"damaged event record (expected {problem}); the rest of the buffer at offset {b.Position} is "
+                        + $"skipped"
+                );
                 b.DamageOffset = b.Position + p;
                 return false;
             }
@@ -147,7 +156,14 @@ internal sealed class XelBufferDecoder
     }
 
     private string? ParseRecord(
-        XelEventBuffer b, int p, int end, bool dataCutShort, ref EventState? last, out int next, out bool truncated)
+        XelEventBuffer b,
+        int p,
+        int end,
+        bool dataCutShort,
+        ref EventState? last,
+        out int next,
+        out bool truncated
+    )
     {
         next = p;
         truncated = false;
@@ -156,8 +172,10 @@ internal sealed class XelBufferDecoder
         if (left < RecordHeaderSize)
         {
             truncated = dataCutShort;
-            return string.Create(CultureInfo.InvariantCulture,
-                $"a {RecordHeaderSize}-byte event record header, but only {left} bytes of buffer data remain");
+            return string.Create(
+                CultureInfo.InvariantCulture,
+                $"a {RecordHeaderSize}-byte event record header, but only {left} bytes of buffer data remain"
+            );
         }
 
         ReadOnlySpan<byte> h = span.Slice(p, RecordHeaderSize);
@@ -168,9 +186,11 @@ internal sealed class XelBufferDecoder
         if (payloadLength > (uint)(left - RecordHeaderSize))
         {
             truncated = dataCutShort;
-            return string.Create(CultureInfo.InvariantCulture,
-                $"a payload within the buffer data, but the payload length {payloadLength} exceeds the " +
-                $"{left - RecordHeaderSize} bytes left");
+            return string.Create(
+                CultureInfo.InvariantCulture,
+                $"a payload within the buffer data, but the payload length {payloadLength} exceeds the "
+                    + $"{left - RecordHeaderSize} bytes left"
+            );
         }
 
         int payload = p + RecordHeaderSize;
@@ -192,9 +212,11 @@ internal sealed class XelBufferDecoder
                 if (alen > (uint)(end - q - 8))
                 {
                     truncated = dataCutShort;
-                    return string.Create(CultureInfo.InvariantCulture,
-                        $"an action value within the buffer data, but its length {alen} exceeds the {end - q - 8} " +
-                        $"bytes left");
+                    return string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"an action value within the buffer data, but its length {alen} exceeds the {end - q - 8} "
+                            + $"bytes left"
+                    );
                 }
 
                 int at = q;
@@ -206,8 +228,10 @@ internal sealed class XelBufferDecoder
 
                 if (actionCount >= _limits.MaxFieldsPerEvent)
                 {
-                    return string.Create(CultureInfo.InvariantCulture,
-                        $"at most {_limits.MaxFieldsPerEvent} actions per event (XeReaderLimits.MaxFieldsPerEvent)");
+                    return string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"at most {_limits.MaxFieldsPerEvent} actions per event (XeReaderLimits.MaxFieldsPerEvent)"
+                    );
                 }
 
                 b.AddAction(startsAt + actionCount, arid, (int)alen, at);
@@ -217,9 +241,11 @@ internal sealed class XelBufferDecoder
 
         if (q - p > _limits.MaxEventSize)
         {
-            return string.Create(CultureInfo.InvariantCulture,
-                $"an event record of at most {_limits.MaxEventSize} bytes (XeReaderLimits.MaxEventSize), found " +
-                $"{q - p}");
+            return string.Create(
+                CultureInfo.InvariantCulture,
+                $"an event record of at most {_limits.MaxEventSize} bytes (XeReaderLimits.MaxEventSize), found "
+                    + $"{q - p}"
+            );
         }
 
         next = q;
@@ -232,9 +258,11 @@ internal sealed class XelBufferDecoder
                 return null;
             }
 
-            return string.Create(CultureInfo.InvariantCulture,
-                $"an event RID defined in the file's metadata, found 0x{rid:X8} (package " +
-                $"{XeRid.PackageIndex(rid)}, object {XeRid.ObjectIndex(rid)}, type {XeRid.ObjectType(rid)})");
+            return string.Create(
+                CultureInfo.InvariantCulture,
+                $"an event RID defined in the file's metadata, found 0x{rid:X8} (package "
+                    + $"{XeRid.PackageIndex(rid)}, object {XeRid.ObjectIndex(rid)}, type {XeRid.ObjectType(rid)})"
+            );
         }
 
         last = st;
@@ -247,8 +275,10 @@ internal sealed class XelBufferDecoder
         // Fields.
         if (payloadLength < (uint)st.MinPayload)
         {
-            return string.Create(CultureInfo.InvariantCulture,
-                $"a payload of at least {st.MinPayload} bytes for {st.Type.FullName}, found {payloadLength}");
+            return string.Create(
+                CultureInfo.InvariantCulture,
+                $"a payload of at least {st.MinPayload} bytes for {st.Type.FullName}, found {payloadLength}"
+            );
         }
 
         XeColumn[] fields = st.Type.FieldArray;
@@ -260,9 +290,11 @@ internal sealed class XelBufferDecoder
             uint len = BinaryPrimitives.ReadUInt32LittleEndian(slot[4..]);
             if ((ulong)off + len > payloadLength)
             {
-                return string.Create(CultureInfo.InvariantCulture,
-                    $"field '{f.Name}' of {st.Type.FullName} (offset {off}, length {len}) within the " +
-                    $"{payloadLength}-byte payload");
+                return string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"field '{f.Name}' of {st.Type.FullName} (offset {off}, length {len}) within the "
+                        + $"{payloadLength}-byte payload"
+                );
             }
 
             string? bad = CheckCallstack(f, (int)len);
@@ -300,8 +332,10 @@ internal sealed class XelBufferDecoder
                 int len = b.ActionLengths[startsAt + i];
                 if (!c.IsVariableLength && len != c.Size)
                 {
-                    return string.Create(CultureInfo.InvariantCulture,
-                        $"action '{c.FullName}' of {c.Size} bytes, found {len}");
+                    return string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"action '{c.FullName}' of {c.Size} bytes, found {len}"
+                    );
                 }
 
                 string? bad = CheckCallstack(c, len);
@@ -372,8 +406,10 @@ internal sealed class XelBufferDecoder
             XeColumn? c = _schema.GetAction(rids[i]);
             if (c is null)
             {
-                unknown = string.Create(CultureInfo.InvariantCulture,
-                    $"an action RID defined in the file's metadata, found 0x{rids[i]:X8}");
+                unknown = string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"an action RID defined in the file's metadata, found 0x{rids[i]:X8}"
+                );
                 return null;
             }
 
@@ -409,15 +445,19 @@ internal sealed class XelBufferDecoder
 
         if (len % c.PointerSize != 0)
         {
-            return string.Create(CultureInfo.InvariantCulture,
-                $"callstack '{c.Name}' whose length is a multiple of the pointer size {c.PointerSize}, found {len}");
+            return string.Create(
+                CultureInfo.InvariantCulture,
+                $"callstack '{c.Name}' whose length is a multiple of the pointer size {c.PointerSize}, found {len}"
+            );
         }
 
         if (len / c.PointerSize > _limits.MaxCallstackFrames)
         {
-            return string.Create(CultureInfo.InvariantCulture,
-                $"at most {_limits.MaxCallstackFrames} callstack frames (XeReaderLimits.MaxCallstackFrames), found " +
-                $"{len / c.PointerSize}");
+            return string.Create(
+                CultureInfo.InvariantCulture,
+                $"at most {_limits.MaxCallstackFrames} callstack frames (XeReaderLimits.MaxCallstackFrames), found "
+                    + $"{len / c.PointerSize}"
+            );
         }
 
         return null;

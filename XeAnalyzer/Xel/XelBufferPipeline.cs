@@ -18,7 +18,8 @@ internal sealed class XelBufferPipeline
     private readonly int _window;
 
     /// <summary>Creates a pipeline.</summary>
-    /// <param name="threads">Threads that decode (the reading thread included); 1 decodes on the reading thread only.</param>
+    /// <param name="threads">Threads that decode (the reading thread included); 1 decodes on the reading thread
+    /// only.</param>
     /// <param name="pooled">Whether buffers are reused once delivered (events are then transient views).</param>
     public XelBufferPipeline(int threads, bool pooled)
     {
@@ -35,12 +36,23 @@ internal sealed class XelBufferPipeline
 
     /// <summary>Queues one event buffer for decoding.</summary>
     public void Dispatch(
-        XelBufferDecoder decoder, long position, int dataOffset, int dataEnd, int readable, int paddedLength) =>
-        _decoding.Add(Rent(decoder, position, dataOffset, dataEnd, readable, paddedLength));
+        XelBufferDecoder decoder,
+        long position,
+        int dataOffset,
+        int dataEnd,
+        int readable,
+        int paddedLength
+    ) => _decoding.Add(Rent(decoder, position, dataOffset, dataEnd, readable, paddedLength));
 
     /// <summary>Decodes one event buffer on the reading thread, now (nothing else is in flight).</summary>
     public XelEventBuffer DecodeHere(
-        XelBufferDecoder decoder, long position, int dataOffset, int dataEnd, int readable, int paddedLength)
+        XelBufferDecoder decoder,
+        long position,
+        int dataOffset,
+        int dataEnd,
+        int readable,
+        int paddedLength
+    )
     {
         XelEventBuffer b = Rent(decoder, position, dataOffset, dataEnd, readable, paddedLength);
         b.Decode();
@@ -74,7 +86,13 @@ internal sealed class XelBufferPipeline
     }
 
     private XelEventBuffer Rent(
-        XelBufferDecoder decoder, long position, int dataOffset, int dataEnd, int readable, int paddedLength)
+        XelBufferDecoder decoder,
+        long position,
+        int dataOffset,
+        int dataEnd,
+        int readable,
+        int paddedLength
+    )
     {
         XelEventBuffer b = _free.Count > 0 ? _free.Pop() : new XelEventBuffer(_pooled);
         b.Reset(decoder, position, dataOffset, dataEnd, readable, paddedLength);

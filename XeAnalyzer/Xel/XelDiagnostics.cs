@@ -9,7 +9,8 @@ namespace XeAnalyzer.Xel;
 internal sealed record XelWarning(string FilePath, long Offset, string Message)
 {
     /// <inheritdoc/>
-    public override string ToString() => string.Create(CultureInfo.InvariantCulture, $"{FilePath}: byte offset {Offset} (0x{Offset:X}): {Message}");
+    public override string ToString() =>
+        string.Create(CultureInfo.InvariantCulture, $"{FilePath}: byte offset {Offset} (0x{Offset:X}): {Message}");
 }
 
 /// <summary>

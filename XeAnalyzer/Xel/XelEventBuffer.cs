@@ -91,7 +91,13 @@ internal sealed class XelEventBuffer(bool pooled)
     /// <paramref name="decoder"/>.
     /// </summary>
     public void Reset(
-        XelBufferDecoder decoder, long position, int dataOffset, int dataEnd, int readable, int paddedLength)
+        XelBufferDecoder decoder,
+        long position,
+        int dataOffset,
+        int dataEnd,
+        int readable,
+        int paddedLength
+    )
     {
         _decoder = decoder;
         Position = position;

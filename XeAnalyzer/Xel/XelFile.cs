@@ -7,7 +7,8 @@ namespace XeAnalyzer.Xel;
 /// <summary>The 8 meaningful bytes of a <c>.xel</c> file header.</summary>
 /// <param name="Magic">The magic number, <see cref="XelFile.Magic"/>.</param>
 /// <param name="Version">The format version (10 in every known file).</param>
-/// <param name="HeaderSize">Offset of the first buffer (512 in every known file); a file shorter than this is not a readable capture.</param>
+/// <param name="HeaderSize">Offset of the first buffer (512 in every known file); a file shorter than this is not a
+/// readable capture.</param>
 internal readonly record struct XelFileHeader(uint Magic, ushort Version, ushort HeaderSize);
 
 /// <summary>The answer of <see cref="XelFile.Identify(string)"/>: what a file is, without reading its events.</summary>
@@ -30,7 +31,8 @@ internal static class XelFile
     /// <summary>Reads and checks the file header.</summary>
     /// <param name="path">The file.</param>
     /// <returns>The header.</returns>
-    /// <exception cref="InvalidXelDataException">The file is not a <c>.xel</c> capture (empty, too short, wrong magic or version).</exception>
+    /// <exception cref="InvalidXelDataException">The file is not a <c>.xel</c> capture (empty, too short, wrong magic
+    /// or version).</exception>
     /// <exception cref="IOException">The file cannot be opened.</exception>
     public static XelFileHeader ReadHeader(string path)
     {
@@ -54,7 +56,8 @@ internal static class XelFile
         return header;
     }
 
-    /// <summary>Says whether <paramref name="path"/> is a <c>.xel</c> capture, without throwing for malformed content.</summary>
+    /// <summary>Says whether <paramref name="path"/> is a <c>.xel</c> capture, without throwing for malformed
+    /// content.</summary>
     /// <param name="path">The file.</param>
     /// <returns>The identity.</returns>
     /// <exception cref="IOException">The file cannot be opened.</exception>
@@ -80,7 +83,10 @@ internal static class XelFile
         if (n < 8)
         {
             offset = n;
-            return string.Create(CultureInfo.InvariantCulture, $"expected an 8-byte .xel file header, but the file has only {n} bytes");
+            return string.Create(
+                CultureInfo.InvariantCulture,
+                $"expected an 8-byte .xel file header, but the file has only {n} bytes"
+            );
         }
 
         uint magic = BinaryPrimitives.ReadUInt32LittleEndian(b);
@@ -88,26 +94,39 @@ internal static class XelFile
         ushort size = BinaryPrimitives.ReadUInt16LittleEndian(b[6..]);
         if (magic != Magic)
         {
-            return string.Create(CultureInfo.InvariantCulture, $"expected the .xel magic 0xEFAB375A, found 0x{magic:X8}: not an Extended Events file");
+            return string.Create(
+                CultureInfo.InvariantCulture,
+                $"expected the .xel magic 0xEFAB375A, found 0x{magic:X8}: not an Extended Events file"
+            );
         }
 
         if (version != SupportedVersion)
         {
             offset = 4;
-            return string.Create(CultureInfo.InvariantCulture, $"expected format version {SupportedVersion}, found {version}");
+            return string.Create(
+                CultureInfo.InvariantCulture,
+                $"expected format version {SupportedVersion}, found {version}"
+            );
         }
 
         if (size < 8)
         {
             offset = 6;
-            return string.Create(CultureInfo.InvariantCulture, $"expected a header size of at least 8 bytes, found {size}");
+            return string.Create(
+                CultureInfo.InvariantCulture,
+                $"expected a header size of at least 8 bytes, found {size}"
+            );
         }
 
         // The first buffer starts after the whole header: a file cut inside it is damaged, not an empty capture.
         if (length < size)
         {
             offset = length;
-            return string.Create(CultureInfo.InvariantCulture, $"expected a {size}-byte .xel file header (as its size field at offset 6 says), but the file ends after {length} bytes (truncated capture)");
+            return string.Create(
+                CultureInfo.InvariantCulture,
+                $"expected a {size}-byte .xel file header (as its size field at offset 6 says), but the file ends "
+                    + $"after {length} bytes (truncated capture)"
+            );
         }
 
         header = new XelFileHeader(magic, version, size);

@@ -64,7 +64,8 @@ internal sealed class XelFileReader
     /// <summary>Metadata buffers read.</summary>
     public int MetadataBufferCount { get; private set; }
 
-    /// <summary>The earliest package start time of the metadata read so far (no event of the file is earlier), or <see langword="null"/>.</summary>
+    /// <summary>The earliest package start time of the metadata read so far (no event of the file is earlier), or
+    /// <see langword="null"/>.</summary>
     public DateTime? EarliestPackageStart
     {
         get
@@ -91,7 +92,16 @@ internal sealed class XelFileReader
             for (int i = 0; i < b.Count; i++)
             {
                 XelBufferDecoder.Record rec = records[i];
-                var e = new XEvent(rec.State.Type, rec.Time, b.Data, rec.PayloadOffset, rec.PayloadLength, rec.ActionsOffset, rec.Actions, new XeSourceLocation(_file, b.Position + rec.Offset));
+                var e = new XEvent(
+                    rec.State.Type,
+                    rec.Time,
+                    b.Data,
+                    rec.PayloadOffset,
+                    rec.PayloadLength,
+                    rec.ActionsOffset,
+                    rec.Actions,
+                    new XeSourceLocation(_file, b.Position + rec.Offset)
+                );
                 if (rec.ActionStarts >= 0)
                 {
                     e.SetActionStarts(b.ActionStarts, rec.ActionStarts);
@@ -103,8 +113,8 @@ internal sealed class XelFileReader
     }
 
     /// <summary>
-    /// Reads the file buffer by buffer: each event buffer is yielded decoded (its records), in file order. The caller must be done with
-    /// a buffer's records before asking for the next one: a pooled pipeline reuses the buffer then.
+    /// Reads the file buffer by buffer: each event buffer is yielded decoded (its records), in file order. The caller
+    /// must be done with a buffer's records before asking for the next one: a pooled pipeline reuses the buffer then.
     /// </summary>
     /// <param name="metadataOnly">Skip event buffers unread.</param>
     /// <param name="cancellationToken">Checked between buffers.</param>
@@ -144,8 +154,8 @@ internal sealed class XelFileReader
         bool resyncing = false;
         while (true)
         {
-            // Dispatch: event buffers whose data the file holds entirely are decoded ahead; anything else waits until every buffer
-            // before it has been delivered, then is handled here as a sequential read would.
+            // Dispatch: event buffers whose data the file holds entirely are decoded ahead; anything else waits until
+            // every buffer before it has been delivered, then is handled here as a sequential read would.
             while (pos < fileLength && _pipeline.CanDispatch && !metadataOnly)
             {
                 if (fileLength - pos < XelBufferHeader.Size || _source.Read(pos, hb) < XelBufferHeader.Size)
@@ -154,7 +164,11 @@ internal sealed class XelFileReader
                 }
 
                 XelBufferHeader ahead = XelBufferHeader.Parse(hb);
-                if (ahead.Type != XelBufferType.Event || ahead.Validate(_limits) is not null || fileLength - pos < ahead.PaddedLength)
+                if (
+                    ahead.Type != XelBufferType.Event
+                    || ahead.Validate(_limits) is not null
+                    || fileLength - pos < ahead.PaddedLength
+                )
                 {
                     break;
                 }
@@ -177,7 +191,14 @@ internal sealed class XelFileReader
                 _pipeline.Release(done);
                 if (stop)
                 {
-                    Incomplete(done.Position, string.Create(CultureInfo.InvariantCulture, $"the final buffer is incomplete ({done.PaddedLength} of {done.PaddedLength} bytes); every complete event before the cut was read"));
+                    Incomplete(
+                        done.Position,
+                        string.Create(
+                            CultureInfo.InvariantCulture,
+                            $"the final buffer is incomplete ({done.PaddedLength} of {done.PaddedLength} bytes); "
+                                + $"every complete event before the cut was read"
+                        )
+                    );
                     yield break;
                 }
 
@@ -192,14 +213,27 @@ internal sealed class XelFileReader
             cancellationToken.ThrowIfCancellationRequested();
             if (fileLength - pos < XelBufferHeader.Size)
             {
-                Incomplete(pos, string.Create(CultureInfo.InvariantCulture, $"the file ends {fileLength - pos} bytes into a buffer header; the rest of the file is ignored"));
+                Incomplete(
+                    pos,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"the file ends {fileLength - pos} bytes into a buffer header; the rest of the file is ignored"
+                    )
+                );
                 yield break;
             }
 
             _source.Read(pos, hb);
             if (Array.TrueForAll(hb, b => b == 0))
             {
-                _diag?.Warn(_file, pos, string.Create(CultureInfo.InvariantCulture, $"the last {fileLength - pos} bytes are zero-filled (no further buffers)"));
+                _diag?.Warn(
+                    _file,
+                    pos,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"the last {fileLength - pos} bytes are zero-filled (no further buffers)"
+                    )
+                );
                 yield break;
             }
 
@@ -215,7 +249,11 @@ internal sealed class XelFileReader
                 if (!resyncing)
                 {
                     _diag?.SkippedBuffer();
-                    _diag?.Warn(_file, pos, "damaged buffer header skipped (expected " + problem + "); looking for the next buffer");
+                    _diag?.Warn(
+                        _file,
+                        pos,
+                        "damaged buffer header skipped (expected " + problem + "); looking for the next buffer"
+                    );
                     resyncing = true;
                 }
 
@@ -245,8 +283,14 @@ internal sealed class XelFileReader
                 case XelBufferType.Event when !metadataOnly:
                     // Decoded here, in turn (it may be the last, cut-short buffer of a file still being written).
                     int readable = (int)Math.Min(dataEnd, available);
-                    XelEventBuffer one =
-                        _pipeline.DecodeHere(_decoder, pos, bh.DataOffset, dataEnd, readable, (int)bh.PaddedLength);
+                    XelEventBuffer one = _pipeline.DecodeHere(
+                        _decoder,
+                        pos,
+                        bh.DataOffset,
+                        dataEnd,
+                        readable,
+                        (int)bh.PaddedLength
+                    );
                     if (Deliver(one, out bool stop))
                     {
                         yield return one;
@@ -261,7 +305,14 @@ internal sealed class XelFileReader
                     if (!_warnedOtherBuffers)
                     {
                         _warnedOtherBuffers = true;
-                        _diag?.Warn(_file, pos, string.Create(CultureInfo.InvariantCulture, $"buffer of type {(ushort)bh.Type} (header/index) skipped: its layout is undocumented"));
+                        _diag?.Warn(
+                            _file,
+                            pos,
+                            string.Create(
+                                CultureInfo.InvariantCulture,
+                                $"buffer of type {(ushort)bh.Type} (header/index) skipped: its layout is undocumented"
+                            )
+                        );
                     }
 
                     break;
@@ -269,7 +320,14 @@ internal sealed class XelFileReader
 
             if (cutShort)
             {
-                Incomplete(pos, string.Create(CultureInfo.InvariantCulture, $"the final buffer is incomplete ({available} of {bh.PaddedLength} bytes); every complete event before the cut was read"));
+                Incomplete(
+                    pos,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"the final buffer is incomplete ({available} of {bh.PaddedLength} bytes); every complete "
+                            + $"event before the cut was read"
+                    )
+                );
                 yield break;
             }
 
@@ -278,8 +336,9 @@ internal sealed class XelFileReader
     }
 
     /// <summary>
-    /// Reports what the worker found in a buffer (in the order a sequential read reports it) and says whether its events are delivered and
-    /// whether the read stops after it (the file shrank while being read, or its data is cut short).
+    /// Reports what the worker found in a buffer (in the order a sequential read reports it) and says whether its
+    /// events are delivered and whether the read stops after it (the file shrank while being read, or its data is cut
+    /// short).
     /// </summary>
     private bool Deliver(XelEventBuffer b, out bool stop)
     {
@@ -327,7 +386,16 @@ internal sealed class XelFileReader
     {
         try
         {
-            XelMetadataReader.Parse(meta.AsSpan(bh.DataOffset), pos + bh.DataOffset, _file, Schema, _clocks, _limits, _strict, _broken);
+            XelMetadataReader.Parse(
+                meta.AsSpan(bh.DataOffset),
+                pos + bh.DataOffset,
+                _file,
+                Schema,
+                _clocks,
+                _limits,
+                _strict,
+                _broken
+            );
         }
         catch (InvalidXelDataException ex) when (!_strict)
         {
@@ -342,7 +410,14 @@ internal sealed class XelFileReader
                 continue;
             }
 
-            _diag?.Warn(_file, pos, "objects of RID 0x" + b.Key.ToString("X8", CultureInfo.InvariantCulture) + " cannot be decoded: " + b.Value);
+            _diag?.Warn(
+                _file,
+                pos,
+                "objects of RID 0x"
+                    + b.Key.ToString("X8", CultureInfo.InvariantCulture)
+                    + " cannot be decoded: "
+                    + b.Value
+            );
         }
 
         FoldTally();
@@ -393,7 +468,8 @@ internal sealed class XelFileReader
         _decoder = new XelBufferDecoder(_source, _limits, _strict, Schema, _broken, [.. list]);
     }
 
-    /// <summary>Adds the records counted per event type to <see cref="XelReadOptions.Tally"/> and resets the counts.</summary>
+    /// <summary>Adds the records counted per event type to <see cref="XelReadOptions.Tally"/> and resets the
+    /// counts.</summary>
     private void FoldTally()
     {
         if (_options.Tally is not XelEventTally tally)

@@ -4,7 +4,8 @@ using XeAnalyzer.IO;
 
 namespace XeAnalyzer.Xel;
 
-/// <summary>Clock of a package: event time = <see cref="StartFileTime"/> + ticks × 10^7 / <see cref="Frequency"/> (0 means 10^7).</summary>
+/// <summary>Clock of a package: event time = <see cref="StartFileTime"/> + ticks × 10^7 / <see cref="Frequency"/> (0
+/// means 10^7).</summary>
 internal readonly record struct XelPackageClock(long StartFileTime, ulong Frequency);
 
 /// <summary>Parses metadata buffers into an <see cref="XeSchema"/>, merging packages by index.</summary>
@@ -18,11 +19,32 @@ internal static class XelMetadataReader
 
     private sealed record RawField(uint Rid, string Name, ushort Offset, ushort Caps, string Description);
 
-    private sealed record RawEvent(XePackage Package, ObjectHeader Header, XeStaticAttributeValue[] Statics, XeCustomizableAttributeValue[] Customs, RawField[] Fields, long Offset);
+    private sealed record RawEvent(
+        XePackage Package,
+        ObjectHeader Header,
+        XeStaticAttributeValue[] Statics,
+        XeCustomizableAttributeValue[] Customs,
+        RawField[] Fields,
+        long Offset
+    );
 
-    private sealed record RawAction(XePackage Package, ObjectHeader Header, uint TypeRid, uint StorageSize, int StorageFlags, long Offset);
+    private sealed record RawAction(
+        XePackage Package,
+        ObjectHeader Header,
+        uint TypeRid,
+        uint StorageSize,
+        int StorageFlags,
+        long Offset
+    );
 
-    private readonly record struct ObjectHeader(ushort Version, byte GenericCaps, byte SpecificCaps, uint Rid, string Name, string Description);
+    private readonly record struct ObjectHeader(
+        ushort Version,
+        byte GenericCaps,
+        byte SpecificCaps,
+        uint Rid,
+        string Name,
+        string Description
+    );
 
     /// <summary>Parses one metadata buffer's data.</summary>
     /// <param name="data">The data region of the buffer.</param>
@@ -41,7 +63,8 @@ internal static class XelMetadataReader
         Dictionary<int, XelPackageClock> clocks,
         XeReaderLimits limits,
         bool strict,
-        Dictionary<uint, string> broken)
+        Dictionary<uint, string> broken
+    )
     {
         var events = new List<RawEvent>();
         var actions = new List<RawAction>();
@@ -53,8 +76,15 @@ internal static class XelMetadataReader
             uint size = head.ReadUInt32("package size");
             if (size < 64 || size > (uint)(data.Length - pos))
             {
-                throw new InvalidXelDataException(file, baseOffset + pos + 2, string.Create(CultureInfo.InvariantCulture,
-                    $"expected a package size between 64 and the {data.Length - pos} bytes left in the metadata buffer, found {size}"));
+                throw new InvalidXelDataException(
+                    file,
+                    baseOffset + pos + 2,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"expected a package size between 64 and the {data.Length - pos} bytes left in the metadata "
+                            + $"buffer, found {size}"
+                    )
+                );
             }
 
             var r = new SpanReader(data.Slice(pos, (int)size), baseOffset + pos, file, FormatKind.Xel);
@@ -67,7 +97,14 @@ internal static class XelMetadataReader
         {
             if (ptr.Size is not (4 or 8))
             {
-                throw new InvalidXelDataException(file, baseOffset, string.Create(CultureInfo.InvariantCulture, $"expected the ptr type of package 0 to be 4 or 8 bytes, found {ptr.Size}"));
+                throw new InvalidXelDataException(
+                    file,
+                    baseOffset,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"expected the ptr type of package 0 to be 4 or 8 bytes, found {ptr.Size}"
+                    )
+                );
             }
 
             schema.PointerSize = ptr.Size;
@@ -102,7 +139,14 @@ internal static class XelMetadataReader
         }
     }
 
-    private static void ParsePackage(ref SpanReader r, XeSchema schema, Dictionary<int, XelPackageClock> clocks, XeReaderLimits limits, List<RawEvent> events, List<RawAction> actions)
+    private static void ParsePackage(
+        ref SpanReader r,
+        XeSchema schema,
+        Dictionary<int, XelPackageClock> clocks,
+        XeReaderLimits limits,
+        List<RawEvent> events,
+        List<RawAction> actions
+    )
     {
         r.Skip(6, "package version and size");
         r.ReadGuid("package signature");
@@ -115,12 +159,22 @@ internal static class XelMetadataReader
         ObjectHeader h = ReadHeader(ref r, "package");
         if (XeRid.ObjectType(h.Rid) != XeRid.TypePackage)
         {
-            throw r.Error(string.Create(CultureInfo.InvariantCulture, $"a package RID (object type 8) at offset {headerAt}, found 0x{h.Rid:X8}"));
+            throw r.Error(
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"a package RID (object type 8) at offset {headerAt}, found 0x{h.Rid:X8}"
+                )
+            );
         }
 
         if (start < 0 || start > DateTime.MaxValue.ToFileTimeUtc())
         {
-            throw r.Error(string.Create(CultureInfo.InvariantCulture, $"a package start time that is a valid FILETIME, found {start}"));
+            throw r.Error(
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"a package start time that is a valid FILETIME, found {start}"
+                )
+            );
         }
 
         int index = XeRid.PackageIndex(h.Rid);
@@ -130,13 +184,23 @@ internal static class XelMetadataReader
         uint collectionCount = r.ReadUInt32("collection count");
         if (collectionCount > MaxCollections)
         {
-            throw r.Error(string.Create(CultureInfo.InvariantCulture, $"at most {MaxCollections} collections in a package, found {collectionCount}"));
+            throw r.Error(
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"at most {MaxCollections} collections in a package, found {collectionCount}"
+                )
+            );
         }
 
         var table = new (int Kind, ushort Version, ushort ObjectSize, uint Count)[collectionCount];
         for (int i = 0; i < table.Length; i++)
         {
-            table[i] = (r.ReadInt32("collection kind"), r.ReadUInt16("collection version"), r.ReadUInt16("collection object size"), r.ReadUInt32("collection count"));
+            table[i] = (
+                r.ReadInt32("collection kind"),
+                r.ReadUInt16("collection version"),
+                r.ReadUInt16("collection object size"),
+                r.ReadUInt32("collection count")
+            );
         }
 
         var package = new XePackage(index, h.Name, id, module, h.Description)
@@ -152,7 +216,12 @@ internal static class XelMetadataReader
             XePackage existing = schema.GetPackage(index)!;
             if (!string.Equals(existing.Name, package.Name, StringComparison.Ordinal))
             {
-                throw r.Error(string.Create(CultureInfo.InvariantCulture, $"package index {index} to be '{existing.Name}' as defined earlier, found '{package.Name}'"));
+                throw r.Error(
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"package index {index} to be '{existing.Name}' as defined earlier, found '{package.Name}'"
+                    )
+                );
             }
 
             package = existing;
@@ -165,7 +234,13 @@ internal static class XelMetadataReader
             uint count = r.ReadUInt32("object count");
             if (count > (uint)limits.MaxMetadataObjects)
             {
-                throw r.Error(string.Create(CultureInfo.InvariantCulture, $"at most {limits.MaxMetadataObjects} objects in a collection (XeReaderLimits.MaxMetadataObjects), found {count}"));
+                throw r.Error(
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"at most {limits.MaxMetadataObjects} objects in a collection "
+                            + $"(XeReaderLimits.MaxMetadataObjects), found {count}"
+                    )
+                );
             }
 
             for (uint i = 0; i < count; i++)
@@ -179,7 +254,16 @@ internal static class XelMetadataReader
                     case CollectionActions:
                         ObjectHeader ah = ReadHeader(ref r, "action");
                         CheckRid(ref r, ah, XeRid.TypeAction, index, "action");
-                        actions.Add(new RawAction(package, ah, r.ReadUInt32("action type RID"), r.ReadUInt32("action storage size"), r.ReadInt32("action storage flags"), at));
+                        actions.Add(
+                            new RawAction(
+                                package,
+                                ah,
+                                r.ReadUInt32("action type RID"),
+                                r.ReadUInt32("action storage size"),
+                                r.ReadInt32("action storage flags"),
+                                at
+                            )
+                        );
                         break;
                     case CollectionMaps:
                         ReadMap(ref r, package, schema, limits);
@@ -189,12 +273,14 @@ internal static class XelMetadataReader
                         CheckRid(ref r, th, XeRid.TypeType, index, "type");
                         byte size = r.ReadByte("type size");
                         CheckTypeSize(ref r, th, size);
-                        schema.AddType(new XeType(package, th.Name, (XeBaseType)XeRid.ObjectIndex(th.Rid), size, th.Description)
-                        {
-                            HeaderVersion = th.Version,
-                            GenericCaps = th.GenericCaps,
-                            SpecificCaps = th.SpecificCaps,
-                        });
+                        schema.AddType(
+                            new XeType(package, th.Name, (XeBaseType)XeRid.ObjectIndex(th.Rid), size, th.Description)
+                            {
+                                HeaderVersion = th.Version,
+                                GenericCaps = th.GenericCaps,
+                                SpecificCaps = th.SpecificCaps,
+                            }
+                        );
                         break;
                 }
             }
@@ -212,7 +298,12 @@ internal static class XelMetadataReader
         };
         if (!ok)
         {
-            throw r.Error(string.Create(CultureInfo.InvariantCulture, $"type '{h.Name}' (base type {(int)bt}) to have its standard size, found {size} bytes"));
+            throw r.Error(
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"type '{h.Name}' (base type {(int)bt}) to have its standard size, found {size} bytes"
+                )
+            );
         }
     }
 
@@ -231,7 +322,12 @@ internal static class XelMetadataReader
     {
         if (XeRid.ObjectType(h.Rid) != type || XeRid.PackageIndex(h.Rid) != packageIndex)
         {
-            throw r.Error(string.Create(CultureInfo.InvariantCulture, $"{what} '{h.Name}' with a RID of object type {type} in package {packageIndex}, found 0x{h.Rid:X8}"));
+            throw r.Error(
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"{what} '{h.Name}' with a RID of object type {type} in package {packageIndex}, found 0x{h.Rid:X8}"
+                )
+            );
         }
     }
 
@@ -245,7 +341,13 @@ internal static class XelMetadataReader
         r.ReadUInt16("fixed field count");
         if (dataCount > limits.MaxFieldsPerEvent)
         {
-            throw r.Error(string.Create(CultureInfo.InvariantCulture, $"at most {limits.MaxFieldsPerEvent} fields per event (XeReaderLimits.MaxFieldsPerEvent), found {dataCount} in '{h.Name}'"));
+            throw r.Error(
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"at most {limits.MaxFieldsPerEvent} fields per event (XeReaderLimits.MaxFieldsPerEvent), found "
+                        + $"{dataCount} in '{h.Name}'"
+                )
+            );
         }
 
         var statics = new XeStaticAttributeValue[staticCount];
@@ -266,7 +368,15 @@ internal static class XelMetadataReader
             ulong def = r.ReadUInt64("customizable attribute default");
             int aggregation = r.ReadInt32("customizable attribute aggregation");
             int caps = r.ReadInt32("customizable attribute capabilities");
-            customs[i] = new XeCustomizableAttributeValue(name, rid, value, def, aggregation, caps, r.ReadUtf16Z("customizable attribute description"));
+            customs[i] = new XeCustomizableAttributeValue(
+                name,
+                rid,
+                value,
+                def,
+                aggregation,
+                caps,
+                r.ReadUtf16Z("customizable attribute description")
+            );
         }
 
         var fields = new RawField[dataCount];
@@ -302,12 +412,13 @@ internal static class XelMetadataReader
         return 0;
     }
 
-    private static object ReadAttributeValue(ref SpanReader r, uint typeRid) => AttributeKind(typeRid) switch
-    {
-        1 => r.ReadGuid("attribute GUID value"),
-        2 => r.ReadUtf16Z("attribute string value"),
-        _ => r.ReadUInt64("attribute value"),
-    };
+    private static object ReadAttributeValue(ref SpanReader r, uint typeRid) =>
+        AttributeKind(typeRid) switch
+        {
+            1 => r.ReadGuid("attribute GUID value"),
+            2 => r.ReadUtf16Z("attribute string value"),
+            _ => r.ReadUInt64("attribute value"),
+        };
 
     private static void ReadMap(ref SpanReader r, XePackage package, XeSchema schema, XeReaderLimits limits)
     {
@@ -316,13 +427,24 @@ internal static class XelMetadataReader
         byte keySize = r.ReadByte("map key size");
         if (keySize is not (1 or 2 or 4 or 8))
         {
-            throw r.Error(string.Create(CultureInfo.InvariantCulture, $"a map key size of 1, 2, 4 or 8 for map '{h.Name}', found {keySize}"));
+            throw r.Error(
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"a map key size of 1, 2, 4 or 8 for map '{h.Name}', found {keySize}"
+                )
+            );
         }
 
         ushort count = r.ReadUInt16("map entry count");
         if (count > limits.MaxMetadataObjects)
         {
-            throw r.Error(string.Create(CultureInfo.InvariantCulture, $"at most {limits.MaxMetadataObjects} map entries (XeReaderLimits.MaxMetadataObjects), found {count}"));
+            throw r.Error(
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"at most {limits.MaxMetadataObjects} map entries (XeReaderLimits.MaxMetadataObjects), found "
+                        + $"{count}"
+                )
+            );
         }
 
         var entries = new XeMapEntry[count];
@@ -332,11 +454,21 @@ internal static class XelMetadataReader
             entries[i] = new XeMapEntry(key, r.ReadUtf16Z("map value"));
         }
 
-        schema.AddMap(new XeMap(package, XeRid.ObjectIndex(h.Rid), h.Name, (h.SpecificCaps & 1) != 0, keySize, entries, h.Description)
-        {
-            HeaderVersion = h.Version,
-            GenericCaps = h.GenericCaps,
-        });
+        schema.AddMap(
+            new XeMap(
+                package,
+                XeRid.ObjectIndex(h.Rid),
+                h.Name,
+                (h.SpecificCaps & 1) != 0,
+                keySize,
+                entries,
+                h.Description
+            )
+            {
+                HeaderVersion = h.Version,
+                GenericCaps = h.GenericCaps,
+            }
+        );
     }
 
     private static string? ResolveAction(RawAction a, XeSchema schema)
@@ -352,14 +484,25 @@ internal static class XelMetadataReader
             return "action '" + a.Package.Name + "." + a.Header.Name + "' references " + problem;
         }
 
-        schema.AddAction(new XeColumn(XeColumnKind.Action, a.Package, a.Header.Name, XeRid.ObjectIndex(a.Header.Rid), type, map, schema.PointerSize, a.Header.Description)
-        {
-            HeaderVersion = a.Header.Version,
-            GenericCaps = a.Header.GenericCaps,
-            SpecificCaps = a.Header.SpecificCaps,
-            ActionStorageSize = a.StorageSize,
-            ActionStorageFlags = a.StorageFlags,
-        });
+        schema.AddAction(
+            new XeColumn(
+                XeColumnKind.Action,
+                a.Package,
+                a.Header.Name,
+                XeRid.ObjectIndex(a.Header.Rid),
+                type,
+                map,
+                schema.PointerSize,
+                a.Header.Description
+            )
+            {
+                HeaderVersion = a.Header.Version,
+                GenericCaps = a.Header.GenericCaps,
+                SpecificCaps = a.Header.SpecificCaps,
+                ActionStorageSize = a.StorageSize,
+                ActionStorageFlags = a.StorageFlags,
+            }
+        );
         return null;
     }
 
@@ -377,10 +520,26 @@ internal static class XelMetadataReader
             string? problem = ResolveTypeRef(f.Rid, schema, out XeType? type, out XeMap? map);
             if (problem is not null)
             {
-                return "field '" + f.Name + "' of event '" + e.Package.Name + "." + e.Header.Name + "' references " + problem;
+                return "field '"
+                    + f.Name
+                    + "' of event '"
+                    + e.Package.Name
+                    + "."
+                    + e.Header.Name
+                    + "' references "
+                    + problem;
             }
 
-            cols[i] = new XeColumn(XeColumnKind.Field, e.Package, f.Name, i, type, map, schema.PointerSize, f.Description)
+            cols[i] = new XeColumn(
+                XeColumnKind.Field,
+                e.Package,
+                f.Name,
+                i,
+                type,
+                map,
+                schema.PointerSize,
+                f.Description
+            )
             {
                 PayloadOffset = f.Offset,
                 FieldCaps = f.Caps,
@@ -388,14 +547,16 @@ internal static class XelMetadataReader
         }
 
         Guid uuid = e.Statics.Length > 0 && e.Statics[0].Value is Guid g ? g : Guid.Empty;
-        schema.AddEvent(new XeEventType(e.Package, XeRid.ObjectIndex(e.Header.Rid), e.Header.Name, uuid, cols, e.Header.Description)
-        {
-            StaticAttributes = e.Statics,
-            CustomizableAttributes = e.Customs,
-            HeaderVersion = e.Header.Version,
-            GenericCaps = e.Header.GenericCaps,
-            SpecificCaps = e.Header.SpecificCaps,
-        });
+        schema.AddEvent(
+            new XeEventType(e.Package, XeRid.ObjectIndex(e.Header.Rid), e.Header.Name, uuid, cols, e.Header.Description)
+            {
+                StaticAttributes = e.Statics,
+                CustomizableAttributes = e.Customs,
+                HeaderVersion = e.Header.Version,
+                GenericCaps = e.Header.GenericCaps,
+                SpecificCaps = e.Header.SpecificCaps,
+            }
+        );
         return null;
     }
 
@@ -406,7 +567,10 @@ internal static class XelMetadataReader
         int pkg = XeRid.PackageIndex(rid);
         if (schema.GetPackage(pkg) is null)
         {
-            return string.Create(CultureInfo.InvariantCulture, $"RID 0x{rid:X8} of package {pkg}, which the metadata does not define (expected a defined package)");
+            return string.Create(
+                CultureInfo.InvariantCulture,
+                $"RID 0x{rid:X8} of package {pkg}, which the metadata does not define (expected a defined package)"
+            );
         }
 
         switch (XeRid.ObjectType(rid))
@@ -414,15 +578,26 @@ internal static class XelMetadataReader
             case XeRid.TypeType:
                 type = schema.GetType(rid);
                 return type is null
-                    ? string.Create(CultureInfo.InvariantCulture, $"type RID 0x{rid:X8} (base type {XeRid.ObjectIndex(rid)} of package {pkg}), which the metadata does not define (expected a defined type)")
+                    ? string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"type RID 0x{rid:X8} (base type {XeRid.ObjectIndex(rid)} of package {pkg}), which the "
+                            + $"metadata does not define (expected a defined type)"
+                    )
                     : null;
             case XeRid.TypeMap:
                 map = schema.GetMap(rid);
                 return map is null
-                    ? string.Create(CultureInfo.InvariantCulture, $"map RID 0x{rid:X8} (map {XeRid.ObjectIndex(rid)} of package {pkg}), which the metadata does not define (expected a defined map)")
+                    ? string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"map RID 0x{rid:X8} (map {XeRid.ObjectIndex(rid)} of package {pkg}), which the metadata "
+                            + $"does not define (expected a defined map)"
+                    )
                     : null;
             default:
-                return string.Create(CultureInfo.InvariantCulture, $"RID 0x{rid:X8} of object type {XeRid.ObjectType(rid)} (expected a type or a map)");
+                return string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"RID 0x{rid:X8} of object type {XeRid.ObjectType(rid)} (expected a type or a map)"
+                );
         }
     }
 }

@@ -18,7 +18,9 @@ internal sealed partial class XelWriter
         if (_options.SplitMetadata && Schema.GetPackage(0) is XePackage p0)
         {
             WriteMetadataBuffer([EncodePackage(p0, MetaPart.TypesOnly)]);
-            WriteMetadataBuffer([.. packages.Select(p => EncodePackage(p, p.Index == 0 ? MetaPart.AllButTypes : MetaPart.All))]);
+            WriteMetadataBuffer([
+                .. packages.Select(p => EncodePackage(p, p.Index == 0 ? MetaPart.AllButTypes : MetaPart.All)),
+            ]);
         }
         else
         {
@@ -73,11 +75,19 @@ internal sealed partial class XelWriter
         List<XeMap> maps = withOthers ? [.. Schema.Maps.Where(m => m.Package.Index == p.Index)] : [];
         List<XeType> types = withTypes ? [.. Schema.Types.Where(t => t.Package.Index == p.Index)] : [];
 
-        (int Kind, ushort Version, ushort ObjectSize, uint Count)[] table = p.CollectionTable ??
-        [
-            (0, 0, 72, (uint)events.Count), (1, 0, 72, (uint)actions.Count), (2, 0, 56, 0), (3, 0, 48, (uint)maps.Count),
-            (4, 0, 80, 0), (5, 0, 96, 0), (6, 0, 40, (uint)types.Count), (7, 0, 32, 0),
-        ];
+        (int Kind, ushort Version, ushort ObjectSize, uint Count)[] table =
+            p.CollectionTable
+            ??
+            [
+                (0, 0, 72, (uint)events.Count),
+                (1, 0, 72, (uint)actions.Count),
+                (2, 0, 56, 0),
+                (3, 0, 48, (uint)maps.Count),
+                (4, 0, 80, 0),
+                (5, 0, 96, 0),
+                (6, 0, 40, (uint)types.Count),
+                (7, 0, 32, 0),
+            ];
         w.U32((uint)table.Length);
         foreach ((int kind, ushort version, ushort objectSize, uint count) in table)
         {

@@ -8,9 +8,9 @@ namespace XeAnalyzer.Xel;
 
 /// <summary>
 /// Writes a <c>.xel</c> file from an <see cref="XeSchema"/> and events, laid out as SQL Server lays it out: a 512-byte
-/// file header (magic, version 10, header size 512), metadata buffer(s), and event buffers whose padded length is a multiple
-/// of 512, with data at offset 77, records of RID, flags, ticks and payload, and actions ended by RID 0x60000000.
-/// The same input gives the same bytes.
+/// file header (magic, version 10, header size 512), metadata buffer(s), and event buffers whose padded length is a
+/// multiple of 512, with data at offset 77, records of RID, flags, ticks and payload, and actions ended by RID
+/// 0x60000000. The same input gives the same bytes.
 /// </summary>
 /// <remarks>Not thread-safe. Dispose (or <see cref="Flush"/>) to write the last buffers.</remarks>
 internal sealed partial class XelWriter : IDisposable
@@ -31,7 +31,8 @@ internal sealed partial class XelWriter : IDisposable
     private uint _sequence;
     private bool _disposed;
 
-    /// <summary>Starts a file: writes the file header and the metadata of <paramref name="schema"/> to <paramref name="output"/>.</summary>
+    /// <summary>Starts a file: writes the file header and the metadata of <paramref name="schema"/> to
+    /// <paramref name="output"/>.</summary>
     /// <param name="output">A writable stream.</param>
     /// <param name="schema">The metadata; do not change it while writing.</param>
     /// <param name="options">Options; defaults when <see langword="null"/>.</param>
@@ -83,12 +84,14 @@ internal sealed partial class XelWriter : IDisposable
     public long EventsWritten { get; private set; }
 
     /// <summary>
-    /// Appends an event. Events of another schema (for example read from another file) are written with the event type and
-    /// actions of this schema that have the same RIDs and names (import them first with <see cref="XeSchema.ImportEvent"/>).
+    /// Appends an event. Events of another schema (for example read from another file) are written with the event type
+    /// and actions of this schema that have the same RIDs and names (import them first with
+    /// <see cref="XeSchema.ImportEvent"/>).
     /// </summary>
     /// <param name="e">The event.</param>
     /// <param name="partition">The buffer slot, or -1 for round-robin.</param>
-    /// <exception cref="ArgumentException">The event's type or actions are not in the schema, or a value does not fit its column.</exception>
+    /// <exception cref="ArgumentException">The event's type or actions are not in the schema, or a value does not fit
+    /// its column.</exception>
     public void Write(XEvent e, int partition = -1)
     {
         ArgumentNullException.ThrowIfNull(e);
@@ -123,7 +126,13 @@ internal sealed partial class XelWriter : IDisposable
     /// <param name="actions">Action values, built for action columns of <see cref="Schema"/>.</param>
     /// <param name="partition">The buffer slot, or -1 for round-robin.</param>
     /// <exception cref="ArgumentException">A value does not fit its column.</exception>
-    public void Write(XeEventType type, DateTime timestamp, ReadOnlySpan<XeValue> fields, ReadOnlySpan<XeValue> actions = default, int partition = -1)
+    public void Write(
+        XeEventType type,
+        DateTime timestamp,
+        ReadOnlySpan<XeValue> fields,
+        ReadOnlySpan<XeValue> actions = default,
+        int partition = -1
+    )
     {
         ArgumentNullException.ThrowIfNull(type);
         WriteCore(MapEventType(type), timestamp, fields, actions, partition);
@@ -160,32 +169,63 @@ internal sealed partial class XelWriter : IDisposable
     private XeEventType MapEventType(XeEventType type)
     {
         XeEventType? mine = Schema.GetEventType(type.Rid);
-        if (mine is null || !string.Equals(mine.FullName, type.FullName, StringComparison.Ordinal) || mine.FieldArray.Length != type.FieldArray.Length)
+        if (
+            mine is null
+            || !string.Equals(mine.FullName, type.FullName, StringComparison.Ordinal)
+            || mine.FieldArray.Length != type.FieldArray.Length
+        )
         {
-            throw new ArgumentException("Event type " + type.FullName + " (RID 0x" + type.Rid.ToString("X8", CultureInfo.InvariantCulture) + ") is not in the writer's schema.", nameof(type));
+            throw new ArgumentException(
+                "Event type "
+                    + type.FullName
+                    + " (RID 0x"
+                    + type.Rid.ToString("X8", CultureInfo.InvariantCulture)
+                    + ") is not in the writer's schema.",
+                nameof(type)
+            );
         }
 
         return mine;
     }
 
-    private void WriteCore(XeEventType type, DateTime timestamp, ReadOnlySpan<XeValue> fields, ReadOnlySpan<XeValue> actions, int partition)
+    private void WriteCore(
+        XeEventType type,
+        DateTime timestamp,
+        ReadOnlySpan<XeValue> fields,
+        ReadOnlySpan<XeValue> actions,
+        int partition
+    )
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
         XeColumn[] cols = type.FieldArray;
         if (fields.Length != cols.Length)
         {
-            throw new ArgumentException("Event " + type.FullName + " has " + cols.Length.ToString(CultureInfo.InvariantCulture) + " fields; got " + fields.Length.ToString(CultureInfo.InvariantCulture) + " values.", nameof(fields));
+            throw new ArgumentException(
+                "Event "
+                    + type.FullName
+                    + " has "
+                    + cols.Length.ToString(CultureInfo.InvariantCulture)
+                    + " fields; got "
+                    + fields.Length.ToString(CultureInfo.InvariantCulture)
+                    + " values.",
+                nameof(fields)
+            );
         }
 
         long ft = (timestamp.Kind == DateTimeKind.Local ? timestamp.ToUniversalTime() : timestamp).ToFileTimeUtc();
         if (ft < _startFileTime)
         {
-            throw new ArgumentOutOfRangeException(nameof(timestamp), timestamp, "The event time is before the writer's StartTimeUtc.");
+            throw new ArgumentOutOfRangeException(
+                nameof(timestamp),
+                timestamp,
+                "The event time is before the writer's StartTimeUtc."
+            );
         }
 
-        ulong ticks = _options.Frequency == 10_000_000
-            ? (ulong)(ft - _startFileTime)
-            : (ulong)((UInt128)(ulong)(ft - _startFileTime) * _options.Frequency / 10_000_000UL);
+        ulong ticks =
+            _options.Frequency == 10_000_000
+                ? (ulong)(ft - _startFileTime)
+                : (ulong)((UInt128)(ulong)(ft - _startFileTime) * _options.Frequency / 10_000_000UL);
 
         int fixedEnd = type.MinPayloadLength;
         long payload = fixedEnd;
@@ -195,7 +235,10 @@ internal sealed partial class XelWriter : IDisposable
             XeValue v = fields[i];
             if (!v.HasValue)
             {
-                throw new ArgumentException("Field '" + c.Name + "' of " + type.FullName + " has no value.", nameof(fields));
+                throw new ArgumentException(
+                    "Field '" + c.Name + "' of " + type.FullName + " has no value.",
+                    nameof(fields)
+                );
             }
 
             int len = v.Length;
@@ -205,7 +248,22 @@ internal sealed partial class XelWriter : IDisposable
             }
             else if (len != c.Size || v.BaseType != c.BaseType)
             {
-                throw new ArgumentException("Field '" + c.Name + "' of " + type.FullName + " stores " + c.Size.ToString(CultureInfo.InvariantCulture) + " bytes of " + c.BaseType.ToString() + "; the value has " + len.ToString(CultureInfo.InvariantCulture) + " bytes of " + v.BaseType.ToString() + ".", nameof(fields));
+                throw new ArgumentException(
+                    "Field '"
+                        + c.Name
+                        + "' of "
+                        + type.FullName
+                        + " stores "
+                        + c.Size.ToString(CultureInfo.InvariantCulture)
+                        + " bytes of "
+                        + c.BaseType.ToString()
+                        + "; the value has "
+                        + len.ToString(CultureInfo.InvariantCulture)
+                        + " bytes of "
+                        + v.BaseType.ToString()
+                        + ".",
+                    nameof(fields)
+                );
             }
         }
 
@@ -213,9 +271,19 @@ internal sealed partial class XelWriter : IDisposable
         for (int i = 0; i < actions.Length; i++)
         {
             XeColumn? c = actions[i].Column;
-            if (c is null || c.Kind != XeColumnKind.Action || Schema.GetAction(c.Rid) is not XeColumn mine || !string.Equals(mine.FullName, c.FullName, StringComparison.Ordinal))
+            if (
+                c is null
+                || c.Kind != XeColumnKind.Action
+                || Schema.GetAction(c.Rid) is not XeColumn mine
+                || !string.Equals(mine.FullName, c.FullName, StringComparison.Ordinal)
+            )
             {
-                throw new ArgumentException("Action value " + i.ToString(CultureInfo.InvariantCulture) + " is not for an action of the writer's schema.", nameof(actions));
+                throw new ArgumentException(
+                    "Action value "
+                        + i.ToString(CultureInfo.InvariantCulture)
+                        + " is not for an action of the writer's schema.",
+                    nameof(actions)
+                );
             }
 
             record += 8 + actions[i].Length;
@@ -313,7 +381,15 @@ internal sealed partial class XelWriter : IDisposable
         _used[slot] = EventDataOffset;
     }
 
-    private static void WriteBufferHeader(Span<byte> b, uint slot, uint sequence, ushort type, int padded, int dataOffset, int dataLength)
+    private static void WriteBufferHeader(
+        Span<byte> b,
+        uint slot,
+        uint sequence,
+        ushort type,
+        int padded,
+        int dataOffset,
+        int dataLength
+    )
     {
         BinaryPrimitives.WriteUInt32LittleEndian(b, 0);
         BinaryPrimitives.WriteUInt32LittleEndian(b[4..], slot);

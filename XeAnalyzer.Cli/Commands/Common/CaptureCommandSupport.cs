@@ -11,18 +11,21 @@ using XeAnalyzer.Xel;
 
 namespace XeAnalyzer.Cli.Commands.Common;
 
-/// <summary>Shared pieces of the commands that read captures: the capture argument, <c>--skip-corrupt</c>, and error handling.</summary>
+/// <summary>Shared pieces of the commands that read captures: the capture argument, <c>--skip-corrupt</c>, and error
+/// handling.</summary>
 internal static class CaptureCommandSupport
 {
-    public static Option<bool> SkipCorruptOption() => new("--skip-corrupt")
-    {
-        Description = "Skip damaged buffers (reported on stderr, exit code 3) instead of stopping at the first damage.",
-    };
+    public static Option<bool> SkipCorruptOption() =>
+        new("--skip-corrupt")
+        {
+            Description =
+                "Skip damaged buffers (reported on stderr, exit code 3) instead of stopping at the first damage.",
+        };
 
     /// <summary>
-    /// Runs a command body, turning input errors into one line on stderr and exit code 1 (never a stack trace). While it runs, the
-    /// progress display of <see cref="TerminalProgress"/> is <see cref="TerminalProgress.Current"/> (when it may show), and the body
-    /// writes through it; it is cleared before the command returns.
+    /// Runs a command body, turning input errors into one line on stderr and exit code 1 (never a stack trace). While
+    /// it runs, the progress display of <see cref="TerminalProgress"/> is <see cref="TerminalProgress.Current"/> (when
+    /// it may show), and the body writes through it; it is cleared before the command returns.
     /// </summary>
     public static int Run(ParseResult parse, Func<TextWriter, TextWriter, int> body)
     {
@@ -54,9 +57,13 @@ internal static class CaptureCommandSupport
         catch (RegexMatchTimeoutException ex)
         {
             output.Flush();
-            error.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"xeanalyze: --where: the pattern '{ex.Pattern}' took longer than {ex.MatchTimeout.TotalSeconds:0.#} s ")
-                + "on one value; write one that backtracks less");
+            error.WriteLine(
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"xeanalyze: --where: the pattern '{ex.Pattern}' took longer than "
+                        + $"{ex.MatchTimeout.TotalSeconds:0.#} s "
+                ) + "on one value; write one that backtracks less"
+            );
             return ExitCodes.Usage;
         }
         catch (OperationCanceledException)
@@ -75,10 +82,15 @@ internal static class CaptureCommandSupport
     }
 
     /// <summary>
-    /// Ends a command that read captures: writes every warning of the run to stderr once (the reader's, target data's, the analyses' and
-    /// the resolver's), the partial-result line when data was skipped, and returns the exit code of <paramref name="status"/>.
+    /// Ends a command that read captures: writes every warning of the run to stderr once (the reader's, target data's,
+    /// the analyses' and the resolver's), the partial-result line when data was skipped, and returns the exit code of
+    /// <paramref name="status"/>.
     /// </summary>
-    public static int Finish(CaptureDiagnostics diagnostics, TextWriter error, AnalysisStatus status = AnalysisStatus.Complete)
+    public static int Finish(
+        CaptureDiagnostics diagnostics,
+        TextWriter error,
+        AnalysisStatus status = AnalysisStatus.Complete
+    )
     {
         foreach (string w in diagnostics.Warnings)
         {
@@ -88,7 +100,9 @@ internal static class CaptureCommandSupport
         long hidden = diagnostics.WarningCount - diagnostics.Warnings.Count;
         if (hidden > 0)
         {
-            error.WriteLine(string.Create(CultureInfo.InvariantCulture, $"xeanalyze: warning: {hidden} more warnings not shown"));
+            error.WriteLine(
+                string.Create(CultureInfo.InvariantCulture, $"xeanalyze: warning: {hidden} more warnings not shown")
+            );
         }
 
         if (diagnostics.PartialSummary is string partial)
@@ -119,8 +133,12 @@ internal static class CaptureCommandSupport
     /// of <see cref="MissingDataExplainer.ExplainNoMatch"/>, and exits 4 as an analysis whose events the filter left
     /// out does; otherwise as <see cref="Finish"/>.
     /// </summary>
-    public static int FinishFiltered(CaptureSummary? read, CaptureDiagnostics diagnostics, TextWriter stdout,
-        TextWriter stderr)
+    public static int FinishFiltered(
+        CaptureSummary? read,
+        CaptureDiagnostics diagnostics,
+        TextWriter stdout,
+        TextWriter stderr
+    )
     {
         if (read is null)
         {
@@ -137,9 +155,15 @@ internal static class CaptureCommandSupport
         return Finish(diagnostics, stderr);
     }
 
-    /// <summary>Writes the view of <paramref name="source"/> the writer shows to a file (-o) or to standard output.</summary>
-    public static void WriteDocument(IDocumentSource source, IReportWriter writer, string? path, TextWriter stdout, CancellationToken cancellationToken = default) =>
-        WriteOutput(path, stdout, s => OutputFormats.Write(source, writer, s, cancellationToken));
+    /// <summary>Writes the view of <paramref name="source"/> the writer shows to a file (-o) or to standard
+    /// output.</summary>
+    public static void WriteDocument(
+        IDocumentSource source,
+        IReportWriter writer,
+        string? path,
+        TextWriter stdout,
+        CancellationToken cancellationToken = default
+    ) => WriteOutput(path, stdout, s => OutputFormats.Write(source, writer, s, cancellationToken));
 
     /// <summary>
     /// Writes the listing (text) of <paramref name="source"/> to stderr, after flushing stdout, each line prefixed with
@@ -182,7 +206,8 @@ internal static class CaptureCommandSupport
     }
 
     /// <summary>
-    /// Writes a message of one or more <c>\n</c>-separated lines to stderr, after flushing stdout: the first line prefixed with
+    /// Writes a message of one or more <c>\n</c>-separated lines to stderr, after flushing stdout: the first line
+    /// prefixed with
     /// <c>xeanalyze: </c> (and <paramref name="side"/>, when given), the others as they are.
     /// </summary>
     public static void WriteMessage(string text, TextWriter stdout, TextWriter stderr, string? side = null)

@@ -39,9 +39,7 @@ internal sealed class TextWriterStream(TextWriter writer) : Stream
         writer.Write(_chars, 0, n);
     }
 
-    public override void Flush()
-    {
-    }
+    public override void Flush() { }
 
     public override int Read(byte[] buffer, int offset, int count) => throw new NotSupportedException();
 

@@ -29,10 +29,13 @@ public sealed class ModuleListFitTests
     public void TearDown() => _tmp.Dispose();
 
     /// <summary>How many <paramref name="addresses"/> these bases put in no module, and how many beyond 4 GB.</summary>
-    private static (long NoModule, long Beyond4Gb) Outside(IEnumerable<ulong> addresses,
-        IReadOnlyDictionary<string, ulong> bases)
+    private static (long NoModule, long Beyond4Gb) Outside(
+        IEnumerable<ulong> addresses,
+        IReadOnlyDictionary<string, ulong> bases
+    )
     {
-        long none = 0, beyond = 0;
+        long none = 0,
+            beyond = 0;
         foreach (ulong a in addresses)
         {
             ulong[] below = [.. bases.Values.Where(b => b <= a)];
@@ -58,12 +61,15 @@ public sealed class ModuleListFitTests
     public void ListOfAnotherLifetime_AddressesAboveItsHighestModule_WarnsWithTheFigures()
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
-        ulong[] a = Addresses(Seed("A"), BasesA), c = Addresses(Seed("C"), BasesA);
+        ulong[] a = Addresses(Seed("A"), BasesA),
+            c = Addresses(Seed("C"), BasesA);
         (long none, long beyond) = Outside([.. a, .. c], BasesB);
         Assert.That(beyond, Is.EqualTo(a.Length + c.Length), "test setup: A lies over 4 GB above B's ntdll");
 
         StackBucketResult r = new StackBucketAnalysis().Analyze(
-            [_c.Latch(At(0), a), _c.Latch(At(1), c), _c.Latch(At(2), a)], resolver.CreateSession(Map(BasesB)));
+            [_c.Latch(At(0), a), _c.Latch(At(1), c), _c.Latch(At(2), a)],
+            resolver.CreateSession(Map(BasesB))
+        );
 
         string warning = MisfitWarning(r);
         long frames = a.Length + c.Length;
@@ -83,11 +89,18 @@ public sealed class ModuleListFitTests
         (long none, _) = Outside(a, BasesA);
         Assert.That(none, Is.EqualTo(a.Length), "test setup: lifetime B lies below lifetime A's lowest base");
 
-        StackBucketResult r =
-            new StackBucketAnalysis().Analyze([_c.Latch(At(0), a)], resolver.CreateSession(Map(BasesA)));
+        StackBucketResult r = new StackBucketAnalysis().Analyze(
+            [_c.Latch(At(0), a)],
+            resolver.CreateSession(Map(BasesA))
+        );
 
-        Assert.That(MisfitWarning(r), Does.Contain(Ic($"{a.Length} of {a.Length} raw-address frame(s) (100.0 %) ")
-            + Ic($"lie outside their module ({none} in no module")));
+        Assert.That(
+            MisfitWarning(r),
+            Does.Contain(
+                Ic($"{a.Length} of {a.Length} raw-address frame(s) (100.0 %) ")
+                    + Ic($"lie outside their module ({none} in no module")
+            )
+        );
     }
 
     [Test]
@@ -95,7 +108,9 @@ public sealed class ModuleListFitTests
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
         StackBucketResult r = new StackBucketAnalysis().Analyze(
-            [_c.Latch(At(0), Addresses(Seed("A"), BasesA))], resolver.CreateSession(Map(BasesA)));
+            [_c.Latch(At(0), Addresses(Seed("A"), BasesA))],
+            resolver.CreateSession(Map(BasesA))
+        );
         Assert.That(r.Inputs.Single().Resolution.Warnings, Has.None.Contains("does not fit"));
         Assert.That(r.Inputs.Single().Resolution.ModuleListFit!.Outside, Is.Zero);
         Assert.That(r.Inputs.Single().Resolution.ModuleListFit!.Checked, Is.EqualTo(Seed("A").Count));
@@ -111,13 +126,17 @@ public sealed class ModuleListFitTests
         ulong[] jit = [low, low + 0x10, low + 0x20, low + 0x30];
         Assert.That(jit.Length, Is.LessThan(ModuleListFit.MinMisfitFrames));
         StackBucketResult r = new StackBucketAnalysis().Analyze(
-            [_c.Latch(At(0), Addresses(Seed("A"), BasesA)), _c.Latch(At(1), jit)], resolver.CreateSession(Map(BasesA)));
+            [_c.Latch(At(0), Addresses(Seed("A"), BasesA)), _c.Latch(At(1), jit)],
+            resolver.CreateSession(Map(BasesA))
+        );
 
         ResolutionSummary s = r.Inputs.Single().Resolution;
         Assert.That(s.Warnings, Has.None.Contains("does not fit"));
         Assert.That(s.ModuleListFit!.InNoModule, Is.EqualTo(jit.Length));
-        Assert.That(s.UnresolvedGroups.Where(g => g.Reason == UnresolvedReason.NoModuleForAddress).Sum(g => g.Count),
-            Is.EqualTo(jit.Length));
+        Assert.That(
+            s.UnresolvedGroups.Where(g => g.Reason == UnresolvedReason.NoModuleForAddress).Sum(g => g.Count),
+            Is.EqualTo(jit.Length)
+        );
     }
 
     [Test]
@@ -130,14 +149,20 @@ public sealed class ModuleListFitTests
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
         var context = new AnalysisContext(resolver: resolver);
 
-        AnalysisOutcome<StackBucketResult> outcome =
-            new StackBucketAnalysis().Analyze(CaptureSource.Open([xel]), context);
+        AnalysisOutcome<StackBucketResult> outcome = new StackBucketAnalysis().Analyze(
+            CaptureSource.Open([xel]),
+            context
+        );
 
         int n = Seed("A").Count;
-        Assert.That(context.Diagnostics.Warnings, Has.One.EqualTo(
-            Ic($"{xel}: the module list {Path.Combine(dir, "latch.modules.txt")} does not fit the raw addresses ")
-            + Ic($"({n} of {n} raw-address frame(s), 100.0 %, lie outside their module): ")
-            + "from another process lifetime? See the resolution summary"));
+        Assert.That(
+            context.Diagnostics.Warnings,
+            Has.One.EqualTo(
+                Ic($"{xel}: the module list {Path.Combine(dir, "latch.modules.txt")} does not fit the raw addresses ")
+                    + Ic($"({n} of {n} raw-address frame(s), 100.0 %, lie outside their module): ")
+                    + "from another process lifetime? See the resolution summary"
+            )
+        );
         Assert.That(outcome.Result.Inputs.Single().Resolution.Warnings, Has.One.Contains("does not fit"));
     }
 }

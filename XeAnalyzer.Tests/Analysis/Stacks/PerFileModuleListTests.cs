@@ -63,20 +63,24 @@ public sealed class PerFileModuleListTests
         File.WriteAllText(_tmp.File("latch.modules.txt"), ModuleList(BasesA));
 
         (StackBucketResult without, _) = Analyze(a, b);
-        Assert.That(without.Buckets.Any(k => k.Frames.SequenceEqual(Engine("A")) && k.Count == 5), Is.False,
-            "without the file's list its stacks do not resolve");
+        Assert.That(
+            without.Buckets.Any(k => k.Frames.SequenceEqual(Engine("A")) && k.Count == 5),
+            Is.False,
+            "without the file's list its stacks do not resolve"
+        );
         Assert.That(without.Inputs.Single().Resolution.Warnings, Has.One.Contains("does not fit"));
 
         File.WriteAllText(_tmp.File(Second + ".modules.txt"), ModuleList(BasesB));
         (StackBucketResult r, AnalysisContext context) = Analyze(a, b);
 
-        Assert.That(r.Buckets.Select(k => (k.Count, k.Frames.ToArray())),
-            Is.EqualTo(new[] { (5L, Engine("A")), (1L, Engine("C")) }));
-        Assert.That(r.Inputs.Select(i => (i.Name, i.ModuleMapPath, i.Events)), Is.EqualTo(new[]
-        {
-            (a, _tmp.File("latch.modules.txt"), 3L),
-            (b, _tmp.File(Second + ".modules.txt"), 3L),
-        }));
+        Assert.That(
+            r.Buckets.Select(k => (k.Count, k.Frames.ToArray())),
+            Is.EqualTo(new[] { (5L, Engine("A")), (1L, Engine("C")) })
+        );
+        Assert.That(
+            r.Inputs.Select(i => (i.Name, i.ModuleMapPath, i.Events)),
+            Is.EqualTo(new[] { (a, _tmp.File("latch.modules.txt"), 3L), (b, _tmp.File(Second + ".modules.txt"), 3L) })
+        );
         Assert.That(r.Inputs.SelectMany(i => i.Resolution.Warnings), Has.None.Contains("does not fit"));
         Assert.That(context.Diagnostics.Warnings, Has.None.Contains("does not fit"));
     }
@@ -92,11 +96,20 @@ public sealed class PerFileModuleListTests
 
         StackInputSummary lacking = r.Inputs.Single(i => i.ModuleMapPath is null);
         Assert.That(lacking.Name, Is.EqualTo(b));
-        Assert.That(lacking.Resolution.Warnings, Has.One.EqualTo("no module list for " + b
-            + ", so their raw addresses stay unresolved: save the sys.dm_os_loaded_modules output of the process "
-            + "lifetime that wrote each file beside it as <file name>.modules.txt"));
-        Assert.That(r.Inputs.Single(i => i.ModuleMapPath is not null).Resolution.Warnings,
-            Has.None.Contains("no module list for"));
+        Assert.That(
+            lacking.Resolution.Warnings,
+            Has.One.EqualTo(
+                "no module list for "
+                    + b
+                    + ", so their raw addresses stay unresolved: save the sys.dm_os_loaded_modules output of the "
+                    + "process "
+                    + "lifetime that wrote each file beside it as <file name>.modules.txt"
+            )
+        );
+        Assert.That(
+            r.Inputs.Single(i => i.ModuleMapPath is not null).Resolution.Warnings,
+            Has.None.Contains("no module list for")
+        );
     }
 
     [Test]
@@ -112,21 +125,28 @@ public sealed class PerFileModuleListTests
         StackInputSummary input = r.Inputs.Single();
         Assert.That(input.Name, Is.EqualTo(a));
         Assert.That(input.Events, Is.EqualTo(9));
-        Assert.That(input.Files.Select(f => (f.Name, f.Events, f.EventsWithoutStack)),
-            Is.EqualTo(new[] { (a, 2L, 0L), (b, 3L, 1L), (c, 4L, 0L) }));
+        Assert.That(
+            input.Files.Select(f => (f.Name, f.Events, f.EventsWithoutStack)),
+            Is.EqualTo(new[] { (a, 2L, 0L), (b, 3L, 1L), (c, 4L, 0L) })
+        );
 
         var document = new StackBucketDocument(r);
         string listing = OutputFormats.ToText(document);
         Assert.That(listing, Does.Contain("file " + b + ": 3 event(s) with a stack, 1 without"));
         Assert.That(listing, Does.Contain("file " + c + ": 4 event(s) with a stack"));
-        Assert.That(OutputFormats.ToText(document.ResolutionNotice()),
-            Does.Contain("file " + a + ": 2 event(s) with a stack"));
+        Assert.That(
+            OutputFormats.ToText(document.ResolutionNotice()),
+            Does.Contain("file " + a + ": 2 event(s) with a stack")
+        );
 
         ReportTable files = document.FilesTable()!;
-        Assert.That(files.Rows.Select(row => (row[1].Text, row[3].Integer, row[4].Integer)),
-            Is.EqualTo(new[] { (a, 2L, 0L), (b, 3L, 1L), (c, 4L, 0L) }));
-        ReportSection resolution =
-            r.Sections[0].ToDocument(DocumentView.Page).Sections.Single(s => s.Title == "Resolution");
+        Assert.That(
+            files.Rows.Select(row => (row[1].Text, row[3].Integer, row[4].Integer)),
+            Is.EqualTo(new[] { (a, 2L, 0L), (b, 3L, 1L), (c, 4L, 0L) })
+        );
+        ReportSection resolution = r.Sections[0]
+            .ToDocument(DocumentView.Page)
+            .Sections.Single(s => s.Title == "Resolution");
         Assert.That(resolution.Blocks.OfType<ReportTable>().Any(t => t.Title == "Events per file"), Is.True);
     }
 

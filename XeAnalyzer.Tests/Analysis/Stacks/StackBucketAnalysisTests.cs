@@ -1,8 +1,8 @@
 using System.Globalization;
 using XeAnalyzer.Analysis;
-using XeAnalyzer.Capture;
 using XeAnalyzer.Analysis.Stacks;
 using XeAnalyzer.Callstacks;
+using XeAnalyzer.Capture;
 using XeAnalyzer.Events;
 using XeAnalyzer.Symbols.Resolution;
 using XeAnalyzer.Tests.Symbols.Resolution;
@@ -11,8 +11,9 @@ using static XeAnalyzer.Tests.Analysis.Stacks.StackCaptures;
 namespace XeAnalyzer.Tests.Analysis.Stacks;
 
 /// <summary>
-/// <see cref="StackBucketBuilder"/> and <see cref="StackBucketAnalysis"/> on synthetic captures whose answers are computed here: stacks
-/// built from the fixture RVAs of stacks.tsv, expected frames from the same TSV (module!function+published offset).
+/// <see cref="StackBucketBuilder"/> and <see cref="StackBucketAnalysis"/> on synthetic captures whose answers are
+/// computed here: stacks built from the fixture RVAs of stacks.tsv, expected frames from the same TSV
+/// (module!function+published offset).
 /// </summary>
 public sealed class StackBucketAnalysisTests
 {
@@ -35,15 +36,26 @@ public sealed class StackBucketAnalysisTests
     public void Build_TwoProcessLifetimesWithOtherModuleBases_SameFunctionsMergeIntoOneBucket()
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
-        ulong[] aInX = Addresses(Seed("A"), BasesA), bInX = Addresses(Seed("B"), BasesA);
-        ulong[] aInY = Addresses(Seed("A"), BasesB), cInY = Addresses(Seed("C"), BasesB);
+        ulong[] aInX = Addresses(Seed("A"), BasesA),
+            bInX = Addresses(Seed("B"), BasesA);
+        ulong[] aInY = Addresses(Seed("A"), BasesB),
+            cInY = Addresses(Seed("C"), BasesB);
         Assert.That(aInX, Is.Not.EqualTo(aInY), "test setup: the raw addresses differ");
 
         var builder = new StackBucketBuilder();
-        builder.AddEvents([.. Enumerable.Range(0, 5).Select(i => _c.Latch(At(i), aInX)), .. Enumerable.Range(0, 3).Select(i => _c.Latch(At(10 + i), bInX))],
-            resolver.CreateSession(Map(BasesA)), new StackInputInfo("x"));
-        builder.AddEvents([.. Enumerable.Range(0, 4).Select(i => _c.Latch(At(100 + i), aInY)), _c.Latch(At(200), cInY)],
-            resolver.CreateSession(Map(BasesB)), new StackInputInfo("y"));
+        builder.AddEvents(
+            [
+                .. Enumerable.Range(0, 5).Select(i => _c.Latch(At(i), aInX)),
+                .. Enumerable.Range(0, 3).Select(i => _c.Latch(At(10 + i), bInX)),
+            ],
+            resolver.CreateSession(Map(BasesA)),
+            new StackInputInfo("x")
+        );
+        builder.AddEvents(
+            [.. Enumerable.Range(0, 4).Select(i => _c.Latch(At(100 + i), aInY)), _c.Latch(At(200), cInY)],
+            resolver.CreateSession(Map(BasesB)),
+            new StackInputInfo("y")
+        );
         StackBucketResult r = builder.Build();
 
         Assert.That(r.IsComplete, Is.True);
@@ -59,7 +71,11 @@ public sealed class StackBucketAnalysisTests
         Assert.That(r.Buckets[0].FirstSeen, Is.EqualTo(At(0)));
         Assert.That(r.Buckets[0].LastSeen, Is.EqualTo(At(103)));
         Assert.That(r.Buckets.All(b => b.EventName == "sqlserver.latch_acquired"), Is.True);
-        Assert.That(r.Buckets.SelectMany(b => b.FrameDetails).All(f => f.Status == FrameResolutionStatus.ResolvedOffline && f.IsVerified), Is.True);
+        Assert.That(
+            r.Buckets.SelectMany(b => b.FrameDetails)
+                .All(f => f.Status == FrameResolutionStatus.ResolvedOffline && f.IsVerified),
+            Is.True
+        );
         Assert.That(r.Inputs.Select(i => i.DistinctRawStacks), Is.EqualTo(new[] { 2, 2 }));
     }
 
@@ -69,8 +85,13 @@ public sealed class StackBucketAnalysisTests
         IReadOnlyList<Frame> a = Seed("A");
         Frame[] variant = [.. a];
         variant[2] = a[2].WithOffset(0x2e7); // LatchBase::AcquireInternal+0x2e7 instead of +0x499
-        ulong[] raw1 = Addresses(a, BasesA), raw2 = Addresses(variant, BasesA);
-        XEvent[] events = [.. Enumerable.Range(0, 6).Select(i => _c.Latch(At(i), raw1)), .. Enumerable.Range(0, 2).Select(i => _c.Latch(At(10 + i), raw2))];
+        ulong[] raw1 = Addresses(a, BasesA),
+            raw2 = Addresses(variant, BasesA);
+        XEvent[] events =
+        [
+            .. Enumerable.Range(0, 6).Select(i => _c.Latch(At(i), raw1)),
+            .. Enumerable.Range(0, 2).Select(i => _c.Latch(At(10 + i), raw2)),
+        ];
 
         using CallstackResolver withOffsets = ResolutionFixtures.Resolver();
         StackBucketResult r1 = new StackBucketAnalysis().Analyze(events, withOffsets.CreateSession(Map(BasesA)));
@@ -89,9 +110,15 @@ public sealed class StackBucketAnalysisTests
     public void Build_ResolverFrameStyle_RendersTheBucketsInThatStyle()
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver(style: FrameStyle.Resolver);
-        StackBucketResult r = new StackBucketAnalysis().Analyze([_c.Latch(At(0), Addresses(Seed("A"), BasesA))], resolver.CreateSession(Map(BasesA)));
+        StackBucketResult r = new StackBucketAnalysis().Analyze(
+            [_c.Latch(At(0), Addresses(Seed("A"), BasesA))],
+            resolver.CreateSession(Map(BasesA))
+        );
         Frame leaf = Seed("A")[0];
-        Assert.That(r.Buckets[0].Frames[0], Is.EqualTo(leaf.Module + "!" + leaf.Function + "+" + leaf.Offset.ToString(CultureInfo.InvariantCulture)));
+        Assert.That(
+            r.Buckets[0].Frames[0],
+            Is.EqualTo(leaf.Module + "!" + leaf.Function + "+" + leaf.Offset.ToString(CultureInfo.InvariantCulture))
+        );
         Assert.That(r.Style, Is.EqualTo(FrameStyle.Resolver));
     }
 
@@ -103,10 +130,16 @@ public sealed class StackBucketAnalysisTests
         XEvent[] events = [_c.Wait(At(0), d, "End", 5, 1), _c.Wait(At(1), d, "End", 7, 0), _c.External(At(2), d, 3)];
 
         StackBucketResult byEvent = new StackBucketAnalysis().Analyze(events, resolver.CreateSession(Map(BasesA)));
-        Assert.That(byEvent.Buckets.Select(b => (b.EventName, b.Count)), Is.EqualTo(new[] { ((string?)"sqlos.wait_info", 2L), ("sqlos.wait_info_external", 1L) }));
+        Assert.That(
+            byEvent.Buckets.Select(b => (b.EventName, b.Count)),
+            Is.EqualTo(new[] { ((string?)"sqlos.wait_info", 2L), ("sqlos.wait_info_external", 1L) })
+        );
         Assert.That(byEvent.GroupedByEvent, Is.True);
 
-        StackBucketResult merged = new StackBucketAnalysis(new StackBucketOptions { GroupByEvent = false }).Analyze(events, resolver.CreateSession(Map(BasesA)));
+        StackBucketResult merged = new StackBucketAnalysis(new StackBucketOptions { GroupByEvent = false }).Analyze(
+            events,
+            resolver.CreateSession(Map(BasesA))
+        );
         Assert.That(merged.Buckets, Has.Count.EqualTo(1));
         Assert.That(merged.Buckets[0].Count, Is.EqualTo(3));
         Assert.That(merged.Buckets[0].EventName, Is.Null);
@@ -131,9 +164,18 @@ public sealed class StackBucketAnalysisTests
         Assert.That(d.Durations, Is.EqualTo(new StackDurations(4, 45, 30, 6, 3)));
 
         var filter = new EventFilter(null, [FieldCondition.Parse("opcode=End")]);
-        StackBucketResult endsOnly = new StackBucketAnalysis().Analyze(events.Where(filter.Matches), resolver.CreateSession(Map(BasesA)));
-        Assert.That(endsOnly.Buckets.Single(b => b.Frames.SequenceEqual(Engine("D"))).Durations, Is.EqualTo(new StackDurations(3, 45, 30, 6, 3)));
-        Assert.That(endsOnly.Buckets.Single(b => b.Frames.SequenceEqual(Engine("E"))).Durations, Is.EqualTo(new StackDurations(1, 100, 100, 40, 40)));
+        StackBucketResult endsOnly = new StackBucketAnalysis().Analyze(
+            events.Where(filter.Matches),
+            resolver.CreateSession(Map(BasesA))
+        );
+        Assert.That(
+            endsOnly.Buckets.Single(b => b.Frames.SequenceEqual(Engine("D"))).Durations,
+            Is.EqualTo(new StackDurations(3, 45, 30, 6, 3))
+        );
+        Assert.That(
+            endsOnly.Buckets.Single(b => b.Frames.SequenceEqual(Engine("E"))).Durations,
+            Is.EqualTo(new StackDurations(1, 100, 100, 40, 40))
+        );
         Assert.That(endsOnly.HasDurations, Is.True);
         Assert.That(endsOnly.Buckets[0].WeightOf(StackWeight.Duration), Is.EqualTo(45));
     }
@@ -142,7 +184,10 @@ public sealed class StackBucketAnalysisTests
     public void Build_EventsWithoutCallstackAction_ReportMissingActionWithTheSessionChangeAndHistogramHint()
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
-        StackBucketResult r = new StackBucketAnalysis().Analyze([_c.Latch(At(0), null), _c.Latch(At(1), null)], resolver.CreateSession());
+        StackBucketResult r = new StackBucketAnalysis().Analyze(
+            [_c.Latch(At(0), null), _c.Latch(At(1), null)],
+            resolver.CreateSession()
+        );
         Assert.That(r.IsComplete, Is.False);
         Assert.That(r.MissingData!.Kind, Is.EqualTo(MissingDataKind.Action));
         Assert.That(r.MissingData.Missing, Is.EqualTo(new[] { "package0.callstack" }));
@@ -165,7 +210,10 @@ public sealed class StackBucketAnalysisTests
     public void Build_SomeEventsWithoutStack_AreCountedAndWarned()
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
-        StackBucketResult r = new StackBucketAnalysis().Analyze([_c.Latch(At(0), Addresses(Seed("A"), BasesA)), _c.Wait(At(1), null, "End", 3, 0)], resolver.CreateSession(Map(BasesA)));
+        StackBucketResult r = new StackBucketAnalysis().Analyze(
+            [_c.Latch(At(0), Addresses(Seed("A"), BasesA)), _c.Wait(At(1), null, "End", 3, 0)],
+            resolver.CreateSession(Map(BasesA))
+        );
         Assert.That(r.IsComplete, Is.True);
         Assert.That(r.EventsWithStack, Is.EqualTo(1));
         Assert.That(r.EventsWithoutStack, Is.EqualTo(1));
@@ -178,16 +226,24 @@ public sealed class StackBucketAnalysisTests
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
         string text = string.Join("\n", Seed("G").Select(f => f.ModuleOffset));
         XEvent[] events = [_c.Health(At(0), text, 17), _c.Health(At(1), text, 17), _c.Health(At(2), text, 20)];
-        StackBucketResult r = new StackBucketAnalysis(new StackBucketOptions { StackSource = "call_stack" }).Analyze(events, resolver.CreateSession());
+        StackBucketResult r = new StackBucketAnalysis(new StackBucketOptions { StackSource = "call_stack" }).Analyze(
+            events,
+            resolver.CreateSession()
+        );
         Assert.That(r.Buckets, Has.Count.EqualTo(1));
         Assert.That(r.Buckets[0].Count, Is.EqualTo(3));
         Assert.That(r.Buckets[0].Frames, Is.EqualTo(Engine("G")));
 
-        StackBucketResult wrong = new StackBucketAnalysis(new StackBucketOptions { StackSource = "severity" }).Analyze(events, resolver.CreateSession());
+        StackBucketResult wrong = new StackBucketAnalysis(new StackBucketOptions { StackSource = "severity" }).Analyze(
+            events,
+            resolver.CreateSession()
+        );
         Assert.That(wrong.MissingData!.Kind, Is.EqualTo(MissingDataKind.Field));
         Assert.That(wrong.MissingData.Message, Does.Contain("not a callstack"));
 
-        StackBucketResult absent = new StackBucketAnalysis(new StackBucketOptions { StackSource = "no_such_field" }).Analyze(events, resolver.CreateSession());
+        StackBucketResult absent = new StackBucketAnalysis(
+            new StackBucketOptions { StackSource = "no_such_field" }
+        ).Analyze(events, resolver.CreateSession());
         Assert.That(absent.MissingData!.Kind, Is.EqualTo(MissingDataKind.Field));
         Assert.That(absent.MissingData.AvailableFields, Does.Contain("call_stack"));
     }
@@ -198,10 +254,23 @@ public sealed class StackBucketAnalysisTests
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
         ulong[] raw = Addresses(Seed("A"), BasesA);
         StackBucketResult r = new StackBucketAnalysis().Analyze([_c.Latch(At(0), raw)], resolver.CreateSession());
-        Assert.That(r.Buckets[0].Frames, Is.EqualTo(raw.Select(a => "0x" + a.ToString("X16", CultureInfo.InvariantCulture))));
-        Assert.That(r.Buckets[0].FrameDetails.All(f => f.UnresolvedReason == "no module map for raw addresses"), Is.True);
+        Assert.That(
+            r.Buckets[0].Frames,
+            Is.EqualTo(raw.Select(a => "0x" + a.ToString("X16", CultureInfo.InvariantCulture)))
+        );
+        Assert.That(
+            r.Buckets[0].FrameDetails.All(f => f.UnresolvedReason == "no module map for raw addresses"),
+            Is.True
+        );
         string text = XeAnalyzer.Output.OutputFormats.ToText(new StackBucketDocument(r));
-        Assert.That(text, Does.Contain("0x" + raw[0].ToString("X16", CultureInfo.InvariantCulture) + " -- unresolved: no module map for raw addresses"));
+        Assert.That(
+            text,
+            Does.Contain(
+                "0x"
+                    + raw[0].ToString("X16", CultureInfo.InvariantCulture)
+                    + " -- unresolved: no module map for raw addresses"
+            )
+        );
         Assert.That(text, Does.Contain("--modules"));
         Assert.That(r.Inputs[0].ModuleMapSource, Is.EqualTo(ModuleMapSource.None));
     }
@@ -210,7 +279,13 @@ public sealed class StackBucketAnalysisTests
     public void Build_UnresolvedFramesWithAKnownModule_UseTheModuleOffsetForm_SoCapturesOfAnyShapeMatch()
     {
         // No PDB on the symbol path: raw addresses placed by the map and module+offset text must give the same bucket.
-        using var resolver = new CallstackResolver(new CallstackResolverOptions { Offline = true, SymbolPath = XeAnalyzer.Symbols.Store.SymbolPath.Parse(_tmp.Path) });
+        using var resolver = new CallstackResolver(
+            new CallstackResolverOptions
+            {
+                Offline = true,
+                SymbolPath = XeAnalyzer.Symbols.Store.SymbolPath.Parse(_tmp.Path),
+            }
+        );
         IReadOnlyList<Frame> a = Seed("A");
         var builder = new StackBucketBuilder();
         builder.AddEvents([_c.Latch(At(0), Addresses(a, BasesA))], resolver.CreateSession(Map(BasesA)));
@@ -227,13 +302,24 @@ public sealed class StackBucketAnalysisTests
     public void Analyze_HistogramUsingAllItsBuckets_KeepsEverySlotCount_MergesSlotsThatResolveAlike_AndWarns()
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
-        IReadOnlyList<Frame> a = Seed("A"), b = Seed("B"), c = Seed("C");
-        string Slot(long count, IEnumerable<string> frames) => "<Slot count=\"" + count.ToString(CultureInfo.InvariantCulture) + "\"><value>" + string.Join("\n", frames) + "</value></Slot>";
+        IReadOnlyList<Frame> a = Seed("A"),
+            b = Seed("B"),
+            c = Seed("C");
+        string Slot(long count, IEnumerable<string> frames) =>
+            "<Slot count=\""
+            + count.ToString(CultureInfo.InvariantCulture)
+            + "\"><value>"
+            + string.Join("\n", frames)
+            + "</value></Slot>";
 
         // Slot 4 is stack A again, written symbolized in-engine: it resolves to the same frames as slot 1.
-        string xml = "<HistogramTarget truncated=\"0\" buckets=\"4\">" +
-            Slot(50, a.Select(f => f.ModuleOffset)) + Slot(30, b.Select(f => f.ModuleOffset)) + Slot(20, c.Select(f => f.ModuleOffset)) + Slot(7, a.Select(f => f.Engine)) +
-            "</HistogramTarget>";
+        string xml =
+            "<HistogramTarget truncated=\"0\" buckets=\"4\">"
+            + Slot(50, a.Select(f => f.ModuleOffset))
+            + Slot(30, b.Select(f => f.ModuleOffset))
+            + Slot(20, c.Select(f => f.ModuleOffset))
+            + Slot(7, a.Select(f => f.Engine))
+            + "</HistogramTarget>";
         StackBucketResult r = FromXml(xml, resolver);
 
         Assert.That(r.HistogramSlots, Is.EqualTo(4));
@@ -242,8 +328,15 @@ public sealed class StackBucketAnalysisTests
         Assert.That(r.Buckets[0].Frames, Is.EqualTo(Engine("A")));
         Assert.That(r.MergedRawStacks, Is.EqualTo(1));
         Assert.That(r.MayHaveMergedHistogramValues, Is.True);
-        Assert.That(_lastRead!.Diagnostics.Warnings, Has.Some.Contains("buckets"), "the reader's warning about the histogram, given once for the whole run");
-        Assert.That(XeAnalyzer.Output.OutputFormats.ToText(new StackBucketDocument(r)), Does.Contain("slots = buckets"));
+        Assert.That(
+            _lastRead!.Diagnostics.Warnings,
+            Has.Some.Contains("buckets"),
+            "the reader's warning about the histogram, given once for the whole run"
+        );
+        Assert.That(
+            XeAnalyzer.Output.OutputFormats.ToText(new StackBucketDocument(r)),
+            Does.Contain("slots = buckets")
+        );
         Assert.That(r.Buckets.All(x => x.EventName is null && x.FirstSeen is null), Is.True);
     }
 
@@ -254,24 +347,43 @@ public sealed class StackBucketAnalysisTests
         string g = string.Join("\n", Seed("G").Select(f => f.ModuleOffset));
         string d = string.Join("\n", Seed("D").Select(f => f.ModuleOffset));
         string Event(int severity, string stack, string time) =>
-            "<event name=\"error_reported\" package=\"sqlserver\" timestamp=\"" + time + "\"><data name=\"severity\"><type name=\"int32\" package=\"package0\" /><value>" +
-            severity.ToString(CultureInfo.InvariantCulture) + "</value></data><action name=\"callstack\" package=\"package0\"><type name=\"callstack\" package=\"package0\" /><value>" + stack + "</value></action></event>";
-        string xml = "<RingBufferTarget truncated=\"0\" eventCount=\"4\">" + Event(17, g, "2024-01-01T00:00:01Z") + Event(17, g, "2024-01-01T00:00:02Z") + Event(20, d, "2024-01-01T00:00:03Z") + Event(17, d, "2024-01-01T00:00:04Z") + "</RingBufferTarget>";
+            "<event name=\"error_reported\" package=\"sqlserver\" timestamp=\""
+            + time
+            + "\"><data name=\"severity\"><type name=\"int32\" package=\"package0\" /><value>"
+            + severity.ToString(CultureInfo.InvariantCulture)
+            + "</value></data><action name=\"callstack\" package=\"package0\"><type name=\"callstack\" "
+            + "package=\"package0\" /><value>"
+            + stack
+            + "</value></action></event>";
+        string xml =
+            "<RingBufferTarget truncated=\"0\" eventCount=\"4\">"
+            + Event(17, g, "2024-01-01T00:00:01Z")
+            + Event(17, g, "2024-01-01T00:00:02Z")
+            + Event(20, d, "2024-01-01T00:00:03Z")
+            + Event(17, d, "2024-01-01T00:00:04Z")
+            + "</RingBufferTarget>";
 
         StackBucketResult r = FromXml(xml, resolver, new EventFilter(null, [FieldCondition.Parse("severity=17")]));
         Assert.That(r.EventsRead, Is.EqualTo(3));
-        Assert.That(r.Buckets.Select(b => (b.Count, b.Frames[0])), Is.EqualTo(new[] { (2L, Engine("G")[0]), (1L, Engine("D")[0]) }));
+        Assert.That(
+            r.Buckets.Select(b => (b.Count, b.Frames[0])),
+            Is.EqualTo(new[] { (2L, Engine("G")[0]), (1L, Engine("D")[0]) })
+        );
         Assert.That(r.Buckets[0].EventName, Is.EqualTo("sqlserver.error_reported"));
         Assert.That(r.Buckets[0].FirstSeen, Is.EqualTo(new DateTime(2024, 1, 1, 0, 0, 1, DateTimeKind.Utc)));
         Assert.That(r.Buckets[0].LastSeen, Is.EqualTo(new DateTime(2024, 1, 1, 0, 0, 2, DateTimeKind.Utc)));
     }
 
-    /// <summary>Target-data XML through the real pipeline: written to a file, opened and read by <see cref="CaptureSource"/>.</summary>
+    /// <summary>Target-data XML through the real pipeline: written to a file, opened and read by
+    /// <see cref="CaptureSource"/>.</summary>
     private StackBucketResult FromXml(string xml, CallstackResolver resolver, EventFilter? filter = null)
     {
         string path = _tmp.File("target-" + Guid.NewGuid().ToString("N") + ".xml");
         File.WriteAllText(path, xml);
-        AnalysisOutcome<StackBucketResult> outcome = new StackBucketAnalysis().Analyze(CaptureSource.Open([path]), new AnalysisContext(filter, resolver: resolver));
+        AnalysisOutcome<StackBucketResult> outcome = new StackBucketAnalysis().Analyze(
+            CaptureSource.Open([path]),
+            new AnalysisContext(filter, resolver: resolver)
+        );
         _lastRead = outcome.Read;
         return outcome.Result;
     }
@@ -282,28 +394,53 @@ public sealed class StackBucketAnalysisTests
     public void Build_MoreDistinctStacksThanTheCap_CountsTheRestAsUntracked()
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
-        ulong[] a = Addresses(Seed("A"), BasesA), b = Addresses(Seed("B"), BasesA), c = Addresses(Seed("C"), BasesA);
-        StackBucketResult r = new StackBucketAnalysis(new StackBucketOptions { MaxDistinctStacks = 2 })
-            .Analyze([_c.Latch(At(0), a), _c.Latch(At(1), b), _c.Latch(At(2), c), _c.Latch(At(3), c), _c.Latch(At(4), a)], resolver.CreateSession(Map(BasesA)));
+        ulong[] a = Addresses(Seed("A"), BasesA),
+            b = Addresses(Seed("B"), BasesA),
+            c = Addresses(Seed("C"), BasesA);
+        StackBucketResult r = new StackBucketAnalysis(new StackBucketOptions { MaxDistinctStacks = 2 }).Analyze(
+            [_c.Latch(At(0), a), _c.Latch(At(1), b), _c.Latch(At(2), c), _c.Latch(At(3), c), _c.Latch(At(4), a)],
+            resolver.CreateSession(Map(BasesA))
+        );
         Assert.That(r.Buckets.Select(x => x.Count), Is.EqualTo(new long[] { 2, 1 }));
         Assert.That(r.UntrackedEvents, Is.EqualTo(2));
         Assert.That(r.Warnings.Select(w => w.Text), Has.Some.Contains("2 event(s) of further stacks"));
         AnalysisWarning limit = r.Warnings.Single(w => w.Kind == AnalysisWarningKind.LimitReached);
-        Assert.That((limit.Limit, limit.LimitValue, limit.EventsLeftOut), Is.EqualTo(("StackBucketOptions.MaxDistinctStacks", (long?)2L, 2L)), "the limit is a value, not a sentence");
+        Assert.That(
+            (limit.Limit, limit.LimitValue, limit.EventsLeftOut),
+            Is.EqualTo(("StackBucketOptions.MaxDistinctStacks", (long?)2L, 2L)),
+            "the limit is a value, not a sentence"
+        );
     }
 
     [Test]
     public void Analyze_MoreDistinctStacksThanTheCap_IsPartial_CountedAndNamed()
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
-        string xml = "<HistogramTarget truncated=\"0\" buckets=\"16\">" + string.Concat(Enumerable.Range(0, 5).Select(i =>
-            "<Slot count=\"" + (10 - i).ToString(CultureInfo.InvariantCulture) + "\"><value>sqldk.dll+0x" + (0x1000 + (i * 16)).ToString("X16", CultureInfo.InvariantCulture) + "</value></Slot>")) + "</HistogramTarget>";
+        string xml =
+            "<HistogramTarget truncated=\"0\" buckets=\"16\">"
+            + string.Concat(
+                Enumerable
+                    .Range(0, 5)
+                    .Select(i =>
+                        "<Slot count=\""
+                        + (10 - i).ToString(CultureInfo.InvariantCulture)
+                        + "\"><value>sqldk.dll+0x"
+                        + (0x1000 + (i * 16)).ToString("X16", CultureInfo.InvariantCulture)
+                        + "</value></Slot>"
+                    )
+            )
+            + "</HistogramTarget>";
         string path = _tmp.File("many.xml");
         File.WriteAllText(path, xml);
         var diagnostics = new CaptureDiagnostics();
-        AnalysisOutcome<StackBucketResult> o = new StackBucketAnalysis(new StackBucketOptions { MaxDistinctStacks = 3 })
-            .Analyze(CaptureSource.Open([path]), new AnalysisContext(diagnostics: diagnostics, resolver: resolver));
-        Assert.That(o.Status, Is.EqualTo(AnalysisStatus.Partial), "events over the cap make the result partial (exit 3), never silently");
+        AnalysisOutcome<StackBucketResult> o = new StackBucketAnalysis(
+            new StackBucketOptions { MaxDistinctStacks = 3 }
+        ).Analyze(CaptureSource.Open([path]), new AnalysisContext(diagnostics: diagnostics, resolver: resolver));
+        Assert.That(
+            o.Status,
+            Is.EqualTo(AnalysisStatus.Partial),
+            "events over the cap make the result partial (exit 3), never silently"
+        );
         Assert.That(o.Result.UntrackedEvents, Is.EqualTo(7 + 6));
         Assert.That(o.Result.Buckets.Select(b => b.Count), Is.EqualTo(new long[] { 10, 9, 8 }));
         Assert.That(diagnostics.PartialSummary, Does.Contain("13 event(s) counted but left out"));
@@ -314,10 +451,17 @@ public sealed class StackBucketAnalysisTests
     public void Filter_TopAndMinCount_KeepSharesAndReportWhatIsOmitted()
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
-        ulong[] a = Addresses(Seed("A"), BasesA), b = Addresses(Seed("B"), BasesA), c = Addresses(Seed("C"), BasesA);
+        ulong[] a = Addresses(Seed("A"), BasesA),
+            b = Addresses(Seed("B"), BasesA),
+            c = Addresses(Seed("C"), BasesA);
         StackBucketResult r = new StackBucketAnalysis().Analyze(
-            [.. Enumerable.Repeat(a, 6).Select(s => _c.Latch(At(0), s)), .. Enumerable.Repeat(b, 3).Select(s => _c.Latch(At(0), s)), _c.Latch(At(0), c)],
-            resolver.CreateSession(Map(BasesA)));
+            [
+                .. Enumerable.Repeat(a, 6).Select(s => _c.Latch(At(0), s)),
+                .. Enumerable.Repeat(b, 3).Select(s => _c.Latch(At(0), s)),
+                _c.Latch(At(0), c),
+            ],
+            resolver.CreateSession(Map(BasesA))
+        );
         StackBucketResult top1 = r.Filter(1, 0);
         Assert.That(top1.Buckets, Has.Count.EqualTo(1));
         Assert.That(top1.OmittedBuckets, Is.EqualTo(2));
@@ -333,10 +477,20 @@ public sealed class StackBucketAnalysisTests
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
         ulong[] d = Addresses(Seed("D"), BasesA);
-        StackBucketResult r = new StackBucketAnalysis().Analyze([_c.Wait(At(0), d, "End", 5, 1), _c.Wait(At(1), d, "End", 7, 0), _c.External(At(2), d, 3)], resolver.CreateSession(Map(BasesA)));
+        StackBucketResult r = new StackBucketAnalysis().Analyze(
+            [_c.Wait(At(0), d, "End", 5, 1), _c.Wait(At(1), d, "End", 7, 0), _c.External(At(2), d, 3)],
+            resolver.CreateSession(Map(BasesA))
+        );
         XeAnalyzer.Output.CallTree counts = r.ToCallTree();
-        Assert.That(counts.Root.Children.Select(n => (n.Name, n.Weight)), Is.EqualTo(new[] { ("sqlos.wait_info", 2L), ("sqlos.wait_info_external", 1L) }));
-        Assert.That(counts.Root.Children[0].Children[0].Name, Is.EqualTo(Engine("D")[^1]), "root first inside the tree: the outermost frame under the event");
+        Assert.That(
+            counts.Root.Children.Select(n => (n.Name, n.Weight)),
+            Is.EqualTo(new[] { ("sqlos.wait_info", 2L), ("sqlos.wait_info_external", 1L) })
+        );
+        Assert.That(
+            counts.Root.Children[0].Children[0].Name,
+            Is.EqualTo(Engine("D")[^1]),
+            "root first inside the tree: the outermost frame under the event"
+        );
         XeAnalyzer.Output.CallTree durations = r.ToCallTree(StackWeight.Duration);
         Assert.That(durations.TotalWeight, Is.EqualTo(15));
         Assert.That(durations.Unit, Is.EqualTo(XeAnalyzer.Output.WeightUnit.Milliseconds));
@@ -347,17 +501,31 @@ public sealed class StackBucketAnalysisTests
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
         string xel = Path.Combine(_tmp.Path, "cap_0_133601526724170000.xel");
-        _c.WriteXel(xel, [_c.Latch(At(0), Addresses(Seed("A"), BasesA), 1), _c.Latch(At(1), Addresses(Seed("A"), BasesA), 2)]);
+        _c.WriteXel(
+            xel,
+            [_c.Latch(At(0), Addresses(Seed("A"), BasesA), 1), _c.Latch(At(1), Addresses(Seed("A"), BasesA), 2)]
+        );
         File.WriteAllText(Path.Combine(_tmp.Path, "cap.modules.txt"), ModuleList(BasesA));
-        StackBucketResult r = new StackBucketAnalysis().Analyze(CaptureSource.Open([xel]), new AnalysisContext(resolver: resolver)).Result;
+        StackBucketResult r = new StackBucketAnalysis()
+            .Analyze(CaptureSource.Open([xel]), new AnalysisContext(resolver: resolver))
+            .Result;
         Assert.That(r.Inputs[0].ModuleMapSource, Is.EqualTo(ModuleMapSource.Sidecar));
         Assert.That(r.Inputs[0].ModuleMapPath, Does.EndWith("cap.modules.txt"));
         Assert.That(r.Buckets.Single().Frames, Is.EqualTo(Engine("A")));
 
         string wrongMap = Path.Combine(_tmp.Path, "other.txt");
         File.WriteAllText(wrongMap, ModuleList(BasesB));
-        StackBucketResult o = new StackBucketAnalysis().Analyze(CaptureSource.Open([xel], new CaptureReadOptions { ModuleMapPath = wrongMap }), new AnalysisContext(resolver: resolver)).Result;
+        StackBucketResult o = new StackBucketAnalysis()
+            .Analyze(
+                CaptureSource.Open([xel], new CaptureReadOptions { ModuleMapPath = wrongMap }),
+                new AnalysisContext(resolver: resolver)
+            )
+            .Result;
         Assert.That(o.Inputs[0].ModuleMapSource, Is.EqualTo(ModuleMapSource.Explicit));
-        Assert.That(o.Buckets.Single().Frames, Is.Not.EqualTo(Engine("A")), "another process's bases cannot place these addresses");
+        Assert.That(
+            o.Buckets.Single().Frames,
+            Is.Not.EqualTo(Engine("A")),
+            "another process's bases cannot place these addresses"
+        );
     }
 }

@@ -31,12 +31,14 @@ public sealed class StackCompactionTests
         for (int k = 0; k < 97; k++)
         {
             ulong[] addresses = Addresses(stacks[(k * k) % 4], BasesA);
-            events.Add((k % 3) switch
-            {
-                0 => _c.Latch(At(k * 7), addresses),
-                1 => _c.Wait(At(k * 5), addresses, "End", (ulong)(k * 3), (ulong)k),
-                _ => _c.External(At(k * 11), addresses, (ulong)(k + 1)),
-            });
+            events.Add(
+                (k % 3) switch
+                {
+                    0 => _c.Latch(At(k * 7), addresses),
+                    1 => _c.Wait(At(k * 5), addresses, "End", (ulong)(k * 3), (ulong)k),
+                    _ => _c.External(At(k * 11), addresses, (ulong)(k + 1)),
+                }
+            );
         }
 
         return ([.. events], stacks);
@@ -55,15 +57,27 @@ public sealed class StackCompactionTests
         var expected = events
             .Select((e, k) => (Event: e, Frames: Engine(stacks[(k * k) % 4]), Kind: k % 3, K: k))
             .GroupBy(x => (x.Event.FullName, string.Join("\n", x.Frames)))
-            .Select(g => (Name: g.Key.FullName, g.First().Frames, Count: (long)g.Count(),
-                First: g.Min(x => x.Event.Timestamp), Last: g.Max(x => x.Event.Timestamp),
-                Durations: g.First().Kind switch
-                {
-                    1 => new StackDurations(g.Count(), g.Sum(x => x.K * 3L), g.Max(x => x.K * 3L),
-                        g.Sum(x => (long)x.K), g.Max(x => (long)x.K)),
-                    2 => new StackDurations(g.Count(), g.Sum(x => x.K + 1L), g.Max(x => x.K + 1L), null, null),
-                    _ => null,
-                }))
+            .Select(g =>
+                (
+                    Name: g.Key.FullName,
+                    g.First().Frames,
+                    Count: (long)g.Count(),
+                    First: g.Min(x => x.Event.Timestamp),
+                    Last: g.Max(x => x.Event.Timestamp),
+                    Durations: g.First().Kind switch
+                    {
+                        1 => new StackDurations(
+                            g.Count(),
+                            g.Sum(x => x.K * 3L),
+                            g.Max(x => x.K * 3L),
+                            g.Sum(x => (long)x.K),
+                            g.Max(x => (long)x.K)
+                        ),
+                        2 => new StackDurations(g.Count(), g.Sum(x => x.K + 1L), g.Max(x => x.K + 1L), null, null),
+                        _ => null,
+                    }
+                )
+            )
             .OrderByDescending(x => x.Count)
             .ThenBy(x => x.Frames, Comparer<string[]>.Create(CompareOrdinal))
             .ThenBy(x => x.Name, StringComparer.Ordinal)
@@ -117,26 +131,38 @@ public sealed class StackCompactionTests
         (XEvent[] events, _) = Capture();
         XEvent[] fewer = [.. events.Where((e, k) => k % 5 != 0)];
         StackBucketResult Analyze(XEvent[] e, BucketFramePool? pool) =>
-            new StackBucketAnalysis(new StackBucketOptions { FramePool = pool })
-                .Analyze(e, resolver.CreateSession(Map(BasesA)));
+            new StackBucketAnalysis(new StackBucketOptions { FramePool = pool }).Analyze(
+                e,
+                resolver.CreateSession(Map(BasesA))
+            );
 
         var pool = new BucketFramePool();
-        StackBucketResult b = Analyze(events, pool), n = Analyze(fewer, pool);
-        StackBucketResult bAlone = Analyze(events, null), nAlone = Analyze(fewer, null);
+        StackBucketResult b = Analyze(events, pool),
+            n = Analyze(fewer, pool);
+        StackBucketResult bAlone = Analyze(events, null),
+            nAlone = Analyze(fewer, null);
 
         BucketFrame[] baseFrames = [.. b.Buckets.SelectMany(x => x.FrameDetails)];
         foreach (BucketFrame f in n.Buckets.SelectMany(x => x.FrameDetails))
         {
-            Assert.That(baseFrames.Any(k => ReferenceEquals(k, f)), Is.True,
-                "a frame of the new side is the base side's");
+            Assert.That(
+                baseFrames.Any(k => ReferenceEquals(k, f)),
+                Is.True,
+                "a frame of the new side is the base side's"
+            );
         }
 
-        Assert.That(b.Buckets.SelectMany(x => x.FrameDetails),
-            Is.EqualTo(bAlone.Buckets.SelectMany(x => x.FrameDetails)));
-        StackDiff shared = StackDiff.Compare(b, n), alone = StackDiff.Compare(bAlone, nAlone);
+        Assert.That(
+            b.Buckets.SelectMany(x => x.FrameDetails),
+            Is.EqualTo(bAlone.Buckets.SelectMany(x => x.FrameDetails))
+        );
+        StackDiff shared = StackDiff.Compare(b, n),
+            alone = StackDiff.Compare(bAlone, nAlone);
         Assert.That(shared.Changes, Is.EqualTo(alone.Changes));
-        Assert.That(OutputFormats.ToText(new StackDiffDocument(shared), "csv"),
-            Is.EqualTo(OutputFormats.ToText(new StackDiffDocument(alone), "csv")));
+        Assert.That(
+            OutputFormats.ToText(new StackDiffDocument(shared), "csv"),
+            Is.EqualTo(OutputFormats.ToText(new StackDiffDocument(alone), "csv"))
+        );
     }
 
     [Test]
@@ -144,9 +170,13 @@ public sealed class StackCompactionTests
     {
         TableCell[] Row(int i) =>
             [i, "frame " + i + "\nnext", TableCell.FromPercentage(i / 7.0), i % 2 == 0 ? TableCell.Empty : i * 3L];
-        TableBuilder Builder() => new TableBuilder("T")
-            .AddColumn(TableColumn.Integer("n")).AddColumn(TableColumn.Text("frames"))
-            .AddColumn(TableColumn.Percentage("share", 2)).AddColumn(TableColumn.Integer("odd")).AddNote("note");
+        TableBuilder Builder() =>
+            new TableBuilder("T")
+                .AddColumn(TableColumn.Integer("n"))
+                .AddColumn(TableColumn.Text("frames"))
+                .AddColumn(TableColumn.Percentage("share", 2))
+                .AddColumn(TableColumn.Integer("odd"))
+                .AddNote("note");
         TableBuilder whole = Builder();
         for (int i = 0; i < 300; i++)
         {
@@ -156,13 +186,18 @@ public sealed class StackCompactionTests
         ReportTable onRead = Builder().BuildWithRowsOnRead(300, Row);
         foreach (string format in new[] { "csv", "json", "text", "html" })
         {
-            Assert.That(OutputFormats.ToText(ReportDocument.Of("T", onRead), format),
-                Is.EqualTo(OutputFormats.ToText(ReportDocument.Of("T", whole.Build()), format)), format);
+            Assert.That(
+                OutputFormats.ToText(ReportDocument.Of("T", onRead), format),
+                Is.EqualTo(OutputFormats.ToText(ReportDocument.Of("T", whole.Build()), format)),
+                format
+            );
         }
 
         ReportTable bad = Builder().BuildWithRowsOnRead(2, i => i == 1 ? [1, 2, 3, 4] : Row(i));
-        Assert.That(() => bad.Rows[1],
-            Throws.ArgumentException.With.Message.Contains("Row 1, column 'frames' of table 'T'"));
+        Assert.That(
+            () => bad.Rows[1],
+            Throws.ArgumentException.With.Message.Contains("Row 1, column 'frames' of table 'T'")
+        );
         Assert.That(() => Builder().AddRow(Row(0)).BuildWithRowsOnRead(1, Row), Throws.InvalidOperationException);
     }
 }

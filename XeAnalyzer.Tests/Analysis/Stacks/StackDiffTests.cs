@@ -1,7 +1,7 @@
-using XeAnalyzer.Analysis;
-using XeAnalyzer.Capture;
 using System.Globalization;
+using XeAnalyzer.Analysis;
 using XeAnalyzer.Analysis.Stacks;
+using XeAnalyzer.Capture;
 using XeAnalyzer.Events;
 using XeAnalyzer.Output;
 using XeAnalyzer.Symbols.Resolution;
@@ -13,7 +13,8 @@ using static XeAnalyzer.Tests.Analysis.Stacks.StackCaptures;
 
 namespace XeAnalyzer.Tests.Analysis.Stacks;
 
-/// <summary><see cref="StackDiff"/> on two synthetic captures of different process lifetimes, and sample 1 against a slice of itself.</summary>
+/// <summary><see cref="StackDiff"/> on two synthetic captures of different process lifetimes, and sample 1 against a
+/// slice of itself.</summary>
 public sealed class StackDiffTests
 {
     private StackCaptures _c = null!;
@@ -34,9 +35,16 @@ public sealed class StackDiffTests
     /// <summary>Base: A×10, B×5 in process A; new: A×12, B×5, C×3 in process B (other module bases).</summary>
     private (StackBucketResult Base, StackBucketResult New) TwoCaptures(CallstackResolver resolver)
     {
-        XEvent[] Many(string id, int n, IReadOnlyDictionary<string, ulong> bases) => [.. Enumerable.Range(0, n).Select(i => _c.Latch(At(i), Addresses(Seed(id), bases)))];
-        StackBucketResult b = new StackBucketAnalysis().Analyze([.. Many("A", 10, BasesA), .. Many("B", 5, BasesA)], resolver.CreateSession(Map(BasesA)));
-        StackBucketResult n = new StackBucketAnalysis().Analyze([.. Many("A", 12, BasesB), .. Many("B", 5, BasesB), .. Many("C", 3, BasesB)], resolver.CreateSession(Map(BasesB)));
+        XEvent[] Many(string id, int n, IReadOnlyDictionary<string, ulong> bases) =>
+            [.. Enumerable.Range(0, n).Select(i => _c.Latch(At(i), Addresses(Seed(id), bases)))];
+        StackBucketResult b = new StackBucketAnalysis().Analyze(
+            [.. Many("A", 10, BasesA), .. Many("B", 5, BasesA)],
+            resolver.CreateSession(Map(BasesA))
+        );
+        StackBucketResult n = new StackBucketAnalysis().Analyze(
+            [.. Many("A", 12, BasesB), .. Many("B", 5, BasesB), .. Many("C", 3, BasesB)],
+            resolver.CreateSession(Map(BasesB))
+        );
         return (b, n);
     }
 
@@ -54,7 +62,10 @@ public sealed class StackDiffTests
 
         // Share deltas: C 0 -> 3/20, A 10/15 -> 12/20, B 5/15 -> 5/20: growth first.
         Assert.That(d.Changes.Select(c => c.Frames), Is.EqualTo(new[] { Engine("C"), Engine("A"), Engine("B") }));
-        Assert.That(d.Changes.Select(c => c.Kind), Is.EqualTo(new[] { StackChangeKind.New, StackChangeKind.Common, StackChangeKind.Common }));
+        Assert.That(
+            d.Changes.Select(c => c.Kind),
+            Is.EqualTo(new[] { StackChangeKind.New, StackChangeKind.Common, StackChangeKind.Common })
+        );
         StackBucketChange a = d.Changes[1];
         Assert.That((a.BaseCount, a.NewCount, a.Delta), Is.EqualTo((10L, 12L, 2L)));
         Assert.That(a.BaseShare, Is.EqualTo(10.0 / 15).Within(1e-12));
@@ -80,8 +91,10 @@ public sealed class StackDiffTests
         Assert.That(d.Check(30, null).Reasons.Single(), Does.Contain("grew by more than 30 %"));
         Assert.That(d.Check(34, null).Tripped, Is.False);
         Assert.That(d.Check(null, 14.9).Tripped, Is.True, "stack C went from 0 % to 15 %");
-        Assert.That(d.Check(null, 14.9).Reasons.Single(),
-            Does.Contain("new stack sqlserver.latch_acquired " + Leaves(Engine("C"), Engine("A"), Engine("B")).Name));
+        Assert.That(
+            d.Check(null, 14.9).Reasons.Single(),
+            Does.Contain("new stack sqlserver.latch_acquired " + Leaves(Engine("C"), Engine("A"), Engine("B")).Name)
+        );
         Assert.That(d.Check(null, 15.1).Tripped, Is.False);
         Assert.That(d.Check(null, null).Tripped, Is.False);
         Assert.That(StackDiff.Compare(b, b).Check(0, 0).Tripped, Is.False, "no change trips nothing");
@@ -113,7 +126,9 @@ public sealed class StackDiffTests
         int column = table.Columns.ToList().FindIndex(c => c.Name == "distinguishing_frames");
         var cases = new[]
         {
-            ("A", Engine("B"), Engine("C")), ("B", Engine("A"), Engine("C")), ("C", Engine("A"), Engine("B")),
+            ("A", Engine("B"), Engine("C")),
+            ("B", Engine("A"), Engine("C")),
+            ("C", Engine("A"), Engine("B")),
         };
         var names = new HashSet<string>(StringComparer.Ordinal);
         foreach ((string id, string[] others1, string[] others2) in cases)
@@ -132,9 +147,14 @@ public sealed class StackDiffTests
         Assert.That(names, Has.Count.EqualTo(3), "each stack has a name of its own");
         string listing = OutputFormats.ToText(new StackDiffDocument(d));
         (int c0, string c) = Leaves(Engine("C"), Engine("A"), Engine("B"));
-        Assert.That(listing, Does.Contain(Ic($"told apart by frame {c0 + 1}") + ", where it leaves every other stack: " + c));
-        Assert.That(d.Check(null, 1).Reasons.Single(),
-            Does.Contain(c + Ic($" (frame {c0 + 1} of {Engine("C").Length}, where it leaves every other stack)")));
+        Assert.That(
+            listing,
+            Does.Contain(Ic($"told apart by frame {c0 + 1}") + ", where it leaves every other stack: " + c)
+        );
+        Assert.That(
+            d.Check(null, 1).Reasons.Single(),
+            Does.Contain(c + Ic($" (frame {c0 + 1} of {Engine("C").Length}, where it leaves every other stack)"))
+        );
     }
 
     [Test]
@@ -144,7 +164,8 @@ public sealed class StackDiffTests
         IReadOnlyList<Frame> shortA = [.. Seed("A").Take(10)];
         StackBucketResult r = new StackBucketAnalysis().Analyze(
             [_c.Latch(At(0), Addresses(Seed("A"), BasesA)), _c.Latch(At(1), Addresses(shortA, BasesA))],
-            resolver.CreateSession(Map(BasesA)));
+            resolver.CreateSession(Map(BasesA))
+        );
         StackDiff d = StackDiff.Compare(r, r);
         StackBucketChange shortest = d.Changes.Single(c => c.Frames.Count == 10);
         Assert.That(d.DistinguishingFrame(shortest), Is.EqualTo(9));
@@ -157,7 +178,9 @@ public sealed class StackDiffTests
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
         StackBucketResult one = new StackBucketAnalysis().Analyze(
-            [_c.Latch(At(0), Addresses(Seed("A"), BasesA))], resolver.CreateSession(Map(BasesA)));
+            [_c.Latch(At(0), Addresses(Seed("A"), BasesA))],
+            resolver.CreateSession(Map(BasesA))
+        );
         StackDiff d = StackDiff.Compare(one, one);
         Assert.That(d.NameOf(d.Changes.Single()), Is.EqualTo(Engine("A")[0] + " <- " + Engine("A")[1]));
     }
@@ -168,18 +191,30 @@ public sealed class StackDiffTests
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
         StackBucketResult b = new StackBucketAnalysis().Analyze(
             [_c.Latch(At(0), Addresses(Seed("A"), BasesA)), _c.Latch(At(1), Addresses(Seed("A"), BasesA))],
-            resolver.CreateSession());
+            resolver.CreateSession()
+        );
         StackBucketResult n = new StackBucketAnalysis().Analyze(
             [.. Enumerable.Range(0, 3).Select(i => _c.Latch(At(i), Addresses(Seed("A"), BasesB)))],
-            resolver.CreateSession());
+            resolver.CreateSession()
+        );
         StackDiff d = StackDiff.Compare(b, n);
 
-        Assert.That(d.Changes.Select(c => c.Kind),
-            Is.EquivalentTo(new[] { StackChangeKind.New, StackChangeKind.Vanished }), "the same code, other addresses");
-        Assert.That(d.Warnings.Single(), Does.StartWith("raw addresses are incomparable without symbols: "
-            + "1 new and 1 vanished stack(s) hold raw addresses (frames no module list placed)"));
-        Assert.That(OutputFormats.ToText(new StackDiffDocument(d)),
-            Does.Contain("warning: raw addresses are incomparable without symbols"));
+        Assert.That(
+            d.Changes.Select(c => c.Kind),
+            Is.EquivalentTo(new[] { StackChangeKind.New, StackChangeKind.Vanished }),
+            "the same code, other addresses"
+        );
+        Assert.That(
+            d.Warnings.Single(),
+            Does.StartWith(
+                "raw addresses are incomparable without symbols: "
+                    + "1 new and 1 vanished stack(s) hold raw addresses (frames no module list placed)"
+            )
+        );
+        Assert.That(
+            OutputFormats.ToText(new StackDiffDocument(d)),
+            Does.Contain("warning: raw addresses are incomparable without symbols")
+        );
     }
 
     [Test]
@@ -191,18 +226,27 @@ public sealed class StackDiffTests
             ulong low = bases.Values.Min() - below;
             return new StackBucketAnalysis().Analyze(
                 [_c.Latch(At(0), Addresses(Seed("A"), bases)), _c.Latch(At(1), [low, low + 0x40])],
-                resolver.CreateSession(Map(bases)));
+                resolver.CreateSession(Map(bases))
+            );
         }
 
-        Assert.That(StackDiff.Compare(Side(BasesA, 0x100000), Side(BasesA, 0x200000)).Warnings, Is.Empty,
-            "two parses of one module list: one process lifetime, so the unplaced stacks do differ");
-        Assert.That(StackDiff.Compare(Side(BasesA, 0x100000), Side(BasesB, 0x100000)).Warnings.Single(),
-            Does.Contain("1 new and 1 vanished stack(s) hold raw addresses"));
+        Assert.That(
+            StackDiff.Compare(Side(BasesA, 0x100000), Side(BasesA, 0x200000)).Warnings,
+            Is.Empty,
+            "two parses of one module list: one process lifetime, so the unplaced stacks do differ"
+        );
+        Assert.That(
+            StackDiff.Compare(Side(BasesA, 0x100000), Side(BasesB, 0x100000)).Warnings.Single(),
+            Does.Contain("1 new and 1 vanished stack(s) hold raw addresses")
+        );
         StackDiff matched = StackDiff.Compare(Side(BasesA, 0x100000), Side(BasesA, 0x100000));
         Assert.That(matched.Warnings, Is.Empty, "raw frames of stacks that matched say nothing");
         StackDiff twoLists = StackDiff.Compare(Side(BasesA, 0x100000), Side(BasesB, 0x100000));
-        Assert.That(twoLists.Changes.Count(c => c.Kind == StackChangeKind.Common), Is.EqualTo(1),
-            "the placed stack still matches by function");
+        Assert.That(
+            twoLists.Changes.Count(c => c.Kind == StackChangeKind.Common),
+            Is.EqualTo(1),
+            "the placed stack still matches by function"
+        );
     }
 
     [Test]
@@ -221,30 +265,58 @@ public sealed class StackDiffTests
     public void Compare_ByDuration_WeighsTheSummedDurations()
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
-        ulong[] d = Addresses(Seed("D"), BasesA), e = Addresses(Seed("E"), BasesA);
-        StackBucketResult b = new StackBucketAnalysis().Analyze([_c.Wait(At(0), d, "End", 10, 0), _c.Wait(At(1), e, "End", 30, 0)], resolver.CreateSession(Map(BasesA)));
-        StackBucketResult n = new StackBucketAnalysis().Analyze([_c.Wait(At(0), d, "End", 50, 0), _c.Wait(At(1), e, "End", 30, 0), _c.Wait(At(2), e, "End", 20, 0)], resolver.CreateSession(Map(BasesA)));
+        ulong[] d = Addresses(Seed("D"), BasesA),
+            e = Addresses(Seed("E"), BasesA);
+        StackBucketResult b = new StackBucketAnalysis().Analyze(
+            [_c.Wait(At(0), d, "End", 10, 0), _c.Wait(At(1), e, "End", 30, 0)],
+            resolver.CreateSession(Map(BasesA))
+        );
+        StackBucketResult n = new StackBucketAnalysis().Analyze(
+            [_c.Wait(At(0), d, "End", 50, 0), _c.Wait(At(1), e, "End", 30, 0), _c.Wait(At(2), e, "End", 20, 0)],
+            resolver.CreateSession(Map(BasesA))
+        );
         StackDiff diff = StackDiff.Compare(b, n, StackWeight.Duration);
         Assert.That((diff.BaseTotal, diff.NewTotal), Is.EqualTo((40L, 100L)));
         StackBucketChange dc = diff.Changes.Single(c => c.Frames.SequenceEqual(Engine("D")));
         Assert.That((dc.BaseWeight, dc.NewWeight, dc.BaseCount, dc.NewCount), Is.EqualTo((10L, 50L, 1L, 1L)));
         Assert.That(diff.ToCallTree().Unit, Is.EqualTo(WeightUnit.Milliseconds));
 
-        StackBucketResult noDurations = new StackBucketAnalysis().Analyze([_c.Latch(At(0), d)], resolver.CreateSession(Map(BasesA)));
+        StackBucketResult noDurations = new StackBucketAnalysis().Analyze(
+            [_c.Latch(At(0), d)],
+            resolver.CreateSession(Map(BasesA))
+        );
         Assert.Throws<ArgumentException>(() => StackDiff.Compare(noDurations, noDurations, StackWeight.Duration));
     }
 
     [Test]
     public void Compare_XelAgainstHistogram_MatchesByFramesAlone()
     {
-        using var resolver = new CallstackResolver(new CallstackResolverOptions
-        {
-            SymbolPath = SymbolPath.Parse(TestPaths.SymbolsCache),
-            Offline = true,
-            Binaries = ModuleBinaries.Scan([TestPaths.SymbolsCache]),
-        });
-        StackBucketResult xel = new StackBucketAnalysis().Analyze(CaptureSource.Open([Path.Combine(TestPaths.Samples, "latch_nesting_full")]), new AnalysisContext(resolver: resolver)).Result;
-        StackBucketResult hist = new StackBucketAnalysis().Analyze(CaptureSource.Open([Path.Combine(TestPaths.Samples, "latch_nesting_full_histogram", "latch_nesting_full.tf3656.histogram.xml")]), new AnalysisContext(resolver: resolver)).Result;
+        using var resolver = new CallstackResolver(
+            new CallstackResolverOptions
+            {
+                SymbolPath = SymbolPath.Parse(TestPaths.SymbolsCache),
+                Offline = true,
+                Binaries = ModuleBinaries.Scan([TestPaths.SymbolsCache]),
+            }
+        );
+        StackBucketResult xel = new StackBucketAnalysis()
+            .Analyze(
+                CaptureSource.Open([Path.Combine(TestPaths.Samples, "latch_nesting_full")]),
+                new AnalysisContext(resolver: resolver)
+            )
+            .Result;
+        StackBucketResult hist = new StackBucketAnalysis()
+            .Analyze(
+                CaptureSource.Open([
+                    Path.Combine(
+                        TestPaths.Samples,
+                        "latch_nesting_full_histogram",
+                        "latch_nesting_full.tf3656.histogram.xml"
+                    ),
+                ]),
+                new AnalysisContext(resolver: resolver)
+            )
+            .Result;
         StackDiff d = StackDiff.Compare(xel, hist);
         Assert.That(d.MatchedByEvent, Is.False);
         Assert.That(d.Changes, Has.Count.EqualTo(14));
@@ -255,7 +327,8 @@ public sealed class StackDiffTests
     [Test]
     public void Compare_Sample1AgainstASliceOfIt_GivesTheSliceCountsPerStack()
     {
-        // The slice: events of the first two seconds, written with the library's writer, with the same sidecar (same process).
+        // The slice: events of the first two seconds, written with the library's writer, with the same sidecar (same
+        // process).
         string capture = SampleData.CapturePath(SampleData.Latch);
         List<XEvent> all = [.. XelReader.ReadEvents(capture)];
         DateTime cut = all.Min(e => e.Timestamp).AddSeconds(2);
@@ -271,7 +344,13 @@ public sealed class StackDiffTests
         XeSchema schema = schemaBuilder.Build();
 
         string slicePath = Path.Combine(_tmp.Path, "slice_0_133601526724170000.xel");
-        using (XelWriter w = XelWriter.Create(slicePath, schema, new XelWriterOptions { StartTimeUtc = all.Min(e => e.Timestamp).AddMilliseconds(-20) }))
+        using (
+            XelWriter w = XelWriter.Create(
+                slicePath,
+                schema,
+                new XelWriterOptions { StartTimeUtc = all.Min(e => e.Timestamp).AddMilliseconds(-20) }
+            )
+        )
         {
             foreach (XEvent e in slice)
             {
@@ -281,25 +360,52 @@ public sealed class StackDiffTests
 
         File.Copy(SampleData.SidecarPath(SampleData.Latch), Path.Combine(_tmp.Path, "slice.modules.txt"));
 
-        // Expected per generator bucket: base = its count in the TSV; new = slice events whose raw stack is that bucket's addresses.
-        List<Dictionary<string, string>> rows = SampleData.Tsv(Path.Combine(TestPaths.Samples, "expected", "latch_nesting_full.stacks.tsv"));
-        var buckets = rows.GroupBy(r => r["slot"]).Select(g =>
-        {
-            var ordered = g.OrderBy(r => int.Parse(r["frame"], CultureInfo.InvariantCulture)).ToList();
-            return (Addresses: string.Join(",", ordered.Select(r => r["address"])), Frames: ordered.Select(r => r["symbolized"]).ToArray(), Count: long.Parse(ordered[0]["count"], CultureInfo.InvariantCulture));
-        }).ToList();
-        var sliceCounts = slice.GroupBy(e => string.Join(",", e.GetAction("callstack").AsCallstack().Select(a => "0x" + a.ToString("X16", CultureInfo.InvariantCulture))))
+        // Expected per generator bucket: base = its count in the TSV; new = slice events whose raw stack is that
+        // bucket's addresses.
+        List<Dictionary<string, string>> rows = SampleData.Tsv(
+            Path.Combine(TestPaths.Samples, "expected", "latch_nesting_full.stacks.tsv")
+        );
+        var buckets = rows.GroupBy(r => r["slot"])
+            .Select(g =>
+            {
+                var ordered = g.OrderBy(r => int.Parse(r["frame"], CultureInfo.InvariantCulture)).ToList();
+                return (
+                    Addresses: string.Join(",", ordered.Select(r => r["address"])),
+                    Frames: ordered.Select(r => r["symbolized"]).ToArray(),
+                    Count: long.Parse(ordered[0]["count"], CultureInfo.InvariantCulture)
+                );
+            })
+            .ToList();
+        var sliceCounts = slice
+            .GroupBy(e =>
+                string.Join(
+                    ",",
+                    e.GetAction("callstack")
+                        .AsCallstack()
+                        .Select(a => "0x" + a.ToString("X16", CultureInfo.InvariantCulture))
+                )
+            )
             .ToDictionary(g => g.Key, g => (long)g.Count(), StringComparer.Ordinal);
-        Assert.That(sliceCounts.Keys.All(k => buckets.Any(b => b.Addresses == k)), Is.True, "test setup: every slice stack is a generator bucket");
+        Assert.That(
+            sliceCounts.Keys.All(k => buckets.Any(b => b.Addresses == k)),
+            Is.True,
+            "test setup: every slice stack is a generator bucket"
+        );
 
-        using var resolver = new CallstackResolver(new CallstackResolverOptions
-        {
-            SymbolPath = SymbolPath.Parse(TestPaths.SymbolsCache),
-            Offline = true,
-            Binaries = ModuleBinaries.Scan([TestPaths.SymbolsCache]),
-        });
-        StackBucketResult full = new StackBucketAnalysis().Analyze(CaptureSource.Open([capture]), new AnalysisContext(resolver: resolver)).Result;
-        StackBucketResult part = new StackBucketAnalysis().Analyze(CaptureSource.Open([slicePath]), new AnalysisContext(resolver: resolver)).Result;
+        using var resolver = new CallstackResolver(
+            new CallstackResolverOptions
+            {
+                SymbolPath = SymbolPath.Parse(TestPaths.SymbolsCache),
+                Offline = true,
+                Binaries = ModuleBinaries.Scan([TestPaths.SymbolsCache]),
+            }
+        );
+        StackBucketResult full = new StackBucketAnalysis()
+            .Analyze(CaptureSource.Open([capture]), new AnalysisContext(resolver: resolver))
+            .Result;
+        StackBucketResult part = new StackBucketAnalysis()
+            .Analyze(CaptureSource.Open([slicePath]), new AnalysisContext(resolver: resolver))
+            .Result;
         StackDiff d = StackDiff.Compare(full, part);
 
         Assert.That(d.BaseTotal, Is.EqualTo(all.Count));

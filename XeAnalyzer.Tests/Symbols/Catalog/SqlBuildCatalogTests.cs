@@ -7,9 +7,13 @@ namespace XeAnalyzer.Tests.Symbols.Catalog;
 public class SqlBuildCatalogTests
 {
     private static string Line(string buildNumber, string machineType, string url, string extra = "") =>
-        $"{{\"ProductMajorVersion\":\"SQL Server 2016\",\"ProductLevel\":\"SP1\",\"Label\":\"SP1\",\"BuildNumber\":\"{buildNumber}\",\"KBInfo\":\"KB1\",\"SymbolDetails\":[{{\"PDBName\":\"sqldk\",\"DownloadURL\":\"{url}\",\"DownloadVerified\":true,\"FileVersion\":\"v\"{extra}}}],\"MachineType\":\"{machineType}\"}}";
+        $"{{\"ProductMajorVersion\":\"SQL Server "
+        + $"2016\",\"ProductLevel\":\"SP1\",\"Label\":\"SP1\",\"BuildNumber\":\"{buildNumber}"
+        + $"\",\"KBInfo\":\"KB1\",\"SymbolDetails\":[{{\"PDBName\":\"sqldk\",\"DownloadURL\":\"{url}"
+        + $"\",\"DownloadVerified\":true,\"FileVersion\":\"v\"{extra}}}],\"MachineType\":\"{machineType}\"}}";
 
-    private const string GoodUrl = "https://msdl.microsoft.com/download/symbols/sqldk.pdb/0123456789abcdef0123456789abcdef2/sqldk.pdb";
+    private const string GoodUrl =
+        "https://msdl.microsoft.com/download/symbols/sqldk.pdb/0123456789abcdef0123456789abcdef2/sqldk.pdb";
 
     [Test]
     public void Load_ReadsSampleFixture_WithHexAgeFromUrl()
@@ -20,7 +24,10 @@ public class SqlBuildCatalogTests
         SqlBuildLookupResult r = catalog.Find("13.0.4001.0");
         Assert.That(r.Status, Is.EqualTo(SqlBuildLookupStatus.Found));
         SqlBuildInfo b = r.Build!;
-        Assert.That((b.ProductMajorVersion, b.ProductLevel, b.Label, b.KBInfo, b.MachineType), Is.EqualTo(("SQL Server 2016", "SP1", "SP1", "KB3182545", "x64")));
+        Assert.That(
+            (b.ProductMajorVersion, b.ProductLevel, b.Label, b.KBInfo, b.MachineType),
+            Is.EqualTo(("SQL Server 2016", "SP1", "SP1", "KB3182545", "x64"))
+        );
         Assert.That(b.LineNumber, Is.EqualTo(1));
         Assert.That(b.DisplayName, Is.EqualTo("SQL Server 2016 SP1 SP1 - 13.0.4001.0 - x64"));
         Assert.That(b.Pdbs.Select(p => p.Name), Is.EqualTo(new[] { "sqldk", "sqlmin" }));
@@ -42,7 +49,10 @@ public class SqlBuildCatalogTests
     public void Find_ChoosesMachineType_AndReportsOthersOnMiss()
     {
         SqlBuildCatalog catalog = SqlBuildCatalog.Load(StackTextReaderTests.Fixture("sqlbuildinfo_sample.json"));
-        Assert.That(catalog.Find("13.0.4001.0", "x86").Build!.Pdbs.Single().Identity.Guid, Is.EqualTo(Guid.Parse("11111111-2222-3333-4444-555555555555")));
+        Assert.That(
+            catalog.Find("13.0.4001.0", "x86").Build!.Pdbs.Single().Identity.Guid,
+            Is.EqualTo(Guid.Parse("11111111-2222-3333-4444-555555555555"))
+        );
         Assert.That(catalog.Find("13.0.4001", "X64").Status, Is.EqualTo(SqlBuildLookupStatus.Found));
 
         SqlBuildLookupResult miss = catalog.Find("13.0.4001.0", "arm64");
@@ -73,25 +83,51 @@ public class SqlBuildCatalogTests
 
         SqlBuildInfo b = catalog.Find("13.0.4001.0").Build!;
         Assert.That(b.ProductMajorVersion, Is.EqualTo("SQL Server 2016"));
-        Assert.That(b.Pdbs.Select(p => p.Name), Is.EqualTo(new[]
-        {
-            "sqldk", "sqlmin", "sqllang", "sqltses", "sqlaccess", "qds", "hkruntime", "hkengine", "hkcompile", "SQLOS", "sqlservr", "SqlServerSpatial130",
-        }));
+        Assert.That(
+            b.Pdbs.Select(p => p.Name),
+            Is.EqualTo(
+                new[]
+                {
+                    "sqldk",
+                    "sqlmin",
+                    "sqllang",
+                    "sqltses",
+                    "sqlaccess",
+                    "qds",
+                    "hkruntime",
+                    "hkengine",
+                    "hkcompile",
+                    "SQLOS",
+                    "sqlservr",
+                    "SqlServerSpatial130",
+                }
+            )
+        );
         SqlBuildPdb sqldk = b.Pdbs[0];
         Assert.That(sqldk.Identity, Is.EqualTo(new PdbIdentity(Guid.Parse("1d3fa75e-b355-40e2-87b2-e012d69785df"), 2)));
-        Assert.That(b.Pdbs.Single(p => p.Name == "SQLOS").Identity, Is.EqualTo(new PdbIdentity(Guid.Parse("961e76a6-09b0-4a7c-935c-d8ad827f2338"), 1)));
+        Assert.That(
+            b.Pdbs.Single(p => p.Name == "SQLOS").Identity,
+            Is.EqualTo(new PdbIdentity(Guid.Parse("961e76a6-09b0-4a7c-935c-d8ad827f2338"), 1))
+        );
         Assert.That(b.Pdbs.All(p => p.DownloadVerified), Is.True);
     }
 
     [TestCase("https://msdl.microsoft.com/download/symbols/../../etc/0123456789abcdef0123456789abcdef2/sqldk.pdb")]
-    [TestCase("https://msdl.microsoft.com/download/symbols/..%2F..%2Fsqldk.pdb/0123456789abcdef0123456789abcdef2/..%2F..%2Fsqldk.pdb")]
+    [TestCase(
+        "https://msdl.microsoft.com/download/symbols/..%2F..%2Fsqldk.pdb/0123456789abcdef0123456789abcdef2/..%2F..%2F"
+            + "sqldk.pdb"
+    )]
     [TestCase("https://msdl.microsoft.com/download/symbols/sqldk.pdb/0123456789abcdef0123456789abcdef2/..")]
     [TestCase("https://msdl.microsoft.com/download/symbols/sqldk.pdb/../sqldk.pdb")]
-    [TestCase("https://msdl.microsoft.com/download/symbols/a%5Csqldk.pdb/0123456789abcdef0123456789abcdef2/a%5Csqldk.pdb")]
+    [TestCase(
+        "https://msdl.microsoft.com/download/symbols/a%5Csqldk.pdb/0123456789abcdef0123456789abcdef2/a%5Csqldk.pdb"
+    )]
     [TestCase("https://msdl.microsoft.com/download/symbols/sqldk.pdb/0123456789abcdef0123456789abcdef2/sqldk.pdb?x=1")]
     [TestCase("https://msdl.microsoft.com/download/symbols/sqldk.pdb/0123456789abcdef0123456789abcdef2/sqlmin.pdb")]
     [TestCase("https://msdl.microsoft.com/download/symbols/sqldk.pdb/0123456789abcdef0123456789abcde/sqldk.pdb")]
-    [TestCase("https://msdl.microsoft.com/download/symbols/sqldk.pdb/0123456789abcdef0123456789abcdefFFFFFFFF/sqldk.pdb")]
+    [TestCase(
+        "https://msdl.microsoft.com/download/symbols/sqldk.pdb/0123456789abcdef0123456789abcdefFFFFFFFF/sqldk.pdb"
+    )]
     [TestCase("https://msdl.microsoft.com/download/symbols/sqldk.exe/0123456789abcdef0123456789abcdef2/sqldk.exe")]
     [TestCase("file:///download/symbols/sqldk.pdb/0123456789abcdef0123456789abcdef2/sqldk.pdb")]
     [TestCase("https://msdl.microsoft.com/download/symbols/sqldk.pdb/0123456789abcdef0123456789abcdef2//sqldk.pdb")]
@@ -101,7 +137,10 @@ public class SqlBuildCatalogTests
         Assert.That(error, Is.Not.Null.And.Not.Empty);
 
         var ex = Assert.Throws<InvalidTextInputException>(() =>
-            SqlBuildCatalog.Read(new StringReader(Line("13.0.4001.0", "x64", GoodUrl) + "\n" + Line("13.0.4002.0", "x64", url) + "\n")));
+            SqlBuildCatalog.Read(
+                new StringReader(Line("13.0.4001.0", "x64", GoodUrl) + "\n" + Line("13.0.4002.0", "x64", url) + "\n")
+            )
+        );
         Assert.That(ex!.Line, Is.EqualTo(2));
         Assert.That(ex.Detail, Does.Contain("DownloadURL"));
     }
@@ -109,7 +148,15 @@ public class SqlBuildCatalogTests
     [Test]
     public void TryParsePdbUrl_AcceptsUpperCaseKeyAndMixedCaseName()
     {
-        Assert.That(SqlBuildCatalog.TryParsePdbUrl("https://msdl.microsoft.com/download/symbols/SqlDK.pdb/A32ECBDDB336439994CC1BF8CA5612052/SqlDK.pdb", out string? name, out PdbIdentity id, out _), Is.True);
+        Assert.That(
+            SqlBuildCatalog.TryParsePdbUrl(
+                "https://msdl.microsoft.com/download/symbols/SqlDK.pdb/A32ECBDDB336439994CC1BF8CA5612052/SqlDK.pdb",
+                out string? name,
+                out PdbIdentity id,
+                out _
+            ),
+            Is.True
+        );
         Assert.That(name, Is.EqualTo("SqlDK.pdb"));
         Assert.That(id, Is.EqualTo(new PdbIdentity(Guid.Parse("a32ecbdd-b336-4399-94cc-1bf8ca561205"), 2)));
     }
@@ -119,17 +166,26 @@ public class SqlBuildCatalogTests
     [TestCase("{\"MachineType\":\"x64\",\"SymbolDetails\":[]}", "BuildNumber")]
     [TestCase("{\"BuildNumber\":\"13.0.1.0\",\"MachineType\":\"x64\"}", "SymbolDetails")]
     [TestCase("{\"BuildNumber\":13,\"MachineType\":\"x64\",\"SymbolDetails\":[]}", "BuildNumber")]
-    [TestCase("{\"BuildNumber\":\"13.0.1.0\",\"MachineType\":\"x64\",\"SymbolDetails\":[{\"PDBName\":\"a\"}]}", "DownloadURL")]
+    [TestCase(
+        "{\"BuildNumber\":\"13.0.1.0\",\"MachineType\":\"x64\",\"SymbolDetails\":[{\"PDBName\":\"a\"}]}",
+        "DownloadURL"
+    )]
     [TestCase("{\"BuildNumber\":\"13.0.1.0\",\"MachineType\":\"x64\",\"SymbolDetails\":[7]}", "SymbolDetails")]
-    [TestCase("{\"BuildNumber\":\"13.0.1.0\",\"Label\":\"\\ud800\",\"MachineType\":\"x64\",\"SymbolDetails\":[]}",
-        "valid text")]
+    [TestCase(
+        "{\"BuildNumber\":\"13.0.1.0\",\"Label\":\"\\ud800\",\"MachineType\":\"x64\",\"SymbolDetails\":[]}",
+        "valid text"
+    )]
     [TestCase("{\"BuildNumber\":\"\\udc00\\ud800\",\"MachineType\":\"x64\",\"SymbolDetails\":[]}", "valid text")]
-    [TestCase("{\"BuildNumber\":\"13.0.1.0\",\"\\ud800\":1,\"MachineType\":\"x64\",\"SymbolDetails\":[]}",
-        "valid text")]
+    [TestCase(
+        "{\"BuildNumber\":\"13.0.1.0\",\"\\ud800\":1,\"MachineType\":\"x64\",\"SymbolDetails\":[]}",
+        "valid text"
+    )]
     public void Read_ThrowsWithLineNumber_ForBadLine(string badLine, string expectedPart)
     {
         string text = Line("13.0.4001.0", "x64", GoodUrl) + "\n\n" + badLine + "\n";
-        var ex = Assert.Throws<InvalidTextInputException>(() => SqlBuildCatalog.Read(new StringReader(text), "catalog.json"));
+        var ex = Assert.Throws<InvalidTextInputException>(() =>
+            SqlBuildCatalog.Read(new StringReader(text), "catalog.json")
+        );
         Assert.That(ex!.Line, Is.EqualTo(3));
         Assert.That(ex.FilePath, Is.EqualTo("catalog.json"));
         Assert.That(ex.Detail, Does.Contain(expectedPart));
@@ -160,7 +216,9 @@ public class SqlBuildCatalogTests
     public void Find_WorksUnderTurkishCulture()
     {
         Assert.That("i".ToUpper(System.Globalization.CultureInfo.CurrentCulture), Is.EqualTo("\u0130"));
-        SqlBuildCatalog catalog = SqlBuildCatalog.Read(new StringReader(Line("13.0.4001.0", "X86", GoodUrl.Replace("sqldk", "SQLDIAG", StringComparison.Ordinal))));
+        SqlBuildCatalog catalog = SqlBuildCatalog.Read(
+            new StringReader(Line("13.0.4001.0", "X86", GoodUrl.Replace("sqldk", "SQLDIAG", StringComparison.Ordinal)))
+        );
         SqlBuildInfo b = catalog.Find("13.0.4001.0", "x86").Build!;
         Assert.That(b.Pdbs.Single().PdbFileName, Is.EqualTo("SQLDIAG.pdb"));
         Assert.That(b.Pdbs.Single().Identity.Key, Is.EqualTo("0123456789ABCDEF0123456789ABCDEF2"));

@@ -8,7 +8,12 @@ internal static class LlvmTools
     /// <summary>The full path of <paramref name="tool"/> on PATH, or <see langword="null"/>.</summary>
     public static string? Find(string tool)
     {
-        foreach (string dir in (Environment.GetEnvironmentVariable("PATH") ?? "").Split(Path.PathSeparator, StringSplitOptions.RemoveEmptyEntries))
+        foreach (
+            string dir in (Environment.GetEnvironmentVariable("PATH") ?? "").Split(
+                Path.PathSeparator,
+                StringSplitOptions.RemoveEmptyEntries
+            )
+        )
         {
             string candidate = Path.Combine(dir, tool);
             if (File.Exists(candidate))
@@ -43,11 +48,15 @@ internal static class LlvmTools
         return stdout;
     }
 
-    /// <summary>The tool's path, or fails (CI=true) / ignores the test with the reason when it is not installed.</summary>
+    /// <summary>The tool's path, or fails (CI=true) / ignores the test with the reason when it is not
+    /// installed.</summary>
     public static string Require(string tool)
     {
         string? path = Find(tool);
-        ToolRequirement.Require(path is not null, tool + " is not installed (Debian package llvm-14); this test compares against it live.");
+        ToolRequirement.Require(
+            path is not null,
+            tool + " is not installed (Debian package llvm-14); this test compares against it live."
+        );
 
         return path!;
     }

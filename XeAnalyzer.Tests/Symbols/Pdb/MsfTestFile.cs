@@ -3,9 +3,10 @@ using System.Buffers.Binary;
 namespace XeAnalyzer.Tests.Symbols.Pdb;
 
 /// <summary>
-/// A minimal MSF 7.0 reader and writer written for the tests, independent of the library's reader: it splits a PDB into its streams
-/// and writes streams back as an MSF with any block size, optionally scattering blocks (reverse order) so that every stream is
-/// non-contiguous and fields straddle block boundaries. Used to make 512/1024/2048/8192-block PDBs, OMAP variants and damaged files.
+/// A minimal MSF 7.0 reader and writer written for the tests, independent of the library's reader: it splits a PDB into
+/// its streams and writes streams back as an MSF with any block size, optionally scattering blocks (reverse order) so
+/// that every stream is non-contiguous and fields straddle block boundaries. Used to make 512/1024/2048/8192-block
+/// PDBs, OMAP variants and damaged files.
 /// </summary>
 internal sealed class MsfTestFile
 {
@@ -64,8 +65,8 @@ internal sealed class MsfTestFile
     }
 
     /// <summary>
-    /// The file ranges that hold structure: the superblock, the block map, the directory, and every block of every stream
-    /// (the targets of the never-crash sweep's byte flips; the rest of a PDB is free or unused space).
+    /// The file ranges that hold structure: the superblock, the block map, the directory, and every block of every
+    /// stream (the targets of the never-crash sweep's byte flips; the rest of a PDB is free or unused space).
     /// </summary>
     public static List<(long Offset, int Length)> UsedExtents(byte[] file)
     {
@@ -169,7 +170,9 @@ internal sealed class MsfTestFile
         for (int k = 0; k < dirBlocks; k++)
         {
             int b = free[next++];
-            dirData.AsSpan(k * blockSize, Math.Min(blockSize, dirData.Length - (k * blockSize))).CopyTo(file.AsSpan(b * blockSize));
+            dirData
+                .AsSpan(k * blockSize, Math.Min(blockSize, dirData.Length - (k * blockSize)))
+                .CopyTo(file.AsSpan(b * blockSize));
             BinaryPrimitives.WriteInt32LittleEndian(file.AsSpan((mapBlock * blockSize) + (k * 4)), b);
         }
 

@@ -18,7 +18,8 @@ internal enum PdbFieldKind
     Section,
 }
 
-/// <summary>One integer field of a PDB: where its bytes are in the file (a stream field may straddle blocks), its width and kind.</summary>
+/// <summary>One integer field of a PDB: where its bytes are in the file (a stream field may straddle blocks), its width
+/// and kind.</summary>
 /// <param name="Name">Which field, for failure messages (<c>DBI header +24 (module-info size)</c>).</param>
 /// <param name="FileOffsets">The file offset of each byte of the field, little-endian order.</param>
 /// <param name="Kind">What the field holds.</param>
@@ -30,11 +31,12 @@ internal sealed record PdbField(string Name, long[] FileOffsets, PdbFieldKind Ki
 }
 
 /// <summary>
-/// Enumerates the integer fields of an MSF 7.0 PDB for the sweeps: the superblock, the directory's block map, the stream directory
-/// (stream count, sizes, block indices), the PDB info stream, the DBI header and its substream sizes, the optional debug header slots,
-/// module-info records, section headers, the publics (PSGSI and GSI hash) header and address map, the globals GSI header, and the
-/// symbol records (<c>S_PUB32</c> and every record's length and kind in the symbol record stream; procedure records in module streams).
-/// Written for the tests from the format description, independently of the library's reader.
+/// Enumerates the integer fields of an MSF 7.0 PDB for the sweeps: the superblock, the directory's block map, the
+/// stream directory (stream count, sizes, block indices), the PDB info stream, the DBI header and its substream sizes,
+/// the optional debug header slots, module-info records, section headers, the publics (PSGSI and GSI hash) header and
+/// address map, the globals GSI header, and the symbol records (<c>S_PUB32</c> and every record's length and kind in
+/// the symbol record stream; procedure records in module streams). Written for the tests from the format description,
+/// independently of the library's reader.
 /// </summary>
 internal sealed class PdbFieldMap
 {
@@ -65,7 +67,8 @@ internal sealed class PdbFieldMap
         return map;
     }
 
-    /// <summary>The values each field is swept with: 0, 1, max−1, max and just past the end (distinct, within the field's width).</summary>
+    /// <summary>The values each field is swept with: 0, 1, max−1, max and just past the end (distinct, within the
+    /// field's width).</summary>
     public IEnumerable<ulong> ValuesFor(PdbField field)
     {
         ulong pastEnd = field.Kind switch
@@ -98,10 +101,23 @@ internal sealed class PdbFieldMap
 
     private void Enumerate(int maxRecords)
     {
-        string[] superblock = ["block size", "free block map block", "block count", "directory bytes", "unknown", "block map address"];
+        string[] superblock =
+        [
+            "block size",
+            "free block map block",
+            "block count",
+            "directory bytes",
+            "unknown",
+            "block map address",
+        ];
         for (int i = 0; i < superblock.Length; i++)
         {
-            Raw("superblock +" + (32 + (i * 4)) + " (" + superblock[i] + ")", 32 + (i * 4), 4, i is 1 or 5 ? PdbFieldKind.Block : PdbFieldKind.Bytes);
+            Raw(
+                "superblock +" + (32 + (i * 4)) + " (" + superblock[i] + ")",
+                32 + (i * 4),
+                4,
+                i is 1 or 5 ? PdbFieldKind.Block : PdbFieldKind.Bytes
+            );
         }
 
         // The directory: its block list sits in the block-map block(s).
@@ -161,13 +177,26 @@ internal sealed class PdbFieldMap
         byte[] dbi = ReadStream(3);
         (int Offset, int Width, PdbFieldKind Kind, string Name)[] header =
         [
-            (0, 4, PdbFieldKind.Bytes, "version signature"), (4, 4, PdbFieldKind.Bytes, "version"), (8, 4, PdbFieldKind.Bytes, "age"),
-            (12, 2, PdbFieldKind.Stream, "globals stream"), (14, 2, PdbFieldKind.Bytes, "build number"), (16, 2, PdbFieldKind.Stream, "publics stream"),
-            (18, 2, PdbFieldKind.Bytes, "PDB DLL version"), (20, 2, PdbFieldKind.Stream, "symbol record stream"), (22, 2, PdbFieldKind.Bytes, "PDB DLL rebuild"),
-            (24, 4, PdbFieldKind.Bytes, "module-info size"), (28, 4, PdbFieldKind.Bytes, "section-contribution size"), (32, 4, PdbFieldKind.Bytes, "section-map size"),
-            (36, 4, PdbFieldKind.Bytes, "file-info size"), (40, 4, PdbFieldKind.Bytes, "type-server-map size"), (44, 4, PdbFieldKind.Bytes, "MFC type server"),
-            (48, 4, PdbFieldKind.Bytes, "optional debug header size"), (52, 4, PdbFieldKind.Bytes, "EC size"), (56, 2, PdbFieldKind.Bytes, "flags"),
-            (58, 2, PdbFieldKind.Bytes, "machine"), (60, 4, PdbFieldKind.Bytes, "padding"),
+            (0, 4, PdbFieldKind.Bytes, "version signature"),
+            (4, 4, PdbFieldKind.Bytes, "version"),
+            (8, 4, PdbFieldKind.Bytes, "age"),
+            (12, 2, PdbFieldKind.Stream, "globals stream"),
+            (14, 2, PdbFieldKind.Bytes, "build number"),
+            (16, 2, PdbFieldKind.Stream, "publics stream"),
+            (18, 2, PdbFieldKind.Bytes, "PDB DLL version"),
+            (20, 2, PdbFieldKind.Stream, "symbol record stream"),
+            (22, 2, PdbFieldKind.Bytes, "PDB DLL rebuild"),
+            (24, 4, PdbFieldKind.Bytes, "module-info size"),
+            (28, 4, PdbFieldKind.Bytes, "section-contribution size"),
+            (32, 4, PdbFieldKind.Bytes, "section-map size"),
+            (36, 4, PdbFieldKind.Bytes, "file-info size"),
+            (40, 4, PdbFieldKind.Bytes, "type-server-map size"),
+            (44, 4, PdbFieldKind.Bytes, "MFC type server"),
+            (48, 4, PdbFieldKind.Bytes, "optional debug header size"),
+            (52, 4, PdbFieldKind.Bytes, "EC size"),
+            (56, 2, PdbFieldKind.Bytes, "flags"),
+            (58, 2, PdbFieldKind.Bytes, "machine"),
+            (60, 4, PdbFieldKind.Bytes, "padding"),
         ];
         foreach ((int o, int w, PdbFieldKind k, string name) in header)
         {
@@ -197,11 +226,21 @@ internal sealed class PdbFieldMap
         {
             (int Offset, int Width, PdbFieldKind Kind, string Name)[] module =
             [
-                (0, 4, PdbFieldKind.Bytes, "unused"), (4, 2, PdbFieldKind.Section, "contribution section"), (8, 4, PdbFieldKind.Bytes, "contribution offset"),
-                (12, 4, PdbFieldKind.Bytes, "contribution size"), (16, 4, PdbFieldKind.Bytes, "contribution characteristics"), (20, 2, PdbFieldKind.Bytes, "contribution module"),
-                (32, 2, PdbFieldKind.Bytes, "flags"), (34, 2, PdbFieldKind.Stream, "symbol stream"), (36, 4, PdbFieldKind.Bytes, "symbol bytes"),
-                (40, 4, PdbFieldKind.Bytes, "C11 bytes"), (44, 4, PdbFieldKind.Bytes, "C13 bytes"), (48, 2, PdbFieldKind.Bytes, "source files"),
-                (52, 4, PdbFieldKind.Bytes, "file name offset"), (56, 4, PdbFieldKind.Bytes, "source file name index"), (60, 4, PdbFieldKind.Bytes, "PDB path index"),
+                (0, 4, PdbFieldKind.Bytes, "unused"),
+                (4, 2, PdbFieldKind.Section, "contribution section"),
+                (8, 4, PdbFieldKind.Bytes, "contribution offset"),
+                (12, 4, PdbFieldKind.Bytes, "contribution size"),
+                (16, 4, PdbFieldKind.Bytes, "contribution characteristics"),
+                (20, 2, PdbFieldKind.Bytes, "contribution module"),
+                (32, 2, PdbFieldKind.Bytes, "flags"),
+                (34, 2, PdbFieldKind.Stream, "symbol stream"),
+                (36, 4, PdbFieldKind.Bytes, "symbol bytes"),
+                (40, 4, PdbFieldKind.Bytes, "C11 bytes"),
+                (44, 4, PdbFieldKind.Bytes, "C13 bytes"),
+                (48, 2, PdbFieldKind.Bytes, "source files"),
+                (52, 4, PdbFieldKind.Bytes, "file name offset"),
+                (56, 4, PdbFieldKind.Bytes, "source file name index"),
+                (60, 4, PdbFieldKind.Bytes, "PDB path index"),
             ];
             foreach ((int o, int w, PdbFieldKind k, string name) in module)
             {
@@ -226,8 +265,15 @@ internal sealed class PdbFieldMap
             SectionCount = (int)(_sizes[sectionStream] / 40);
             (int Offset, int Width, string Name)[] section =
             [
-                (8, 4, "virtual size"), (12, 4, "virtual address"), (16, 4, "raw data size"), (20, 4, "raw data pointer"),
-                (24, 4, "relocations pointer"), (28, 4, "line numbers pointer"), (32, 2, "relocation count"), (34, 2, "line number count"), (36, 4, "characteristics"),
+                (8, 4, "virtual size"),
+                (12, 4, "virtual address"),
+                (16, 4, "raw data size"),
+                (20, 4, "raw data pointer"),
+                (24, 4, "relocations pointer"),
+                (28, 4, "line numbers pointer"),
+                (32, 2, "relocation count"),
+                (34, 2, "line number count"),
+                (36, 4, "characteristics"),
             ];
             for (int s = 0; s < SectionCount; s++)
             {
@@ -243,10 +289,17 @@ internal sealed class PdbFieldMap
         {
             (int Offset, int Width, PdbFieldKind Kind, string Name)[] psgsi =
             [
-                (0, 4, PdbFieldKind.Bytes, "symbol hash size"), (4, 4, PdbFieldKind.Bytes, "address map size"), (8, 4, PdbFieldKind.Bytes, "thunk count"),
-                (12, 4, PdbFieldKind.Bytes, "thunk size"), (16, 2, PdbFieldKind.Section, "thunk table section"), (18, 2, PdbFieldKind.Bytes, "padding"),
-                (20, 4, PdbFieldKind.Bytes, "thunk table offset"), (24, 4, PdbFieldKind.Bytes, "section count"),
-                (28, 4, PdbFieldKind.Bytes, "GSI signature"), (32, 4, PdbFieldKind.Bytes, "GSI version"), (36, 4, PdbFieldKind.Bytes, "GSI hash records size"),
+                (0, 4, PdbFieldKind.Bytes, "symbol hash size"),
+                (4, 4, PdbFieldKind.Bytes, "address map size"),
+                (8, 4, PdbFieldKind.Bytes, "thunk count"),
+                (12, 4, PdbFieldKind.Bytes, "thunk size"),
+                (16, 2, PdbFieldKind.Section, "thunk table section"),
+                (18, 2, PdbFieldKind.Bytes, "padding"),
+                (20, 4, PdbFieldKind.Bytes, "thunk table offset"),
+                (24, 4, PdbFieldKind.Bytes, "section count"),
+                (28, 4, PdbFieldKind.Bytes, "GSI signature"),
+                (32, 4, PdbFieldKind.Bytes, "GSI version"),
+                (36, 4, PdbFieldKind.Bytes, "GSI hash records size"),
                 (40, 4, PdbFieldKind.Bytes, "GSI buckets size"),
             ];
             foreach ((int o, int w, PdbFieldKind k, string name) in psgsi)
@@ -315,9 +368,15 @@ internal sealed class PdbFieldMap
                 {
                     (int Offset, int Width, PdbFieldKind Kind, string Name)[] proc =
                     [
-                        (4, 4, PdbFieldKind.Bytes, "parent"), (8, 4, PdbFieldKind.Bytes, "end"), (12, 4, PdbFieldKind.Bytes, "next"),
-                        (16, 4, PdbFieldKind.Bytes, "code size"), (20, 4, PdbFieldKind.Bytes, "debug start"), (24, 4, PdbFieldKind.Bytes, "debug end"),
-                        (28, 4, PdbFieldKind.Bytes, "type"), (32, 4, PdbFieldKind.Bytes, "code offset"), (36, 2, PdbFieldKind.Section, "segment"),
+                        (4, 4, PdbFieldKind.Bytes, "parent"),
+                        (8, 4, PdbFieldKind.Bytes, "end"),
+                        (12, 4, PdbFieldKind.Bytes, "next"),
+                        (16, 4, PdbFieldKind.Bytes, "code size"),
+                        (20, 4, PdbFieldKind.Bytes, "debug start"),
+                        (24, 4, PdbFieldKind.Bytes, "debug end"),
+                        (28, 4, PdbFieldKind.Bytes, "type"),
+                        (32, 4, PdbFieldKind.Bytes, "code offset"),
+                        (36, 2, PdbFieldKind.Section, "segment"),
                     ];
                     foreach ((int o, int w, PdbFieldKind k, string name) in proc)
                     {

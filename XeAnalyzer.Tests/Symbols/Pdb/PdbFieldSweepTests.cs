@@ -8,11 +8,12 @@ using XeAnalyzer.Tests.Symbols.Resolution;
 namespace XeAnalyzer.Tests.Symbols.Pdb;
 
 /// <summary>
-/// Sweeps every integer field of the MSF superblock, the stream directory, the DBI header and its substream sizes, the optional
-/// debug header, module records, section headers, the publics/GSI headers and the symbol records (<see cref="PdbFieldMap"/>) with
-/// 0, 1, max−1, max and a value just past the end: the reader either reads the PDB or throws an <see cref="InvalidPdbDataException"/>
-/// naming the file and a byte offset; and <c>xeanalyze resolve</c> on the same files reports a damaged PDB on its own frames, never
-/// an internal error. Fixtures: the committed tiny PDBs (TestData/pdb) and sqlmin's PDBs (symbols-cache, TestData/symbols-private).
+/// Sweeps every integer field of the MSF superblock, the stream directory, the DBI header and its substream sizes, the
+/// optional debug header, module records, section headers, the publics/GSI headers and the symbol records
+/// (<see cref="PdbFieldMap"/>) with 0, 1, max−1, max and a value just past the end: the reader either reads the PDB or
+/// throws an <see cref="InvalidPdbDataException"/> naming the file and a byte offset; and <c>xeanalyze resolve</c> on
+/// the same files reports a damaged PDB on its own frames, never an internal error. Fixtures: the committed tiny PDBs
+/// (TestData/pdb) and sqlmin's PDBs (symbols-cache, TestData/symbols-private).
 /// </summary>
 public sealed class PdbFieldSweepTests
 {
@@ -22,8 +23,9 @@ public sealed class PdbFieldSweepTests
     private static readonly uint[] Rvas = [0, 0x1000, 0x11D9, 0x11E9, 0x1D00, 0x2000, 0x7FFFFFFF, uint.MaxValue];
 
     /// <summary>
-    /// The fixture's bytes; a <c>-512</c> suffix re-blocks it to 512-byte blocks, scattered, with an unused 64 KB stream added, so
-    /// that the stream directory spans several blocks and every field of its block map is swept (the reported overflow was there).
+    /// The fixture's bytes; a <c>-512</c> suffix re-blocks it to 512-byte blocks, scattered, with an unused 64 KB
+    /// stream added, so that the stream directory spans several blocks and every field of its block map is swept (the
+    /// reported overflow was there).
     /// </summary>
     private static byte[] FixtureBytes(string fixture)
     {
@@ -37,14 +39,15 @@ public sealed class PdbFieldSweepTests
         return msf.Write(512, scatter: true);
     }
 
-    private static string FixturePath(string fixture) => fixture switch
-    {
-        "tiny-full" => TinyFixture.Pdb("full"),
-        "tiny-publics" => TinyFixture.Pdb("publics"),
-        "sqlmin-stripped" => FixtureFiles.StrippedPdb("sqlmin"),
-        "sqlmin-full" => FixtureFiles.FullPdb("sqlmin"),
-        _ => throw new ArgumentException(fixture),
-    };
+    private static string FixturePath(string fixture) =>
+        fixture switch
+        {
+            "tiny-full" => TinyFixture.Pdb("full"),
+            "tiny-publics" => TinyFixture.Pdb("publics"),
+            "sqlmin-stripped" => FixtureFiles.StrippedPdb("sqlmin"),
+            "sqlmin-full" => FixtureFiles.FullPdb("sqlmin"),
+            _ => throw new ArgumentException(fixture),
+        };
 
     /// <summary>Every (field, value) case of a fixture.</summary>
     internal static IEnumerable<(string What, byte[] Data)> Cases(string fixture)
@@ -54,12 +57,16 @@ public sealed class PdbFieldSweepTests
         {
             foreach (ulong value in map.ValuesFor(field))
             {
-                yield return (field.Name + " = 0x" + value.ToString("X", CultureInfo.InvariantCulture), map.With(field, value));
+                yield return (
+                    field.Name + " = 0x" + value.ToString("X", CultureInfo.InvariantCulture),
+                    map.With(field, value)
+                );
             }
         }
     }
 
-    /// <summary>Reads everything the resolver would; returns the failure, or null when the PDB reads cleanly. Other exceptions escape.</summary>
+    /// <summary>Reads everything the resolver would; returns the failure, or null when the PDB reads cleanly. Other
+    /// exceptions escape.</summary>
     private static InvalidPdbDataException? ReadAll(byte[] data, out PdbIdentity? identity, out bool identityRead)
     {
         identity = null;
@@ -109,9 +116,17 @@ public sealed class PdbFieldSweepTests
                 if (ex is not null)
                 {
                     rejected++;
-                    if (ex.FilePath != Name || ex.Offset is not long o || o < 0 || o > data.Length || !ex.Detail.Contains("expected", StringComparison.Ordinal))
+                    if (
+                        ex.FilePath != Name
+                        || ex.Offset is not long o
+                        || o < 0
+                        || o > data.Length
+                        || !ex.Detail.Contains("expected", StringComparison.Ordinal)
+                    )
                     {
-                        failures.Add($"{what}: exception without file, offset inside the file or what was expected: {ex.Message}");
+                        failures.Add(
+                            $"{what}: exception without file, offset inside the file or what was expected: {ex.Message}"
+                        );
                     }
                 }
             }
@@ -129,7 +144,10 @@ public sealed class PdbFieldSweepTests
             }
         }
 
-        TestContext.Out.WriteLine($"{fixture}: {cases} field/value cases, {rejected} rejected with a located InvalidPdbDataException, {cases - rejected} read");
+        TestContext.Out.WriteLine(
+            $"{fixture}: {cases} field/value cases, {rejected} rejected with a located InvalidPdbDataException, "
+                + $"{cases - rejected} read"
+        );
         Assert.That(cases, Is.GreaterThan(300), "the field map covers the fixture");
         Assert.That(rejected, Is.GreaterThan(0));
         Assert.That(failures, Is.Empty, string.Join('\n', failures.Take(30)));
@@ -147,13 +165,31 @@ public sealed class PdbFieldSweepTests
             foreach (string m in FixtureFiles.Modules.Where(m => m != "sqlmin"))
             {
                 string pdb = FixtureFiles.StrippedPdb(m);
-                ResolutionFixtures.PlaceInStore(store, m + ".pdb", Path.GetFileName(Path.GetDirectoryName(pdb)!), File.ReadAllBytes(pdb));
+                ResolutionFixtures.PlaceInStore(
+                    store,
+                    m + ".pdb",
+                    Path.GetFileName(Path.GetDirectoryName(pdb)!),
+                    File.ReadAllBytes(pdb)
+                );
             }
 
             string input = Path.Combine(scratch, "a.txt");
             File.WriteAllText(input, ResolutionFixtures.StackAModuleOffsetText());
-            PdbIdentity original = PdbFile.ReadIdentity(FixturePath(fixture.Replace("-512", string.Empty, StringComparison.Ordinal)));
-            string[] args = ["resolve", input, "--symbols", store, "--offline", "--sql-build", ResolutionFixtures.FixtureBuild, "--catalog", ResolutionFixtures.CatalogPath];
+            PdbIdentity original = PdbFile.ReadIdentity(
+                FixturePath(fixture.Replace("-512", string.Empty, StringComparison.Ordinal))
+            );
+            string[] args =
+            [
+                "resolve",
+                input,
+                "--symbols",
+                store,
+                "--offline",
+                "--sql-build",
+                ResolutionFixtures.FixtureBuild,
+                "--catalog",
+                ResolutionFixtures.CatalogPath,
+            ];
             var failures = new List<string>();
             int cases = 0;
             int damaged = 0;
@@ -181,9 +217,14 @@ public sealed class PdbFieldSweepTests
                 if (expectDamaged)
                 {
                     damaged++;
-                    if (!lines[0].Contains(" -- unresolved: PDB damaged: sqlmin.pdb ", StringComparison.Ordinal) || !lines[0].Contains("byte offset ", StringComparison.Ordinal))
+                    if (
+                        !lines[0].Contains(" -- unresolved: PDB damaged: sqlmin.pdb ", StringComparison.Ordinal)
+                        || !lines[0].Contains("byte offset ", StringComparison.Ordinal)
+                    )
                     {
-                        failures.Add($"{what}: expected 'PDB damaged' with the byte offset ({ex!.Message}), got: {lines[0]}");
+                        failures.Add(
+                            $"{what}: expected 'PDB damaged' with the byte offset ({ex!.Message}), got: {lines[0]}"
+                        );
                     }
                 }
                 else if (lines[0].Contains("PDB damaged", StringComparison.Ordinal))
@@ -192,7 +233,9 @@ public sealed class PdbFieldSweepTests
                 }
             }
 
-            TestContext.Out.WriteLine($"{fixture}: {cases} cases through 'xeanalyze resolve', {damaged} reported as 'PDB damaged'");
+            TestContext.Out.WriteLine(
+                $"{fixture}: {cases} cases through 'xeanalyze resolve', {damaged} reported as 'PDB damaged'"
+            );
             Assert.That(damaged, Is.GreaterThan(0));
             Assert.That(failures, Is.Empty, string.Join('\n', failures.Take(30)));
         }

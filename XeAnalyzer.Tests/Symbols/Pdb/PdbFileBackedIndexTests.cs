@@ -8,18 +8,22 @@ using XeAnalyzer.Tests.Symbols.Resolution;
 namespace XeAnalyzer.Tests.Symbols.Pdb;
 
 /// <summary>
-/// The index that leaves public names in the file (<see cref="PdbFile.GetFileBackedSymbolIndex"/>, what the resolver uses) answers
-/// exactly as the in-memory index of <see cref="PdbFile.GetSymbolIndex"/>, needs the file open, and a file damaged after loading
-/// makes frames unresolved with a reason instead of throwing.
+/// The index that leaves public names in the file (<see cref="PdbFile.GetFileBackedSymbolIndex"/>, what the resolver
+/// uses) answers exactly as the in-memory index of <see cref="PdbFile.GetSymbolIndex"/>, needs the file open, and a
+/// file damaged after loading makes frames unresolved with a reason instead of throwing.
 /// </summary>
 public class PdbFileBackedIndexTests
 {
     private static IEnumerable<TestCaseData> Pdbs() =>
-        FixtureFiles.Modules.SelectMany(m => new[]
-        {
-            new TestCaseData(FixtureFiles.StrippedPdb(m)).SetArgDisplayNames(m, "stripped"),
-            new TestCaseData(FixtureFiles.FullPdb(m)).SetArgDisplayNames(m, "full"),
-        }).Append(new TestCaseData(TinyFixture.Pdb("publics")).SetArgDisplayNames("tiny", "publics"));
+        FixtureFiles
+            .Modules.SelectMany(m =>
+                new[]
+                {
+                    new TestCaseData(FixtureFiles.StrippedPdb(m)).SetArgDisplayNames(m, "stripped"),
+                    new TestCaseData(FixtureFiles.FullPdb(m)).SetArgDisplayNames(m, "full"),
+                }
+            )
+            .Append(new TestCaseData(TinyFixture.Pdb("publics")).SetArgDisplayNames("tiny", "publics"));
 
     [TestCaseSource(nameof(Pdbs))]
     public void FileBackedIndex_AnswersAsTheInMemoryIndex_AtEveryRvaOfTheImage(string path)
@@ -34,7 +38,8 @@ public class PdbFileBackedIndexTests
         int found = 0;
         for (uint rva = 0; rva < end; rva += 3)
         {
-            PdbSymbolMatch? a = memory.Lookup(rva), b = file.Lookup(rva);
+            PdbSymbolMatch? a = memory.Lookup(rva),
+                b = file.Lookup(rva);
             Assert.That(b?.ToString(), Is.EqualTo(a?.ToString()), $"0x{rva:X}");
             if (a is not null)
             {
@@ -78,13 +83,23 @@ public class PdbFileBackedIndexTests
 
             using CallstackResolver resolver = ResolutionFixtures.Resolver(symbolPath: dir);
             ResolverSession session = resolver.CreateSession();
-            var rows = FixtureFiles.ReadExpected("sqlmin.symbolizer.tsv").Where(r => r["pdb"] == "stripped" && r["function_no_demangle"].Length > 0).ToList();
+            var rows = FixtureFiles
+                .ReadExpected("sqlmin.symbolizer.tsv")
+                .Where(r => r["pdb"] == "stripped" && r["function_no_demangle"].Length > 0)
+                .ToList();
             ModuleName sqlmin = ModuleName.Create("sqlmin.dll");
             FrameResolution first = session.ResolveModuleOffset(sqlmin, (ulong)FixtureFiles.Hex(rows[0]["rva"]));
             Assert.That(first.Status, Is.EqualTo(FrameResolutionStatus.ResolvedOffline), first.ReasonText);
 
             string pdb = Directory.GetFiles(dir, "sqlmin.pdb", SearchOption.AllDirectories).Single(File.Exists);
-            using (var stream = new FileStream(pdb, FileMode.Open, FileAccess.Write, FileShare.ReadWrite | FileShare.Delete))
+            using (
+                var stream = new FileStream(
+                    pdb,
+                    FileMode.Open,
+                    FileAccess.Write,
+                    FileShare.ReadWrite | FileShare.Delete
+                )
+            )
             {
                 stream.SetLength(4096);
             }
@@ -92,7 +107,10 @@ public class PdbFileBackedIndexTests
             FrameResolution later = session.ResolveModuleOffset(sqlmin, (ulong)FixtureFiles.Hex(rows[^1]["rva"]));
             Assert.That(later.Status, Is.EqualTo(FrameResolutionStatus.Unresolved));
             Assert.That(later.Reason, Is.EqualTo(UnresolvedReason.PdbDamaged));
-            Assert.That(later.ReasonText, Does.StartWith("PDB damaged: sqlmin.pdb (" + pdb + ") cannot be read: ").And.Contain("truncated PDB"));
+            Assert.That(
+                later.ReasonText,
+                Does.StartWith("PDB damaged: sqlmin.pdb (" + pdb + ") cannot be read: ").And.Contain("truncated PDB")
+            );
         }
         finally
         {

@@ -4,7 +4,8 @@ using XeAnalyzer.Tests.Symbols.Pe;
 
 namespace XeAnalyzer.Tests.Symbols.Pdb;
 
-/// <summary>The reader against llvm-pdbutil's recorded view of the committed tiny fixture (full, publics-only and stripped PDBs).</summary>
+/// <summary>The reader against llvm-pdbutil's recorded view of the committed tiny fixture (full, publics-only and
+/// stripped PDBs).</summary>
 public class PdbFixtureTests
 {
     private static readonly string[] Flavors = ["full", "publics", "stripped"];
@@ -15,9 +16,15 @@ public class PdbFixtureTests
         PdbUtilDump oracle = TinyFixture.PdbUtil(flavor);
         using PdbFile pdb = PdbFile.Open(TinyFixture.Pdb(flavor));
 
-        Assert.That(pdb.BlockSize.ToString(System.Globalization.CultureInfo.InvariantCulture), Is.EqualTo(oracle.Summary["Block Size"]));
+        Assert.That(
+            pdb.BlockSize.ToString(System.Globalization.CultureInfo.InvariantCulture),
+            Is.EqualTo(oracle.Summary["Block Size"])
+        );
         Assert.That("{" + pdb.Identity.Guid.ToString("D").ToUpperInvariant() + "}", Is.EqualTo(oracle.Summary["GUID"]));
-        Assert.That(pdb.Identity.Age.ToString(System.Globalization.CultureInfo.InvariantCulture), Is.EqualTo(oracle.Summary["Age"]));
+        Assert.That(
+            pdb.Identity.Age.ToString(System.Globalization.CultureInfo.InvariantCulture),
+            Is.EqualTo(oracle.Summary["Age"])
+        );
         Assert.That(pdb.Dbi, Is.Not.Null);
         Assert.That(pdb.Dbi!.IsStripped, Is.EqualTo(oracle.Summary["Is stripped"] == "true"));
         Assert.That(pdb.Dbi.IsIncrementallyLinked, Is.EqualTo(oracle.Summary["Is incrementally linked"] == "true"));
@@ -60,8 +67,10 @@ public class PdbFixtureTests
         PdbUtilDump oracle = TinyFixture.PdbUtil(flavor);
         using PdbFile pdb = PdbFile.Open(TinyFixture.Pdb(flavor));
 
-        var expected = oracle.Publics
-            .Select(p => (p.Name, (ushort)p.Segment, p.Offset, oracle.Rva(p.Segment, p.Offset), p.Flags == "function"))
+        var expected = oracle
+            .Publics.Select(p =>
+                (p.Name, (ushort)p.Segment, p.Offset, oracle.Rva(p.Segment, p.Offset), p.Flags == "function")
+            )
             .OrderBy(p => p.Name, StringComparer.Ordinal)
             .ToList();
         var actual = pdb.GetPublics()
@@ -86,13 +95,25 @@ public class PdbFixtureTests
         PdbUtilDump oracle = TinyFixture.PdbUtil("full");
         using PdbFile pdb = PdbFile.Open(TinyFixture.Pdb("full"));
 
-        var expected = oracle.Procedures
-            .Select(p => (p.Name, oracle.Rva(p.Segment, p.Offset), p.Size, p.Kind.StartsWith("S_GPROC32", StringComparison.Ordinal), p.Module))
+        var expected = oracle
+            .Procedures.Select(p =>
+                (
+                    p.Name,
+                    oracle.Rva(p.Segment, p.Offset),
+                    p.Size,
+                    p.Kind.StartsWith("S_GPROC32", StringComparison.Ordinal),
+                    p.Module
+                )
+            )
             .ToList();
         var actual = pdb.GetProcedures().Select(p => (p.Name, p.Rva, p.Size, p.IsGlobal, p.ModuleIndex)).ToList();
         Assert.That(expected, Has.Count.EqualTo(14));
         Assert.That(actual, Is.EqualTo(expected));
-        Assert.That(actual.Count(p => !p.IsGlobal), Is.EqualTo(2), "StaticHelper and the anonymous-namespace AnonHelper are S_LPROC32");
+        Assert.That(
+            actual.Count(p => !p.IsGlobal),
+            Is.EqualTo(2),
+            "StaticHelper and the anonymous-namespace AnonHelper are S_LPROC32"
+        );
     }
 
     [TestCase("publics")]
@@ -111,7 +132,9 @@ public class PdbFixtureTests
         PdbUtilDump oracle = TinyFixture.PdbUtil(flavor);
         using PdbFile pdb = PdbFile.Open(TinyFixture.Pdb(flavor));
 
-        var expected = oracle.Modules.Select(m => (m.Name, m.Obj, m.DebugStream == 65535 ? (int?)null : m.DebugStream)).ToList();
+        var expected = oracle
+            .Modules.Select(m => (m.Name, m.Obj, m.DebugStream == 65535 ? (int?)null : m.DebugStream))
+            .ToList();
         var actual = pdb.GetModules().Select(m => (m.ModuleName, m.ObjectFileName, m.SymbolStreamIndex)).ToList();
         Assert.That(actual, Is.EqualTo(expected));
     }
@@ -123,10 +146,17 @@ public class PdbFixtureTests
         foreach (PdbPublicSymbol p in pdb.GetPublics())
         {
             Assert.That(p.IsDecorated, Is.EqualTo(p.Name.StartsWith('?')), p.Name);
-            Assert.That(p.Decoration, Is.EqualTo(p.Name.StartsWith('?') ? PdbNameDecoration.Msvc : PdbNameDecoration.None), p.Name);
+            Assert.That(
+                p.Decoration,
+                Is.EqualTo(p.Name.StartsWith('?') ? PdbNameDecoration.Msvc : PdbNameDecoration.None),
+                p.Name
+            );
         }
 
-        Assert.That(pdb.GetPublics().Select(p => p.Name), Does.Contain("lock_internal").And.Contain("?Publish@Widget@TinyPkg@@SAHPEAXH@Z"));
+        Assert.That(
+            pdb.GetPublics().Select(p => p.Name),
+            Does.Contain("lock_internal").And.Contain("?Publish@Widget@TinyPkg@@SAHPEAXH@Z")
+        );
     }
 
     [Test]

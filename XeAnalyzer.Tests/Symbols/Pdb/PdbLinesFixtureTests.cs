@@ -5,23 +5,26 @@ using XeAnalyzer.Symbols.Pdb;
 namespace XeAnalyzer.Tests.Symbols.Pdb;
 
 /// <summary>
-/// Source lines and inline frames of the clang/lld-built private PDB <c>TestData/lines/xelines.pdb</c> (tools/fixtures/src/lines)
-/// against <c>llvm-symbolizer-14 --inlines</c>, whose answer for every byte of .text is recorded in
+/// Source lines and inline frames of the clang/lld-built private PDB <c>TestData/lines/xelines.pdb</c>
+/// (tools/fixtures/src/lines) against <c>llvm-symbolizer-14 --inlines</c>, whose answer for every byte of .text is
+/// recorded in
 /// <c>tools/fixtures/expected/xelines.symbolizer.tsv</c> by <c>tools/fixtures/build.sh</c>.
 /// </summary>
 /// <remarks>
-/// Every frame is compared: the inline chain (depth, names, file and line of each inline frame, innermost first) and the procedure's
-/// own line. llvm-symbolizer 14 reads the procedure's line table differently from DIA in one case, which the test recognises from
-/// llvm-pdbutil's independent dump of the line table (<c>expected/xelines.pdbutil.txt</c>) and counts separately: an address after the
-/// start of a line subsection but before its first record (clang leaves inlined code at the start of a function out of the
-/// procedure's own table) has no line record, so DIA and XeAnalyzer give no line; llvm-symbolizer gives the subsection's first
-/// record. Any other difference fails the test.
+/// Every frame is compared: the inline chain (depth, names, file and line of each inline frame, innermost first) and
+/// the procedure's own line. llvm-symbolizer 14 reads the procedure's line table differently from DIA in one case,
+/// which the test recognises from llvm-pdbutil's independent dump of the line table
+/// (<c>expected/xelines.pdbutil.txt</c>) and counts separately: an address after the start of a line subsection but
+/// before its first record (clang leaves inlined code at the start of a function out of the procedure's own table) has
+/// no line record, so DIA and XeAnalyzer give no line; llvm-symbolizer gives the subsection's first record. Any other
+/// difference fails the test.
 /// </remarks>
 public class PdbLinesFixtureTests
 {
     private static string Dir => Path.Combine(TestPaths.TestData, "lines");
 
-    private static string Expected(string file) => Path.Combine(TestPaths.RepoRoot, "tools", "fixtures", "expected", file);
+    private static string Expected(string file) =>
+        Path.Combine(TestPaths.RepoRoot, "tools", "fixtures", "expected", file);
 
     [Test]
     public void GetSourceInfo_AgreesWithLlvmSymbolizerAndLlvmPdbutil_OnEveryByteOfText()
@@ -30,7 +33,15 @@ public class PdbLinesFixtureTests
         Dictionary<uint, List<(string Function, string File, int Line)>> oracle = ReadSymbolizer();
         List<Block> blocks = ReadLineBlocks();
         List<PdbutilSite> sites = ReadInlineSites();
-        int llvmInlineLines = 0, procAgree = 0, procTie = 0, procBeforeFirst = 0, chainAgree = 0, inlineFrames = 0, inlineLinesPdbutil = 0, rangeStarts = 0, rangeStartsAgree = 0;
+        int llvmInlineLines = 0,
+            procAgree = 0,
+            procTie = 0,
+            procBeforeFirst = 0,
+            chainAgree = 0,
+            inlineFrames = 0,
+            inlineLinesPdbutil = 0,
+            rangeStarts = 0,
+            rangeStartsAgree = 0;
         var wrong = new List<string>();
         foreach ((uint rva, var llvm) in oracle.OrderBy(kv => kv.Key))
         {
@@ -47,13 +58,17 @@ public class PdbLinesFixtureTests
 
             chainAgree++;
 
-            // 2. Each inline frame's line: the ranges llvm-pdbutil decodes from the binary annotations (independently of XeAnalyzer)
-            //    at every byte; llvm-symbolizer at the first byte of each range (elsewhere LLVM 14 reports the next range's line:
-            //    its NativeInlineSiteSymbol::getLineOffset stops at the first annotation whose code offset reaches the address).
+            // 2. Each inline frame's line: the ranges llvm-pdbutil decodes from the binary annotations (independently
+            // of XeAnalyzer) at every byte; llvm-symbolizer at the first byte of each range (elsewhere LLVM 14 reports
+            // the next range's line: its NativeInlineSiteSymbol::getLineOffset stops at the first annotation whose code
+            // offset reaches the address).
             List<(PdbutilSite Site, PdbutilRange Range)> expected = PdbutilChain(sites, rva);
             if (expected.Count != ours.InlineFrames.Count)
             {
-                wrong.Add($"0x{rva:x}: {ours.InlineFrames.Count} inline frames, llvm-pdbutil's annotations give {expected.Count}");
+                wrong.Add(
+                    $"0x{rva:x}: {ours.InlineFrames.Count} inline frames, llvm-pdbutil's annotations give "
+                        + $"{expected.Count}"
+                );
                 continue;
             }
 
@@ -62,9 +77,15 @@ public class PdbLinesFixtureTests
                 inlineFrames++;
                 PdbInlineFrame f = ours.InlineFrames[i];
                 (PdbutilSite site, PdbutilRange range) = expected[expected.Count - 1 - i];
-                if (f.Location?.Line != site.BaseLine + range.LineOffset || (range.FileChanged == false && f.Location?.File != site.BaseFile))
+                if (
+                    f.Location?.Line != site.BaseLine + range.LineOffset
+                    || (range.FileChanged == false && f.Location?.File != site.BaseFile)
+                )
                 {
-                    wrong.Add($"0x{rva:x}: inline frame {i} {f.Name} {f.Location}, llvm-pdbutil's annotations give {site.BaseFile}:{site.BaseLine + range.LineOffset}");
+                    wrong.Add(
+                        $"0x{rva:x}: inline frame {i} {f.Name} {f.Location}, llvm-pdbutil's annotations give "
+                            + $"{site.BaseFile}:{site.BaseLine + range.LineOffset}"
+                    );
                     continue;
                 }
 
@@ -79,12 +100,16 @@ public class PdbLinesFixtureTests
                     }
                     else
                     {
-                        wrong.Add($"0x{rva:x}: first byte of a range of {f.Name}: llvm {llvmInline[i].File}:{llvmInline[i].Line}, ours {f.Location}");
+                        wrong.Add(
+                            $"0x{rva:x}: first byte of a range of {f.Name}: llvm "
+                                + $"{llvmInline[i].File}:{llvmInline[i].Line}, ours {f.Location}"
+                        );
                     }
                 }
             }
 
-            // 3. The procedure's own line (and name) against llvm-symbolizer; two documented differences, recognised from llvm-pdbutil's line dump.
+            // 3. The procedure's own line (and name) against llvm-symbolizer; two documented differences, recognised
+            // from llvm-pdbutil's line dump.
             PdbSourceLocation? llvmLocation = procFile == "-" ? null : new PdbSourceLocation(procFile, procLine);
             string ourName = pdb.Lookup(rva)?.Name ?? "-";
             if (procFunction != "-" && procFunction != ourName)
@@ -109,12 +134,24 @@ public class PdbLinesFixtureTests
             }
         }
 
-        TestContext.Out.WriteLine($"xelines.pdb, {oracle.Count} addresses (every byte of .text) against llvm-symbolizer-14 --inlines and llvm-pdbutil-14:");
-        TestContext.Out.WriteLine($"  inline chains (depth and names): {chainAgree} of {oracle.Count} agree with llvm-symbolizer");
-        TestContext.Out.WriteLine($"  inline frame lines: {inlineLinesPdbutil} of {inlineFrames} agree with llvm-pdbutil's decoded annotations; " +
-            $"{rangeStartsAgree} of {rangeStarts} at the first byte of a range agree with llvm-symbolizer ({llvmInlineLines} of {inlineFrames} at any byte)");
-        TestContext.Out.WriteLine($"  procedure lines: {procAgree} agree with llvm-symbolizer; {procTie} at an address with two records " +
-            $"(llvm takes the first, DIA and XeAnalyzer the last); {procBeforeFirst} before the first record of a line subsection (no record covers them: no line)");
+        TestContext.Out.WriteLine(
+            $"xelines.pdb, {oracle.Count} addresses (every byte of .text) against llvm-symbolizer-14 --inlines and "
+                + $"llvm-pdbutil-14:"
+        );
+        TestContext.Out.WriteLine(
+            $"  inline chains (depth and names): {chainAgree} of {oracle.Count} agree with llvm-symbolizer"
+        );
+        TestContext.Out.WriteLine(
+            $"  inline frame lines: {inlineLinesPdbutil} of {inlineFrames} agree with llvm-pdbutil's decoded "
+                + $"annotations; "
+                + $"{rangeStartsAgree} of {rangeStarts} at the first byte of a range agree with llvm-symbolizer "
+                + $"({llvmInlineLines} of {inlineFrames} at any byte)"
+        );
+        TestContext.Out.WriteLine(
+            $"  procedure lines: {procAgree} agree with llvm-symbolizer; {procTie} at an address with two records "
+                + $"(llvm takes the first, DIA and XeAnalyzer the last); {procBeforeFirst} before the first record of "
+                + $"a line subsection (no record covers them: no line)"
+        );
         Assert.That(wrong, Is.Empty);
         Assert.That(chainAgree, Is.EqualTo(oracle.Count));
         Assert.That(inlineLinesPdbutil, Is.EqualTo(inlineFrames));
@@ -144,7 +181,8 @@ public class PdbLinesFixtureTests
             }
         }
 
-        // Leaf's second site in Mid has two code blocks (a gap between them), so at least two distinct block starts there.
+        // Leaf's second site in Mid has two code blocks (a gap between them), so at least two distinct block starts
+        // there.
         Assert.That(leafInMid, Has.Count.GreaterThanOrEqualTo(2), "Leaf inlined twice into Mid");
         Assert.That(leafInTop, Has.Count.EqualTo(1), "Leaf inlined once directly into Top");
         Assert.That(leafInMid.Intersect(leafInTop), Is.Empty);
@@ -222,7 +260,8 @@ public class PdbLinesFixtureTests
         return false;
     }
 
-    /// <summary>The inline sites containing <paramref name="rva"/> by llvm-pdbutil's decoded ranges, outermost first.</summary>
+    /// <summary>The inline sites containing <paramref name="rva"/> by llvm-pdbutil's decoded ranges, outermost
+    /// first.</summary>
     private static List<(PdbutilSite Site, PdbutilRange Range)> PdbutilChain(List<PdbutilSite> sites, uint rva)
     {
         var chain = new List<(PdbutilSite, PdbutilRange)>();
@@ -253,9 +292,10 @@ public class PdbLinesFixtureTests
 
     /// <summary>
     /// The S_INLINESITE records of llvm-pdbutil's symbol dump with the code ranges its annotation decoding prints
-    /// (<c>code 0xF (+0xF) line 2 (+2)</c>, <c>line 3 (+1)</c>, <c>code end 0x54 (+0x1D)</c>, <c>setfile …</c>), turned into ranges by the
-    /// CodeView rule: a new code offset ends the open range and opens one with the current line; a code end closes it; a line or
-    /// file change applies to the next range. Base lines and files come from the dump's inlinee-lines table.
+    /// (<c>code 0xF (+0xF) line 2 (+2)</c>, <c>line 3 (+1)</c>, <c>code end 0x54 (+0x1D)</c>, <c>setfile …</c>), turned
+    /// into ranges by the CodeView rule: a new code offset ends the open range and opens one with the current line; a
+    /// code end closes it; a line or file change applies to the next range. Base lines and files come from the dump's
+    /// inlinee-lines table.
     /// </summary>
     private static List<PdbutilSite> ReadInlineSites()
     {
@@ -269,7 +309,10 @@ public class PdbLinesFixtureTests
             Match inlinee = Regex.Match(lines[i], @"^\s+(0x[0-9A-F]+) \|\s+(\d+) \| (.*) \(MD5: [0-9A-F]+\)$");
             if (inlinee.Success)
             {
-                bases[inlinee.Groups[1].Value] = (inlinee.Groups[3].Value, int.Parse(inlinee.Groups[2].Value, CultureInfo.InvariantCulture));
+                bases[inlinee.Groups[1].Value] = (
+                    inlinee.Groups[3].Value,
+                    int.Parse(inlinee.Groups[2].Value, CultureInfo.InvariantCulture)
+                );
                 continue;
             }
 
@@ -284,7 +327,10 @@ public class PdbLinesFixtureTests
             if (kind is "S_GPROC32" or "S_LPROC32")
             {
                 Match m = Regex.Match(lines[i + 1], @"addr = 0001:(\d+), code size = (\d+)");
-                procedures[offset] = (0x1000 + uint.Parse(m.Groups[1].Value, CultureInfo.InvariantCulture), uint.Parse(m.Groups[2].Value, CultureInfo.InvariantCulture));
+                procedures[offset] = (
+                    0x1000 + uint.Parse(m.Groups[1].Value, CultureInfo.InvariantCulture),
+                    uint.Parse(m.Groups[2].Value, CultureInfo.InvariantCulture)
+                );
                 continue;
             }
 
@@ -360,7 +406,14 @@ public class PdbLinesFixtureTests
         return sites;
     }
 
-    private sealed record PdbutilSite(int Offset, int ParentSite, uint ProcedureRva, string BaseFile, int BaseLine, List<PdbutilRange> Ranges);
+    private sealed record PdbutilSite(
+        int Offset,
+        int ParentSite,
+        uint ProcedureRva,
+        string BaseFile,
+        int BaseLine,
+        List<PdbutilRange> Ranges
+    );
 
     private sealed record PdbutilRange(uint Start, uint End, int LineOffset, bool FileChanged);
 
@@ -389,7 +442,8 @@ public class PdbLinesFixtureTests
         return result;
     }
 
-    /// <summary>The line subsections of llvm-pdbutil's <c>dump -l</c>: section range and records (RVA = section 1's 0x1000 + offset).</summary>
+    /// <summary>The line subsections of llvm-pdbutil's <c>dump -l</c>: section range and records (RVA = section 1's
+    /// 0x1000 + offset).</summary>
     private static List<Block> ReadLineBlocks()
     {
         var blocks = new List<Block>();
@@ -416,7 +470,11 @@ public class PdbLinesFixtureTests
             Match m = Regex.Match(line, @"^\s+0001:([0-9A-F]{8})-([0-9A-F]{8}), line/addr entries = \d+");
             if (m.Success)
             {
-                current = new Block(0x1000 + Convert.ToUInt32(m.Groups[1].Value, 16), 0x1000 + Convert.ToUInt32(m.Groups[2].Value, 16), []);
+                current = new Block(
+                    0x1000 + Convert.ToUInt32(m.Groups[1].Value, 16),
+                    0x1000 + Convert.ToUInt32(m.Groups[2].Value, 16),
+                    []
+                );
                 blocks.Add(current);
                 continue;
             }
@@ -425,7 +483,12 @@ public class PdbLinesFixtureTests
             {
                 foreach (Match e in Regex.Matches(line, @"(\d+) ([0-9A-F]{8})"))
                 {
-                    current.Records.Add((0x1000 + Convert.ToUInt32(e.Groups[2].Value, 16), int.Parse(e.Groups[1].Value, CultureInfo.InvariantCulture)));
+                    current.Records.Add(
+                        (
+                            0x1000 + Convert.ToUInt32(e.Groups[2].Value, 16),
+                            int.Parse(e.Groups[1].Value, CultureInfo.InvariantCulture)
+                        )
+                    );
                 }
             }
         }

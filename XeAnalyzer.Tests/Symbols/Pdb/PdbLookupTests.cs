@@ -2,7 +2,8 @@ using XeAnalyzer.Symbols.Pdb;
 
 namespace XeAnalyzer.Tests.Symbols.Pdb;
 
-/// <summary>RVA → symbol lookups on the tiny fixture, checked against recorded llvm-symbolizer answers and llvm-pdbutil addresses.</summary>
+/// <summary>RVA → symbol lookups on the tiny fixture, checked against recorded llvm-symbolizer answers and llvm-pdbutil
+/// addresses.</summary>
 public class PdbLookupTests
 {
     [TestCase("publics")]
@@ -45,8 +46,13 @@ public class PdbLookupTests
 
             Assert.That(m, Is.Not.Null, $"0x{rva:X}");
 
-            // llvm-symbolizer names a function either by its procedure name (statics) or by the public at the same address.
-            var containing = oracle.Procedures.Where(p => oracle.Rva(p.Segment, p.Offset) <= rva && rva < oracle.Rva(p.Segment, p.Offset) + p.Size).ToList();
+            // llvm-symbolizer names a function either by its procedure name (statics) or by the public at the same
+            // address.
+            var containing = oracle
+                .Procedures.Where(p =>
+                    oracle.Rva(p.Segment, p.Offset) <= rva && rva < oracle.Rva(p.Segment, p.Offset) + p.Size
+                )
+                .ToList();
             if (containing.Count > 0)
             {
                 Assert.That(m!.Kind, Is.EqualTo(PdbSymbolKind.Procedure), $"0x{rva:X}");
@@ -54,8 +60,14 @@ public class PdbLookupTests
                 Assert.That(m.SymbolRva, Is.EqualTo(start), $"0x{rva:X}");
                 Assert.That(m.Displacement, Is.EqualTo(rva - start), $"0x{rva:X}");
                 bool namedByProcedure = m.TiedNames.Contains(function);
-                bool namedByPublicHere = oracle.Publics.Any(p => p.Name == function && oracle.Rva(p.Segment, p.Offset) == start);
-                Assert.That(namedByProcedure || namedByPublicHere, Is.True, $"0x{rva:X}: llvm-symbolizer says {function}, we say {m}");
+                bool namedByPublicHere = oracle.Publics.Any(p =>
+                    p.Name == function && oracle.Rva(p.Segment, p.Offset) == start
+                );
+                Assert.That(
+                    namedByProcedure || namedByPublicHere,
+                    Is.True,
+                    $"0x{rva:X}: llvm-symbolizer says {function}, we say {m}"
+                );
             }
             else
             {
@@ -72,8 +84,8 @@ public class PdbLookupTests
     [TestCase("stripped")]
     public void Lookup_MatchesBruteForceModelOfPdbUtilData_ForEveryRvaOfTheImage(string flavor)
     {
-        // A linear-scan model of the documented rule over llvm-pdbutil's symbols: containing procedure with the greatest start,
-        // else the nearest preceding public; ties broken by the ordinal-smallest name.
+        // A linear-scan model of the documented rule over llvm-pdbutil's symbols: containing procedure with the
+        // greatest start, else the nearest preceding public; ties broken by the ordinal-smallest name.
         PdbUtilDump oracle = TinyFixture.PdbUtil(flavor);
         var procs = oracle.Procedures.Select(p => (p.Name, Start: oracle.Rva(p.Segment, p.Offset), p.Size)).ToList();
         var pubs = oracle.Publics.Select(p => (p.Name, Start: oracle.Rva(p.Segment, p.Offset))).ToList();
@@ -85,8 +97,17 @@ public class PdbLookupTests
             if (inside.Count > 0)
             {
                 uint start = inside.Max(p => p.Start);
-                var names = inside.Where(p => p.Start == start).Select(p => p.Name).Distinct().Order(StringComparer.Ordinal).ToList();
-                Assert.That((m?.Kind, m?.SymbolRva, m?.TiedNames), Is.EqualTo(((PdbSymbolKind?)PdbSymbolKind.Procedure, (uint?)start, names)), $"0x{rva:X}");
+                var names = inside
+                    .Where(p => p.Start == start)
+                    .Select(p => p.Name)
+                    .Distinct()
+                    .Order(StringComparer.Ordinal)
+                    .ToList();
+                Assert.That(
+                    (m?.Kind, m?.SymbolRva, m?.TiedNames),
+                    Is.EqualTo(((PdbSymbolKind?)PdbSymbolKind.Procedure, (uint?)start, names)),
+                    $"0x{rva:X}"
+                );
                 Assert.That(m!.Name, Is.EqualTo(names[0]));
                 continue;
             }
@@ -99,8 +120,17 @@ public class PdbLookupTests
             }
 
             uint pubStart = before.Max(p => p.Start);
-            var pubNames = before.Where(p => p.Start == pubStart).Select(p => p.Name).Distinct().Order(StringComparer.Ordinal).ToList();
-            Assert.That((m?.Kind, m?.SymbolRva, m?.Displacement, m?.TiedNames), Is.EqualTo(((PdbSymbolKind?)PdbSymbolKind.Public, (uint?)pubStart, (uint?)(rva - pubStart), pubNames)), $"0x{rva:X}");
+            var pubNames = before
+                .Where(p => p.Start == pubStart)
+                .Select(p => p.Name)
+                .Distinct()
+                .Order(StringComparer.Ordinal)
+                .ToList();
+            Assert.That(
+                (m?.Kind, m?.SymbolRva, m?.Displacement, m?.TiedNames),
+                Is.EqualTo(((PdbSymbolKind?)PdbSymbolKind.Public, (uint?)pubStart, (uint?)(rva - pubStart), pubNames)),
+                $"0x{rva:X}"
+            );
         }
     }
 
@@ -109,7 +139,10 @@ public class PdbLookupTests
     {
         // llvm-pdbutil shows FoldFirst and FoldSecond (folded by /opt:icf) at the same address 0001:1664 in both PDBs.
         PdbUtilDump full = TinyFixture.PdbUtil("full");
-        Assert.That(full.Procedures.Where(p => p.Offset == 1664 && p.Segment == 1).Select(p => p.Name), Is.EquivalentTo(new[] { "FoldFirst", "FoldSecond" }));
+        Assert.That(
+            full.Procedures.Where(p => p.Offset == 1664 && p.Segment == 1).Select(p => p.Name),
+            Is.EquivalentTo(new[] { "FoldFirst", "FoldSecond" })
+        );
         uint at = full.Rva(1, 1664);
 
         using PdbFile pdb = PdbFile.Open(TinyFixture.Pdb("full"));
@@ -172,17 +205,21 @@ public class PdbLookupTests
 
         using PdbFile pdb = PdbFile.Open(TinyFixture.Pdb("full"));
         var results = new string?[8][];
-        Parallel.For(0, 8, t =>
-        {
-            var mine = new string?[rvas.Length];
-            for (int i = 0; i < rvas.Length; i++)
+        Parallel.For(
+            0,
+            8,
+            t =>
             {
-                int k = (i + (t * 997)) % rvas.Length;
-                mine[k] = pdb.Lookup(rvas[k])?.ToString();
-            }
+                var mine = new string?[rvas.Length];
+                for (int i = 0; i < rvas.Length; i++)
+                {
+                    int k = (i + (t * 997)) % rvas.Length;
+                    mine[k] = pdb.Lookup(rvas[k])?.ToString();
+                }
 
-            results[t] = mine;
-        });
+                results[t] = mine;
+            }
+        );
 
         foreach (string?[] r in results)
         {

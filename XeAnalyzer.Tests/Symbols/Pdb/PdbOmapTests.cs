@@ -5,20 +5,23 @@ using XeAnalyzer.Symbols.Pdb;
 namespace XeAnalyzer.Tests.Symbols.Pdb;
 
 /// <summary>
-/// OMAP translation on a synthetic variant of the full fixture: the "source" layout puts .text at 0x10000, and the image swaps the
-/// two halves of .text at offset <see cref="Split"/> (a function boundary). Expected addresses follow from llvm-pdbutil's view of the
-/// unmodified PDB through the same (independently written) mapping.
+/// OMAP translation on a synthetic variant of the full fixture: the "source" layout puts .text at 0x10000, and the
+/// image swaps the two halves of .text at offset <see cref="Split"/> (a function boundary). Expected addresses follow
+/// from llvm-pdbutil's view of the unmodified PDB through the same (independently written) mapping.
 /// </summary>
 public class PdbOmapTests
 {
     private const uint SourceText = 0x10000;
     private const uint ImageText = 0x1000;
-    private const uint TextSize = 0xD70;   // .text virtual size 0xD6B, rounded up
-    private const uint Split = 0x450;      // first byte of TinyPkg::Widget::Poke: the source range [0, Split) moves after the rest
+    private const uint TextSize = 0xD70; // .text virtual size 0xD6B, rounded up
 
-    private static uint ExpectedImageRva(int segment, uint offset) => segment != 1
-        ? TinyFixture.PdbUtil("full").Rva(segment, offset)
-        : offset < Split ? ImageText + (TextSize - Split) + offset : ImageText + (offset - Split);
+    // first byte of TinyPkg::Widget::Poke: the source range [0, Split) moves after the rest
+    private const uint Split = 0x450;
+
+    private static uint ExpectedImageRva(int segment, uint offset) =>
+        segment != 1 ? TinyFixture.PdbUtil("full").Rva(segment, offset)
+        : offset < Split ? ImageText + (TextSize - Split) + offset
+        : ImageText + (offset - Split);
 
     [Test]
     public void GetProcedures_TranslateThroughOmapFromSource()
@@ -27,8 +30,10 @@ public class PdbOmapTests
         using PdbFile pdb = OpenOmapPdb();
         Assert.That(pdb.HasOmap(), Is.True);
         Assert.That(pdb.OriginalSections[0].VirtualAddress, Is.EqualTo(SourceText));
-        Assert.That(pdb.GetProcedures().Select(p => (p.Name, p.Rva, p.Size)),
-            Is.EqualTo(oracle.Procedures.Select(p => (p.Name, ExpectedImageRva(p.Segment, p.Offset), p.Size))));
+        Assert.That(
+            pdb.GetProcedures().Select(p => (p.Name, p.Rva, p.Size)),
+            Is.EqualTo(oracle.Procedures.Select(p => (p.Name, ExpectedImageRva(p.Segment, p.Offset), p.Size)))
+        );
     }
 
     [Test]
@@ -36,8 +41,10 @@ public class PdbOmapTests
     {
         PdbUtilDump oracle = TinyFixture.PdbUtil("full");
         using PdbFile pdb = OpenOmapPdb();
-        Assert.That(pdb.GetPublics().Select(p => (p.Name, p.Rva)).Order(),
-            Is.EqualTo(oracle.Publics.Select(p => (p.Name, ExpectedImageRva(p.Segment, p.Offset))).Order()));
+        Assert.That(
+            pdb.GetPublics().Select(p => (p.Name, p.Rva)).Order(),
+            Is.EqualTo(oracle.Publics.Select(p => (p.Name, ExpectedImageRva(p.Segment, p.Offset))).Order())
+        );
     }
 
     [Test]
@@ -45,13 +52,19 @@ public class PdbOmapTests
     {
         PdbUtilDump oracle = TinyFixture.PdbUtil("full");
         using PdbFile pdb = OpenOmapPdb();
-        foreach (var p in oracle.Procedures.Where(p => p.Name is "TinyPkg::Widget::Publish" or "StaticHelper" or "call_all"))
+        foreach (
+            var p in oracle.Procedures.Where(p => p.Name is "TinyPkg::Widget::Publish" or "StaticHelper" or "call_all")
+        )
         {
             uint image = ExpectedImageRva(p.Segment, p.Offset);
             foreach (uint d in new uint[] { 0, 1, p.Size / 2, p.Size - 1 })
             {
                 PdbSymbolMatch m = pdb.Lookup(image + d)!;
-                Assert.That((m.Name, m.SymbolRva, m.Displacement, m.Kind), Is.EqualTo((p.Name, image, d, PdbSymbolKind.Procedure)), $"{p.Name}+{d}");
+                Assert.That(
+                    (m.Name, m.SymbolRva, m.Displacement, m.Kind),
+                    Is.EqualTo((p.Name, image, d, PdbSymbolKind.Procedure)),
+                    $"{p.Name}+{d}"
+                );
             }
         }
     }
@@ -85,18 +98,21 @@ public class PdbOmapTests
     {
         var msf = MsfTestFile.Read(File.ReadAllBytes(TinyFixture.Pdb("full")));
         byte[] sections = (byte[])msf.Streams[msf.DbiU16(msf.DebugStreamSlotOffset(5))]!.Clone();
-        BinaryPrimitives.WriteUInt32LittleEndian(sections.AsSpan(12), SourceText); // section 1 (.text) VirtualAddress in the source layout
+        // section 1 (.text) VirtualAddress in the source layout
+        BinaryPrimitives.WriteUInt32LittleEndian(sections.AsSpan(12), SourceText);
 
         byte[] fromSource = Entries(
             (0x2000, 0x2000),
             (SourceText, ImageText + (TextSize - Split)),
             (SourceText + Split, ImageText),
-            (SourceText + TextSize, 0));
+            (SourceText + TextSize, 0)
+        );
         byte[] toSource = Entries(
             (ImageText, SourceText + Split),
             (ImageText + (TextSize - Split), SourceText),
             (ImageText + TextSize, 0),
-            (0x2000, 0x2000));
+            (0x2000, 0x2000)
+        );
         if (damageOmap)
         {
             fromSource = fromSource[..^3];

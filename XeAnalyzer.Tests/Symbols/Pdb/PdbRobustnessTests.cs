@@ -4,7 +4,8 @@ using XeAnalyzer.Symbols.Pdb;
 
 namespace XeAnalyzer.Tests.Symbols.Pdb;
 
-/// <summary>Damaged PDBs: every failure is an <see cref="InvalidPdbDataException"/> naming the file, an offset and what was expected.</summary>
+/// <summary>Damaged PDBs: every failure is an <see cref="InvalidPdbDataException"/> naming the file, an offset and what
+/// was expected.</summary>
 public class PdbRobustnessTests
 {
     private const string Name = "damaged.pdb";
@@ -25,9 +26,11 @@ public class PdbRobustnessTests
     [TestCase(1, 0x7FFFFFFFu)]
     public void Open_Throws_WhenADirectoryBlockIndexOfAMultiBlockDirectoryIsOutOfRange(int entry, uint value)
     {
-        // Reported: a directory spanning several blocks with one block index of 0xFFFFFFFF ended in an OverflowException.
+        // Reported: a directory spanning several blocks with one block index of 0xFFFFFFFF ended in an
+        // OverflowException.
         var msf = MsfTestFile.Read(File.ReadAllBytes(TinyFixture.Pdb("full")));
-        msf.Streams.Add(new byte[64 * 1024]); // an unused extra stream: 128 more block indices make the directory span blocks
+        // an unused extra stream: 128 more block indices make the directory span blocks
+        msf.Streams.Add(new byte[64 * 1024]);
         byte[] file = msf.Write(512, scatter: false);
         int dirBytes = BinaryPrimitives.ReadInt32LittleEndian(file.AsSpan(44));
         Assert.That(dirBytes, Is.GreaterThan(512), "the directory spans several blocks");
@@ -65,7 +68,10 @@ public class PdbRobustnessTests
     [Test]
     public void GetPublics_Throws_WhenAddressMapSizeIsHuge()
     {
-        byte[] file = Patch("publics", (msf, _) => BinaryPrimitives.WriteUInt32LittleEndian(PublicsStream(msf).AsSpan(4), 0x7FFFFFFC));
+        byte[] file = Patch(
+            "publics",
+            (msf, _) => BinaryPrimitives.WriteUInt32LittleEndian(PublicsStream(msf).AsSpan(4), 0x7FFFFFFC)
+        );
         using PdbFile pdb = Open(file);
         var ex = Assert.Throws<InvalidPdbDataException>(() => pdb.GetPublics());
         Assert.That(ex!.Message, Does.Contain("address map").And.Contain("publics stream"));
@@ -75,7 +81,10 @@ public class PdbRobustnessTests
     [Test]
     public void GetPublics_Throws_WhenSymbolHashSizeIsHuge()
     {
-        byte[] file = Patch("publics", (msf, _) => BinaryPrimitives.WriteUInt32LittleEndian(PublicsStream(msf).AsSpan(0), 0xFFFFFFF0));
+        byte[] file = Patch(
+            "publics",
+            (msf, _) => BinaryPrimitives.WriteUInt32LittleEndian(PublicsStream(msf).AsSpan(0), 0xFFFFFFF0)
+        );
         using PdbFile pdb = Open(file);
         Assert.Throws<InvalidPdbDataException>(() => pdb.GetPublics());
     }
@@ -83,7 +92,11 @@ public class PdbRobustnessTests
     [Test]
     public void GetPublics_Throws_WhenRecordLengthRunsPastTheStream()
     {
-        byte[] file = Patch("publics", (msf, _) => BinaryPrimitives.WriteUInt16LittleEndian(SymbolRecords(msf).AsSpan((int)FirstPublicOffset(msf)), 0xFFFF));
+        byte[] file = Patch(
+            "publics",
+            (msf, _) =>
+                BinaryPrimitives.WriteUInt16LittleEndian(SymbolRecords(msf).AsSpan((int)FirstPublicOffset(msf)), 0xFFFF)
+        );
         using PdbFile pdb = Open(file);
         var ex = Assert.Throws<InvalidPdbDataException>(() => pdb.GetPublics());
         Assert.That(ex!.Message, Does.Contain("S_PUB32 record length").And.Contain("symbol record stream"));
@@ -93,12 +106,15 @@ public class PdbRobustnessTests
     [Test]
     public void GetPublics_Throws_WhenAddressMapPointsPastTheRecords()
     {
-        byte[] file = Patch("publics", (msf, _) =>
-        {
-            byte[] pub = PublicsStream(msf);
-            int map = 28 + BinaryPrimitives.ReadInt32LittleEndian(pub);
-            BinaryPrimitives.WriteUInt32LittleEndian(pub.AsSpan(map), 0x00FFFFF0);
-        });
+        byte[] file = Patch(
+            "publics",
+            (msf, _) =>
+            {
+                byte[] pub = PublicsStream(msf);
+                int map = 28 + BinaryPrimitives.ReadInt32LittleEndian(pub);
+                BinaryPrimitives.WriteUInt32LittleEndian(pub.AsSpan(map), 0x00FFFFF0);
+            }
+        );
         using PdbFile pdb = Open(file);
         var ex = Assert.Throws<InvalidPdbDataException>(() => pdb.GetPublics());
         Assert.That(ex!.Message, Does.Contain("address-map entry 0"));
@@ -107,7 +123,14 @@ public class PdbRobustnessTests
     [Test]
     public void GetPublics_Throws_WhenAddressMapNamesAnotherRecordKind()
     {
-        byte[] file = Patch("publics", (msf, _) => BinaryPrimitives.WriteUInt16LittleEndian(SymbolRecords(msf).AsSpan((int)FirstPublicOffset(msf) + 2), 0x1108));
+        byte[] file = Patch(
+            "publics",
+            (msf, _) =>
+                BinaryPrimitives.WriteUInt16LittleEndian(
+                    SymbolRecords(msf).AsSpan((int)FirstPublicOffset(msf) + 2),
+                    0x1108
+                )
+        );
         using PdbFile pdb = Open(file);
         var ex = Assert.Throws<InvalidPdbDataException>(() => pdb.GetPublics());
         Assert.That(ex!.Message, Does.Contain("S_PUB32").And.Contain("0x1108"));
@@ -116,13 +139,16 @@ public class PdbRobustnessTests
     [Test]
     public void GetPublics_Throws_WhenNameHasNoTerminator()
     {
-        byte[] file = Patch("publics", (msf, _) =>
-        {
-            byte[] records = SymbolRecords(msf);
-            int at = (int)FirstPublicOffset(msf);
-            int length = BinaryPrimitives.ReadUInt16LittleEndian(records.AsSpan(at));
-            records.AsSpan(at + 14, length + 2 - 14).Fill((byte)'A');
-        });
+        byte[] file = Patch(
+            "publics",
+            (msf, _) =>
+            {
+                byte[] records = SymbolRecords(msf);
+                int at = (int)FirstPublicOffset(msf);
+                int length = BinaryPrimitives.ReadUInt16LittleEndian(records.AsSpan(at));
+                records.AsSpan(at + 14, length + 2 - 14).Fill((byte)'A');
+            }
+        );
         using PdbFile pdb = Open(file);
         var ex = Assert.Throws<InvalidPdbDataException>(() => pdb.GetPublics());
         Assert.That(ex!.Message, Does.Contain("NUL-terminated S_PUB32 name"));
@@ -131,23 +157,27 @@ public class PdbRobustnessTests
     [Test]
     public void GetPublics_Throws_WhenAddressMapRepeatsOneRecordBeyondTheStreamsNameBytes()
     {
-        // 5,000 extra address-map entries all naming the first record: unbounded name copies unless the reader notices the overlap.
-        byte[] file = Patch("publics", (msf, _) =>
-        {
-            int index = msf.DbiU16(16);
-            byte[] pub = msf.Streams[index]!;
-            int map = 28 + BinaryPrimitives.ReadInt32LittleEndian(pub);
-            int mapBytes = BinaryPrimitives.ReadInt32LittleEndian(pub.AsSpan(4));
-            byte[] extra = new byte[5000 * 4];
-            for (int i = 0; i < 5000; i++)
+        // 5,000 extra address-map entries all naming the first record: unbounded name copies unless the reader notices
+        // the overlap.
+        byte[] file = Patch(
+            "publics",
+            (msf, _) =>
             {
-                pub.AsSpan(map, 4).CopyTo(extra.AsSpan(i * 4));
-            }
+                int index = msf.DbiU16(16);
+                byte[] pub = msf.Streams[index]!;
+                int map = 28 + BinaryPrimitives.ReadInt32LittleEndian(pub);
+                int mapBytes = BinaryPrimitives.ReadInt32LittleEndian(pub.AsSpan(4));
+                byte[] extra = new byte[5000 * 4];
+                for (int i = 0; i < 5000; i++)
+                {
+                    pub.AsSpan(map, 4).CopyTo(extra.AsSpan(i * 4));
+                }
 
-            byte[] grown = [.. pub[..(map + mapBytes)], .. extra, .. pub[(map + mapBytes)..]];
-            BinaryPrimitives.WriteInt32LittleEndian(grown.AsSpan(4), mapBytes + extra.Length);
-            msf.Streams[index] = grown;
-        });
+                byte[] grown = [.. pub[..(map + mapBytes)], .. extra, .. pub[(map + mapBytes)..]];
+                BinaryPrimitives.WriteInt32LittleEndian(grown.AsSpan(4), mapBytes + extra.Length);
+                msf.Streams[index] = grown;
+            }
+        );
         using PdbFile pdb = Open(file);
         var ex = Assert.Throws<InvalidPdbDataException>(() => pdb.GetPublics());
         Assert.That(ex!.Message, Does.Contain("overlap"));
@@ -164,7 +194,10 @@ public class PdbRobustnessTests
     [Test]
     public void GetPublics_Throws_WhenPublicStreamIndexIsOutOfRange()
     {
-        byte[] file = Patch("publics", (msf, _) => BinaryPrimitives.WriteUInt16LittleEndian(msf.Streams[3].AsSpan(16), 500));
+        byte[] file = Patch(
+            "publics",
+            (msf, _) => BinaryPrimitives.WriteUInt16LittleEndian(msf.Streams[3].AsSpan(16), 500)
+        );
         using PdbFile pdb = Open(file);
         var ex = Assert.Throws<InvalidPdbDataException>(() => pdb.GetPublics());
         Assert.That(ex!.Message, Does.Contain("publics stream 500"));
@@ -173,7 +206,11 @@ public class PdbRobustnessTests
     [Test]
     public void Open_Throws_WhenSectionHeaderStreamIndexIsOutOfRange()
     {
-        byte[] file = Patch("publics", (msf, _) => BinaryPrimitives.WriteUInt16LittleEndian(msf.Streams[3].AsSpan(msf.DebugStreamSlotOffset(5)), 999));
+        byte[] file = Patch(
+            "publics",
+            (msf, _) =>
+                BinaryPrimitives.WriteUInt16LittleEndian(msf.Streams[3].AsSpan(msf.DebugStreamSlotOffset(5)), 999)
+        );
         var ex = Assert.Throws<InvalidPdbDataException>(() => Open(file));
         Assert.That(ex!.Message, Does.Contain("stream 999"));
     }
@@ -181,11 +218,14 @@ public class PdbRobustnessTests
     [Test]
     public void Open_Throws_WhenSectionHeaderStreamIsNotWholeHeaders()
     {
-        byte[] file = Patch("publics", (msf, _) =>
-        {
-            int index = msf.DbiU16(msf.DebugStreamSlotOffset(5));
-            msf.Streams[index] = msf.Streams[index]![..^3];
-        });
+        byte[] file = Patch(
+            "publics",
+            (msf, _) =>
+            {
+                int index = msf.DbiU16(msf.DebugStreamSlotOffset(5));
+                msf.Streams[index] = msf.Streams[index]![..^3];
+            }
+        );
         var ex = Assert.Throws<InvalidPdbDataException>(() => Open(file));
         Assert.That(ex!.Message, Does.Contain("40-byte section headers"));
     }
@@ -193,7 +233,10 @@ public class PdbRobustnessTests
     [Test]
     public void Open_Throws_WhenDbiSubstreamSizesExceedTheStream()
     {
-        byte[] file = Patch("full", (msf, _) => BinaryPrimitives.WriteInt32LittleEndian(msf.Streams[3].AsSpan(24), 0x7FFFFFF0));
+        byte[] file = Patch(
+            "full",
+            (msf, _) => BinaryPrimitives.WriteInt32LittleEndian(msf.Streams[3].AsSpan(24), 0x7FFFFFF0)
+        );
         var ex = Assert.Throws<InvalidPdbDataException>(() => Open(file));
         Assert.That(ex!.Message, Does.Contain("DBI stream").And.Contain("substreams"));
         Assert.That(ex.Offset, Is.Not.Null);
@@ -202,7 +245,10 @@ public class PdbRobustnessTests
     [Test]
     public void GetProcedures_Throws_WhenModuleSymbolSizeIsHuge()
     {
-        byte[] file = Patch("full", (msf, _) => BinaryPrimitives.WriteUInt32LittleEndian(msf.Streams[3].AsSpan(64 + 36), 0x7FFFFFFF));
+        byte[] file = Patch(
+            "full",
+            (msf, _) => BinaryPrimitives.WriteUInt32LittleEndian(msf.Streams[3].AsSpan(64 + 36), 0x7FFFFFFF)
+        );
         using PdbFile pdb = Open(file);
         var ex = Assert.Throws<InvalidPdbDataException>(() => pdb.GetProcedures());
         Assert.That(ex!.Message, Does.Contain("symbol byte size"));
@@ -211,11 +257,14 @@ public class PdbRobustnessTests
     [Test]
     public void GetProcedures_Throws_WhenModuleRecordRunsPastTheStream()
     {
-        byte[] file = Patch("full", (msf, _) =>
-        {
-            int stream = msf.DbiU16(64 + 34);
-            BinaryPrimitives.WriteUInt16LittleEndian(msf.Streams[stream].AsSpan(4), 0xFFF0);
-        });
+        byte[] file = Patch(
+            "full",
+            (msf, _) =>
+            {
+                int stream = msf.DbiU16(64 + 34);
+                BinaryPrimitives.WriteUInt16LittleEndian(msf.Streams[stream].AsSpan(4), 0xFFF0);
+            }
+        );
         using PdbFile pdb = Open(file);
         var ex = Assert.Throws<InvalidPdbDataException>(() => pdb.Lookup(0x1000));
         Assert.That(ex!.Message, Does.Contain("record length").And.Contain("module 0"));
@@ -225,12 +274,15 @@ public class PdbRobustnessTests
     [Test]
     public void GetModules_Throws_WhenTwoModulesClaimOneSymbolStream()
     {
-        byte[] file = Patch("full", (msf, _) =>
-        {
-            byte[] dbi = msf.Streams[3]!;
-            int second = 64 + 64 + ModuleNamesLength(dbi, 64);
-            BinaryPrimitives.WriteUInt16LittleEndian(dbi.AsSpan(second + 34), msf.DbiU16(64 + 34));
-        });
+        byte[] file = Patch(
+            "full",
+            (msf, _) =>
+            {
+                byte[] dbi = msf.Streams[3]!;
+                int second = 64 + 64 + ModuleNamesLength(dbi, 64);
+                BinaryPrimitives.WriteUInt16LittleEndian(dbi.AsSpan(second + 34), msf.DbiU16(64 + 34));
+            }
+        );
         using PdbFile pdb = Open(file);
         var ex = Assert.Throws<InvalidPdbDataException>(() => pdb.GetModules());
         Assert.That(ex!.Message, Does.Contain("its own symbol stream"));
@@ -239,7 +291,11 @@ public class PdbRobustnessTests
     [Test]
     public void Lookup_Throws_WhenThePdbHasNoSectionHeaders()
     {
-        byte[] file = Patch("publics", (msf, _) => BinaryPrimitives.WriteUInt16LittleEndian(msf.Streams[3].AsSpan(msf.DebugStreamSlotOffset(5)), 0xFFFF));
+        byte[] file = Patch(
+            "publics",
+            (msf, _) =>
+                BinaryPrimitives.WriteUInt16LittleEndian(msf.Streams[3].AsSpan(msf.DebugStreamSlotOffset(5)), 0xFFFF)
+        );
         using PdbFile pdb = Open(file);
         Assert.That(pdb.Sections, Is.Empty);
         var ex = Assert.Throws<InvalidPdbDataException>(() => pdb.Lookup(0x1000));
@@ -263,14 +319,19 @@ public class PdbRobustnessTests
         Sweep(MsfTestFile.Read(File.ReadAllBytes(TinyFixture.Pdb("full"))).Write(512, scatter: true), 1500, seed: 512);
 
     /// <summary>
-    /// Truncates <paramref name="original"/> at many lengths and damages bytes inside its used blocks (superblock, directory, streams),
-    /// then reads everything; only <see cref="InvalidPdbDataException"/> or a clean result is acceptable, quickly and with bounded allocation.
+    /// Truncates <paramref name="original"/> at many lengths and damages bytes inside its used blocks (superblock,
+    /// directory, streams), then reads everything; only <see cref="InvalidPdbDataException"/> or a clean result is
+    /// acceptable, quickly and with bounded allocation.
     /// </summary>
     private static void Sweep(byte[] original, int flips, int seed)
     {
         var failures = new List<string>();
         var cases = new List<(string What, byte[] Data)>();
-        foreach (int n in new[] { 0, 1, 31, 32, 55, 56, 57, 1000, 4095, 4096, 4097 }.Concat(Enumerable.Range(1, 40).Select(k => original.Length * k / 41)))
+        foreach (
+            int n in new[] { 0, 1, 31, 32, 55, 56, 57, 1000, 4095, 4096, 4097 }.Concat(
+                Enumerable.Range(1, 40).Select(k => original.Length * k / 41)
+            )
+        )
         {
             if (n < original.Length)
             {
@@ -369,7 +430,8 @@ public class PdbRobustnessTests
         return BinaryPrimitives.ReadUInt32LittleEndian(pub.AsSpan(28 + BinaryPrimitives.ReadInt32LittleEndian(pub)));
     }
 
-    /// <summary>Bytes of the two NUL-terminated names after a 64-byte module header at <paramref name="header"/>, padded to 4.</summary>
+    /// <summary>Bytes of the two NUL-terminated names after a 64-byte module header at <paramref name="header"/>,
+    /// padded to 4.</summary>
     private static int ModuleNamesLength(byte[] dbi, int header)
     {
         int p = header + 64;

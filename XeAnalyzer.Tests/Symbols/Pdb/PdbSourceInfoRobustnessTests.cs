@@ -5,8 +5,9 @@ using XeAnalyzer.Symbols.Pdb;
 namespace XeAnalyzer.Tests.Symbols.Pdb;
 
 /// <summary>
-/// Damaged line and inline data (C13 subsections, inline site annotations, <c>/names</c>, IPI, section contributions) of the
-/// xelines fixture: every failure is an <see cref="InvalidPdbDataException"/> naming the file, an offset and what was expected.
+/// Damaged line and inline data (C13 subsections, inline site annotations, <c>/names</c>, IPI, section contributions)
+/// of the xelines fixture: every failure is an <see cref="InvalidPdbDataException"/> naming the file, an offset and
+/// what was expected.
 /// </summary>
 public class PdbSourceInfoRobustnessTests
 {
@@ -29,7 +30,9 @@ public class PdbSourceInfoRobustnessTests
     [Test]
     public void GetSourceInfo_Throws_WhenTheC13SizePassesTheStreamEnd()
     {
-        byte[] file = Patch((msf, _) => BinaryPrimitives.WriteUInt32LittleEndian(msf.Streams[3].AsSpan(FirstModule + 44), 0x10000000));
+        byte[] file = Patch(
+            (msf, _) => BinaryPrimitives.WriteUInt32LittleEndian(msf.Streams[3].AsSpan(FirstModule + 44), 0x10000000)
+        );
         using PdbFile pdb = Open(file);
         var ex = Assert.Throws<InvalidPdbDataException>(() => pdb.GetSourceInfo(0x1010));
         Assert.That(ex!.Message, Does.Contain("C13 lines"));
@@ -38,11 +41,13 @@ public class PdbSourceInfoRobustnessTests
     [Test]
     public void GetSourceInfo_Throws_WhenALineBlockClaimsMoreLinesThanItHolds()
     {
-        byte[] file = Patch((msf, c13) =>
-        {
-            int lines = c13.Find(msf, 0xF2);
-            BinaryPrimitives.WriteUInt32LittleEndian(c13.Span(msf)[(lines + 8 + 12 + 4)..], 0x00FFFFFF);
-        });
+        byte[] file = Patch(
+            (msf, c13) =>
+            {
+                int lines = c13.Find(msf, 0xF2);
+                BinaryPrimitives.WriteUInt32LittleEndian(c13.Span(msf)[(lines + 8 + 12 + 4)..], 0x00FFFFFF);
+            }
+        );
         using PdbFile pdb = Open(file);
         var ex = Assert.Throws<InvalidPdbDataException>(() => pdb.GetSourceInfo(0x1010));
         Assert.That(ex!.Message, Does.Contain("line block"));
@@ -51,11 +56,13 @@ public class PdbSourceInfoRobustnessTests
     [Test]
     public void GetSourceInfo_Throws_WhenALineBlockNamesNoFileChecksum()
     {
-        byte[] file = Patch((msf, c13) =>
-        {
-            int lines = c13.Find(msf, 0xF2);
-            BinaryPrimitives.WriteUInt32LittleEndian(c13.Span(msf)[(lines + 8 + 12)..], 0x7777);
-        });
+        byte[] file = Patch(
+            (msf, c13) =>
+            {
+                int lines = c13.Find(msf, 0xF2);
+                BinaryPrimitives.WriteUInt32LittleEndian(c13.Span(msf)[(lines + 8 + 12)..], 0x7777);
+            }
+        );
         using PdbFile pdb = Open(file);
         var ex = Assert.Throws<InvalidPdbDataException>(() => pdb.GetSourceInfo(0x1000));
         Assert.That(ex!.Message, Does.Contain("file checksum entry at offset 30583"));
@@ -64,12 +71,14 @@ public class PdbSourceInfoRobustnessTests
     [Test]
     public void GetSourceInfo_Throws_WhenAnAnnotationHasAnInvalidCompressedInteger()
     {
-        byte[] file = Patch((msf, c13) =>
-        {
-            byte[] symbols = msf.Streams[c13.Stream]!;
-            int site = FindRecord(symbols, 0x114D);
-            symbols[site + 4 + 12] = 0xE0;
-        });
+        byte[] file = Patch(
+            (msf, c13) =>
+            {
+                byte[] symbols = msf.Streams[c13.Stream]!;
+                int site = FindRecord(symbols, 0x114D);
+                symbols[site + 4 + 12] = 0xE0;
+            }
+        );
         using PdbFile pdb = Open(file);
         var ex = Assert.Throws<InvalidPdbDataException>(() => pdb.GetSourceInfo(0x1020));
         Assert.That(ex!.Message, Does.Contain("binary annotations").And.Contain("0xE0"));
@@ -79,12 +88,14 @@ public class PdbSourceInfoRobustnessTests
     [Test]
     public void GetSourceInfo_Throws_WhenAnInlineSiteNamesAParentThatIsNoScope()
     {
-        byte[] file = Patch((msf, c13) =>
-        {
-            byte[] symbols = msf.Streams[c13.Stream]!;
-            int site = FindRecord(symbols, 0x114D);
-            BinaryPrimitives.WriteUInt32LittleEndian(symbols.AsSpan(site + 4), 8);
-        });
+        byte[] file = Patch(
+            (msf, c13) =>
+            {
+                byte[] symbols = msf.Streams[c13.Stream]!;
+                int site = FindRecord(symbols, 0x114D);
+                BinaryPrimitives.WriteUInt32LittleEndian(symbols.AsSpan(site + 4), 8);
+            }
+        );
         using PdbFile pdb = Open(file);
         var ex = Assert.Throws<InvalidPdbDataException>(() => pdb.GetSourceInfo(0x1020));
         Assert.That(ex!.Message, Does.Contain("inline site parent"));
@@ -93,11 +104,15 @@ public class PdbSourceInfoRobustnessTests
     [Test]
     public void GetSourceInfo_Throws_WhenTheNamesStreamHasABadSignature()
     {
-        byte[] file = Patch((msf, _) =>
-        {
-            int names = msf.Streams.FindIndex(s => s is { Length: > 12 } && BinaryPrimitives.ReadUInt32LittleEndian(s) == 0xEFFEEFFE);
-            msf.Streams[names]![0] ^= 0xFF;
-        });
+        byte[] file = Patch(
+            (msf, _) =>
+            {
+                int names = msf.Streams.FindIndex(s =>
+                    s is { Length: > 12 } && BinaryPrimitives.ReadUInt32LittleEndian(s) == 0xEFFEEFFE
+                );
+                msf.Streams[names]![0] ^= 0xFF;
+            }
+        );
         using PdbFile pdb = Open(file);
         var ex = Assert.Throws<InvalidPdbDataException>(() => pdb.GetSourceInfo(0x1010));
         Assert.That(ex!.Message, Does.Contain("/names").And.Contain("0xEFFEEFFE"));
@@ -106,12 +121,14 @@ public class PdbSourceInfoRobustnessTests
     [Test]
     public void GetSourceInfo_Throws_WhenASectionContributionNamesAMissingModule()
     {
-        byte[] file = Patch((msf, _) =>
-        {
-            byte[] dbi = msf.Streams[3]!;
-            int moduleInfo = BinaryPrimitives.ReadInt32LittleEndian(dbi.AsSpan(24));
-            BinaryPrimitives.WriteUInt16LittleEndian(dbi.AsSpan(64 + moduleInfo + 4 + 16), 999);
-        });
+        byte[] file = Patch(
+            (msf, _) =>
+            {
+                byte[] dbi = msf.Streams[3]!;
+                int moduleInfo = BinaryPrimitives.ReadInt32LittleEndian(dbi.AsSpan(24));
+                BinaryPrimitives.WriteUInt16LittleEndian(dbi.AsSpan(64 + moduleInfo + 4 + 16), 999);
+            }
+        );
         using PdbFile pdb = Open(file);
         var ex = Assert.Throws<InvalidPdbDataException>(() => pdb.GetSourceInfo(0x1010));
         Assert.That(ex!.Message, Does.Contain("module index below"));
@@ -136,7 +153,9 @@ public class PdbSourceInfoRobustnessTests
     [Test]
     public void GetTypeNames_Throw_WhenTheIpiClaimsMoreRecordsThanItsBytesHold()
     {
-        byte[] file = Patch((msf, _) => BinaryPrimitives.WriteUInt32LittleEndian(msf.Streams[4].AsSpan(12), 0x7FFFFFFF));
+        byte[] file = Patch(
+            (msf, _) => BinaryPrimitives.WriteUInt32LittleEndian(msf.Streams[4].AsSpan(12), 0x7FFFFFFF)
+        );
         using PdbFile pdb = Open(file);
         var ex = Assert.Throws<InvalidPdbDataException>(() => pdb.GetSourceInfo(0x1020));
         Assert.That(ex!.Message, Does.Contain("IPI stream"));
@@ -147,10 +166,21 @@ public class PdbSourceInfoRobustnessTests
     {
         var original = MsfTestFile.Read(File.ReadAllBytes(Fixture));
         int module = original.DbiU16(FirstModule + 34);
-        int names = original.Streams.FindIndex(s => s is { Length: > 12 } && BinaryPrimitives.ReadUInt32LittleEndian(s) == 0xEFFEEFFE);
+        int names = original.Streams.FindIndex(s =>
+            s is { Length: > 12 } && BinaryPrimitives.ReadUInt32LittleEndian(s) == 0xEFFEEFFE
+        );
 
-        // Streams that hold what the line and inline readers parse: the module stream, /names, IPI, TPI and DBI (contributions).
-        Sweep(File.ReadAllBytes(Fixture), [module, module, module, names, 4, 2, 3, 1], 0xFF0, 0x1110, 1, cases: 1500, seed: 14);
+        // Streams that hold what the line and inline readers parse: the module stream, /names, IPI, TPI and DBI
+        // (contributions).
+        Sweep(
+            File.ReadAllBytes(Fixture),
+            [module, module, module, names, 4, 2, 3, 1],
+            0xFF0,
+            0x1110,
+            1,
+            cases: 1500,
+            seed: 14
+        );
     }
 
     [TestCase("CrashWithException.pdb", 0x1000u, 0x20E2u)]
@@ -164,7 +194,7 @@ public class PdbSourceInfoRobustnessTests
         byte[] dbi = msf.Streams[3]!;
         var targets = new List<int> { 1, 2, 3, 4 };
         int moduleInfo = BinaryPrimitives.ReadInt32LittleEndian(dbi.AsSpan(24));
-        for (int p = 64; p < 64 + moduleInfo;)
+        for (int p = 64; p < 64 + moduleInfo; )
         {
             ushort stream = BinaryPrimitives.ReadUInt16LittleEndian(dbi.AsSpan(p + 34));
             if (stream != 0xFFFF && BinaryPrimitives.ReadUInt32LittleEndian(dbi.AsSpan(p + 44)) > 0)
@@ -178,14 +208,20 @@ public class PdbSourceInfoRobustnessTests
             p = (p + 3) & ~3;
         }
 
-        targets.Add(msf.Streams.FindIndex(s => s is { Length: > 12 } && BinaryPrimitives.ReadUInt32LittleEndian(s) == 0xEFFEEFFE));
+        targets.Add(
+            msf.Streams.FindIndex(s =>
+                s is { Length: > 12 } && BinaryPrimitives.ReadUInt32LittleEndian(s) == 0xEFFEEFFE
+            )
+        );
         Sweep(file, [.. targets], from, to, Math.Max(1, (to - from) / 2000), cases: 300, seed: vector.Length);
     }
 
     /// <summary>
-    /// Damages one byte range of one of <paramref name="targets"/> per case, then reads every module's line records and the source
-    /// information of [<paramref name="from"/>, <paramref name="to"/>) every <paramref name="step"/> bytes; only
-    /// <see cref="InvalidPdbDataException"/> (with file and detail) or a clean result is acceptable, quickly and with bounded allocation.
+    /// Damages one byte range of one of <paramref name="targets"/> per case, then reads every module's line records and
+    /// the source information of [<paramref name="from"/>, <paramref name="to"/>) every <paramref name="step"/> bytes;
+    /// only
+    /// <see cref="InvalidPdbDataException"/> (with file and detail) or a clean result is acceptable, quickly and with
+    /// bounded allocation.
     /// </summary>
     private static void Sweep(byte[] file, int[] targets, uint from, uint to, uint step, int cases, int seed)
     {
@@ -261,7 +297,10 @@ public class PdbSourceInfoRobustnessTests
         var msf = MsfTestFile.Read(File.ReadAllBytes(Fixture));
         int stream = msf.DbiU16(FirstModule + 34);
         byte[] dbi = msf.Streams[3]!;
-        int start = (int)(BinaryPrimitives.ReadUInt32LittleEndian(dbi.AsSpan(FirstModule + 36)) + BinaryPrimitives.ReadUInt32LittleEndian(dbi.AsSpan(FirstModule + 40)));
+        int start = (int)(
+            BinaryPrimitives.ReadUInt32LittleEndian(dbi.AsSpan(FirstModule + 36))
+            + BinaryPrimitives.ReadUInt32LittleEndian(dbi.AsSpan(FirstModule + 40))
+        );
         int length = (int)BinaryPrimitives.ReadUInt32LittleEndian(dbi.AsSpan(FirstModule + 44));
         change(msf, new C13(stream, start, length));
         return msf.Write(4096, scatter: false);

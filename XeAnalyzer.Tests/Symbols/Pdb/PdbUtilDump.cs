@@ -4,8 +4,8 @@ using System.Text.RegularExpressions;
 namespace XeAnalyzer.Tests.Symbols.Pdb;
 
 /// <summary>
-/// A parsed <c>llvm-pdbutil-14 dump -summary -publics -section-headers -modules -symbols</c> output: the oracle for the PDB reader.
-/// Public and procedure addresses print as <c>section:offset</c> with the offset in DECIMAL.
+/// A parsed <c>llvm-pdbutil-14 dump -summary -publics -section-headers -modules -symbols</c> output: the oracle for the
+/// PDB reader. Public and procedure addresses print as <c>section:offset</c> with the offset in DECIMAL.
 /// </summary>
 internal sealed partial class PdbUtilDump
 {
@@ -29,7 +29,19 @@ internal sealed partial class PdbUtilDump
     public static PdbUtilDump RunLive(string pdb)
     {
         string tool = LlvmTools.Require("llvm-pdbutil-14");
-        return Parse(LlvmTools.Run(tool, Path.GetDirectoryName(pdb)!, "dump", "-summary", "-publics", "-section-headers", "-modules", "-symbols", pdb));
+        return Parse(
+            LlvmTools.Run(
+                tool,
+                Path.GetDirectoryName(pdb)!,
+                "dump",
+                "-summary",
+                "-publics",
+                "-section-headers",
+                "-modules",
+                "-symbols",
+                pdb
+            )
+        );
     }
 
     public static PdbUtilDump Parse(string text)
@@ -48,7 +60,12 @@ internal sealed partial class PdbUtilDump
             if (i + 1 < lines.Length && lines[i + 1].StartsWith("=====", StringComparison.Ordinal))
             {
                 section = t;
-                headers = t switch { "Section Headers" => d.Sections, "Original Section Headers" => d.OriginalSections, _ => null };
+                headers = t switch
+                {
+                    "Section Headers" => d.Sections,
+                    "Original Section Headers" => d.OriginalSections,
+                    _ => null,
+                };
                 continue;
             }
 
@@ -67,7 +84,10 @@ internal sealed partial class PdbUtilDump
                     if (mm.Success)
                     {
                         string obj = ObjLine().Match(lines[i + 1].Trim()).Groups[1].Value;
-                        int stream = int.Parse(DebugStreamLine().Match(lines[i + 2]).Groups[1].Value, CultureInfo.InvariantCulture);
+                        int stream = int.Parse(
+                            DebugStreamLine().Match(lines[i + 2]).Groups[1].Value,
+                            CultureInfo.InvariantCulture
+                        );
                         d.Modules.Add((mm.Groups[2].Value, obj, stream));
                     }
 
@@ -77,7 +97,9 @@ internal sealed partial class PdbUtilDump
                     if (pm.Success)
                     {
                         Match am = AddrLine().Match(lines[i + 1]);
-                        d.Publics.Add((pm.Groups[1].Value, Dec(am.Groups[2].Value), Dec32(am.Groups[3].Value), am.Groups[1].Value));
+                        d.Publics.Add(
+                            (pm.Groups[1].Value, Dec(am.Groups[2].Value), Dec32(am.Groups[3].Value), am.Groups[1].Value)
+                        );
                     }
 
                     break;
@@ -93,7 +115,16 @@ internal sealed partial class PdbUtilDump
                     if (proc.Success)
                     {
                         Match am = ProcAddrLine().Match(lines[i + 1]);
-                        d.Procedures.Add((proc.Groups[1].Value, proc.Groups[2].Value, Dec(am.Groups[1].Value), Dec32(am.Groups[2].Value), Dec32(am.Groups[3].Value), module));
+                        d.Procedures.Add(
+                            (
+                                proc.Groups[1].Value,
+                                proc.Groups[2].Value,
+                                Dec(am.Groups[1].Value),
+                                Dec32(am.Groups[2].Value),
+                                Dec32(am.Groups[3].Value),
+                                module
+                            )
+                        );
                     }
 
                     break;
@@ -103,7 +134,10 @@ internal sealed partial class PdbUtilDump
                         break;
                     }
 
-                    if (t.EndsWith(" name", StringComparison.Ordinal) && lines[i - 1].Contains("SECTION HEADER #", StringComparison.Ordinal))
+                    if (
+                        t.EndsWith(" name", StringComparison.Ordinal)
+                        && lines[i - 1].Contains("SECTION HEADER #", StringComparison.Ordinal)
+                    )
                     {
                         secName = t[..^" name".Length];
                     }

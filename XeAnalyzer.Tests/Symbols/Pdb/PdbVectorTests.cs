@@ -5,7 +5,8 @@ using XeAnalyzer.Symbols.Pe;
 
 namespace XeAnalyzer.Tests.Symbols.Pdb;
 
-/// <summary>The real MSVC PDBs of ../shared/vectors against DIA's breakpad .sym output and (live) llvm-pdbutil.</summary>
+/// <summary>The real MSVC PDBs of ../shared/vectors against DIA's breakpad .sym output and (live)
+/// llvm-pdbutil.</summary>
 public class PdbVectorTests
 {
     [Test]
@@ -40,7 +41,9 @@ public class PdbVectorTests
     public void GetPublics_FlagsX86CallingConventionDecorations_AndKeepsThemRaw()
     {
         using PdbFile pdb = PdbFile.Open(TestPaths.RequireVector("pdb", "basic32-min.pdb"));
-        var byName = pdb.GetPublics().GroupBy(p => p.Name, StringComparer.Ordinal).ToDictionary(g => g.Key, g => g.First(), StringComparer.Ordinal);
+        var byName = pdb.GetPublics()
+            .GroupBy(p => p.Name, StringComparer.Ordinal)
+            .ToDictionary(g => g.Key, g => g.First(), StringComparer.Ordinal);
 
         // Names as llvm-pdbutil prints them for this PDB.
         Assert.That(byName["_CloseHandle@4"].Decoration, Is.EqualTo(PdbNameDecoration.CallingConvention));
@@ -49,8 +52,15 @@ public class PdbVectorTests
         Assert.That(byName["?meth1@A@@QAEXH@Z"].IsDecorated, Is.True);
         Assert.That(byName["@__security_check_cookie@4"].Decoration, Is.EqualTo(PdbNameDecoration.CallingConvention));
         Assert.That(byName["_CloseHandle@4"].IsDecorated, Is.False);
-        Assert.That(byName["__real@3ff0000000000000"].Decoration, Is.EqualTo(PdbNameDecoration.None), "a compiler constant, not a calling convention");
-        Assert.That(pdb.GetPublics().Where(p => p.Decoration == PdbNameDecoration.None).Select(p => p.Name), Has.None.StartsWith("?"));
+        Assert.That(
+            byName["__real@3ff0000000000000"].Decoration,
+            Is.EqualTo(PdbNameDecoration.None),
+            "a compiler constant, not a calling convention"
+        );
+        Assert.That(
+            pdb.GetPublics().Where(p => p.Decoration == PdbNameDecoration.None).Select(p => p.Name),
+            Has.None.StartsWith("?")
+        );
     }
 
     [Test]
@@ -104,7 +114,10 @@ public class PdbVectorTests
     {
         // DIA marks folded functions "FUNC m" and names one of them; breakpad also drops one leading underscore.
         using PdbFile pdb = PdbFile.Open(TestPaths.RequireVector("pdb", "CrashWithException.pdb"));
-        var ties = BreakpadSym.Funcs(TestPaths.RequireVector("pdb", "CrashWithException.pdb.sym")).Where(f => f.Multiple).ToList();
+        var ties = BreakpadSym
+            .Funcs(TestPaths.RequireVector("pdb", "CrashWithException.pdb.sym"))
+            .Where(f => f.Multiple)
+            .ToList();
         Assert.That(ties, Has.Count.EqualTo(5));
         foreach (var f in ties)
         {
@@ -112,16 +125,25 @@ public class PdbVectorTests
             PdbSymbolMatch m = pdb.Lookup(f.Rva)!;
             Assert.That(m.Kind, Is.EqualTo(PdbSymbolKind.Procedure), dia);
             Assert.That(m.IsTied, Is.True, dia);
-            Assert.That(m.Name == dia || m.Name == "_" + dia, Is.True, $"DIA picked {dia}, we picked {m.Name} of {string.Join(", ", m.TiedNames)}");
+            Assert.That(
+                m.Name == dia || m.Name == "_" + dia,
+                Is.True,
+                $"DIA picked {dia}, we picked {m.Name} of {string.Join(", ", m.TiedNames)}"
+            );
             Assert.That(m.TiedNames, Is.Ordered.Using((IComparer<string>)StringComparer.Ordinal));
         }
 
         // The pair the reference names (llvm-pdbutil: both S_GPROC32 at 0001:1832).
-        Assert.That(pdb.Lookup(0x1728)!.TiedNames, Is.EqualTo(new[]
-        {
-            "std::bad_alloc::`scalar deleting destructor'",
-            "std::bad_array_new_length::`scalar deleting destructor'",
-        }));
+        Assert.That(
+            pdb.Lookup(0x1728)!.TiedNames,
+            Is.EqualTo(
+                new[]
+                {
+                    "std::bad_alloc::`scalar deleting destructor'",
+                    "std::bad_array_new_length::`scalar deleting destructor'",
+                }
+            )
+        );
     }
 
     [Test]
@@ -135,7 +157,11 @@ public class PdbVectorTests
         {
             PdbSymbolMatch? x = a.Lookup(rva);
             PdbSymbolMatch? y = b.Lookup(rva);
-            Assert.That((y?.Name, y?.Displacement, y?.TiedNames), Is.EqualTo((x?.Name, x?.Displacement, x?.TiedNames)), $"0x{rva:X}");
+            Assert.That(
+                (y?.Name, y?.Displacement, y?.TiedNames),
+                Is.EqualTo((x?.Name, x?.Displacement, x?.TiedNames)),
+                $"0x{rva:X}"
+            );
         }
     }
 
@@ -151,11 +177,19 @@ public class PdbVectorTests
         Assert.That(pdb.Sections.Select(s => (s.Name, s.VirtualSize, s.VirtualAddress)), Is.EqualTo(oracle.Sections));
         Assert.That(pdb.Dbi!.IsStripped, Is.EqualTo(oracle.Summary["Is stripped"] == "true"));
         var mappable = oracle.Publics.Where(p => p.Segment >= 1 && p.Segment <= oracle.Sections.Count).ToList();
-        Assert.That(oracle.Publics.Count - mappable.Count, Is.LessThan(20), "only a few absolute publics lack a section");
-        Assert.That(pdb.GetPublics().Select(p => (p.Name, (int)p.Segment, p.Offset, p.Rva)).Order(),
-            Is.EqualTo(mappable.Select(p => (p.Name, p.Segment, p.Offset, oracle.Rva(p.Segment, p.Offset))).Order()));
-        Assert.That(pdb.GetProcedures().Select(p => (p.Name, (int)p.Segment, p.Offset, p.Size, p.ModuleIndex)),
-            Is.EqualTo(oracle.Procedures.Select(p => (p.Name, p.Segment, p.Offset, p.Size, p.Module))));
+        Assert.That(
+            oracle.Publics.Count - mappable.Count,
+            Is.LessThan(20),
+            "only a few absolute publics lack a section"
+        );
+        Assert.That(
+            pdb.GetPublics().Select(p => (p.Name, (int)p.Segment, p.Offset, p.Rva)).Order(),
+            Is.EqualTo(mappable.Select(p => (p.Name, p.Segment, p.Offset, oracle.Rva(p.Segment, p.Offset))).Order())
+        );
+        Assert.That(
+            pdb.GetProcedures().Select(p => (p.Name, (int)p.Segment, p.Offset, p.Size, p.ModuleIndex)),
+            Is.EqualTo(oracle.Procedures.Select(p => (p.Name, p.Segment, p.Offset, p.Size, p.Module)))
+        );
         Assert.That(pdb.GetModules().Select(m => m.ModuleName), Is.EqualTo(oracle.Modules.Select(m => m.Name)));
     }
 }

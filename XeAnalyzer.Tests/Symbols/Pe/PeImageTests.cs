@@ -7,16 +7,32 @@ using XeAnalyzer.Tests.Symbols.Pdb;
 
 namespace XeAnalyzer.Tests.Symbols.Pe;
 
-/// <summary><see cref="PeImage"/> against llvm-readobj/llvm-objdump records of the tiny fixture DLLs and the shared vectors.</summary>
+/// <summary><see cref="PeImage"/> against llvm-readobj/llvm-objdump records of the tiny fixture DLLs and the shared
+/// vectors.</summary>
 public class PeImageTests
 {
     public static IEnumerable<TestCaseData> Images()
     {
-        yield return new TestCaseData("fixture", "full/tiny.dll", "pdb/expected/full.readobj.txt", "pdb/expected/full.objdump-p.txt").SetArgDisplayNames("tiny full");
-        yield return new TestCaseData("fixture", "publics/tiny.dll", "pdb/expected/publics.readobj.txt", "pdb/expected/publics.objdump-p.txt").SetArgDisplayNames("tiny publics");
+        yield return new TestCaseData(
+            "fixture",
+            "full/tiny.dll",
+            "pdb/expected/full.readobj.txt",
+            "pdb/expected/full.objdump-p.txt"
+        ).SetArgDisplayNames("tiny full");
+        yield return new TestCaseData(
+            "fixture",
+            "publics/tiny.dll",
+            "pdb/expected/publics.readobj.txt",
+            "pdb/expected/publics.objdump-p.txt"
+        ).SetArgDisplayNames("tiny publics");
         foreach (string v in new[] { "basic32-min.dll", "dump_syms_regtest64.exe", "CrashWithException.exe" })
         {
-            yield return new TestCaseData("vector", v, $"pe/{v}.readobj.txt", $"pe/{v}.objdump-p.txt").SetArgDisplayNames(v);
+            yield return new TestCaseData(
+                "vector",
+                v,
+                $"pe/{v}.readobj.txt",
+                $"pe/{v}.objdump-p.txt"
+            ).SetArgDisplayNames(v);
         }
     }
 
@@ -30,8 +46,17 @@ public class PeImageTests
         Assert.That(pe.TimeDateStamp, Is.EqualTo(oracle.TimeDateStamp));
         Assert.That(pe.ImageBase, Is.EqualTo(oracle.ImageBase));
         Assert.That(pe.SizeOfImage, Is.EqualTo(oracle.SizeOfImage));
-        Assert.That(pe.SymbolServerKey, Is.EqualTo(oracle.TimeDateStamp!.Value.ToString("X8", CultureInfo.InvariantCulture) + oracle.SizeOfImage!.Value.ToString("x", CultureInfo.InvariantCulture)));
-        Assert.That(pe.Sections.Select(s => (s.Name, s.VirtualSize, s.VirtualAddress, s.SizeOfRawData, s.PointerToRawData)), Is.EqualTo(oracle.Sections));
+        Assert.That(
+            pe.SymbolServerKey,
+            Is.EqualTo(
+                oracle.TimeDateStamp!.Value.ToString("X8", CultureInfo.InvariantCulture)
+                    + oracle.SizeOfImage!.Value.ToString("x", CultureInfo.InvariantCulture)
+            )
+        );
+        Assert.That(
+            pe.Sections.Select(s => (s.Name, s.VirtualSize, s.VirtualAddress, s.SizeOfRawData, s.PointerToRawData)),
+            Is.EqualTo(oracle.Sections)
+        );
     }
 
     [TestCaseSource(nameof(Images))]
@@ -52,13 +77,22 @@ public class PeImageTests
         string objdumpText = File.ReadAllText(Path.Combine(TestPaths.TestData, objdump));
         PeImage pe = PeImage.Open(ImagePath(kind, image));
 
-        var expected = oracle.Exports.Where(e => e.Rva != 0).Select(e => (e.Ordinal, e.Rva, e.Name.Length == 0 ? null : e.Name)).ToList();
+        var expected = oracle
+            .Exports.Where(e => e.Rva != 0)
+            .Select(e => (e.Ordinal, e.Rva, e.Name.Length == 0 ? null : e.Name))
+            .ToList();
         Assert.That(pe.Exports.Select(e => (e.Ordinal, e.Rva, e.Name)), Is.EqualTo(expected));
-        Assert.That(pe.Exports.Where(e => e.IsForwarder).ToDictionary(e => e.Ordinal, e => e.ForwardedTo!), Is.EqualTo(ReadObjOutput.ObjdumpForwarders(objdumpText)));
+        Assert.That(
+            pe.Exports.Where(e => e.IsForwarder).ToDictionary(e => e.Ordinal, e => e.ForwardedTo!),
+            Is.EqualTo(ReadObjOutput.ObjdumpForwarders(objdumpText))
+        );
 
         // objdump -p prints the same table (without forwarders' RVAs).
         var objdumpExports = ReadObjOutput.ObjdumpExports(objdumpText).Select(e => (e.Ordinal, e.Rva)).ToList();
-        Assert.That(pe.Exports.Where(e => !e.IsForwarder).Select(e => (e.Ordinal, e.Rva)), Is.EqualTo(objdumpExports.Where(e => e.Rva != 0)));
+        Assert.That(
+            pe.Exports.Where(e => !e.IsForwarder).Select(e => (e.Ordinal, e.Rva)),
+            Is.EqualTo(objdumpExports.Where(e => e.Rva != 0))
+        );
     }
 
     [Test]
@@ -69,7 +103,11 @@ public class PeImageTests
         Assert.That(pe.CodeView!.Identity, Is.EqualTo(pdb.Identity));
         Assert.That(pe.CodeView.PdbFileName, Is.EqualTo("tiny.pdb"));
         Assert.That(pe.ExportDllName, Is.EqualTo("tiny.dll"));
-        Assert.That(pe.ExportOrdinalBase, Is.EqualTo(0u), "lld writes Base 0 when the smallest explicit ordinal is not 1");
+        Assert.That(
+            pe.ExportOrdinalBase,
+            Is.EqualTo(0u),
+            "lld writes Base 0 when the smallest explicit ordinal is not 1"
+        );
 
         PeExport noName = pe.FindExportByOrdinal(20)!;
         Assert.That(noName.Name, Is.Null, "/export:...,@20,NONAME");
@@ -98,8 +136,9 @@ public class PeImageTests
         byte[] dll = File.ReadAllBytes(TinyFixture.Dll("full"));
         ReadObjOutput oracle = ReadObjOutput.Load(TinyFixture.Expected("full.readobj.txt"));
 
-        // The debug directory (RVA 0x2000, file 0x1200) has a CodeView and a Repro entry; turn the Repro entry into a second
-        // CodeView entry whose RSDS record sits in the unused tail of .rdata's file data, and add a third, NB10, one after it.
+        // The debug directory (RVA 0x2000, file 0x1200) has a CodeView and a Repro entry; turn the Repro entry into a
+        // second CodeView entry whose RSDS record sits in the unused tail of .rdata's file data, and add a third, NB10,
+        // one after it.
         var second = (Guid: Guid.Parse("01234567-89AB-CDEF-0123-456789ABCDEF"), Age: 7, Path: @"D:\other\second.pdb");
         int rsdsAt = 0x1200 + 0x300;
         WriteRsds(dll, rsdsAt, second.Guid, second.Age, second.Path);
@@ -111,7 +150,10 @@ public class PeImageTests
 
         PeImage pe = PeImage.Read(new MemoryRandomAccessSource(dll, "two-rsds.dll"));
         Assert.That(pe.CodeViewRecords, Has.Count.EqualTo(2));
-        Assert.That((pe.CodeViewRecords[0].Guid, pe.CodeViewRecords[0].Age, pe.CodeViewRecords[0].Path), Is.EqualTo(oracle.CodeViews[0]));
+        Assert.That(
+            (pe.CodeViewRecords[0].Guid, pe.CodeViewRecords[0].Age, pe.CodeViewRecords[0].Path),
+            Is.EqualTo(oracle.CodeViews[0])
+        );
         Assert.That((pe.CodeView!.Guid, pe.CodeView.Age, pe.CodeView.Path), Is.EqualTo(second));
         Assert.That(pe.CodeView.PdbFileName, Is.EqualTo("second.pdb"));
 
@@ -129,7 +171,9 @@ public class PeImageTests
     public void Open_ThrowsInvalidPeData_WhenTruncated(int length, string expected)
     {
         byte[] dll = File.ReadAllBytes(TinyFixture.Dll("full"))[..length];
-        var ex = Assert.Throws<InvalidPeDataException>(() => PeImage.Read(new MemoryRandomAccessSource(dll, "cut.dll")));
+        var ex = Assert.Throws<InvalidPeDataException>(() =>
+            PeImage.Read(new MemoryRandomAccessSource(dll, "cut.dll"))
+        );
         Assert.That(ex!.FilePath, Is.EqualTo("cut.dll"));
         Assert.That(ex.Message, Does.Contain(expected));
     }
@@ -140,8 +184,19 @@ public class PeImageTests
         byte[] random = new byte[4096];
         new Random(7).NextBytes(random);
         random[0] = 0x12;
-        var ex = Assert.Throws<InvalidPeDataException>(() => PeImage.Read(new MemoryRandomAccessSource(random, "random.dll")));
-        Assert.That((ex!.Offset, ex.Message), Is.EqualTo(((long?)0, "random.dll: byte offset 0 (0x0): expected a PE image starting with the DOS signature 'MZ', found other bytes: not a DLL or EXE")));
+        var ex = Assert.Throws<InvalidPeDataException>(() =>
+            PeImage.Read(new MemoryRandomAccessSource(random, "random.dll"))
+        );
+        Assert.That(
+            (ex!.Offset, ex.Message),
+            Is.EqualTo(
+                (
+                    (long?)0,
+                    "random.dll: byte offset 0 (0x0): expected a PE image starting with the DOS signature 'MZ', "
+                        + "found other bytes: not a DLL or EXE"
+                )
+            )
+        );
 
         ex = Assert.Throws<InvalidPeDataException>(() => PeImage.Open(TinyFixture.Pdb("full")));
         Assert.That(ex!.Message, Does.Contain("MSF PDB").And.Contain(TinyFixture.Pdb("full")));
@@ -164,8 +219,11 @@ public class PeImageTests
     {
         byte[] dll = File.ReadAllBytes(TinyFixture.Dll("full"));
         int lfanew = BinaryPrimitives.ReadInt32LittleEndian(dll.AsSpan(0x3C));
-        BinaryPrimitives.WriteUInt16LittleEndian(dll.AsSpan(lfanew + 24), 0x0999); // optional header Magic: neither PE32 nor PE32+
-        var ex = Assert.Throws<InvalidPeDataException>(() => PeImage.Read(new MemoryRandomAccessSource(dll, "bad-header.dll")));
+        // optional header Magic: neither PE32 nor PE32+
+        BinaryPrimitives.WriteUInt16LittleEndian(dll.AsSpan(lfanew + 24), 0x0999);
+        var ex = Assert.Throws<InvalidPeDataException>(() =>
+            PeImage.Read(new MemoryRandomAccessSource(dll, "bad-header.dll"))
+        );
         Assert.That(ex!.InnerException, Is.InstanceOf<BadImageFormatException>());
         Assert.That(ex.Offset, Is.EqualTo(lfanew));
     }
@@ -176,7 +234,9 @@ public class PeImageTests
         byte[] dll = File.ReadAllBytes(TinyFixture.Dll("full"));
         int exportDir = 0x1200 + (0x2059 - 0x2000); // export directory RVA 0x2059 in .rdata (file 0x1200 at RVA 0x2000)
         BinaryPrimitives.WriteUInt32LittleEndian(dll.AsSpan(exportDir + 20), 0x7FFFFFFF);
-        var ex = Assert.Throws<InvalidPeDataException>(() => PeImage.Read(new MemoryRandomAccessSource(dll, "exports.dll")));
+        var ex = Assert.Throws<InvalidPeDataException>(() =>
+            PeImage.Read(new MemoryRandomAccessSource(dll, "exports.dll"))
+        );
         Assert.That(ex!.Message, Does.Contain("MaxExports"));
         Assert.That(ex.Offset, Is.EqualTo(exportDir + 20));
     }
@@ -189,7 +249,9 @@ public class PeImageTests
         if (TestPaths.Vectors is not null)
         {
             inputs.Add(("basic32-min.dll", File.ReadAllBytes(TestPaths.RequireVector("pdb", "basic32-min.dll"))));
-            inputs.Add(("CrashWithException.exe", File.ReadAllBytes(TestPaths.RequireVector("pdb", "CrashWithException.exe"))));
+            inputs.Add(
+                ("CrashWithException.exe", File.ReadAllBytes(TestPaths.RequireVector("pdb", "CrashWithException.exe")))
+            );
         }
 
         var random = new Random(11);
@@ -201,17 +263,28 @@ public class PeImageTests
                 cases.Add(($"{name} cut to {n}", original[..n]));
             }
 
-            // Every header byte, then bytes of the export and debug directories and what they point at (found with SRM's PEHeaders).
+            // Every header byte, then bytes of the export and debug directories and what they point at (found with
+            // SRM's PEHeaders).
             var targets = Enumerable.Range(0, Math.Min(original.Length, 0x400)).ToList();
             using (var ms = new MemoryStream(original))
             {
                 var headers = new PEHeaders(ms);
-                foreach ((DirectoryEntry d, bool debug) in new[] { (headers.PEHeader!.ExportTableDirectory, false), (headers.PEHeader.DebugTableDirectory, true) })
+                foreach (
+                    (DirectoryEntry d, bool debug) in new[]
+                    {
+                        (headers.PEHeader!.ExportTableDirectory, false),
+                        (headers.PEHeader.DebugTableDirectory, true),
+                    }
+                )
                 {
                     if (d.Size > 0 && headers.TryGetDirectoryOffset(d, out int offset))
                     {
                         int span = debug ? d.Size + 0x100 : Math.Min(d.Size, 0x800);
-                        targets.AddRange(Enumerable.Range(offset, Math.Min(span, original.Length - offset)).Where(i => i % 3 == 0 || i < offset + 64));
+                        targets.AddRange(
+                            Enumerable
+                                .Range(offset, Math.Min(span, original.Length - offset))
+                                .Where(i => i % 3 == 0 || i < offset + 64)
+                        );
                     }
                 }
             }

@@ -4,8 +4,9 @@ using System.Text.RegularExpressions;
 namespace XeAnalyzer.Tests.Symbols.Pe;
 
 /// <summary>
-/// A parsed <c>llvm-readobj-14 --file-headers --sections --coff-debug-directory --coff-exports</c> output (or the parts of it that a
-/// command printed), plus the forwarders of an <c>llvm-objdump-14 -p</c> export table: the oracle for <see cref="XeAnalyzer.Symbols.Pe.PeImage"/>.
+/// A parsed <c>llvm-readobj-14 --file-headers --sections --coff-debug-directory --coff-exports</c> output (or the parts
+/// of it that a command printed), plus the forwarders of an <c>llvm-objdump-14 -p</c> export table: the oracle for
+/// <see cref="XeAnalyzer.Symbols.Pe.PeImage"/>.
 /// </summary>
 internal sealed partial class ReadObjOutput
 {
@@ -17,7 +18,13 @@ internal sealed partial class ReadObjOutput
 
     public uint? SizeOfImage { get; private set; }
 
-    public List<(string Name, uint VirtualSize, uint VirtualAddress, uint RawDataSize, uint PointerToRawData)> Sections { get; } = [];
+    public List<(
+        string Name,
+        uint VirtualSize,
+        uint VirtualAddress,
+        uint RawDataSize,
+        uint PointerToRawData
+    )> Sections { get; } = [];
 
     public List<(Guid Guid, int Age, string Path)> CodeViews { get; } = [];
 
@@ -62,14 +69,38 @@ internal sealed partial class ReadObjOutput
                     break;
                 case ("Section", "Name"):
                     string name = value[..value.IndexOf(" (", StringComparison.Ordinal)];
-                    r.Sections.Add((name, (uint)Hex(Field(lines, i, "VirtualSize")), (uint)Hex(Field(lines, i, "VirtualAddress")), uint.Parse(Field(lines, i, "RawDataSize"), CultureInfo.InvariantCulture), (uint)Hex(Field(lines, i, "PointerToRawData"))));
+                    r.Sections.Add(
+                        (
+                            name,
+                            (uint)Hex(Field(lines, i, "VirtualSize")),
+                            (uint)Hex(Field(lines, i, "VirtualAddress")),
+                            uint.Parse(Field(lines, i, "RawDataSize"), CultureInfo.InvariantCulture),
+                            (uint)Hex(Field(lines, i, "PointerToRawData"))
+                        )
+                    );
                     break;
                 case ("PDBInfo", "PDBGUID"):
-                    byte[] bytes = value.Trim('(', ')').Split(' ').Select(b => byte.Parse(b, NumberStyles.HexNumber, CultureInfo.InvariantCulture)).ToArray();
-                    r.CodeViews.Add((new Guid(bytes), int.Parse(Field(lines, i, "PDBAge"), CultureInfo.InvariantCulture), Field(lines, i, "PDBFileName")));
+                    byte[] bytes = value
+                        .Trim('(', ')')
+                        .Split(' ')
+                        .Select(b => byte.Parse(b, NumberStyles.HexNumber, CultureInfo.InvariantCulture))
+                        .ToArray();
+                    r.CodeViews.Add(
+                        (
+                            new Guid(bytes),
+                            int.Parse(Field(lines, i, "PDBAge"), CultureInfo.InvariantCulture),
+                            Field(lines, i, "PDBFileName")
+                        )
+                    );
                     break;
                 case ("Export", "Ordinal"):
-                    r.Exports.Add((int.Parse(value, CultureInfo.InvariantCulture), Field(lines, i, "Name"), (uint)Hex(Field(lines, i, "RVA"))));
+                    r.Exports.Add(
+                        (
+                            int.Parse(value, CultureInfo.InvariantCulture),
+                            Field(lines, i, "Name"),
+                            (uint)Hex(Field(lines, i, "RVA"))
+                        )
+                    );
                     break;
             }
         }
@@ -77,7 +108,8 @@ internal sealed partial class ReadObjOutput
         return r;
     }
 
-    /// <summary>Ordinal → forwarder target from an <c>llvm-objdump-14 -p</c> export table ("(forwarded to kernel32.Sleep)").</summary>
+    /// <summary>Ordinal → forwarder target from an <c>llvm-objdump-14 -p</c> export table ("(forwarded to
+    /// kernel32.Sleep)").</summary>
     public static Dictionary<int, string> ObjdumpForwarders(string objdumpText)
     {
         var map = new Dictionary<int, string>();
@@ -95,13 +127,20 @@ internal sealed partial class ReadObjOutput
         var list = new List<(int, uint, string)>();
         foreach (Match m in ObjdumpExport().Matches(objdumpText))
         {
-            list.Add((int.Parse(m.Groups[1].Value, CultureInfo.InvariantCulture), (uint)Hex(m.Groups[2].Value), m.Groups[3].Value.Trim()));
+            list.Add(
+                (
+                    int.Parse(m.Groups[1].Value, CultureInfo.InvariantCulture),
+                    (uint)Hex(m.Groups[2].Value),
+                    m.Groups[3].Value.Trim()
+                )
+            );
         }
 
         return list;
     }
 
-    /// <summary>The value of the first "<paramref name="key"/>: value" line at or after <paramref name="from"/> (within the same record).</summary>
+    /// <summary>The value of the first "<paramref name="key"/>: value" line at or after <paramref name="from"/> (within
+    /// the same record).</summary>
     private static string Field(string[] lines, int from, string key)
     {
         for (int j = from; j < lines.Length && j < from + 40; j++)
@@ -116,7 +155,12 @@ internal sealed partial class ReadObjOutput
         throw new InvalidOperationException("readobj output has no " + key + " after line " + from);
     }
 
-    private static ulong Hex(string s) => ulong.Parse(s.StartsWith("0x", StringComparison.Ordinal) ? s[2..] : s, NumberStyles.HexNumber, CultureInfo.InvariantCulture);
+    private static ulong Hex(string s) =>
+        ulong.Parse(
+            s.StartsWith("0x", StringComparison.Ordinal) ? s[2..] : s,
+            NumberStyles.HexNumber,
+            CultureInfo.InvariantCulture
+        );
 
     private static ulong ParenHex(string s) => Hex(ParenValue().Match(s).Groups[1].Value);
 

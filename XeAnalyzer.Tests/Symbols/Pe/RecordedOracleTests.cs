@@ -3,8 +3,8 @@ using XeAnalyzer.Tests.Symbols.Pdb;
 namespace XeAnalyzer.Tests.Symbols.Pe;
 
 /// <summary>
-/// The oracle outputs recorded under TestData (so that tests run without LLVM) must still be what the installed LLVM 14 tools print.
-/// Ignored, with the reason, when the tools or the shared vectors are absent.
+/// The oracle outputs recorded under TestData (so that tests run without LLVM) must still be what the installed LLVM 14
+/// tools print. Ignored, with the reason, when the tools or the shared vectors are absent.
 /// </summary>
 public class RecordedOracleTests
 {
@@ -15,10 +15,24 @@ public class RecordedOracleTests
     {
         string path = TestPaths.RequireVector("pdb", image);
         string dir = Path.GetDirectoryName(path)!;
-        string readobj = LlvmTools.Run(LlvmTools.Require("llvm-readobj-14"), dir, "--file-headers", "--sections", "--coff-debug-directory", "--coff-exports", image);
+        string readobj = LlvmTools.Run(
+            LlvmTools.Require("llvm-readobj-14"),
+            dir,
+            "--file-headers",
+            "--sections",
+            "--coff-debug-directory",
+            "--coff-exports",
+            image
+        );
         string objdump = LlvmTools.Run(LlvmTools.Require("llvm-objdump-14"), dir, "-p", image);
-        Assert.That(readobj, Is.EqualTo(WithoutCommandLine(Path.Combine(TestPaths.TestData, "pe", image + ".readobj.txt"))));
-        Assert.That(objdump, Is.EqualTo(WithoutCommandLine(Path.Combine(TestPaths.TestData, "pe", image + ".objdump-p.txt"))));
+        Assert.That(
+            readobj,
+            Is.EqualTo(WithoutCommandLine(Path.Combine(TestPaths.TestData, "pe", image + ".readobj.txt")))
+        );
+        Assert.That(
+            objdump,
+            Is.EqualTo(WithoutCommandLine(Path.Combine(TestPaths.TestData, "pe", image + ".objdump-p.txt")))
+        );
     }
 
     [TestCase("full")]
@@ -26,7 +40,17 @@ public class RecordedOracleTests
     [TestCase("stripped")]
     public void RecordedFixtureDumps_MatchLiveLlvmPdbUtil(string flavor)
     {
-        string live = LlvmTools.Run(LlvmTools.Require("llvm-pdbutil-14"), TinyFixture.Dir, "dump", "-summary", "-publics", "-section-headers", "-modules", "-symbols", flavor + "/tiny.pdb");
+        string live = LlvmTools.Run(
+            LlvmTools.Require("llvm-pdbutil-14"),
+            TinyFixture.Dir,
+            "dump",
+            "-summary",
+            "-publics",
+            "-section-headers",
+            "-modules",
+            "-symbols",
+            flavor + "/tiny.pdb"
+        );
         Assert.That(live, Is.EqualTo(File.ReadAllText(TinyFixture.Expected(flavor + ".pdbutil.txt"))));
     }
 
@@ -34,7 +58,15 @@ public class RecordedOracleTests
     [TestCase("publics")]
     public void RecordedFixtureReadObj_MatchesLiveLlvmReadObj(string flavor)
     {
-        string live = LlvmTools.Run(LlvmTools.Require("llvm-readobj-14"), TinyFixture.Dir, "--file-headers", "--sections", "--coff-debug-directory", "--coff-exports", flavor + "/tiny.dll");
+        string live = LlvmTools.Run(
+            LlvmTools.Require("llvm-readobj-14"),
+            TinyFixture.Dir,
+            "--file-headers",
+            "--sections",
+            "--coff-debug-directory",
+            "--coff-exports",
+            flavor + "/tiny.dll"
+        );
         Assert.That(live, Is.EqualTo(WithoutCommandLine(TinyFixture.Expected(flavor + ".readobj.txt"))));
     }
 

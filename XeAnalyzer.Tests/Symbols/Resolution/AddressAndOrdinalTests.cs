@@ -5,18 +5,21 @@ using XeAnalyzer.Tests.Fixtures;
 
 namespace XeAnalyzer.Tests.Symbols.Resolution;
 
-/// <summary>Raw virtual addresses through a module map, and export-ordinal frames through the DLLs' export tables.</summary>
+/// <summary>Raw virtual addresses through a module map, and export-ordinal frames through the DLLs' export
+/// tables.</summary>
 public class AddressAndOrdinalTests
 {
     private const ulong SqlminBase = 0x00007FFAD08A0000;
     private const ulong SqlTsEsBase = 0x00007FFACB6F0000;
 
     private static readonly string ModuleList =
-        "name\tbase_address\n" +
-        "C:\\Program Files\\Microsoft SQL Server\\MSSQL16.MSSQLSERVER\\MSSQL\\Binn\\sqlservr.exe\t0x00007FF72FF00000\n" +
-        "C:\\WINDOWS\\SYSTEM32\\ntdll.dll\t0x00007FFB63130000\n" +
-        "C:\\Program Files\\Microsoft SQL Server\\MSSQL16.MSSQLSERVER\\MSSQL\\Binn\\sqlmin.dll\t0x00007FFAD08A0000\n" +
-        "C:\\Program Files\\Microsoft SQL Server\\MSSQL16.MSSQLSERVER\\MSSQL\\Binn\\sqlTsEs.dll\t0x00007FFACB6F0000\n";
+        "name\tbase_address\n"
+        + "C:\\Program Files\\Microsoft SQL "
+        + "Server\\MSSQL16.MSSQLSERVER\\MSSQL\\Binn\\sqlservr.exe\t0x00007FF72FF00000\n"
+        + "C:\\WINDOWS\\SYSTEM32\\ntdll.dll\t0x00007FFB63130000\n"
+        + "C:\\Program Files\\Microsoft SQL Server\\MSSQL16.MSSQLSERVER\\MSSQL\\Binn\\sqlmin.dll\t0x00007FFAD08A0000\n"
+        + "C:\\Program Files\\Microsoft SQL "
+        + "Server\\MSSQL16.MSSQLSERVER\\MSSQL\\Binn\\sqlTsEs.dll\t0x00007FFACB6F0000\n";
 
     private static ModuleMap Map() => ModuleMap.Parse(new StringReader(ModuleList));
 
@@ -26,7 +29,10 @@ public class AddressAndOrdinalTests
     [Test]
     public void Resolve_RawAddressesWithModuleMap_GiveThePublishedStack()
     {
-        string text = string.Join("\n", ResolutionFixtures.SeedFrames("A").Select(f => "0x" + Va(f).ToString("X16", CultureInfo.InvariantCulture)));
+        string text = string.Join(
+            "\n",
+            ResolutionFixtures.SeedFrames("A").Select(f => "0x" + Va(f).ToString("X16", CultureInfo.InvariantCulture))
+        );
         using CallstackResolver resolver = ResolutionFixtures.Resolver(map: Map());
         (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(text, resolver);
         Assert.That(ResolutionFixtures.Lines(output), Is.EqualTo(ResolutionFixtures.PublishedStackA));
@@ -74,7 +80,11 @@ public class AddressAndOrdinalTests
             // Twice each: the second resolution in a session comes from its caches.
             for (int k = 0; k < 2; k++)
             {
-                Assert.That(mapped.ResolveFrame(frame).Text, Is.EqualTo(ResolutionFixtures.PublishedStackA[0]), "round " + i);
+                Assert.That(
+                    mapped.ResolveFrame(frame).Text,
+                    Is.EqualTo(ResolutionFixtures.PublishedStackA[0]),
+                    "round " + i
+                );
             }
 
             for (int k = 0; k < 2; k++)
@@ -93,12 +103,20 @@ public class AddressAndOrdinalTests
     public void Resolve_AddressOutsideEveryModule_IsUnresolvedWithTheAddress()
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver(map: Map());
-        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText("0x00007FF600001000\n0x00000000DEADBEEF", resolver);
-        Assert.That(ResolutionFixtures.Lines(output), Is.EqualTo(new[]
-        {
-            "0x00007FF600001000 -- unresolved: no module for 0x00007FF600001000",
-            "0x00000000DEADBEEF -- unresolved: no module for 0x00000000DEADBEEF",
-        }));
+        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(
+            "0x00007FF600001000\n0x00000000DEADBEEF",
+            resolver
+        );
+        Assert.That(
+            ResolutionFixtures.Lines(output),
+            Is.EqualTo(
+                new[]
+                {
+                    "0x00007FF600001000 -- unresolved: no module for 0x00007FF600001000",
+                    "0x00000000DEADBEEF -- unresolved: no module for 0x00000000DEADBEEF",
+                }
+            )
+        );
         UnresolvedGroup g = summary.UnresolvedGroups.Single();
         Assert.That(g.Reason, Is.EqualTo(UnresolvedReason.NoModuleForAddress));
         Assert.That(g.Count, Is.EqualTo(2));
@@ -118,12 +136,20 @@ public class AddressAndOrdinalTests
     public void Resolve_RawAddressesWithoutModuleMap_WarnAndStayRaw()
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
-        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText("0x00007FFAD08A11E9\n0x00007FFAD08A1411", resolver);
-        Assert.That(ResolutionFixtures.Lines(output), Is.EqualTo(new[]
-        {
-            "0x00007FFAD08A11E9 -- unresolved: no module map for raw addresses",
-            "0x00007FFAD08A1411 -- unresolved: no module map for raw addresses",
-        }));
+        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(
+            "0x00007FFAD08A11E9\n0x00007FFAD08A1411",
+            resolver
+        );
+        Assert.That(
+            ResolutionFixtures.Lines(output),
+            Is.EqualTo(
+                new[]
+                {
+                    "0x00007FFAD08A11E9 -- unresolved: no module map for raw addresses",
+                    "0x00007FFAD08A1411 -- unresolved: no module map for raw addresses",
+                }
+            )
+        );
         Assert.That(summary.Warnings, Has.One.StartsWith("2 raw-address frame(s) but no module map"));
     }
 
@@ -131,7 +157,10 @@ public class AddressAndOrdinalTests
     public void Resolve_ModuleMapWithModuleOffsetFrames_WarnsTheMapIsUnused()
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver(map: Map());
-        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(ResolutionFixtures.StackAModuleOffsetText(), resolver);
+        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(
+            ResolutionFixtures.StackAModuleOffsetText(),
+            resolver
+        );
         Assert.That(ResolutionFixtures.Lines(output), Is.EqualTo(ResolutionFixtures.PublishedStackA));
         Assert.That(summary.Warnings, Has.One.StartsWith("a module map was given but no frame is a raw address"));
     }
@@ -143,9 +172,17 @@ public class AddressAndOrdinalTests
         var manifest = FixtureFiles.ReadExpected("manifest.tsv");
         string five = manifest.Single(r => r["module"] == "sqlmin" && r["exports"] == "ordinal:5")["name"];
         string seven = manifest.Single(r => r["module"] == "sqldk" && r["exports"] == "ordinal:7")["name"];
-        using CallstackResolver resolver = ResolutionFixtures.Resolver(binaries: ModuleBinaries.Scan([TestPaths.SymbolsCache]));
-        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText("sqlmin.dll!Ordinal5+0x20\nsqldk.dll!Ordinal7 + 0x11c", resolver);
-        Assert.That(ResolutionFixtures.Lines(output), Is.EqualTo(new[] { "sqlmin.dll!" + five + "+0x20", "sqldk.dll!" + seven + "+0x11c" }));
+        using CallstackResolver resolver = ResolutionFixtures.Resolver(
+            binaries: ModuleBinaries.Scan([TestPaths.SymbolsCache])
+        );
+        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(
+            "sqlmin.dll!Ordinal5+0x20\nsqldk.dll!Ordinal7 + 0x11c",
+            resolver
+        );
+        Assert.That(
+            ResolutionFixtures.Lines(output),
+            Is.EqualTo(new[] { "sqlmin.dll!" + five + "+0x20", "sqldk.dll!" + seven + "+0x11c" })
+        );
         Assert.That(summary.Shapes[StackShape.Ordinals], Is.EqualTo(1));
         Assert.That(summary.Hints, Has.Some.Contains("TF 3656 was on but sqlmin.pdb was not in Binn"));
     }
@@ -154,8 +191,14 @@ public class AddressAndOrdinalTests
     public void Resolve_OrdinalFramesWithoutBinaries_NeedTheDll()
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
-        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText("sqldk.dll!XeSosPkg::wait_info::Publish+0x18d\nsqlmin.dll!Ordinal5+0x20", resolver);
-        Assert.That(ResolutionFixtures.Lines(output)[1], Does.StartWith("sqlmin.dll!Ordinal5+0x20 -- unresolved: ordinal needs the DLL"));
+        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(
+            "sqldk.dll!XeSosPkg::wait_info::Publish+0x18d\nsqlmin.dll!Ordinal5+0x20",
+            resolver
+        );
+        Assert.That(
+            ResolutionFixtures.Lines(output)[1],
+            Does.StartWith("sqlmin.dll!Ordinal5+0x20 -- unresolved: ordinal needs the DLL")
+        );
         Assert.That(summary.UnresolvedGroups.Single().Reason, Is.EqualTo(UnresolvedReason.OrdinalNeedsDll));
         Assert.That(summary.Hints, Has.One.Contains("TF 3656 was on but sqlmin.pdb was not in Binn"));
         Assert.That(summary.Shapes[StackShape.Ordinals], Is.EqualTo(1));
@@ -164,8 +207,13 @@ public class AddressAndOrdinalTests
     [Test]
     public void Resolve_OrdinalTheDllDoesNotExport_SaysSo()
     {
-        using CallstackResolver resolver = ResolutionFixtures.Resolver(binaries: ModuleBinaries.Scan([TestPaths.SymbolsCache]));
-        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText("sqlmin.dll!Ordinal999+0x10", resolver);
+        using CallstackResolver resolver = ResolutionFixtures.Resolver(
+            binaries: ModuleBinaries.Scan([TestPaths.SymbolsCache])
+        );
+        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(
+            "sqlmin.dll!Ordinal999+0x10",
+            resolver
+        );
         Assert.That(output, Does.StartWith("sqlmin.dll!Ordinal999+0x10 -- unresolved: "));
         Assert.That(output, Does.Contain("has no export with ordinal 999"));
         Assert.That(summary.UnresolvedGroups.Single().Reason, Is.EqualTo(UnresolvedReason.OrdinalNotExported));
@@ -175,8 +223,14 @@ public class AddressAndOrdinalTests
     public void Resolve_RvaBeyond4GB_IsUnresolvedNotAnError()
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
-        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText("sqlmin.dll+0x0000000100000000", resolver);
-        Assert.That(output, Is.EqualTo("sqlmin.dll+0x0000000100000000 -- unresolved: RVA 0x100000000 does not fit in 32 bits\n"));
+        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(
+            "sqlmin.dll+0x0000000100000000",
+            resolver
+        );
+        Assert.That(
+            output,
+            Is.EqualTo("sqlmin.dll+0x0000000100000000 -- unresolved: RVA 0x100000000 does not fit in 32 bits\n")
+        );
         Assert.That(summary.UnresolvedGroups.Single().Reason, Is.EqualTo(UnresolvedReason.RvaOutOfRange));
     }
 }

@@ -8,8 +8,9 @@ using XeAnalyzer.Tests.Symbols.Pdb;
 namespace XeAnalyzer.Tests.Symbols.Resolution;
 
 /// <summary>
-/// Bad inputs never crash the resolver or write outside the cache: damaged, truncated or mismatched PDBs, files that are not PE images,
-/// hostile <c>callstack_rva</c> attributes. Affected frames stay raw with a reason; everything else still resolves.
+/// Bad inputs never crash the resolver or write outside the cache: damaged, truncated or mismatched PDBs, files that
+/// are not PE images, hostile <c>callstack_rva</c> attributes. Affected frames stay raw with a reason; everything else
+/// still resolves.
 /// </summary>
 public class HostileInputTests
 {
@@ -24,13 +25,19 @@ public class HostileInputTests
 
     private string Store => Path.Combine(_scratch, "store");
 
-    /// <summary>A store holding the good stripped PDBs of every module but sqlmin, and <paramref name="sqlmin"/> in sqlmin's key folder.</summary>
+    /// <summary>A store holding the good stripped PDBs of every module but sqlmin, and <paramref name="sqlmin"/> in
+    /// sqlmin's key folder.</summary>
     private CallstackResolver ResolverWithSqlmin(byte[] sqlmin)
     {
         foreach (string m in FixtureFiles.Modules.Where(m => m != "sqlmin"))
         {
             string pdb = FixtureFiles.StrippedPdb(m);
-            ResolutionFixtures.PlaceInStore(Store, m + ".pdb", Path.GetFileName(Path.GetDirectoryName(pdb)!), File.ReadAllBytes(pdb));
+            ResolutionFixtures.PlaceInStore(
+                Store,
+                m + ".pdb",
+                Path.GetFileName(Path.GetDirectoryName(pdb)!),
+                File.ReadAllBytes(pdb)
+            );
         }
 
         ResolutionFixtures.PlaceInStore(Store, "sqlmin.pdb", SqlminKey, sqlmin);
@@ -47,7 +54,11 @@ public class HostileInputTests
             }
             else
             {
-                Assert.That(lines[i], Does.StartWith(ResolutionFixtures.SeedFrames("A")[i]["module"] + ".dll+0x"), "sqlmin frames stay raw");
+                Assert.That(
+                    lines[i],
+                    Does.StartWith(ResolutionFixtures.SeedFrames("A")[i]["module"] + ".dll+0x"),
+                    "sqlmin frames stay raw"
+                );
             }
         }
     }
@@ -57,35 +68,61 @@ public class HostileInputTests
     {
         byte[] truncated = File.ReadAllBytes(FixtureFiles.StrippedPdb("sqlmin"))[..1000];
         using CallstackResolver resolver = ResolverWithSqlmin(truncated);
-        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(ResolutionFixtures.StackAModuleOffsetText(), resolver);
+        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(
+            ResolutionFixtures.StackAModuleOffsetText(),
+            resolver
+        );
         string[] lines = ResolutionFixtures.Lines(output);
         AssertStackARestResolved(lines);
-        Assert.That(lines[0], Does.Contain(" -- unresolved: PDB damaged: sqlmin.pdb 9C072258-C838-1309-4C4C-44205044422E/1 ("));
-        Assert.That(lines[0], Does.Contain("byte offset").And.Contain("truncated"), "the reason names the offset and what was expected");
+        Assert.That(
+            lines[0],
+            Does.Contain(" -- unresolved: PDB damaged: sqlmin.pdb 9C072258-C838-1309-4C4C-44205044422E/1 (")
+        );
+        Assert.That(
+            lines[0],
+            Does.Contain("byte offset").And.Contain("truncated"),
+            "the reason names the offset and what was expected"
+        );
         UnresolvedGroup g = summary.UnresolvedGroups.Single();
         Assert.That(g.Count, Is.EqualTo(23));
         Assert.That(g.Reason, Is.EqualTo(UnresolvedReason.PdbDamaged));
-        Assert.That(string.Join("\n", g.SearchLog), Does.Contain("truncated"), "the search log says why the file was rejected");
+        Assert.That(
+            string.Join("\n", g.SearchLog),
+            Does.Contain("truncated"),
+            "the search log says why the file was rejected"
+        );
     }
 
     [Test]
     public void Resolve_PdbWhoseMultiBlockDirectoryHasBlockIndexFFFFFFFF_IsReportedAsDamaged()
     {
-        // The reported case: only sqlmin's frames stay raw, with the reason, the file and the byte offset; every other PDB still resolves.
+        // The reported case: only sqlmin's frames stay raw, with the reason, the file and the byte offset; every other
+        // PDB still resolves.
         var msf = MsfTestFile.Read(File.ReadAllBytes(FixtureFiles.StrippedPdb("sqlmin")));
-        msf.Streams.Add(new byte[64 * 1024]); // an unused extra stream: 128 more block indices make the directory span blocks
+        // an unused extra stream: 128 more block indices make the directory span blocks
+        msf.Streams.Add(new byte[64 * 1024]);
         byte[] file = msf.Write(512, scatter: false);
-        Assert.That(BinaryPrimitives.ReadInt32LittleEndian(file.AsSpan(44)), Is.GreaterThan(512), "the directory spans several blocks");
+        Assert.That(
+            BinaryPrimitives.ReadInt32LittleEndian(file.AsSpan(44)),
+            Is.GreaterThan(512),
+            "the directory spans several blocks"
+        );
         int mapBlock = BinaryPrimitives.ReadInt32LittleEndian(file.AsSpan(52));
         BinaryPrimitives.WriteUInt32LittleEndian(file.AsSpan((mapBlock * 512) + 4), 0xFFFFFFFF);
         using CallstackResolver resolver = ResolverWithSqlmin(file);
-        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(ResolutionFixtures.StackAModuleOffsetText(), resolver);
+        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(
+            ResolutionFixtures.StackAModuleOffsetText(),
+            resolver
+        );
         string[] lines = ResolutionFixtures.Lines(output);
         AssertStackARestResolved(lines);
         string offset = ((mapBlock * 512) + 4).ToString(System.Globalization.CultureInfo.InvariantCulture);
-        Assert.That(lines[0], Does.Contain(" -- unresolved: PDB damaged: sqlmin.pdb 9C072258-C838-1309-4C4C-44205044422E/1 (")
-            .And.Contain(Path.Combine(SqlminKey, "sqlmin.pdb") + "): byte offset " + offset + " ")
-            .And.Contain("found 4294967295"));
+        Assert.That(
+            lines[0],
+            Does.Contain(" -- unresolved: PDB damaged: sqlmin.pdb 9C072258-C838-1309-4C4C-44205044422E/1 (")
+                .And.Contain(Path.Combine(SqlminKey, "sqlmin.pdb") + "): byte offset " + offset + " ")
+                .And.Contain("found 4294967295")
+        );
         Assert.That(summary.UnresolvedGroups.Single().Reason, Is.EqualTo(UnresolvedReason.PdbDamaged));
     }
 
@@ -93,23 +130,37 @@ public class HostileInputTests
     public void Resolve_PdbWithAnotherGuidInTheRightFolder_IsNeverUsed()
     {
         using CallstackResolver resolver = ResolverWithSqlmin(File.ReadAllBytes(FixtureFiles.StrippedPdb("sqldk")));
-        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(ResolutionFixtures.StackAModuleOffsetText(), resolver);
+        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(
+            ResolutionFixtures.StackAModuleOffsetText(),
+            resolver
+        );
         AssertStackARestResolved(ResolutionFixtures.Lines(output));
-        Assert.That(string.Join("\n", summary.UnresolvedGroups.Single().SearchLog), Does.Contain("F18DB68E").IgnoreCase, "the rejected file's identity is reported");
+        Assert.That(
+            string.Join("\n", summary.UnresolvedGroups.Single().SearchLog),
+            Does.Contain("F18DB68E").IgnoreCase,
+            "the rejected file's identity is reported"
+        );
     }
 
     [Test]
     public void Resolve_PdbWithDamagedPublics_IsReportedAsDamaged()
     {
-        // Identity intact (so the store accepts it), publics stream cut to 3 bytes: reading its symbols must fail cleanly.
+        // Identity intact (so the store accepts it), publics stream cut to 3 bytes: reading its symbols must fail
+        // cleanly.
         var msf = MsfTestFile.Read(File.ReadAllBytes(FixtureFiles.StrippedPdb("sqlmin")));
         int publics = BinaryPrimitives.ReadUInt16LittleEndian(msf.Streams[3].AsSpan(16));
         msf.Streams[publics] = [1, 2, 3];
         using CallstackResolver resolver = ResolverWithSqlmin(msf.Write(4096, scatter: false));
-        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(ResolutionFixtures.StackAModuleOffsetText(), resolver);
+        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(
+            ResolutionFixtures.StackAModuleOffsetText(),
+            resolver
+        );
         string[] lines = ResolutionFixtures.Lines(output);
         AssertStackARestResolved(lines);
-        Assert.That(lines[0], Does.Contain(" -- unresolved: PDB damaged: sqlmin.pdb 9C072258-C838-1309-4C4C-44205044422E/1 ("));
+        Assert.That(
+            lines[0],
+            Does.Contain(" -- unresolved: PDB damaged: sqlmin.pdb 9C072258-C838-1309-4C4C-44205044422E/1 (")
+        );
         Assert.That(summary.UnresolvedGroups.Single().Reason, Is.EqualTo(UnresolvedReason.PdbDamaged));
         Assert.That(summary.Pdbs.Single(p => p.PdbName == "sqlmin.pdb").Problem, Does.StartWith("PDB damaged"));
     }
@@ -128,8 +179,14 @@ public class HostileInputTests
         Assert.That(binaries.Warnings, Has.Some.Contains("sqlmin.dll is not a usable PE image"));
 
         using CallstackResolver resolver = ResolutionFixtures.Resolver(withBuild: false, binaries: binaries);
-        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText("sqlmin.dll!Ordinal5+0x20\nsqldk.dll+0x11f5", resolver);
-        Assert.That(ResolutionFixtures.Lines(output)[0], Does.StartWith("sqlmin.dll!Ordinal5+0x20 -- unresolved: ordinal needs the DLL"));
+        (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(
+            "sqlmin.dll!Ordinal5+0x20\nsqldk.dll+0x11f5",
+            resolver
+        );
+        Assert.That(
+            ResolutionFixtures.Lines(output)[0],
+            Does.StartWith("sqlmin.dll!Ordinal5+0x20 -- unresolved: ordinal needs the DLL")
+        );
         Assert.That(ResolutionFixtures.Lines(output)[1], Does.StartWith("sqldk.dll!"));
         Assert.That(summary.Warnings, Has.Some.Contains("binaries: ").And.Some.Contains("is not a usable PE image"));
     }
@@ -161,28 +218,42 @@ public class HostileInputTests
     {
         using var server = new Store.LoopbackSymbolServer();
         string cache = Path.Combine(_scratch, "cache");
-        string xml = $"<frame id=\"00\" pdb=\"{pdbName}\" age=\"1\" guid=\"9C072258-C838-1309-4C4C-44205044422E\" module=\"sqlmin.dll\" rva=\"0x11e9\"/>";
-        using var resolver = new CallstackResolver(new CallstackResolverOptions
-        {
-            SymbolPath = SymbolPath.Parse($"srv*{cache}*{server.BaseUrl}"),
-            StoreOptions = new SymbolStoreOptions { MaxRetries = 0, Timeout = TimeSpan.FromSeconds(5) },
-        });
+        string xml =
+            $"<frame id=\"00\" pdb=\"{pdbName}\" age=\"1\" guid=\"9C072258-C838-1309-4C4C-44205044422E\" "
+            + $"module=\"sqlmin.dll\" rva=\"0x11e9\"/>";
+        using var resolver = new CallstackResolver(
+            new CallstackResolverOptions
+            {
+                SymbolPath = SymbolPath.Parse($"srv*{cache}*{server.BaseUrl}"),
+                StoreOptions = new SymbolStoreOptions { MaxRetries = 0, Timeout = TimeSpan.FromSeconds(5) },
+            }
+        );
         (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(xml, resolver);
-        Assert.That(output, Does.StartWith(xml.Replace("/>", string.Empty, StringComparison.Ordinal)), "the frame is echoed as captured");
+        Assert.That(
+            output,
+            Does.StartWith(xml.Replace("/>", string.Empty, StringComparison.Ordinal)),
+            "the frame is echoed as captured"
+        );
         Assert.That(summary.ResolvedOffline, Is.Zero);
         Assert.That(server.Requests.Select(r => r.Path), Has.None.Contains("..").And.None.Contains("%2F").IgnoreCase);
         string[] written = Directory.GetFiles(_scratch, "*", SearchOption.AllDirectories);
-        Assert.That(written.Where(f => !f.StartsWith(cache + Path.DirectorySeparatorChar, StringComparison.Ordinal)), Is.Empty);
+        Assert.That(
+            written.Where(f => !f.StartsWith(cache + Path.DirectorySeparatorChar, StringComparison.Ordinal)),
+            Is.Empty
+        );
         Assert.That(File.Exists(Path.Combine(Path.GetTempPath(), "evil.pdb")), Is.False);
     }
 
     [Test]
     public void Resolve_GarbageGuidsAndTruncatedFrames_AreKeptVerbatimWithAWarning()
     {
-        string text = "<frame id=\"00\" pdb=\"ntdll.pdb\" age=\"1\" guid=\"C374E059-5793-9B92-A6525-386A66A2D3F5\" module=\"ntdll.dll\" rva=\"0x9F7E4\" />\n" +
-                      "<frame id=\"01\" pdb=\"sqlmin.pdb\" age=\"1\" guid=\"9C072258-C838-1309-4C4C-44205044422E\" module=\"sqlmin.dll\" rva=\"0x11e9\" />\n" +
-                      "<frame id=\"02\" pdb=\"sqlmin.pdb\" age=\"99999999999999999999\" guid=\"zzzz\" rva=\"0x11e9\" />\n" +
-                      "<frame id=\"03\" pdb=\"sqlmin.pdb\" age=\"1\" guid=";
+        string text =
+            "<frame id=\"00\" pdb=\"ntdll.pdb\" age=\"1\" guid=\"C374E059-5793-9B92-A6525-386A66A2D3F5\" "
+            + "module=\"ntdll.dll\" rva=\"0x9F7E4\" />\n"
+            + "<frame id=\"01\" pdb=\"sqlmin.pdb\" age=\"1\" guid=\"9C072258-C838-1309-4C4C-44205044422E\" "
+            + "module=\"sqlmin.dll\" rva=\"0x11e9\" />\n"
+            + "<frame id=\"02\" pdb=\"sqlmin.pdb\" age=\"99999999999999999999\" guid=\"zzzz\" rva=\"0x11e9\" />\n"
+            + "<frame id=\"03\" pdb=\"sqlmin.pdb\" age=\"1\" guid=";
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
         (string output, ResolutionSummary summary) = ResolutionFixtures.ResolveText(text, resolver);
         string[] lines = ResolutionFixtures.Lines(output);
@@ -197,22 +268,29 @@ public class HostileInputTests
     [Test]
     public void Resolve_HugeButValidCounts_AreWrittenExactly()
     {
-        string text = "<HistogramTarget truncated=\"1\" buckets=\"16384\"><Slot count=\"18446744073709551615\" trunc=\"4294967295\"><value>sqlmin.dll+0x11e9</value></Slot></HistogramTarget>";
+        string text =
+            "<HistogramTarget truncated=\"1\" buckets=\"16384\"><Slot count=\"18446744073709551615\" "
+            + "trunc=\"4294967295\"><value>sqlmin.dll+0x11e9</value></Slot></HistogramTarget>";
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
         (string output, _) = ResolutionFixtures.ResolveText(text, resolver);
-        Assert.That(output, Does.StartWith("Slot_0\t[count:18446744073709551615]:\n\n" + ResolutionFixtures.PublishedStackA[0]));
+        Assert.That(
+            output,
+            Does.StartWith("Slot_0\t[count:18446744073709551615]:\n\n" + ResolutionFixtures.PublishedStackA[0])
+        );
     }
 
     [Test]
     public void Resolve_ManyDistinctAddresses_StayBoundedByTheCacheCap()
     {
-        using var resolver = new CallstackResolver(new CallstackResolverOptions
-        {
-            SymbolPath = SymbolPath.Parse(TestPaths.SymbolsCache),
-            Offline = true,
-            SqlBuild = ResolutionFixtures.Build(),
-            MaxCachedFrames = 100,
-        });
+        using var resolver = new CallstackResolver(
+            new CallstackResolverOptions
+            {
+                SymbolPath = SymbolPath.Parse(TestPaths.SymbolsCache),
+                Offline = true,
+                SqlBuild = ResolutionFixtures.Build(),
+                MaxCachedFrames = 100,
+            }
+        );
         ResolverSession session = resolver.CreateSession();
         ModuleName sqlmin = ModuleName.Create("sqlmin.dll");
         for (ulong rva = 0x1040; rva < 0x1040 + 5000; rva++)
@@ -221,6 +299,9 @@ public class HostileInputTests
         }
 
         // Past the cap, results are still right, just recomputed.
-        Assert.That(session.ResolveModuleOffset(sqlmin, 0x11e9).Text, Is.EqualTo(ResolutionFixtures.PublishedStackA[0]));
+        Assert.That(
+            session.ResolveModuleOffset(sqlmin, 0x11e9).Text,
+            Is.EqualTo(ResolutionFixtures.PublishedStackA[0])
+        );
     }
 }

@@ -9,8 +9,8 @@ using XeAnalyzer.Tests.Fixtures;
 namespace XeAnalyzer.Tests.Symbols.Resolution;
 
 /// <summary>
-/// The committed symbol fixtures as the resolver tests use them, and the independent expected data (llvm-symbolizer, llvm-pdbutil and
-/// the fixture manifest recorded by tools/fixtures/build.sh; the published seed stack A).
+/// The committed symbol fixtures as the resolver tests use them, and the independent expected data (llvm-symbolizer,
+/// llvm-pdbutil and the fixture manifest recorded by tools/fixtures/build.sh; the published seed stack A).
 /// </summary>
 internal static class ResolutionFixtures
 {
@@ -52,39 +52,68 @@ internal static class ResolutionFixtures
     public static SqlBuildInfo Build()
     {
         SqlBuildLookupResult r = SqlBuildCatalog.Load(CatalogPath).Find(FixtureBuild);
-        Assert.That(r.Status, Is.EqualTo(SqlBuildLookupStatus.Found), "the fixture catalog holds build " + FixtureBuild);
+        Assert.That(
+            r.Status,
+            Is.EqualTo(SqlBuildLookupStatus.Found),
+            "the fixture catalog holds build " + FixtureBuild
+        );
         return r.Build!;
     }
 
-    /// <summary>A resolver over the stripped PDBs of symbols-cache (or the full ones), offline, identities from the fixture build.</summary>
-    public static CallstackResolver Resolver(bool fullPdbs = false, FrameStyle style = FrameStyle.Engine, bool offsets = true, bool withBuild = true, ModuleMap? map = null, ModuleBinaries? binaries = null, string? symbolPath = null) =>
-        new(new CallstackResolverOptions
-        {
-            SymbolPath = SymbolPath.Parse(symbolPath ?? (fullPdbs ? PrivateSymbols : TestPaths.SymbolsCache)),
-            Offline = true,
-            SqlBuild = withBuild ? Build() : null,
-            ModuleMap = map,
-            Binaries = binaries,
-            Style = style,
-            IncludeOffsets = offsets,
-        });
+    /// <summary>A resolver over the stripped PDBs of symbols-cache (or the full ones), offline, identities from the
+    /// fixture build.</summary>
+    public static CallstackResolver Resolver(
+        bool fullPdbs = false,
+        FrameStyle style = FrameStyle.Engine,
+        bool offsets = true,
+        bool withBuild = true,
+        ModuleMap? map = null,
+        ModuleBinaries? binaries = null,
+        string? symbolPath = null
+    ) =>
+        new(
+            new CallstackResolverOptions
+            {
+                SymbolPath = SymbolPath.Parse(symbolPath ?? (fullPdbs ? PrivateSymbols : TestPaths.SymbolsCache)),
+                Offline = true,
+                SqlBuild = withBuild ? Build() : null,
+                ModuleMap = map,
+                Binaries = binaries,
+                Style = style,
+                IncludeOffsets = offsets,
+            }
+        );
 
     /// <summary>Rows of stacks.tsv for one seed stack, in frame order.</summary>
     public static List<IReadOnlyDictionary<string, string>> SeedFrames(string stack) =>
-        FixtureFiles.ReadExpected("stacks.tsv").Where(r => r["stack"] == stack).OrderBy(r => int.Parse(r["frame"], CultureInfo.InvariantCulture)).ToList();
+        FixtureFiles
+            .ReadExpected("stacks.tsv")
+            .Where(r => r["stack"] == stack)
+            .OrderBy(r => int.Parse(r["frame"], CultureInfo.InvariantCulture))
+            .ToList();
 
-    /// <summary>Stack A as module+offset text built from stacks.tsv (the frame RVAs checked with llvm-objdump).</summary>
+    /// <summary>Stack A as module+offset text built from stacks.tsv (the frame RVAs checked with
+    /// llvm-objdump).</summary>
     public static string StackAModuleOffsetText() =>
         string.Join("\n", SeedFrames("A").Select(r => r["module"] + ".dll+" + r["frame_rva"]));
 
-    /// <summary>Runs the text pipeline over <paramref name="text"/>, and checks that its stream overload writes the same text in UTF-8.</summary>
-    public static (string Output, ResolutionSummary Summary) ResolveText(string text, CallstackResolver resolver, CallstackTextResolverOptions? options = null)
+    /// <summary>Runs the text pipeline over <paramref name="text"/>, and checks that its stream overload writes the
+    /// same text in UTF-8.</summary>
+    public static (string Output, ResolutionSummary Summary) ResolveText(
+        string text,
+        CallstackResolver resolver,
+        CallstackTextResolverOptions? options = null
+    )
     {
         using var output = new StringWriter(CultureInfo.InvariantCulture) { NewLine = "\n" };
         ResolutionSummary summary = CallstackTextResolver.Resolve(new StringReader(text), output, resolver, options);
         using var bytes = new MemoryStream();
         CallstackTextResolver.Resolve(new StringReader(text), bytes, resolver, options);
-        Assert.That(new UTF8Encoding(false, true).GetString(bytes.ToArray()), Is.EqualTo(output.ToString()), "the stream overload writes the same text");
+        Assert.That(
+            new UTF8Encoding(false, true).GetString(bytes.ToArray()),
+            Is.EqualTo(output.ToString()),
+            "the stream overload writes the same text"
+        );
         return (output.ToString(), summary);
     }
 
@@ -93,8 +122,11 @@ internal static class ResolutionFixtures
     /// summary, with no pipeline: the stacks read one by one, CSV symbol metadata applied before the first stack read
     /// after it, each stack resolved, written and counted on this thread before the next is read.
     /// </summary>
-    public static (string Output, ResolutionSummary Summary) ResolveStackByStack(string text,
-        CallstackResolver resolver, CallstackTextResolverOptions? options = null)
+    public static (string Output, ResolutionSummary Summary) ResolveStackByStack(
+        string text,
+        CallstackResolver resolver,
+        CallstackTextResolverOptions? options = null
+    )
     {
         using var output = new StringWriter(CultureInfo.InvariantCulture) { NewLine = "\n" };
         ResolutionSummary summary = ResolveStackByStack(text, output, resolver, options);
@@ -105,8 +137,12 @@ internal static class ResolutionFixtures
     /// As <see cref="ResolveStackByStack(string, CallstackResolver, CallstackTextResolverOptions?)"/>, into
     /// <paramref name="output"/>.
     /// </summary>
-    public static ResolutionSummary ResolveStackByStack(string text, TextWriter output, CallstackResolver resolver,
-        CallstackTextResolverOptions? options = null)
+    public static ResolutionSummary ResolveStackByStack(
+        string text,
+        TextWriter output,
+        CallstackResolver resolver,
+        CallstackTextResolverOptions? options = null
+    )
     {
         options ??= CallstackTextResolverOptions.Default;
         ModuleMap? map = options.ModuleMap ?? resolver.Options.ModuleMap;
@@ -160,9 +196,7 @@ internal static class ResolutionFixtures
         {
             Directory.Delete(dir, recursive: true);
         }
-        catch (IOException)
-        {
-        }
+        catch (IOException) { }
     }
 
     /// <summary>Copies a file into a symbol-store layout under <paramref name="root"/>: name/KEY/name.</summary>

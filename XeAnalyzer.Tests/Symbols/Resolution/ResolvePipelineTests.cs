@@ -12,7 +12,8 @@ namespace XeAnalyzer.Tests.Symbols.Resolution;
 /// </summary>
 public class ResolvePipelineTests
 {
-    // 6,000 stacks of 25 frames: about ten batches, so with several workers each takes batches and writes for the others.
+    // 6,000 stacks of 25 frames: about ten batches, so with several workers each takes batches and writes for the
+    // others.
     private static readonly string PlainText = new GeneratedInput(GeneratedInput.Shape.PlainText, 6000, 25).ReadToEnd();
 
     [TestCase(1)]
@@ -21,8 +22,11 @@ public class ResolvePipelineTests
     public void Resolve_PlainText_GivesTheStackByStackOutput(int workers)
     {
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
-        (string a, ResolutionSummary sa) = ResolutionFixtures.ResolveText(PlainText, resolver,
-            new CallstackTextResolverOptions { Workers = workers });
+        (string a, ResolutionSummary sa) = ResolutionFixtures.ResolveText(
+            PlainText,
+            resolver,
+            new CallstackTextResolverOptions { Workers = workers }
+        );
         (string b, ResolutionSummary sb) = ResolutionFixtures.ResolveStackByStack(PlainText, resolver);
         Assert.That(a, Is.EqualTo(b));
         Assert.That(sa.Frames, Is.EqualTo(150_000));
@@ -34,8 +38,16 @@ public class ResolvePipelineTests
     [Test]
     public void Resolve_ToAStream_WritesTheSameUtf8AsToATextWriter_WithLongAndNonAsciiLines()
     {
-        // A text line longer than the writer's buffer (written past it), non-ASCII text (a surrogate pair), and ordinary stacks around them.
-        string text = "Stack für Ω 😀\n" + PlainText[..20_000] + "\n" + new string('é', 400_000) + "\n" + PlainText[..5_000] + "\n";
+        // A text line longer than the writer's buffer (written past it), non-ASCII text (a surrogate pair), and
+        // ordinary stacks around them.
+        string text =
+            "Stack für Ω 😀\n"
+            + PlainText[..20_000]
+            + "\n"
+            + new string('é', 400_000)
+            + "\n"
+            + PlainText[..5_000]
+            + "\n";
         using CallstackResolver resolver = ResolutionFixtures.Resolver();
         var options = new CallstackTextResolverOptions { Limits = new TextInputLimits { MaxLineLength = 500_000 } };
         (string expected, _) = ResolutionFixtures.ResolveText(text, resolver, options);
@@ -43,7 +55,11 @@ public class ResolvePipelineTests
         CallstackTextResolver.Resolve(new StringReader(text), bytes, resolver, options);
         byte[] written = bytes.ToArray();
         Assert.That(written, Is.EqualTo(new UTF8Encoding(false).GetBytes(expected)));
-        Assert.That(written.AsSpan(0, 3).SequenceEqual(new UTF8Encoding(true).GetPreamble()), Is.False, "no byte order mark");
+        Assert.That(
+            written.AsSpan(0, 3).SequenceEqual(new UTF8Encoding(true).GetPreamble()),
+            Is.False,
+            "no byte order mark"
+        );
         Assert.That(expected, Does.Contain("😀").And.Contain(new string('é', 400_000)).And.Contain("!"));
     }
 
@@ -55,9 +71,17 @@ public class ResolvePipelineTests
         using var cts = new CancellationTokenSource();
         using var input = new CancelingReader(PlainText, PlainText.Length / 2, cts);
         using var output = new StringWriter();
-        Assert.That(() => CallstackTextResolver.Resolve(input, output, resolver,
-            new CallstackTextResolverOptions { Workers = workers }, cts.Token),
-            Throws.InstanceOf<OperationCanceledException>());
+        Assert.That(
+            () =>
+                CallstackTextResolver.Resolve(
+                    input,
+                    output,
+                    resolver,
+                    new CallstackTextResolverOptions { Workers = workers },
+                    cts.Token
+                ),
+            Throws.InstanceOf<OperationCanceledException>()
+        );
         Assert.That(output.ToString().Length, Is.LessThan(PlainText.Length * 3));
     }
 
@@ -70,16 +94,38 @@ public class ResolvePipelineTests
         string text = PlainText + "\n" + new string('x', 2000) + "\nsqlmin.dll+0x1063\n";
         using var sequential = new StringWriter { NewLine = "\n" };
         Assert.Throws<InvalidTextInputException>(() =>
-            ResolutionFixtures.ResolveStackByStack(text, sequential, resolver,
-                new CallstackTextResolverOptions { Limits = limits }));
+            ResolutionFixtures.ResolveStackByStack(
+                text,
+                sequential,
+                resolver,
+                new CallstackTextResolverOptions { Limits = limits }
+            )
+        );
         using var output = new StringWriter { NewLine = "\n" };
         InvalidTextInputException? error = Assert.Throws<InvalidTextInputException>(() =>
-            CallstackTextResolver.Resolve(new StringReader(text), output, resolver,
-                new CallstackTextResolverOptions { Workers = workers, Limits = limits, InputName = "big.txt" }));
+            CallstackTextResolver.Resolve(
+                new StringReader(text),
+                output,
+                resolver,
+                new CallstackTextResolverOptions
+                {
+                    Workers = workers,
+                    Limits = limits,
+                    InputName = "big.txt",
+                }
+            )
+        );
         int badLine = Array.FindIndex(text.Split('\n'), l => l.Length == 2000) + 1;
-        Assert.That(error!.Message, Does.Contain("big.txt").And.Contain("line " + badLine.ToString(System.Globalization.CultureInfo.InvariantCulture)));
-        Assert.That(output.ToString(), Is.EqualTo(sequential.ToString()),
-            "what the stack-by-stack run wrote before the bad line is written, in order");
+        Assert.That(
+            error!.Message,
+            Does.Contain("big.txt")
+                .And.Contain("line " + badLine.ToString(System.Globalization.CultureInfo.InvariantCulture))
+        );
+        Assert.That(
+            output.ToString(),
+            Is.EqualTo(sequential.ToString()),
+            "what the stack-by-stack run wrote before the bad line is written, in order"
+        );
         Assert.That(output.ToString().Length, Is.GreaterThan(PlainText.Length));
     }
 

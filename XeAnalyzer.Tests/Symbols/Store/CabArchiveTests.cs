@@ -23,12 +23,22 @@ public class CabArchiveTests
     public void Extract_MatchesCabextract_ForRealMsZipPdb()
     {
         string pd_ = TestPaths.RequireVector("pdb", "basic32.pd_");
-        ToolRequirement.Require(File.Exists("/usr/bin/cabextract"), "cabextract is not installed (Debian package cabextract).");
+        ToolRequirement.Require(
+            File.Exists("/usr/bin/cabextract"),
+            "cabextract is not installed (Debian package cabextract)."
+        );
 
         string dir = StoreFixtures.NewScratch();
         try
         {
-            using (var p = Process.Start(new ProcessStartInfo("/usr/bin/cabextract", ["-q", "-d", dir, pd_]) { RedirectStandardOutput = true })!)
+            using (
+                var p = Process.Start(
+                    new ProcessStartInfo("/usr/bin/cabextract", ["-q", "-d", dir, pd_])
+                    {
+                        RedirectStandardOutput = true,
+                    }
+                )!
+            )
             {
                 p.WaitForExit();
                 Assert.That(p.ExitCode, Is.Zero);
@@ -55,7 +65,8 @@ public class CabArchiveTests
     [Test]
     public void Extract_ReproducesInput_ForGcabCabOfVariedData()
     {
-        // gcab (an independent MSZIP encoder) over ~300 KB of mixed text and noise: many blocks, window carried across them.
+        // gcab (an independent MSZIP encoder) over ~300 KB of mixed text and noise: many blocks, window carried across
+        // them.
         ToolRequirement.Require(File.Exists("/usr/bin/gcab"), "gcab is not installed (Debian package gcab).");
 
         string dir = StoreFixtures.NewScratch();
@@ -65,7 +76,14 @@ public class CabArchiveTests
             string input = Path.Combine(dir, "mixed.bin");
             File.WriteAllBytes(input, data);
             string cabPath = Path.Combine(dir, "mixed.cab");
-            using (var p = Process.Start(new ProcessStartInfo("/usr/bin/gcab", ["-c", "-z", "-n", cabPath, input]) { RedirectStandardOutput = true })!)
+            using (
+                var p = Process.Start(
+                    new ProcessStartInfo("/usr/bin/gcab", ["-c", "-z", "-n", cabPath, input])
+                    {
+                        RedirectStandardOutput = true,
+                    }
+                )!
+            )
             {
                 p.WaitForExit();
                 Assert.That(p.ExitCode, Is.Zero);
@@ -98,7 +116,9 @@ public class CabArchiveTests
         byte[] cab = CabBuilder.Build("bomb.pdb", new byte[32768 * 40], CompressionLevel.SmallestSize);
         using var archive = CabArchive.Open(new MemoryRandomAccessSource(cab, "bomb.cab"), ownsSource: true);
         using var sink = new CountingStream();
-        var ex = Assert.Throws<InvalidPdbDataException>(() => archive.Extract(archive.Files[0], sink, maxBytes: 1_000_000, CancellationToken.None));
+        var ex = Assert.Throws<InvalidPdbDataException>(() =>
+            archive.Extract(archive.Files[0], sink, maxBytes: 1_000_000, CancellationToken.None)
+        );
         Assert.That(ex!.Message, Does.Contain("decompression bomb").And.Contain("bomb.cab"));
         Assert.That(sink.Written, Is.Zero);
     }
@@ -107,7 +127,8 @@ public class CabArchiveTests
     public void Extract_Throws_WhenBlockExpandsBeyondDeclaredSize()
     {
         byte[] cab = CabBuilder.Build("x.pdb", new byte[32768], CompressionLevel.SmallestSize);
-        // Declare 100 uncompressed bytes in the only CFDATA (offset: header 36 + folder 8 + file entry 16 + "x.pdb\0" 6 = 66; cbUncomp at +6).
+        // Declare 100 uncompressed bytes in the only CFDATA (offset: header 36 + folder 8 + file entry 16 + "x.pdb\0" 6
+        // = 66; cbUncomp at +6).
         BinaryPrimitives.WriteUInt16LittleEndian(cab.AsSpan(66 + 6), 100);
         BinaryPrimitives.WriteUInt32LittleEndian(cab.AsSpan(66), 0); // no checksum
         BinaryPrimitives.WriteUInt32LittleEndian(cab.AsSpan(44), 100); // file size
@@ -121,7 +142,9 @@ public class CabArchiveTests
     {
         byte[] cab = File.ReadAllBytes(StoreFixtures.CabA);
         BinaryPrimitives.WriteUInt16LittleEndian(cab.AsSpan(26), 60000);
-        var ex = Assert.Throws<InvalidPdbDataException>(() => CabArchive.Open(new MemoryRandomAccessSource(cab, "h.cab"), ownsSource: true));
+        var ex = Assert.Throws<InvalidPdbDataException>(() =>
+            CabArchive.Open(new MemoryRandomAccessSource(cab, "h.cab"), ownsSource: true)
+        );
         Assert.That(ex!.Offset, Is.EqualTo(16));
         Assert.That(ex.Message, Does.Contain("60000 folder entries"));
     }
@@ -131,7 +154,9 @@ public class CabArchiveTests
     {
         byte[] cab = File.ReadAllBytes(StoreFixtures.CabA);
         BinaryPrimitives.WriteUInt16LittleEndian(cab.AsSpan(36 + 4), 65535);
-        var ex = Assert.Throws<InvalidPdbDataException>(() => CabArchive.Open(new MemoryRandomAccessSource(cab, "h.cab"), ownsSource: true));
+        var ex = Assert.Throws<InvalidPdbDataException>(() =>
+            CabArchive.Open(new MemoryRandomAccessSource(cab, "h.cab"), ownsSource: true)
+        );
         Assert.That(ex!.Message, Does.Contain("65535 data blocks"));
     }
 
@@ -140,7 +165,9 @@ public class CabArchiveTests
     {
         byte[] cab = File.ReadAllBytes(StoreFixtures.CabA);
         BinaryPrimitives.WriteUInt16LittleEndian(cab.AsSpan(30), 2);
-        var ex = Assert.Throws<InvalidPdbDataException>(() => CabArchive.Open(new MemoryRandomAccessSource(cab, "h.cab"), ownsSource: true));
+        var ex = Assert.Throws<InvalidPdbDataException>(() =>
+            CabArchive.Open(new MemoryRandomAccessSource(cab, "h.cab"), ownsSource: true)
+        );
         Assert.That(ex!.Message, Does.Contain("multi-cabinet"));
     }
 
@@ -167,15 +194,22 @@ public class CabArchiveTests
                     using var archive = CabArchive.Open(new MemoryRandomAccessSource(cut, "t.cab"), ownsSource: true);
                     Expand(archive, archive.Files[0]);
                 },
-                $"length {len}");
+                $"length {len}"
+            );
         }
     }
 
     [Test]
     public void Extract_ThrowsOnlyInvalidPdbData_ForBitFlipsInCompressedData()
     {
-        // Checksums off, so the damage reaches the DEFLATE decoder: it must fail cleanly or produce other bytes, never crash or hang.
-        byte[] original = CabBuilder.Build("x.pdb", MixedData(70_000, seed: 11), CompressionLevel.SmallestSize, checksums: false);
+        // Checksums off, so the damage reaches the DEFLATE decoder: it must fail cleanly or produce other bytes, never
+        // crash or hang.
+        byte[] original = CabBuilder.Build(
+            "x.pdb",
+            MixedData(70_000, seed: 11),
+            CompressionLevel.SmallestSize,
+            checksums: false
+        );
         var rng = new Random(1234);
         int failures = 0;
         for (int i = 0; i < 400; i++)
@@ -211,7 +245,19 @@ public class CabArchiveTests
     {
         var rng = new Random(seed);
         var ms = new MemoryStream();
-        string[] words = ["Spinlock", "XeSosPkg", "::", "Publish", "latch", "sqlmin", "\0\0\0\0", "AcquireInternal", " ", "\n"];
+        string[] words =
+        [
+            "Spinlock",
+            "XeSosPkg",
+            "::",
+            "Publish",
+            "latch",
+            "sqlmin",
+            "\0\0\0\0",
+            "AcquireInternal",
+            " ",
+            "\n",
+        ];
         while (ms.Length < length)
         {
             int mode = rng.Next(4);
@@ -256,11 +302,13 @@ public class CabArchiveTests
 
         public override long Length => Written;
 
-        public override long Position { get => Written; set => throw new NotSupportedException(); }
-
-        public override void Flush()
+        public override long Position
         {
+            get => Written;
+            set => throw new NotSupportedException();
         }
+
+        public override void Flush() { }
 
         public override int Read(byte[] buffer, int offset, int count) => throw new NotSupportedException();
 

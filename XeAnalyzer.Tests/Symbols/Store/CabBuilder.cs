@@ -66,7 +66,8 @@ internal static class CabBuilder
         return cab;
     }
 
-    /// <summary>The CFDATA checksum, written independently of the library's: XOR of LE words over the data, then over cbData/cbUncomp.</summary>
+    /// <summary>The CFDATA checksum, written independently of the library's: XOR of LE words over the data, then over
+    /// cbData/cbUncomp.</summary>
     private static uint Checksum(ReadOnlySpan<byte> sizes, byte[] data)
     {
         static uint Fold(ReadOnlySpan<byte> b, uint seed)

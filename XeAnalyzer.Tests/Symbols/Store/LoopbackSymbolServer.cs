@@ -9,7 +9,8 @@ namespace XeAnalyzer.Tests.Symbols.Store;
 /// <summary>One request as the server received it (header names lower-cased).</summary>
 internal sealed record RecordedRequest(string Method, string Path, IReadOnlyDictionary<string, string> Headers);
 
-/// <summary>How the server answers one path: a status and body, optionally slow, truncated or lying about its length.</summary>
+/// <summary>How the server answers one path: a status and body, optionally slow, truncated or lying about its
+/// length.</summary>
 internal sealed class ServedResponse
 {
     public int Status { get; init; } = 200;
@@ -34,19 +35,27 @@ internal sealed class ServedResponse
     /// <summary>Wait this long before sending the status line.</summary>
     public TimeSpan DelayBeforeHeaders { get; init; }
 
-    /// <summary>Extra header lines sent as given (name and value, e.g. <c>("Location", "ftp://…")</c>), in order.</summary>
+    /// <summary>Extra header lines sent as given (name and value, e.g. <c>("Location", "ftp://…")</c>), in
+    /// order.</summary>
     public IReadOnlyList<(string Name, string Value)> Headers { get; init; } = [];
 
     public static ServedResponse NotFound { get; } = new() { Status = 404, Body = "not found"u8.ToArray() };
 
-    /// <summary>A redirect with <paramref name="status"/> to <paramref name="location"/>, sent byte for byte (hostile values included).</summary>
+    /// <summary>A redirect with <paramref name="status"/> to <paramref name="location"/>, sent byte for byte (hostile
+    /// values included).</summary>
     public static ServedResponse Redirect(string location, int status = 302) =>
-        new() { Status = status, Headers = [("Location", location)], Body = "moved"u8.ToArray() };
+        new()
+        {
+            Status = status,
+            Headers = [("Location", location)],
+            Body = "moved"u8.ToArray(),
+        };
 }
 
 /// <summary>
-/// A minimal HTTP/1.1 server on 127.0.0.1 (real socket, ephemeral port) for symbol-store tests: serves a symbol-store tree
-/// from memory, lets tests override paths with failing responses, and records every request. One request per connection.
+/// A minimal HTTP/1.1 server on 127.0.0.1 (real socket, ephemeral port) for symbol-store tests: serves a symbol-store
+/// tree from memory, lets tests override paths with failing responses, and records every request. One request per
+/// connection.
 /// </summary>
 internal sealed class LoopbackSymbolServer : IDisposable
 {
@@ -63,16 +72,20 @@ internal sealed class LoopbackSymbolServer : IDisposable
         _acceptLoop = Task.Run(AcceptLoopAsync);
     }
 
-    /// <summary>The symbol server URL (paths below it are served from <see cref="Files"/> and <see cref="Overrides"/>).</summary>
+    /// <summary>The symbol server URL (paths below it are served from <see cref="Files"/> and
+    /// <see cref="Overrides"/>).</summary>
     public Uri BaseUrl { get; }
 
-    /// <summary>Served files by path below <see cref="BaseUrl"/> (case-sensitive, like a static server on Linux), e.g. <c>x.pdb/KEY/x.pdb</c>.</summary>
+    /// <summary>Served files by path below <see cref="BaseUrl"/> (case-sensitive, like a static server on Linux), e.g.
+    /// <c>x.pdb/KEY/x.pdb</c>.</summary>
     public ConcurrentDictionary<string, byte[]> Files { get; } = new(StringComparer.Ordinal);
 
-    /// <summary>Special responses by path below <see cref="BaseUrl"/>; take precedence over <see cref="Files"/>.</summary>
+    /// <summary>Special responses by path below <see cref="BaseUrl"/>; take precedence over
+    /// <see cref="Files"/>.</summary>
     public ConcurrentDictionary<string, ServedResponse> Overrides { get; } = new(StringComparer.Ordinal);
 
-    /// <summary>Responses used once each, in order, by path below <see cref="BaseUrl"/>, before <see cref="Overrides"/> and <see cref="Files"/> (a first attempt that fails, then the real file).</summary>
+    /// <summary>Responses used once each, in order, by path below <see cref="BaseUrl"/>, before <see cref="Overrides"/>
+    /// and <see cref="Files"/> (a first attempt that fails, then the real file).</summary>
     public ConcurrentDictionary<string, ConcurrentQueue<ServedResponse>> Once { get; } = new(StringComparer.Ordinal);
 
     /// <summary>A response for every path (for "server down" cases); takes precedence over everything.</summary>
@@ -138,7 +151,8 @@ internal sealed class LoopbackSymbolServer : IDisposable
 
                 await WriteResponseAsync(stream, response);
             }
-            catch (Exception ex) when (ex is IOException or SocketException or OperationCanceledException or ObjectDisposedException)
+            catch (Exception ex)
+                when (ex is IOException or SocketException or OperationCanceledException or ObjectDisposedException)
             {
                 // The client went away (timeout tests) or the server is stopping.
             }
@@ -159,7 +173,10 @@ internal sealed class LoopbackSymbolServer : IDisposable
         }
 
         string relative = Uri.UnescapeDataString(request.Path[prefix.Length..]);
-        if (Once.TryGetValue(relative, out ConcurrentQueue<ServedResponse>? queue) && queue.TryDequeue(out ServedResponse? first))
+        if (
+            Once.TryGetValue(relative, out ConcurrentQueue<ServedResponse>? queue)
+            && queue.TryDequeue(out ServedResponse? first)
+        )
         {
             return first;
         }
@@ -169,7 +186,9 @@ internal sealed class LoopbackSymbolServer : IDisposable
             return special;
         }
 
-        return Files.TryGetValue(relative, out byte[]? body) ? new ServedResponse { Body = body } : ServedResponse.NotFound;
+        return Files.TryGetValue(relative, out byte[]? body)
+            ? new ServedResponse { Body = body }
+            : ServedResponse.NotFound;
     }
 
     private async Task<RecordedRequest?> ReadRequestAsync(NetworkStream stream)
@@ -186,7 +205,13 @@ internal sealed class LoopbackSymbolServer : IDisposable
 
             buffer.Add(one[0]);
             int c = buffer.Count;
-            if (c >= 4 && buffer[c - 4] == '\r' && buffer[c - 3] == '\n' && buffer[c - 2] == '\r' && buffer[c - 1] == '\n')
+            if (
+                c >= 4
+                && buffer[c - 4] == '\r'
+                && buffer[c - 3] == '\n'
+                && buffer[c - 2] == '\r'
+                && buffer[c - 1] == '\n'
+            )
             {
                 break;
             }
@@ -230,7 +255,10 @@ internal sealed class LoopbackSymbolServer : IDisposable
         }
         else
         {
-            head.Append(CultureInfo.InvariantCulture, $"Content-Length: {response.DeclaredLength ?? response.Body.Length}\r\n");
+            head.Append(
+                CultureInfo.InvariantCulture,
+                $"Content-Length: {response.DeclaredLength ?? response.Body.Length}\r\n"
+            );
         }
 
         head.Append("Connection: close\r\n\r\n");
@@ -243,7 +271,10 @@ internal sealed class LoopbackSymbolServer : IDisposable
             for (int off = 0; off < send; off += 8192)
             {
                 int n = Math.Min(8192, send - off);
-                await stream.WriteAsync(Encoding.ASCII.GetBytes(n.ToString("x", CultureInfo.InvariantCulture) + "\r\n"), _stop.Token);
+                await stream.WriteAsync(
+                    Encoding.ASCII.GetBytes(n.ToString("x", CultureInfo.InvariantCulture) + "\r\n"),
+                    _stop.Token
+                );
                 await stream.WriteAsync(body.AsMemory(off, n), _stop.Token);
                 await stream.WriteAsync("\r\n"u8.ToArray(), _stop.Token);
             }
@@ -268,24 +299,25 @@ internal sealed class LoopbackSymbolServer : IDisposable
         await stream.FlushAsync(_stop.Token);
     }
 
-    private static string Reason(int status) => status switch
-    {
-        200 => "OK",
-        301 => "Moved Permanently",
-        302 => "Found",
-        303 => "See Other",
-        307 => "Temporary Redirect",
-        308 => "Permanent Redirect",
-        404 => "Not Found",
-        500 => "Internal Server Error",
-        503 => "Service Unavailable",
-        _ => "Status",
-    };
+    private static string Reason(int status) =>
+        status switch
+        {
+            200 => "OK",
+            301 => "Moved Permanently",
+            302 => "Found",
+            303 => "See Other",
+            307 => "Temporary Redirect",
+            308 => "Permanent Redirect",
+            404 => "Not Found",
+            500 => "Internal Server Error",
+            503 => "Service Unavailable",
+            _ => "Status",
+        };
 }
 
 /// <summary>
-/// A TCP listener on 127.0.0.1 that only counts connections: the target of redirects to other schemes (ftp://, gopher://), to prove
-/// that the client never connects there.
+/// A TCP listener on 127.0.0.1 that only counts connections: the target of redirects to other schemes (ftp://,
+/// gopher://), to prove that the client never connects there.
 /// </summary>
 internal sealed class ConnectionCounter : IDisposable
 {
@@ -308,7 +340,8 @@ internal sealed class ConnectionCounter : IDisposable
                     using TcpClient c = await _listener.AcceptTcpClientAsync(_stop.Token);
                     Interlocked.Increment(ref _connections);
                 }
-                catch (Exception ex) when (ex is OperationCanceledException or ObjectDisposedException or SocketException)
+                catch (Exception ex)
+                    when (ex is OperationCanceledException or ObjectDisposedException or SocketException)
                 {
                     return;
                 }

@@ -2,7 +2,8 @@ using XeAnalyzer.Symbols.Pdb;
 
 namespace XeAnalyzer.Tests.Symbols.Store;
 
-/// <summary>The committed symbol-store fixtures (XeAnalyzer.Tests/TestData/store, made by make-fixtures.sh) and scratch folders.</summary>
+/// <summary>The committed symbol-store fixtures (XeAnalyzer.Tests/TestData/store, made by make-fixtures.sh) and scratch
+/// folders.</summary>
 internal static class StoreFixtures
 {
     public static string Folder => Path.Combine(TestPaths.TestData, "store");
@@ -31,7 +32,12 @@ internal static class StoreFixtures
     /// <summary>Every file under <paramref name="root"/>, relative, with '/' separators, sorted.</summary>
     public static string[] FilesUnder(string root) =>
         Directory.Exists(root)
-            ? Directory.EnumerateFiles(root, "*", new EnumerationOptions { RecurseSubdirectories = true, AttributesToSkip = 0 })
+            ? Directory
+                .EnumerateFiles(
+                    root,
+                    "*",
+                    new EnumerationOptions { RecurseSubdirectories = true, AttributesToSkip = 0 }
+                )
                 .Select(f => Path.GetRelativePath(root, f).Replace('\\', '/'))
                 .Order(StringComparer.Ordinal)
                 .ToArray()

@@ -56,7 +56,9 @@ public class SymbolCacheTests
         var a = StoreFixtures.IdentityA;
         File.WriteAllText(Path.Combine(_root, "index2.txt"), string.Empty);
         string pdb = Put(StoreFixtures.PdbA, "st", "storea.pdb", a.Key, "storea.pdb");
-        SymbolCacheEntry e = SymbolCache.Enumerate(_root, verify: false).Single(x => x.Kind == SymbolCacheEntryKind.Pdb);
+        SymbolCacheEntry e = SymbolCache
+            .Enumerate(_root, verify: false)
+            .Single(x => x.Kind == SymbolCacheEntryKind.Pdb);
         Assert.That(e.Path, Is.EqualTo(pdb));
         Assert.That(e.Name, Is.EqualTo("storea.pdb"));
         Assert.That(e.KeyIdentity, Is.EqualTo(a));
@@ -66,7 +68,9 @@ public class SymbolCacheTests
     [Test]
     public void Enumerate_Throws_WhenRootMissing()
     {
-        Assert.Throws<DirectoryNotFoundException>(() => SymbolCache.Enumerate(Path.Combine(_root, "nope"), verify: false));
+        Assert.Throws<DirectoryNotFoundException>(() =>
+            SymbolCache.Enumerate(Path.Combine(_root, "nope"), verify: false)
+        );
     }
 
     private string Put(string source, params string[] parts)

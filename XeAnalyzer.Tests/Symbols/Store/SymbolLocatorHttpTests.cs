@@ -2,7 +2,8 @@ using XeAnalyzer.Symbols.Store;
 
 namespace XeAnalyzer.Tests.Symbols.Store;
 
-/// <summary>The locator against a real HTTP server on 127.0.0.1 (TcpListener, ephemeral port) and a real HttpClient.</summary>
+/// <summary>The locator against a real HTTP server on 127.0.0.1 (TcpListener, ephemeral port) and a real
+/// HttpClient.</summary>
 public class SymbolLocatorHttpTests
 {
     private const string Name = "storea.pdb";
@@ -30,8 +31,22 @@ public class SymbolLocatorHttpTests
         try
         {
             // Whatever a test did: the request never asked for MSFZ, and nothing was written outside the cache.
-            Assert.That(_server.Requests.Where(r => r.Headers.TryGetValue("accept", out string? a) && a.Contains("msfz", StringComparison.OrdinalIgnoreCase)), Is.Empty);
-            Assert.That(StoreFixtures.FilesUnder(_sandbox).Where(f => !f.StartsWith("cache/", StringComparison.Ordinal) && !f.StartsWith("local/", StringComparison.Ordinal)), Is.Empty);
+            Assert.That(
+                _server.Requests.Where(r =>
+                    r.Headers.TryGetValue("accept", out string? a)
+                    && a.Contains("msfz", StringComparison.OrdinalIgnoreCase)
+                ),
+                Is.Empty
+            );
+            Assert.That(
+                StoreFixtures
+                    .FilesUnder(_sandbox)
+                    .Where(f =>
+                        !f.StartsWith("cache/", StringComparison.Ordinal)
+                        && !f.StartsWith("local/", StringComparison.Ordinal)
+                    ),
+                Is.Empty
+            );
         }
         finally
         {
@@ -96,7 +111,14 @@ public class SymbolLocatorHttpTests
     public void LocatePdb_RetriesThenGivesUp_When500()
     {
         _server.Overrides[KeyPath] = new ServedResponse { Status = 500, Body = "boom"u8.ToArray() };
-        using var locator = Locator(new SymbolStoreOptions { DefaultCacheDirectory = _cache, MaxRetries = 2, RetryDelay = TimeSpan.FromMilliseconds(10) });
+        using var locator = Locator(
+            new SymbolStoreOptions
+            {
+                DefaultCacheDirectory = _cache,
+                MaxRetries = 2,
+                RetryDelay = TimeSpan.FromMilliseconds(10),
+            }
+        );
         PdbLookupResult r = locator.LocatePdb(Name, _id);
         Assert.That(r.IsFound, Is.False);
         Assert.That(_server.CountRequests(KeyPath), Is.EqualTo(3));
@@ -108,7 +130,9 @@ public class SymbolLocatorHttpTests
     public void LocatePdb_TimesOut_WhenServerIsSlow()
     {
         _server.Overrides[KeyPath] = new ServedResponse { Body = _pdb, DelayBeforeHeaders = TimeSpan.FromSeconds(20) };
-        using var locator = Locator(new SymbolStoreOptions { DefaultCacheDirectory = _cache, Timeout = TimeSpan.FromMilliseconds(400) });
+        using var locator = Locator(
+            new SymbolStoreOptions { DefaultCacheDirectory = _cache, Timeout = TimeSpan.FromMilliseconds(400) }
+        );
         PdbLookupResult r = locator.LocatePdb(Name, _id);
         Assert.That(r.IsFound, Is.False);
         Assert.That(r.Reasons, Has.Some.Contains("timed out"));
@@ -119,7 +143,14 @@ public class SymbolLocatorHttpTests
     public void LocatePdb_LeavesNoPartialFile_WhenBodyIsTruncated()
     {
         _server.Overrides[KeyPath] = new ServedResponse { Body = _pdb, CloseAfterBytes = _pdb.Length / 2 };
-        using var locator = Locator(new SymbolStoreOptions { DefaultCacheDirectory = _cache, MaxRetries = 1, RetryDelay = TimeSpan.Zero });
+        using var locator = Locator(
+            new SymbolStoreOptions
+            {
+                DefaultCacheDirectory = _cache,
+                MaxRetries = 1,
+                RetryDelay = TimeSpan.Zero,
+            }
+        );
         PdbLookupResult r = locator.LocatePdb(Name, _id);
         Assert.That(r.IsFound, Is.False);
         Assert.That(_server.CountRequests(KeyPath), Is.EqualTo(2));
@@ -196,9 +227,14 @@ public class SymbolLocatorHttpTests
         string target = Path.Combine(local, "builds", "storea.pdb");
         Directory.CreateDirectory(Path.GetDirectoryName(target)!);
         File.Copy(StoreFixtures.PdbA, target);
-        _server.Files[Name + "/" + _id.Key + "/file.ptr"] = System.Text.Encoding.UTF8.GetBytes("PATH:" + target + "\r\n");
+        _server.Files[Name + "/" + _id.Key + "/file.ptr"] = System.Text.Encoding.UTF8.GetBytes(
+            "PATH:" + target + "\r\n"
+        );
 
-        using var locator = new SymbolLocator(SymbolPath.Parse(local + ";srv*" + _cache + "*" + _server.BaseUrl), Options());
+        using var locator = new SymbolLocator(
+            SymbolPath.Parse(local + ";srv*" + _cache + "*" + _server.BaseUrl),
+            Options()
+        );
         PdbLookupResult r = locator.LocatePdb(Name, _id);
         Assert.That(r.Status, Is.EqualTo(PdbLookupStatus.Verified));
         Assert.That(r.ViaPointerFile, Is.True);
@@ -259,7 +295,10 @@ public class SymbolLocatorHttpTests
         using var locator = Locator();
         PdbLookupResult r = locator.LocatePdb(odd, _id);
         Assert.That(r.IsVerified, Is.True);
-        Assert.That(_server.Requests.Single().Path, Is.EqualTo("/symbols/my%20lib%231%25.pdb/" + _id.Key + "/my%20lib%231%25.pdb"));
+        Assert.That(
+            _server.Requests.Single().Path,
+            Is.EqualTo("/symbols/my%20lib%231%25.pdb/" + _id.Key + "/my%20lib%231%25.pdb")
+        );
         Assert.That(r.Path, Is.EqualTo(Path.Combine(_cache, odd, _id.Key, odd)));
     }
 
@@ -288,16 +327,22 @@ public class SymbolLocatorHttpTests
     [Test]
     public void LocatePdbAsync_DownloadsOnce_WhenManyCallersAskConcurrently()
     {
-        // Whichever spelling's caller starts the shared lookup names the file it asks for, so the server holds each spelling (a
-        // symbol server matches names in any case); once the test served only "storea.pdb" and failed whenever another caller won.
+        // Whichever spelling's caller starts the shared lookup names the file it asks for, so the server holds each
+        // spelling (a symbol server matches names in any case); once the test served only "storea.pdb" and failed
+        // whenever another caller won.
         string[] spellings = ["storea.pdb", "StoreA.pdb", "STOREA.PDB", "storeA.pdb"];
         foreach (string spelling in spellings)
         {
-            _server.Overrides[spelling + "/" + _id.Key + "/" + spelling] = new ServedResponse { Body = _pdb, DelayBeforeHeaders = TimeSpan.FromMilliseconds(300) };
+            _server.Overrides[spelling + "/" + _id.Key + "/" + spelling] = new ServedResponse
+            {
+                Body = _pdb,
+                DelayBeforeHeaders = TimeSpan.FromMilliseconds(300),
+            };
         }
 
         using var locator = Locator();
-        Task<PdbLookupResult>[] tasks = Enumerable.Range(0, 24)
+        Task<PdbLookupResult>[] tasks = Enumerable
+            .Range(0, 24)
             .Select(i => Task.Run(() => locator.LocatePdbAsync(spellings[i % spellings.Length], _id)))
             .ToArray();
         Task.WaitAll(tasks);
@@ -323,7 +368,9 @@ public class SymbolLocatorHttpTests
     public void LocatePdb_RefusesBeforeReading_WhenDeclaredLengthExceedsLimit()
     {
         _server.Files[KeyPath] = _pdb;
-        using var locator = Locator(new SymbolStoreOptions { DefaultCacheDirectory = _cache, MaxDownloadBytes = 10_000 });
+        using var locator = Locator(
+            new SymbolStoreOptions { DefaultCacheDirectory = _cache, MaxDownloadBytes = 10_000 }
+        );
         PdbLookupResult r = locator.LocatePdb(Name, _id);
         Assert.That(r.IsFound, Is.False);
         Assert.That(r.Reasons, Has.Some.Contains("download limit"));
@@ -334,7 +381,9 @@ public class SymbolLocatorHttpTests
     public void LocatePdb_AbortsStream_WhenChunkedBodyExceedsLimit()
     {
         _server.Overrides[KeyPath] = new ServedResponse { Body = _pdb, Chunked = true };
-        using var locator = Locator(new SymbolStoreOptions { DefaultCacheDirectory = _cache, MaxDownloadBytes = 10_000 });
+        using var locator = Locator(
+            new SymbolStoreOptions { DefaultCacheDirectory = _cache, MaxDownloadBytes = 10_000 }
+        );
         PdbLookupResult r = locator.LocatePdb(Name, _id);
         Assert.That(r.IsFound, Is.False);
         Assert.That(r.Reasons, Has.Some.Contains("more than the 10000-byte download limit"));
@@ -379,7 +428,10 @@ public class SymbolLocatorHttpTests
     {
         string explicitCache = Path.Combine(_cache, "explicit");
         _server.Files[KeyPath] = _pdb;
-        using var locator = new SymbolLocator(SymbolPath.Parse("cache*" + explicitCache + ";srv*" + _server.BaseUrl), Options());
+        using var locator = new SymbolLocator(
+            SymbolPath.Parse("cache*" + explicitCache + ";srv*" + _server.BaseUrl),
+            Options()
+        );
         PdbLookupResult r = locator.LocatePdb(Name, _id);
         Assert.That(r.Path, Is.EqualTo(Path.Combine(explicitCache, Name, _id.Key, Name)));
     }
@@ -393,8 +445,15 @@ public class SymbolLocatorHttpTests
         int port = ((System.Net.IPEndPoint)dead.LocalEndpoint).Port;
         dead.Stop();
         using var locator = new SymbolLocator(
-            SymbolPath.Parse("srv*" + _cache + "*http://127.0.0.1:" + port.ToString(System.Globalization.CultureInfo.InvariantCulture) + "/s"),
-            new SymbolStoreOptions { DefaultCacheDirectory = _cache, MaxRetries = 0 });
+            SymbolPath.Parse(
+                "srv*"
+                    + _cache
+                    + "*http://127.0.0.1:"
+                    + port.ToString(System.Globalization.CultureInfo.InvariantCulture)
+                    + "/s"
+            ),
+            new SymbolStoreOptions { DefaultCacheDirectory = _cache, MaxRetries = 0 }
+        );
         PdbLookupResult first = locator.LocatePdb(Name, _id);
         Assert.That(first.Reasons, Has.Some.Contains("failed"));
         locator.LocatePdb("other1.pdb", _id);
@@ -406,7 +465,12 @@ public class SymbolLocatorHttpTests
     [Test]
     public async Task LocatePdbAsync_NeverExposesPartialFile_AndCleansUp_WhenDisposedMidDownload()
     {
-        _server.Overrides[KeyPath] = new ServedResponse { Body = _pdb, PauseAfterBytes = _pdb.Length / 2, Pause = TimeSpan.FromSeconds(10) };
+        _server.Overrides[KeyPath] = new ServedResponse
+        {
+            Body = _pdb,
+            PauseAfterBytes = _pdb.Length / 2,
+            Pause = TimeSpan.FromSeconds(10),
+        };
         var locator = Locator();
         Task<PdbLookupResult> lookup = locator.LocatePdbAsync(Name, _id);
         string keyDir = Path.Combine(_cache, Name, _id.Key);
@@ -432,7 +496,11 @@ public class SymbolLocatorHttpTests
     [Test]
     public void LocatePdbAsync_Throws_WhenCallerCancels_WhileSharedLookupContinues()
     {
-        _server.Overrides[KeyPath] = new ServedResponse { Body = _pdb, DelayBeforeHeaders = TimeSpan.FromMilliseconds(800) };
+        _server.Overrides[KeyPath] = new ServedResponse
+        {
+            Body = _pdb,
+            DelayBeforeHeaders = TimeSpan.FromMilliseconds(800),
+        };
         using var locator = Locator();
         using var cts = new CancellationTokenSource(TimeSpan.FromMilliseconds(100));
         Assert.CatchAsync<OperationCanceledException>(() => locator.LocatePdbAsync(Name, _id, cts.Token));
@@ -446,13 +514,20 @@ public class SymbolLocatorHttpTests
     {
         _server.Files[KeyPath] = _pdb;
         using var locator = Locator();
-        IReadOnlyList<PdbLookupResult> results = await locator.FetchAsync(
-            [new PdbRequest(Name, _id), new PdbRequest("missing.pdb", _id), new PdbRequest(Name, null)]);
-        Assert.That(results.Select(r => r.Status), Is.EqualTo(new[] { PdbLookupStatus.Verified, PdbLookupStatus.NotFound, PdbLookupStatus.NotFound }));
+        IReadOnlyList<PdbLookupResult> results = await locator.FetchAsync([
+            new PdbRequest(Name, _id),
+            new PdbRequest("missing.pdb", _id),
+            new PdbRequest(Name, null),
+        ]);
+        Assert.That(
+            results.Select(r => r.Status),
+            Is.EqualTo(new[] { PdbLookupStatus.Verified, PdbLookupStatus.NotFound, PdbLookupStatus.NotFound })
+        );
         Assert.That(results[2].Reasons.Single(), Does.Contain("no GUID/age"));
     }
 
-    private SymbolStoreOptions Options() => new() { DefaultCacheDirectory = _cache, RetryDelay = TimeSpan.FromMilliseconds(10) };
+    private SymbolStoreOptions Options() =>
+        new() { DefaultCacheDirectory = _cache, RetryDelay = TimeSpan.FromMilliseconds(10) };
 
     private SymbolLocator Locator(SymbolStoreOptions? options = null) =>
         new(SymbolPath.Parse("srv*" + _cache + "*" + _server.BaseUrl), options ?? Options());

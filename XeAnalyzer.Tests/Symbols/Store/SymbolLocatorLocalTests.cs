@@ -45,7 +45,10 @@ public class SymbolLocatorLocalTests
         Place(StoreFixtures.PdbA, store, "st", "storea.pdb", _a.Key, "storea.pdb");
         File.WriteAllText(Path.Combine(store, "index2.txt"), string.Empty);
         using var locator = Offline("srv*" + store);
-        Assert.That(locator.LocatePdb("storea.pdb", _a).Path, Is.EqualTo(Path.Combine(store, "st", "storea.pdb", _a.Key, "storea.pdb")));
+        Assert.That(
+            locator.LocatePdb("storea.pdb", _a).Path,
+            Is.EqualTo(Path.Combine(store, "st", "storea.pdb", _a.Key, "storea.pdb"))
+        );
     }
 
     [Test]
@@ -56,7 +59,12 @@ public class SymbolLocatorLocalTests
         using var locator = Offline("srv*" + store);
         PdbLookupResult r = locator.LocatePdb("storea.pdb", _a);
         Assert.That(r.IsFound, Is.False);
-        Assert.That(r.Reasons, Has.Some.EqualTo("storea.pdb in " + Path.Combine(store, "storea.pdb", _a.Key) + " has " + _b + ", wanted " + _a));
+        Assert.That(
+            r.Reasons,
+            Has.Some.EqualTo(
+                "storea.pdb in " + Path.Combine(store, "storea.pdb", _a.Key) + " has " + _b + ", wanted " + _a
+            )
+        );
     }
 
     [Test]
@@ -88,7 +96,8 @@ public class SymbolLocatorLocalTests
     {
         string folder = Path.Combine(_sandbox, "pdbs");
         Place(StoreFixtures.PdbA, folder, "storea.pdb");
-        Place(StoreFixtures.PdbA, Path.Combine(folder, "sub"), "storea.pdb", _a.Key, "storea.pdb"); // the same build twice (store layout inside) is still unique
+        // the same build twice (store layout inside) is still unique
+        Place(StoreFixtures.PdbA, Path.Combine(folder, "sub"), "storea.pdb", _a.Key, "storea.pdb");
         using var locator = Offline(folder, nameOnly: [folder, Path.Combine(folder, "sub")]);
         PdbLookupResult r = locator.LocatePdb("storea.pdb", null);
         Assert.That(r.Status, Is.EqualTo(PdbLookupStatus.Unverified));
@@ -109,9 +118,13 @@ public class SymbolLocatorLocalTests
         PdbLookupResult r = locator.LocatePdb("storea.pdb", null);
         Assert.That(r.IsFound, Is.False);
         Assert.That(r.Reasons, Has.Some.Contains("no folder was named for matching a PDB by name only"));
-        Assert.That(r.Reasons.Count(x => x.Contains("has that name but is not used", StringComparison.Ordinal)), Is.EqualTo(3));
+        Assert.That(
+            r.Reasons.Count(x => x.Contains("has that name but is not used", StringComparison.Ordinal)),
+            Is.EqualTo(3)
+        );
 
-        // A folder named for name-only matching is searched even when it is not on the symbol path; the store still is not.
+        // A folder named for name-only matching is searched even when it is not on the symbol path; the store still is
+        // not.
         using var named = Offline("srv*" + store, nameOnly: [folder]);
         Assert.That(named.LocatePdb("storea.pdb", null).Path, Is.EqualTo(Path.Combine(folder, "storea.pdb")));
         using var storeOnly = Offline("srv*" + store, nameOnly: [Path.Combine(_sandbox, "empty")]);
@@ -141,7 +154,15 @@ public class SymbolLocatorLocalTests
             Assert.That(flat.LocatePdb("storea.pdb", _a).IsFound, Is.False);
         }
 
-        using var deep = new SymbolLocator(SymbolPath.Parse(folder), new SymbolStoreOptions { Offline = true, DefaultCacheDirectory = _cache, SearchFoldersRecursively = true });
+        using var deep = new SymbolLocator(
+            SymbolPath.Parse(folder),
+            new SymbolStoreOptions
+            {
+                Offline = true,
+                DefaultCacheDirectory = _cache,
+                SearchFoldersRecursively = true,
+            }
+        );
         Assert.That(deep.LocatePdb("storea.pdb", _a).Path, Is.EqualTo(Path.Combine(folder, "x", "y", "storea.pdb")));
     }
 
@@ -181,11 +202,23 @@ public class SymbolLocatorLocalTests
     public void LocatePdb_RefusesCabinetBomb_AboveExpansionCap()
     {
         string store = Path.Combine(_sandbox, "store");
-        byte[] bomb = CabBuilder.Build("storea.pdb", new byte[32768 * 64], System.IO.Compression.CompressionLevel.SmallestSize);
+        byte[] bomb = CabBuilder.Build(
+            "storea.pdb",
+            new byte[32768 * 64],
+            System.IO.Compression.CompressionLevel.SmallestSize
+        );
         string dir = Path.Combine(store, "storea.pdb", _a.Key);
         Directory.CreateDirectory(dir);
         File.WriteAllBytes(Path.Combine(dir, "storea.pd_"), bomb);
-        using var locator = new SymbolLocator(SymbolPath.Parse("srv*" + store), new SymbolStoreOptions { Offline = true, DefaultCacheDirectory = _cache, MaxExpandedBytes = 1_000_000 });
+        using var locator = new SymbolLocator(
+            SymbolPath.Parse("srv*" + store),
+            new SymbolStoreOptions
+            {
+                Offline = true,
+                DefaultCacheDirectory = _cache,
+                MaxExpandedBytes = 1_000_000,
+            }
+        );
         PdbLookupResult r = locator.LocatePdb("storea.pdb", _a);
         Assert.That(r.IsFound, Is.False);
         Assert.That(r.Reasons, Has.Some.Contains("decompression bomb"));
@@ -230,7 +263,15 @@ public class SymbolLocatorLocalTests
             Assert.That(r.Reasons, Has.Some.Contains("outside the symbol path"));
         }
 
-        using var permissive = new SymbolLocator(SymbolPath.Parse("srv*" + store), new SymbolStoreOptions { Offline = true, DefaultCacheDirectory = _cache, AllowPointerTargetsOutsideSymbolPath = true });
+        using var permissive = new SymbolLocator(
+            SymbolPath.Parse("srv*" + store),
+            new SymbolStoreOptions
+            {
+                Offline = true,
+                DefaultCacheDirectory = _cache,
+                AllowPointerTargetsOutsideSymbolPath = true,
+            }
+        );
         Assert.That(permissive.LocatePdb("storea.pdb", _a).IsVerified, Is.True);
     }
 
@@ -250,7 +291,10 @@ public class SymbolLocatorLocalTests
     {
         string folder = Path.Combine(_sandbox, "pdbs");
         Directory.CreateDirectory(folder);
-        File.WriteAllBytes(Path.Combine(folder, "storea.pdb"), [.. "Microsoft MSFZ Container\r\n\u001aALD\0\0\0"u8, .. new byte[512]]);
+        File.WriteAllBytes(
+            Path.Combine(folder, "storea.pdb"),
+            [.. "Microsoft MSFZ Container\r\n\u001aALD\0\0\0"u8, .. new byte[512]]
+        );
         using var locator = Offline(folder);
         PdbLookupResult r = locator.LocatePdb("storea.pdb", _a);
         Assert.That(r.IsFound, Is.False);
@@ -262,7 +306,10 @@ public class SymbolLocatorLocalTests
     {
         string folder = Path.Combine(_sandbox, "pdbs");
         Directory.CreateDirectory(folder);
-        File.WriteAllBytes(Path.Combine(folder, "storea.pdb"), File.ReadAllBytes(StoreFixtures.PdbA).AsSpan(0, 1000).ToArray());
+        File.WriteAllBytes(
+            Path.Combine(folder, "storea.pdb"),
+            File.ReadAllBytes(StoreFixtures.PdbA).AsSpan(0, 1000).ToArray()
+        );
         using var locator = Offline(folder);
         Assert.That(locator.LocatePdb("storea.pdb", _a).Reasons, Has.Some.Contains("truncated"));
     }
@@ -278,9 +325,12 @@ public class SymbolLocatorLocalTests
     [Test]
     public void LocatePdb_SearchesCommittedSymbolsCache_WhenPresent()
     {
-        // The repository's own symbols-cache/ (committed fixtures: sqlmin, sqldk, sqllang, sqlTsEs built by tools/fixtures).
+        // The repository's own symbols-cache/ (committed fixtures: sqlmin, sqldk, sqllang, sqlTsEs built by
+        // tools/fixtures).
         string root = TestPaths.SymbolsCache;
-        var pdbs = Directory.Exists(root) ? SymbolCache.Enumerate(root, verify: true).Where(e => e.Status == SymbolCacheEntryStatus.Ok).ToList() : [];
+        var pdbs = Directory.Exists(root)
+            ? SymbolCache.Enumerate(root, verify: true).Where(e => e.Status == SymbolCacheEntryStatus.Ok).ToList()
+            : [];
         Assert.That(pdbs, Has.Count.GreaterThanOrEqualTo(4), "symbols-cache/ should hold the committed fixture PDBs");
 
         using var locator = Offline("srv*" + root);
@@ -298,7 +348,11 @@ public class SymbolLocatorLocalTests
         Place(StoreFixtures.PdbB, store, "storeb.pdb", _b.Key, "storeb.pdb");
         using var locator = Offline("srv*" + store);
         var results = new PdbLookupResult[200];
-        Parallel.For(0, results.Length, i => results[i] = locator.LocatePdb(i % 2 == 0 ? "storea.pdb" : "STOREB.pdb", i % 2 == 0 ? _a : _b));
+        Parallel.For(
+            0,
+            results.Length,
+            i => results[i] = locator.LocatePdb(i % 2 == 0 ? "storea.pdb" : "STOREB.pdb", i % 2 == 0 ? _a : _b)
+        );
         Assert.That(results.Where((r, i) => r.FileIdentity != (i % 2 == 0 ? _a : _b)), Is.Empty);
     }
 
@@ -344,7 +398,15 @@ public class SymbolLocatorLocalTests
     }
 
     private SymbolLocator Offline(string path, IReadOnlyList<string>? nameOnly = null) =>
-        new(SymbolPath.Parse(path), new SymbolStoreOptions { Offline = true, DefaultCacheDirectory = _cache, NameOnlyFolders = nameOnly ?? [] });
+        new(
+            SymbolPath.Parse(path),
+            new SymbolStoreOptions
+            {
+                Offline = true,
+                DefaultCacheDirectory = _cache,
+                NameOnlyFolders = nameOnly ?? [],
+            }
+        );
 
     private static void Place(string source, string root, params string[] parts)
     {

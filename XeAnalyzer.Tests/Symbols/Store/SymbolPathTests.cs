@@ -42,10 +42,18 @@ public class SymbolPathTests
     public void Parse_ReadsCacheElementsAndFolders_InOrder()
     {
         SymbolPath p = SymbolPath.Parse(" cache*/tmp/c ; ;/opt/pdbs;cache*;srv*/mnt/store ");
-        Assert.That(p.Elements.Select(e => e.Kind), Is.EqualTo(new[]
-        {
-            SymbolPathElementKind.Cache, SymbolPathElementKind.Folder, SymbolPathElementKind.Cache, SymbolPathElementKind.SymbolServer,
-        }));
+        Assert.That(
+            p.Elements.Select(e => e.Kind),
+            Is.EqualTo(
+                new[]
+                {
+                    SymbolPathElementKind.Cache,
+                    SymbolPathElementKind.Folder,
+                    SymbolPathElementKind.Cache,
+                    SymbolPathElementKind.SymbolServer,
+                }
+            )
+        );
         Assert.That(p.Elements[0].Directory, Is.EqualTo(Path.GetFullPath("/tmp/c")));
         Assert.That(p.Elements[2].Directory, Is.Null);
         Assert.That(p.Elements[3].UsesNetwork, Is.False);
@@ -56,7 +64,10 @@ public class SymbolPathTests
     public void Parse_MakesRelativeFoldersAbsolute_AndStripsQuotes()
     {
         SymbolPath p = SymbolPath.Parse("\"my pdbs\";sub/dir");
-        Assert.That(p.Elements.Select(e => e.Directory), Is.EqualTo(new[] { Path.GetFullPath("my pdbs"), Path.GetFullPath("sub/dir") }));
+        Assert.That(
+            p.Elements.Select(e => e.Directory),
+            Is.EqualTo(new[] { Path.GetFullPath("my pdbs"), Path.GetFullPath("sub/dir") })
+        );
     }
 
     [Test]
@@ -107,7 +118,10 @@ public class SymbolPathTests
             Environment.SetEnvironmentVariable(SymbolPath.EnvironmentVariable, "srv*/tmp/main*" + Msdl);
             Environment.SetEnvironmentVariable(SymbolPath.AlternateEnvironmentVariable, "/tmp/alt");
             SymbolPath p = SymbolPath.FromEnvironment();
-            Assert.That(p.Elements.Select(e => e.Kind), Is.EqualTo(new[] { SymbolPathElementKind.Folder, SymbolPathElementKind.SymbolServer }));
+            Assert.That(
+                p.Elements.Select(e => e.Kind),
+                Is.EqualTo(new[] { SymbolPathElementKind.Folder, SymbolPathElementKind.SymbolServer })
+            );
             Environment.SetEnvironmentVariable(SymbolPath.EnvironmentVariable, null);
             Environment.SetEnvironmentVariable(SymbolPath.AlternateEnvironmentVariable, null);
             Assert.That(SymbolPath.FromEnvironment().IsEmpty, Is.True);

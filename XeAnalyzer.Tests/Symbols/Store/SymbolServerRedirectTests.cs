@@ -7,9 +7,10 @@ using XeAnalyzer.Tests.Symbols.Resolution;
 namespace XeAnalyzer.Tests.Symbols.Store;
 
 /// <summary>
-/// A symbol server answering with redirects the client must not follow (other schemes, unparsable or host-less locations, loops):
-/// a failed lookup on that server with the reason in the summary, then the next symbol path element; never an exception, never a
-/// connection to a non-HTTP(S) target. Through the library, <c>xeanalyze resolve</c> and <c>xeanalyze symbols fetch</c>.
+/// A symbol server answering with redirects the client must not follow (other schemes, unparsable or host-less
+/// locations, loops): a failed lookup on that server with the reason in the summary, then the next symbol path element;
+/// never an exception, never a connection to a non-HTTP(S) target. Through the library, <c>xeanalyze resolve</c> and
+/// <c>xeanalyze symbols fetch</c>.
 /// </summary>
 public sealed class SymbolServerRedirectTests
 {
@@ -26,13 +27,23 @@ public sealed class SymbolServerRedirectTests
     public static IEnumerable<TestCaseData> BadLocations()
     {
         yield return new TestCaseData("file:///etc/passwd", "not an http or https URL").SetName("Redirect_FileScheme");
-        yield return new TestCaseData("ftp://127.0.0.1:{port}/storea.pdb", "not an http or https URL").SetName("Redirect_FtpToLoopbackPort");
-        yield return new TestCaseData("gopher://127.0.0.1:{port}/1", "not an http or https URL").SetName("Redirect_GopherToLoopbackPort");
-        yield return new TestCaseData("javascript:alert(1)", "not an http or https URL").SetName("Redirect_JavascriptScheme");
+        yield return new TestCaseData("ftp://127.0.0.1:{port}/storea.pdb", "not an http or https URL").SetName(
+            "Redirect_FtpToLoopbackPort"
+        );
+        yield return new TestCaseData("gopher://127.0.0.1:{port}/1", "not an http or https URL").SetName(
+            "Redirect_GopherToLoopbackPort"
+        );
+        yield return new TestCaseData("javascript:alert(1)", "not an http or https URL").SetName(
+            "Redirect_JavascriptScheme"
+        );
         yield return new TestCaseData("data:text/plain,PDB", "not an http or https URL").SetName("Redirect_DataScheme");
-        yield return new TestCaseData("http://exa mple.com/x.pdb", "unparsable location").SetName("Redirect_HostWithSpace");
+        yield return new TestCaseData("http://exa mple.com/x.pdb", "unparsable location").SetName(
+            "Redirect_HostWithSpace"
+        );
         yield return new TestCaseData("http://[::1/x.pdb", "unparsable location").SetName("Redirect_UnclosedIpv6Host");
-        yield return new TestCaseData("http://%zz%/x.pdb", "unparsable location").SetName("Redirect_PercentGarbageHost");
+        yield return new TestCaseData("http://%zz%/x.pdb", "unparsable location").SetName(
+            "Redirect_PercentGarbageHost"
+        );
         yield return new TestCaseData("http:///x.pdb", "unparsable location").SetName("Redirect_EmptyHost");
         yield return new TestCaseData("http://:80/x.pdb", "unparsable location").SetName("Redirect_PortWithoutHost");
         yield return new TestCaseData(string.Empty, "without a Location").SetName("Redirect_EmptyLocation");
@@ -53,7 +64,13 @@ public sealed class SymbolServerRedirectTests
         string cache = Path.Combine(_sandbox, "cache");
         using var locator = new SymbolLocator(
             SymbolPath.Parse($"srv*{cache}*{bad.BaseUrl};srv*{cache}*{good.BaseUrl}"),
-            new SymbolStoreOptions { DefaultCacheDirectory = cache, MaxRetries = 0, Timeout = TimeSpan.FromSeconds(10) });
+            new SymbolStoreOptions
+            {
+                DefaultCacheDirectory = cache,
+                MaxRetries = 0,
+                Timeout = TimeSpan.FromSeconds(10),
+            }
+        );
         PdbLookupResult r = locator.LocatePdb(Name, id);
 
         Assert.That(r.IsVerified, Is.True, string.Join("\n", r.Reasons));
@@ -73,10 +90,16 @@ public sealed class SymbolServerRedirectTests
         server.Overrides[keyPath] = ServedResponse.Redirect("/symbols/moved/" + keyPath, 301);
         server.Files["moved/" + keyPath] = File.ReadAllBytes(StoreFixtures.PdbA);
         string cache = Path.Combine(_sandbox, "cache");
-        using var locator = new SymbolLocator(SymbolPath.Parse($"srv*{cache}*{server.BaseUrl}"), new SymbolStoreOptions { DefaultCacheDirectory = cache });
+        using var locator = new SymbolLocator(
+            SymbolPath.Parse($"srv*{cache}*{server.BaseUrl}"),
+            new SymbolStoreOptions { DefaultCacheDirectory = cache }
+        );
         PdbLookupResult r = locator.LocatePdb(Name, id);
         Assert.That(r.IsVerified, Is.True, string.Join("\n", r.Reasons));
-        Assert.That(server.Requests.Select(q => q.Path), Is.EqualTo(new[] { "/symbols/" + keyPath, "/symbols/moved/" + keyPath }));
+        Assert.That(
+            server.Requests.Select(q => q.Path),
+            Is.EqualTo(new[] { "/symbols/" + keyPath, "/symbols/moved/" + keyPath })
+        );
         Assert.That(locator.GetServerProblems(), Is.Empty);
     }
 
@@ -89,12 +112,18 @@ public sealed class SymbolServerRedirectTests
         server.Overrides[keyPath] = ServedResponse.Redirect("hop1", 307);
         for (int i = 1; i < 10; i++)
         {
-            server.Overrides[Name + "/" + id.Key + "/hop" + i.ToString(CultureInfo.InvariantCulture)] = ServedResponse.Redirect("hop" + (i + 1).ToString(CultureInfo.InvariantCulture), 308);
+            server.Overrides[Name + "/" + id.Key + "/hop" + i.ToString(CultureInfo.InvariantCulture)] =
+                ServedResponse.Redirect("hop" + (i + 1).ToString(CultureInfo.InvariantCulture), 308);
         }
 
         server.Files[Name + "/" + id.Key + "/hop10"] = File.ReadAllBytes(StoreFixtures.PdbA);
         string cache = Path.Combine(_sandbox, "cache");
-        using (var locator = new SymbolLocator(SymbolPath.Parse($"srv*{cache}*{server.BaseUrl}"), new SymbolStoreOptions { DefaultCacheDirectory = cache }))
+        using (
+            var locator = new SymbolLocator(
+                SymbolPath.Parse($"srv*{cache}*{server.BaseUrl}"),
+                new SymbolStoreOptions { DefaultCacheDirectory = cache }
+            )
+        )
         {
             Assert.That(locator.LocatePdb(Name, id).IsVerified, Is.True, "10 redirects are within the limit");
         }
@@ -102,7 +131,12 @@ public sealed class SymbolServerRedirectTests
         StoreFixtures.DeleteScratch(cache);
         server.Overrides[Name + "/" + id.Key + "/hop10"] = ServedResponse.Redirect("hop11");
         server.Files[Name + "/" + id.Key + "/hop11"] = File.ReadAllBytes(StoreFixtures.PdbA);
-        using (var locator = new SymbolLocator(SymbolPath.Parse($"srv*{cache}*{server.BaseUrl}"), new SymbolStoreOptions { DefaultCacheDirectory = cache }))
+        using (
+            var locator = new SymbolLocator(
+                SymbolPath.Parse($"srv*{cache}*{server.BaseUrl}"),
+                new SymbolStoreOptions { DefaultCacheDirectory = cache }
+            )
+        )
         {
             PdbLookupResult r = locator.LocatePdb(Name, id);
             Assert.That(r.IsFound, Is.False);
@@ -127,14 +161,34 @@ public sealed class SymbolServerRedirectTests
         File.WriteAllText(input, ResolutionFixtures.StackAModuleOffsetText());
         string cache = Path.Combine(_sandbox, "cache");
         string symbols = $"srv*{cache}*{bad.BaseUrl};srv*{cache}*{good.BaseUrl}";
-        (int exit, string output, string err) = CliRunner.Run(["resolve", input, "--symbols", symbols, "--symbol-timeout", "10", .. build]);
+        (int exit, string output, string err) = CliRunner.Run([
+            "resolve",
+            input,
+            "--symbols",
+            symbols,
+            "--symbol-timeout",
+            "10",
+            .. build,
+        ]);
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(err, Does.Not.Contain("internal error"));
-        Assert.That(ResolutionFixtures.Lines(output), Is.EqualTo(ResolutionFixtures.PublishedStackA), "every frame resolves from the second server");
+        Assert.That(
+            ResolutionFixtures.Lines(output),
+            Is.EqualTo(ResolutionFixtures.PublishedStackA),
+            "every frame resolves from the second server"
+        );
         Assert.That(err, Does.Contain("symbol server skipped: ").And.Contain("not followed"));
 
         StoreFixtures.DeleteScratch(cache);
-        (exit, output, err) = CliRunner.Run(["symbols", "fetch", "--symbols", symbols, "--symbol-timeout", "10", .. build]);
+        (exit, output, err) = CliRunner.Run([
+            "symbols",
+            "fetch",
+            "--symbols",
+            symbols,
+            "--symbol-timeout",
+            "10",
+            .. build,
+        ]);
         Assert.That(exit, Is.EqualTo(0), err);
         Assert.That(err, Does.Not.Contain("internal error"));
         Assert.That(Regex.Count(output, ": downloaded "), Is.EqualTo(4), output);
@@ -148,7 +202,18 @@ public sealed class SymbolServerRedirectTests
         using var bad = new LoopbackSymbolServer();
         bad.Everything = ServedResponse.Redirect("file:///etc/passwd");
         string cache = Path.Combine(_sandbox, "cache");
-        (int exit, string output, string err) = CliRunner.Run("symbols", "fetch", "--symbols", $"srv*{cache}*{bad.BaseUrl}", "--pdb", "sqlmin.pdb", "--guid", "9c072258-c838-1309-4c4c-44205044422e", "--age", "1");
+        (int exit, string output, string err) = CliRunner.Run(
+            "symbols",
+            "fetch",
+            "--symbols",
+            $"srv*{cache}*{bad.BaseUrl}",
+            "--pdb",
+            "sqlmin.pdb",
+            "--guid",
+            "9c072258-c838-1309-4c4c-44205044422e",
+            "--age",
+            "1"
+        );
         Assert.That(exit, Is.EqualTo(3), err);
         Assert.That(output, Does.Contain("not found").And.Contain("file:///etc/passwd").And.Contain("not followed"));
         Assert.That(err, Does.Not.Contain("internal error"));

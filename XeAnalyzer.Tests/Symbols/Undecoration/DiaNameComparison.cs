@@ -6,7 +6,8 @@ using XeAnalyzer.Symbols.Undecoration;
 namespace XeAnalyzer.Tests.Symbols.Undecoration;
 
 /// <summary>
-/// Compares <see cref="MsvcNameUndecorator"/> with names DIA produced (breakpad <c>.sym</c> files in the shared vectors).
+/// Compares <see cref="MsvcNameUndecorator"/> with names DIA produced (breakpad <c>.sym</c> files in the shared
+/// vectors).
 /// </summary>
 /// <remarks>
 /// <para><b>Why a normaliser.</b> Breakpad's dump_syms asked DIA for <c>get_undecoratedNameEx</c> with its own flags
@@ -14,13 +15,16 @@ namespace XeAnalyzer.Tests.Symbols.Undecoration;
 /// (PDB-AND-SYMBOLS.md §8 "Using .sym/.old.sym names"). So the DIA text carries parts a name-only string does not have,
 /// and only those are removed. <see cref="NormalizeDia"/> (DIA side only):</para>
 /// <list type="number">
-/// <item>FUNC lines only: a leading <c>static </c> and the return type after it are dropped (private-symbol text).</item>
-/// <item>Trailing qualifiers of the function (<c> const</c>, <c> volatile</c>, <c> &amp;</c>, <c> &amp;&amp;</c>, <c> __ptr64</c>) are dropped,
-/// then the last balanced parenthesised group (the parameter list) is cut. Scanning from the end keeps
+/// <item>FUNC lines only: a leading <c>static </c> and the return type after it are dropped (private-symbol
+/// text).</item>
+/// <item>Trailing qualifiers of the function (<c> const</c>, <c> volatile</c>, <c> &amp;</c>, <c> &amp;&amp;</c>, <c>
+/// __ptr64</c>) are dropped, then the last balanced parenthesised group (the parameter list) is cut. Scanning from the
+/// end keeps
 /// <c>operator()</c>, <c>operator&lt;</c> and function-pointer template arguments intact.</item>
 /// </list>
 /// <para><see cref="Canonical"/> (applied to BOTH sides) removes what the flags breakpad passed suppress but
-/// name-only keeps: calling-convention keywords (<c>__cdecl</c>, <c>__stdcall</c>, <c>__fastcall</c>, <c>__thiscall</c>,
+/// name-only keeps: calling-convention keywords (<c>__cdecl</c>, <c>__stdcall</c>, <c>__fastcall</c>,
+/// <c>__thiscall</c>,
 /// <c>__vectorcall</c>, <c>__clrcall</c>) and <c> __ptr64</c> (UNDNAME_NO_MS_KEYWORDS). Nothing else: template-argument
 /// spacing, <c>__int64</c>, backtick quoting, pointer spacing inside template arguments and the x86 C-name
 /// decorations must match DIA's text exactly.</para>
@@ -35,21 +39,57 @@ namespace XeAnalyzer.Tests.Symbols.Undecoration;
 internal static class DiaNameComparison
 {
     private static readonly string[] s_callingConventions =
-        ["__cdecl", "__stdcall", "__fastcall", "__thiscall", "__vectorcall", "__clrcall"];
+    [
+        "__cdecl",
+        "__stdcall",
+        "__fastcall",
+        "__thiscall",
+        "__vectorcall",
+        "__clrcall",
+    ];
 
-    private static readonly string[] s_trailingQualifiers = [" const", " volatile", " __ptr64", " &&", " &", " __restrict"];
+    private static readonly string[] s_trailingQualifiers =
+    [
+        " const",
+        " volatile",
+        " __ptr64",
+        " &&",
+        " &",
+        " __restrict",
+    ];
 
     /// <summary>One DIA line and its pairing.</summary>
-    internal sealed record LineResult(string Kind, uint Rva, string DiaRaw, string DiaNormalized, IReadOnlyList<string> Decorated, IReadOnlyList<string> Ours, bool Identical);
+    internal sealed record LineResult(
+        string Kind,
+        uint Rva,
+        string DiaRaw,
+        string DiaNormalized,
+        IReadOnlyList<string> Decorated,
+        IReadOnlyList<string> Ours,
+        bool Identical
+    );
 
     /// <summary>The comparison over one file.</summary>
-    internal sealed record Summary(int Lines, int Unpaired, int Paired, int Identical, int Tied, int IdenticalUntied, int PublicsWithoutLine, IReadOnlyList<LineResult> Differences)
+    internal sealed record Summary(
+        int Lines,
+        int Unpaired,
+        int Paired,
+        int Identical,
+        int Tied,
+        int IdenticalUntied,
+        int PublicsWithoutLine,
+        IReadOnlyList<LineResult> Differences
+    )
     {
         public double Ratio => Paired == 0 ? 0 : (double)Identical / Paired;
 
-        public override string ToString() => string.Create(
-            CultureInfo.InvariantCulture,
-            $"{Identical}/{Paired} DIA lines identical ({Ratio:P2}); untied lines (one public at the RVA) {IdenticalUntied}/{Paired - Tied}; {Unpaired} lines without a public at their RVA; {PublicsWithoutLine} publics without a DIA line; {Differences.Count} differences");
+        public override string ToString() =>
+            string.Create(
+                CultureInfo.InvariantCulture,
+                $"{Identical}/{Paired} DIA lines identical ({Ratio:P2}); untied lines (one public at the RVA) "
+                    + $"{IdenticalUntied}/{Paired - Tied}; {Unpaired} lines without a public at their RVA; "
+                    + $"{PublicsWithoutLine} publics without a DIA line; {Differences.Count} differences"
+            );
     }
 
     /// <summary>Removes calling conventions and <c>__ptr64</c> (see the class remarks).</summary>
@@ -130,7 +170,8 @@ internal static class DiaNameComparison
         return Canonical(s);
     }
 
-    /// <summary>Reads the publics of a PDB with <see cref="PdbFile.GetPublics"/>: RVA to decorated names, in stream order.</summary>
+    /// <summary>Reads the publics of a PDB with <see cref="PdbFile.GetPublics"/>: RVA to decorated names, in stream
+    /// order.</summary>
     public static (Dictionary<uint, List<string>> ByRva, int Count) ReadPublics(string pdbPath)
     {
         using PdbFile pdb = PdbFile.Open(pdbPath);
@@ -149,7 +190,8 @@ internal static class DiaNameComparison
         return (byRva, publics.Count);
     }
 
-    /// <summary>Reads breakpad <c>PUBLIC [m] rva psize name</c> and (optionally) <c>FUNC [m] rva size psize name</c> lines.</summary>
+    /// <summary>Reads breakpad <c>PUBLIC [m] rva psize name</c> and (optionally) <c>FUNC [m] rva size psize name</c>
+    /// lines.</summary>
     public static List<(string Kind, uint Rva, string Name)> ReadSym(string path, bool includeFunc)
     {
         var result = new List<(string, uint, string)>();
@@ -244,7 +286,16 @@ internal static class DiaNameComparison
             }
         }
 
-        return new Summary(lines.Count, unpaired, lines.Count - unpaired, identical, tied, identicalUntied, publicsWithoutLine, differences);
+        return new Summary(
+            lines.Count,
+            unpaired,
+            lines.Count - unpaired,
+            identical,
+            tied,
+            identicalUntied,
+            publicsWithoutLine,
+            differences
+        );
     }
 
     /// <summary>A readable listing of differences, for assertion messages.</summary>
@@ -253,7 +304,12 @@ internal static class DiaNameComparison
         var sb = new StringBuilder();
         foreach (LineResult d in differences)
         {
-            sb.Append(CultureInfo.InvariantCulture, $"{d.Kind} {d.Rva:x}: decorated [{string.Join(" | ", d.Decorated)}] -> ours [{string.Join(" | ", d.Ours)}]; DIA \"{d.DiaNormalized}\" (raw \"{d.DiaRaw}\")").AppendLine();
+            sb.Append(
+                    CultureInfo.InvariantCulture,
+                    $"{d.Kind} {d.Rva:x}: decorated [{string.Join(" | ", d.Decorated)}] -> ours "
+                        + $"[{string.Join(" | ", d.Ours)}]; DIA \"{d.DiaNormalized}\" (raw \"{d.DiaRaw}\")"
+                )
+                .AppendLine();
         }
 
         return sb.ToString();

@@ -4,25 +4,34 @@ using XeAnalyzer.Symbols.Undecoration;
 namespace XeAnalyzer.Tests.Symbols.Undecoration;
 
 /// <summary>
-/// Identity oracle without the shared vectors: <c>TestData/undname/clang-corpus.tsv</c> holds the decorated names clang-14
-/// gave the symbols of <c>tools/undname/corpus.cpp</c> (x64 and x86 MSVC targets) with llvm-undname-14's full
+/// Identity oracle without the shared vectors: <c>TestData/undname/clang-corpus.tsv</c> holds the decorated names
+/// clang-14 gave the symbols of <c>tools/undname/corpus.cpp</c> (x64 and x86 MSVC targets) with llvm-undname-14's full
 /// undecoration, recorded by <c>tools/undname/build-corpus.sh</c>. llvm-undname has no name-only mode, so
 /// <see cref="LlvmToNameOnly"/> cuts its output to name-only, and <see cref="Canonical"/> removes on BOTH sides the
-/// spelling differences between llvm-undname and the Microsoft undecorator (spaces, keywords); the DIA spelling itself is
-/// checked by <see cref="MsvcNameUndecoratorFormatTests"/>. Names llvm-undname cannot cut this way are listed in
+/// spelling differences between llvm-undname and the Microsoft undecorator (spaces, keywords); the DIA spelling itself
+/// is checked by <see cref="MsvcNameUndecoratorFormatTests"/>. Names llvm-undname cannot cut this way are listed in
 /// <see cref="s_handChecked"/> with a hand-checked expectation and the reason.
 /// </summary>
 [TestFixture]
 public sealed class MsvcNameUndecoratorCorpusTests
 {
     private static readonly string[] s_callingConventions =
-        [" __cdecl ", " __stdcall ", " __fastcall ", " __thiscall ", " __vectorcall ", " __clrcall "];
+    [
+        " __cdecl ",
+        " __stdcall ",
+        " __fastcall ",
+        " __thiscall ",
+        " __vectorcall ",
+        " __clrcall ",
+    ];
 
     /// <summary>
     /// Names whose llvm-undname text the simple normaliser cannot cut to name-only; expected values checked by hand
     /// against the llvm-undname text shown in the comment.
     /// </summary>
-    private static readonly Dictionary<string, (string Expected, string Reason)> s_handChecked = new(StringComparer.Ordinal)
+    private static readonly Dictionary<string, (string Expected, string Reason)> s_handChecked = new(
+        StringComparer.Ordinal
+    )
     {
         // llvm: int (*g_array)[8]
         ["?g_array@@3PAY07HA"] = ("g_array", "the variable's name sits inside its declarator"),
@@ -30,13 +39,31 @@ public sealed class MsvcNameUndecoratorCorpusTests
         ["?g_fn_ptr@@3P6AHH@ZA"] = ("g_fn_ptr", "the variable's name sits inside its declarator"),
         ["?g_fn_ptr@@3P6AHH@ZEA"] = ("g_fn_ptr", "the variable's name sits inside its declarator"),
         // llvm: public: static int (__cdecl **Holder<int (__cdecl *)(void)>::s_value)(void)
-        ["?s_value@?$Holder@P6AHXZ@@2PAP6AHXZA"] = ("Holder<int (__cdecl*)(void)>::s_value", "the variable's name sits inside its declarator"),
-        ["?s_value@?$Holder@P6AHXZ@@2PEAP6AHXZEA"] = ("Holder<int (__cdecl*)(void)>::s_value", "the variable's name sits inside its declarator"),
-        ["?s_value@?$Holder@P6AXHPAD@Z@@2PAP6AXHPAD@ZA"] = ("Holder<void (__cdecl*)(int,char *)>::s_value", "the variable's name sits inside its declarator"),
-        ["?s_value@?$Holder@P6AXHPEAD@Z@@2PEAP6AXHPEAD@ZEA"] = ("Holder<void (__cdecl*)(int,char * __ptr64)>::s_value", "the variable's name sits inside its declarator"),
+        ["?s_value@?$Holder@P6AHXZ@@2PAP6AHXZA"] = (
+            "Holder<int (__cdecl*)(void)>::s_value",
+            "the variable's name sits inside its declarator"
+        ),
+        ["?s_value@?$Holder@P6AHXZ@@2PEAP6AHXZEA"] = (
+            "Holder<int (__cdecl*)(void)>::s_value",
+            "the variable's name sits inside its declarator"
+        ),
+        ["?s_value@?$Holder@P6AXHPAD@Z@@2PAP6AXHPAD@ZA"] = (
+            "Holder<void (__cdecl*)(int,char *)>::s_value",
+            "the variable's name sits inside its declarator"
+        ),
+        ["?s_value@?$Holder@P6AXHPEAD@Z@@2PEAP6AXHPEAD@ZEA"] = (
+            "Holder<void (__cdecl*)(int,char * __ptr64)>::s_value",
+            "the variable's name sits inside its declarator"
+        ),
         // llvm: int __cdecl ByAddress<&int g_value>(void); ByReference<int g_value>
-        ["??$ByAddress@$1?g_value@@3HA@@YAHXZ"] = ("ByAddress<&g_value>", "llvm prints the referenced variable's declaration; name-only prints its name"),
-        ["??$ByReference@$E?g_value@@3HA@@YAHXZ"] = ("ByReference<g_value>", "llvm prints the referenced variable's declaration; name-only prints its name"),
+        ["??$ByAddress@$1?g_value@@3HA@@YAHXZ"] = (
+            "ByAddress<&g_value>",
+            "llvm prints the referenced variable's declaration; name-only prints its name"
+        ),
+        ["??$ByReference@$E?g_value@@3HA@@YAHXZ"] = (
+            "ByReference<g_value>",
+            "llvm prints the referenced variable's declaration; name-only prints its name"
+        ),
     };
 
     private static IEnumerable<TestCaseData> CorpusRows()
@@ -55,7 +82,11 @@ public sealed class MsvcNameUndecoratorCorpusTests
     }
 
     [TestCaseSource(nameof(CorpusRows))]
-    public void UndecorateNameOnly_MatchesLlvmUndnameIdentity_ForClangCorpusName(string target, string decorated, string llvm)
+    public void UndecorateNameOnly_MatchesLlvmUndnameIdentity_ForClangCorpusName(
+        string target,
+        string decorated,
+        string llvm
+    )
     {
         Assert.That(target, Is.AnyOf("x86_64", "i686"));
         bool ok = MsvcNameUndecorator.TryUndecorate(decorated, out string ours);
@@ -96,14 +127,19 @@ public sealed class MsvcNameUndecoratorCorpusTests
     /// specifiers, <c>static</c>/<c>virtual</c> are dropped; <c>`adjustor{n}'</c> and a trailing <c>{for `X'}</c> are
     /// dropped; the parameter list (the last balanced parenthesised group, after trailing qualifiers) is cut; the
     /// return type is cut at the first space-delimited calling convention, or for data at the last space outside
-    /// <c>&lt;&gt;</c>, <c>()</c> and backticks. Backtick-quoted nested declarations (holding a calling convention) are cut the same way first; an
-    /// RTTI type descriptor keeps its type (<c>Base1 `RTTI Type Descriptor'</c>).
+    /// <c>&lt;&gt;</c>, <c>()</c> and backticks. Backtick-quoted nested declarations (holding a calling convention) are
+    /// cut the same way first; an RTTI type descriptor keeps its type (<c>Base1 `RTTI Type Descriptor'</c>).
     /// </summary>
     internal static string LlvmToNameOnly(string llvm)
     {
         string s = llvm;
-        if (s.StartsWith('"') || s.StartsWith("L\"", StringComparison.Ordinal) || s.StartsWith("u\"", StringComparison.Ordinal)
-            || s.StartsWith("U\"", StringComparison.Ordinal) || s.StartsWith("u8\"", StringComparison.Ordinal))
+        if (
+            s.StartsWith('"')
+            || s.StartsWith("L\"", StringComparison.Ordinal)
+            || s.StartsWith("u\"", StringComparison.Ordinal)
+            || s.StartsWith("U\"", StringComparison.Ordinal)
+            || s.StartsWith("u8\"", StringComparison.Ordinal)
+        )
         {
             return "`string'";
         }
@@ -223,20 +259,35 @@ public sealed class MsvcNameUndecoratorCorpusTests
         {
             switch (s[i])
             {
-                case '<': angle++; break;
-                case '>': angle--; break;
-                case '(': paren++; break;
-                case ')': paren--; break;
-                case '`': tick++; break;
-                case '\'': tick--; break;
-                case ' ' when angle == 0 && paren == 0 && tick == 0: last = i; break;
+                case '<':
+                    angle++;
+                    break;
+                case '>':
+                    angle--;
+                    break;
+                case '(':
+                    paren++;
+                    break;
+                case ')':
+                    paren--;
+                    break;
+                case '`':
+                    tick++;
+                    break;
+                case '\'':
+                    tick--;
+                    break;
+                case ' ' when angle == 0 && paren == 0 && tick == 0:
+                    last = i;
+                    break;
             }
         }
 
         return last < 0 ? s : s[(last + 1)..];
     }
 
-    /// <summary>Replaces each backtick-quoted nested declaration (one holding a parenthesis) by its name-only cut.</summary>
+    /// <summary>Replaces each backtick-quoted nested declaration (one holding a parenthesis) by its name-only
+    /// cut.</summary>
     private static string CutNested(string s)
     {
         var sb = new StringBuilder();
@@ -291,7 +342,8 @@ public sealed class MsvcNameUndecoratorCorpusTests
             s = RemoveKeyword(s, k);
         }
 
-        s = s.Replace("__ptr64", string.Empty, StringComparison.Ordinal).Replace(" dtor'", " destructor'", StringComparison.Ordinal);
+        s = s.Replace("__ptr64", string.Empty, StringComparison.Ordinal)
+            .Replace(" dtor'", " destructor'", StringComparison.Ordinal);
         var sb = new StringBuilder(s.Length);
         for (int i = 0; i < s.Length; i++)
         {

@@ -58,7 +58,6 @@ public sealed class MsvcNameUndecoratorFuzzTests
                 Assert.That(result, Is.EqualTo(input));
             }
         }
-
     }
 
     [Test]
@@ -110,7 +109,13 @@ public sealed class MsvcNameUndecoratorFuzzTests
         sb.Append("P6AXH@Z");
         for (int level = 0; level < 9; level++)
         {
-            sb.Append("P6AX").Append(string.Concat(Enumerable.Repeat(level.ToString(System.Globalization.CultureInfo.InvariantCulture), 9))).Append("@Z");
+            sb.Append("P6AX")
+                .Append(
+                    string.Concat(
+                        Enumerable.Repeat(level.ToString(System.Globalization.CultureInfo.InvariantCulture), 9)
+                    )
+                )
+                .Append("@Z");
         }
 
         sb.Append("@Z");

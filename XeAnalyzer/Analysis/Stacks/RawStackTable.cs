@@ -3,8 +3,9 @@ using System.Numerics;
 namespace XeAnalyzer.Analysis.Stacks;
 
 /// <summary>
-/// One distinct raw stack of one input and its tallies: the event id and the return addresses, or the event id and the stack text as
-/// read (frames are parsed only when the table is symbolized). Kept small: a few hundred bytes per distinct stack.
+/// One distinct raw stack of one input and its tallies: the event id and the return addresses, or the event id and the
+/// stack text as read (frames are parsed only when the table is symbolized). Kept small: a few hundred bytes per
+/// distinct stack.
 /// </summary>
 internal sealed class RawStack
 {
@@ -20,7 +21,8 @@ internal sealed class RawStack
     public long Last = long.MinValue;
     public RawDurations? Durations; // only for events with a duration field (wait events)
 
-    // When merging (StackMerger), the first raw stack of a merge key becomes the bucket and the others are added into it.
+    // When merging (StackMerger), the first raw stack of a merge key becomes the bucket and the others are added into
+    // it.
     public BucketFrame[]? Frames;
     public List<int>? EventIds;
     public long BestCount = -1;
@@ -28,7 +30,8 @@ internal sealed class RawStack
 
     public int FrameCount => Addresses is ulong[] a ? a.Length - 1 : 0;
 
-    /// <summary>Adds events of this stack: their count, time (or <see cref="long.MinValue"/>), duration and signal duration (−1 when the event has no such field).</summary>
+    /// <summary>Adds events of this stack: their count, time (or <see cref="long.MinValue"/>), duration and signal
+    /// duration (−1 when the event has no such field).</summary>
     public void Add(long count, long ticks, long duration, long signal)
     {
         Count += count;
@@ -45,7 +48,8 @@ internal sealed class RawStack
     }
 }
 
-/// <summary>The duration and signal_duration tallies of a raw stack or bucket (a field the events lack stays at 0 events: n/a).</summary>
+/// <summary>The duration and signal_duration tallies of a raw stack or bucket (a field the events lack stays at 0
+/// events: n/a).</summary>
 internal sealed class RawDurations
 {
     public long DurationEvents;
@@ -84,9 +88,9 @@ internal sealed class RawDurations
 }
 
 /// <summary>
-/// The count per distinct raw stack of one input: events are aggregated by raw stack (the array of return addresses, or the stack
-/// text, plus the event name) without allocating per event. Raw addresses of two inputs are never compared (each input has its own
-/// table and module map). Bounded by the distinct-stack cap shared by every table of a builder.
+/// The count per distinct raw stack of one input: events are aggregated by raw stack (the array of return addresses, or
+/// the stack text, plus the event name) without allocating per event. Raw addresses of two inputs are never compared
+/// (each input has its own table and module map). Bounded by the distinct-stack cap shared by every table of a builder.
 /// </summary>
 internal sealed class RawStackTable
 {
@@ -96,12 +100,14 @@ internal sealed class RawStackTable
 
     public RawStackTable() => _lookup = _byAddresses.GetAlternateLookup<ReadOnlySpan<ulong>>();
 
-    /// <summary>The distinct raw stacks in the order first seen (entries are cleared by <see cref="TakeAll"/>).</summary>
+    /// <summary>The distinct raw stacks in the order first seen (entries are cleared by
+    /// <see cref="TakeAll"/>).</summary>
     public List<RawStack> Order { get; } = [];
 
     /// <summary>
-    /// Hands out every raw stack once, in the order first seen, and lets go of each (and of the lookups) as it goes, so the memory of
-    /// the table is given back while its stacks are symbolized and merged: the peak is not the table plus the buckets.
+    /// Hands out every raw stack once, in the order first seen, and lets go of each (and of the lookups) as it goes, so
+    /// the memory of the table is given back while its stacks are symbolized and merged: the peak is not the table plus
+    /// the buckets.
     /// </summary>
     public IEnumerable<RawStack> TakeAll()
     {
@@ -120,7 +126,8 @@ internal sealed class RawStackTable
         Order.TrimExcess();
     }
 
-    /// <summary>Finds or adds an address stack (key = event id, then the frames); <see langword="null"/> when the cap is reached.</summary>
+    /// <summary>Finds or adds an address stack (key = event id, then the frames); <see langword="null"/> when the cap
+    /// is reached.</summary>
     public RawStack? FindOrAdd(ReadOnlySpan<ulong> key, StackLimitCounter limit)
     {
         if (_lookup.TryGetValue(key, out RawStack? raw))
@@ -156,18 +163,26 @@ internal sealed class RawStackTable
             return null;
         }
 
-        raw = new RawStack { EventId = eventId, Text = text, FirstLine = line };
+        raw = new RawStack
+        {
+            EventId = eventId,
+            Text = text,
+            FirstLine = line,
+        };
         _byText.Add((eventId, text), raw);
         Order.Add(raw);
         return raw;
     }
 
     /// <summary>Compares address keys by content, and looks them up by span without allocating.</summary>
-    private sealed class AddressKeyComparer : IEqualityComparer<ulong[]>, IAlternateEqualityComparer<ReadOnlySpan<ulong>, ulong[]>
+    private sealed class AddressKeyComparer
+        : IEqualityComparer<ulong[]>,
+            IAlternateEqualityComparer<ReadOnlySpan<ulong>, ulong[]>
     {
         public static readonly AddressKeyComparer Instance = new();
 
-        public bool Equals(ulong[]? x, ulong[]? y) => ReferenceEquals(x, y) || (x is not null && y is not null && x.AsSpan().SequenceEqual(y));
+        public bool Equals(ulong[]? x, ulong[]? y) =>
+            ReferenceEquals(x, y) || (x is not null && y is not null && x.AsSpan().SequenceEqual(y));
 
         public int GetHashCode(ulong[] obj) => Hash(obj);
 
@@ -179,8 +194,9 @@ internal sealed class RawStackTable
 
         private static int Hash(ReadOnlySpan<ulong> s)
         {
-            // Two independent lanes (even and odd frames), one multiply per frame, then a final mix: about half the latency of a
-            // single chain with a full mix per frame. Only lookups use the hash (the table's order is the order stacks were added).
+            // Two independent lanes (even and odd frames), one multiply per frame, then a final mix: about half the
+            // latency of a single chain with a full mix per frame. Only lookups use the hash (the table's order is the
+            // order stacks were added).
             unchecked
             {
                 ulong a = 0x9E3779B97F4A7C15UL ^ (ulong)s.Length;

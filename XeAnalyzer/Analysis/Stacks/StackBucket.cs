@@ -5,18 +5,26 @@ namespace XeAnalyzer.Analysis.Stacks;
 
 /// <summary>One frame of a bucket's stack: its text and how it was symbolized.</summary>
 /// <param name="Text">
-/// The frame as the bucket identifies it: the symbol in the resolver's style (<c>sqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1a9</c>);
-/// for an unresolved frame whose module and RVA are known, the module+offset form SQL Server writes (<c>sqlmin.dll+0x00000000000011E9</c>);
-/// for a raw address outside every module (or without module map), <c>0x</c> + 16 hex digits; otherwise the frame as captured.
+/// The frame as the bucket identifies it: the symbol in the resolver's style
+/// (<c>sqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1a9</c>); for an unresolved frame whose module and RVA are known,
+/// the module+offset form SQL Server writes (<c>sqlmin.dll+0x00000000000011E9</c>); for a raw address outside every
+/// module (or without module map), <c>0x</c> + 16 hex digits; otherwise the frame as captured.
 /// </param>
 /// <param name="Status">In-engine, resolved offline, or unresolved.</param>
-/// <param name="IsVerified">Whether the frame is in-engine or was resolved through a PDB whose GUID/age matched the build (false for a PDB matched by name only, and for unresolved frames).</param>
+/// <param name="IsVerified">Whether the frame is in-engine or was resolved through a PDB whose GUID/age matched the
+/// build (false for a PDB matched by name only, and for unresolved frames).</param>
 /// <param name="Module">The module file name (<c>sqlmin.dll</c>), or <see langword="null"/> when unknown.</param>
 /// <param name="Function">The function, or <see langword="null"/> when unresolved.</param>
-/// <param name="UnresolvedReason">Why the frame is unresolved (<c>no module for 0x000002A61C3D8F10</c>), or <see langword="null"/> when resolved.</param>
+/// <param name="UnresolvedReason">Why the frame is unresolved (<c>no module for 0x000002A61C3D8F10</c>), or
+/// <see langword="null"/> when resolved.</param>
 public sealed record BucketFrame(
-    string Text, FrameResolutionStatus Status, bool IsVerified,
-    string? Module, string? Function, string? UnresolvedReason)
+    string Text,
+    FrameResolutionStatus Status,
+    bool IsVerified,
+    string? Module,
+    string? Function,
+    string? UnresolvedReason
+)
 {
     // A reason that names the frame's RVA (an RVA past the end of the image) is made when read: with very many
     // distinct such frames, a sentence each was most of a bucket's memory.
@@ -25,9 +33,14 @@ public sealed record BucketFrame(
 
     /// <summary>A frame as the resolution renders it, its texts shared with other frames where they can be.</summary>
     internal BucketFrame(string text, FrameResolution resolution, Func<string, string> intern)
-        : this(text, resolution.Status, resolution.IsVerified, resolution.ModuleDisplayName,
+        : this(
+            text,
+            resolution.Status,
+            resolution.IsVerified,
+            resolution.ModuleDisplayName,
             resolution.Function is string f ? intern(f) : null,
-            resolution.ReasonOfRva is null ? resolution.ReasonText : null)
+            resolution.ReasonOfRva is null ? resolution.ReasonText : null
+        )
     {
         if (resolution.ReasonOfRva is RvaReasonText reason && resolution.Rva is ulong rva)
         {
@@ -37,16 +50,28 @@ public sealed record BucketFrame(
     }
 
     /// <summary>Why the frame is unresolved, or <see langword="null"/> when resolved.</summary>
-    public string? UnresolvedReason { get => field ?? _reasonOfRva?.Text(_rva); init; } = UnresolvedReason;
+    public string? UnresolvedReason
+    {
+        get => field ?? _reasonOfRva?.Text(_rva);
+        init;
+    } = UnresolvedReason;
 
     /// <summary>Whether two frames read the same: text, status, verification, module, function and reason.</summary>
     /// <param name="other">The other frame.</param>
     /// <returns>Whether they are equal.</returns>
-    public bool Equals(BucketFrame? other) => other is not null && (ReferenceEquals(this, other) || (
-        string.Equals(Text, other.Text, StringComparison.Ordinal) && Status == other.Status
-        && IsVerified == other.IsVerified && string.Equals(Module, other.Module, StringComparison.Ordinal)
-        && string.Equals(Function, other.Function, StringComparison.Ordinal)
-        && string.Equals(UnresolvedReason, other.UnresolvedReason, StringComparison.Ordinal)));
+    public bool Equals(BucketFrame? other) =>
+        other is not null
+        && (
+            ReferenceEquals(this, other)
+            || (
+                string.Equals(Text, other.Text, StringComparison.Ordinal)
+                && Status == other.Status
+                && IsVerified == other.IsVerified
+                && string.Equals(Module, other.Module, StringComparison.Ordinal)
+                && string.Equals(Function, other.Function, StringComparison.Ordinal)
+                && string.Equals(UnresolvedReason, other.UnresolvedReason, StringComparison.Ordinal)
+            )
+        );
 
     /// <inheritdoc/>
     public override int GetHashCode() => HashCode.Combine(Text, Status, IsVerified, Module, Function, UnresolvedReason);
@@ -55,13 +80,20 @@ public sealed record BucketFrame(
     /// Whether two frames read the same (as <see cref="Equals(BucketFrame?)"/>), without making the sentence of a
     /// reason that names the frame's RVA.
     /// </summary>
-    internal bool ReadsAs(BucketFrame other) => ReferenceEquals(this, other) || (
-        string.Equals(Text, other.Text, StringComparison.Ordinal) && Status == other.Status
-        && IsVerified == other.IsVerified && string.Equals(Module, other.Module, StringComparison.Ordinal)
-        && string.Equals(Function, other.Function, StringComparison.Ordinal)
-        && (_reasonOfRva is not null && other._reasonOfRva is not null
-            ? _rva == other._rva && _reasonOfRva.Equals(other._reasonOfRva)
-            : string.Equals(UnresolvedReason, other.UnresolvedReason, StringComparison.Ordinal)));
+    internal bool ReadsAs(BucketFrame other) =>
+        ReferenceEquals(this, other)
+        || (
+            string.Equals(Text, other.Text, StringComparison.Ordinal)
+            && Status == other.Status
+            && IsVerified == other.IsVerified
+            && string.Equals(Module, other.Module, StringComparison.Ordinal)
+            && string.Equals(Function, other.Function, StringComparison.Ordinal)
+            && (
+                _reasonOfRva is not null && other._reasonOfRva is not null
+                    ? _rva == other._rva && _reasonOfRva.Equals(other._reasonOfRva)
+                    : string.Equals(UnresolvedReason, other.UnresolvedReason, StringComparison.Ordinal)
+            )
+        );
 }
 
 /// <summary>
@@ -91,26 +123,48 @@ internal sealed class BucketFramePool
         public bool Equals(BucketFrame? x, BucketFrame? y) =>
             ReferenceEquals(x, y) || (x is not null && y is not null && x.ReadsAs(y));
 
-        public int GetHashCode(BucketFrame obj) => HashCode.Combine(StringComparer.Ordinal.GetHashCode(obj.Text),
-            obj.Status, obj.Module is null ? 0 : StringComparer.Ordinal.GetHashCode(obj.Module));
+        public int GetHashCode(BucketFrame obj) =>
+            HashCode.Combine(
+                StringComparer.Ordinal.GetHashCode(obj.Text),
+                obj.Status,
+                obj.Module is null ? 0 : StringComparer.Ordinal.GetHashCode(obj.Module)
+            );
     }
 }
 
-/// <summary>Wait-time totals of a bucket, from the events' <c>duration</c> and <c>signal_duration</c> fields (milliseconds for wait events).</summary>
+/// <summary>Wait-time totals of a bucket, from the events' <c>duration</c> and <c>signal_duration</c> fields
+/// (milliseconds for wait events).</summary>
 /// <param name="EventsWithDuration">How many of the bucket's events had a <c>duration</c> field.</param>
 /// <param name="TotalDuration">The sum of <c>duration</c> (saturating at <see cref="long.MaxValue"/>).</param>
 /// <param name="MaxDuration">The largest <c>duration</c>.</param>
-/// <param name="TotalSignalDuration">The sum of <c>signal_duration</c>, or <see langword="null"/> (n/a) when none of the events has that field (<c>wait_info_external</c>).</param>
+/// <param name="TotalSignalDuration">The sum of <c>signal_duration</c>, or <see langword="null"/> (n/a) when none of
+/// the events has that field (<c>wait_info_external</c>).</param>
 /// <param name="MaxSignalDuration">The largest <c>signal_duration</c>, or <see langword="null"/> (n/a).</param>
-public sealed record StackDurations(long EventsWithDuration, long TotalDuration, long MaxDuration, long? TotalSignalDuration, long? MaxSignalDuration);
+public sealed record StackDurations(
+    long EventsWithDuration,
+    long TotalDuration,
+    long MaxDuration,
+    long? TotalSignalDuration,
+    long? MaxSignalDuration
+);
 
 /// <summary>
 /// One bucket: events whose stacks read the same after symbolization (and, by default, of the same event). Immutable.
 /// </summary>
 public sealed class StackBucket
 {
-    internal StackBucket(int rank, string? eventName, IReadOnlyList<string> eventNames, IReadOnlyList<BucketFrame> frames, long count, double share,
-        StackDurations? durations, DateTime? firstSeen, DateTime? lastSeen, int rawStacks)
+    internal StackBucket(
+        int rank,
+        string? eventName,
+        IReadOnlyList<string> eventNames,
+        IReadOnlyList<BucketFrame> frames,
+        long count,
+        double share,
+        StackDurations? durations,
+        DateTime? firstSeen,
+        DateTime? lastSeen,
+        int rawStacks
+    )
     {
         Rank = rank;
         EventName = eventName;
@@ -124,31 +178,36 @@ public sealed class StackBucket
         RawStacks = rawStacks;
     }
 
-    /// <summary>The 1-based rank: buckets are ordered by count (descending), then frames (ordinal), then event name.</summary>
+    /// <summary>The 1-based rank: buckets are ordered by count (descending), then frames (ordinal), then event
+    /// name.</summary>
     public int Rank { get; }
 
     /// <summary>
-    /// The event (<c>package.event</c>) when buckets are grouped by event; <see langword="null"/> for histogram slots (they carry no
-    /// event) and when events are not grouped (see <see cref="EventNames"/>).
+    /// The event (<c>package.event</c>) when buckets are grouped by event; <see langword="null"/> for histogram slots
+    /// (they carry no event) and when events are not grouped (see <see cref="EventNames"/>).
     /// </summary>
     public string? EventName { get; }
 
     /// <summary>Every event name counted in the bucket, ordinal order (empty for histogram slots).</summary>
     public IReadOnlyList<string> EventNames { get; }
 
-    /// <summary>The frames, leaf first, as text (see <see cref="BucketFrame.Text"/>); empty for an empty callstack.</summary>
+    /// <summary>The frames, leaf first, as text (see <see cref="BucketFrame.Text"/>); empty for an empty
+    /// callstack.</summary>
     public IReadOnlyList<string> Frames => field ??= new FrameTextList(FrameDetails);
 
-    /// <summary>The frames with how each was symbolized (the details are those of the bucket's most frequent raw stack).</summary>
+    /// <summary>The frames with how each was symbolized (the details are those of the bucket's most frequent raw
+    /// stack).</summary>
     public IReadOnlyList<BucketFrame> FrameDetails { get; }
 
-    /// <summary>The number of events (for a histogram slot: its count; slots count events, not pages or time).</summary>
+    /// <summary>The number of events (for a histogram slot: its count; slots count events, not pages or
+    /// time).</summary>
     public long Count { get; }
 
     /// <summary>Count / the total of all buckets, as a fraction (0.25 = 25 %).</summary>
     public double Share { get; }
 
-    /// <summary>Wait-time totals when the bucket's events have a <c>duration</c> field; otherwise <see langword="null"/>.</summary>
+    /// <summary>Wait-time totals when the bucket's events have a <c>duration</c> field; otherwise
+    /// <see langword="null"/>.</summary>
     public StackDurations? Durations { get; }
 
     /// <summary>The earliest event time (UTC), or <see langword="null"/> when unknown (histogram slots).</summary>
@@ -157,30 +216,50 @@ public sealed class StackBucket
     /// <summary>The latest event time (UTC), or <see langword="null"/> when unknown.</summary>
     public DateTime? LastSeen { get; }
 
-    /// <summary>How many distinct raw stacks (address arrays, slot or event texts) were merged into the bucket after symbolization.</summary>
+    /// <summary>How many distinct raw stacks (address arrays, slot or event texts) were merged into the bucket after
+    /// symbolization.</summary>
     public int RawStacks { get; }
 
     /// <summary>How many frames are unresolved.</summary>
     public int UnresolvedFrames => FrameDetails.Count(f => f.Status == FrameResolutionStatus.Unresolved);
 
     /// <summary>How many frames were resolved through a PDB matched by name only.</summary>
-    public int UnverifiedFrames => FrameDetails.Count(f => f.Status == FrameResolutionStatus.ResolvedOffline && !f.IsVerified);
+    public int UnverifiedFrames =>
+        FrameDetails.Count(f => f.Status == FrameResolutionStatus.ResolvedOffline && !f.IsVerified);
 
-    /// <summary>The weight of the bucket: <see cref="Count"/>, or the summed <c>duration</c> (0 without durations).</summary>
+    /// <summary>The weight of the bucket: <see cref="Count"/>, or the summed <c>duration</c> (0 without
+    /// durations).</summary>
     /// <param name="weight">The weight.</param>
     /// <returns>The value.</returns>
     public long WeightOf(StackWeight weight) => weight == StackWeight.Duration ? Durations?.TotalDuration ?? 0 : Count;
 
     /// <summary>Returns <c>#rank count leaf-frame</c>.</summary>
-    public override string ToString() => "#" + Rank.ToString(System.Globalization.CultureInfo.InvariantCulture) + " " +
-        Count.ToString(System.Globalization.CultureInfo.InvariantCulture) + " " + (Frames.Count > 0 ? Frames[0] : "(no frames)");
+    public override string ToString() =>
+        "#"
+        + Rank.ToString(System.Globalization.CultureInfo.InvariantCulture)
+        + " "
+        + Count.ToString(System.Globalization.CultureInfo.InvariantCulture)
+        + " "
+        + (Frames.Count > 0 ? Frames[0] : "(no frames)");
 }
 
-/// <summary>What one input (a capture set, a target-data file) contributed, and how its frames were resolved. Immutable.</summary>
+/// <summary>What one input (a capture set, a target-data file) contributed, and how its frames were resolved.
+/// Immutable.</summary>
 public sealed class StackInputSummary
 {
-    internal StackInputSummary(string name, string kind, string? moduleMapPath, ModuleMapSource moduleMapSource, long events, long eventsWithoutStack,
-        long histogramSlots, long histogramCount, int distinctRawStacks, ResolutionSummary resolution, IReadOnlyList<string> warnings)
+    internal StackInputSummary(
+        string name,
+        string kind,
+        string? moduleMapPath,
+        ModuleMapSource moduleMapSource,
+        long events,
+        long eventsWithoutStack,
+        long histogramSlots,
+        long histogramCount,
+        int distinctRawStacks,
+        ResolutionSummary resolution,
+        IReadOnlyList<string> warnings
+    )
     {
         Name = name;
         Kind = kind;
@@ -223,12 +302,13 @@ public sealed class StackInputSummary
     public int DistinctRawStacks { get; }
 
     /// <summary>
-    /// How the input's frames were resolved: frames in-engine, offline, unverified and unresolved by reason, PDBs used, and hints (trace
-    /// flags 3656/2592, missing module map). It counts each distinct raw stack once (not each event).
+    /// How the input's frames were resolved: frames in-engine, offline, unverified and unresolved by reason, PDBs used,
+    /// and hints (trace flags 3656/2592, missing module map). It counts each distinct raw stack once (not each event).
     /// </summary>
     public ResolutionSummary Resolution { get; }
 
-    /// <summary>Warnings about the input (histograms that may hold merged values, truncated targets, cut stacks).</summary>
+    /// <summary>Warnings about the input (histograms that may hold merged values, truncated targets, cut
+    /// stacks).</summary>
     public IReadOnlyList<string> Warnings { get; }
 
     /// <summary>
@@ -245,12 +325,13 @@ public sealed class StackInputSummary
     internal Callstacks.ModuleMap? ModuleMap { get; init; }
 
     /// <summary>How the module map is described in summaries (<c>sidecar beside the capture: …</c>).</summary>
-    public string ModuleMapDescription => ModuleMapSource switch
-    {
-        ModuleMapSource.Explicit => "module map " + ModuleMapPath + " (--modules)",
-        ModuleMapSource.Sidecar => "module map " + ModuleMapPath + " (sidecar beside the capture)",
-        _ => "no module map",
-    };
+    public string ModuleMapDescription =>
+        ModuleMapSource switch
+        {
+            ModuleMapSource.Explicit => "module map " + ModuleMapPath + " (--modules)",
+            ModuleMapSource.Sidecar => "module map " + ModuleMapPath + " (sidecar beside the capture)",
+            _ => "no module map",
+        };
 }
 
 /// <summary>The events of one file of a multi-file input, with a stack and without one.</summary>
@@ -264,7 +345,8 @@ internal sealed record StackFileCount(string Name, long Events, long EventsWitho
 /// texts are: a list is made again each time a bucket or a change is read, and records holding it compare by value.
 /// </summary>
 internal sealed class FrameTextList(IReadOnlyList<BucketFrame> frames)
-    : IReadOnlyList<string>, IEquatable<FrameTextList>
+    : IReadOnlyList<string>,
+        IEquatable<FrameTextList>
 {
     public bool Equals(FrameTextList? other)
     {

@@ -27,7 +27,8 @@ internal sealed partial class StackBucketBuilder
 
             if (l.EmptyStack > 0)
             {
-                _eventsWithEmptyStack[l.EventName] = _eventsWithEmptyStack.GetValueOrDefault(l.EventName) + l.EmptyStack;
+                _eventsWithEmptyStack[l.EventName] =
+                    _eventsWithEmptyStack.GetValueOrDefault(l.EventName) + l.EmptyStack;
                 _emptyStackColumn ??= l.Stack?.Column.FullName;
             }
         }

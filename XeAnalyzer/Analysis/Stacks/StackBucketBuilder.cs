@@ -12,22 +12,28 @@ namespace XeAnalyzer.Analysis.Stacks;
 /// <param name="Kind">What it is (<c>xel</c>, <c>target-xml</c>, <c>events</c>, <c>stacks</c>).</param>
 /// <param name="ModuleMapPath">The module map of its session, if any.</param>
 /// <param name="ModuleMapSource">Where that module map came from.</param>
-internal sealed record StackInputInfo(string Name, string Kind = "events", string? ModuleMapPath = null, ModuleMapSource ModuleMapSource = ModuleMapSource.None);
+internal sealed record StackInputInfo(
+    string Name,
+    string Kind = "events",
+    string? ModuleMapPath = null,
+    ModuleMapSource ModuleMapSource = ModuleMapSource.None
+);
 
 /// <summary>
-/// Accumulates the stacks of one or more inputs and buckets them by stack <b>after symbolization</b> (<see cref="Build"/>), so stacks
-/// whose raw addresses differ (another process start moved the modules; one capture symbolized in-engine, another offline) but that
-/// read the same merge into one bucket.
+/// Accumulates the stacks of one or more inputs and buckets them by stack <b>after symbolization</b>
+/// (<see cref="Build"/>), so stacks whose raw addresses differ (another process start moved the modules; one capture
+/// symbolized in-engine, another offline) but that read the same merge into one bucket.
 /// </summary>
 /// <remarks>
-/// <para><b>Parts.</b> The stack column of each event comes from <see cref="StackColumns"/> (the one rule); events are counted per
-/// distinct raw stack in a raw-stack table per input (addresses, or stack text, plus the event name: a few hundred bytes per distinct
-/// stack, nothing per event); <see cref="Build"/> symbolizes each input's table once (each distinct address once, each distinct text
-/// stack once; one <see cref="ResolutionSummary"/> per input) and merges raw stacks whose rendered frame lists are equal (ordinal).
-/// Memory is bounded by the number of distinct raw stacks (<see cref="StackBucketOptions.MaxDistinctStacks"/>); events of further
-/// stacks are counted, reported, and make the result partial.</para>
-/// <para><b>Inputs.</b> Each <see cref="BeginInput"/> starts an input with its own <see cref="ResolverSession"/> (its module map): raw
-/// addresses of two inputs are never compared with each other, only their symbolized frames.</para>
+/// <para><b>Parts.</b> The stack column of each event comes from <see cref="StackColumns"/> (the one rule); events are
+/// counted per distinct raw stack in a raw-stack table per input (addresses, or stack text, plus the event name: a few
+/// hundred bytes per distinct stack, nothing per event); <see cref="Build"/> symbolizes each input's table once (each
+/// distinct address once, each distinct text stack once; one <see cref="ResolutionSummary"/> per input) and merges raw
+/// stacks whose rendered frame lists are equal (ordinal). Memory is bounded by the number of distinct raw stacks
+/// (<see cref="StackBucketOptions.MaxDistinctStacks"/>); events of further stacks are counted, reported, and make the
+/// result partial.</para>
+/// <para><b>Inputs.</b> Each <see cref="BeginInput"/> starts an input with its own <see cref="ResolverSession"/> (its
+/// module map): raw addresses of two inputs are never compared with each other, only their symbolized frames.</para>
 /// <para>Not thread-safe; <see cref="Build"/> may be called once.</para>
 /// </remarks>
 internal sealed partial class StackBucketBuilder
@@ -47,9 +53,10 @@ internal sealed partial class StackBucketBuilder
     private readonly ValuesOutOfRange _outOfRange = new();
     private readonly ValuesOutOfRange _notSummed = new();
 
-    // Every count, duration and signal duration bucketed (or counted as untracked) is part of its total over the build, so no bucket,
-    // input or merged sum can pass the range: an event or slot whose count would carry it past is left out and counted; a duration that
-    // would is not summed (the event keeps its stack, counted without that duration) and counted.
+    // Every count, duration and signal duration bucketed (or counted as untracked) is part of its total over the build,
+    // so no bucket, input or merged sum can pass the range: an event or slot whose count would carry it past is left
+    // out and counted; a duration that would is not summed (the event keeps its stack, counted without that duration)
+    // and counted.
     private WeightTotal _counts;
     private WeightTotal _durations;
     private WeightTotal _signals;
@@ -81,11 +88,14 @@ internal sealed partial class StackBucketBuilder
     /// <summary>The options.</summary>
     public StackBucketOptions Options { get; }
 
-    /// <summary>The filter the events passed, for the warning that it does not apply to histogram slots; <see langword="null"/> for none.</summary>
+    /// <summary>The filter the events passed, for the warning that it does not apply to histogram slots;
+    /// <see langword="null"/> for none.</summary>
     public EventFilter? Filter { get; init; }
 
-    /// <summary>Starts an input: the events and slots added next are this input's, resolved through <paramref name="session"/>.</summary>
-    /// <param name="session">The session that resolves this input's frames (its module map places raw addresses).</param>
+    /// <summary>Starts an input: the events and slots added next are this input's, resolved through
+    /// <paramref name="session"/>.</summary>
+    /// <param name="session">The session that resolves this input's frames (its module map places raw
+    /// addresses).</param>
     /// <param name="input">How the input is named in the summary.</param>
     /// <exception cref="InvalidOperationException"><see cref="Build"/> was already called.</exception>
     public void BeginInput(ResolverSession session, StackInputInfo input)
@@ -134,21 +144,26 @@ internal sealed partial class StackBucketBuilder
     }
 
     /// <summary>
-    /// Adds the events of one input (<see cref="BeginInput"/>, then <see cref="AddEvent"/> for each). Filtering is the caller's: every event
-    /// given counts.
+    /// Adds the events of one input (<see cref="BeginInput"/>, then <see cref="AddEvent"/> for each). Filtering is the
+    /// caller's: every event given counts.
     /// </summary>
     /// <param name="events">The events.</param>
     /// <param name="session">The session that resolves this input's frames.</param>
     /// <param name="input">How the input is named in the summary; <see langword="null"/> for <c>events</c>.</param>
     /// <param name="cancellationToken">Checked every 4,096 events.</param>
     /// <exception cref="InvalidOperationException"><see cref="Build"/> was already called.</exception>
-    public void AddEvents(IEnumerable<XEvent> events, ResolverSession session, StackInputInfo? input = null, CancellationToken cancellationToken = default)
+    public void AddEvents(
+        IEnumerable<XEvent> events,
+        ResolverSession session,
+        StackInputInfo? input = null,
+        CancellationToken cancellationToken = default
+    )
     {
         ArgumentNullException.ThrowIfNull(events);
         BeginInput(session, input ?? new StackInputInfo("events"));
 
-        // The loop stays inline (not AnalysisSupport.Feed with a closure): through the delegate, `B stacks` fell from about
-        // 3.6 M to 1.4 M events/s on the 1 GB benchmark capture.
+        // The loop stays inline (not AnalysisSupport.Feed with a closure): through the delegate, `B stacks` fell from
+        // about 3.6 M to 1.4 M events/s on the 1 GB benchmark capture.
         long n = 0;
         foreach (XEvent e in events)
         {
@@ -165,7 +180,8 @@ internal sealed partial class StackBucketBuilder
 
     /// <summary>
     /// Adds one event of the current input: its stack (the column <see cref="StackColumns.Find"/> picks, or
-    /// <see cref="StackBucketOptions.StackSource"/>) is counted under the event's name; an event without one is counted in
+    /// <see cref="StackBucketOptions.StackSource"/>) is counted under the event's name; an event without one is counted
+    /// in
     /// <see cref="StackBucketResult.EventsWithoutStack"/>.
     /// </summary>
     /// <param name="e">The event.</param>
@@ -257,8 +273,9 @@ internal sealed partial class StackBucketBuilder
     }
 
     /// <summary>
-    /// Adds one histogram slot of the current input: a callstack slot counts as its slot count, bucketed by stack alone (slots carry no
-    /// event name); a slot of a histogram on an event field or action is not a stack, and is counted so the result can point to
+    /// Adds one histogram slot of the current input: a callstack slot counts as its slot count, bucketed by stack alone
+    /// (slots carry no event name); a slot of a histogram on an event field or action is not a stack, and is counted so
+    /// the result can point to
     /// <c>xeanalyze histogram</c>.
     /// </summary>
     /// <param name="target">The histogram.</param>
@@ -286,13 +303,26 @@ internal sealed partial class StackBucketBuilder
         if (Filter is { IsEmpty: false } f && !_warnedSlotFilter)
         {
             _warnedSlotFilter = true;
-            _warnings.Add(new AnalysisWarning(AnalysisWarningKind.Note, input.Info.Name + ": the filter (" + f + ") does not apply to histogram slots, which carry only a count"));
+            _warnings.Add(
+                new AnalysisWarning(
+                    AnalysisWarningKind.Note,
+                    input.Info.Name
+                        + ": the filter ("
+                        + f
+                        + ") does not apply to histogram slots, which carry only a count"
+                )
+            );
         }
 
         if (!_counts.Fits(slot.Count))
         {
-            _outOfRange.Add(input.Info.Name + ": line " + slot.LineNumber.ToString(CultureInfo.InvariantCulture) + ": histogram slot count "
-                + slot.Count.ToString("N0", CultureInfo.InvariantCulture));
+            _outOfRange.Add(
+                input.Info.Name
+                    + ": line "
+                    + slot.LineNumber.ToString(CultureInfo.InvariantCulture)
+                    + ": histogram slot count "
+                    + slot.Count.ToString("N0", CultureInfo.InvariantCulture)
+            );
             return;
         }
 
@@ -314,7 +344,8 @@ internal sealed partial class StackBucketBuilder
         AddText(input, -1, text, count, long.MinValue, -1, -1, slot.Value!.LineNumber);
     }
 
-    /// <summary>Adds a stack of the current input that is not an event (plain text): counted <paramref name="count"/> times, by stack alone.</summary>
+    /// <summary>Adds a stack of the current input that is not an event (plain text): counted <paramref name="count"/>
+    /// times, by stack alone.</summary>
     /// <param name="frames">The stack's frames, leaf first, as text (one per line).</param>
     /// <param name="count">How many times it was seen.</param>
     /// <exception cref="InvalidOperationException">No input was started.</exception>
@@ -326,7 +357,9 @@ internal sealed partial class StackBucketBuilder
         _eventsPassed++;
         if (!_counts.Fits((ulong)count))
         {
-            _outOfRange.Add(input.Info.Name + ": a stack counted " + count.ToString("N0", CultureInfo.InvariantCulture) + " times");
+            _outOfRange.Add(
+                input.Info.Name + ": a stack counted " + count.ToString("N0", CultureInfo.InvariantCulture) + " times"
+            );
             return;
         }
 
@@ -335,7 +368,8 @@ internal sealed partial class StackBucketBuilder
         AddText(input, -1, frames, count, long.MinValue, -1, -1);
     }
 
-    /// <summary>A field's value when its total can take it (then added to it), else −1 (the value is counted as not summed).</summary>
+    /// <summary>A field's value when its total can take it (then added to it), else −1 (the value is counted as not
+    /// summed).</summary>
     private long Summed(XEvent e, int field, string name, ref WeightTotal total)
     {
         ulong value = e.GetField(field).AsUInt64();
@@ -350,7 +384,15 @@ internal sealed partial class StackBucketBuilder
     }
 
     private void AddText(
-        InputState input, int eventId, string text, long count, long ticks, long duration, long signal, long line = 0)
+        InputState input,
+        int eventId,
+        string text,
+        long count,
+        long ticks,
+        long duration,
+        long signal,
+        long line = 0
+    )
     {
         RawStack? raw = input.Table.FindOrAdd(eventId, text, _limit, line);
         if (raw is null)
@@ -369,7 +411,8 @@ internal sealed partial class StackBucketBuilder
             return known;
         }
 
-        // Bounded: interning saves memory when frame texts repeat across stacks; with mostly distinct frames it would only cost.
+        // Bounded: interning saves memory when frame texts repeat across stacks; with mostly distinct frames it would
+        // only cost.
         if (_strings.Count < 65_536)
         {
             _strings.Add(s, s);

@@ -11,18 +11,21 @@ namespace XeAnalyzer.Analysis.Stacks;
 /// <summary>
 /// The stack buckets of a <see cref="StackBucketResult"/> as documents, and the parts a capture report composes.
 /// <list type="bullet">
-/// <item><see cref="DocumentView.Listing"/> (text, as the seed write-ups show stacks): the counts under the title, then per bucket a
-/// heading <c>Bucket N of M: C events (S %) event</c>, its detail lines (durations, first/last seen, raw stacks merged, unverified
-/// frames), its frames leaf first (an unresolved frame followed by <c> -- unresolved: reason</c>), then the resolution of each input
-/// (module map used, frames in-engine/offline/unresolved by reason, unverified, PDBs, hints) and the warnings.</item>
-/// <item><see cref="DocumentView.Page"/> (HTML, JSON): a summary, the bucket table (with each bucket's distinguishing frame), the frames
-/// of the first <see cref="StackDocumentOptions.StacksShown"/> buckets with each frame's status, a flame graph and the resolution.</item>
-/// <item><see cref="DocumentView.Data"/> (JSON): the counts; one row per bucket (the <c>frames</c> field holds the frames leaf first
-/// separated by <c>\n</c>, since <c>;</c> and <c>,</c> occur in C++ names) and, in the same order, every bucket's frames with their
-/// status, module, function and reason; the flame graph; the resolution of each input as tables (inputs, unresolved frames by reason,
-/// PDBs looked up).</item>
+/// <item><see cref="DocumentView.Listing"/> (text, as the seed write-ups show stacks): the counts under the title, then
+/// per bucket a heading <c>Bucket N of M: C events (S %) event</c>, its detail lines (durations, first/last seen, raw
+/// stacks merged, unverified frames), its frames leaf first (an unresolved frame followed by <c> -- unresolved:
+/// reason</c>), then the resolution of each input (module map used, frames in-engine/offline/unresolved by reason,
+/// unverified, PDBs, hints) and the warnings.</item>
+/// <item><see cref="DocumentView.Page"/> (HTML, JSON): a summary, the bucket table (with each bucket's distinguishing
+/// frame), the frames of the first <see cref="StackDocumentOptions.StacksShown"/> buckets with each frame's status, a
+/// flame graph and the resolution.</item>
+/// <item><see cref="DocumentView.Data"/> (JSON): the counts; one row per bucket (the <c>frames</c> field holds the
+/// frames leaf first separated by <c>\n</c>, since <c>;</c> and <c>,</c> occur in C++ names) and, in the same order,
+/// every bucket's frames with their status, module, function and reason; the flame graph; the resolution of each input
+/// as tables (inputs, unresolved frames by reason, PDBs looked up).</item>
 /// <item><see cref="DocumentView.Table"/> (CSV): the one bucket table of the data view.</item>
-/// <item><see cref="DocumentView.Figure"/> (SVG, folded, speedscope): the flame graph, weighed by <see cref="StackDocumentOptions.Weight"/>.</item>
+/// <item><see cref="DocumentView.Figure"/> (SVG, folded, speedscope): the flame graph, weighed by
+/// <see cref="StackDocumentOptions.Weight"/>.</item>
 /// </list>
 /// Immutable.
 /// </summary>
@@ -52,7 +55,10 @@ public sealed partial class StackBucketDocument : IDocumentSource
     {
         if (Result.MissingData is MissingData m)
         {
-            return new ReportDocument(Title, [new ReportSection("Missing data", new Preformatted(m.Describe()))]) { Description = Options.InputsLabel };
+            return new ReportDocument(Title, [new ReportSection("Missing data", new Preformatted(m.Describe()))])
+            {
+                Description = Options.InputsLabel,
+            };
         }
 
         return view switch
@@ -60,40 +66,48 @@ public sealed partial class StackBucketDocument : IDocumentSource
             DocumentView.Listing => Listing(),
             DocumentView.Data => Data(),
             DocumentView.Table => ReportDocument.Of(Title, BucketTable()),
-            // The figure is named for the command that drew it: speedscope shows the document title as the profile's name.
-            DocumentView.Figure => new ReportDocument(FigureName, [new ReportSection("Flame graph", FigureFlameGraph())]),
+            // The figure is named for the command that drew it: speedscope shows the document title as the profile's
+            // name.
+            DocumentView.Figure => new ReportDocument(
+                FigureName,
+                [new ReportSection("Flame graph", FigureFlameGraph())]
+            ),
             _ => Page(),
         };
     }
 
     /// <summary>The summary: counts as a key/value list.</summary>
     /// <returns>The block.</returns>
-    public KeyValueList SummaryList() => new(
-    [
-        Kv("buckets", Result.TotalBuckets),
-        Kv("total count", Result.TotalCount),
-        Kv("events with a stack", Result.EventsWithStack),
-        Kv("events without a stack", Result.EventsWithoutStack),
-        Kv("histogram slots", Result.HistogramSlots),
-        Kv("distinct raw stacks", Result.DistinctRawStacks),
-        Kv("merged after symbolization", Result.MergedRawStacks),
-    ]);
+    public KeyValueList SummaryList() =>
+        new([
+            Kv("buckets", Result.TotalBuckets),
+            Kv("total count", Result.TotalCount),
+            Kv("events with a stack", Result.EventsWithStack),
+            Kv("events without a stack", Result.EventsWithoutStack),
+            Kv("histogram slots", Result.HistogramSlots),
+            Kv("distinct raw stacks", Result.DistinctRawStacks),
+            Kv("merged after symbolization", Result.MergedRawStacks),
+        ]);
 
-    /// <summary>The counts in words: events with a stack, histogram slots, raw stacks and buckets, how buckets were formed.</summary>
+    /// <summary>The counts in words: events with a stack, histogram slots, raw stacks and buckets, how buckets were
+    /// formed.</summary>
     /// <returns>The block.</returns>
     public Paragraph CountsParagraph() => new(Counts());
 
     /// <summary>
-    /// The bucket table of a page: rank, count, share, event, durations, frame count and the <em>distinguishing frame</em> (buckets of one
-    /// event share their leaf frames, so the table names, per bucket, the first frame from the leaf where it parts from the larger
-    /// buckets).
+    /// The bucket table of a page: rank, count, share, event, durations, frame count and the <em>distinguishing
+    /// frame</em> (buckets of one event share their leaf frames, so the table names, per bucket, the first frame from
+    /// the leaf where it parts from the larger buckets).
     /// </summary>
     /// <returns>The table.</returns>
     public ReportTable OverviewTable()
     {
         int[] depth = DistinguishingFrames(Result.Buckets);
 
-        string? unit = UnitOf(Result.Buckets.Where(b => b.Durations is not null).SelectMany(b => b.EventNames), "duration");
+        string? unit = UnitOf(
+            Result.Buckets.Where(b => b.Durations is not null).SelectMany(b => b.EventNames),
+            "duration"
+        );
         string suffix = unit is null ? string.Empty : " (" + unit + ")";
         var t = new TableBuilder("Buckets")
             .AddColumn(TableColumn.Integer("rank"))
@@ -109,40 +123,72 @@ public sealed partial class StackBucketDocument : IDocumentSource
         {
             StackBucket b = Result.Buckets[i];
             int d = depth[i];
-            string frame = b.Frames.Count == 0 ? "(no frames)" : d < b.Frames.Count ? b.Frames[d] : "(all its frames begin a larger stack)";
-            t.AddRow(b.Rank, b.Count, TableCell.FromPercentage(b.Share), string.Join(", ", b.EventNames),
-                b.Durations is null ? TableCell.Empty : b.Durations.TotalDuration, b.Durations is null ? TableCell.Empty : b.Durations.MaxDuration,
-                b.Frames.Count, d < b.Frames.Count ? d + 1 : TableCell.Empty, frame);
+            string frame =
+                b.Frames.Count == 0 ? "(no frames)"
+                : d < b.Frames.Count ? b.Frames[d]
+                : "(all its frames begin a larger stack)";
+            t.AddRow(
+                b.Rank,
+                b.Count,
+                TableCell.FromPercentage(b.Share),
+                string.Join(", ", b.EventNames),
+                b.Durations is null ? TableCell.Empty : b.Durations.TotalDuration,
+                b.Durations is null ? TableCell.Empty : b.Durations.MaxDuration,
+                b.Frames.Count,
+                d < b.Frames.Count ? d + 1 : TableCell.Empty,
+                frame
+            );
         }
 
-        t.AddNote("distinguishing frame: the first frame, counted from the leaf (frame 1), where the bucket's stack parts from every larger bucket's stack (bucket 1: from bucket 2's); the leaf frame when the table has one bucket.");
+        t.AddNote(
+            "distinguishing frame: the first frame, counted from the leaf (frame 1), where the bucket's stack parts "
+                + "from every larger bucket's stack (bucket 1: from bucket 2's); the leaf frame when the table has one "
+                + "bucket."
+        );
         if (Result.OmittedBuckets > 0)
         {
-            t.AddNote(string.Create(Ic, $"{Result.OmittedBuckets:N0} more bucket(s) with {Result.OmittedCount:N0} not shown."));
+            t.AddNote(
+                string.Create(Ic, $"{Result.OmittedBuckets:N0} more bucket(s) with {Result.OmittedCount:N0} not shown.")
+            );
         }
 
         return t.Build();
     }
 
-    /// <summary>The frames of the first <paramref name="count"/> buckets, each headed <c>Bucket N: C events (S %) event</c>.</summary>
+    /// <summary>The frames of the first <paramref name="count"/> buckets, each headed <c>Bucket N: C events (S %)
+    /// event</c>.</summary>
     /// <param name="count">How many buckets.</param>
     /// <returns>The block.</returns>
-    internal StackList Stacks(int count) => new(Result.Buckets.Take(Math.Max(0, count)).Select(b => new StackListItem(
-        string.Create(Ic, $"Bucket {b.Rank}: {b.Count:N0} {Unit(b.Count)} ({Percent(b.Share, 2)})") + (b.EventNames.Count > 0 ? " " + string.Join(", ", b.EventNames) : string.Empty),
-        Frames(b))))
-    {
-        ShowReasons = Options.ShowUnresolvedReasons,
-    };
+    internal StackList Stacks(int count) =>
+        new(
+            Result
+                .Buckets.Take(Math.Max(0, count))
+                .Select(b => new StackListItem(
+                    string.Create(Ic, $"Bucket {b.Rank}: {b.Count:N0} {Unit(b.Count)} ({Percent(b.Share, 2)})")
+                        + (b.EventNames.Count > 0 ? " " + string.Join(", ", b.EventNames) : string.Empty),
+                    Frames(b)
+                ))
+        )
+        {
+            ShowReasons = Options.ShowUnresolvedReasons,
+        };
 
     /// <summary>The flame graph of the buckets by event count, titled "Stack buckets".</summary>
     /// <returns>The block.</returns>
     internal FlameGraph FlameGraph() =>
-        new(Result.ToCallTree(), new FlameGraphOptions { Title = Title, CountName = "events",
-            Root = Options.FlameRoot });
+        new(
+            Result.ToCallTree(),
+            new FlameGraphOptions
+            {
+                Title = Title,
+                CountName = "events",
+                Root = Options.FlameRoot,
+            }
+        );
 
     /// <summary>
-    /// One row per bucket: rank, count, share, event(s), raw stacks, first/last seen, durations, frame counts, leaf and all frames
-    /// (<c>\n</c>-separated, leaf first).
+    /// One row per bucket: rank, count, share, event(s), raw stacks, first/last seen, durations, frame counts, leaf and
+    /// all frames (<c>\n</c>-separated, leaf first).
     /// </summary>
     /// <returns>The table.</returns>
     public ReportTable BucketTable()
@@ -165,25 +211,44 @@ public sealed partial class StackBucketDocument : IDocumentSource
             .AddColumn(TableColumn.Integer("unresolved_frames"))
             .AddColumn(TableColumn.Text("leaf"))
             .AddColumn(TableColumn.Text("frames"));
-        t.AddNote("share: count / all buckets' total; frames: leaf first, separated by line feeds; durations: the "
-            + "events' duration and signal_duration fields (ms for wait events).");
+        t.AddNote(
+            "share: count / all buckets' total; frames: leaf first, separated by line feeds; durations: the "
+                + "events' duration and signal_duration fields (ms for wait events)."
+        );
         IReadOnlyList<StackBucket> buckets = Result.Buckets;
-        return t.BuildWithRowsOnRead(buckets.Count, i =>
-        {
-            StackBucketResult.CollectYoungEvery(i, buckets.Count);
-            StackBucket b = buckets[i];
-            StackDurations? d = b.Durations;
-            return [b.Rank, b.Count, TableCell.FromPercentage(b.Share), string.Join(";", b.EventNames), b.RawStacks,
-                b.FirstSeen is DateTime f ? TableCell.FromDateTime(f) : TableCell.Empty, b.LastSeen is DateTime l ? TableCell.FromDateTime(l) : TableCell.Empty,
-                d is null ? TableCell.Empty : d.EventsWithDuration, d is null ? TableCell.Empty : d.TotalDuration, d is null ? TableCell.Empty : d.MaxDuration,
-                d?.TotalSignalDuration is long ts ? ts : TableCell.Empty, d?.MaxSignalDuration is long ms ? ms : TableCell.Empty,
-                d is null ? TableCell.Empty : UnitOf(b.EventNames, "duration"),
-                b.Frames.Count, b.UnresolvedFrames, b.Frames.Count > 0 ? b.Frames[0] : string.Empty,
-                string.Join("\n", b.Frames)];
-        });
+        return t.BuildWithRowsOnRead(
+            buckets.Count,
+            i =>
+            {
+                StackBucketResult.CollectYoungEvery(i, buckets.Count);
+                StackBucket b = buckets[i];
+                StackDurations? d = b.Durations;
+                return
+                [
+                    b.Rank,
+                    b.Count,
+                    TableCell.FromPercentage(b.Share),
+                    string.Join(";", b.EventNames),
+                    b.RawStacks,
+                    b.FirstSeen is DateTime f ? TableCell.FromDateTime(f) : TableCell.Empty,
+                    b.LastSeen is DateTime l ? TableCell.FromDateTime(l) : TableCell.Empty,
+                    d is null ? TableCell.Empty : d.EventsWithDuration,
+                    d is null ? TableCell.Empty : d.TotalDuration,
+                    d is null ? TableCell.Empty : d.MaxDuration,
+                    d?.TotalSignalDuration is long ts ? ts : TableCell.Empty,
+                    d?.MaxSignalDuration is long ms ? ms : TableCell.Empty,
+                    d is null ? TableCell.Empty : UnitOf(b.EventNames, "duration"),
+                    b.Frames.Count,
+                    b.UnresolvedFrames,
+                    b.Frames.Count > 0 ? b.Frames[0] : string.Empty,
+                    string.Join("\n", b.Frames),
+                ];
+            }
+        );
     }
 
-    /// <summary>One row per (bucket, frame): rank, count, event, frame index (0 = leaf), frame, status, verified, module, function, unresolved reason.</summary>
+    /// <summary>One row per (bucket, frame): rank, count, event, frame index (0 = leaf), frame, status, verified,
+    /// module, function, unresolved reason.</summary>
     /// <returns>The table.</returns>
     public ReportTable FramesTable()
     {
@@ -203,7 +268,18 @@ public sealed partial class StackBucketDocument : IDocumentSource
             for (int i = 0; i < b.FrameDetails.Count; i++)
             {
                 BucketFrame f = b.FrameDetails[i];
-                t.AddRow(b.Rank, b.Count, string.Join(";", b.EventNames), i, f.Text, StatusName(f.Status), f.IsVerified ? "true" : "false", f.Module, f.Function, f.UnresolvedReason);
+                t.AddRow(
+                    b.Rank,
+                    b.Count,
+                    string.Join(";", b.EventNames),
+                    i,
+                    f.Text,
+                    StatusName(f.Status),
+                    f.IsVerified ? "true" : "false",
+                    f.Module,
+                    f.Function,
+                    f.UnresolvedReason
+                );
             }
         }
 
@@ -211,8 +287,8 @@ public sealed partial class StackBucketDocument : IDocumentSource
     }
 
     /// <summary>
-    /// For each bucket, the index (0 = leaf) of its first frame not shared with any larger bucket (the longest common leaf-first
-    /// prefix with a bucket ranked above it); for the first bucket, with the second. 0 for a single bucket.
+    /// For each bucket, the index (0 = leaf) of its first frame not shared with any larger bucket (the longest common
+    /// leaf-first prefix with a bucket ranked above it); for the first bucket, with the second. 0 for a single bucket.
     /// </summary>
     internal static int[] DistinguishingFrames(IReadOnlyList<StackBucket> buckets)
     {
@@ -248,10 +324,7 @@ public sealed partial class StackBucketDocument : IDocumentSource
 
     private ReportDocument Page()
     {
-        var sections = new List<ReportSection>
-        {
-            new("Summary", SummaryList(), CountsParagraph()),
-        };
+        var sections = new List<ReportSection> { new("Summary", SummaryList(), CountsParagraph()) };
         var buckets = new List<ReportBlock> { OverviewTable() };
         if (Options.StacksShown > 0 && Result.Buckets.Count > 0)
         {
@@ -276,13 +349,15 @@ public sealed partial class StackBucketDocument : IDocumentSource
             Kv("offsets", Result.IncludeOffsets ? "yes" : "no"),
             Kv("a histogram used all its slots", Result.MayHaveMergedHistogramValues ? "yes" : "no"),
         };
-        return new ReportDocument(Title,
-        [
-            new ReportSection("Summary", new KeyValueList(items), CountsParagraph()),
-            new ReportSection("Buckets", BucketTable(), ListingStacks()),
-            new ReportSection("Flame graph", FlameGraph()),
-            new ReportSection("Resolution", ResolutionData()),
-        ])
+        return new ReportDocument(
+            Title,
+            [
+                new ReportSection("Summary", new KeyValueList(items), CountsParagraph()),
+                new ReportSection("Buckets", BucketTable(), ListingStacks()),
+                new ReportSection("Flame graph", FlameGraph()),
+                new ReportSection("Resolution", ResolutionData()),
+            ]
+        )
         {
             Description = Options.InputsLabel,
         };
@@ -291,15 +366,29 @@ public sealed partial class StackBucketDocument : IDocumentSource
     private StackList ListingStacks()
     {
         IReadOnlyList<StackBucket> buckets = Result.Buckets;
-        string[] notes = Result.OmittedBuckets > 0
-            ? [string.Create(Ic,
-                $"{Result.OmittedBuckets:N0} more bucket(s) with {Result.OmittedCount:N0} {Unit(Result.OmittedCount)} not shown (--top, --min-count).")]
-            : [];
-        return new StackList(buckets.Count, i =>
+        string[] notes =
+            Result.OmittedBuckets > 0
+                ?
+                [
+                    string.Create(
+                        Ic,
+                        $"{Result.OmittedBuckets:N0} more bucket(s) with {Result.OmittedCount:N0} "
+                            + $"{Unit(Result.OmittedCount)} not shown (--top, --min-count)."
+                    ),
+                ]
+                : [];
+        return new StackList(
+            buckets.Count,
+            i =>
+            {
+                StackBucketResult.CollectYoungEvery(i, buckets.Count);
+                return ListingItem(buckets[i]);
+            },
+            notes
+        )
         {
-            StackBucketResult.CollectYoungEvery(i, buckets.Count);
-            return ListingItem(buckets[i]);
-        }, notes) { ShowReasons = Options.ShowUnresolvedReasons };
+            ShowReasons = Options.ShowUnresolvedReasons,
+        };
     }
 
     /// <summary>The unit of a field of these events per the one unit rule (<see cref="DurationUnits"/>), by event name:
@@ -311,9 +400,15 @@ public sealed partial class StackBucketDocument : IDocumentSource
     private StackListItem ListingItem(StackBucket b)
     {
         string heading =
-            string.Create(Ic, $"Bucket {b.Rank} of {Result.TotalBuckets}: {b.Count:N0} {Unit(b.Count)} ({Percent(b.Share, 2)})")
-            + (b.EventName is string en ? " " + en
-                : b.EventNames.Count > 0 ? " " + string.Join(", ", b.EventNames) : string.Empty);
+            string.Create(
+                Ic,
+                $"Bucket {b.Rank} of {Result.TotalBuckets}: {b.Count:N0} {Unit(b.Count)} ({Percent(b.Share, 2)})"
+            )
+            + (
+                b.EventName is string en ? " " + en
+                : b.EventNames.Count > 0 ? " " + string.Join(", ", b.EventNames)
+                : string.Empty
+            );
         var details = new List<string>();
         if (b.Durations is StackDurations d)
         {
@@ -322,9 +417,16 @@ public sealed partial class StackBucketDocument : IDocumentSource
                 ? string.Create(Ic, $"total {ts:N0}, max {d.MaxSignalDuration:N0}")
                 : "n/a (not in the events' schema)";
             string unit = UnitOf(b.EventNames, "duration") ?? "unit unknown";
-            details.Add(string.Create(Ic,
-                $"duration ({unit}): total {d.TotalDuration:N0}, max {d.MaxDuration:N0}, mean {mean:N2}; ")
-                + "signal_duration (" + (UnitOf(b.EventNames, "signal_duration") ?? unit) + "): " + signal);
+            details.Add(
+                string.Create(
+                    Ic,
+                    $"duration ({unit}): total {d.TotalDuration:N0}, max {d.MaxDuration:N0}, mean {mean:N2}; "
+                )
+                    + "signal_duration ("
+                    + (UnitOf(b.EventNames, "signal_duration") ?? unit)
+                    + "): "
+                    + signal
+            );
         }
 
         if (b.FirstSeen is DateTime first && b.LastSeen is DateTime last)
@@ -339,8 +441,13 @@ public sealed partial class StackBucketDocument : IDocumentSource
 
         if (b.UnverifiedFrames > 0)
         {
-            details.Add(string.Create(Ic,
-                $"{b.UnverifiedFrames} frame(s) resolved through a PDB matched by name only (unverified: give --sql-build or --binaries)"));
+            details.Add(
+                string.Create(
+                    Ic,
+                    $"{b.UnverifiedFrames} frame(s) resolved through a PDB matched by name only (unverified: give "
+                        + $"--sql-build or --binaries)"
+                )
+            );
         }
 
         return new StackListItem(heading, Frames(b), details);
@@ -348,40 +455,42 @@ public sealed partial class StackBucketDocument : IDocumentSource
 
     private ReportDocument Listing()
     {
-        return new ReportDocument(Title,
-        [
-            new ReportSection(string.Empty, ListingStacks()),
-            new ReportSection(string.Empty, ResolutionOutline()),
-        ])
+        return new ReportDocument(
+            Title,
+            [new ReportSection(string.Empty, ListingStacks()), new ReportSection(string.Empty, ResolutionOutline())]
+        )
         {
             Description = (Options.InputsLabel is string label ? label + "\n" : string.Empty) + Counts(),
             Generator = null,
         };
     }
 
-    private FlameGraph FigureFlameGraph() => new(
-        Result.ToCallTree(Options.Weight),
-        new FlameGraphOptions
-        {
-            Title = Title,
-            Subtitle = Options.InputsLabel,
-            CountName = Options.Weight == StackWeight.Duration ? "ms" : "events",
-            Root = Options.FlameRoot,
-        });
+    private FlameGraph FigureFlameGraph() =>
+        new(
+            Result.ToCallTree(Options.Weight),
+            new FlameGraphOptions
+            {
+                Title = Title,
+                Subtitle = Options.InputsLabel,
+                CountName = Options.Weight == StackWeight.Duration ? "ms" : "events",
+                Root = Options.FlameRoot,
+            }
+        );
 
-    private static IEnumerable<StackListFrame> Frames(StackBucket b) => b.FrameDetails.Select(f => new StackListFrame(f.Text)
-    {
-        Status = f.Status switch
+    private static IEnumerable<StackListFrame> Frames(StackBucket b) =>
+        b.FrameDetails.Select(f => new StackListFrame(f.Text)
         {
-            FrameResolutionStatus.InEngine => StackFrameStatus.InEngine,
-            FrameResolutionStatus.ResolvedOffline => StackFrameStatus.ResolvedOffline,
-            _ => StackFrameStatus.Unresolved,
-        },
-        Verified = f.IsVerified,
-        Module = f.Module,
-        Function = f.Function,
-        UnresolvedReason = f.UnresolvedReason,
-    });
+            Status = f.Status switch
+            {
+                FrameResolutionStatus.InEngine => StackFrameStatus.InEngine,
+                FrameResolutionStatus.ResolvedOffline => StackFrameStatus.ResolvedOffline,
+                _ => StackFrameStatus.Unresolved,
+            },
+            Verified = f.IsVerified,
+            Module = f.Module,
+            Function = f.Function,
+            UnresolvedReason = f.UnresolvedReason,
+        });
 
     private string Counts()
     {
@@ -392,7 +501,10 @@ public sealed partial class StackBucketDocument : IDocumentSource
             IReadOnlyList<string> names = Result.EventNames;
             if (names.Count > 0)
             {
-                sb.Append(" (").Append(string.Join(", ", names.Take(10))).Append(names.Count > 10 ? ", …" : string.Empty).Append(')');
+                sb.Append(" (")
+                    .Append(string.Join(", ", names.Take(10)))
+                    .Append(names.Count > 10 ? ", …" : string.Empty)
+                    .Append(')');
             }
 
             if (Result.EventsWithoutStack > 0)
@@ -406,31 +518,52 @@ public sealed partial class StackBucketDocument : IDocumentSource
         if (Result.HistogramSlots > 0)
         {
             long slotCount = Result.Inputs.Sum(i => i.HistogramCount);
-            sb.Append(string.Create(Ic, $"{Result.HistogramSlots:N0} histogram slot(s) counting {slotCount:N0} event(s).\n"));
+            sb.Append(
+                string.Create(Ic, $"{Result.HistogramSlots:N0} histogram slot(s) counting {slotCount:N0} event(s).\n")
+            );
         }
 
-        sb.Append(string.Create(Ic, $"{Result.DistinctRawStacks:N0} distinct raw stack(s) -> {Result.TotalBuckets:N0} bucket(s) after symbolization ({Result.MergedRawStacks:N0} merged); total {Result.TotalCount:N0}.\n"));
-        sb.Append(Result.GroupedByEvent ? "Buckets per event name and stack" : "Buckets per stack (event names merged)");
-        sb.Append("; frames leaf first, ").Append(DisplayNames.Of(Result.Style)).Append(" style, ")
-            .Append(Result.IncludeOffsets
-                ? "with offsets"
-                : "without offsets (stacks differing only by offsets share a bucket)")
+        sb.Append(
+            string.Create(
+                Ic,
+                $"{Result.DistinctRawStacks:N0} distinct raw stack(s) -> {Result.TotalBuckets:N0} bucket(s) after "
+                    + $"symbolization ({Result.MergedRawStacks:N0} merged); total {Result.TotalCount:N0}.\n"
+            )
+        );
+        sb.Append(
+            Result.GroupedByEvent ? "Buckets per event name and stack" : "Buckets per stack (event names merged)"
+        );
+        sb.Append("; frames leaf first, ")
+            .Append(DisplayNames.Of(Result.Style))
+            .Append(" style, ")
+            .Append(
+                Result.IncludeOffsets
+                    ? "with offsets"
+                    : "without offsets (stacks differing only by offsets share a bucket)"
+            )
             .Append('.');
         if (Result.MayHaveMergedHistogramValues)
         {
-            sb.Append("\nWarning: a histogram used all its slots (slots = buckets): hash collisions may have merged different stacks into one slot.");
+            sb.Append(
+                "\nWarning: a histogram used all its slots (slots = buckets): hash collisions may have merged "
+                    + "different stacks into one slot."
+            );
         }
 
         return sb.ToString();
     }
 
     private string Unit(long count) =>
-        Result.HistogramSlots > 0 && Result.EventsRead == 0 ? (count == 1 ? "event (slot count)" : "events (slot count)") : count == 1 ? "event" : "events";
+        Result.HistogramSlots > 0 && Result.EventsRead == 0
+            ? (count == 1 ? "event (slot count)" : "events (slot count)")
+        : count == 1 ? "event"
+        : "events";
 
-    private static string StatusName(FrameResolutionStatus s) => s switch
-    {
-        FrameResolutionStatus.InEngine => "inEngine",
-        FrameResolutionStatus.ResolvedOffline => "resolvedOffline",
-        _ => "unresolved",
-    };
+    private static string StatusName(FrameResolutionStatus s) =>
+        s switch
+        {
+            FrameResolutionStatus.InEngine => "inEngine",
+            FrameResolutionStatus.ResolvedOffline => "resolvedOffline",
+            _ => "unresolved",
+        };
 }

@@ -87,12 +87,18 @@ internal sealed class StackBucketList : IReadOnlyList<StackBucket>
     {
         ArraySegment<BucketFrame> frames = FramesAt(i);
         long count = _counts[i];
-        return new StackBucket(i + 1, _eventIds[i] >= 0 ? _eventNames[_eventIds[i]] : null,
+        return new StackBucket(
+            i + 1,
+            _eventIds[i] >= 0 ? _eventNames[_eventIds[i]] : null,
             _eventNameLists[i] >= 0 ? _nameLists[_eventNameLists[i]] : [],
-            frames.Count == 0 ? Array.Empty<BucketFrame>() : (IReadOnlyList<BucketFrame>)frames, count,
-            _total == 0 ? 0 : (double)count / _total, _durations?[i],
+            frames.Count == 0 ? Array.Empty<BucketFrame>() : (IReadOnlyList<BucketFrame>)frames,
+            count,
+            _total == 0 ? 0 : (double)count / _total,
+            _durations?[i],
             _first[i] == long.MaxValue ? null : new DateTime(_first[i], DateTimeKind.Utc),
-            _last[i] == long.MinValue ? null : new DateTime(_last[i], DateTimeKind.Utc), _rawStacks[i]);
+            _last[i] == long.MinValue ? null : new DateTime(_last[i], DateTimeKind.Utc),
+            _rawStacks[i]
+        );
     }
 
     /// <summary>Collects the buckets in rank order, then makes the list.</summary>
@@ -116,8 +122,16 @@ internal sealed class StackBucketList : IReadOnlyList<StackBucket>
         /// <param name="first">The earliest event time in ticks, or <see cref="long.MaxValue"/>.</param>
         /// <param name="last">The latest event time in ticks, or <see cref="long.MinValue"/>.</param>
         /// <param name="rawStacks">The raw stacks merged into the bucket.</param>
-        public void Add(int eventId, List<int>? eventIds, BucketFrame[] frames, long count, StackDurations? durations,
-            long first, long last, int rawStacks)
+        public void Add(
+            int eventId,
+            List<int>? eventIds,
+            BucketFrame[] frames,
+            long count,
+            StackDurations? durations,
+            long first,
+            long last,
+            int rawStacks
+        )
         {
             int i = _count++;
             _c.FrameStart[i] = _frameCount;
@@ -159,9 +173,11 @@ internal sealed class StackBucketList : IReadOnlyList<StackBucket>
             }
 
             int at = _nameLists.Count;
-            _nameLists.Add(ids.Count == 1
-                ? Array.AsReadOnly([_c.EventNames[ids[0]]])
-                : Array.AsReadOnly([.. ids.Select(id => _c.EventNames[id]).Order(StringComparer.Ordinal)]));
+            _nameLists.Add(
+                ids.Count == 1
+                    ? Array.AsReadOnly([_c.EventNames[ids[0]]])
+                    : Array.AsReadOnly([.. ids.Select(id => _c.EventNames[id]).Order(StringComparer.Ordinal)])
+            );
             if (ids.Count == 1)
             {
                 _listOfEvent.Add(ids[0], at);

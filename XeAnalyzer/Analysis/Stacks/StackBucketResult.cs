@@ -5,17 +5,17 @@ using XeAnalyzer.Symbols.Resolution;
 namespace XeAnalyzer.Analysis.Stacks;
 
 /// <summary>
-/// The result of bucketing stacks (<see cref="StackBucketBuilder.Build"/>, <see cref="StackBucketAnalysis"/>): the buckets ordered by
-/// count (descending), then frames (ordinal), then event name; what each input contributed and how its frames were resolved; warnings.
-/// Immutable. Its documents (<see cref="StackBucketDocument"/>) give the same bytes for the same result whatever the current culture.
+/// The result of bucketing stacks (<see cref="StackBucketBuilder.Build"/>, <see cref="StackBucketAnalysis"/>): the
+/// buckets ordered by count (descending), then frames (ordinal), then event name; what each input contributed and how
+/// its frames were resolved; warnings. Immutable. Its documents (<see cref="StackBucketDocument"/>) give the same bytes
+/// for the same result whatever the current culture.
 /// </summary>
 public sealed record StackBucketResult : IAnalysisResult
 {
-    internal StackBucketResult()
-    {
-    }
+    internal StackBucketResult() { }
 
-    /// <summary>What the input lacks (no events, no callstack action), or <see langword="null"/> when there are buckets.</summary>
+    /// <summary>What the input lacks (no events, no callstack action), or <see langword="null"/> when there are
+    /// buckets.</summary>
     public MissingData? MissingData { get; internal init; }
 
     /// <summary>Whether there are buckets.</summary>
@@ -30,13 +30,15 @@ public sealed record StackBucketResult : IAnalysisResult
     /// <summary>The buckets left out by <see cref="Filter"/>.</summary>
     public int OmittedBuckets => TotalBuckets - Buckets.Count;
 
-    /// <summary>The sum of the counts of all buckets (before <see cref="Filter"/>): the denominator of every <see cref="StackBucket.Share"/>.</summary>
+    /// <summary>The sum of the counts of all buckets (before <see cref="Filter"/>): the denominator of every
+    /// <see cref="StackBucket.Share"/>.</summary>
     public long TotalCount { get; internal init; }
 
     /// <summary>The sum of the counts of the buckets left out by <see cref="Filter"/>.</summary>
     public long OmittedCount { get; internal init; }
 
-    /// <summary>Events that passed the filter (with or without a stack); histogram slots are not events and are not counted here.</summary>
+    /// <summary>Events that passed the filter (with or without a stack); histogram slots are not events and are not
+    /// counted here.</summary>
     public long EventsRead { get; internal init; }
 
     /// <summary>Events whose stack was bucketed (or counted as untracked).</summary>
@@ -48,34 +50,40 @@ public sealed record StackBucketResult : IAnalysisResult
     /// <summary>Histogram slots read (each a bucket of its own before symbolization, with its count).</summary>
     public long HistogramSlots { get; internal init; }
 
-    /// <summary>Events of distinct stacks beyond <see cref="StackBucketOptions.MaxDistinctStacks"/>: counted, not bucketed.</summary>
+    /// <summary>Events of distinct stacks beyond <see cref="StackBucketOptions.MaxDistinctStacks"/>: counted, not
+    /// bucketed.</summary>
     public long UntrackedEvents { get; internal init; }
 
-    /// <summary>Distinct raw stacks (address arrays, slot or event texts, per event name) before symbolization.</summary>
+    /// <summary>Distinct raw stacks (address arrays, slot or event texts, per event name) before
+    /// symbolization.</summary>
     public int DistinctRawStacks { get; internal init; }
 
     /// <summary>
-    /// Raw stacks that joined a bucket another raw stack had started: <see cref="DistinctRawStacks"/> − <see cref="TotalBuckets"/>. For a
-    /// histogram, slots that resolved to the same stack (a slot count equals a bucket count unless this is above 0).
+    /// Raw stacks that joined a bucket another raw stack had started: <see cref="DistinctRawStacks"/> −
+    /// <see cref="TotalBuckets"/>. For a histogram, slots that resolved to the same stack (a slot count equals a bucket
+    /// count unless this is above 0).
     /// </summary>
     public int MergedRawStacks => DistinctRawStacks - TotalBuckets;
 
     /// <summary>Whether buckets are per (event name, stack) (<see cref="StackBucketOptions.GroupByEvent"/>).</summary>
     public bool GroupedByEvent { get; internal init; }
 
-    /// <summary>Whether a histogram used all its <c>buckets</c>: hash collisions may have merged different stacks into one slot.</summary>
+    /// <summary>Whether a histogram used all its <c>buckets</c>: hash collisions may have merged different stacks into
+    /// one slot.</summary>
     public bool MayHaveMergedHistogramValues { get; internal init; }
 
     /// <summary>The frame style of the resolver that rendered the frames.</summary>
     public FrameStyle Style { get; internal init; }
 
-    /// <summary>Whether frames carry their displacement (without it, stacks differing only by offsets share a bucket).</summary>
+    /// <summary>Whether frames carry their displacement (without it, stacks differing only by offsets share a
+    /// bucket).</summary>
     public bool IncludeOffsets { get; internal init; }
 
     /// <summary>The inputs, in the order read, with their resolution summaries.</summary>
     public IReadOnlyList<StackInputSummary> Inputs { get; internal init; } = [];
 
-    /// <summary>Warnings (events without a stack, histograms that may hold merged values, cut stacks, the distinct-stack cap).</summary>
+    /// <summary>Warnings (events without a stack, histograms that may hold merged values, cut stacks, the
+    /// distinct-stack cap).</summary>
     public IReadOnlyList<AnalysisWarning> Warnings { get; internal init; } = [];
 
     /// <inheritdoc/>
@@ -84,12 +92,14 @@ public sealed record StackBucketResult : IAnalysisResult
     /// <inheritdoc/>
     public string Title => "Stacks";
 
-    /// <summary>The buckets' total count (events and histogram slot counts); the events read when there are no buckets.</summary>
+    /// <summary>The buckets' total count (events and histogram slot counts); the events read when there are no
+    /// buckets.</summary>
     public long EventsUsed => MissingData is null ? TotalCount : EventsRead;
 
     /// <summary>
-    /// A report shows two sections of one stack analysis: the buckets (<see cref="StackReportSection"/>: the largest, their frames, the
-    /// flame graph, the resolution per input) and the symbolization of the same stacks counted per event (<see cref="SymbolizationResult"/>).
+    /// A report shows two sections of one stack analysis: the buckets (<see cref="StackReportSection"/>: the largest,
+    /// their frames, the flame graph, the resolution per input) and the symbolization of the same stacks counted per
+    /// event (<see cref="SymbolizationResult"/>).
     /// </summary>
     public IReadOnlyList<IAnalysisResult> Sections => [new StackReportSection(this), SymbolizationResult.From(this)];
 
@@ -98,10 +108,12 @@ public sealed record StackBucketResult : IAnalysisResult
     /// <returns>The document.</returns>
     public ReportDocument ToDocument(DocumentView view) => new StackBucketDocument(this).ToDocument(view);
 
-    /// <summary>How the frames resolved, counted per event (each distinct stack's frames weighted by its events), and the PDBs used.</summary>
+    /// <summary>How the frames resolved, counted per event (each distinct stack's frames weighted by its events), and
+    /// the PDBs used.</summary>
     internal StackSymbolization? Symbolization { get; init; }
 
-    /// <summary>Slots of histograms on an event field or action (not stacks: see <c>xeanalyze histogram</c>), which were not bucketed.</summary>
+    /// <summary>Slots of histograms on an event field or action (not stacks: see <c>xeanalyze histogram</c>), which
+    /// were not bucketed.</summary>
     public long ValueHistogramSlots { get; internal init; }
 
     /// <summary>Whether any bucket has <c>duration</c> totals (wait events).</summary>
@@ -116,14 +128,20 @@ public sealed record StackBucketResult : IAnalysisResult
 
     /// <summary>The distinct event names of buckets, ordinal order.</summary>
     internal static IReadOnlyList<string> NamesOf(IEnumerable<StackBucket> buckets) =>
-        [.. (buckets is StackBucketList list
-                ? list.EventNameLists.SelectMany(n => n)
-                : buckets.SelectMany(b => b.EventNames))
-            .Distinct(StringComparer.Ordinal).Order(StringComparer.Ordinal)];
+        [
+            .. (
+                buckets is StackBucketList list
+                    ? list.EventNameLists.SelectMany(n => n)
+                    : buckets.SelectMany(b => b.EventNames)
+            )
+                .Distinct(StringComparer.Ordinal)
+                .Order(StringComparer.Ordinal),
+        ];
 
     /// <summary>
-    /// Keeps the <paramref name="top"/> highest-ranked buckets whose count is at least <paramref name="minCount"/>. Shares stay relative
-    /// to <see cref="TotalCount"/>; <see cref="OmittedBuckets"/> and <see cref="OmittedCount"/> say what was left out.
+    /// Keeps the <paramref name="top"/> highest-ranked buckets whose count is at least <paramref name="minCount"/>.
+    /// Shares stay relative to <see cref="TotalCount"/>; <see cref="OmittedBuckets"/> and <see cref="OmittedCount"/>
+    /// say what was left out.
     /// </summary>
     /// <param name="top">The most buckets kept; 0 or less keeps all.</param>
     /// <param name="minCount">The smallest count kept (0 keeps all).</param>
@@ -151,19 +169,31 @@ public sealed record StackBucketResult : IAnalysisResult
             }
         }
 
-        return this with { Buckets = kept.AsReadOnly(), OmittedCount = omitted };
+        return this with
+        {
+            Buckets = kept.AsReadOnly(),
+            OmittedCount = omitted,
+        };
     }
 
     /// <summary>
-    /// The call tree of the buckets (root first inside the tree; frames are added leaf first). When buckets of several event names are
-    /// present and grouped by event, each stack hangs under its event name, so a flame graph's first level is the event.
+    /// The call tree of the buckets (root first inside the tree; frames are added leaf first). When buckets of several
+    /// event names are present and grouped by event, each stack hangs under its event name, so a flame graph's first
+    /// level is the event.
     /// </summary>
     /// <param name="weight">Event counts (the default) or summed <c>duration</c> (milliseconds).</param>
     /// <returns>The tree, from which folded stacks, speedscope and SVG flame graphs are written.</returns>
     internal CallTree ToCallTree(StackWeight weight = StackWeight.Count)
     {
         var builder = new CallTreeBuilder(weight == StackWeight.Duration ? WeightUnit.Milliseconds : WeightUnit.Count);
-        bool byEvent = GroupedByEvent && Buckets.Select(b => b.EventName).Where(n => n is not null).Distinct(StringComparer.Ordinal).Skip(1).Any();
+        bool byEvent =
+            GroupedByEvent
+            && Buckets
+                .Select(b => b.EventName)
+                .Where(n => n is not null)
+                .Distinct(StringComparer.Ordinal)
+                .Skip(1)
+                .Any();
         for (int i = 0; i < Buckets.Count; i++)
         {
             StackBucket b = Buckets[i];
@@ -189,7 +219,8 @@ public sealed record StackBucketResult : IAnalysisResult
         }
     }
 
-    /// <summary>The frames of a bucket as added to a call tree: leaf first, the event name outermost when <paramref name="byEvent"/>.</summary>
+    /// <summary>The frames of a bucket as added to a call tree: leaf first, the event name outermost when
+    /// <paramref name="byEvent"/>.</summary>
     internal static List<string> TreeFrames(StackBucket b, bool byEvent)
     {
         var frames = new List<string>(b.Frames.Count + 1);

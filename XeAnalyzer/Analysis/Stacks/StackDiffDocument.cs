@@ -16,10 +16,13 @@ public sealed record StackDiffDocumentOptions
     public int Top
     {
         get;
-        init => field = value >= 0 ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "expected 0 or more");
+        init =>
+            field =
+                value >= 0 ? value : throw new ArgumentOutOfRangeException(nameof(value), value, "expected 0 or more");
     }
 
-    /// <summary>The results of the regression gates (<see cref="StackDiff.Check"/>), or <see langword="null"/> when none were asked for.</summary>
+    /// <summary>The results of the regression gates (<see cref="StackDiff.Check"/>), or <see langword="null"/> when
+    /// none were asked for.</summary>
     public StackDiffGate? Gate { get; init; }
 }
 
@@ -27,12 +30,14 @@ public sealed record StackDiffDocumentOptions
 /// A <see cref="StackDiff"/> as documents.
 /// <list type="bullet">
 /// <item><see cref="DocumentView.Listing"/> (text): the totals under the title, then each stack (up to
-/// <see cref="StackDiffDocumentOptions.Top"/>) headed with its weights, shares and deltas, its frames, and the gate results.</item>
+/// <see cref="StackDiffDocumentOptions.Top"/>) headed with its weights, shares and deltas, its frames, and the gate
+/// results.</item>
 /// <item><see cref="DocumentView.Page"/> (HTML): totals, the table of every stack, a differential flame graph.</item>
 /// <item><see cref="DocumentView.Table"/> (CSV): the one table of the stacks.</item>
 /// <item><see cref="DocumentView.Data"/> (JSON): the totals, one row per stack (kind, event, base/new count,
 /// weight and share, deltas, leaf and frames <c>\n</c>-separated), the gate results.</item>
-/// <item><see cref="DocumentView.Figure"/> (SVG, folded): the differential flame graph (new weights, base weights as the baseline).</item>
+/// <item><see cref="DocumentView.Figure"/> (SVG, folded): the differential flame graph (new weights, base weights as
+/// the baseline).</item>
 /// </list>
 /// Immutable.
 /// </summary>
@@ -57,21 +62,34 @@ public sealed class StackDiffDocument : IDocumentSource
     public StackDiffDocumentOptions Options { get; }
 
     /// <inheritdoc/>
-    public ReportDocument ToDocument(DocumentView view) => view switch
-    {
-        DocumentView.Listing => Listing(),
-        DocumentView.Data => Data(),
-        DocumentView.Table => ReportDocument.Of(Title, Table()),
-        DocumentView.Figure => new ReportDocument(Title, [new ReportSection("Differential flame graph", new FlameGraph(Diff.ToCallTree(), new FlameGraphOptions
+    public ReportDocument ToDocument(DocumentView view) =>
+        view switch
         {
-            Title = "Stack diff: " + Options.NewLabel + " vs " + Options.BaseLabel,
-            CountName = Diff.Weight == StackWeight.Duration ? "ms" : "events",
-            Differential = true,
-        }))]),
-        _ => Page(),
-    };
+            DocumentView.Listing => Listing(),
+            DocumentView.Data => Data(),
+            DocumentView.Table => ReportDocument.Of(Title, Table()),
+            DocumentView.Figure => new ReportDocument(
+                Title,
+                [
+                    new ReportSection(
+                        "Differential flame graph",
+                        new FlameGraph(
+                            Diff.ToCallTree(),
+                            new FlameGraphOptions
+                            {
+                                Title = "Stack diff: " + Options.NewLabel + " vs " + Options.BaseLabel,
+                                CountName = Diff.Weight == StackWeight.Duration ? "ms" : "events",
+                                Differential = true,
+                            }
+                        )
+                    ),
+                ]
+            ),
+            _ => Page(),
+        };
 
-    /// <summary>One row per stack: kind, event, base/new count, weight and share, deltas, leaf and frames (<c>\n</c>-separated).</summary>
+    /// <summary>One row per stack: kind, event, base/new count, weight and share, deltas, leaf and frames
+    /// (<c>\n</c>-separated).</summary>
     /// <returns>The table.</returns>
     public ReportTable Table()
     {
@@ -89,30 +107,52 @@ public sealed class StackDiffDocument : IDocumentSource
             .AddColumn(TableColumn.Text("leaf"))
             .AddColumn(TableColumn.Text("distinguishing_frames"))
             .AddColumn(TableColumn.Text("frames"));
-        t.AddNote("weight: " + (Diff.Weight == StackWeight.Duration ? "summed duration field" : "event count")
-            + "; shares are fractions of each side's total; frames leaf first; distinguishing frames: from the leaf, "
-            + "the first frame where the stack leaves every other stack, after the frame before it.");
+        t.AddNote(
+            "weight: "
+                + (Diff.Weight == StackWeight.Duration ? "summed duration field" : "event count")
+                + "; shares are fractions of each side's total; frames leaf first; distinguishing frames: from the "
+                + "leaf, "
+                + "the first frame where the stack leaves every other stack, after the frame before it."
+        );
         IReadOnlyList<StackBucketChange> changes = Diff.Changes;
-        return t.BuildWithRowsOnRead(changes.Count, i =>
-        {
-            StackBucketResult.CollectYoungEvery(i, changes.Count);
-            StackBucketChange c = changes[i];
-            return [StackDiff.KindText(c.Kind), c.EventName, c.BaseCount, c.NewCount, c.BaseWeight, c.NewWeight,
-                TableCell.FromPercentage(c.BaseShare), TableCell.FromPercentage(c.NewShare), c.Delta,
-                TableCell.FromPercentage(c.ShareDelta), c.Frames.Count > 0 ? c.Frames[0] : string.Empty,
-                c.Frames.Count > 0 ? Diff.NameOf(c) : string.Empty, string.Join("\n", c.Frames)];
-        });
+        return t.BuildWithRowsOnRead(
+            changes.Count,
+            i =>
+            {
+                StackBucketResult.CollectYoungEvery(i, changes.Count);
+                StackBucketChange c = changes[i];
+                return
+                [
+                    StackDiff.KindText(c.Kind),
+                    c.EventName,
+                    c.BaseCount,
+                    c.NewCount,
+                    c.BaseWeight,
+                    c.NewWeight,
+                    TableCell.FromPercentage(c.BaseShare),
+                    TableCell.FromPercentage(c.NewShare),
+                    c.Delta,
+                    TableCell.FromPercentage(c.ShareDelta),
+                    c.Frames.Count > 0 ? c.Frames[0] : string.Empty,
+                    c.Frames.Count > 0 ? Diff.NameOf(c) : string.Empty,
+                    string.Join("\n", c.Frames),
+                ];
+            }
+        );
     }
 
     private List<KeyValuePair<string, TableCell>> Totals() =>
-    [
-        Kv("base total", Diff.BaseTotal),
-        Kv("new total", Diff.NewTotal),
-        Kv("growth", double.IsFinite(Diff.TotalGrowth) ? TableCell.FromPercentage(Diff.TotalGrowth) : TableCell.Empty),
-        Kv("stacks in both", Diff.CommonCount),
-        Kv("new stacks", Diff.NewStacks.Count),
-        Kv("vanished stacks", Diff.VanishedStacks.Count),
-    ];
+        [
+            Kv("base total", Diff.BaseTotal),
+            Kv("new total", Diff.NewTotal),
+            Kv(
+                "growth",
+                double.IsFinite(Diff.TotalGrowth) ? TableCell.FromPercentage(Diff.TotalGrowth) : TableCell.Empty
+            ),
+            Kv("stacks in both", Diff.CommonCount),
+            Kv("new stacks", Diff.NewStacks.Count),
+            Kv("vanished stacks", Diff.VanishedStacks.Count),
+        ];
 
     /// <summary>The totals, then the comparison's warnings.</summary>
     private List<ReportBlock> SummaryBlocks(List<KeyValuePair<string, TableCell>> totals)
@@ -124,15 +164,24 @@ public sealed class StackDiffDocument : IDocumentSource
 
     private string Description() => "Base: " + Options.BaseLabel + ". New: " + Options.NewLabel + ".";
 
-    private ReportDocument Page() => new(Title,
-    [
-        new ReportSection("Summary", SummaryBlocks(Totals())),
-        new ReportSection("Stacks", Table()),
-        new ReportSection("Differential flame graph", new FlameGraph(Diff.ToCallTree(), new FlameGraphOptions { Title = "Stack diff (width = new; red = share grew, blue = shrank)" })),
-    ])
-    {
-        Description = Description(),
-    };
+    private ReportDocument Page() =>
+        new(
+            Title,
+            [
+                new ReportSection("Summary", SummaryBlocks(Totals())),
+                new ReportSection("Stacks", Table()),
+                new ReportSection(
+                    "Differential flame graph",
+                    new FlameGraph(
+                        Diff.ToCallTree(),
+                        new FlameGraphOptions { Title = "Stack diff (width = new; red = share grew, blue = shrank)" }
+                    )
+                ),
+            ]
+        )
+        {
+            Description = Description(),
+        };
 
     private ReportDocument Data()
     {
@@ -142,7 +191,9 @@ public sealed class StackDiffDocument : IDocumentSource
         var sections = new List<ReportSection> { new("Summary", SummaryBlocks(totals)), new("Stacks", Table()) };
         if (Options.Gate is StackDiffGate gate)
         {
-            sections.Add(new ReportSection("Gates", new KeyValueList([Kv("tripped", gate.Tripped ? "yes" : "no")]), Gates(gate)));
+            sections.Add(
+                new ReportSection("Gates", new KeyValueList([Kv("tripped", gate.Tripped ? "yes" : "no")]), Gates(gate))
+            );
         }
 
         return new ReportDocument(Title, sections) { Description = Description() };
@@ -168,17 +219,37 @@ public sealed class StackDiffDocument : IDocumentSource
         for (int i = 0; i < shown; i++)
         {
             StackBucketChange c = Diff.Changes[i];
-            string heading = string.Create(Ic, $"#{i + 1} {StackDiff.KindText(c.Kind)}: base {c.BaseWeight:N0} ({Percent(c.BaseShare, 2)}), new {c.NewWeight:N0} ({Percent(c.NewShare, 2)}), delta {(c.Delta >= 0 ? "+" : string.Empty)}{c.Delta:N0} ({(c.ShareDelta >= 0 ? "+" : "-")}{Math.Abs(c.ShareDelta * 100):F2} points)")
+            string heading =
+                string.Create(
+                    Ic,
+                    $"#{i + 1} {StackDiff.KindText(c.Kind)}: base {c.BaseWeight:N0} ({Percent(c.BaseShare, 2)}), new "
+                        + $"{c.NewWeight:N0} ({Percent(c.NewShare, 2)}), delta "
+                        + $"{(c.Delta >= 0 ? "+" : string.Empty)}{c.Delta:N0} "
+                        + $"({(c.ShareDelta >= 0 ? "+" : "-")}{Math.Abs(c.ShareDelta * 100):F2} points)"
+                )
                 + (c.EventName is string en ? " " + en : string.Empty)
-                + (Diff.Weight == StackWeight.Duration ? string.Create(Ic, $"; events {c.BaseCount:N0} -> {c.NewCount:N0}") : string.Empty);
+                + (
+                    Diff.Weight == StackWeight.Duration
+                        ? string.Create(Ic, $"; events {c.BaseCount:N0} -> {c.NewCount:N0}")
+                        : string.Empty
+                );
             int at = Diff.DistinguishingFrame(c);
-            string[] details = at > 0
-                ? [string.Create(Ic, $"told apart by frame {at + 1}") + ", where it leaves every other stack: " + Diff.NameOf(c)]
-                : [];
+            string[] details =
+                at > 0
+                    ?
+                    [
+                        string.Create(Ic, $"told apart by frame {at + 1}")
+                            + ", where it leaves every other stack: "
+                            + Diff.NameOf(c),
+                    ]
+                    : [];
             items.Add(new StackListItem(heading, c.Frames.Select(f => new StackListFrame(f)), details));
         }
 
-        string[] notes = shown < Diff.Changes.Count ? [string.Create(Ic, $"{Diff.Changes.Count - shown:N0} more stack(s) not shown (--top).")] : [];
+        string[] notes =
+            shown < Diff.Changes.Count
+                ? [string.Create(Ic, $"{Diff.Changes.Count - shown:N0} more stack(s) not shown (--top).")]
+                : [];
         var sections = new List<ReportSection> { new(string.Empty, new StackList(items, notes)) };
         if (Options.Gate is StackDiffGate gate)
         {
@@ -189,7 +260,11 @@ public sealed class StackDiffDocument : IDocumentSource
     }
 
     private static Outline Gates(StackDiffGate gate) =>
-        new([.. gate.Reasons.Select(r => new OutlineItem(0, r)), new OutlineItem(0, gate.Tripped ? "result: FAILED" : "result: passed")]);
+        new([
+            .. gate.Reasons.Select(r => new OutlineItem(0, r)),
+            new OutlineItem(0, gate.Tripped ? "result: FAILED" : "result: passed"),
+        ]);
 
-    private string Growth() => double.IsPositiveInfinity(Diff.TotalGrowth) ? "new from 0" : SignedPercent(Diff.TotalGrowth, 2);
+    private string Growth() =>
+        double.IsPositiveInfinity(Diff.TotalGrowth) ? "new from 0" : SignedPercent(Diff.TotalGrowth, 2);
 }

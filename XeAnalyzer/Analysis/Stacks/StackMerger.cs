@@ -1,13 +1,14 @@
 namespace XeAnalyzer.Analysis.Stacks;
 
 /// <summary>
-/// Merges symbolized raw stacks whose rendered frame lists are equal (ordinal), per event name unless grouping by event is off, and
-/// orders the buckets: count descending, then frames, then event name (ordinal), so output is deterministic.
+/// Merges symbolized raw stacks whose rendered frame lists are equal (ordinal), per event name unless grouping by event
+/// is off, and orders the buckets: count descending, then frames, then event name (ordinal), so output is
+/// deterministic.
 /// </summary>
 internal sealed class StackMerger(bool groupByEvent)
 {
-    // The first raw stack of each merge key is the bucket: later raw stacks with the same rendered frames are added into it
-    // and let go, so merging costs no object per bucket beyond the raw stack itself.
+    // The first raw stack of each merge key is the bucket: later raw stacks with the same rendered frames are added
+    // into it and let go, so merging costs no object per bucket beyond the raw stack itself.
     private readonly Dictionary<MergeKey, RawStack> _merged = [];
 
     public int Count => _merged.Count;
@@ -75,14 +76,23 @@ internal sealed class StackMerger(bool groupByEvent)
         _merged.Clear();
         _merged.TrimExcess();
         Array.Sort(sorted, (a, b) => Compare(a, b, eventNames));
-        var list = new StackBucketList.Builder(sorted.Length, checked((int)frames),
-            [.. Enumerable.Range(0, eventNames.Count).Select(id => eventNames[id])]);
+        var list = new StackBucketList.Builder(
+            sorted.Length,
+            checked((int)frames),
+            [.. Enumerable.Range(0, eventNames.Count).Select(id => eventNames[id])]
+        );
         for (int i = 0; i < sorted.Length; i++)
         {
             RawStack m = sorted[i];
             sorted[i] = null!;
             StackDurations? durations = m.Durations is { DurationEvents: > 0 } d
-                ? new StackDurations(d.DurationEvents, d.DurationSum, d.DurationMax, d.SignalEvents > 0 ? d.SignalSum : null, d.SignalEvents > 0 ? d.SignalMax : null)
+                ? new StackDurations(
+                    d.DurationEvents,
+                    d.DurationSum,
+                    d.DurationMax,
+                    d.SignalEvents > 0 ? d.SignalSum : null,
+                    d.SignalEvents > 0 ? d.SignalMax : null
+                )
                 : null;
             list.Add(m.EventId, m.EventIds, m.Frames!, m.Count, durations, m.First, m.Last, m.RawStacks);
         }
@@ -157,7 +167,8 @@ internal sealed class StackMerger(bool groupByEvent)
 
             for (int i = 0; i < Frames.Length; i++)
             {
-                string a = Frames[i].Text, b = other.Frames[i].Text;
+                string a = Frames[i].Text,
+                    b = other.Frames[i].Text;
                 if (!ReferenceEquals(a, b) && !string.Equals(a, b, StringComparison.Ordinal))
                 {
                     return false;

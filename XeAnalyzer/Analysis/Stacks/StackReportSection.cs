@@ -5,13 +5,15 @@ using XeAnalyzer.Symbols.Resolution;
 namespace XeAnalyzer.Analysis.Stacks;
 
 /// <summary>
-/// The stack buckets as a section of a capture report (the first of <see cref="StackBucketResult.Sections"/>): the summary, the
-/// <see cref="Top"/> largest buckets with the flame graph, the frames of the <see cref="FramesShown"/> largest, how each input was
-/// resolved, and a table of every frame of the <see cref="FramesTableBuckets"/> largest. Immutable.
+/// The stack buckets as a section of a capture report (the first of <see cref="StackBucketResult.Sections"/>): the
+/// summary, the
+/// <see cref="Top"/> largest buckets with the flame graph, the frames of the <see cref="FramesShown"/> largest, how
+/// each input was resolved, and a table of every frame of the <see cref="FramesTableBuckets"/> largest. Immutable.
 /// </summary>
 /// <remarks>
-/// The resolution part lists the PDBs only through the symbolization section (<see cref="SymbolizationResult"/>): a batch shares one
-/// resolver, whose PDB list spans every capture, so it is left out here to keep each report independent of the others.
+/// The resolution part lists the PDBs only through the symbolization section (<see cref="SymbolizationResult"/>): a
+/// batch shares one resolver, whose PDB list spans every capture, so it is left out here to keep each report
+/// independent of the others.
 /// </remarks>
 /// <param name="result">The stack analysis's result.</param>
 internal sealed class StackReportSection(StackBucketResult result) : IAnalysisResult
@@ -45,8 +47,9 @@ internal sealed class StackReportSection(StackBucketResult result) : IAnalysisRe
 
     private static ReportDocument ToReport(StackBucketResult shown)
     {
-        // The parts of the stack document, for one page: the summary; the bucket table with the flame graph; the frames of the largest
-        // buckets; the resolution without the resolver's PDB list; then every frame of the top buckets as a table.
+        // The parts of the stack document, for one page: the summary; the bucket table with the flame graph; the frames
+        // of the largest buckets; the resolution without the resolver's PDB list; then every frame of the top buckets
+        // as a table.
         var stacks = new StackBucketDocument(shown);
         var sections = new List<ReportSection>
         {
@@ -58,15 +61,28 @@ internal sealed class StackReportSection(StackBucketResult result) : IAnalysisRe
             var frames = new List<ReportBlock> { stacks.Stacks(FramesShown) };
             if (shown.Buckets.Count > FramesShown)
             {
-                frames.Add(new Paragraph(string.Create(CultureInfo.InvariantCulture,
-                    $"The frames of the {FramesShown} largest of {shown.Buckets.Count:N0} buckets are shown; the Bucket frames table (and its CSV file) has every frame of the {Math.Min(FramesTableBuckets, shown.Buckets.Count)} largest.")));
+                frames.Add(
+                    new Paragraph(
+                        string.Create(
+                            CultureInfo.InvariantCulture,
+                            $"The frames of the {FramesShown} largest of {shown.Buckets.Count:N0} buckets are shown; "
+                                + $"the Bucket frames table (and its CSV file) has every frame of the "
+                                + $"{Math.Min(FramesTableBuckets, shown.Buckets.Count)} largest."
+                        )
+                    )
+                );
             }
 
             sections.Add(new ReportSection("Largest buckets, frames leaf first", frames));
         }
 
         sections.Add(new ReportSection("Resolution", ResolutionBlocks(shown)));
-        sections.Add(new ReportSection("Bucket frames", new StackBucketDocument(shown.Filter(FramesTableBuckets, 0)).FramesTable()));
+        sections.Add(
+            new ReportSection(
+                "Bucket frames",
+                new StackBucketDocument(shown.Filter(FramesTableBuckets, 0)).FramesTable()
+            )
+        );
         return new ReportDocument("Stack buckets", sections);
     }
 
@@ -94,7 +110,19 @@ internal sealed class StackReportSection(StackBucketResult result) : IAnalysisRe
         foreach (StackInputSummary i in shown.Inputs)
         {
             ResolutionSummary r = i.Resolution;
-            t.AddRow(i.Name, i.Kind, i.ModuleMapPath ?? "(none)", i.Events, i.HistogramSlots, i.DistinctRawStacks, r.Frames, r.InEngine, r.ResolvedOffline, r.Unverified, r.Unresolved);
+            t.AddRow(
+                i.Name,
+                i.Kind,
+                i.ModuleMapPath ?? "(none)",
+                i.Events,
+                i.HistogramSlots,
+                i.DistinctRawStacks,
+                r.Frames,
+                r.InEngine,
+                r.ResolvedOffline,
+                r.Unverified,
+                r.Unresolved
+            );
             foreach (UnresolvedGroup g in r.UnresolvedGroups)
             {
                 reasons.AddRow(i.Name, g.Description, g.Count, g.FirstExample);
@@ -111,7 +139,15 @@ internal sealed class StackReportSection(StackBucketResult result) : IAnalysisRe
             }
         }
 
-        t.AddNote(string.Create(ic, $"Frames of each distinct raw stack, counted once. {shown.DistinctRawStacks:N0} distinct raw stack(s) gave {shown.TotalBuckets:N0} bucket(s) after symbolization. The PDBs used, and the frames counted per event, are under Symbolization."));
+        t.AddNote(
+            string.Create(
+                ic,
+                $"Frames of each distinct raw stack, counted once. {shown.DistinctRawStacks:N0} distinct raw "
+                    + $"stack(s) gave {shown.TotalBuckets:N0} bucket(s) after symbolization. The PDBs used, and the "
+                    + $"frames "
+                    + $"counted per event, are under Symbolization."
+            )
+        );
         reasons.AddNote("Frames of each distinct raw stack, counted once.");
         ReportTable? files = new StackBucketDocument(shown).FilesTable();
         return files is null ? [t.Build(), reasons.Build(), .. notes] : [t.Build(), files, reasons.Build(), .. notes];

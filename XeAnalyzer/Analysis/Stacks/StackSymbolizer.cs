@@ -10,16 +10,23 @@ namespace XeAnalyzer.Analysis.Stacks;
 internal readonly record struct SymbolizedStack(RawStack Raw, BucketFrame[] Frames, ResolvedCallstack Resolved);
 
 /// <summary>
-/// Symbolizes one input's raw-stack table: each distinct address once (through <see cref="ResolverSession.ResolveAddresses"/>, in address
-/// order so results are deterministic) and each distinct text stack once; renders each frame once (interned text), and feeds one
-/// <see cref="ResolutionSummaryBuilder"/> (each distinct stack counted once) and the per-event <see cref="StackSymbolizationTally"/>
-/// (frames weighted by the events of their stack).
+/// Symbolizes one input's raw-stack table: each distinct address once (through
+/// <see cref="ResolverSession.ResolveAddresses"/>, in address order so results are deterministic) and each distinct
+/// text stack once; renders each frame once (interned text), and feeds one
+/// <see cref="ResolutionSummaryBuilder"/> (each distinct stack counted once) and the per-event
+/// <see cref="StackSymbolizationTally"/> (frames weighted by the events of their stack).
 /// </summary>
-internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerStack, Func<string, string> intern,
-    BucketFramePool? pool = null)
+internal sealed class StackSymbolizer(
+    ResolverSession session,
+    int maxFramesPerStack,
+    Func<string, string> intern,
+    BucketFramePool? pool = null
+)
 {
     private readonly FrameStyle _style = session.Resolver.Options.Style;
-    /// <summary>Rendered text frames kept for reuse by later stacks (bounded: with mostly distinct frames a cache only costs memory).</summary>
+
+    /// <summary>Rendered text frames kept for reuse by later stacks (bounded: with mostly distinct frames a cache only
+    /// costs memory).</summary>
     private const int MaxCachedTextFrames = 65_536;
 
     private readonly Dictionary<(FrameResolution, string), BucketFrame> _textFrames = [];
@@ -31,7 +38,13 @@ internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerS
     /// <summary>Distinct addresses or text stacks symbolized between two progress reports.</summary>
     private const int ProgressStep = 1024;
 
-    public IEnumerable<SymbolizedStack> Symbolize(RawStackTable table, ResolutionSummaryBuilder summary, StackSymbolizationTally tally, CancellationToken cancellationToken, string? inputName = null)
+    public IEnumerable<SymbolizedStack> Symbolize(
+        RawStackTable table,
+        ResolutionSummaryBuilder summary,
+        StackSymbolizationTally tally,
+        CancellationToken cancellationToken,
+        string? inputName = null
+    )
     {
         var distinct = new HashSet<ulong>();
         long textStacks = 0;
@@ -54,7 +67,8 @@ internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerS
         var resolutions = new FrameResolution[addresses.Length];
         IProgress<WorkProgress>? progress = session.Resolver.Options.Progress;
         string item = inputName ?? string.Empty;
-        long total = addresses.Length + textStacks, done = 0;
+        long total = addresses.Length + textStacks,
+            done = 0;
         if (progress is null)
         {
             session.ResolveAddresses(addresses, resolutions, cancellationToken);
@@ -99,7 +113,11 @@ internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerS
                     sf[i - 1] = r.Frame;
                 }
 
-                resolved = new ResolvedCallstack(BinaryStack(sf), ImmutableCollectionsMarshal.AsImmutableArray(rf), sf.Length == 0 ? StackShape.NoFrames : StackShape.RawAddresses);
+                resolved = new ResolvedCallstack(
+                    BinaryStack(sf),
+                    ImmutableCollectionsMarshal.AsImmutableArray(rf),
+                    sf.Length == 0 ? StackShape.NoFrames : StackShape.RawAddresses
+                );
             }
             else
             {
@@ -127,8 +145,14 @@ internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerS
                 }
             }
 
-            // A one-frame text stack usually renders as it was written (an unresolved module+offset frame): share the string.
-            if (frames.Length == 1 && raw.Text is string written && !ReferenceEquals(frames[0].Text, written) && string.Equals(frames[0].Text, written, StringComparison.Ordinal))
+            // A one-frame text stack usually renders as it was written (an unresolved module+offset frame): share the
+            // string.
+            if (
+                frames.Length == 1
+                && raw.Text is string written
+                && !ReferenceEquals(frames[0].Text, written)
+                && string.Equals(frames[0].Text, written, StringComparison.Ordinal)
+            )
             {
                 frames[0] = frames[0] with { Text = written };
             }
@@ -166,7 +190,8 @@ internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerS
         return stack;
     }
 
-    /// <summary>A stack of frames decoded from a binary capture: one line per frame, with no input line number (0).</summary>
+    /// <summary>A stack of frames decoded from a binary capture: one line per frame, with no input line number
+    /// (0).</summary>
     private static Callstack BinaryStack(StackFrame[] frames)
     {
         var lines = new StackLine[frames.Length];
@@ -175,10 +200,17 @@ internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerS
             lines[i] = new StackLine(frames[i].Raw, 0, frames, i, 1, null);
         }
 
-        return new Callstack(0, null, ImmutableCollectionsMarshal.AsImmutableArray(lines), ImmutableCollectionsMarshal.AsImmutableArray(frames), false);
+        return new Callstack(
+            0,
+            null,
+            ImmutableCollectionsMarshal.AsImmutableArray(lines),
+            ImmutableCollectionsMarshal.AsImmutableArray(frames),
+            false
+        );
     }
 
-    /// <summary>Each frame preceded by its inline frames (innermost first), when the resolver gives them (<c>--inlines</c>).</summary>
+    /// <summary>Each frame preceded by its inline frames (innermost first), when the resolver gives them
+    /// (<c>--inlines</c>).</summary>
     private BucketFrame[] WithInlineFrames(BucketFrame[] frames, ResolvedCallstack resolved)
     {
         int extra = 0;
@@ -214,14 +246,18 @@ internal sealed class StackSymbolizer(ResolverSession session, int maxFramesPerS
 }
 
 /// <summary>
-/// Frame resolution counted per event (each distinct stack's frames weighted by its events), the PDBs the stacks used, and the
-/// unresolved frames by reason: the report's symbolization view of the same raw-stack table the buckets come from.
+/// Frame resolution counted per event (each distinct stack's frames weighted by its events), the PDBs the stacks used,
+/// and the unresolved frames by reason: the report's symbolization view of the same raw-stack table the buckets come
+/// from.
 /// </summary>
 internal sealed class StackSymbolizationTally
 {
-    // Frames counted per event are slot counts times frames: wider than a count, so they are summed as 128-bit numbers and shown, with a
-    // warning (OutOfRange), as long.MaxValue if they pass it.
-    private readonly Dictionary<string, (UnresolvedReason Reason, Int128 Count, string FirstExample, string FirstReason)> _groups = new(StringComparer.Ordinal);
+    // Frames counted per event are slot counts times frames: wider than a count, so they are summed as 128-bit numbers
+    // and shown, with a warning (OutOfRange), as long.MaxValue if they pass it.
+    private readonly Dictionary<
+        string,
+        (UnresolvedReason Reason, Int128 Count, string FirstExample, string FirstReason)
+    > _groups = new(StringComparer.Ordinal);
     private readonly HashSet<PdbBinding> _pdbs = new(ReferenceEqualityComparer.Instance);
     private Int128 _stacks;
     private Int128 _frames;
@@ -269,20 +305,50 @@ internal sealed class StackSymbolizationTally
         }
     }
 
-    public StackSymbolization Build(ResolutionSummary summary) => new(
-        summary, Figure(_stacks), Figure(_frames), Figure(_inEngine), Figure(_resolvedOffline), Figure(_unverified), Figure(_unresolved),
-        [.. _groups.OrderByDescending(kv => kv.Value.Count).ThenBy(kv => kv.Key, StringComparer.Ordinal)
-            .Select(kv => new UnresolvedGroup(kv.Value.Reason, kv.Key, Figure(kv.Value.Count), kv.Value.FirstExample, kv.Value.FirstReason, 0,
-                summary.UnresolvedGroups.FirstOrDefault(g => string.Equals(g.Description, kv.Key, StringComparison.Ordinal))?.SearchLog ?? []))],
-        [.. _pdbs.OrderBy(b => b.PdbName, StringComparer.OrdinalIgnoreCase).ThenBy(b => b.Identity?.Key ?? string.Empty, StringComparer.Ordinal)]);
+    public StackSymbolization Build(ResolutionSummary summary) =>
+        new(
+            summary,
+            Figure(_stacks),
+            Figure(_frames),
+            Figure(_inEngine),
+            Figure(_resolvedOffline),
+            Figure(_unverified),
+            Figure(_unresolved),
+            [
+                .. _groups
+                    .OrderByDescending(kv => kv.Value.Count)
+                    .ThenBy(kv => kv.Key, StringComparer.Ordinal)
+                    .Select(kv => new UnresolvedGroup(
+                        kv.Value.Reason,
+                        kv.Key,
+                        Figure(kv.Value.Count),
+                        kv.Value.FirstExample,
+                        kv.Value.FirstReason,
+                        0,
+                        summary
+                            .UnresolvedGroups.FirstOrDefault(g =>
+                                string.Equals(g.Description, kv.Key, StringComparison.Ordinal)
+                            )
+                            ?.SearchLog
+                            ?? []
+                    )),
+            ],
+            [
+                .. _pdbs
+                    .OrderBy(b => b.PdbName, StringComparer.OrdinalIgnoreCase)
+                    .ThenBy(b => b.Identity?.Key ?? string.Empty, StringComparer.Ordinal),
+            ]
+        );
 
     private static long Figure(Int128 value) => (long)Int128.Min(value, long.MaxValue);
 }
 
 /// <summary>
-/// How the frames of a stack analysis resolved, counted per event: each distinct raw stack's frames weighted by its events. Immutable.
+/// How the frames of a stack analysis resolved, counted per event: each distinct raw stack's frames weighted by its
+/// events. Immutable.
 /// </summary>
-/// <param name="Resolution">The distinct stacks' resolution, each stack counted once (hints, reasons, search logs).</param>
+/// <param name="Resolution">The distinct stacks' resolution, each stack counted once (hints, reasons, search
+/// logs).</param>
 /// <param name="Stacks">Events (and histogram slot counts) with a stack.</param>
 /// <param name="Frames">Frames, per event.</param>
 /// <param name="InEngine">Frames symbolized in the engine (trace flag 3656).</param>
@@ -291,5 +357,14 @@ internal sealed class StackSymbolizationTally
 /// <param name="Unresolved">Frames not resolved (printed raw with a reason).</param>
 /// <param name="UnresolvedByReason">Unresolved frames by reason, per event, most first.</param>
 /// <param name="Pdbs">The PDBs the frames used (by name, then identity).</param>
-internal sealed record StackSymbolization(ResolutionSummary Resolution, long Stacks, long Frames, long InEngine, long ResolvedOffline, long Unverified, long Unresolved,
-    IReadOnlyList<UnresolvedGroup> UnresolvedByReason, IReadOnlyList<PdbBinding> Pdbs);
+internal sealed record StackSymbolization(
+    ResolutionSummary Resolution,
+    long Stacks,
+    long Frames,
+    long InEngine,
+    long ResolvedOffline,
+    long Unverified,
+    long Unresolved,
+    IReadOnlyList<UnresolvedGroup> UnresolvedByReason,
+    IReadOnlyList<PdbBinding> Pdbs
+);

@@ -11,7 +11,14 @@ namespace XeAnalyzer.Analysis.Stacks;
 /// <param name="ResolvedOffline">Frames resolved offline.</param>
 /// <param name="Unverified">Of those, frames resolved through a PDB matched by name only.</param>
 /// <param name="Unresolved">Frames left unresolved.</param>
-public sealed record SymbolizationCounts(long Stacks, long Frames, long InEngine, long ResolvedOffline, long Unverified, long Unresolved)
+public sealed record SymbolizationCounts(
+    long Stacks,
+    long Frames,
+    long InEngine,
+    long ResolvedOffline,
+    long Unverified,
+    long Unresolved
+)
 {
     /// <summary>Creates the counts of a resolution summary (its stacks and frames as it counted them).</summary>
     /// <param name="summary">The summary.</param>
@@ -19,14 +26,22 @@ public sealed record SymbolizationCounts(long Stacks, long Frames, long InEngine
     public static SymbolizationCounts From(ResolutionSummary summary)
     {
         ArgumentNullException.ThrowIfNull(summary);
-        return new(summary.Stacks, summary.Frames, summary.InEngine, summary.ResolvedOffline, summary.Unverified, summary.Unresolved);
+        return new(
+            summary.Stacks,
+            summary.Frames,
+            summary.InEngine,
+            summary.ResolvedOffline,
+            summary.Unverified,
+            summary.Unresolved
+        );
     }
 }
 
 /// <summary>
-/// The symbolization of one capture's stacks, counted per event: how the frames resolved, which PDBs they used and why the others did not
-/// resolve. It is a per-event view of the same raw-stack table the stack buckets come from (<see cref="StackBucketResult.Symbolization"/>),
-/// not a second symbolization: a report shows it as the section after the buckets (<see cref="StackBucketResult.Sections"/>). Immutable.
+/// The symbolization of one capture's stacks, counted per event: how the frames resolved, which PDBs they used and why
+/// the others did not resolve. It is a per-event view of the same raw-stack table the stack buckets come from
+/// (<see cref="StackBucketResult.Symbolization"/>), not a second symbolization: a report shows it as the section after
+/// the buckets (<see cref="StackBucketResult.Sections"/>). Immutable.
 /// </summary>
 internal sealed class SymbolizationResult : IAnalysisResult
 {
@@ -41,7 +56,8 @@ internal sealed class SymbolizationResult : IAnalysisResult
     /// <inheritdoc/>
     public string Title => "Symbolization";
 
-    /// <summary>What the capture lacks (no stacks to symbolize: the stack buckets' <see cref="StackBucketResult.MissingData"/>), or <see langword="null"/>.</summary>
+    /// <summary>What the capture lacks (no stacks to symbolize: the stack buckets'
+    /// <see cref="StackBucketResult.MissingData"/>), or <see langword="null"/>.</summary>
     public MissingData? MissingData { get; internal init; }
 
     /// <inheritdoc/>
@@ -50,23 +66,27 @@ internal sealed class SymbolizationResult : IAnalysisResult
     /// <summary>The events with a non-empty callstack (0 when data is missing).</summary>
     public long EventsUsed => MissingData is null ? EventsWithCallstacks : 0;
 
-    /// <summary>The per-event counts (<see cref="Counts"/>), or <see langword="null"/> when there were no stacks to symbolize.</summary>
+    /// <summary>The per-event counts (<see cref="Counts"/>), or <see langword="null"/> when there were no stacks to
+    /// symbolize.</summary>
     public SymbolizationCounts? FrameCounts => MissingData is null ? Counts : null;
 
     /// <summary>
-    /// The resolution summary with each distinct stack counted once (as <c>xeanalyze resolve</c> counts stacks it is given): the
-    /// hints, warnings, and the search logs of missing PDBs. Its <see cref="ResolutionSummary.Pdbs"/> is empty: the PDBs this
-    /// capture used are in <see cref="Pdbs"/>. The per-event figures are <see cref="Counts"/> and <see cref="UnresolvedByReason"/>.
+    /// The resolution summary with each distinct stack counted once (as <c>xeanalyze resolve</c> counts stacks it is
+    /// given): the hints, warnings, and the search logs of missing PDBs. Its <see cref="ResolutionSummary.Pdbs"/> is
+    /// empty: the PDBs this capture used are in <see cref="Pdbs"/>. The per-event figures are <see cref="Counts"/> and
+    /// <see cref="UnresolvedByReason"/>.
     /// </summary>
     public ResolutionSummary Summary { get; }
 
     /// <summary>Frames by status, counted once per event that carries them.</summary>
     public SymbolizationCounts Counts { get; internal init; } = new(0, 0, 0, 0, 0, 0);
 
-    /// <summary>Unresolved frames by reason, counted once per event that carries them (most first; search logs from <see cref="Summary"/>).</summary>
+    /// <summary>Unresolved frames by reason, counted once per event that carries them (most first; search logs from
+    /// <see cref="Summary"/>).</summary>
     public IReadOnlyList<UnresolvedGroup> UnresolvedByReason { get; internal init; } = [];
 
-    /// <summary>The PDBs this capture's frames were looked up in (found, damaged or missing), by name then identity.</summary>
+    /// <summary>The PDBs this capture's frames were looked up in (found, damaged or missing), by name then
+    /// identity.</summary>
     public IReadOnlyList<PdbBinding> Pdbs { get; internal init; } = [];
 
     /// <summary>Events with a non-empty callstack.</summary>
@@ -75,13 +95,15 @@ internal sealed class SymbolizationResult : IAnalysisResult
     /// <summary>Distinct raw address lists (per module list).</summary>
     public long DistinctStacks { get; internal init; }
 
-    /// <summary>Events whose stack was not kept because <see cref="StackBucketOptions.MaxDistinctStacks"/> was reached.</summary>
+    /// <summary>Events whose stack was not kept because <see cref="StackBucketOptions.MaxDistinctStacks"/> was
+    /// reached.</summary>
     public long EventsBeyondCap { get; internal init; }
 
     /// <summary>Events whose callstack value was empty.</summary>
     public long EmptyStacks { get; internal init; }
 
-    /// <summary>The module list used for each group of inputs (display paths; <c>(none)</c> when an input had none).</summary>
+    /// <summary>The module list used for each group of inputs (display paths; <c>(none)</c> when an input had
+    /// none).</summary>
     public IReadOnlyList<string> ModuleLists { get; internal init; } = [];
 
     /// <summary>Events with callstacks by full event name (ordinal order).</summary>
@@ -93,12 +115,18 @@ internal sealed class SymbolizationResult : IAnalysisResult
     public static SymbolizationResult From(StackBucketResult stacks)
     {
         ArgumentNullException.ThrowIfNull(stacks);
-        StackSymbolization s = stacks.Symbolization ?? throw new ArgumentException("the result has no symbolization (it was not built by StackBucketBuilder)", nameof(stacks));
+        StackSymbolization s =
+            stacks.Symbolization
+            ?? throw new ArgumentException(
+                "the result has no symbolization (it was not built by StackBucketBuilder)",
+                nameof(stacks)
+            );
         var byEvent = new SortedDictionary<string, long>(StringComparer.Ordinal);
         long empty = 0;
         foreach (StackBucket b in stacks.Buckets)
         {
-            string name = b.EventName ?? (b.EventNames.Count == 1 ? b.EventNames[0] : "(histogram slots and merged events)");
+            string name =
+                b.EventName ?? (b.EventNames.Count == 1 ? b.EventNames[0] : "(histogram slots and merged events)");
             byEvent[name] = byEvent.GetValueOrDefault(name) + b.Count;
             if (b.Frames.Count == 0)
             {
@@ -109,7 +137,14 @@ internal sealed class SymbolizationResult : IAnalysisResult
         return new SymbolizationResult(s.Resolution)
         {
             MissingData = stacks.MissingData,
-            Counts = new SymbolizationCounts(s.Stacks, s.Frames, s.InEngine, s.ResolvedOffline, s.Unverified, s.Unresolved),
+            Counts = new SymbolizationCounts(
+                s.Stacks,
+                s.Frames,
+                s.InEngine,
+                s.ResolvedOffline,
+                s.Unverified,
+                s.Unresolved
+            ),
             UnresolvedByReason = s.UnresolvedByReason,
             Pdbs = s.Pdbs,
             EventsWithCallstacks = s.Stacks,
@@ -126,7 +161,8 @@ internal sealed class SymbolizationResult : IAnalysisResult
     /// <returns>The document.</returns>
     public ReportDocument ToDocument(DocumentView view) => ToReport();
 
-    /// <summary>The result as a report section: counts, unresolved frames by reason, PDBs looked up, hints and warnings.</summary>
+    /// <summary>The result as a report section: counts, unresolved frames by reason, PDBs looked up, hints and
+    /// warnings.</summary>
     /// <returns>The report.</returns>
     public ReportDocument ToReport()
     {
@@ -136,15 +172,30 @@ internal sealed class SymbolizationResult : IAnalysisResult
         var items = new List<KeyValuePair<string, TableCell>>
         {
             new("events with callstacks", EventsWithCallstacks),
-            new("events with callstacks, by event", string.Join(", ", EventsByName.Select(kv => kv.Key + " (" + kv.Value.ToString("N0", ic) + ")"))),
+            new(
+                "events with callstacks, by event",
+                string.Join(", ", EventsByName.Select(kv => kv.Key + " (" + kv.Value.ToString("N0", ic) + ")"))
+            ),
             new("distinct stacks", DistinctStacks),
             new("frames (per event)", n.Frames),
             new("symbolized in-engine", n.InEngine),
             new("resolved offline", n.ResolvedOffline),
             new("of which unverified (PDB matched by name only)", n.Unverified),
             new("unresolved", n.Unresolved),
-            new("resolved share", n.Frames == 0 ? TableCell.Empty : TableCell.FromPercentage((double)(n.InEngine + n.ResolvedOffline) / n.Frames)),
-            new("frames of the distinct stacks (each once)", string.Create(ic, $"{s.Frames:N0}: {s.InEngine:N0} in-engine, {s.ResolvedOffline:N0} offline, {s.Unresolved:N0} unresolved")),
+            new(
+                "resolved share",
+                n.Frames == 0
+                    ? TableCell.Empty
+                    : TableCell.FromPercentage((double)(n.InEngine + n.ResolvedOffline) / n.Frames)
+            ),
+            new(
+                "frames of the distinct stacks (each once)",
+                string.Create(
+                    ic,
+                    $"{s.Frames:N0}: {s.InEngine:N0} in-engine, {s.ResolvedOffline:N0} offline, {s.Unresolved:N0} "
+                        + $"unresolved"
+                )
+            ),
             new("module list", string.Join(", ", ModuleLists.Distinct(StringComparer.Ordinal))),
         };
         if (EventsBeyondCap > 0)
@@ -160,7 +211,15 @@ internal sealed class SymbolizationResult : IAnalysisResult
         var blocks = new List<ReportBlock>
         {
             new KeyValueList(items),
-            new Paragraph("Each event's raw callstack (return addresses, leaf first) is placed in a module with the capture's module list (sys.dm_os_loaded_modules, the <set-name>.modules.txt sidecar) and resolved through the PDBs found on the symbol path; frames are counted once per event. Unverified frames were resolved through a PDB matched by name only: nothing identified the module's build (give --binaries or --sql-build)."),
+            new Paragraph(
+                "Each event's raw callstack (return addresses, leaf first) is placed in a module with the capture's "
+                    + "module list (sys.dm_os_loaded_modules, the <set-name>.modules.txt sidecar) and resolved through "
+                    + "the "
+                    + "PDBs found on the symbol path; frames are counted once per event. Unverified frames were "
+                    + "resolved "
+                    + "through a PDB matched by name only: nothing identified the module's build (give --binaries or "
+                    + "--sql-build)."
+            ),
         };
 
         var reasons = new TableBuilder("Unresolved frames by reason")
@@ -176,7 +235,13 @@ internal sealed class SymbolizationResult : IAnalysisResult
 
         foreach (UnresolvedGroup g in UnresolvedByReason.Where(g => g.SearchLog.Count > 0).Take(8))
         {
-            reasons.AddNote("searched for " + g.Description + ": " + string.Join("; ", g.SearchLog.Take(6)) + (g.SearchLog.Count > 6 ? "; …" : string.Empty));
+            reasons.AddNote(
+                "searched for "
+                    + g.Description
+                    + ": "
+                    + string.Join("; ", g.SearchLog.Take(6))
+                    + (g.SearchLog.Count > 6 ? "; …" : string.Empty)
+            );
         }
 
         blocks.Add(reasons.Build());

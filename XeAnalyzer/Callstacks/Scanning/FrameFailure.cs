@@ -77,7 +77,8 @@ internal enum FrameFailureReason : byte
     /// <summary><c>callstack_rva</c>: neither <c>rva</c> nor <c>address</c>.</summary>
     RvaNoRvaNorAddress,
 
-    /// <summary><c>callstack_rva</c>: <c>module</c>/<c>name</c> is not a module file name (detail: the value).</summary>
+    /// <summary><c>callstack_rva</c>: <c>module</c>/<c>name</c> is not a module file name (detail: the
+    /// value).</summary>
     RvaBadModule,
 
     /// <summary><c>callstack_rva</c>: <c>pdb</c> is not a PDB file name (detail: the value).</summary>
@@ -100,51 +101,57 @@ internal enum FrameFailureReason : byte
 /// A typed scan failure: the reason, where it is, and the offending text when the message names it.
 /// </summary>
 /// <param name="Reason">Why the text is not a frame.</param>
-/// <param name="Position">0-based character offset in the scanned line (after HTML decoding of an escaped <c>callstack_rva</c> line) of the token, element or character that failed.</param>
-/// <param name="Detail">The attribute name or value, or the text, that the message quotes; otherwise <see langword="null"/>.</param>
+/// <param name="Position">0-based character offset in the scanned line (after HTML decoding of an escaped
+/// <c>callstack_rva</c> line) of the token, element or character that failed.</param>
+/// <param name="Detail">The attribute name or value, or the text, that the message quotes; otherwise
+/// <see langword="null"/>.</param>
 internal readonly record struct FrameFailure(FrameFailureReason Reason, int Position, string? Detail = null)
 {
     /// <summary>
-    /// True when the text looked like a frame of some grammar but was malformed (an overflowing offset, a bad GUID, a truncated
-    /// element): a line without frames reports it as its diagnostic. False for plain text and for limits.
+    /// True when the text looked like a frame of some grammar but was malformed (an overflowing offset, a bad GUID, a
+    /// truncated element): a line without frames reports it as its diagnostic. False for plain text and for limits.
     /// </summary>
-    public bool IsMalformedFrame => Reason is not (FrameFailureReason.NotAFrame or FrameFailureReason.Empty or FrameFailureReason.TooManyFrames);
+    public bool IsMalformedFrame =>
+        Reason is not (FrameFailureReason.NotAFrame or FrameFailureReason.Empty or FrameFailureReason.TooManyFrames);
 
-    /// <summary>The message shown to users (<see cref="StackLine.Diagnostic"/>, <see cref="UnparsedToken.Reason"/>).</summary>
-    public string Message => Reason switch
-    {
-        FrameFailureReason.NotAFrame => "not a frame",
-        FrameFailureReason.Empty => "empty",
-        FrameFailureReason.TooManyFrames => "more frames on one line than TextInputLimits.MaxFramesPerLine",
-        FrameFailureReason.AddressOverflow => "address does not fit in 64 bits",
-        FrameFailureReason.OffsetOverflow => "offset does not fit in 64 bits",
-        FrameFailureReason.OrdinalOffsetOverflow => "ordinal offset does not fit in 64 bits",
-        FrameFailureReason.DisplacementOverflow => "displacement does not fit in 64 bits",
-        FrameFailureReason.RvaNotAFrameElement => "not a <frame> element",
-        FrameFailureReason.RvaTruncated => "truncated <frame> element",
-        FrameFailureReason.RvaTruncatedNoClose => "truncated <frame> element (no closing '/>')",
-        FrameFailureReason.RvaTruncatedByElement => "truncated <frame> element (another element starts before '/>')",
-        FrameFailureReason.RvaUnterminatedValue => "truncated <frame> element (unterminated attribute value)",
-        FrameFailureReason.RvaAttributeNameExpected => $"attribute name expected in <frame> at \"{Detail}\"",
-        FrameFailureReason.RvaEqualsExpected => $"'=' expected after attribute {Detail} in <frame>",
-        FrameFailureReason.RvaQuotedValueExpected => $"quoted value expected for attribute {Detail} in <frame>",
-        FrameFailureReason.RvaTooManyAttributes => "too many attributes in <frame>",
-        FrameFailureReason.RvaBadId => $"frame id \"{Detail}\" is not a decimal number",
-        FrameFailureReason.RvaAgeWithoutGuid => "frame has an age but no guid",
-        FrameFailureReason.RvaBadGuid => $"frame guid \"{Detail}\" is not a valid GUID",
-        FrameFailureReason.RvaGuidWithoutAge => "frame has a guid but no age",
-        FrameFailureReason.RvaBadAge => $"frame age \"{Detail}\" is not a decimal number",
-        FrameFailureReason.RvaBadRva => $"frame rva \"{Detail}\" is not a hex number",
-        FrameFailureReason.RvaBadAddress => $"frame address \"{Detail}\" is not a hex number",
-        FrameFailureReason.RvaNoRvaNorAddress => "frame has neither rva nor address",
-        FrameFailureReason.RvaBadModule => $"frame module \"{Detail}\" is not a module file name",
-        FrameFailureReason.RvaBadPdb => $"frame pdb \"{Detail}\" is not a PDB file name",
-        FrameFailureReason.UnexpectedElement => $"unexpected <{Detail}> element in a callstack value",
-        FrameFailureReason.DumperTruncated => "truncated Module(…) frame",
-        FrameFailureReason.DumperOffsetOverflow => "offset in Module(…) does not fit in 64 bits",
-        FrameFailureReason.DumperNotModuleOffset => "Module(…) does not hold module+hex offset",
-        _ => Reason.ToString(),
-    };
+    /// <summary>The message shown to users (<see cref="StackLine.Diagnostic"/>,
+    /// <see cref="UnparsedToken.Reason"/>).</summary>
+    public string Message =>
+        Reason switch
+        {
+            FrameFailureReason.NotAFrame => "not a frame",
+            FrameFailureReason.Empty => "empty",
+            FrameFailureReason.TooManyFrames => "more frames on one line than TextInputLimits.MaxFramesPerLine",
+            FrameFailureReason.AddressOverflow => "address does not fit in 64 bits",
+            FrameFailureReason.OffsetOverflow => "offset does not fit in 64 bits",
+            FrameFailureReason.OrdinalOffsetOverflow => "ordinal offset does not fit in 64 bits",
+            FrameFailureReason.DisplacementOverflow => "displacement does not fit in 64 bits",
+            FrameFailureReason.RvaNotAFrameElement => "not a <frame> element",
+            FrameFailureReason.RvaTruncated => "truncated <frame> element",
+            FrameFailureReason.RvaTruncatedNoClose => "truncated <frame> element (no closing '/>')",
+            FrameFailureReason.RvaTruncatedByElement =>
+                "truncated <frame> element (another element starts before '/>')",
+            FrameFailureReason.RvaUnterminatedValue => "truncated <frame> element (unterminated attribute value)",
+            FrameFailureReason.RvaAttributeNameExpected => $"attribute name expected in <frame> at \"{Detail}\"",
+            FrameFailureReason.RvaEqualsExpected => $"'=' expected after attribute {Detail} in <frame>",
+            FrameFailureReason.RvaQuotedValueExpected => $"quoted value expected for attribute {Detail} in <frame>",
+            FrameFailureReason.RvaTooManyAttributes => "too many attributes in <frame>",
+            FrameFailureReason.RvaBadId => $"frame id \"{Detail}\" is not a decimal number",
+            FrameFailureReason.RvaAgeWithoutGuid => "frame has an age but no guid",
+            FrameFailureReason.RvaBadGuid => $"frame guid \"{Detail}\" is not a valid GUID",
+            FrameFailureReason.RvaGuidWithoutAge => "frame has a guid but no age",
+            FrameFailureReason.RvaBadAge => $"frame age \"{Detail}\" is not a decimal number",
+            FrameFailureReason.RvaBadRva => $"frame rva \"{Detail}\" is not a hex number",
+            FrameFailureReason.RvaBadAddress => $"frame address \"{Detail}\" is not a hex number",
+            FrameFailureReason.RvaNoRvaNorAddress => "frame has neither rva nor address",
+            FrameFailureReason.RvaBadModule => $"frame module \"{Detail}\" is not a module file name",
+            FrameFailureReason.RvaBadPdb => $"frame pdb \"{Detail}\" is not a PDB file name",
+            FrameFailureReason.UnexpectedElement => $"unexpected <{Detail}> element in a callstack value",
+            FrameFailureReason.DumperTruncated => "truncated Module(…) frame",
+            FrameFailureReason.DumperOffsetOverflow => "offset in Module(…) does not fit in 64 bits",
+            FrameFailureReason.DumperNotModuleOffset => "Module(…) does not hold module+hex offset",
+            _ => Reason.ToString(),
+        };
 
     /// <inheritdoc/>
     public override string ToString() => Message;
@@ -176,6 +183,7 @@ internal readonly struct TokenScan
 /// <param name="Diagnostic">For a line without frames that looked like a frame line: the first malformed frame.</param>
 internal readonly record struct LineScan(int FrameCount, List<UnparsedToken>? Unparsed, FrameFailure? Diagnostic)
 {
-    /// <summary>True when the line was read as one compact token whose result depends on its text alone (no scanner state), so it may be reused for the same text.</summary>
+    /// <summary>True when the line was read as one compact token whose result depends on its text alone (no scanner
+    /// state), so it may be reused for the same text.</summary>
     public bool TextOnly { get; init; }
 }

@@ -7,10 +7,10 @@ namespace XeAnalyzer.Callstacks.Scanning;
 /// Turns one logical line into frames by picking the grammar that fits it: a single compact <c>module+hex</c> token
 /// (<see cref="ModuleOffsetScanner"/>, the fast path) or any other single token (<see cref="GeneralFrameScanner"/>);
 /// <c>callstack_rva</c> elements (<see cref="RvaFrameScanner"/>); SQLDumper <c>Module(…)</c> frames
-/// (<see cref="SqlDumperScanner"/>); otherwise pieces split at blanks (<see cref="FramePieceSplitter"/>), with an optional
-/// leading frame number, read as a WinDbg <c>k</c> line (<see cref="WinDbgLineScanner"/>) or as general-grammar tokens.
-/// Span-based, no regular expressions. Not thread-safe: it caches module names and remembers <c>callstack_rva</c> module bases
-/// for abbreviated frames, so use one per input.
+/// (<see cref="SqlDumperScanner"/>); otherwise pieces split at blanks (<see cref="FramePieceSplitter"/>), with an
+/// optional leading frame number, read as a WinDbg <c>k</c> line (<see cref="WinDbgLineScanner"/>) or as
+/// general-grammar tokens. Span-based, no regular expressions. Not thread-safe: it caches module names and remembers
+/// <c>callstack_rva</c> module bases for abbreviated frames, so use one per input.
 /// </summary>
 internal sealed class FrameLineScanner
 {
@@ -28,7 +28,8 @@ internal sealed class FrameLineScanner
 
     /// <summary>Creates the scanners of one input.</summary>
     /// <param name="symbolizedRadix">The radix of symbolized displacements written without <c>0x</c>.</param>
-    /// <param name="framesOnSingleLine">Keep the frames of a line whose other pieces are not frames (see <see cref="StackTextReaderOptions.FramesOnSingleLine"/>).</param>
+    /// <param name="framesOnSingleLine">Keep the frames of a line whose other pieces are not frames (see
+    /// <see cref="StackTextReaderOptions.FramesOnSingleLine"/>).</param>
     /// <param name="maxFramesPerLine">The most frames taken from one line.</param>
     public FrameLineScanner(OffsetRadix symbolizedRadix, bool framesOnSingleLine, int maxFramesPerLine)
     {
@@ -137,9 +138,10 @@ internal sealed class FrameLineScanner
         for (int p = first; p < pieces.Count; p++)
         {
             (int off, int len) = pieces[p].GetOffsetAndLength(line.Length);
-            TokenScan scan = output.Count - before < _maxFrames
-                ? _general.Scan(line, off, len, p == first ? number : null, null)
-                : new FrameFailure(FrameFailureReason.TooManyFrames, off);
+            TokenScan scan =
+                output.Count - before < _maxFrames
+                    ? _general.Scan(line, off, len, p == first ? number : null, null)
+                    : new FrameFailure(FrameFailureReason.TooManyFrames, off);
             if (scan.Frame is not null)
             {
                 output.Add(scan.Frame);
@@ -163,7 +165,8 @@ internal sealed class FrameLineScanner
         }
 
         // One leading label before a TAB ("callstack\t 0x… 0x…") does not make a frame line text.
-        bool labelled = failures == 1 && failedIndex == first && frames > 0 && first == 0 && FollowedByTab(line, pieces[0]);
+        bool labelled =
+            failures == 1 && failedIndex == first && frames > 0 && first == 0 && FollowedByTab(line, pieces[0]);
         if (frames > 0 && (labelled || _lenient))
         {
             return new LineScan(frames, unparsed, null);
@@ -193,7 +196,8 @@ internal sealed class FrameLineScanner
     private static bool IsFrameNumber(ReadOnlySpan<char> t, out int n)
     {
         n = 0;
-        return t.Length is >= 2 and <= 4 && ScanText.IsAllHex(t) &&
-               int.TryParse(t, NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out n);
+        return t.Length is >= 2 and <= 4
+            && ScanText.IsAllHex(t)
+            && int.TryParse(t, NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out n);
     }
 }

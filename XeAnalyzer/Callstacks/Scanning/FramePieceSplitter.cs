@@ -1,8 +1,8 @@
 namespace XeAnalyzer.Callstacks.Scanning;
 
 /// <summary>
-/// Splits a line of the general grammar into pieces: at blanks outside template brackets, parentheses and backtick quotes
-/// (TAB always splits); drops the 2008 R2 trace-flag 3656 junk <c>[ @ 0+0x0</c>; re-joins <c>mod + off</c> and
+/// Splits a line of the general grammar into pieces: at blanks outside template brackets, parentheses and backtick
+/// quotes (TAB always splits); drops the 2008 R2 trace-flag 3656 junk <c>[ @ 0+0x0</c>; re-joins <c>mod + off</c> and
 /// <c>operator new</c>. The pieces are reused from line to line. Not thread-safe.
 /// </summary>
 internal sealed class FramePieceSplitter
@@ -10,13 +10,15 @@ internal sealed class FramePieceSplitter
     private readonly List<Range> _pieces = [];
     private readonly List<Range> _merged = [];
 
-    /// <summary>Splits <paramref name="line"/> between <paramref name="lead"/> and <paramref name="end"/>; the list is valid until the next call.</summary>
+    /// <summary>Splits <paramref name="line"/> between <paramref name="lead"/> and <paramref name="end"/>; the list is
+    /// valid until the next call.</summary>
     public List<Range> Split(string line, int lead, int end)
     {
         _pieces.Clear();
         _merged.Clear();
         ReadOnlySpan<char> s = line.AsSpan();
-        int angle = 0, paren = 0;
+        int angle = 0,
+            paren = 0;
         bool quote = false;
         int start = -1;
         for (int i = lead; i < end; i++)
@@ -85,7 +87,12 @@ internal sealed class FramePieceSplitter
             ReadOnlySpan<char> t = s[_pieces[p]];
 
             // 2008 R2 TF 3656 junk: "[ @ 0+0x0"
-            if (t.SequenceEqual("[") && p + 2 < _pieces.Count && s[_pieces[p + 1]].SequenceEqual("@") && IsJunkAddress(s[_pieces[p + 2]]))
+            if (
+                t.SequenceEqual("[")
+                && p + 2 < _pieces.Count
+                && s[_pieces[p + 1]].SequenceEqual("@")
+                && IsJunkAddress(s[_pieces[p + 2]])
+            )
             {
                 p += 2;
                 continue;
@@ -114,6 +121,9 @@ internal sealed class FramePieceSplitter
     private static bool IsJunkAddress(ReadOnlySpan<char> t)
     {
         int plus = t.IndexOf('+');
-        return plus > 0 && ScanText.IsAllHex(t[..plus]) && t[(plus + 1)..].StartsWith("0x", StringComparison.OrdinalIgnoreCase) && ScanText.IsAllHex(t[(plus + 3)..]);
+        return plus > 0
+            && ScanText.IsAllHex(t[..plus])
+            && t[(plus + 1)..].StartsWith("0x", StringComparison.OrdinalIgnoreCase)
+            && ScanText.IsAllHex(t[(plus + 3)..]);
     }
 }

@@ -1,8 +1,8 @@
 namespace XeAnalyzer.Callstacks.Scanning;
 
 /// <summary>
-/// The module names of one input, created once each: a small direct-mapped cache in front of a bounded dictionary (stacks
-/// repeat a handful of modules). Not thread-safe.
+/// The module names of one input, created once each: a small direct-mapped cache in front of a bounded dictionary
+/// (stacks repeat a handful of modules). Not thread-safe.
 /// </summary>
 internal sealed class ModuleNameCache
 {
@@ -18,7 +18,8 @@ internal sealed class ModuleNameCache
         _lookup = _modules.GetAlternateLookup<ReadOnlySpan<char>>();
     }
 
-    /// <summary>The module named <paramref name="name"/> (which the caller has checked is a module file name).</summary>
+    /// <summary>The module named <paramref name="name"/> (which the caller has checked is a module file
+    /// name).</summary>
     public ModuleName Get(ReadOnlySpan<char> name)
     {
         int slot = name.IsEmpty ? 0 : ((name.Length * 31) + (name[0] * 7) + name[^1]) & (RecentSize - 1);

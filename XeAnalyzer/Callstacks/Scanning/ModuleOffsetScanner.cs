@@ -74,10 +74,18 @@ internal sealed class ModuleOffsetScanner(ModuleNameCache modules)
 
     /// <summary>
     /// Scans a token already split at its displacement (<paramref name="split"/>): the grammar claims it (returns
-    /// <see langword="true"/>, with a frame or an <see cref="FrameFailureReason.OffsetOverflow"/>) when a module file name
-    /// precedes the '+'; otherwise it is not this grammar's.
+    /// <see langword="true"/>, with a frame or an <see cref="FrameFailureReason.OffsetOverflow"/>) when a module file
+    /// name precedes the '+'; otherwise it is not this grammar's.
     /// </summary>
-    public bool TryScan(string line, int off, int len, NameAndDisplacement split, int? number, FrameProvenance? provenance, out TokenScan result)
+    public bool TryScan(
+        string line,
+        int off,
+        int len,
+        NameAndDisplacement split,
+        int? number,
+        FrameProvenance? provenance,
+        out TokenScan result
+    )
     {
         if (split.Digits.IsEmpty || !ScanText.IsModuleName(split.Name))
         {
@@ -87,7 +95,13 @@ internal sealed class ModuleOffsetScanner(ModuleNameCache modules)
 
         if (ScanText.TryParseHexDigits(split.Digits, out ulong offset, out bool overflow))
         {
-            result = new ModuleOffsetFrame(modules.Get(split.Name), offset, ScanText.Raw(line, off, len), provenance ?? FrameProvenance.ModuleOffsetText, number);
+            result = new ModuleOffsetFrame(
+                modules.Get(split.Name),
+                offset,
+                ScanText.Raw(line, off, len),
+                provenance ?? FrameProvenance.ModuleOffsetText,
+                number
+            );
         }
         else
         {

@@ -4,10 +4,11 @@ using System.Net;
 namespace XeAnalyzer.Callstacks.Scanning;
 
 /// <summary>
-/// The SQL Server 2022+ <c>callstack_rva</c> frame grammar (XE-TEXT-SHAPES §5): <c>&lt;frame id="02" pdb="SqlDK.pdb" age="2"
-/// guid="…" module="sqldk.dll" rva="0x40609" address="0x100440609"/&gt;</c>, in any attribute order and case, HTML-escaped,
-/// after a <c>Frame =</c> label, several per line. Abbreviated frames (<c>name</c> + <c>address</c>) take their module's base,
-/// GUID and age from an earlier full frame of the same module, so use one scanner per input. Not thread-safe.
+/// The SQL Server 2022+ <c>callstack_rva</c> frame grammar (XE-TEXT-SHAPES §5): <c>&lt;frame id="02" pdb="SqlDK.pdb"
+/// age="2" guid="…" module="sqldk.dll" rva="0x40609" address="0x100440609"/&gt;</c>, in any attribute order and case,
+/// HTML-escaped, after a <c>Frame =</c> label, several per line. Abbreviated frames (<c>name</c> + <c>address</c>) take
+/// their module's base, GUID and age from an earlier full frame of the same module, so use one scanner per input. Not
+/// thread-safe.
 /// </summary>
 internal sealed class RvaFrameScanner
 {
@@ -31,7 +32,8 @@ internal sealed class RvaFrameScanner
     public static bool HasRvaFrame(string text) =>
         text.Contains(ElementStart, StringComparison.Ordinal) || text.Contains("&lt;frame", StringComparison.Ordinal);
 
-    /// <summary>True when the last <c>&lt;frame</c> of the text has no closing '&gt;' yet (a frame split across lines).</summary>
+    /// <summary>True when the last <c>&lt;frame</c> of the text has no closing '&gt;' yet (a frame split across
+    /// lines).</summary>
     public static bool EndsInsideRvaFrame(string text)
     {
         int a = text.LastIndexOf(ElementStart, StringComparison.Ordinal);
@@ -47,9 +49,9 @@ internal sealed class RvaFrameScanner
     }
 
     /// <summary>
-    /// Scans a line holding <c>&lt;frame</c> elements, appending the frames to <paramref name="output"/>. Text between the
-    /// elements (other than a <c>Frame =</c> label) and malformed elements are unparsed pieces; a line without frames reports its
-    /// first malformed element.
+    /// Scans a line holding <c>&lt;frame</c> elements, appending the frames to <paramref name="output"/>. Text between
+    /// the elements (other than a <c>Frame =</c> label) and malformed elements are unparsed pieces; a line without
+    /// frames reports its first malformed element.
     /// </summary>
     public LineScan ScanLine(string text, List<StackFrame> output)
     {
@@ -71,7 +73,13 @@ internal sealed class RvaFrameScanner
             ReadOnlySpan<char> gap = work.AsSpan(i, gapEnd - i).Trim();
             if (!gap.IsEmpty && !IsFrameLabel(gap))
             {
-                (unparsed ??= []).Add(new UnparsedToken(gap.ToString(), pieceIndex++, new FrameFailure(FrameFailureReason.NotAFrame, i).Message));
+                (unparsed ??= []).Add(
+                    new UnparsedToken(
+                        gap.ToString(),
+                        pieceIndex++,
+                        new FrameFailure(FrameFailureReason.NotAFrame, i).Message
+                    )
+                );
             }
 
             if (k < 0)
@@ -89,7 +97,9 @@ internal sealed class RvaFrameScanner
             }
             else
             {
-                FrameFailure failure = scan.Frame is null ? scan.Failure : new FrameFailure(FrameFailureReason.TooManyFrames, k);
+                FrameFailure failure = scan.Frame is null
+                    ? scan.Failure
+                    : new FrameFailure(FrameFailureReason.TooManyFrames, k);
                 firstFailure ??= failure;
                 (unparsed ??= []).Add(new UnparsedToken(raw, pieceIndex, failure.Message));
             }
@@ -101,26 +111,51 @@ internal sealed class RvaFrameScanner
         return new LineScan(frames, unparsed, frames == 0 ? firstFailure : null);
     }
 
-    /// <summary>Builds a frame from the attributes of one element (parsed from text, or a raw XML child element).</summary>
+    /// <summary>Builds a frame from the attributes of one element (parsed from text, or a raw XML child
+    /// element).</summary>
     /// <param name="attributes">The attributes, names in any case.</param>
     /// <param name="raw">The element as written (the frame's <see cref="StackFrame.Raw"/>).</param>
     /// <param name="position">Where the element starts in the scanned text (0 for a child element).</param>
     public TokenScan BuildFrame(IReadOnlyList<KeyValuePair<string, string>> attributes, string raw, int position)
     {
-        string? id = null, pdb = null, age = null, guid = null, module = null, name = null, rva = null, address = null;
+        string? id = null,
+            pdb = null,
+            age = null,
+            guid = null,
+            module = null,
+            name = null,
+            rva = null,
+            address = null;
         foreach (KeyValuePair<string, string> a in attributes)
         {
             switch (a.Key.ToLowerInvariant())
             {
-                case "id": id = Compact(a.Value); break;
-                case "pdb": pdb = a.Value.Trim(); break;
-                case "age": age = Compact(a.Value); break;
-                case "guid": guid = Compact(a.Value); break;
-                case "module": module = a.Value.Trim(); break;
-                case "name": name = a.Value.Trim(); break;
-                case "rva": rva = Compact(a.Value); break;
-                case "address": address = Compact(a.Value); break;
-                default: break;
+                case "id":
+                    id = Compact(a.Value);
+                    break;
+                case "pdb":
+                    pdb = a.Value.Trim();
+                    break;
+                case "age":
+                    age = Compact(a.Value);
+                    break;
+                case "guid":
+                    guid = Compact(a.Value);
+                    break;
+                case "module":
+                    module = a.Value.Trim();
+                    break;
+                case "name":
+                    name = a.Value.Trim();
+                    break;
+                case "rva":
+                    rva = Compact(a.Value);
+                    break;
+                case "address":
+                    address = Compact(a.Value);
+                    break;
+                default:
+                    break;
             }
         }
 
@@ -188,7 +223,10 @@ internal sealed class RvaFrameScanner
             return new FrameFailure(FrameFailureReason.RvaNoRvaNorAddress, position);
         }
 
-        string? moduleText = !string.IsNullOrEmpty(module) ? module : !string.IsNullOrEmpty(name) ? name : null;
+        string? moduleText =
+            !string.IsNullOrEmpty(module) ? module
+            : !string.IsNullOrEmpty(name) ? name
+            : null;
         ModuleName? moduleName = null;
         if (moduleText is not null)
         {
@@ -200,7 +238,9 @@ internal sealed class RvaFrameScanner
             moduleName = _modules.Get(moduleText);
         }
 
-        if (!string.IsNullOrEmpty(pdb) && (pdb.AsSpan().IndexOfAny('/', '\\') >= 0 || !ModuleName.TryCreate(pdb, out _)))
+        if (
+            !string.IsNullOrEmpty(pdb) && (pdb.AsSpan().IndexOfAny('/', '\\') >= 0 || !ModuleName.TryCreate(pdb, out _))
+        )
         {
             return new FrameFailure(FrameFailureReason.RvaBadPdb, position, pdb);
         }
@@ -218,7 +258,12 @@ internal sealed class RvaFrameScanner
         }
 
         ulong va = addressValue!.Value;
-        if (moduleName is not null && identity is null && _bases.TryGetValue(moduleName.Key, out RvaBase b) && va >= b.Base)
+        if (
+            moduleName is not null
+            && identity is null
+            && _bases.TryGetValue(moduleName.Key, out RvaBase b)
+            && va >= b.Base
+        )
         {
             return new RvaFrame(moduleName, b.PdbName, b.Identity, va - b.Base, va, true, raw, number);
         }
@@ -226,7 +271,8 @@ internal sealed class RvaFrameScanner
         return new RvaFrame(moduleName, pdbName, identity, null, va, moduleName is not null, raw, number);
     }
 
-    private static bool TryParseHexValue(string text, out ulong value) => ScanText.TryParseHexNumber(text, out value, out _);
+    private static bool TryParseHexValue(string text, out ulong value) =>
+        ScanText.TryParseHexNumber(text, out value, out _);
 
     /// <summary>The value without any white space (a GUID split across lines).</summary>
     private static string Compact(string value)
@@ -262,7 +308,8 @@ internal sealed class RvaFrameScanner
         return rest.Length == 1 && rest[0] == '=';
     }
 
-    /// <summary>Reads the attributes of the element starting at <paramref name="k"/> ("&lt;frame") into the attribute list; returns the index after it.</summary>
+    /// <summary>Reads the attributes of the element starting at <paramref name="k"/> ("&lt;frame") into the attribute
+    /// list; returns the index after it.</summary>
     private int ScanElement(string s, int k, out FrameFailure? error)
     {
         _attributes.Clear();
@@ -319,7 +366,11 @@ internal sealed class RvaFrameScanner
 
             if (j == nameStart)
             {
-                error = new FrameFailure(FrameFailureReason.RvaAttributeNameExpected, j, s.Substring(j, Math.Min(20, s.Length - j)));
+                error = new FrameFailure(
+                    FrameFailureReason.RvaAttributeNameExpected,
+                    j,
+                    s.Substring(j, Math.Min(20, s.Length - j))
+                );
                 return NextElementStart(s, j);
             }
 
@@ -331,7 +382,10 @@ internal sealed class RvaFrameScanner
 
             if (j >= s.Length || s[j] != '=')
             {
-                error = j >= s.Length ? new FrameFailure(FrameFailureReason.RvaTruncated, j) : new FrameFailure(FrameFailureReason.RvaEqualsExpected, j, name);
+                error =
+                    j >= s.Length
+                        ? new FrameFailure(FrameFailureReason.RvaTruncated, j)
+                        : new FrameFailure(FrameFailureReason.RvaEqualsExpected, j, name);
                 return NextElementStart(s, j);
             }
 
@@ -343,7 +397,10 @@ internal sealed class RvaFrameScanner
 
             if (j >= s.Length || s[j] is not ('"' or '\''))
             {
-                error = j >= s.Length ? new FrameFailure(FrameFailureReason.RvaTruncated, j) : new FrameFailure(FrameFailureReason.RvaQuotedValueExpected, j, name);
+                error =
+                    j >= s.Length
+                        ? new FrameFailure(FrameFailureReason.RvaTruncated, j)
+                        : new FrameFailure(FrameFailureReason.RvaQuotedValueExpected, j, name);
                 return NextElementStart(s, j);
             }
 

@@ -19,7 +19,8 @@ internal static class ScanText
     /// <summary>True when the text starts with <c>0x</c> or <c>0X</c> and has at least one more character.</summary>
     public static bool HasHexPrefix(ReadOnlySpan<char> t) => t.Length > 2 && t[0] == '0' && (t[1] | 0x20) == 'x';
 
-    /// <summary>Parses hex digits (no prefix); <paramref name="overflow"/> when they are hex but more than 16 significant digits.</summary>
+    /// <summary>Parses hex digits (no prefix); <paramref name="overflow"/> when they are hex but more than 16
+    /// significant digits.</summary>
     public static bool TryParseHexDigits(ReadOnlySpan<char> digits, out ulong value, out bool overflow)
     {
         value = 0;
@@ -58,8 +59,8 @@ internal static class ScanText
         TryParseHexDigits(HasHexPrefix(t) ? t[2..] : t, out value, out overflow);
 
     /// <summary>
-    /// A module file name as frames write it: ASCII letters, digits, <c>_ . - $</c>, not starting or ending with '.', at most
-    /// 255 characters.
+    /// A module file name as frames write it: ASCII letters, digits, <c>_ . - $</c>, not starting or ending with '.',
+    /// at most 255 characters.
     /// </summary>
     public static bool IsModuleName(ReadOnlySpan<char> s)
     {
@@ -82,11 +83,14 @@ internal static class ScanText
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool IsModuleNameChar(char c) => char.IsAsciiLetterOrDigit(c) || c is '_' or '.' or '-' or '$';
 
-    /// <summary>Returns the part of the line a frame came from (the line itself when the frame is the whole line).</summary>
-    public static string Raw(string line, int off, int len) => off == 0 && len == line.Length ? line : line.Substring(off, len);
+    /// <summary>Returns the part of the line a frame came from (the line itself when the frame is the whole
+    /// line).</summary>
+    public static string Raw(string line, int off, int len) =>
+        off == 0 && len == line.Length ? line : line.Substring(off, len);
 }
 
-/// <summary>A token split at its last '+' when a hex or decimal number (optionally <c>0x</c>) follows: <c>name+off</c>.</summary>
+/// <summary>A token split at its last '+' when a hex or decimal number (optionally <c>0x</c>) follows:
+/// <c>name+off</c>.</summary>
 internal readonly ref struct NameAndDisplacement
 {
     private NameAndDisplacement(ReadOnlySpan<char> name, ReadOnlySpan<char> digits, bool hasHexPrefix)
@@ -96,7 +100,8 @@ internal readonly ref struct NameAndDisplacement
         HasHexPrefix = hasHexPrefix;
     }
 
-    /// <summary>The text before the '+' (trimmed at its end), or the whole token when no number follows a '+'.</summary>
+    /// <summary>The text before the '+' (trimmed at its end), or the whole token when no number follows a
+    /// '+'.</summary>
     public ReadOnlySpan<char> Name { get; }
 
     /// <summary>The digits after the '+' and the optional <c>0x</c>; empty when there are none.</summary>

@@ -12,8 +12,8 @@ internal sealed class SqlDumperScanner(ModuleNameCache modules, int maxFramesPer
     public static bool Applies(ReadOnlySpan<char> trimmedLine) => trimmedLine.Contains(Open, StringComparison.Ordinal);
 
     /// <summary>
-    /// Scans <c>Module(…)</c> frames between <paramref name="lead"/> and <paramref name="end"/>. No frame and no diagnostic
-    /// means the line is not this grammar's.
+    /// Scans <c>Module(…)</c> frames between <paramref name="lead"/> and <paramref name="end"/>. No frame and no
+    /// diagnostic means the line is not this grammar's.
     /// </summary>
     public LineScan ScanLine(string line, int lead, int end, List<StackFrame> output)
     {
@@ -41,15 +41,25 @@ internal sealed class SqlDumperScanner(ModuleNameCache modules, int maxFramesPer
             int plus = inner.LastIndexOf('+');
             bool overflow = false;
             ulong offset = 0;
-            if (plus > 0 && ScanText.IsModuleName(inner[..plus].Trim()) && ScanText.TryParseHexNumber(inner[(plus + 1)..].Trim(), out offset, out overflow) && frames < maxFramesPerLine)
+            if (
+                plus > 0
+                && ScanText.IsModuleName(inner[..plus].Trim())
+                && ScanText.TryParseHexNumber(inner[(plus + 1)..].Trim(), out offset, out overflow)
+                && frames < maxFramesPerLine
+            )
             {
                 string raw = line.Substring(i + k, close + 1 - (i + k));
-                output.Add(new ModuleOffsetFrame(modules.Get(inner[..plus].Trim()), offset, raw, FrameProvenance.SqlDumper));
+                output.Add(
+                    new ModuleOffsetFrame(modules.Get(inner[..plus].Trim()), offset, raw, FrameProvenance.SqlDumper)
+                );
                 frames++;
             }
             else
             {
-                failure ??= new FrameFailure(overflow ? FrameFailureReason.DumperOffsetOverflow : FrameFailureReason.DumperNotModuleOffset, i + k);
+                failure ??= new FrameFailure(
+                    overflow ? FrameFailureReason.DumperOffsetOverflow : FrameFailureReason.DumperNotModuleOffset,
+                    i + k
+                );
             }
 
             i = close + 1;

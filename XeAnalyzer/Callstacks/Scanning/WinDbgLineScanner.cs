@@ -1,8 +1,9 @@
 namespace XeAnalyzer.Callstacks.Scanning;
 
 /// <summary>
-/// The WinDbg <c>k</c> line grammar: <c>[nn] &lt;child-sp&gt; &lt;retaddr&gt; [: args :] &lt;call site&gt;</c>, addresses as 8 or
-/// 16 hex digits or <c>00000000`0014f4b8</c>. The call site is a frame of the general grammar whose displacement is always hex.
+/// The WinDbg <c>k</c> line grammar: <c>[nn] &lt;child-sp&gt; &lt;retaddr&gt; [: args :] &lt;call site&gt;</c>,
+/// addresses as 8 or 16 hex digits or <c>00000000`0014f4b8</c>. The call site is a frame of the general grammar whose
+/// displacement is always hex.
 /// </summary>
 internal sealed class WinDbgLineScanner(GeneralFrameScanner general)
 {

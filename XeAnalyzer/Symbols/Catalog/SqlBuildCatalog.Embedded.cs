@@ -10,36 +10,44 @@ using XeAnalyzer.Symbols.Store;
 namespace XeAnalyzer.Symbols.Catalog;
 
 /// <content>
-/// The catalog that ships with XeAnalyzer (the facts of <c>sqlbuildinfo.json</c> as published with microsoft/SQLCallStackResolver
-/// under the MIT licence, stored compactly by <c>tools/catalog/make-catalog.py</c>), layering of catalogs (a user's file adds builds or
-/// overrides embedded ones), the nearest known builds of an unknown one, and recording a build from its DLLs.
+/// The catalog that ships with XeAnalyzer (the facts of <c>sqlbuildinfo.json</c> as published with
+/// microsoft/SQLCallStackResolver under the MIT licence, stored compactly by <c>tools/catalog/make-catalog.py</c>),
+/// layering of catalogs (a user's file adds builds or overrides embedded ones), the nearest known builds of an unknown
+/// one, and recording a build from its DLLs.
 /// </content>
 sealed partial class SqlBuildCatalog
 {
     /// <summary>The <see cref="SqlBuildInfo.Source"/> of the embedded catalog's entries.</summary>
     public const string EmbeddedSource = "embedded";
 
-    /// <summary>The environment variable naming a catalog file that adds to or overrides the embedded catalog.</summary>
+    /// <summary>The environment variable naming a catalog file that adds to or overrides the embedded
+    /// catalog.</summary>
     public const string EnvironmentVariable = "XEANALYZER_BUILD_CATALOG";
 
     private const string ResourceName = "XeAnalyzer.Symbols.Catalog.sqlbuildinfo.tsv.gz";
     private const string MsdlBase = "https://msdl.microsoft.com/download/symbols/";
 
-    private static readonly Lazy<(SqlBuildCatalog Catalog, string Sha256)> s_embedded = new(ReadEmbedded, LazyThreadSafetyMode.ExecutionAndPublication);
+    private static readonly Lazy<(SqlBuildCatalog Catalog, string Sha256)> s_embedded = new(
+        ReadEmbedded,
+        LazyThreadSafetyMode.ExecutionAndPublication
+    );
 
     /// <summary>
-    /// The embedded catalog: every build of the published <c>sqlbuildinfo.json</c> (SQL Server 2008 to 2025, x64 and x86), in its order.
-    /// Each entry's <see cref="SqlBuildPdb.DownloadUrl"/> is rebuilt as <c>https://msdl.microsoft.com/download/symbols/{name}.pdb/{key}/{name}.pdb</c>,
-    /// as every published one is written.
+    /// The embedded catalog: every build of the published <c>sqlbuildinfo.json</c> (SQL Server 2008 to 2025, x64 and
+    /// x86), in its order. Each entry's <see cref="SqlBuildPdb.DownloadUrl"/> is rebuilt as
+    /// <c>https://msdl.microsoft.com/download/symbols/{name}.pdb/{key}/{name}.pdb</c>, as every published one is
+    /// written.
     /// </summary>
     public static SqlBuildCatalog Embedded => s_embedded.Value.Catalog;
 
-    /// <summary>The SHA-256 (hex) of the published <c>sqlbuildinfo.json</c> the embedded catalog was generated from.</summary>
+    /// <summary>The SHA-256 (hex) of the published <c>sqlbuildinfo.json</c> the embedded catalog was generated
+    /// from.</summary>
     public static string EmbeddedSourceSha256 => s_embedded.Value.Sha256;
 
     /// <summary>
-    /// The per-user catalog file that <c>xeanalyze symbols catalog add</c> writes by default and every lookup reads after the embedded
-    /// catalog: <c>$XDG_CONFIG_HOME/xeanalyzer/sqlbuildinfo.json</c> or <c>~/.config/xeanalyzer/sqlbuildinfo.json</c> on Linux and macOS,
+    /// The per-user catalog file that <c>xeanalyze symbols catalog add</c> writes by default and every lookup reads
+    /// after the embedded catalog: <c>$XDG_CONFIG_HOME/xeanalyzer/sqlbuildinfo.json</c> or
+    /// <c>~/.config/xeanalyzer/sqlbuildinfo.json</c> on Linux and macOS,
     /// <c>%APPDATA%\xeanalyzer\sqlbuildinfo.json</c> on Windows.
     /// </summary>
     /// <returns>The path (the file may not exist).</returns>
@@ -72,9 +80,11 @@ sealed partial class SqlBuildCatalog
     }
 
     /// <summary>
-    /// The catalog in force: the embedded one, then the per-user file (<see cref="GetUserCatalogPath"/>) when it exists, then
-    /// <paramref name="catalogFile"/> (the CLI's <c>--catalog</c>, else <c>$XEANALYZER_BUILD_CATALOG</c>) when given. An entry of a later
-    /// layer replaces the entries of the same build number and machine type of the earlier ones; other entries are added.
+    /// The catalog in force: the embedded one, then the per-user file (<see cref="GetUserCatalogPath"/>) when it
+    /// exists, then
+    /// <paramref name="catalogFile"/> (the CLI's <c>--catalog</c>, else <c>$XEANALYZER_BUILD_CATALOG</c>) when given.
+    /// An entry of a later layer replaces the entries of the same build number and machine type of the earlier ones;
+    /// other entries are added.
     /// </summary>
     /// <param name="catalogFile">A catalog file to add, or <see langword="null"/>.</param>
     /// <param name="cancellationToken">Stops reading.</param>
@@ -97,15 +107,21 @@ sealed partial class SqlBuildCatalog
     /// <exception cref="InvalidTextInputException"><paramref name="catalogFile"/> is malformed (with file and
     /// line).</exception>
     /// <exception cref="IOException"><paramref name="catalogFile"/> cannot be read.</exception>
-    public static SqlBuildCatalog LoadForLookup(string? catalogFile, ICollection<string> warnings,
-        CancellationToken cancellationToken = default)
+    public static SqlBuildCatalog LoadForLookup(
+        string? catalogFile,
+        ICollection<string> warnings,
+        CancellationToken cancellationToken = default
+    )
     {
         ArgumentNullException.ThrowIfNull(warnings);
         return Layer(catalogFile, warnings, cancellationToken);
     }
 
-    private static SqlBuildCatalog Layer(string? catalogFile, ICollection<string>? warnings,
-        CancellationToken cancellationToken)
+    private static SqlBuildCatalog Layer(
+        string? catalogFile,
+        ICollection<string>? warnings,
+        CancellationToken cancellationToken
+    )
     {
         SqlBuildCatalog catalog = Embedded;
         string user = GetUserCatalogPath();
@@ -117,8 +133,12 @@ sealed partial class SqlBuildCatalog
             }
             catch (Exception ex) when (warnings is not null && InputFailure.IsReadFailure(ex))
             {
-                warnings.Add("the per-user build catalog " + user + " is left out: it cannot be read: "
-                    + InputFailure.Describe(ex));
+                warnings.Add(
+                    "the per-user build catalog "
+                        + user
+                        + " is left out: it cannot be read: "
+                        + InputFailure.Describe(ex)
+                );
             }
         }
 
@@ -131,8 +151,8 @@ sealed partial class SqlBuildCatalog
     }
 
     /// <summary>
-    /// This catalog with <paramref name="overrides"/> laid over it: its entries replace those of the same build number and machine type
-    /// here (every one of them), and the rest are added after this catalog's entries.
+    /// This catalog with <paramref name="overrides"/> laid over it: its entries replace those of the same build number
+    /// and machine type here (every one of them), and the rest are added after this catalog's entries.
     /// </summary>
     /// <param name="overrides">The catalog that wins.</param>
     /// <returns>The combined catalog.</returns>
@@ -149,14 +169,17 @@ sealed partial class SqlBuildCatalog
         }
 
         var builds = new List<SqlBuildInfo>(_builds.Length + overrides._builds.Length);
-        builds.AddRange(_builds.Where(b => b.Version is not Version v || !replaced.Contains((v, b.MachineType.ToUpperInvariant()))));
+        builds.AddRange(
+            _builds.Where(b => b.Version is not Version v || !replaced.Contains((v, b.MachineType.ToUpperInvariant())))
+        );
         builds.AddRange(overrides._builds);
         return new SqlBuildCatalog([.. builds]);
     }
 
     /// <summary>
-    /// The known builds of <paramref name="machineType"/> nearest to <paramref name="buildNumber"/>: up to <paramref name="count"/>
-    /// entries closest below and above it, of the same major version when there are any, in version order.
+    /// The known builds of <paramref name="machineType"/> nearest to <paramref name="buildNumber"/>: up to
+    /// <paramref name="count"/> entries closest below and above it, of the same major version when there are any, in
+    /// version order.
     /// </summary>
     /// <param name="buildNumber">The build asked for.</param>
     /// <param name="machineType">The machine type (<c>x64</c>, <c>x86</c>).</param>
@@ -166,16 +189,30 @@ sealed partial class SqlBuildCatalog
     public IReadOnlyList<SqlBuildInfo> FindNearest(string buildNumber, string machineType = "x64", int count = 4)
     {
         ArgumentNullException.ThrowIfNull(buildNumber);
-        Version wanted = ParseBuildNumber(buildNumber) ?? throw new ArgumentException($"'{buildNumber}' is not a "
-            + "build number such as 13.0.4001.0.", nameof(buildNumber));
-        var known = _builds.Where(b => b.Version is not null && string.Equals(b.MachineType, machineType, StringComparison.OrdinalIgnoreCase)).ToList();
+        Version wanted =
+            ParseBuildNumber(buildNumber)
+            ?? throw new ArgumentException(
+                $"'{buildNumber}' is not a " + "build number such as 13.0.4001.0.",
+                nameof(buildNumber)
+            );
+        var known = _builds
+            .Where(b =>
+                b.Version is not null && string.Equals(b.MachineType, machineType, StringComparison.OrdinalIgnoreCase)
+            )
+            .ToList();
         var sameMajor = known.Where(b => b.Version!.Major == wanted.Major).ToList();
         List<SqlBuildInfo> pool = sameMajor.Count > 0 ? sameMajor : known;
-        var below = pool.Where(b => b.Version! < wanted).OrderByDescending(b => b.Version).Take((count + 1) / 2).ToList();
+        var below = pool.Where(b => b.Version! < wanted)
+            .OrderByDescending(b => b.Version)
+            .Take((count + 1) / 2)
+            .ToList();
         var above = pool.Where(b => b.Version! > wanted).OrderBy(b => b.Version).Take(count - below.Count).ToList();
         if (below.Count + above.Count < count)
         {
-            below = pool.Where(b => b.Version! < wanted).OrderByDescending(b => b.Version).Take(count - above.Count).ToList();
+            below = pool.Where(b => b.Version! < wanted)
+                .OrderByDescending(b => b.Version)
+                .Take(count - above.Count)
+                .ToList();
         }
 
         return [.. below.Concat(above).DistinctBy(b => (b.Version, b.LineNumber, b.Source)).OrderBy(b => b.Version)];
@@ -188,31 +225,47 @@ sealed partial class SqlBuildCatalog
     /// <c>DownloadVerified</c> false (not checked).
     /// </summary>
     /// <param name="buildNumber">The build number (<c>16.0.4135.4</c>).</param>
-    /// <param name="machineType">The machine type, or <see langword="null"/> to take it from the images (they must agree).</param>
+    /// <param name="machineType">The machine type, or <see langword="null"/> to take it from the images (they must
+    /// agree).</param>
     /// <param name="images">The images (the resolver's <c>ModuleBinaries.Scan(…).Images</c>).</param>
     /// <param name="allModules">Whether to record every image, not only the engine's.</param>
     /// <param name="label">The <c>Label</c> to record; "recorded by xeanalyze" by default.</param>
     /// <returns>The entry, with at least one PDB.</returns>
-    /// <exception cref="ArgumentException">The build number is not a version, no image qualifies, or the images' machine types differ.</exception>
+    /// <exception cref="ArgumentException">The build number is not a version, no image qualifies, or the images'
+    /// machine types differ.</exception>
     /// <exception cref="InvalidPeDataException">
     /// An image's RSDS record names a PDB file <see cref="PdbNames.IsValid"/> refuses: the entry could not name that
     /// module's PDB, so none is made. </exception>
-    internal static SqlBuildInfo Describe(string buildNumber, string? machineType, IEnumerable<ModuleBinary> images,
-        bool allModules = false, string? label = null)
+    internal static SqlBuildInfo Describe(
+        string buildNumber,
+        string? machineType,
+        IEnumerable<ModuleBinary> images,
+        bool allModules = false,
+        string? label = null
+    )
     {
         ArgumentNullException.ThrowIfNull(buildNumber);
         ArgumentNullException.ThrowIfNull(images);
-        Version version = ParseBuildNumber(buildNumber) ?? throw new ArgumentException($"'{buildNumber}' is not a "
-            + "build number such as 16.0.4135.4.", nameof(buildNumber));
+        Version version =
+            ParseBuildNumber(buildNumber)
+            ?? throw new ArgumentException(
+                $"'{buildNumber}' is not a " + "build number such as 16.0.4135.4.",
+                nameof(buildNumber)
+            );
         var recorded = images
             .Where(i => i.CodeView is not null && (allModules || IsEngineModule(i.Module)))
-            .OrderBy(i => i.Module.Key, StringComparer.Ordinal).ThenBy(i => i.Path, StringComparer.Ordinal).ToList();
+            .OrderBy(i => i.Module.Key, StringComparer.Ordinal)
+            .ThenBy(i => i.Path, StringComparer.Ordinal)
+            .ToList();
         if (recorded.Count == 0)
         {
-            throw new ArgumentException(allModules
-                ? "no image with an RSDS (CodeView) record was found in the binaries folders"
-                : "no SQL Server engine module (sql*, hk*, qds) with an RSDS (CodeView) record was found in the "
-                    + "binaries folders (use all modules to record the others)", nameof(images));
+            throw new ArgumentException(
+                allModules
+                    ? "no image with an RSDS (CodeView) record was found in the binaries folders"
+                    : "no SQL Server engine module (sql*, hk*, qds) with an RSDS (CodeView) record was found in the "
+                        + "binaries folders (use all modules to record the others)",
+                nameof(images)
+            );
         }
 
         string machine = machineType ?? MachineOf(recorded);
@@ -224,8 +277,11 @@ sealed partial class SqlBuildCatalog
             string file = cv.PdbFileName;
             if (!PdbNames.IsValid(file, out string? problem))
             {
-                throw new InvalidPeDataException(image.Path, null, "expected an RSDS (CodeView) record naming a PDB "
-                    + "file a symbol store can hold: " + problem);
+                throw new InvalidPeDataException(
+                    image.Path,
+                    null,
+                    "expected an RSDS (CodeView) record naming a PDB " + "file a symbol store can hold: " + problem
+                );
             }
 
             if (!seen.Add(file))
@@ -234,7 +290,13 @@ sealed partial class SqlBuildCatalog
             }
 
             string name = file[..^4];
-            string url = MsdlBase + Uri.EscapeDataString(file) + "/" + cv.Identity.Key.ToLowerInvariant() + "/" + Uri.EscapeDataString(file);
+            string url =
+                MsdlBase
+                + Uri.EscapeDataString(file)
+                + "/"
+                + cv.Identity.Key.ToLowerInvariant()
+                + "/"
+                + Uri.EscapeDataString(file);
             string? fileVersion = null;
             try
             {
@@ -248,8 +310,17 @@ sealed partial class SqlBuildCatalog
             pdbs.Add(new SqlBuildPdb(name, file, cv.Identity, url, downloadVerified: false, fileVersion));
         }
 
-        return new SqlBuildInfo(ProductName(version), string.Empty, label ?? "recorded by xeanalyze symbols catalog add", buildNumber.Trim(), version,
-            string.Empty, machine, pdbs.AsReadOnly(), 0);
+        return new SqlBuildInfo(
+            ProductName(version),
+            string.Empty,
+            label ?? "recorded by xeanalyze symbols catalog add",
+            buildNumber.Trim(),
+            version,
+            string.Empty,
+            machine,
+            pdbs.AsReadOnly(),
+            0
+        );
     }
 
     /// <summary>
@@ -260,7 +331,8 @@ sealed partial class SqlBuildCatalog
     internal static bool IsEngineModule(ModuleName module)
     {
         string k = module.Key;
-        return k.StartsWith("sql", StringComparison.Ordinal) || k.StartsWith("hk", StringComparison.Ordinal)
+        return k.StartsWith("sql", StringComparison.Ordinal)
+            || k.StartsWith("hk", StringComparison.Ordinal)
             || string.Equals(k, "qds", StringComparison.Ordinal);
     }
 
@@ -303,8 +375,9 @@ sealed partial class SqlBuildCatalog
     }
 
     /// <summary>
-    /// Adds <paramref name="build"/> to the catalog file at <paramref name="path"/> (created with its folder when missing), replacing any
-    /// line of the same build number and machine type; the file is rewritten through a temporary file and a rename.
+    /// Adds <paramref name="build"/> to the catalog file at <paramref name="path"/> (created with its folder when
+    /// missing), replacing any line of the same build number and machine type; the file is rewritten through a
+    /// temporary file and a rename.
     /// </summary>
     /// <param name="path">The catalog file.</param>
     /// <param name="build">The entry.</param>
@@ -324,8 +397,11 @@ sealed partial class SqlBuildCatalog
             var byLine = parsed._builds.ToDictionary(b => b.LineNumber);
             for (int i = 0; i < existing.Length; i++)
             {
-                if (byLine.TryGetValue(i + 1, out SqlBuildInfo? old) && old.Version == build.Version &&
-                    string.Equals(old.MachineType, build.MachineType, StringComparison.OrdinalIgnoreCase))
+                if (
+                    byLine.TryGetValue(i + 1, out SqlBuildInfo? old)
+                    && old.Version == build.Version
+                    && string.Equals(old.MachineType, build.MachineType, StringComparison.OrdinalIgnoreCase)
+                )
                 {
                     replaced++;
                     continue;
@@ -344,7 +420,11 @@ sealed partial class SqlBuildCatalog
         string temp = full + "." + Guid.NewGuid().ToString("N") + ".tmp";
         try
         {
-            File.WriteAllText(temp, string.Concat(lines.Select(l => l + "\n")), new UTF8Encoding(encoderShouldEmitUTF8Identifier: false));
+            File.WriteAllText(
+                temp,
+                string.Concat(lines.Select(l => l + "\n")),
+                new UTF8Encoding(encoderShouldEmitUTF8Identifier: false)
+            );
             File.Move(temp, full, overwrite: true);
         }
         finally
@@ -358,42 +438,61 @@ sealed partial class SqlBuildCatalog
         return replaced;
     }
 
-    /// <summary>The product name of a version: 10.0 SQL Server 2008, 10.50 2008 R2, 11 2012, 12 2014, 13 2016, 14 2017, 15 2019, 16 2022, 17 2025.</summary>
-    internal static string ProductName(Version v) => v.Major switch
-    {
-        10 => v.Minor >= 50 ? "SQL Server 2008 R2" : "SQL Server 2008",
-        11 => "SQL Server 2012",
-        12 => "SQL Server 2014",
-        13 => "SQL Server 2016",
-        14 => "SQL Server 2017",
-        15 => "SQL Server 2019",
-        16 => "SQL Server 2022",
-        17 => "SQL Server 2025",
-        _ => "SQL Server " + v.Major.ToString(CultureInfo.InvariantCulture),
-    };
+    /// <summary>The product name of a version: 10.0 SQL Server 2008, 10.50 2008 R2, 11 2012, 12 2014, 13 2016, 14 2017,
+    /// 15 2019, 16 2022, 17 2025.</summary>
+    internal static string ProductName(Version v) =>
+        v.Major switch
+        {
+            10 => v.Minor >= 50 ? "SQL Server 2008 R2" : "SQL Server 2008",
+            11 => "SQL Server 2012",
+            12 => "SQL Server 2014",
+            13 => "SQL Server 2016",
+            14 => "SQL Server 2017",
+            15 => "SQL Server 2019",
+            16 => "SQL Server 2022",
+            17 => "SQL Server 2025",
+            _ => "SQL Server " + v.Major.ToString(CultureInfo.InvariantCulture),
+        };
 
     private static string MachineOf(List<ModuleBinary> images)
     {
-        var machines = images.Select(i => i.Image.Machine switch
-        {
-            Machine.Amd64 => "x64",
-            Machine.I386 => "x86",
-            Machine.Arm64 => "arm64",
-            _ => ((int)i.Image.Machine).ToString("X4", CultureInfo.InvariantCulture),
-        }).Distinct(StringComparer.Ordinal).ToList();
+        var machines = images
+            .Select(i =>
+                i.Image.Machine switch
+                {
+                    Machine.Amd64 => "x64",
+                    Machine.I386 => "x86",
+                    Machine.Arm64 => "arm64",
+                    _ => ((int)i.Image.Machine).ToString("X4", CultureInfo.InvariantCulture),
+                }
+            )
+            .Distinct(StringComparer.Ordinal)
+            .ToList();
         return machines.Count == 1
             ? machines[0]
-            : throw new ArgumentException("the images are of several machine types (" + string.Join(", ", machines) + "): give the machine type", nameof(images));
+            : throw new ArgumentException(
+                "the images are of several machine types (" + string.Join(", ", machines) + "): give the machine type",
+                nameof(images)
+            );
     }
 
     private static bool SamePath(string a, string? b) =>
-        b is not null && string.Equals(Path.GetFullPath(a), Path.GetFullPath(b), OperatingSystem.IsWindows() ? StringComparison.OrdinalIgnoreCase : StringComparison.Ordinal);
+        b is not null
+        && string.Equals(
+            Path.GetFullPath(a),
+            Path.GetFullPath(b),
+            OperatingSystem.IsWindows() ? StringComparison.OrdinalIgnoreCase : StringComparison.Ordinal
+        );
 
-    /// <summary>Reads the embedded resource written by <c>tools/catalog/make-catalog.py</c> (see that script for the format).</summary>
+    /// <summary>Reads the embedded resource written by <c>tools/catalog/make-catalog.py</c> (see that script for the
+    /// format).</summary>
     private static (SqlBuildCatalog, string) ReadEmbedded()
     {
-        using Stream resource = typeof(SqlBuildCatalog).Assembly.GetManifestResourceStream(ResourceName)
-            ?? throw new InvalidOperationException("the embedded build catalog " + ResourceName + " is missing from the assembly");
+        using Stream resource =
+            typeof(SqlBuildCatalog).Assembly.GetManifestResourceStream(ResourceName)
+            ?? throw new InvalidOperationException(
+                "the embedded build catalog " + ResourceName + " is missing from the assembly"
+            );
         using var gzip = new GZipStream(resource, CompressionMode.Decompress);
         using var reader = new StreamReader(gzip, Encoding.UTF8);
         string header = reader.ReadLine() ?? string.Empty;
@@ -410,8 +509,20 @@ sealed partial class SqlBuildCatalog
         {
             if (build is not null)
             {
-                builds.Add(new SqlBuildInfo(build[1], build[2], build[3], build[4], ParseBuildNumber(build[4]),
-                    build[5], build[6], pdbs.ToArray().AsReadOnly(), builds.Count + 1, EmbeddedSource));
+                builds.Add(
+                    new SqlBuildInfo(
+                        build[1],
+                        build[2],
+                        build[3],
+                        build[4],
+                        ParseBuildNumber(build[4]),
+                        build[5],
+                        build[6],
+                        pdbs.ToArray().AsReadOnly(),
+                        builds.Count + 1,
+                        EmbeddedSource
+                    )
+                );
             }
 
             pdbs.Clear();
@@ -431,7 +542,9 @@ sealed partial class SqlBuildCatalog
                 string url = MsdlBase + file + "/" + f[2] + "/" + file;
                 if (!TryParsePdbUrl(url, out string? pdbFile, out PdbIdentity identity, out string? why))
                 {
-                    throw new InvalidOperationException("the embedded build catalog has a bad entry (" + why + "): " + line);
+                    throw new InvalidOperationException(
+                        "the embedded build catalog has a bad entry (" + why + "): " + line
+                    );
                 }
 
                 pdbs.Add(new SqlBuildPdb(f[1], pdbFile, identity, url, f[3] == "1", f[4]));
@@ -443,9 +556,14 @@ sealed partial class SqlBuildCatalog
         }
 
         Flush();
-        if (builds.Count.ToString(CultureInfo.InvariantCulture) != h[3] || builds.Sum(b => b.Pdbs.Count).ToString(CultureInfo.InvariantCulture) != h[4])
+        if (
+            builds.Count.ToString(CultureInfo.InvariantCulture) != h[3]
+            || builds.Sum(b => b.Pdbs.Count).ToString(CultureInfo.InvariantCulture) != h[4]
+        )
         {
-            throw new InvalidOperationException("the embedded build catalog's counts do not match its header: " + header);
+            throw new InvalidOperationException(
+                "the embedded build catalog's counts do not match its header: " + header
+            );
         }
 
         return (new SqlBuildCatalog([.. builds]), h[2]);

@@ -9,7 +9,14 @@ namespace XeAnalyzer.Symbols.Catalog;
 /// <summary>One public PDB of a SQL Server build, as listed in the build catalog.</summary>
 public sealed class SqlBuildPdb
 {
-    internal SqlBuildPdb(string name, string pdbFileName, PdbIdentity identity, string downloadUrl, bool downloadVerified, string? fileVersion)
+    internal SqlBuildPdb(
+        string name,
+        string pdbFileName,
+        PdbIdentity identity,
+        string downloadUrl,
+        bool downloadVerified,
+        string? fileVersion
+    )
     {
         Name = name;
         PdbFileName = pdbFileName;
@@ -41,11 +48,22 @@ public sealed class SqlBuildPdb
     public string? FileVersion { get; }
 }
 
-/// <summary>One build of the SQL Server build catalog (<c>sqlbuildinfo.json</c>): version, level, machine type and its public PDBs.</summary>
+/// <summary>One build of the SQL Server build catalog (<c>sqlbuildinfo.json</c>): version, level, machine type and its
+/// public PDBs.</summary>
 public sealed class SqlBuildInfo
 {
-    internal SqlBuildInfo(string productMajorVersion, string productLevel, string label, string buildNumber, Version? version, string kbInfo,
-        string machineType, IReadOnlyList<SqlBuildPdb> pdbs, long lineNumber, string? source = null)
+    internal SqlBuildInfo(
+        string productMajorVersion,
+        string productLevel,
+        string label,
+        string buildNumber,
+        Version? version,
+        string kbInfo,
+        string machineType,
+        IReadOnlyList<SqlBuildPdb> pdbs,
+        long lineNumber,
+        string? source = null
+    )
     {
         Source = source;
         ProductMajorVersion = productMajorVersion;
@@ -71,7 +89,8 @@ public sealed class SqlBuildInfo
     /// <summary>The <c>BuildNumber</c> field as written (<c>13.0.4001.0</c>).</summary>
     public string BuildNumber { get; }
 
-    /// <summary>The build number as a <see cref="System.Version"/> (missing parts as 0), or <see langword="null"/> when it does not parse.</summary>
+    /// <summary>The build number as a <see cref="System.Version"/> (missing parts as 0), or <see langword="null"/> when
+    /// it does not parse.</summary>
     public Version? Version { get; }
 
     /// <summary>The <c>KBInfo</c> field.</summary>
@@ -83,10 +102,12 @@ public sealed class SqlBuildInfo
     /// <summary>The PDBs, in catalog order.</summary>
     public IReadOnlyList<SqlBuildPdb> Pdbs { get; }
 
-    /// <summary>1-based line of the catalog (for the embedded catalog: the line of the published <c>sqlbuildinfo.json</c>).</summary>
+    /// <summary>1-based line of the catalog (for the embedded catalog: the line of the published
+    /// <c>sqlbuildinfo.json</c>).</summary>
     public long LineNumber { get; }
 
-    /// <summary>Where the entry comes from: the catalog file, <see cref="SqlBuildCatalog.EmbeddedSource"/>, or <see langword="null"/> when read from a text reader without a file.</summary>
+    /// <summary>Where the entry comes from: the catalog file, <see cref="SqlBuildCatalog.EmbeddedSource"/>, or
+    /// <see langword="null"/> when read from a text reader without a file.</summary>
     public string? Source { get; }
 
     /// <summary>A display name, <c>SQL Server 2016 SP1 SP1 - 13.0.4001.0 - x64</c>.</summary>
@@ -112,7 +133,11 @@ public enum SqlBuildLookupStatus
 /// <summary>The result of a build lookup.</summary>
 public sealed class SqlBuildLookupResult
 {
-    internal SqlBuildLookupResult(SqlBuildLookupStatus status, IReadOnlyList<SqlBuildInfo> matches, IReadOnlyList<string> otherMachineTypes)
+    internal SqlBuildLookupResult(
+        SqlBuildLookupStatus status,
+        IReadOnlyList<SqlBuildInfo> matches,
+        IReadOnlyList<string> otherMachineTypes
+    )
     {
         Status = status;
         Matches = matches;
@@ -122,7 +147,8 @@ public sealed class SqlBuildLookupResult
     /// <summary>Found, not found, or ambiguous.</summary>
     public SqlBuildLookupStatus Status { get; }
 
-    /// <summary>The matching entries (one when <see cref="SqlBuildLookupStatus.Found"/>, several when ambiguous).</summary>
+    /// <summary>The matching entries (one when <see cref="SqlBuildLookupStatus.Found"/>, several when
+    /// ambiguous).</summary>
     public IReadOnlyList<SqlBuildInfo> Matches { get; }
 
     /// <summary>The build when exactly one entry matched, else <see langword="null"/>.</summary>
@@ -133,10 +159,13 @@ public sealed class SqlBuildLookupResult
 }
 
 /// <summary>
-/// The SQL Server build catalog (microsoft/SQLCallStackResolver's <c>sqlbuildinfo.json</c>): one JSON object per line with
-/// <c>ProductMajorVersion</c>, <c>ProductLevel</c>, <c>Label</c>, <c>BuildNumber</c>, <c>KBInfo</c>, <c>MachineType</c> and
-/// <c>SymbolDetails[]</c> (<c>PDBName</c>, <c>DownloadURL</c>, <c>DownloadVerified</c>, <c>FileVersion</c>). Each PDB's identity is read
-/// from its download URL (<c>…/sqldk.pdb/1D3FA75EB35540E287B2E012D69785DF2/sqldk.pdb</c>: 32 hex GUID digits then the age in hex).
+/// The SQL Server build catalog (microsoft/SQLCallStackResolver's <c>sqlbuildinfo.json</c>): one JSON object per line
+/// with
+/// <c>ProductMajorVersion</c>, <c>ProductLevel</c>, <c>Label</c>, <c>BuildNumber</c>, <c>KBInfo</c>, <c>MachineType</c>
+/// and
+/// <c>SymbolDetails[]</c> (<c>PDBName</c>, <c>DownloadURL</c>, <c>DownloadVerified</c>, <c>FileVersion</c>). Each PDB's
+/// identity is read from its download URL (<c>…/sqldk.pdb/1D3FA75EB35540E287B2E012D69785DF2/sqldk.pdb</c>: 32 hex GUID
+/// digits then the age in hex).
 /// </summary>
 public sealed partial class SqlBuildCatalog
 {
@@ -144,7 +173,9 @@ public sealed partial class SqlBuildCatalog
     private const int MaxPdbsPerBuild = 4096;
     private const int MaxBuilds = 1_000_000;
 
-    private static readonly System.Buffers.SearchValues<char> s_hex = System.Buffers.SearchValues.Create("0123456789abcdefABCDEF");
+    private static readonly System.Buffers.SearchValues<char> s_hex = System.Buffers.SearchValues.Create(
+        "0123456789abcdefABCDEF"
+    );
 
     private readonly SqlBuildInfo[] _builds;
 
@@ -158,8 +189,13 @@ public sealed partial class SqlBuildCatalog
     /// <param name="filePath">The catalog file for error messages, if any.</param>
     /// <param name="cancellationToken">Stops the enumeration.</param>
     /// <returns>The builds in order.</returns>
-    /// <exception cref="InvalidTextInputException">A line is not a JSON object of the expected shape, or a download URL is malformed or unsafe, with the line.</exception>
-    public static IEnumerable<SqlBuildInfo> Enumerate(TextReader input, string? filePath = null, CancellationToken cancellationToken = default)
+    /// <exception cref="InvalidTextInputException">A line is not a JSON object of the expected shape, or a download URL
+    /// is malformed or unsafe, with the line.</exception>
+    public static IEnumerable<SqlBuildInfo> Enumerate(
+        TextReader input,
+        string? filePath = null,
+        CancellationToken cancellationToken = default
+    )
     {
         ArgumentNullException.ThrowIfNull(input);
         return Iterate(input, filePath, cancellationToken);
@@ -171,15 +207,22 @@ public sealed partial class SqlBuildCatalog
     /// <param name="cancellationToken">Stops the read.</param>
     /// <returns>The catalog.</returns>
     /// <exception cref="InvalidTextInputException">A malformed line, with the line.</exception>
-    public static SqlBuildCatalog Read(TextReader input, string? filePath = null, CancellationToken cancellationToken = default)
+    public static SqlBuildCatalog Read(
+        TextReader input,
+        string? filePath = null,
+        CancellationToken cancellationToken = default
+    )
     {
         var builds = new List<SqlBuildInfo>();
         foreach (SqlBuildInfo b in Enumerate(input, filePath, cancellationToken))
         {
             if (builds.Count >= MaxBuilds)
             {
-                throw new InvalidTextInputException(filePath, (int)Math.Min(b.LineNumber, int.MaxValue),
-                    string.Create(CultureInfo.InvariantCulture, $"at most {MaxBuilds} builds in a catalog"));
+                throw new InvalidTextInputException(
+                    filePath,
+                    (int)Math.Min(b.LineNumber, int.MaxValue),
+                    string.Create(CultureInfo.InvariantCulture, $"at most {MaxBuilds} builds in a catalog")
+                );
             }
 
             builds.Add(b);
@@ -203,14 +246,19 @@ public sealed partial class SqlBuildCatalog
     /// <summary>Finds a build by number and machine type.</summary>
     /// <param name="buildNumber">The build, <c>13.0.4001.0</c> (or <c>13.0.4001</c>: missing parts count as 0).</param>
     /// <param name="machineType">The machine type, <c>x64</c> by default (compared case-insensitively).</param>
-    /// <returns>The result: found, not found (with the machine types the build exists for), or ambiguous (with every match).</returns>
+    /// <returns>The result: found, not found (with the machine types the build exists for), or ambiguous (with every
+    /// match).</returns>
     /// <exception cref="ArgumentException"><paramref name="buildNumber"/> is not a version number.</exception>
     public SqlBuildLookupResult Find(string buildNumber, string machineType = "x64")
     {
         ArgumentNullException.ThrowIfNull(buildNumber);
         ArgumentNullException.ThrowIfNull(machineType);
-        Version wanted = ParseBuildNumber(buildNumber) ?? throw new ArgumentException($"'{buildNumber}' is not a "
-            + "build number such as 13.0.4001.0.", nameof(buildNumber));
+        Version wanted =
+            ParseBuildNumber(buildNumber)
+            ?? throw new ArgumentException(
+                $"'{buildNumber}' is not a " + "build number such as 13.0.4001.0.",
+                nameof(buildNumber)
+            );
         var matches = new List<SqlBuildInfo>();
         var others = new SortedSet<string>(StringComparer.OrdinalIgnoreCase);
         foreach (SqlBuildInfo b in _builds)
@@ -240,21 +288,33 @@ public sealed partial class SqlBuildCatalog
     }
 
     /// <summary>
-    /// Reads a PDB's file name and identity from a symbol-server download URL, <c>https://…/&lt;pdb&gt;/&lt;GUID 32 hex&gt;&lt;age hex&gt;/&lt;pdb&gt;</c>.
-    /// URLs whose path has <c>.</c>/<c>..</c> segments, back-slashes, escaped separators, a query or a fragment are refused.
+    /// Reads a PDB's file name and identity from a symbol-server download URL, <c>https://…/&lt;pdb&gt;/&lt;GUID 32
+    /// hex&gt;&lt;age hex&gt;/&lt;pdb&gt;</c>. URLs whose path has <c>.</c>/<c>..</c> segments, back-slashes, escaped
+    /// separators, a query or a fragment are refused.
     /// </summary>
     /// <param name="url">The URL.</param>
     /// <param name="pdbFileName">The PDB file name, when valid.</param>
     /// <param name="identity">The GUID and age, when valid.</param>
     /// <param name="error">Why the URL was refused, otherwise <see langword="null"/>.</param>
     /// <returns><see langword="true"/> when the URL is valid.</returns>
-    public static bool TryParsePdbUrl(string url, [NotNullWhen(true)] out string? pdbFileName, out PdbIdentity identity, [NotNullWhen(false)] out string? error)
+    public static bool TryParsePdbUrl(
+        string url,
+        [NotNullWhen(true)] out string? pdbFileName,
+        out PdbIdentity identity,
+        [NotNullWhen(false)] out string? error
+    )
     {
         ArgumentNullException.ThrowIfNull(url);
         pdbFileName = null;
         identity = default;
         int scheme = url.IndexOf("://", StringComparison.Ordinal);
-        if (scheme <= 0 || !(url.StartsWith("https://", StringComparison.OrdinalIgnoreCase) || url.StartsWith("http://", StringComparison.OrdinalIgnoreCase)))
+        if (
+            scheme <= 0
+            || !(
+                url.StartsWith("https://", StringComparison.OrdinalIgnoreCase)
+                || url.StartsWith("http://", StringComparison.OrdinalIgnoreCase)
+            )
+        )
         {
             error = "an http(s) URL";
             return false;
@@ -293,8 +353,13 @@ public sealed partial class SqlBuildCatalog
                 return false;
             }
 
-            if (raw.Length == 0 || seg is "." or ".." || seg.Contains("..", StringComparison.Ordinal) ||
-                seg.AsSpan().IndexOfAny('/', '\\', ':') >= 0 || seg.AsSpan().ContainsAnyInRange('\0', '\u001F'))
+            if (
+                raw.Length == 0
+                || seg is "." or ".."
+                || seg.Contains("..", StringComparison.Ordinal)
+                || seg.AsSpan().IndexOfAny('/', '\\', ':') >= 0
+                || seg.AsSpan().ContainsAnyInRange('\0', '\u001F')
+            )
             {
                 error = $"URL path segments without '.', '..', separators or control characters, found \"{raw}\"";
                 return false;
@@ -304,7 +369,11 @@ public sealed partial class SqlBuildCatalog
         string first = Uri.UnescapeDataString(segments[^3]);
         string key = segments[^2];
         string last = Uri.UnescapeDataString(segments[^1]);
-        if (!string.Equals(first, last, StringComparison.OrdinalIgnoreCase) || !last.EndsWith(".pdb", StringComparison.OrdinalIgnoreCase) || last.Length <= 4)
+        if (
+            !string.Equals(first, last, StringComparison.OrdinalIgnoreCase)
+            || !last.EndsWith(".pdb", StringComparison.OrdinalIgnoreCase)
+            || last.Length <= 4
+        )
         {
             error = $"…/<name>.pdb/<key>/<name>.pdb with the same name twice, found \"{first}\" and \"{last}\"";
             return false;
@@ -316,8 +385,11 @@ public sealed partial class SqlBuildCatalog
             return false;
         }
 
-        if (!Guid.TryParseExact(key[..32], "N", out Guid guid) ||
-            !int.TryParse(key.AsSpan(32), NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out int age) || age < 0)
+        if (
+            !Guid.TryParseExact(key[..32], "N", out Guid guid)
+            || !int.TryParse(key.AsSpan(32), NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out int age)
+            || age < 0
+        )
         {
             error = $"a key of 32 hex GUID digits and a hex age that fits in 31 bits, found \"{key}\"";
             return false;
@@ -329,7 +401,11 @@ public sealed partial class SqlBuildCatalog
         return true;
     }
 
-    private static IEnumerable<SqlBuildInfo> Iterate(TextReader input, string? filePath, CancellationToken cancellationToken)
+    private static IEnumerable<SqlBuildInfo> Iterate(
+        TextReader input,
+        string? filePath,
+        CancellationToken cancellationToken
+    )
     {
         foreach ((string line, long number) in BoundedLines.Read(input, filePath, MaxLineLength, cancellationToken))
         {
@@ -368,8 +444,12 @@ public sealed partial class SqlBuildCatalog
             catch (InvalidOperationException ex)
             {
                 // A string or property name holding a lone surrogate escape ("\ud800") cannot be read as text.
-                throw Error(filePath, number, "JSON strings of valid text (a \\uD800-\\uDFFF escape needs its pair): "
-                    + ex.Message, ex);
+                throw Error(
+                    filePath,
+                    number,
+                    "JSON strings of valid text (a \\uD800-\\uDFFF escape needs its pair): " + ex.Message,
+                    ex
+                );
             }
         }
     }
@@ -393,8 +473,11 @@ public sealed partial class SqlBuildCatalog
         {
             if (pdbs.Count >= MaxPdbsPerBuild)
             {
-                throw Error(filePath, number,
-                    string.Create(CultureInfo.InvariantCulture, $"at most {MaxPdbsPerBuild} PDBs per build"));
+                throw Error(
+                    filePath,
+                    number,
+                    string.Create(CultureInfo.InvariantCulture, $"at most {MaxPdbsPerBuild} PDBs per build")
+                );
             }
 
             if (d.ValueKind != JsonValueKind.Object)
@@ -409,16 +492,26 @@ public sealed partial class SqlBuildCatalog
             }
 
             string name = OptionalString(d, "PDBName", filePath, number) ?? pdbFile[..^4];
-            bool verified = d.TryGetProperty("DownloadVerified", out JsonElement v)
-                && v.ValueKind == JsonValueKind.True;
-            if (d.TryGetProperty("DownloadVerified", out v)
-                && v.ValueKind is not (JsonValueKind.True or JsonValueKind.False or JsonValueKind.Null))
+            bool verified =
+                d.TryGetProperty("DownloadVerified", out JsonElement v) && v.ValueKind == JsonValueKind.True;
+            if (
+                d.TryGetProperty("DownloadVerified", out v)
+                && v.ValueKind is not (JsonValueKind.True or JsonValueKind.False or JsonValueKind.Null)
+            )
             {
                 throw Error(filePath, number, "\"DownloadVerified\" to be true or false");
             }
 
-            pdbs.Add(new SqlBuildPdb(name, pdbFile, identity, url, verified, OptionalString(d, "FileVersion",
-                filePath, number)));
+            pdbs.Add(
+                new SqlBuildPdb(
+                    name,
+                    pdbFile,
+                    identity,
+                    url,
+                    verified,
+                    OptionalString(d, "FileVersion", filePath, number)
+                )
+            );
         }
 
         return new SqlBuildInfo(
@@ -431,7 +524,8 @@ public sealed partial class SqlBuildCatalog
             machineType,
             pdbs,
             number,
-            filePath);
+            filePath
+        );
     }
 
     /// <summary>
@@ -461,9 +555,15 @@ public sealed partial class SqlBuildCatalog
             return null;
         }
 
-        return e.ValueKind == JsonValueKind.String ? e.GetString() : throw Error(filePath, number, $"\"{name}\" to be a string, found a {e.ValueKind}");
+        return e.ValueKind == JsonValueKind.String
+            ? e.GetString()
+            : throw Error(filePath, number, $"\"{name}\" to be a string, found a {e.ValueKind}");
     }
 
-    private static InvalidTextInputException Error(string? filePath, long line, string expected, Exception? inner = null) =>
-        new(filePath, (int)Math.Min(line, int.MaxValue), "SQL build catalog: expected " + expected, inner);
+    private static InvalidTextInputException Error(
+        string? filePath,
+        long line,
+        string expected,
+        Exception? inner = null
+    ) => new(filePath, (int)Math.Min(line, int.MaxValue), "SQL build catalog: expected " + expected, inner);
 }

@@ -25,7 +25,13 @@ internal sealed class MsfFile
     private readonly MsfStream?[] _streams;
     private readonly MsfStream _directory;
 
-    private MsfFile(IRandomAccessSource source, int blockSize, uint numBlocks, MsfStream directory, MsfStream?[] streams)
+    private MsfFile(
+        IRandomAccessSource source,
+        int blockSize,
+        uint numBlocks,
+        MsfStream directory,
+        MsfStream?[] streams
+    )
     {
         _source = source;
         _directory = directory;
@@ -42,12 +48,13 @@ internal sealed class MsfFile
 
     public string Name => _source.Name;
 
-    /// <summary>The stream at <paramref name="index"/>, or <see langword="null"/> if the index is out of range or the stream is absent (nil).</summary>
+    /// <summary>The stream at <paramref name="index"/>, or <see langword="null"/> if the index is out of range or the
+    /// stream is absent (nil).</summary>
     public MsfStream? GetStream(int index) => index >= 0 && index < _streams.Length ? _streams[index] : null;
 
     /// <summary>
-    /// The file offset where the directory records stream <paramref name="index"/>'s size, or the stream count when the directory has
-    /// no such stream: where to point an error about a stream that is missing or too short.
+    /// The file offset where the directory records stream <paramref name="index"/>'s size, or the stream count when the
+    /// directory has no such stream: where to point an error about a stream that is missing or too short.
     /// </summary>
     public long? StreamEntryOffset(int index) =>
         index >= 0 && index < _streams.Length ? _directory.FileOffsetOf(4 + (4L * index)) : _directory.FileOffsetOf(0);
@@ -61,30 +68,59 @@ internal sealed class MsfFile
         ThrowIfNotMsf(file, head[..got]);
         if (got < SuperBlockSize)
         {
-            throw new InvalidPdbDataException(file, got, "expected a 56-byte MSF superblock, but the file ends early (truncated PDB)");
+            throw new InvalidPdbDataException(
+                file,
+                got,
+                "expected a 56-byte MSF superblock, but the file ends early (truncated PDB)"
+            );
         }
 
         int blockSize = BinaryPrimitives.ReadInt32LittleEndian(head[32..]);
         uint numBlocks = BinaryPrimitives.ReadUInt32LittleEndian(head[40..]);
         uint numDirectoryBytes = BinaryPrimitives.ReadUInt32LittleEndian(head[44..]);
         uint blockMapAddr = BinaryPrimitives.ReadUInt32LittleEndian(head[52..]);
-        // 512..4096 are the classic sizes; 8192..32768 are written by linkers for PDBs over 4 GB (lld /pdbpagesize, MSVC /PDBPAGESIZE).
+        // 512..4096 are the classic sizes; 8192..32768 are written by linkers for PDBs over 4 GB (lld /pdbpagesize,
+        // MSVC /PDBPAGESIZE).
         if (blockSize is not (512 or 1024 or 2048 or 4096 or 8192 or 16384 or 32768))
         {
-            throw new InvalidPdbDataException(file, 32, string.Create(CultureInfo.InvariantCulture, $"expected an MSF block size of 512, 1024, 2048, 4096, 8192, 16384 or 32768, found {blockSize}"));
+            throw new InvalidPdbDataException(
+                file,
+                32,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"expected an MSF block size of 512, 1024, 2048, 4096, 8192, 16384 or 32768, found {blockSize}"
+                )
+            );
         }
 
         if ((long)numBlocks * blockSize > length)
         {
-            throw new InvalidPdbDataException(file, 40, string.Create(CultureInfo.InvariantCulture, $"expected {numBlocks} blocks of {blockSize} bytes ({(long)numBlocks * blockSize} bytes), but the file has only {length} bytes (truncated PDB)"));
+            throw new InvalidPdbDataException(
+                file,
+                40,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"expected {numBlocks} blocks of {blockSize} bytes ({(long)numBlocks * blockSize} bytes), but "
+                        + $"the file has only {length} bytes (truncated PDB)"
+                )
+            );
         }
 
         if (numDirectoryBytes == 0 || numDirectoryBytes > Math.Min(length, limits.MaxDirectoryBytes))
         {
-            throw new InvalidPdbDataException(file, 44, string.Create(CultureInfo.InvariantCulture, $"expected a stream directory size between 1 and {Math.Min(length, limits.MaxDirectoryBytes)} bytes, found {numDirectoryBytes}"));
+            throw new InvalidPdbDataException(
+                file,
+                44,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"expected a stream directory size between 1 and {Math.Min(length, limits.MaxDirectoryBytes)} "
+                        + $"bytes, found {numDirectoryBytes}"
+                )
+            );
         }
 
-        // The directory's block list lives in one or more block-map blocks; their indices start at superblock offset 52.
+        // The directory's block list lives in one or more block-map blocks; their indices start at superblock offset
+        // 52.
         int directoryBlockCount = (int)((numDirectoryBytes + (uint)blockSize - 1) / (uint)blockSize);
         int mapBlockCount = (directoryBlockCount * 4 + blockSize - 1) / blockSize;
         uint[] mapBlocks = new uint[mapBlockCount];
@@ -94,7 +130,11 @@ internal sealed class MsfFile
             byte[] extra = new byte[mapBlockCount * 4];
             if (source.Read(52, extra) != extra.Length)
             {
-                throw new InvalidPdbDataException(file, 52, "expected the list of directory block-map blocks, but the file ends early");
+                throw new InvalidPdbDataException(
+                    file,
+                    52,
+                    "expected the list of directory block-map blocks, but the file ends early"
+                );
             }
 
             for (int i = 0; i < mapBlockCount; i++)
@@ -107,7 +147,15 @@ internal sealed class MsfFile
         {
             if (mapBlocks[i] >= numBlocks)
             {
-                throw new InvalidPdbDataException(file, 52 + (i * 4L), string.Create(CultureInfo.InvariantCulture, $"expected a directory block-map block index below the file's {numBlocks} blocks, found {mapBlocks[i]}"));
+                throw new InvalidPdbDataException(
+                    file,
+                    52 + (i * 4L),
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"expected a directory block-map block index below the file's {numBlocks} blocks, found "
+                            + $"{mapBlocks[i]}"
+                    )
+                );
             }
         }
 
@@ -122,21 +170,44 @@ internal sealed class MsfFile
                 uint block = BinaryPrimitives.ReadUInt32LittleEndian(blockBuf.AsSpan(i * 4));
                 if (block >= numBlocks)
                 {
-                    throw new InvalidPdbDataException(file, ((long)mb * blockSize) + (i * 4L), string.Create(CultureInfo.InvariantCulture, $"expected the index of stream directory block {filled} to be below the file's {numBlocks} blocks, found {block}"));
+                    throw new InvalidPdbDataException(
+                        file,
+                        ((long)mb * blockSize) + (i * 4L),
+                        string.Create(
+                            CultureInfo.InvariantCulture,
+                            $"expected the index of stream directory block {filled} to be below the file's "
+                                + $"{numBlocks} blocks, found {block}"
+                        )
+                    );
                 }
 
                 directoryBlocks[filled++] = block;
             }
         }
 
-        var directory = new MsfStream(source, file, blockSize, numDirectoryBytes, directoryBlocks, numBlocks, "stream directory", 44);
+        var directory = new MsfStream(
+            source,
+            file,
+            blockSize,
+            numDirectoryBytes,
+            directoryBlocks,
+            numBlocks,
+            "stream directory",
+            44
+        );
         byte[] dir = directory.ReadAll(limits.MaxDirectoryBytes);
         const string DirectoryDescription = "MSF stream directory";
         var r = new SpanReader(dir, directory, 0, DirectoryDescription);
         uint numStreams = r.ReadUInt32("stream count");
         if (numStreams > limits.MaxStreams || numStreams > (uint)(dir.Length / 4))
         {
-            throw r.Error(0, string.Create(CultureInfo.InvariantCulture, $"at most {Math.Min(limits.MaxStreams, dir.Length / 4)} streams, found {numStreams}"));
+            throw r.Error(
+                0,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"at most {Math.Min(limits.MaxStreams, dir.Length / 4)} streams, found {numStreams}"
+                )
+            );
         }
 
         uint[] sizes = new uint[numStreams];
@@ -156,13 +227,26 @@ internal sealed class MsfFile
 
             if ((long)size > (long)numBlocks * blockSize)
             {
-                throw r.Error(4 + (i * 4), string.Create(CultureInfo.InvariantCulture, $"stream {i} to fit in the file's {numBlocks} blocks, but its size is {size} bytes"));
+                throw r.Error(
+                    4 + (i * 4),
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"stream {i} to fit in the file's {numBlocks} blocks, but its size is {size} bytes"
+                    )
+                );
             }
 
             int count = (int)((size + (uint)blockSize - 1) / (uint)blockSize);
             if (count > r.Remaining / 4)
             {
-                throw r.Error(4 + (i * 4), string.Create(CultureInfo.InvariantCulture, $"the block list of stream {i} ({count} blocks for {size} bytes) to fit in the {r.Remaining} bytes left in the directory"));
+                throw r.Error(
+                    4 + (i * 4),
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"the block list of stream {i} ({count} blocks for {size} bytes) to fit in the {r.Remaining} "
+                            + $"bytes left in the directory"
+                    )
+                );
             }
 
             uint[] blocks = new uint[count];
@@ -171,17 +255,33 @@ internal sealed class MsfFile
                 blocks[b] = r.ReadUInt32("stream block index");
                 if (blocks[b] >= numBlocks)
                 {
-                    throw r.Error(r.Position - 4, string.Create(CultureInfo.InvariantCulture, $"a block index below {numBlocks} for stream {i}, found {blocks[b]}"));
+                    throw r.Error(
+                        r.Position - 4,
+                        string.Create(
+                            CultureInfo.InvariantCulture,
+                            $"a block index below {numBlocks} for stream {i}, found {blocks[b]}"
+                        )
+                    );
                 }
             }
 
-            streams[i] = new MsfStream(source, file, blockSize, size, blocks, numBlocks, string.Create(CultureInfo.InvariantCulture, $"stream {i}"), directory.FileOffsetOf(4 + (4L * i)));
+            streams[i] = new MsfStream(
+                source,
+                file,
+                blockSize,
+                size,
+                blocks,
+                numBlocks,
+                string.Create(CultureInfo.InvariantCulture, $"stream {i}"),
+                directory.FileOffsetOf(4 + (4L * i))
+            );
         }
 
         return new MsfFile(source, blockSize, numBlocks, directory, streams);
     }
 
-    /// <summary>Throws a clear <see cref="InvalidPdbDataException"/> unless <paramref name="head"/> starts with the MSF 7.0 magic.</summary>
+    /// <summary>Throws a clear <see cref="InvalidPdbDataException"/> unless <paramref name="head"/> starts with the MSF
+    /// 7.0 magic.</summary>
     internal static void ThrowIfNotMsf(string file, ReadOnlySpan<byte> head)
     {
         if (head.StartsWith(Magic))
@@ -191,40 +291,88 @@ internal sealed class MsfFile
 
         if (head.StartsWith(MsfzMagic))
         {
-            throw new InvalidPdbDataException(file, 0, "expected an MSF 7.0 PDB, found an MSFZ-compressed PDB (\"Microsoft MSFZ Container\"); MSFZ needs zstd and is not supported: fetch the plain PDB (a symbol server serves it when the request has no 'Accept: application/msfz0' header)");
+            throw new InvalidPdbDataException(
+                file,
+                0,
+                "expected an MSF 7.0 PDB, found an MSFZ-compressed PDB (\"Microsoft MSFZ Container\"); MSFZ needs "
+                    + "zstd and is not supported: fetch the plain PDB (a symbol server serves it when the request has "
+                    + "no "
+                    + "'Accept: application/msfz0' header)"
+            );
         }
 
         if (head.StartsWith(CabMagic))
         {
-            throw new InvalidPdbDataException(file, 0, "expected an MSF 7.0 PDB, found a CAB archive (a compressed '.pd_' file); expand it first");
+            throw new InvalidPdbDataException(
+                file,
+                0,
+                "expected an MSF 7.0 PDB, found a CAB archive (a compressed '.pd_' file); expand it first"
+            );
         }
 
         if (head.StartsWith(Pdb2Magic))
         {
-            throw new InvalidPdbDataException(file, 0, "expected an MSF 7.0 PDB, found an old-format (2.00) PDB, which is not supported");
+            throw new InvalidPdbDataException(
+                file,
+                0,
+                "expected an MSF 7.0 PDB, found an old-format (2.00) PDB, which is not supported"
+            );
         }
 
         if (head.Length < Magic.Length && Magic.StartsWith(head))
         {
-            throw new InvalidPdbDataException(file, head.Length, string.Create(CultureInfo.InvariantCulture, $"expected the 32-byte MSF 7.0 magic, but the file has only {head.Length} bytes (truncated PDB)"));
+            throw new InvalidPdbDataException(
+                file,
+                head.Length,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"expected the 32-byte MSF 7.0 magic, but the file has only {head.Length} bytes (truncated PDB)"
+                )
+            );
         }
 
-        throw new InvalidPdbDataException(file, 0, "expected the MSF 7.0 magic 'Microsoft C/C++ MSF 7.00', found other bytes: not a PDB file");
+        throw new InvalidPdbDataException(
+            file,
+            0,
+            "expected the MSF 7.0 magic 'Microsoft C/C++ MSF 7.00', found other bytes: not a PDB file"
+        );
     }
 
-    internal static void ReadBlock(IRandomAccessSource source, string file, uint block, int blockSize, uint numBlocks, Span<byte> destination, string what)
+    internal static void ReadBlock(
+        IRandomAccessSource source,
+        string file,
+        uint block,
+        int blockSize,
+        uint numBlocks,
+        Span<byte> destination,
+        string what
+    )
     {
         if (block >= numBlocks)
         {
-            throw new InvalidPdbDataException(file, null, string.Create(CultureInfo.InvariantCulture, $"expected a block index below {numBlocks} for the {what}, found {block}"));
+            throw new InvalidPdbDataException(
+                file,
+                null,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"expected a block index below {numBlocks} for the {what}, found {block}"
+                )
+            );
         }
 
         long offset = (long)block * blockSize;
         int n = source.Read(offset, destination);
         if (n != destination.Length)
         {
-            throw new InvalidPdbDataException(file, offset + n, string.Create(CultureInfo.InvariantCulture, $"expected {destination.Length} bytes of the {what} in block {block}, but the file ends early (truncated PDB)"));
+            throw new InvalidPdbDataException(
+                file,
+                offset + n,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"expected {destination.Length} bytes of the {what} in block {block}, but the file ends early "
+                        + $"(truncated PDB)"
+                )
+            );
         }
     }
-
 }

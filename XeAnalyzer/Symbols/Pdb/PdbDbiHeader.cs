@@ -24,7 +24,8 @@ internal sealed class PdbDbiHeader
         ushort flags,
         ushort machine,
         IReadOnlyList<int?> debugStreams,
-        long debugHeaderOffset)
+        long debugHeaderOffset
+    )
     {
         DebugHeaderOffset = debugHeaderOffset;
         VersionSignature = versionSignature;
@@ -61,22 +62,27 @@ internal sealed class PdbDbiHeader
     /// <summary>The stream holding the globals hash (offset 12), or <see langword="null"/> when absent.</summary>
     public int? GlobalStreamIndex { get; }
 
-    /// <summary>The raw toolchain build number (offset 14): bit 15 new format, bits 8–14 major, bits 0–7 minor.</summary>
+    /// <summary>The raw toolchain build number (offset 14): bit 15 new format, bits 8–14 major, bits 0–7
+    /// minor.</summary>
     public ushort BuildNumber { get; }
 
-    /// <summary>The major version of the toolchain that wrote the PDB (bits 8–14 of <see cref="BuildNumber"/>).</summary>
+    /// <summary>The major version of the toolchain that wrote the PDB (bits 8–14 of
+    /// <see cref="BuildNumber"/>).</summary>
     public int BuildMajorVersion => (BuildNumber >> 8) & 0x7F;
 
-    /// <summary>The minor version of the toolchain that wrote the PDB (bits 0–7 of <see cref="BuildNumber"/>).</summary>
+    /// <summary>The minor version of the toolchain that wrote the PDB (bits 0–7 of
+    /// <see cref="BuildNumber"/>).</summary>
     public int BuildMinorVersion => BuildNumber & 0xFF;
 
-    /// <summary>The stream holding the publics (offset 16): hash, address map, thunk and section maps; <see langword="null"/> when absent.</summary>
+    /// <summary>The stream holding the publics (offset 16): hash, address map, thunk and section maps;
+    /// <see langword="null"/> when absent.</summary>
     public int? PublicStreamIndex { get; }
 
     /// <summary>The version of mspdb.dll that wrote the PDB (offset 18).</summary>
     public ushort PdbDllVersion { get; }
 
-    /// <summary>The stream holding the global symbol records, <c>S_PUB32</c> among them (offset 20); <see langword="null"/> when absent.</summary>
+    /// <summary>The stream holding the global symbol records, <c>S_PUB32</c> among them (offset 20);
+    /// <see langword="null"/> when absent.</summary>
     public int? SymbolRecordStreamIndex { get; }
 
     /// <summary>The rebuild number of mspdb.dll that wrote the PDB (offset 22).</summary>
@@ -106,7 +112,8 @@ internal sealed class PdbDbiHeader
     /// <summary>Size in bytes of the edit-and-continue substream (offset 52).</summary>
     public int ECSubstreamSize { get; }
 
-    /// <summary>The raw flags (offset 56): 0x1 incrementally linked, 0x2 private symbols stripped, 0x4 conflicting types.</summary>
+    /// <summary>The raw flags (offset 56): 0x1 incrementally linked, 0x2 private symbols stripped, 0x4 conflicting
+    /// types.</summary>
     public ushort Flags { get; }
 
     /// <summary>Whether the image was incrementally linked (flag 0x1).</summary>
@@ -118,7 +125,8 @@ internal sealed class PdbDbiHeader
     /// <summary>Whether the PDB has conflicting types (flag 0x4).</summary>
     public bool HasConflictingTypes => (Flags & 0x4) != 0;
 
-    /// <summary>The target machine (offset 58): <see cref="Machine.Amd64"/> (0x8664), <see cref="Machine.I386"/> (0x14C), ….</summary>
+    /// <summary>The target machine (offset 58): <see cref="Machine.Amd64"/> (0x8664), <see cref="Machine.I386"/>
+    /// (0x14C), ….</summary>
     public Machine Machine { get; }
 
     /// <summary>
@@ -128,10 +136,12 @@ internal sealed class PdbDbiHeader
     /// </summary>
     public IReadOnlyList<int?> DebugStreams { get; }
 
-    /// <summary>The OMAP "to source" stream (slot 3): image RVA to original RVA; <see langword="null"/> when absent.</summary>
+    /// <summary>The OMAP "to source" stream (slot 3): image RVA to original RVA; <see langword="null"/> when
+    /// absent.</summary>
     public int? OmapToSourceStreamIndex => Slot(3);
 
-    /// <summary>The OMAP "from source" stream (slot 4): original RVA to image RVA; <see langword="null"/> when absent.</summary>
+    /// <summary>The OMAP "from source" stream (slot 4): original RVA to image RVA; <see langword="null"/> when
+    /// absent.</summary>
     public int? OmapFromSourceStreamIndex => Slot(4);
 
     /// <summary>The section header stream (slot 5); <see langword="null"/> when absent.</summary>
@@ -140,7 +150,8 @@ internal sealed class PdbDbiHeader
     /// <summary>The original (pre-OMAP) section header stream (slot 10); <see langword="null"/> when absent.</summary>
     public int? OriginalSectionHeaderStreamIndex => Slot(10);
 
-    /// <summary>The offset of the optional debug header in the DBI stream (for locating errors about its slots).</summary>
+    /// <summary>The offset of the optional debug header in the DBI stream (for locating errors about its
+    /// slots).</summary>
     internal long DebugHeaderOffset { get; }
 
     /// <summary>The DBI stream offset of slot <paramref name="slot"/> of the optional debug header.</summary>

@@ -9,17 +9,21 @@ internal sealed partial class PdbFile
 {
     private const string DbiDescription = "DBI stream";
 
-    /// <summary>The DBI header (stream 3), or <see langword="null"/> when the PDB has no DBI stream (a type-only PDB).</summary>
+    /// <summary>The DBI header (stream 3), or <see langword="null"/> when the PDB has no DBI stream (a type-only
+    /// PDB).</summary>
     internal PdbDbiHeader? Dbi { get; private init; }
 
-    /// <summary>The image section headers (optional debug header slot 5), in order; empty when the PDB has none.</summary>
+    /// <summary>The image section headers (optional debug header slot 5), in order; empty when the PDB has
+    /// none.</summary>
     public IReadOnlyList<PdbSection> Sections { get; private init; } = [];
 
     /// <summary>The original section headers before OMAP reordering (slot 10); empty when the PDB has none.</summary>
     public IReadOnlyList<PdbSection> OriginalSections { get; private init; } = [];
 
-    /// <summary>The file offset of DBI stream byte <paramref name="position"/> (for errors about a DBI field).</summary>
-    internal static long? DbiFileOffset(MsfFile msf, long position) => msf.GetStream(DbiStreamIndex)?.OffsetForError(position);
+    /// <summary>The file offset of DBI stream byte <paramref name="position"/> (for errors about a DBI
+    /// field).</summary>
+    internal static long? DbiFileOffset(MsfFile msf, long position) =>
+        msf.GetStream(DbiStreamIndex)?.OffsetForError(position);
 
     private static PdbDbiHeader? ReadDbiHeader(MsfFile msf, PdbReaderLimits limits)
     {
@@ -31,7 +35,14 @@ internal sealed partial class PdbFile
 
         if (dbi.Length < PdbDbiHeader.Size)
         {
-            throw dbi.Error(0, DbiDescription, string.Create(CultureInfo.InvariantCulture, $"a 64-byte DBI header, but the stream has only {dbi.Length} bytes"));
+            throw dbi.Error(
+                0,
+                DbiDescription,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"a 64-byte DBI header, but the stream has only {dbi.Length} bytes"
+                )
+            );
         }
 
         Span<byte> h = stackalloc byte[PdbDbiHeader.Size];
@@ -39,19 +50,44 @@ internal sealed partial class PdbFile
         int versionSignature = BinaryPrimitives.ReadInt32LittleEndian(h);
         if (versionSignature != -1)
         {
-            throw dbi.Error(0, DbiDescription, string.Create(CultureInfo.InvariantCulture, $"the new-format DBI version signature -1, found {versionSignature} (a pre-VC 4.1 PDB, not supported)"));
+            throw dbi.Error(
+                0,
+                DbiDescription,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"the new-format DBI version signature -1, found {versionSignature} (a pre-VC 4.1 PDB, not "
+                        + $"supported)"
+                )
+            );
         }
 
         int[] sizes = new int[7];
-        int[] offsets = [24, 28, 32, 36, 40, 52, 48]; // module info, section contributions, section map, file info, type server map, EC, optional debug header
-        string[] names = ["module-info", "section-contribution", "section-map", "file-info", "type-server-map", "EC", "optional debug header"];
+        // module info, section contributions, section map, file info, type server map, EC, optional debug header
+        int[] offsets = [24, 28, 32, 36, 40, 52, 48];
+        string[] names =
+        [
+            "module-info",
+            "section-contribution",
+            "section-map",
+            "file-info",
+            "type-server-map",
+            "EC",
+            "optional debug header",
+        ];
         long total = PdbDbiHeader.Size;
         for (int i = 0; i < sizes.Length; i++)
         {
             sizes[i] = BinaryPrimitives.ReadInt32LittleEndian(h[offsets[i]..]);
             if (sizes[i] < 0)
             {
-                throw dbi.Error(offsets[i], DbiDescription, string.Create(CultureInfo.InvariantCulture, $"a non-negative {names[i]} substream size, found {sizes[i]}"));
+                throw dbi.Error(
+                    offsets[i],
+                    DbiDescription,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"a non-negative {names[i]} substream size, found {sizes[i]}"
+                    )
+                );
             }
 
             total += sizes[i];
@@ -59,7 +95,15 @@ internal sealed partial class PdbFile
 
         if (total > dbi.Length)
         {
-            throw dbi.Error(24, DbiDescription, string.Create(CultureInfo.InvariantCulture, $"substreams totalling at most {dbi.Length - PdbDbiHeader.Size} bytes after the header, but their sizes add up to {total - PdbDbiHeader.Size}"));
+            throw dbi.Error(
+                24,
+                DbiDescription,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"substreams totalling at most {dbi.Length - PdbDbiHeader.Size} bytes after the header, but "
+                        + $"their sizes add up to {total - PdbDbiHeader.Size}"
+                )
+            );
         }
 
         // The optional debug header is the last substream: an array of u16 stream indices (0xFFFF = absent).
@@ -92,28 +136,58 @@ internal sealed partial class PdbFile
             BinaryPrimitives.ReadUInt16LittleEndian(h[56..]),
             BinaryPrimitives.ReadUInt16LittleEndian(h[58..]),
             Array.AsReadOnly(debugStreams),
-            debugOffset);
+            debugOffset
+        );
     }
 
-    private static PdbSection[] ReadSectionHeaders(MsfFile msf, PdbReaderLimits limits, PdbDbiHeader? dbi, int slot, string what)
+    private static PdbSection[] ReadSectionHeaders(
+        MsfFile msf,
+        PdbReaderLimits limits,
+        PdbDbiHeader? dbi,
+        int slot,
+        string what
+    )
     {
         if (dbi is null || slot >= dbi.DebugStreams.Count || dbi.DebugStreams[slot] is not int index)
         {
             return [];
         }
 
-        MsfStream stream = msf.GetStream(index)
-            ?? throw new InvalidPdbDataException(msf.Name, DbiFileOffset(msf, dbi.SlotOffset(slot)), string.Create(CultureInfo.InvariantCulture, $"expected {what} in stream {index} (named by the DBI optional debug header, slot {slot}), but the MSF directory has {msf.StreamCount} streams and that one is absent"));
+        MsfStream stream =
+            msf.GetStream(index)
+            ?? throw new InvalidPdbDataException(
+                msf.Name,
+                DbiFileOffset(msf, dbi.SlotOffset(slot)),
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"expected {what} in stream {index} (named by the DBI optional debug header, slot {slot}), but "
+                        + $"the MSF directory has {msf.StreamCount} streams and that one is absent"
+                )
+            );
         string description = what + " stream";
         if (stream.Length % PdbSection.Size != 0)
         {
-            throw stream.Error(0, description, string.Create(CultureInfo.InvariantCulture, $"a whole number of 40-byte section headers, but the stream has {stream.Length} bytes"));
+            throw stream.Error(
+                0,
+                description,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"a whole number of 40-byte section headers, but the stream has {stream.Length} bytes"
+                )
+            );
         }
 
         long count = stream.Length / PdbSection.Size;
         if (count > limits.MaxSections)
         {
-            throw stream.Error(0, description, string.Create(CultureInfo.InvariantCulture, $"at most {limits.MaxSections} section headers (PdbReaderLimits.MaxSections), found {count}"));
+            throw stream.Error(
+                0,
+                description,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"at most {limits.MaxSections} section headers (PdbReaderLimits.MaxSections), found {count}"
+                )
+            );
         }
 
         byte[] raw = stream.ReadAll(limits.MaxStreamBytes);
@@ -129,7 +203,8 @@ internal sealed partial class PdbFile
                 BinaryPrimitives.ReadUInt32LittleEndian(s[12..]),
                 BinaryPrimitives.ReadUInt32LittleEndian(s[16..]),
                 BinaryPrimitives.ReadUInt32LittleEndian(s[20..]),
-                BinaryPrimitives.ReadUInt32LittleEndian(s[36..]));
+                BinaryPrimitives.ReadUInt32LittleEndian(s[36..])
+            );
         }
 
         return sections;

@@ -5,9 +5,10 @@ using XeAnalyzer.IO;
 namespace XeAnalyzer.Symbols.Pdb;
 
 /// <content>
-/// Source lines and inline frames of private PDBs: the DBI section contributions (which module owns an address), each module's C13
-/// line table and inline sites (read lazily, one module at a time, on first use), the <c>/names</c> string table and the IPI/TPI names
-/// of inlined functions. Public-only (stripped) PDBs have none of these and answer <see cref="PdbSourceInfo.None"/>.
+/// Source lines and inline frames of private PDBs: the DBI section contributions (which module owns an address), each
+/// module's C13 line table and inline sites (read lazily, one module at a time, on first use), the <c>/names</c> string
+/// table and the IPI/TPI names of inlined functions. Public-only (stripped) PDBs have none of these and answer
+/// <see cref="PdbSourceInfo.None"/>.
 /// </content>
 internal sealed partial class PdbFile
 {
@@ -20,15 +21,23 @@ internal sealed partial class PdbFile
     private PdbInlineeNames? _inlineeNames;
 
     /// <summary>
-    /// The source line and (when <paramref name="includeInlineFrames"/>) the inline frames at <paramref name="rva"/>: the module owning the
-    /// address is found through the DBI section contributions, and its line table and inline sites are read on first use.
+    /// The source line and (when <paramref name="includeInlineFrames"/>) the inline frames at <paramref name="rva"/>:
+    /// the module owning the address is found through the DBI section contributions, and its line table and inline
+    /// sites are read on first use.
     /// </summary>
     /// <param name="rva">An image RVA.</param>
-    /// <param name="includeInlineFrames">Whether to find the inline sites the address lies in (and their names).</param>
+    /// <param name="includeInlineFrames">Whether to find the inline sites the address lies in (and their
+    /// names).</param>
     /// <param name="cancellationToken">Cancels reading a module.</param>
-    /// <returns>The source information; <see cref="PdbSourceInfo.None"/> when the PDB has none for the address.</returns>
-    /// <exception cref="InvalidPdbDataException">The section contributions, the module's stream, <c>/names</c> or the IPI/TPI stream are damaged.</exception>
-    public PdbSourceInfo GetSourceInfo(uint rva, bool includeInlineFrames = true, CancellationToken cancellationToken = default)
+    /// <returns>The source information; <see cref="PdbSourceInfo.None"/> when the PDB has none for the
+    /// address.</returns>
+    /// <exception cref="InvalidPdbDataException">The section contributions, the module's stream, <c>/names</c> or the
+    /// IPI/TPI stream are damaged.</exception>
+    public PdbSourceInfo GetSourceInfo(
+        uint rva,
+        bool includeInlineFrames = true,
+        CancellationToken cancellationToken = default
+    )
     {
         PdbAddressMap map = GetAddressMap();
         if (!map.TryImageToSource(rva, out uint source))
@@ -85,13 +94,15 @@ internal sealed partial class PdbFile
     }
 
     /// <summary>
-    /// Every line record of module <paramref name="moduleIndex"/> (see <see cref="GetModules"/>), in the order of its line subsections,
-    /// each subsection's records in address order; empty for a module without C13 lines. Reads the module on first use.
+    /// Every line record of module <paramref name="moduleIndex"/> (see <see cref="GetModules"/>), in the order of its
+    /// line subsections, each subsection's records in address order; empty for a module without C13 lines. Reads the
+    /// module on first use.
     /// </summary>
     /// <param name="moduleIndex">The module.</param>
     /// <param name="cancellationToken">Cancels reading the module.</param>
     /// <returns>The records, with RVAs in image space.</returns>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="moduleIndex"/> is not a module of the PDB.</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="moduleIndex"/> is not a module of the
+    /// PDB.</exception>
     /// <exception cref="InvalidPdbDataException">The module's stream or <c>/names</c> is damaged.</exception>
     public IReadOnlyList<PdbLineRecord> GetLineRecords(int moduleIndex, CancellationToken cancellationToken = default)
     {
@@ -105,14 +116,17 @@ internal sealed partial class PdbFile
         {
             if (map.TrySourceToImage(r.Start, out uint image))
             {
-                list.Add(new PdbLineRecord(image, r.Length, r.Line, FileName(info, r.File), moduleIndex, r.IsStatement));
+                list.Add(
+                    new PdbLineRecord(image, r.Length, r.Line, FileName(info, r.File), moduleIndex, r.IsStatement)
+                );
             }
         }
 
         return list.AsReadOnly();
     }
 
-    /// <summary>Whether the PDB carries C13 line information in any module (false for public-only and stripped PDBs).</summary>
+    /// <summary>Whether the PDB carries C13 line information in any module (false for public-only and stripped
+    /// PDBs).</summary>
     /// <returns><see langword="true"/> when at least one module has C13 debug subsections.</returns>
     /// <exception cref="InvalidPdbDataException">The module-info substream is damaged.</exception>
     public bool HasLineInfo() => GetModules().Any(m => m.C13LineByteSize > 0);
@@ -121,11 +135,21 @@ internal sealed partial class PdbFile
     {
         if (!info.FileNames.TryGetValue(checksumOffset, out uint nameOffset))
         {
-            throw new InvalidPdbDataException(Name, null, string.Create(CultureInfo.InvariantCulture,
-                $"expected a file checksum entry at offset {checksumOffset} of module {info.ModuleIndex}'s DEBUG_S_FILECHKSMS subsection (named by a line block or inline site), but there is none"));
+            throw new InvalidPdbDataException(
+                Name,
+                null,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"expected a file checksum entry at offset {checksumOffset} of module {info.ModuleIndex}'s "
+                        + $"DEBUG_S_FILECHKSMS subsection (named by a line block or inline site), but there is none"
+                )
+            );
         }
 
-        return (strings ?? GetStrings()).Get(nameOffset, string.Create(CultureInfo.InvariantCulture, $"a source file of module {info.ModuleIndex}"));
+        return (strings ?? GetStrings()).Get(
+            nameOffset,
+            string.Create(CultureInfo.InvariantCulture, $"a source file of module {info.ModuleIndex}")
+        );
     }
 
     private PdbModuleSourceInfo GetModuleSource(int module, CancellationToken cancellationToken)
@@ -143,7 +167,10 @@ internal sealed partial class PdbFile
             {
                 ObjectDisposedException.ThrowIf(_disposed, this);
                 PdbModule m = GetModuleArray()[module];
-                Volatile.Write(ref cache[module], PdbModuleSourceInfo.Parse(this, m, GetAddressMap(), cancellationToken));
+                Volatile.Write(
+                    ref cache[module],
+                    PdbModuleSourceInfo.Parse(this, m, GetAddressMap(), cancellationToken)
+                );
             }
 
             return cache[module]!;
@@ -175,11 +202,13 @@ internal sealed partial class PdbFile
         }
     }
 
-    /// <summary>The module owning source RVA <paramref name="source"/> by the DBI section contributions, or -1.</summary>
+    /// <summary>The module owning source RVA <paramref name="source"/> by the DBI section contributions, or
+    /// -1.</summary>
     private int ModuleOf(uint source)
     {
         Contribution[] c = Volatile.Read(ref _contributions) ?? ReadContributions();
-        int lo = 0, hi = c.Length;
+        int lo = 0,
+            hi = c.Length;
         while (lo < hi)
         {
             int mid = lo + ((hi - lo) >> 1);
@@ -205,8 +234,8 @@ internal sealed partial class PdbFile
     }
 
     /// <summary>
-    /// Reads the section contribution substream (after module info in the DBI stream): a version (V60 or V2), then 28-byte (V60) or
-    /// 32-byte (V2) entries of section, offset, size, characteristics and module index.
+    /// Reads the section contribution substream (after module info in the DBI stream): a version (V60 or V2), then
+    /// 28-byte (V60) or 32-byte (V2) entries of section, offset, size, characteristics and module index.
     /// </summary>
     private Contribution[] ReadContributions()
     {
@@ -226,18 +255,36 @@ internal sealed partial class PdbFile
             {
                 MsfStream stream = Msf.GetStream(DbiStreamIndex)!;
                 long at = PdbDbiHeader.Size + (long)dbi.ModuleInfoSize;
-                byte[] raw = stream.ReadRange(at, dbi.SectionContributionSize, Limits.MaxStreamBytes, "section-contribution substream");
+                byte[] raw = stream.ReadRange(
+                    at,
+                    dbi.SectionContributionSize,
+                    Limits.MaxStreamBytes,
+                    "section-contribution substream"
+                );
                 var r = new SpanReader(raw, stream, at, "DBI section-contribution substream");
                 uint version = r.ReadUInt32("section contribution version");
                 int entrySize = version switch
                 {
                     SectionContributionVersion60 => 28,
                     SectionContributionVersion2 => 32,
-                    _ => throw r.Error(0, string.Create(CultureInfo.InvariantCulture, $"section contribution version 0x{SectionContributionVersion60:X8} or 0x{SectionContributionVersion2:X8}, found 0x{version:X8}")),
+                    _ => throw r.Error(
+                        0,
+                        string.Create(
+                            CultureInfo.InvariantCulture,
+                            $"section contribution version 0x{SectionContributionVersion60:X8} or "
+                                + $"0x{SectionContributionVersion2:X8}, found 0x{version:X8}"
+                        )
+                    ),
                 };
                 if (r.Remaining % entrySize != 0)
                 {
-                    throw r.Error(4, string.Create(CultureInfo.InvariantCulture, $"a whole number of {entrySize}-byte entries, found {r.Remaining} bytes"));
+                    throw r.Error(
+                        4,
+                        string.Create(
+                            CultureInfo.InvariantCulture,
+                            $"a whole number of {entrySize}-byte entries, found {r.Remaining} bytes"
+                        )
+                    );
                 }
 
                 while (r.Remaining > 0)
@@ -252,7 +299,13 @@ internal sealed partial class PdbFile
                     r.Skip(entrySize - 18, "contribution tail");
                     if (module >= moduleCount)
                     {
-                        throw r.Error(start + 16, string.Create(CultureInfo.InvariantCulture, $"a module index below {moduleCount}, found {module}"));
+                        throw r.Error(
+                            start + 16,
+                            string.Create(
+                                CultureInfo.InvariantCulture,
+                                $"a module index below {moduleCount}, found {module}"
+                            )
+                        );
                     }
 
                     if (size > 0 && map.TryGetSourceRva(section, offset, out uint rva))
@@ -263,7 +316,10 @@ internal sealed partial class PdbFile
             }
 
             Contribution[] sorted = [.. list];
-            Array.Sort(sorted, static (a, b) => a.Start != b.Start ? a.Start.CompareTo(b.Start) : a.Module.CompareTo(b.Module));
+            Array.Sort(
+                sorted,
+                static (a, b) => a.Start != b.Start ? a.Start.CompareTo(b.Start) : a.Module.CompareTo(b.Module)
+            );
             Volatile.Write(ref _contributions, sorted);
             return sorted;
         }

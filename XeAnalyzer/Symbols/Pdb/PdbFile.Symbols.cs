@@ -7,7 +7,8 @@ using XeAnalyzer.IO;
 
 namespace XeAnalyzer.Symbols.Pdb;
 
-/// <content>Publics, modules, procedures and the RVA → symbol index. Each is read once, on first use, under a lock (thread-safe).</content>
+/// <content>Publics, modules, procedures and the RVA → symbol index. Each is read once, on first use, under a lock
+/// (thread-safe).</content>
 internal sealed partial class PdbFile
 {
     private const ushort SPub32 = 0x110E;
@@ -30,9 +31,9 @@ internal sealed partial class PdbFile
     public bool HasOmap() => GetAddressMap().HasOmap;
 
     /// <summary>
-    /// The public symbols (<c>S_PUB32</c>) in publics address-map order (by section, then offset), each with its image RVA.
-    /// Publics whose <c>segment:offset</c> maps to no RVA (segment 0 for absolute symbols, a segment with no section header,
-    /// an OMAP hole) are left out. Read on first call, then cached.
+    /// The public symbols (<c>S_PUB32</c>) in publics address-map order (by section, then offset), each with its image
+    /// RVA. Publics whose <c>segment:offset</c> maps to no RVA (segment 0 for absolute symbols, a segment with no
+    /// section header, an OMAP hole) are left out. Read on first call, then cached.
     /// </summary>
     /// <returns>The publics; empty when the PDB has no publics stream.</returns>
     /// <exception cref="InvalidPdbDataException">The publics stream or a symbol record is damaged.</exception>
@@ -53,7 +54,16 @@ internal sealed partial class PdbFile
                     {
                         ReadOnlySpan<byte> name = r.Name(i);
                         map.TrySourceToImage(r.SourceRva[i], out uint image);
-                        list.Add(new PdbPublicSymbol(Encoding.UTF8.GetString(name), image, r.Segment![i], r.Offset![i], (PdbPublicAttributes)r.Flags![i], PdbNames.Classify(name, isPublic: true, isX86)));
+                        list.Add(
+                            new PdbPublicSymbol(
+                                Encoding.UTF8.GetString(name),
+                                image,
+                                r.Segment![i],
+                                r.Offset![i],
+                                (PdbPublicAttributes)r.Flags![i],
+                                PdbNames.Classify(name, isPublic: true, isX86)
+                            )
+                        );
                     }
                 }
 
@@ -76,9 +86,9 @@ internal sealed partial class PdbFile
     }
 
     /// <summary>
-    /// The procedures (<c>S_GPROC32</c>, <c>S_LPROC32</c>, <c>S_GPROC32_ID</c>, <c>S_LPROC32_ID</c> and the DPC forms) of every module
-    /// symbol stream, in module then record order, each with its image RVA and code size. Stripped PDBs may still hold a few.
-    /// Procedures whose address maps to no RVA are left out. Read on first call, then cached.
+    /// The procedures (<c>S_GPROC32</c>, <c>S_LPROC32</c>, <c>S_GPROC32_ID</c>, <c>S_LPROC32_ID</c> and the DPC forms)
+    /// of every module symbol stream, in module then record order, each with its image RVA and code size. Stripped PDBs
+    /// may still hold a few. Procedures whose address maps to no RVA are left out. Read on first call, then cached.
     /// </summary>
     /// <returns>The procedures; empty for a PDB without module symbol streams.</returns>
     /// <exception cref="InvalidPdbDataException">A module stream or record is damaged.</exception>
@@ -93,7 +103,15 @@ internal sealed partial class PdbFile
                 for (int i = 0; i < list.Length; i++)
                 {
                     RawSymbol s = t.Items[i];
-                    list[i] = new PdbProcedure(t.Name(i), s.ImageRva, s.Size, s.Segment, s.Offset, s.IsGlobal, s.Module);
+                    list[i] = new PdbProcedure(
+                        t.Name(i),
+                        s.ImageRva,
+                        s.Size,
+                        s.Segment,
+                        s.Offset,
+                        s.IsGlobal,
+                        s.Module
+                    );
                 }
 
                 _procedureList = Array.AsReadOnly(list);
@@ -104,8 +122,8 @@ internal sealed partial class PdbFile
     }
 
     /// <summary>
-    /// The sorted RVA → symbol index of this PDB, built on the first call (reading publics and module streams) and then shared.
-    /// Thread-safe; a cancelled or failed build is not cached, so a later call tries again.
+    /// The sorted RVA → symbol index of this PDB, built on the first call (reading publics and module streams) and then
+    /// shared. Thread-safe; a cancelled or failed build is not cached, so a later call tries again.
     /// </summary>
     /// <param name="cancellationToken">Cancels building the index.</param>
     /// <returns>The index.</returns>
@@ -115,14 +133,22 @@ internal sealed partial class PdbFile
     {
         lock (_gate)
         {
-            return _index ??= new PdbSymbolIndex(GetAddressMap(), GetProcedureTable(cancellationToken), GetPublicTable(cancellationToken)) { IsX86 = IsX86 };
+            return _index ??= new PdbSymbolIndex(
+                GetAddressMap(),
+                GetProcedureTable(cancellationToken),
+                GetPublicTable(cancellationToken)
+            )
+            {
+                IsX86 = IsX86,
+            };
         }
     }
 
     /// <summary>
-    /// The index of <see cref="GetSymbolIndex"/>, except that public names are not held in memory but read from this file when a lookup
-    /// returns them: a few bytes per public instead of the names (tens of MB in a big PDB). Valid only while this file is open (lookups
-    /// throw <see cref="ObjectDisposedException"/> after); the resolver keeps the file open for as long as it keeps the index.
+    /// The index of <see cref="GetSymbolIndex"/>, except that public names are not held in memory but read from this
+    /// file when a lookup returns them: a few bytes per public instead of the names (tens of MB in a big PDB). Valid
+    /// only while this file is open (lookups throw <see cref="ObjectDisposedException"/> after); the resolver keeps the
+    /// file open for as long as it keeps the index.
     /// </summary>
     /// <param name="cancellationToken">Cancels building the index.</param>
     /// <returns>The index.</returns>
@@ -138,7 +164,9 @@ internal sealed partial class PdbFile
                 if (_filePublics is null)
                 {
                     ObjectDisposedException.ThrowIf(_disposed, this);
-                    _filePublics = PdbPublicTable.Build(ReadPublicRecords(recordFields: false, poolNames: false, cancellationToken));
+                    _filePublics = PdbPublicTable.Build(
+                        ReadPublicRecords(recordFields: false, poolNames: false, cancellationToken)
+                    );
                 }
 
                 _fileIndex = new PdbSymbolIndex(GetAddressMap(), procedures, _filePublics) { IsX86 = IsX86 };
@@ -148,9 +176,11 @@ internal sealed partial class PdbFile
         }
     }
 
-    /// <summary>Finds the symbol for <paramref name="rva"/>; see <see cref="PdbSymbolIndex.Lookup"/>. Builds the index on first use.</summary>
+    /// <summary>Finds the symbol for <paramref name="rva"/>; see <see cref="PdbSymbolIndex.Lookup"/>. Builds the index
+    /// on first use.</summary>
     /// <param name="rva">An image RVA (address minus module base).</param>
-    /// <returns>The match, or <see langword="null"/> when the RVA precedes every symbol (or falls in an OMAP hole).</returns>
+    /// <returns>The match, or <see langword="null"/> when the RVA precedes every symbol (or falls in an OMAP
+    /// hole).</returns>
     /// <exception cref="InvalidPdbDataException">The PDB's symbol data is damaged.</exception>
     public PdbSymbolMatch? Lookup(uint rva) => GetSymbolIndex().Lookup(rva);
 
@@ -164,7 +194,12 @@ internal sealed partial class PdbFile
                 PdbDbiHeader dbi = RequireDbi("translate symbol addresses");
                 if (Sections.Count == 0 && (dbi.PublicStreamIndex is not null || dbi.ModuleInfoSize > 0))
                 {
-                    throw new InvalidPdbDataException(Name, DbiFileOffset(Msf, dbi.SlotOffset(SectionHeaderSlot)), "expected section headers (DBI optional debug header slot 5) to turn symbol section:offset addresses into RVAs, but the PDB has none");
+                    throw new InvalidPdbDataException(
+                        Name,
+                        DbiFileOffset(Msf, dbi.SlotOffset(SectionHeaderSlot)),
+                        "expected section headers (DBI optional debug header slot 5) to turn symbol section:offset "
+                            + "addresses into RVAs, but the PDB has none"
+                    );
                 }
 
                 _addressMap = PdbAddressMap.Create(this);
@@ -175,10 +210,24 @@ internal sealed partial class PdbFile
     }
 
     private PdbDbiHeader RequireDbi(string purpose) =>
-        Dbi ?? throw new InvalidPdbDataException(Name, Msf.StreamEntryOffset(DbiStreamIndex), "expected a DBI stream (stream 3) to " + purpose + ", but the PDB has none (a type-only PDB?)");
+        Dbi
+        ?? throw new InvalidPdbDataException(
+            Name,
+            Msf.StreamEntryOffset(DbiStreamIndex),
+            "expected a DBI stream (stream 3) to " + purpose + ", but the PDB has none (a type-only PDB?)"
+        );
 
     private MsfStream RequireStream(int index, string what, int dbiFieldOffset) =>
-        Msf.GetStream(index) ?? throw new InvalidPdbDataException(Name, DbiFileOffset(Msf, dbiFieldOffset), string.Create(CultureInfo.InvariantCulture, $"expected the {what} stream {index} named by the DBI header (offset {dbiFieldOffset}), but the MSF directory has {Msf.StreamCount} streams and that one is absent"));
+        Msf.GetStream(index)
+        ?? throw new InvalidPdbDataException(
+            Name,
+            DbiFileOffset(Msf, dbiFieldOffset),
+            string.Create(
+                CultureInfo.InvariantCulture,
+                $"expected the {what} stream {index} named by the DBI header (offset {dbiFieldOffset}), but the MSF "
+                    + $"directory has {Msf.StreamCount} streams and that one is absent"
+            )
+        );
 
     private bool IsX86 => Dbi?.Machine == Machine.I386;
 
@@ -224,7 +273,12 @@ internal sealed partial class PdbFile
         }
 
         MsfStream stream = Msf.GetStream(DbiStreamIndex)!;
-        byte[] raw = stream.ReadRange(PdbDbiHeader.Size, dbi.ModuleInfoSize, Limits.MaxStreamBytes, "module-info substream");
+        byte[] raw = stream.ReadRange(
+            PdbDbiHeader.Size,
+            dbi.ModuleInfoSize,
+            Limits.MaxStreamBytes,
+            "module-info substream"
+        );
         var r = new SpanReader(raw, stream, PdbDbiHeader.Size, "DBI module-info substream");
         var modules = new List<PdbModule>();
         var ownedStreams = new HashSet<int>();
@@ -232,7 +286,13 @@ internal sealed partial class PdbFile
         {
             if (modules.Count >= Limits.MaxModules)
             {
-                throw r.Error(r.Position, string.Create(CultureInfo.InvariantCulture, $"at most {Limits.MaxModules} modules (PdbReaderLimits.MaxModules)"));
+                throw r.Error(
+                    r.Position,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"at most {Limits.MaxModules} modules (PdbReaderLimits.MaxModules)"
+                    )
+                );
             }
 
             int start = r.Position;
@@ -249,26 +309,44 @@ internal sealed partial class PdbFile
             r.Position = Math.Min(r.Length, r.Position + pad);
             if (symStream != 0xFFFF && symStream >= Msf.StreamCount)
             {
-                throw r.Error(start + 34, string.Create(CultureInfo.InvariantCulture, $"a symbol stream index below {Msf.StreamCount} for module {modules.Count} ('{module}'), found {symStream}"));
+                throw r.Error(
+                    start + 34,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"a symbol stream index below {Msf.StreamCount} for module {modules.Count} ('{module}'), "
+                            + $"found {symStream}"
+                    )
+                );
             }
 
-            // Each module owns its stream; a damaged table repeating one large stream would make reading cost modules × stream size.
+            // Each module owns its stream; a damaged table repeating one large stream would make reading cost modules ×
+            // stream size.
             if (symStream != 0xFFFF && !ownedStreams.Add(symStream))
             {
-                throw r.Error(start + 34, string.Create(CultureInfo.InvariantCulture, $"module {modules.Count} ('{module}') to have its own symbol stream, but stream {symStream} already belongs to another module"));
+                throw r.Error(
+                    start + 34,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"module {modules.Count} ('{module}') to have its own symbol stream, but stream {symStream} "
+                            + $"already belongs to another module"
+                    )
+                );
             }
 
-            modules.Add(new PdbModule(modules.Count, module, obj, symStream == 0xFFFF ? null : symStream, symBytes, files)
-            {
-                C11LineByteSize = c11Bytes,
-                C13LineByteSize = c13Bytes,
-            });
+            modules.Add(
+                new PdbModule(modules.Count, module, obj, symStream == 0xFFFF ? null : symStream, symBytes, files)
+                {
+                    C11LineByteSize = c11Bytes,
+                    C13LineByteSize = c13Bytes,
+                }
+            );
         }
 
         return [.. modules];
     }
 
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // hot loop over every module record, run once: skip tier-0 code
+    // hot loop over every module record, run once: skip tier-0 code
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private PdbSymbolTable ReadProcedures(CancellationToken ct)
     {
         PdbModule[] modules = GetModuleArray();
@@ -283,12 +361,32 @@ internal sealed partial class PdbFile
                 continue;
             }
 
-            MsfStream stream = Msf.GetStream(index)
-                ?? throw new InvalidPdbDataException(Name, Msf.StreamEntryOffset(index), string.Create(CultureInfo.InvariantCulture, $"expected the symbol stream {index} of module {module.Index} ('{module.ModuleName}'), but that stream is absent"));
-            string description = string.Create(CultureInfo.InvariantCulture, $"symbol stream of module {module.Index} ('{module.ModuleName}')");
+            MsfStream stream =
+                Msf.GetStream(index)
+                ?? throw new InvalidPdbDataException(
+                    Name,
+                    Msf.StreamEntryOffset(index),
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"expected the symbol stream {index} of module {module.Index} ('{module.ModuleName}'), but "
+                            + $"that stream is absent"
+                    )
+                );
+            string description = string.Create(
+                CultureInfo.InvariantCulture,
+                $"symbol stream of module {module.Index} ('{module.ModuleName}')"
+            );
             if (module.SymbolByteSize > stream.Length || module.SymbolByteSize < 4)
             {
-                throw stream.Error(0, description, string.Create(CultureInfo.InvariantCulture, $"a symbol byte size between 4 and the stream's {stream.Length} bytes, found {module.SymbolByteSize}"));
+                throw stream.Error(
+                    0,
+                    description,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"a symbol byte size between 4 and the stream's {stream.Length} bytes, found "
+                            + $"{module.SymbolByteSize}"
+                    )
+                );
             }
 
             byte[] data = stream.ReadRange(0, module.SymbolByteSize, Limits.MaxStreamBytes, "module symbols");
@@ -300,7 +398,14 @@ internal sealed partial class PdbFile
                 ushort length = r.ReadUInt16("record length");
                 if (length < 2 || length > r.Remaining)
                 {
-                    throw r.Error(start, string.Create(CultureInfo.InvariantCulture, $"a record length between 2 and {r.Remaining} (the bytes left in the module's symbols), found {length}"));
+                    throw r.Error(
+                        start,
+                        string.Create(
+                            CultureInfo.InvariantCulture,
+                            $"a record length between 2 and {r.Remaining} (the bytes left in the module's symbols), "
+                                + $"found {length}"
+                        )
+                    );
                 }
 
                 int end = start + 2 + length;
@@ -309,12 +414,24 @@ internal sealed partial class PdbFile
                 {
                     if (length < 2 + 35 + 1)
                     {
-                        throw r.Error(start, string.Create(CultureInfo.InvariantCulture, $"a procedure record (kind 0x{kind:X4}) of at least 38 bytes, found {length}"));
+                        throw r.Error(
+                            start,
+                            string.Create(
+                                CultureInfo.InvariantCulture,
+                                $"a procedure record (kind 0x{kind:X4}) of at least 38 bytes, found {length}"
+                            )
+                        );
                     }
 
                     if (builder.Count >= Limits.MaxProcedures)
                     {
-                        throw r.Error(start, string.Create(CultureInfo.InvariantCulture, $"at most {Limits.MaxProcedures} procedures (PdbReaderLimits.MaxProcedures)"));
+                        throw r.Error(
+                            start,
+                            string.Create(
+                                CultureInfo.InvariantCulture,
+                                $"at most {Limits.MaxProcedures} procedures (PdbReaderLimits.MaxProcedures)"
+                            )
+                        );
                     }
 
                     r.Skip(12, "procedure parent/end/next");
@@ -324,10 +441,24 @@ internal sealed partial class PdbFile
                     ushort segment = r.ReadUInt16("procedure segment");
                     r.Skip(1, "procedure flags");
                     ReadOnlySpan<byte> name = r.ReadCString(end - r.Position, "procedure name");
-                    if (map.TryGetSourceRva(segment, offset, out uint source) && map.TrySourceToImage(source, out uint image))
+                    if (
+                        map.TryGetSourceRva(segment, offset, out uint source)
+                        && map.TrySourceToImage(source, out uint image)
+                    )
                     {
                         bool global = kind is 0x1110 or 0x1147;
-                        builder.Add(source, image, size, offset, segment, kind, global, module.Index, name, PdbNames.Classify(name, isPublic: false, isX86));
+                        builder.Add(
+                            source,
+                            image,
+                            size,
+                            offset,
+                            segment,
+                            kind,
+                            global,
+                            module.Index,
+                            name,
+                            PdbNames.Classify(name, isPublic: false, isX86)
+                        );
                     }
                 }
 

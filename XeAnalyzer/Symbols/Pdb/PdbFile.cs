@@ -19,7 +19,15 @@ internal sealed partial class PdbFile : IDisposable
     private readonly IRandomAccessSource _source;
     private readonly bool _ownsSource;
 
-    private PdbFile(IRandomAccessSource source, bool ownsSource, MsfFile msf, PdbReaderLimits limits, uint version, uint signature, PdbIdentity identity)
+    private PdbFile(
+        IRandomAccessSource source,
+        bool ownsSource,
+        MsfFile msf,
+        PdbReaderLimits limits,
+        uint version,
+        uint signature,
+        PdbIdentity identity
+    )
     {
         _source = source;
         _ownsSource = ownsSource;
@@ -52,7 +60,8 @@ internal sealed partial class PdbFile : IDisposable
     /// <summary>Opens the PDB at <paramref name="path"/>.</summary>
     /// <param name="path">The PDB file.</param>
     /// <param name="limits">Caps on sizes read from the file; <see cref="PdbReaderLimits.Default"/> when null.</param>
-    /// <exception cref="InvalidPdbDataException">The file is not a readable MSF 7.0 PDB (truncated, MSFZ, CAB, damaged directory).</exception>
+    /// <exception cref="InvalidPdbDataException">The file is not a readable MSF 7.0 PDB (truncated, MSFZ, CAB, damaged
+    /// directory).</exception>
     /// <exception cref="IOException">The file cannot be opened.</exception>
     public static PdbFile Open(string path, PdbReaderLimits? limits = null)
     {
@@ -70,19 +79,33 @@ internal sealed partial class PdbFile : IDisposable
 
     /// <summary>Opens a PDB from an arbitrary byte source.</summary>
     /// <param name="source">The bytes of the PDB.</param>
-    /// <param name="ownsSource">Whether disposing the <see cref="PdbFile"/> disposes <paramref name="source"/>. If opening throws, the caller still owns it.</param>
+    /// <param name="ownsSource">Whether disposing the <see cref="PdbFile"/> disposes <paramref name="source"/>. If
+    /// opening throws, the caller still owns it.</param>
     /// <param name="limits">Caps on sizes read from the file; <see cref="PdbReaderLimits.Default"/> when null.</param>
-    /// <exception cref="InvalidPdbDataException">The data is not a readable MSF 7.0 PDB, or its DBI header or section headers are damaged.</exception>
+    /// <exception cref="InvalidPdbDataException">The data is not a readable MSF 7.0 PDB, or its DBI header or section
+    /// headers are damaged.</exception>
     public static PdbFile Open(IRandomAccessSource source, bool ownsSource, PdbReaderLimits? limits = null)
     {
         ArgumentNullException.ThrowIfNull(source);
         limits ??= PdbReaderLimits.Default;
         MsfFile msf = MsfFile.Open(source, limits);
-        MsfStream info = msf.GetStream(InfoStreamIndex)
-            ?? throw new InvalidPdbDataException(source.Name, msf.StreamEntryOffset(InfoStreamIndex), "expected a PDB info stream (stream 1), but the MSF directory has none");
+        MsfStream info =
+            msf.GetStream(InfoStreamIndex)
+            ?? throw new InvalidPdbDataException(
+                source.Name,
+                msf.StreamEntryOffset(InfoStreamIndex),
+                "expected a PDB info stream (stream 1), but the MSF directory has none"
+            );
         if (info.Length < 28)
         {
-            throw new InvalidPdbDataException(source.Name, info.SizeFieldOffset, string.Create(CultureInfo.InvariantCulture, $"expected a PDB info stream of at least 28 bytes, found {info.Length}"));
+            throw new InvalidPdbDataException(
+                source.Name,
+                info.SizeFieldOffset,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"expected a PDB info stream of at least 28 bytes, found {info.Length}"
+                )
+            );
         }
 
         Span<byte> head = stackalloc byte[28];
@@ -102,7 +125,9 @@ internal sealed partial class PdbFile : IDisposable
         {
             Dbi = dbi,
             Sections = Array.AsReadOnly(ReadSectionHeaders(msf, limits, dbi, SectionHeaderSlot, "section header")),
-            OriginalSections = Array.AsReadOnly(ReadSectionHeaders(msf, limits, dbi, OriginalSectionHeaderSlot, "original section header")),
+            OriginalSections = Array.AsReadOnly(
+                ReadSectionHeaders(msf, limits, dbi, OriginalSectionHeaderSlot, "original section header")
+            ),
         };
     }
 

@@ -3,8 +3,9 @@ using System.Globalization;
 namespace XeAnalyzer.Symbols.Pdb;
 
 /// <summary>
-/// One code range of an inline site: [<see cref="Start"/>, <see cref="End"/>) as offsets from the start of the enclosing procedure,
-/// attributed to the inlinee's base line plus <see cref="LineOffset"/> in the file <see cref="FileId"/> (a C13 file-checksum offset;
+/// One code range of an inline site: [<see cref="Start"/>, <see cref="End"/>) as offsets from the start of the
+/// enclosing procedure, attributed to the inlinee's base line plus <see cref="LineOffset"/> in the file
+/// <see cref="FileId"/> (a C13 file-checksum offset;
 /// <see cref="DefaultFile"/> for the inlinee's own file).
 /// </summary>
 internal readonly record struct InlineRange(uint Start, uint End, int LineOffset, uint FileId)
@@ -16,26 +17,33 @@ internal readonly record struct InlineRange(uint Start, uint End, int LineOffset
 /// Decodes the binary annotations of an <c>S_INLINESITE</c>/<c>S_INLINESITE2</c> record into code ranges.
 /// </summary>
 /// <remarks>
-/// <para>Operands are CodeView compressed unsigned integers (1, 2 or 4 bytes: <c>0xxxxxxx</c>, <c>10xxxxxx x</c>, <c>110xxxxx x x x</c>);
-/// signed operands keep the sign in bit 0. Opcodes: 1 CodeOffset, 2 ChangeCodeOffsetBase, 3 ChangeCodeOffset, 4 ChangeCodeLength,
-/// 5 ChangeFile, 6 ChangeLineOffset (signed), 7 ChangeLineEndDelta, 8 ChangeRangeKind, 9 ChangeColumnStart, 10 ChangeColumnEndDelta
-/// (signed), 11 ChangeCodeOffsetAndLineOffset (code delta in the low 4 bits, signed line delta above), 12 ChangeCodeLengthAndCodeOffset
-/// (length, then offset delta), 13 ChangeColumnEnd; 0 ends the list (padding).</para>
-/// <para>State machine, as MSVC and LLVM write it: every opcode that moves the code offset ends the open range there and opens a new one at
-/// the new offset with the current line and file; line and file changes apply to the next range opened; ChangeCodeLength closes the open
-/// range after that many bytes and moves the offset past it; ChangeCodeLengthAndCodeOffset moves the offset and records one closed range
-/// of that length there (the offset stays at its start). A range still open at the end runs to the end of the procedure.</para>
+/// <para>Operands are CodeView compressed unsigned integers (1, 2 or 4 bytes: <c>0xxxxxxx</c>, <c>10xxxxxx x</c>,
+/// <c>110xxxxx x x x</c>); signed operands keep the sign in bit 0. Opcodes: 1 CodeOffset, 2 ChangeCodeOffsetBase, 3
+/// ChangeCodeOffset, 4 ChangeCodeLength, 5 ChangeFile, 6 ChangeLineOffset (signed), 7 ChangeLineEndDelta, 8
+/// ChangeRangeKind, 9 ChangeColumnStart, 10 ChangeColumnEndDelta (signed), 11 ChangeCodeOffsetAndLineOffset (code delta
+/// in the low 4 bits, signed line delta above), 12 ChangeCodeLengthAndCodeOffset (length, then offset delta), 13
+/// ChangeColumnEnd; 0 ends the list (padding).</para>
+/// <para>State machine, as MSVC and LLVM write it: every opcode that moves the code offset ends the open range there
+/// and opens a new one at the new offset with the current line and file; line and file changes apply to the next range
+/// opened; ChangeCodeLength closes the open range after that many bytes and moves the offset past it;
+/// ChangeCodeLengthAndCodeOffset moves the offset and records one closed range of that length there (the offset stays
+/// at its start). A range still open at the end runs to the end of the procedure.</para>
 /// </remarks>
 internal static class PdbInlineAnnotations
 {
     private const int MaxOpcode = 13;
 
-    /// <summary>Decodes <paramref name="annotations"/> (the bytes after the record's fixed fields, up to its end).</summary>
+    /// <summary>Decodes <paramref name="annotations"/> (the bytes after the record's fixed fields, up to its
+    /// end).</summary>
     /// <param name="annotations">The annotation bytes.</param>
     /// <param name="procedureSize">The enclosing procedure's code size (an open range ends there).</param>
     /// <param name="error">Builds the exception for bad data at an annotation byte offset.</param>
     /// <returns>The ranges, in the order written.</returns>
-    public static List<InlineRange> Decode(ReadOnlySpan<byte> annotations, uint procedureSize, Func<int, string, InvalidPdbDataException> error)
+    public static List<InlineRange> Decode(
+        ReadOnlySpan<byte> annotations,
+        uint procedureSize,
+        Func<int, string, InvalidPdbDataException> error
+    )
     {
         var ranges = new List<InlineRange>();
         long offset = 0;
@@ -57,7 +65,13 @@ internal static class PdbInlineAnnotations
 
             if (opcode > MaxOpcode)
             {
-                throw error(at, string.Create(CultureInfo.InvariantCulture, $"a binary annotation opcode from 0 to {MaxOpcode}, found {opcode}"));
+                throw error(
+                    at,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"a binary annotation opcode from 0 to {MaxOpcode}, found {opcode}"
+                    )
+                );
             }
 
             switch (opcode)
@@ -156,19 +170,38 @@ internal static class PdbInlineAnnotations
         }
 
         long Check(long value, int at) =>
-            value <= uint.MaxValue ? value : throw error(at, string.Create(CultureInfo.InvariantCulture, $"code offsets below 4 GB, but the annotations reach 0x{value:X}"));
+            value <= uint.MaxValue
+                ? value
+                : throw error(
+                    at,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"code offsets below 4 GB, but the annotations reach 0x{value:X}"
+                    )
+                );
 
         int AddLine(int current, int delta, int at)
         {
             long next = (long)current + delta;
             return next is >= -0xFFFFFF and <= 0xFFFFFF
                 ? (int)next
-                : throw error(at, string.Create(CultureInfo.InvariantCulture, $"line offsets within ±0xFFFFFF, but the annotations reach {next}"));
+                : throw error(
+                    at,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"line offsets within ±0xFFFFFF, but the annotations reach {next}"
+                    )
+                );
         }
     }
 
     /// <summary>Reads one compressed unsigned integer.</summary>
-    internal static uint ReadCompressed(ReadOnlySpan<byte> data, ref int pos, int opcodeAt, Func<int, string, InvalidPdbDataException> error)
+    internal static uint ReadCompressed(
+        ReadOnlySpan<byte> data,
+        ref int pos,
+        int opcodeAt,
+        Func<int, string, InvalidPdbDataException> error
+    )
     {
         if (pos >= data.Length)
         {
@@ -201,12 +234,16 @@ internal static class PdbInlineAnnotations
                 throw error(pos, "a 4-byte compressed integer, but the annotations end");
             }
 
-            uint v = ((uint)(b & 0x1F) << 24) | ((uint)data[pos + 1] << 16) | ((uint)data[pos + 2] << 8) | data[pos + 3];
+            uint v =
+                ((uint)(b & 0x1F) << 24) | ((uint)data[pos + 1] << 16) | ((uint)data[pos + 2] << 8) | data[pos + 3];
             pos += 4;
             return v;
         }
 
-        throw error(pos, string.Create(CultureInfo.InvariantCulture, $"a compressed integer (first byte below 0xE0), found 0x{b:X2}"));
+        throw error(
+            pos,
+            string.Create(CultureInfo.InvariantCulture, $"a compressed integer (first byte below 0xE0), found 0x{b:X2}")
+        );
     }
 
     /// <summary>A signed operand: the magnitude shifted left by one, the sign in bit 0.</summary>

@@ -6,8 +6,9 @@ namespace XeAnalyzer.Symbols.Pdb;
 
 /// <summary>
 /// Names of inlined functions, from the function ids of the IPI stream (<c>S_INLINESITE</c> names an id, not a type):
-/// <c>LF_FUNC_ID</c> (scope id, type, name) qualified by its <c>LF_STRING_ID</c> scope, and <c>LF_MFUNC_ID</c> (class type, type, name)
-/// qualified by the class's name from the TPI stream. MSVC's <c>{ctor}</c> and <c>{dtor}</c> become the class's own name and
+/// <c>LF_FUNC_ID</c> (scope id, type, name) qualified by its <c>LF_STRING_ID</c> scope, and <c>LF_MFUNC_ID</c> (class
+/// type, type, name) qualified by the class's name from the TPI stream. MSVC's <c>{ctor}</c> and <c>{dtor}</c> become
+/// the class's own name and
 /// <c>~</c> it, as DIA-based tools print them. Thread-safe; names are cached.
 /// </summary>
 internal sealed class PdbInlineeNames
@@ -26,7 +27,8 @@ internal sealed class PdbInlineeNames
 
     public PdbInlineeNames(PdbFile pdb) => _pdb = pdb;
 
-    /// <summary>The name of function id <paramref name="id"/>, or <c>0x…</c> when the IPI stream has no such id.</summary>
+    /// <summary>The name of function id <paramref name="id"/>, or <c>0x…</c> when the IPI stream has no such
+    /// id.</summary>
     /// <exception cref="InvalidPdbDataException">The IPI or TPI stream is damaged.</exception>
     public string Get(uint id, CancellationToken cancellationToken)
     {
@@ -176,7 +178,8 @@ internal sealed class PdbInlineeNames
         return true;
     }
 
-    /// <summary>The last <c>::</c>-separated component of a qualified name, ignoring separators inside template arguments.</summary>
+    /// <summary>The last <c>::</c>-separated component of a qualified name, ignoring separators inside template
+    /// arguments.</summary>
     internal static string LastComponent(string qualified)
     {
         int depth = 0;

@@ -15,8 +15,17 @@ internal sealed partial class PdbModuleSourceInfo
     private const uint DebugSInlineeLines = 0xF6;
     private const uint SubsectionIgnore = 0x80000000;
 
-    private static void ReadSubsections(PdbFile pdb, PdbModule module, SpanReader r, PdbAddressMap map, Dictionary<uint, uint> fileNames,
-        Dictionary<uint, (uint, uint)> inlinees, List<LineEntry> lines, List<PdbLineRecordRaw> records, CancellationToken ct)
+    private static void ReadSubsections(
+        PdbFile pdb,
+        PdbModule module,
+        SpanReader r,
+        PdbAddressMap map,
+        Dictionary<uint, uint> fileNames,
+        Dictionary<uint, (uint, uint)> inlinees,
+        List<LineEntry> lines,
+        List<PdbLineRecordRaw> records,
+        CancellationToken ct
+    )
     {
         while (r.Remaining > 0)
         {
@@ -32,7 +41,14 @@ internal sealed partial class PdbModuleSourceInfo
             uint length = r.ReadUInt32("debug subsection length");
             if (length > (uint)r.Remaining)
             {
-                throw r.Error(start + 4, string.Create(CultureInfo.InvariantCulture, $"a debug subsection (kind 0x{kind:X}) of at most {r.Remaining} bytes, found a length of {length}"));
+                throw r.Error(
+                    start + 4,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"a debug subsection (kind 0x{kind:X}) of at most {r.Remaining} bytes, found a length of "
+                            + $"{length}"
+                    )
+                );
             }
 
             int dataStart = r.Position;
@@ -58,12 +74,26 @@ internal sealed partial class PdbModuleSourceInfo
         }
     }
 
-    private static void ReadLines(PdbFile pdb, PdbModule module, ReadOnlySpan<byte> data, int at, SpanReader r, PdbAddressMap map,
-        List<LineEntry> lines, List<PdbLineRecordRaw> records)
+    private static void ReadLines(
+        PdbFile pdb,
+        PdbModule module,
+        ReadOnlySpan<byte> data,
+        int at,
+        SpanReader r,
+        PdbAddressMap map,
+        List<LineEntry> lines,
+        List<PdbLineRecordRaw> records
+    )
     {
         if (data.Length < 12)
         {
-            throw r.Error(at, string.Create(CultureInfo.InvariantCulture, $"a 12-byte DEBUG_S_LINES header, found {data.Length} bytes"));
+            throw r.Error(
+                at,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"a 12-byte DEBUG_S_LINES header, found {data.Length} bytes"
+                )
+            );
         }
 
         uint offCon = BinaryPrimitives.ReadUInt32LittleEndian(data);
@@ -76,7 +106,14 @@ internal sealed partial class PdbModuleSourceInfo
         {
             if (data.Length - pos < 12)
             {
-                throw r.Error(at + pos, string.Create(CultureInfo.InvariantCulture, $"a 12-byte line block header, but only {data.Length - pos} bytes remain in the DEBUG_S_LINES subsection"));
+                throw r.Error(
+                    at + pos,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"a 12-byte line block header, but only {data.Length - pos} bytes remain in the "
+                            + $"DEBUG_S_LINES subsection"
+                    )
+                );
             }
 
             uint file = BinaryPrimitives.ReadUInt32LittleEndian(data[pos..]);
@@ -85,19 +122,40 @@ internal sealed partial class PdbModuleSourceInfo
             ulong needed = 12UL + (count * (columns ? 12UL : 8UL));
             if (blockBytes < needed || blockBytes > (uint)(data.Length - pos))
             {
-                throw r.Error(at + pos, string.Create(CultureInfo.InvariantCulture,
-                    $"a line block of {count} lines ({needed} bytes{(columns ? " with columns" : string.Empty)}) within the {data.Length - pos} bytes left in its DEBUG_S_LINES subsection, found a block size of {blockBytes}"));
+                throw r.Error(
+                    at + pos,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"a line block of {count} lines ({needed} bytes{(columns ? " with columns" : string.Empty)}) "
+                            + $"within the {data.Length - pos} bytes left in its DEBUG_S_LINES subsection, found a "
+                            + $"block "
+                            + $"size of {blockBytes}"
+                    )
+                );
             }
 
             if (lines.Count + (long)entries.Count + count > pdb.Limits.MaxLineRecordsPerModule)
             {
-                throw r.Error(at + pos, string.Create(CultureInfo.InvariantCulture, $"at most {pdb.Limits.MaxLineRecordsPerModule} line records in module {module.Index} (PdbReaderLimits.MaxLineRecordsPerModule)"));
+                throw r.Error(
+                    at + pos,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"at most {pdb.Limits.MaxLineRecordsPerModule} line records in module {module.Index} "
+                            + $"(PdbReaderLimits.MaxLineRecordsPerModule)"
+                    )
+                );
             }
 
             for (int i = 0; i < count; i++)
             {
                 int e = pos + 12 + (i * 8);
-                entries.Add((BinaryPrimitives.ReadUInt32LittleEndian(data[e..]), BinaryPrimitives.ReadUInt32LittleEndian(data[(e + 4)..]), file));
+                entries.Add(
+                    (
+                        BinaryPrimitives.ReadUInt32LittleEndian(data[e..]),
+                        BinaryPrimitives.ReadUInt32LittleEndian(data[(e + 4)..]),
+                        file
+                    )
+                );
             }
 
             pos += (int)blockBytes;
@@ -109,14 +167,19 @@ internal sealed partial class PdbModuleSourceInfo
             return;
         }
 
-        // A record runs to the next record of the subsection in address order (across its file blocks), the last to the subsection's end.
+        // A record runs to the next record of the subsection in address order (across its file blocks), the last to the
+        // subsection's end.
         var order = new int[entries.Count];
         for (int i = 0; i < order.Length; i++)
         {
             order[i] = i;
         }
 
-        Array.Sort(order, (a, b) => entries[a].Offset != entries[b].Offset ? entries[a].Offset.CompareTo(entries[b].Offset) : a.CompareTo(b));
+        Array.Sort(
+            order,
+            (a, b) =>
+                entries[a].Offset != entries[b].Offset ? entries[a].Offset.CompareTo(entries[b].Offset) : a.CompareTo(b)
+        );
         for (int k = 0; k < order.Length; k++)
         {
             (uint offset, uint bits, uint file) = entries[order[k]];
@@ -128,7 +191,14 @@ internal sealed partial class PdbModuleSourceInfo
             }
 
             uint length = (uint)Math.Min(end - offset, uint.MaxValue - start);
-            var entry = new LineEntry((uint)start, length, (int)(bits & 0xFFFFFF), file, (bits & 0x80000000) != 0, lines.Count);
+            var entry = new LineEntry(
+                (uint)start,
+                length,
+                (int)(bits & 0xFFFFFF),
+                file,
+                (bits & 0x80000000) != 0,
+                lines.Count
+            );
             lines.Add(entry);
             records.Add(new PdbLineRecordRaw(entry.Start, entry.Length, entry.Line, file, entry.IsStatement));
         }
@@ -144,7 +214,13 @@ internal sealed partial class PdbModuleSourceInfo
                 // Alignment padding after the last entry.
                 if (data[pos..].ContainsAnyExcept((byte)0))
                 {
-                    throw r.Error(at + pos, string.Create(CultureInfo.InvariantCulture, $"a 6-byte file checksum entry or padding, found {data.Length - pos} other bytes"));
+                    throw r.Error(
+                        at + pos,
+                        string.Create(
+                            CultureInfo.InvariantCulture,
+                            $"a 6-byte file checksum entry or padding, found {data.Length - pos} other bytes"
+                        )
+                    );
                 }
 
                 break;
@@ -154,7 +230,14 @@ internal sealed partial class PdbModuleSourceInfo
             byte size = data[pos + 4];
             if (pos + 6 + size > data.Length)
             {
-                throw r.Error(at + pos + 4, string.Create(CultureInfo.InvariantCulture, $"a checksum of {size} bytes within the {data.Length - pos - 6} bytes left in DEBUG_S_FILECHKSMS"));
+                throw r.Error(
+                    at + pos + 4,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"a checksum of {size} bytes within the {data.Length - pos - 6} bytes left in "
+                            + $"DEBUG_S_FILECHKSMS"
+                    )
+                );
             }
 
             fileNames.TryAdd((uint)pos, name);
@@ -163,7 +246,12 @@ internal sealed partial class PdbModuleSourceInfo
         }
     }
 
-    private static void ReadInlineeLines(ReadOnlySpan<byte> data, int at, SpanReader r, Dictionary<uint, (uint, uint)> inlinees)
+    private static void ReadInlineeLines(
+        ReadOnlySpan<byte> data,
+        int at,
+        SpanReader r,
+        Dictionary<uint, (uint, uint)> inlinees
+    )
     {
         if (data.Length < 4)
         {
@@ -173,7 +261,13 @@ internal sealed partial class PdbModuleSourceInfo
         uint signature = BinaryPrimitives.ReadUInt32LittleEndian(data);
         if (signature > 1)
         {
-            throw r.Error(at, string.Create(CultureInfo.InvariantCulture, $"DEBUG_S_INLINEELINES signature 0 or 1 (with extra files), found {signature}"));
+            throw r.Error(
+                at,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"DEBUG_S_INLINEELINES signature 0 or 1 (with extra files), found {signature}"
+                )
+            );
         }
 
         int pos = 4;
@@ -182,7 +276,13 @@ internal sealed partial class PdbModuleSourceInfo
             int need = signature == 1 ? 16 : 12;
             if (data.Length - pos < need)
             {
-                throw r.Error(at + pos, string.Create(CultureInfo.InvariantCulture, $"an inlinee entry of {need} bytes, but only {data.Length - pos} remain"));
+                throw r.Error(
+                    at + pos,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"an inlinee entry of {need} bytes, but only {data.Length - pos} remain"
+                    )
+                );
             }
 
             uint inlinee = BinaryPrimitives.ReadUInt32LittleEndian(data[pos..]);
@@ -190,7 +290,13 @@ internal sealed partial class PdbModuleSourceInfo
             uint line = BinaryPrimitives.ReadUInt32LittleEndian(data[(pos + 8)..]);
             if (line > 0xFFFFFF)
             {
-                throw r.Error(at + pos + 8, string.Create(CultureInfo.InvariantCulture, $"an inlinee base line below 0x1000000 (24 bits, as in line records), found {line}"));
+                throw r.Error(
+                    at + pos + 8,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"an inlinee base line below 0x1000000 (24 bits, as in line records), found {line}"
+                    )
+                );
             }
 
             pos += 12;
@@ -200,7 +306,13 @@ internal sealed partial class PdbModuleSourceInfo
                 pos += 4;
                 if (extra > (uint)(data.Length - pos) / 4)
                 {
-                    throw r.Error(at + pos - 4, string.Create(CultureInfo.InvariantCulture, $"at most {(data.Length - pos) / 4} extra files, found {extra}"));
+                    throw r.Error(
+                        at + pos - 4,
+                        string.Create(
+                            CultureInfo.InvariantCulture,
+                            $"at most {(data.Length - pos) / 4} extra files, found {extra}"
+                        )
+                    );
                 }
 
                 pos += (int)extra * 4;

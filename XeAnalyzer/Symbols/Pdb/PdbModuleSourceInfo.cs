@@ -4,10 +4,11 @@ using XeAnalyzer.IO;
 namespace XeAnalyzer.Symbols.Pdb;
 
 /// <summary>
-/// The source information of one module (compiland) stream, parsed once on first use: its C13 line table (<c>DEBUG_S_LINES</c>),
-/// file checksums (<c>DEBUG_S_FILECHKSMS</c>, file id → <c>/names</c> offset), inlinee base lines (<c>DEBUG_S_INLINEELINES</c>) and the
-/// inline sites of its procedures (<c>S_INLINESITE</c>/<c>S_INLINESITE2</c>, nested through their parent pointers) with their code ranges.
-/// Addresses are source RVAs (the pre-OMAP space of the PDB's symbols). Immutable once built.
+/// The source information of one module (compiland) stream, parsed once on first use: its C13 line table
+/// (<c>DEBUG_S_LINES</c>), file checksums (<c>DEBUG_S_FILECHKSMS</c>, file id → <c>/names</c> offset), inlinee base
+/// lines (<c>DEBUG_S_INLINEELINES</c>) and the inline sites of its procedures
+/// (<c>S_INLINESITE</c>/<c>S_INLINESITE2</c>, nested through their parent pointers) with their code ranges. Addresses
+/// are source RVAs (the pre-OMAP space of the PDB's symbols). Immutable once built.
 /// </summary>
 internal sealed partial class PdbModuleSourceInfo
 {
@@ -17,8 +18,15 @@ internal sealed partial class PdbModuleSourceInfo
     private readonly Procedure[] _procedures;
     private readonly Site[] _sites;
 
-    private PdbModuleSourceInfo(int module, LineEntry[] lines, Procedure[] procedures, Site[] sites,
-        Dictionary<uint, uint> fileNames, Dictionary<uint, (uint File, uint Line)> inlinees, IReadOnlyList<PdbLineRecordRaw> records)
+    private PdbModuleSourceInfo(
+        int module,
+        LineEntry[] lines,
+        Procedure[] procedures,
+        Site[] sites,
+        Dictionary<uint, uint> fileNames,
+        Dictionary<uint, (uint File, uint Line)> inlinees,
+        IReadOnlyList<PdbLineRecordRaw> records
+    )
     {
         ModuleIndex = module;
         _lines = lines;
@@ -45,7 +53,8 @@ internal sealed partial class PdbModuleSourceInfo
     {
         int i = UpperBound(_lines, source) - 1;
 
-        // Zero-length records (an earlier record at the same address) never cover anything: the last one at an address is the real one.
+        // Zero-length records (an earlier record at the same address) never cover anything: the last one at an address
+        // is the real one.
         while (i >= 0 && _lines[i].Length == 0)
         {
             i--;
@@ -59,7 +68,8 @@ internal sealed partial class PdbModuleSourceInfo
         return _lines[i];
     }
 
-    /// <summary>The inline sites containing <paramref name="source"/>, outermost first, each with the range that holds it.</summary>
+    /// <summary>The inline sites containing <paramref name="source"/>, outermost first, each with the range that holds
+    /// it.</summary>
     public List<(Site Site, InlineRange Range, uint BlockStart)> FindInlineChain(uint source)
     {
         var chain = new List<(Site, InlineRange, uint)>();
@@ -100,7 +110,8 @@ internal sealed partial class PdbModuleSourceInfo
 
     private int ProcedureIndex(uint source)
     {
-        int lo = 0, hi = _procedures.Length;
+        int lo = 0,
+            hi = _procedures.Length;
         while (lo < hi)
         {
             int mid = lo + ((hi - lo) >> 1);
@@ -114,7 +125,8 @@ internal sealed partial class PdbModuleSourceInfo
             }
         }
 
-        // The procedure with the greatest start at or before the address that contains it (procedures do not nest in practice).
+        // The procedure with the greatest start at or before the address that contains it (procedures do not nest in
+        // practice).
         for (int i = lo - 1; i >= 0 && lo - i <= 64; i--)
         {
             if ((ulong)source < (ulong)_procedures[i].Start + _procedures[i].Size)
@@ -128,7 +140,8 @@ internal sealed partial class PdbModuleSourceInfo
 
     private static int UpperBound(LineEntry[] lines, uint value)
     {
-        int lo = 0, hi = lines.Length;
+        int lo = 0,
+            hi = lines.Length;
         while (lo < hi)
         {
             int mid = lo + ((hi - lo) >> 1);
@@ -146,22 +159,47 @@ internal sealed partial class PdbModuleSourceInfo
     }
 
     /// <summary>Parses module <paramref name="module"/>'s stream.</summary>
-    /// <exception cref="InvalidPdbDataException">The stream's sizes, subsections, line blocks or inline annotations are damaged.</exception>
-    public static PdbModuleSourceInfo Parse(PdbFile pdb, PdbModule module, PdbAddressMap map, CancellationToken cancellationToken)
+    /// <exception cref="InvalidPdbDataException">The stream's sizes, subsections, line blocks or inline annotations are
+    /// damaged.</exception>
+    public static PdbModuleSourceInfo Parse(
+        PdbFile pdb,
+        PdbModule module,
+        PdbAddressMap map,
+        CancellationToken cancellationToken
+    )
     {
         if (module.SymbolStreamIndex is not int index)
         {
             return Empty;
         }
 
-        MsfStream stream = pdb.Msf.GetStream(index)
-            ?? throw new InvalidPdbDataException(pdb.Name, null, string.Create(CultureInfo.InvariantCulture, $"expected the symbol stream {index} of module {module.Index} ('{module.ModuleName}'), but that stream is absent"));
-        string description = string.Create(CultureInfo.InvariantCulture, $"symbol stream of module {module.Index} ('{module.ModuleName}')");
+        MsfStream stream =
+            pdb.Msf.GetStream(index)
+            ?? throw new InvalidPdbDataException(
+                pdb.Name,
+                null,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"expected the symbol stream {index} of module {module.Index} ('{module.ModuleName}'), but that "
+                        + $"stream is absent"
+                )
+            );
+        string description = string.Create(
+            CultureInfo.InvariantCulture,
+            $"symbol stream of module {module.Index} ('{module.ModuleName}')"
+        );
         long c13Start = (long)module.SymbolByteSize + module.C11LineByteSize;
         if (c13Start + module.C13LineByteSize > stream.Length)
         {
-            throw stream.Error(0, description, string.Create(CultureInfo.InvariantCulture,
-                $"symbols ({module.SymbolByteSize} bytes), C11 lines ({module.C11LineByteSize}) and C13 lines ({module.C13LineByteSize}) within the stream's {stream.Length} bytes"));
+            throw stream.Error(
+                0,
+                description,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"symbols ({module.SymbolByteSize} bytes), C11 lines ({module.C11LineByteSize}) and C13 lines "
+                        + $"({module.C13LineByteSize}) within the stream's {stream.Length} bytes"
+                )
+            );
         }
 
         var fileNames = new Dictionary<uint, uint>();
@@ -170,8 +208,23 @@ internal sealed partial class PdbModuleSourceInfo
         var records = new List<PdbLineRecordRaw>();
         if (module.C13LineByteSize > 0)
         {
-            byte[] c13 = stream.ReadRange(c13Start, module.C13LineByteSize, pdb.Limits.MaxStreamBytes, "C13 debug subsections");
-            ReadSubsections(pdb, module, new SpanReader(c13, stream, c13Start, description), map, fileNames, inlinees, lines, records, cancellationToken);
+            byte[] c13 = stream.ReadRange(
+                c13Start,
+                module.C13LineByteSize,
+                pdb.Limits.MaxStreamBytes,
+                "C13 debug subsections"
+            );
+            ReadSubsections(
+                pdb,
+                module,
+                new SpanReader(c13, stream, c13Start, description),
+                map,
+                fileNames,
+                inlinees,
+                lines,
+                records,
+                cancellationToken
+            );
         }
 
         var procedures = new List<Procedure>();
@@ -183,16 +236,36 @@ internal sealed partial class PdbModuleSourceInfo
         }
 
         LineEntry[] sortedLines = [.. lines];
-        Array.Sort(sortedLines, static (a, b) => a.Start != b.Start ? a.Start.CompareTo(b.Start) : a.Order.CompareTo(b.Order));
-        return new PdbModuleSourceInfo(module.Index, sortedLines, [.. procedures], [.. sites], fileNames, inlinees, records.AsReadOnly());
+        Array.Sort(
+            sortedLines,
+            static (a, b) => a.Start != b.Start ? a.Start.CompareTo(b.Start) : a.Order.CompareTo(b.Order)
+        );
+        return new PdbModuleSourceInfo(
+            module.Index,
+            sortedLines,
+            [.. procedures],
+            [.. sites],
+            fileNames,
+            inlinees,
+            records.AsReadOnly()
+        );
     }
 
-    /// <summary>A line record in source RVA space; <see cref="Order"/> keeps the file order of records at one address.</summary>
-    internal readonly record struct LineEntry(uint Start, uint Length, int Line, uint File, bool IsStatement, int Order);
+    /// <summary>A line record in source RVA space; <see cref="Order"/> keeps the file order of records at one
+    /// address.</summary>
+    internal readonly record struct LineEntry(
+        uint Start,
+        uint Length,
+        int Line,
+        uint File,
+        bool IsStatement,
+        int Order
+    );
 
     private readonly record struct Procedure(uint Start, uint Size, int FirstSite, int SiteCount);
 
-    /// <summary>An inline site: its parent site (index into the module's site array, or -1 for a site directly in its procedure), the inlinee id, its ranges sorted by start.</summary>
+    /// <summary>An inline site: its parent site (index into the module's site array, or -1 for a site directly in its
+    /// procedure), the inlinee id, its ranges sorted by start.</summary>
     internal sealed record Site(int Parent, uint Inlinee, InlineRange[] Ranges)
     {
         /// <summary>The index of the range containing <paramref name="offset"/> (procedure-relative), or -1.</summary>
@@ -209,7 +282,8 @@ internal sealed partial class PdbModuleSourceInfo
             return -1;
         }
 
-        /// <summary>The procedure-relative start of the contiguous run of ranges that range <paramref name="index"/> belongs to.</summary>
+        /// <summary>The procedure-relative start of the contiguous run of ranges that range <paramref name="index"/>
+        /// belongs to.</summary>
         public uint BlockStart(int index)
         {
             int i = index;

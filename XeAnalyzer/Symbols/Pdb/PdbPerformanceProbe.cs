@@ -11,19 +11,30 @@ namespace XeAnalyzer.Symbols.Pdb;
 /// <param name="PublicCount">Publics indexed.</param>
 /// <param name="ProcedureCount">Procedures indexed.</param>
 /// <param name="Symbol">The lookup's answer (<c>name+0xdisp</c>), or <see langword="null"/>.</param>
-internal sealed record PdbProbeResult(long FileBytes, TimeSpan Open, TimeSpan IndexBuild, TimeSpan FirstLookup, long AllocatedBytes, int PublicCount, int ProcedureCount, string? Symbol)
+internal sealed record PdbProbeResult(
+    long FileBytes,
+    TimeSpan Open,
+    TimeSpan IndexBuild,
+    TimeSpan FirstLookup,
+    long AllocatedBytes,
+    int PublicCount,
+    int ProcedureCount,
+    string? Symbol
+)
 {
-    /// <summary>Open + index build + first lookup: the cold cost of resolving the first frame against this PDB.</summary>
+    /// <summary>Open + index build + first lookup: the cold cost of resolving the first frame against this
+    /// PDB.</summary>
     public TimeSpan Total => Open + IndexBuild + FirstLookup;
 }
 
 /// <summary>
-/// A timing entry point for benchmarks and manual measurements (not used by the library itself): opens a PDB cold, builds its
-/// symbol index and answers one lookup, timing each step.
+/// A timing entry point for benchmarks and manual measurements (not used by the library itself): opens a PDB cold,
+/// builds its symbol index and answers one lookup, timing each step.
 /// </summary>
 internal static class PdbPerformanceProbe
 {
-    /// <summary>Opens <paramref name="path"/>, builds the index, looks up <paramref name="rva"/>, and reports the time of each step.</summary>
+    /// <summary>Opens <paramref name="path"/>, builds the index, looks up <paramref name="rva"/>, and reports the time
+    /// of each step.</summary>
     /// <param name="path">The PDB to open.</param>
     /// <param name="rva">The RVA to look up.</param>
     /// <returns>The timings and counts.</returns>
@@ -46,6 +57,7 @@ internal static class PdbPerformanceProbe
             GC.GetAllocatedBytesForCurrentThread() - allocated,
             index.PublicCount,
             index.ProcedureCount,
-            match?.ToString());
+            match?.ToString()
+        );
     }
 }

@@ -3,21 +3,25 @@ using System.Text;
 namespace XeAnalyzer.Symbols.Pdb;
 
 /// <summary>
-/// The checked <c>S_PUB32</c> records of the publics address map (<see cref="PdbFile"/>'s publics reader), by address-map entry: source
-/// RVA and the name, either as a slice of one UTF-8 pool (<see cref="Pool"/> not null) or as its place in the symbol record stream
-/// (<see cref="Stream"/>, read on demand); with record fields, also segment, offset and flags (for <see cref="PdbFile.GetPublics"/>).
+/// The checked <c>S_PUB32</c> records of the publics address map (<see cref="PdbFile"/>'s publics reader), by
+/// address-map entry: source RVA and the name, either as a slice of one UTF-8 pool (<see cref="Pool"/> not null) or as
+/// its place in the symbol record stream (<see cref="Stream"/>, read on demand); with record fields, also segment,
+/// offset and flags (for <see cref="PdbFile.GetPublics"/>).
 /// </summary>
 internal sealed class PdbPublicRecords
 {
-    /// <summary>The name length of an entry whose <c>segment:offset</c> maps to no RVA (names are at most 65,522 bytes).</summary>
+    /// <summary>The name length of an entry whose <c>segment:offset</c> maps to no RVA (names are at most 65,522
+    /// bytes).</summary>
     public const ushort Unmapped = ushort.MaxValue;
 
     /// <summary>No publics (a PDB without a publics stream).</summary>
     public static PdbPublicRecords Empty { get; } = new(0, null, [], recordFields: true);
 
     /// <param name="count">The number of address-map entries.</param>
-    /// <param name="stream">The symbol record stream when names stay there (read on demand); <see langword="null"/> to pool them.</param>
-    /// <param name="pool">The pool the names are copied to (at most the stream's size), or empty when <paramref name="stream"/> is given.</param>
+    /// <param name="stream">The symbol record stream when names stay there (read on demand); <see langword="null"/> to
+    /// pool them.</param>
+    /// <param name="pool">The pool the names are copied to (at most the stream's size), or empty when
+    /// <paramref name="stream"/> is given.</param>
     /// <param name="recordFields">Whether to keep segment, offset and flags.</param>
     public PdbPublicRecords(int count, MsfStream? stream, byte[] pool, bool recordFields)
     {
@@ -41,16 +45,19 @@ internal sealed class PdbPublicRecords
 
     public uint[] SourceRva { get; }
 
-    /// <summary>Where the name starts: in <see cref="Pool"/>, or in <see cref="Stream"/> when the names stay there.</summary>
+    /// <summary>Where the name starts: in <see cref="Pool"/>, or in <see cref="Stream"/> when the names stay
+    /// there.</summary>
     public uint[] NameOffset { get; }
 
     /// <summary>The name's length in bytes, or <see cref="Unmapped"/>.</summary>
     public ushort[] NameLength { get; }
 
-    /// <summary>The names (only the first <see cref="PoolLength"/> bytes are used), or <see langword="null"/> when they stay in <see cref="Stream"/>.</summary>
+    /// <summary>The names (only the first <see cref="PoolLength"/> bytes are used), or <see langword="null"/> when they
+    /// stay in <see cref="Stream"/>.</summary>
     public byte[]? Pool { get; }
 
-    /// <summary>The symbol record stream the names are read from on demand, or <see langword="null"/> when they are pooled.</summary>
+    /// <summary>The symbol record stream the names are read from on demand, or <see langword="null"/> when they are
+    /// pooled.</summary>
     public MsfStream? Stream { get; }
 
     public int PoolLength { get; set; }
@@ -66,10 +73,12 @@ internal sealed class PdbPublicRecords
 }
 
 /// <summary>
-/// The publics of one PDB sorted by source RVA, in struct-of-arrays form: 10 bytes per public, plus its name's UTF-8 bytes either in
-/// one pool or left in the PDB's symbol record stream and read when a lookup returns them (then the table is only valid while the
-/// <see cref="PdbFile"/> is open: a 300,000-public PDB holds about 50 MB of names). No object per symbol: names are decoded (and
-/// undecorated) only when a lookup returns them. Immutable; safe for concurrent reads (stream reads are positional).
+/// The publics of one PDB sorted by source RVA, in struct-of-arrays form: 10 bytes per public, plus its name's UTF-8
+/// bytes either in one pool or left in the PDB's symbol record stream and read when a lookup returns them (then the
+/// table is only valid while the
+/// <see cref="PdbFile"/> is open: a 300,000-public PDB holds about 50 MB of names). No object per symbol: names are
+/// decoded (and undecorated) only when a lookup returns them. Immutable; safe for concurrent reads (stream reads are
+/// positional).
 /// </summary>
 internal sealed class PdbPublicTable
 {
@@ -96,8 +105,8 @@ internal sealed class PdbPublicTable
     public bool ReadsNamesFromFile => _stream is not null;
 
     /// <summary>
-    /// Sorts the mapped entries of <paramref name="records"/> by source RVA; entries at the same RVA stay in address-map order (the
-    /// position that breaks ties between identical names).
+    /// Sorts the mapped entries of <paramref name="records"/> by source RVA; entries at the same RVA stay in
+    /// address-map order (the position that breaks ties between identical names).
     /// </summary>
     public static PdbPublicTable Build(PdbPublicRecords records)
     {
@@ -145,12 +154,14 @@ internal sealed class PdbPublicTable
     /// <summary>The source RVA of the public at sorted position <paramref name="index"/>.</summary>
     public uint Start(int index) => _start[index];
 
-    /// <summary>The length in bytes of the stored name of the public at sorted position <paramref name="index"/>.</summary>
+    /// <summary>The length in bytes of the stored name of the public at sorted position
+    /// <paramref name="index"/>.</summary>
     public int NameLength(int index) => _nameLength[index];
 
     /// <summary>
-    /// The stored (decorated) name of the public at sorted position <paramref name="index"/>, as UTF-8: a slice of the pool, or read
-    /// from the PDB into <paramref name="scratch"/> (into a new array when it is shorter than <see cref="NameLength"/>).
+    /// The stored (decorated) name of the public at sorted position <paramref name="index"/>, as UTF-8: a slice of the
+    /// pool, or read from the PDB into <paramref name="scratch"/> (into a new array when it is shorter than
+    /// <see cref="NameLength"/>).
     /// </summary>
     /// <exception cref="InvalidPdbDataException">The file was truncated since the table was built.</exception>
     /// <exception cref="ObjectDisposedException">The names are read from the file, and it is closed.</exception>

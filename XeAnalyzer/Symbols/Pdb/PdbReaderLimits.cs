@@ -2,8 +2,8 @@ namespace XeAnalyzer.Symbols.Pdb;
 
 /// <summary>
 /// Caps on counts and sizes read from a PDB, so hostile files cannot cause unbounded allocation.
-/// Every count taken from the file is also checked against the bytes that actually remain in its stream before anything is allocated;
-/// these caps bound what a large but well-formed file may cost.
+/// Every count taken from the file is also checked against the bytes that actually remain in its stream before anything
+/// is allocated; these caps bound what a large but well-formed file may cost.
 /// </summary>
 internal sealed class PdbReaderLimits
 {
@@ -22,8 +22,8 @@ internal sealed class PdbReaderLimits
 
     /// <summary>
     /// The defaults: 1,000,000 streams, a 64 MB stream directory, 1 GB per stream read whole, 65,535 sections,
-    /// 1,000,000 modules, 20,000,000 publics, 20,000,000 procedures, 100,000,000 OMAP entries, 10,000,000 line records and
-    /// 10,000,000 inline sites per module, inline sites nested 256 deep, and 50,000,000 type or id records.
+    /// 1,000,000 modules, 20,000,000 publics, 20,000,000 procedures, 100,000,000 OMAP entries, 10,000,000 line records
+    /// and 10,000,000 inline sites per module, inline sites nested 256 deep, and 50,000,000 type or id records.
     /// </summary>
     public static PdbReaderLimits Default { get; } = new();
 
@@ -69,7 +69,8 @@ internal sealed class PdbReaderLimits
         init => _maxPublics = value > 0 ? value : throw new ArgumentOutOfRangeException(nameof(value));
     }
 
-    /// <summary>Maximum number of procedure records (<c>S_GPROC32</c>, <c>S_LPROC32</c> and their <c>_ID</c> forms) over all modules.</summary>
+    /// <summary>Maximum number of procedure records (<c>S_GPROC32</c>, <c>S_LPROC32</c> and their <c>_ID</c> forms)
+    /// over all modules.</summary>
     public int MaxProcedures
     {
         get => _maxProcedures;
@@ -90,7 +91,8 @@ internal sealed class PdbReaderLimits
         init => _maxLineRecordsPerModule = value > 0 ? value : throw new ArgumentOutOfRangeException(nameof(value));
     }
 
-    /// <summary>Maximum number of inline sites (<c>S_INLINESITE</c>, <c>S_INLINESITE2</c>) in one module's symbols.</summary>
+    /// <summary>Maximum number of inline sites (<c>S_INLINESITE</c>, <c>S_INLINESITE2</c>) in one module's
+    /// symbols.</summary>
     public int MaxInlineSitesPerModule
     {
         get => _maxInlineSitesPerModule;
@@ -104,7 +106,8 @@ internal sealed class PdbReaderLimits
         init => _maxInlineDepth = value > 0 ? value : throw new ArgumentOutOfRangeException(nameof(value));
     }
 
-    /// <summary>Maximum number of records in the TPI (type) or IPI (id) stream, which inline-frame names are read from.</summary>
+    /// <summary>Maximum number of records in the TPI (type) or IPI (id) stream, which inline-frame names are read
+    /// from.</summary>
     public int MaxTypeRecords
     {
         get => _maxTypeRecords;

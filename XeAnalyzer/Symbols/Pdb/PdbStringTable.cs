@@ -6,8 +6,8 @@ using XeAnalyzer.IO;
 namespace XeAnalyzer.Symbols.Pdb;
 
 /// <summary>
-/// The PDB's <c>/names</c> string table (a named stream, found through the PDB info stream's named-stream map): the file names that
-/// C13 file checksums point to, by byte offset. Immutable once read.
+/// The PDB's <c>/names</c> string table (a named stream, found through the PDB info stream's named-stream map): the
+/// file names that C13 file checksums point to, by byte offset. Immutable once read.
 /// </summary>
 internal sealed class PdbStringTable
 {
@@ -36,11 +36,27 @@ internal sealed class PdbStringTable
             return new PdbStringTable([], null, pdb.Name);
         }
 
-        MsfStream stream = pdb.Msf.GetStream(i)
-            ?? throw new InvalidPdbDataException(pdb.Name, null, string.Create(CultureInfo.InvariantCulture, $"expected the /names stream {i} named by the PDB info stream, but the MSF directory has {pdb.Msf.StreamCount} streams and that one is absent"));
+        MsfStream stream =
+            pdb.Msf.GetStream(i)
+            ?? throw new InvalidPdbDataException(
+                pdb.Name,
+                null,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"expected the /names stream {i} named by the PDB info stream, but the MSF directory has "
+                        + $"{pdb.Msf.StreamCount} streams and that one is absent"
+                )
+            );
         if (stream.Length < 12)
         {
-            throw stream.Error(0, Description, string.Create(CultureInfo.InvariantCulture, $"a 12-byte header, but the stream has only {stream.Length} bytes"));
+            throw stream.Error(
+                0,
+                Description,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"a 12-byte header, but the stream has only {stream.Length} bytes"
+                )
+            );
         }
 
         Span<byte> h = stackalloc byte[12];
@@ -48,26 +64,46 @@ internal sealed class PdbStringTable
         uint signature = BinaryPrimitives.ReadUInt32LittleEndian(h);
         if (signature != Signature)
         {
-            throw stream.Error(0, Description, string.Create(CultureInfo.InvariantCulture, $"the signature 0xEFFEEFFE, found 0x{signature:X8}"));
+            throw stream.Error(
+                0,
+                Description,
+                string.Create(CultureInfo.InvariantCulture, $"the signature 0xEFFEEFFE, found 0x{signature:X8}")
+            );
         }
 
         uint version = BinaryPrimitives.ReadUInt32LittleEndian(h[4..]);
         if (version is not (1 or 2))
         {
-            throw stream.Error(4, Description, string.Create(CultureInfo.InvariantCulture, $"hash version 1 or 2, found {version}"));
+            throw stream.Error(
+                4,
+                Description,
+                string.Create(CultureInfo.InvariantCulture, $"hash version 1 or 2, found {version}")
+            );
         }
 
         uint size = BinaryPrimitives.ReadUInt32LittleEndian(h[8..]);
         if (size > stream.Length - 12)
         {
-            throw stream.Error(8, Description, string.Create(CultureInfo.InvariantCulture, $"string bytes that fit in the {stream.Length - 12} bytes after the header, found a size of {size}"));
+            throw stream.Error(
+                8,
+                Description,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"string bytes that fit in the {stream.Length - 12} bytes after the header, found a size of {size}"
+                )
+            );
         }
 
-        return new PdbStringTable(stream.ReadRange(12, size, pdb.Limits.MaxStreamBytes, "/names strings"), stream, pdb.Name);
+        return new PdbStringTable(
+            stream.ReadRange(12, size, pdb.Limits.MaxStreamBytes, "/names strings"),
+            stream,
+            pdb.Name
+        );
     }
 
     /// <summary>The NUL-terminated string at <paramref name="offset"/>.</summary>
-    /// <exception cref="InvalidPdbDataException">The offset is outside the table, or the string has no terminator.</exception>
+    /// <exception cref="InvalidPdbDataException">The offset is outside the table, or the string has no
+    /// terminator.</exception>
     public string Get(uint offset, string user)
     {
         lock (_gate)
@@ -80,8 +116,22 @@ internal sealed class PdbStringTable
             if (offset >= (uint)_strings.Length)
             {
                 throw _stream is null
-                    ? new InvalidPdbDataException(_file, null, string.Create(CultureInfo.InvariantCulture, $"expected a /names string table for {user} (string offset {offset}), but the PDB has none"))
-                    : _stream.Error(12, Description, string.Create(CultureInfo.InvariantCulture, $"a string offset below {_strings.Length} for {user}, found {offset}"));
+                    ? new InvalidPdbDataException(
+                        _file,
+                        null,
+                        string.Create(
+                            CultureInfo.InvariantCulture,
+                            $"expected a /names string table for {user} (string offset {offset}), but the PDB has none"
+                        )
+                    )
+                    : _stream.Error(
+                        12,
+                        Description,
+                        string.Create(
+                            CultureInfo.InvariantCulture,
+                            $"a string offset below {_strings.Length} for {user}, found {offset}"
+                        )
+                    );
             }
 
             ReadOnlySpan<byte> rest = _strings.AsSpan((int)offset);
@@ -102,8 +152,9 @@ internal sealed class PdbStringTable
     }
 
     /// <summary>
-    /// Looks <paramref name="name"/> up in the named-stream map that follows the 28-byte header of the PDB info stream: a string buffer,
-    /// then a hash table (size, capacity, present and deleted bit vectors, then a key/value pair per present bucket).
+    /// Looks <paramref name="name"/> up in the named-stream map that follows the 28-byte header of the PDB info stream:
+    /// a string buffer, then a hash table (size, capacity, present and deleted bit vectors, then a key/value pair per
+    /// present bucket).
     /// </summary>
     private static int? FindNamedStream(PdbFile pdb, string name)
     {
@@ -119,7 +170,13 @@ internal sealed class PdbStringTable
         uint bufferSize = r.ReadUInt32("string buffer size");
         if (bufferSize > r.Remaining)
         {
-            throw r.Error(0, string.Create(CultureInfo.InvariantCulture, $"a string buffer of at most {r.Remaining} bytes, found a size of {bufferSize}"));
+            throw r.Error(
+                0,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"a string buffer of at most {r.Remaining} bytes, found a size of {bufferSize}"
+                )
+            );
         }
 
         ReadOnlySpan<byte> buffer = r.Advance((int)bufferSize, "named-stream string buffer");
@@ -127,20 +184,38 @@ internal sealed class PdbStringTable
         uint capacity = r.ReadUInt32("hash table capacity");
         if (size > capacity || capacity > (uint)r.Remaining)
         {
-            throw r.Error(r.Position - 8, string.Create(CultureInfo.InvariantCulture, $"a hash table whose size ({size}) is at most its capacity ({capacity}), which fits in the stream"));
+            throw r.Error(
+                r.Position - 8,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"a hash table whose size ({size}) is at most its capacity ({capacity}), which fits in the stream"
+                )
+            );
         }
 
         uint presentWords = r.ReadUInt32("present bit vector length");
         if (presentWords > (uint)r.Remaining / 4)
         {
-            throw r.Error(r.Position - 4, string.Create(CultureInfo.InvariantCulture, $"a present bit vector of at most {r.Remaining / 4} words, found {presentWords}"));
+            throw r.Error(
+                r.Position - 4,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"a present bit vector of at most {r.Remaining / 4} words, found {presentWords}"
+                )
+            );
         }
 
         ReadOnlySpan<byte> present = r.Advance((int)presentWords * 4, "present bit vector");
         uint deletedWords = r.ReadUInt32("deleted bit vector length");
         if (deletedWords > (uint)r.Remaining / 4)
         {
-            throw r.Error(r.Position - 4, string.Create(CultureInfo.InvariantCulture, $"a deleted bit vector of at most {r.Remaining / 4} words, found {deletedWords}"));
+            throw r.Error(
+                r.Position - 4,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"a deleted bit vector of at most {r.Remaining / 4} words, found {deletedWords}"
+                )
+            );
         }
 
         r.Skip((int)deletedWords * 4, "deleted bit vector");
@@ -155,7 +230,13 @@ internal sealed class PdbStringTable
 
         if (presentCount != size)
         {
-            throw r.Error(r.Position, string.Create(CultureInfo.InvariantCulture, $"{size} present buckets (the hash table size), but the present bit vector marks {presentCount}"));
+            throw r.Error(
+                r.Position,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"{size} present buckets (the hash table size), but the present bit vector marks {presentCount}"
+                )
+            );
         }
 
         for (int i = 0; i < presentCount; i++)
@@ -164,14 +245,25 @@ internal sealed class PdbStringTable
             uint value = r.ReadUInt32("named stream index");
             if (key >= bufferSize)
             {
-                throw r.Error(r.Position - 8, string.Create(CultureInfo.InvariantCulture, $"a name offset below the string buffer size {bufferSize}, found {key}"));
+                throw r.Error(
+                    r.Position - 8,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"a name offset below the string buffer size {bufferSize}, found {key}"
+                    )
+                );
             }
 
             ReadOnlySpan<byte> rest = buffer[(int)key..];
             int end = rest.IndexOf((byte)0);
             if (end >= 0 && Encoding.UTF8.GetString(rest[..end]).Equals(name, StringComparison.Ordinal))
             {
-                return value <= int.MaxValue ? (int)value : throw r.Error(r.Position - 4, string.Create(CultureInfo.InvariantCulture, $"a stream index for '{name}', found {value}"));
+                return value <= int.MaxValue
+                    ? (int)value
+                    : throw r.Error(
+                        r.Position - 4,
+                        string.Create(CultureInfo.InvariantCulture, $"a stream index for '{name}', found {value}")
+                    );
             }
         }
 

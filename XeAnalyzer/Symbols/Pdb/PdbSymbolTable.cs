@@ -3,7 +3,8 @@ using System.Text;
 
 namespace XeAnalyzer.Symbols.Pdb;
 
-/// <summary>One symbol as parsed, before it is turned into a public type: addresses plus a slice of the shared UTF-8 name pool.</summary>
+/// <summary>One symbol as parsed, before it is turned into a public type: addresses plus a slice of the shared UTF-8
+/// name pool.</summary>
 internal readonly record struct RawSymbol(
     uint SourceRva,
     uint ImageRva,
@@ -15,9 +16,11 @@ internal readonly record struct RawSymbol(
     int Module,
     int NameStart,
     int NameLength,
-    PdbNameDecoration Decoration);
+    PdbNameDecoration Decoration
+);
 
-/// <summary>Parsed procedures: compact structs plus one UTF-8 name pool, so large PDBs do not create a string per symbol until asked.</summary>
+/// <summary>Parsed procedures: compact structs plus one UTF-8 name pool, so large PDBs do not create a string per
+/// symbol until asked.</summary>
 internal sealed class PdbSymbolTable
 {
     public static readonly PdbSymbolTable Empty = new([], []);
@@ -48,11 +51,36 @@ internal sealed class PdbSymbolTable
         /// <summary>Total bytes of the names added so far.</summary>
         public long NameBytes { get; private set; }
 
-        public void Add(uint sourceRva, uint imageRva, uint size, uint offset, ushort segment, ushort flags, bool isGlobal, int module, ReadOnlySpan<byte> name, PdbNameDecoration decoration)
+        public void Add(
+            uint sourceRva,
+            uint imageRva,
+            uint size,
+            uint offset,
+            ushort segment,
+            ushort flags,
+            bool isGlobal,
+            int module,
+            ReadOnlySpan<byte> name,
+            PdbNameDecoration decoration
+        )
         {
             int start = _names.WrittenCount;
             _names.Write(name);
-            Append(new RawSymbol(sourceRva, imageRva, size, offset, segment, flags, isGlobal, module, start, name.Length, decoration));
+            Append(
+                new RawSymbol(
+                    sourceRva,
+                    imageRva,
+                    size,
+                    offset,
+                    segment,
+                    flags,
+                    isGlobal,
+                    module,
+                    start,
+                    name.Length,
+                    decoration
+                )
+            );
         }
 
         public PdbSymbolTable Build()
@@ -105,13 +133,17 @@ internal static class PdbNames
         if (name[0] == (byte)'@')
         {
             // fastcall: @name@N
-            return lastAt > 0 && IsDigits(name[(lastAt + 1)..]) ? PdbNameDecoration.CallingConvention : PdbNameDecoration.None;
+            return lastAt > 0 && IsDigits(name[(lastAt + 1)..])
+                ? PdbNameDecoration.CallingConvention
+                : PdbNameDecoration.None;
         }
 
         if (name[0] == (byte)'_')
         {
             // cdecl _name or stdcall _name@N
-            return lastAt < 0 || IsDigits(name[(lastAt + 1)..]) ? PdbNameDecoration.CallingConvention : PdbNameDecoration.None;
+            return lastAt < 0 || IsDigits(name[(lastAt + 1)..])
+                ? PdbNameDecoration.CallingConvention
+                : PdbNameDecoration.None;
         }
 
         return PdbNameDecoration.None;

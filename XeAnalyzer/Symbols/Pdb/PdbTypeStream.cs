@@ -5,10 +5,12 @@ using XeAnalyzer.IO;
 namespace XeAnalyzer.Symbols.Pdb;
 
 /// <summary>
-/// Random access to the records of the TPI (stream 2, types) or IPI (stream 4, ids) stream by type index. The record offsets are found
-/// by one pass over the stream in 64 KB chunks on first use (four bytes kept per record); each record is then read on demand.
+/// Random access to the records of the TPI (stream 2, types) or IPI (stream 4, ids) stream by type index. The record
+/// offsets are found by one pass over the stream in 64 KB chunks on first use (four bytes kept per record); each record
+/// is then read on demand.
 /// </summary>
-/// <remarks>Layout: a header (version, header size, first and end type index, record bytes, hash stream fields), then records of
+/// <remarks>Layout: a header (version, header size, first and end type index, record bytes, hash stream fields), then
+/// records of
 /// <c>u16 length, u16 kind, data</c>; the first record has index <c>TypeIndexBegin</c> (0x1000).</remarks>
 internal sealed class PdbTypeStream
 {
@@ -27,7 +29,8 @@ internal sealed class PdbTypeStream
         _offsets = offsets;
     }
 
-    /// <summary>Opens stream <paramref name="index"/> (2 = TPI, 4 = IPI), or returns <see langword="null"/> when the PDB has none.</summary>
+    /// <summary>Opens stream <paramref name="index"/> (2 = TPI, 4 = IPI), or returns <see langword="null"/> when the
+    /// PDB has none.</summary>
     public static PdbTypeStream? Open(PdbFile pdb, int index, string description, CancellationToken cancellationToken)
     {
         MsfStream? stream = pdb.Msf.GetStream(index);
@@ -38,7 +41,14 @@ internal sealed class PdbTypeStream
 
         if (stream.Length < MinHeaderSize)
         {
-            throw stream.Error(0, description, string.Create(CultureInfo.InvariantCulture, $"a {MinHeaderSize}-byte header, but the stream has only {stream.Length} bytes"));
+            throw stream.Error(
+                0,
+                description,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"a {MinHeaderSize}-byte header, but the stream has only {stream.Length} bytes"
+                )
+            );
         }
 
         Span<byte> h = stackalloc byte[MinHeaderSize];
@@ -49,18 +59,41 @@ internal sealed class PdbTypeStream
         uint bytes = BinaryPrimitives.ReadUInt32LittleEndian(h[16..]);
         if (headerSize < MinHeaderSize || headerSize > stream.Length || bytes > stream.Length - headerSize)
         {
-            throw stream.Error(4, description, string.Create(CultureInfo.InvariantCulture, $"a header of at least {MinHeaderSize} bytes followed by the record bytes within the stream's {stream.Length} bytes, found header size {headerSize} and {bytes} record bytes"));
+            throw stream.Error(
+                4,
+                description,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"a header of at least {MinHeaderSize} bytes followed by the record bytes within the stream's "
+                        + $"{stream.Length} bytes, found header size {headerSize} and {bytes} record bytes"
+                )
+            );
         }
 
         if (begin < 0x1000 || end < begin)
         {
-            throw stream.Error(8, description, string.Create(CultureInfo.InvariantCulture, $"a type index range starting at 0x1000 or above, found 0x{begin:X} to 0x{end:X}"));
+            throw stream.Error(
+                8,
+                description,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"a type index range starting at 0x1000 or above, found 0x{begin:X} to 0x{end:X}"
+                )
+            );
         }
 
         ulong count = (ulong)end - begin;
         if (count > (ulong)pdb.Limits.MaxTypeRecords || count > bytes / 4UL)
         {
-            throw stream.Error(12, description, string.Create(CultureInfo.InvariantCulture, $"at most {Math.Min((ulong)pdb.Limits.MaxTypeRecords, bytes / 4UL)} records (PdbReaderLimits.MaxTypeRecords, and 4 bytes each), found {count}"));
+            throw stream.Error(
+                12,
+                description,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"at most {Math.Min((ulong)pdb.Limits.MaxTypeRecords, bytes / 4UL)} records "
+                        + $"(PdbReaderLimits.MaxTypeRecords, and 4 bytes each), found {count}"
+                )
+            );
         }
 
         var offsets = new uint[count];
@@ -78,7 +111,11 @@ internal sealed class PdbTypeStream
 
             if (pos + 4 > limit)
             {
-                throw stream.Error(pos, description, string.Create(CultureInfo.InvariantCulture, $"{count} records, but the record bytes end after {i}"));
+                throw stream.Error(
+                    pos,
+                    description,
+                    string.Create(CultureInfo.InvariantCulture, $"{count} records, but the record bytes end after {i}")
+                );
             }
 
             if (pos < chunkStart || pos + 2 > chunkStart + chunkLength)
@@ -92,7 +129,15 @@ internal sealed class PdbTypeStream
             ushort length = BinaryPrimitives.ReadUInt16LittleEndian(chunk.AsSpan((int)(pos - chunkStart)));
             if (length < 2 || pos + 2 + length > limit)
             {
-                throw stream.Error(pos, description, string.Create(CultureInfo.InvariantCulture, $"a record length between 2 and {limit - pos - 2} for type 0x{begin + (uint)i:X}, found {length}"));
+                throw stream.Error(
+                    pos,
+                    description,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"a record length between 2 and {limit - pos - 2} for type 0x{begin + (uint)i:X}, found "
+                            + $"{length}"
+                    )
+                );
             }
 
             offsets[i] = (uint)pos;
@@ -102,7 +147,8 @@ internal sealed class PdbTypeStream
         return new PdbTypeStream(stream, description, begin, offsets);
     }
 
-    /// <summary>Reads the record of <paramref name="typeIndex"/>: its kind and data (after the kind), or <see langword="null"/> when the index is outside the stream.</summary>
+    /// <summary>Reads the record of <paramref name="typeIndex"/>: its kind and data (after the kind), or
+    /// <see langword="null"/> when the index is outside the stream.</summary>
     public (ushort Kind, byte[] Data, long Offset)? Read(uint typeIndex)
     {
         if (typeIndex < _begin || typeIndex - _begin >= (uint)_offsets.Length)

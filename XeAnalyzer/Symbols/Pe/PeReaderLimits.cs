@@ -1,6 +1,7 @@
 namespace XeAnalyzer.Symbols.Pe;
 
-/// <summary>Caps on counts and sizes read from a PE image, so hostile files cannot cause unbounded allocation.</summary>
+/// <summary>Caps on counts and sizes read from a PE image, so hostile files cannot cause unbounded
+/// allocation.</summary>
 internal sealed class PeReaderLimits
 {
     private readonly int _maxExports = 1_000_000;

@@ -5,17 +5,19 @@ using System.Text;
 namespace XeAnalyzer.Symbols.Pe;
 
 /// <summary>
-/// Reads the <c>FileVersion</c> of a PE image's version resource (<c>RT_VERSION</c>): the string of the first <c>StringFileInfo</c>
-/// table (<c>2019.0150.2000.05 ((SQLServer).190924-2033)</c>, as SQL Server's build catalog records it), else the numbers of
-/// <c>VS_FIXEDFILEINFO</c> (<c>2019.150.2000.5</c>). Every offset is checked against the resource section; a damaged or absent resource
-/// gives <see langword="null"/>, never an exception.
+/// Reads the <c>FileVersion</c> of a PE image's version resource (<c>RT_VERSION</c>): the string of the first
+/// <c>StringFileInfo</c> table (<c>2019.0150.2000.05 ((SQLServer).190924-2033)</c>, as SQL Server's build catalog
+/// records it), else the numbers of
+/// <c>VS_FIXEDFILEINFO</c> (<c>2019.150.2000.5</c>). Every offset is checked against the resource section; a damaged or
+/// absent resource gives <see langword="null"/>, never an exception.
 /// </summary>
 internal static class PeVersionResource
 {
     private const int RtVersion = 16;
     private const uint FixedFileInfoSignature = 0xFEEF04BD;
 
-    /// <summary>The file version of the image at <paramref name="path"/>, or <see langword="null"/> when it has no readable version resource.</summary>
+    /// <summary>The file version of the image at <paramref name="path"/>, or <see langword="null"/> when it has no
+    /// readable version resource.</summary>
     /// <param name="path">The DLL or EXE.</param>
     /// <returns>The version text, or <see langword="null"/>.</returns>
     /// <exception cref="IOException">The file cannot be opened.</exception>
@@ -69,8 +71,10 @@ internal static class PeVersionResource
     }
 
     /// <summary>
-    /// In the resource directory at <paramref name="directory"/>, the entry with id <paramref name="id"/> (or the first, when
-    /// <paramref name="anyId"/>): the offset of the subdirectory it points to, or of its data entry when <paramref name="leaf"/>; -1 if none.
+    /// In the resource directory at <paramref name="directory"/>, the entry with id <paramref name="id"/> (or the
+    /// first, when
+    /// <paramref name="anyId"/>): the offset of the subdirectory it points to, or of its data entry when
+    /// <paramref name="leaf"/>; -1 if none.
     /// </summary>
     private static int FindEntry(ReadOnlySpan<byte> root, int directory, int id, bool anyId, bool leaf = false)
     {
@@ -105,7 +109,8 @@ internal static class PeVersionResource
         return -1;
     }
 
-    /// <summary>Parses <c>VS_VERSIONINFO</c>: header, key, <c>VS_FIXEDFILEINFO</c>, then children (<c>StringFileInfo</c> → string table → strings).</summary>
+    /// <summary>Parses <c>VS_VERSIONINFO</c>: header, key, <c>VS_FIXEDFILEINFO</c>, then children
+    /// (<c>StringFileInfo</c> → string table → strings).</summary>
     private static string? ParseVersionInfo(ReadOnlySpan<byte> info)
     {
         if (!TryNode(info, 0, out Node root) || root.Key != "VS_VERSION_INFO")
@@ -114,8 +119,11 @@ internal static class PeVersionResource
         }
 
         string? fixedVersion = null;
-        if (root.ValueLength >= 52 && root.ValueStart + 52 <= root.End &&
-            BinaryPrimitives.ReadUInt32LittleEndian(info[root.ValueStart..]) == FixedFileInfoSignature)
+        if (
+            root.ValueLength >= 52
+            && root.ValueStart + 52 <= root.End
+            && BinaryPrimitives.ReadUInt32LittleEndian(info[root.ValueStart..]) == FixedFileInfoSignature
+        )
         {
             uint ms = BinaryPrimitives.ReadUInt32LittleEndian(info[(root.ValueStart + 8)..]);
             uint ls = BinaryPrimitives.ReadUInt32LittleEndian(info[(root.ValueStart + 12)..]);
@@ -147,7 +155,10 @@ internal static class PeVersionResource
                         {
                             // wValueLength counts WCHARs (including the terminator) for text values.
                             int bytes = Math.Min(str.ValueLength * 2, str.End - str.ValueStart);
-                            string value = Encoding.Unicode.GetString(info.Slice(str.ValueStart, Math.Max(0, bytes))).TrimEnd('\0').Trim();
+                            string value = Encoding
+                                .Unicode.GetString(info.Slice(str.ValueStart, Math.Max(0, bytes)))
+                                .TrimEnd('\0')
+                                .Trim();
                             if (value.Length > 0 && !value.Any(char.IsControl))
                             {
                                 return value;
@@ -165,7 +176,8 @@ internal static class PeVersionResource
         return fixedVersion;
     }
 
-    /// <summary>One version-resource node: <c>wLength, wValueLength, wType, szKey</c>, padding, then the value and children.</summary>
+    /// <summary>One version-resource node: <c>wLength, wValueLength, wType, szKey</c>, padding, then the value and
+    /// children.</summary>
     private static bool TryNode(ReadOnlySpan<byte> data, int at, out Node node)
     {
         node = default;

@@ -3,8 +3,9 @@ using XeAnalyzer.IO;
 namespace XeAnalyzer.Symbols.Pe;
 
 /// <summary>
-/// A read-only, seekable <see cref="Stream"/> over an <see cref="IRandomAccessSource"/>, for <see cref="System.Reflection.PortableExecutable.PEReader"/>.
-/// Not a <see cref="FileStream"/>, so PEReader reads the blocks it needs instead of memory-mapping the file.
+/// A read-only, seekable <see cref="Stream"/> over an <see cref="IRandomAccessSource"/>, for
+/// <see cref="System.Reflection.PortableExecutable.PEReader"/>. Not a <see cref="FileStream"/>, so PEReader reads the
+/// blocks it needs instead of memory-mapping the file.
 /// </summary>
 internal sealed class RandomAccessSourceStream(IRandomAccessSource source) : Stream
 {
@@ -51,9 +52,7 @@ internal sealed class RandomAccessSourceStream(IRandomAccessSource source) : Str
         return _position;
     }
 
-    public override void Flush()
-    {
-    }
+    public override void Flush() { }
 
     public override void SetLength(long value) => throw new NotSupportedException();
 

@@ -15,22 +15,27 @@ public sealed class CallstackTextResolverOptions
     /// <summary>The input's name (file path, or <c>-</c>): used in error messages and the summary.</summary>
     public string? InputName { get; init; }
 
-    /// <summary>The input's module list for raw addresses; <see cref="CallstackResolverOptions.ModuleMap"/> when <see langword="null"/>.</summary>
+    /// <summary>The input's module list for raw addresses; <see cref="CallstackResolverOptions.ModuleMap"/> when
+    /// <see langword="null"/>.</summary>
     public ModuleMap? ModuleMap { get; init; }
 
-    /// <summary>Frames written on one line separated by blanks (see <see cref="StackTextReaderOptions.FramesOnSingleLine"/>).</summary>
+    /// <summary>Frames written on one line separated by blanks (see
+    /// <see cref="StackTextReaderOptions.FramesOnSingleLine"/>).</summary>
     public bool FramesOnSingleLine { get; init; }
 
     /// <summary>
-    /// The radix of already-symbolized displacements written without <c>0x</c>: <see cref="OffsetRadix.Hex"/> for captures (the default);
-    /// <see cref="OffsetRadix.Decimal"/> only to re-read microsoft/SQLCallStackResolver output (<c>sqlmin!Name+425</c>).
+    /// The radix of already-symbolized displacements written without <c>0x</c>: <see cref="OffsetRadix.Hex"/> for
+    /// captures (the default);
+    /// <see cref="OffsetRadix.Decimal"/> only to re-read microsoft/SQLCallStackResolver output
+    /// (<c>sqlmin!Name+425</c>).
     /// </summary>
     internal OffsetRadix SymbolizedOffsetRadix { get; init; } = OffsetRadix.Hex;
 
     /// <summary>Caps on the text input; <see cref="TextInputLimits.Default"/> when <see langword="null"/>.</summary>
     internal TextInputLimits? Limits { get; init; }
 
-    /// <summary>Whether unresolved frames get <c> -- unresolved: {reason}</c> appended; <see langword="true"/> by default.</summary>
+    /// <summary>Whether unresolved frames get <c> -- unresolved: {reason}</c> appended; <see langword="true"/> by
+    /// default.</summary>
     public bool WriteReasons { get; init; } = true;
 
     /// <summary>See <see cref="StackTextReaderOptions.InternLines"/> (tests only).</summary>
@@ -48,20 +53,22 @@ public sealed class CallstackTextResolverOptions
     internal int Workers { get; init; } = Math.Max(1, Environment.ProcessorCount - 1);
 
     /// <summary>The options of the text reader of an input resolved with these options.</summary>
-    internal StackTextReaderOptions ReaderOptions() => new()
-    {
-        FilePath = InputName,
-        FramesOnSingleLine = FramesOnSingleLine,
-        SymbolizedOffsetRadix = SymbolizedOffsetRadix,
-        Limits = Limits ?? TextInputLimits.Default,
-        InternLines = InternLines,
-        LiftValues = LiftValues,
-    };
+    internal StackTextReaderOptions ReaderOptions() =>
+        new()
+        {
+            FilePath = InputName,
+            FramesOnSingleLine = FramesOnSingleLine,
+            SymbolizedOffsetRadix = SymbolizedOffsetRadix,
+            Limits = Limits ?? TextInputLimits.Default,
+            InternLines = InternLines,
+            LiftValues = LiftValues,
+        };
 }
 
 /// <summary>
-/// Resolves a callstack text input of any shape into resolved text: reads it with <see cref="StackTextReader"/>, resolves each stack in
-/// one <see cref="ResolverSession"/> (the input's CSV symbol metadata is applied to the stacks after it), writes it with
+/// Resolves a callstack text input of any shape into resolved text: reads it with <see cref="StackTextReader"/>,
+/// resolves each stack in one <see cref="ResolverSession"/> (the input's CSV symbol metadata is applied to the stacks
+/// after it), writes it with
 /// <see cref="ResolvedCallstackWriter"/>, and summarises. This is exactly what <c>xeanalyze resolve</c> runs.
 /// </summary>
 public static class CallstackTextResolver
@@ -80,10 +87,23 @@ public static class CallstackTextResolver
     /// <param name="options">Options, or <see langword="null"/> for the defaults.</param>
     /// <param name="cancellationToken">Stops the run.</param>
     /// <returns>The summary of the input.</returns>
-    /// <exception cref="InvalidTextInputException">The input is malformed (bad XML, an over-long line, one module with two PDB builds in CSV metadata); what was resolved before is written.</exception>
+    /// <exception cref="InvalidTextInputException">The input is malformed (bad XML, an over-long line, one module with
+    /// two PDB builds in CSV metadata); what was resolved before is written.</exception>
     /// <exception cref="OperationCanceledException">The token was canceled.</exception>
-    public static ResolutionSummary Resolve(TextReader input, TextWriter output, CallstackResolver resolver, CallstackTextResolverOptions? options = null, CancellationToken cancellationToken = default) =>
-        Resolve(input, new ResolvedCallstackWriter(output, (options ?? CallstackTextResolverOptions.Default).WriteReasons), resolver, options, cancellationToken);
+    public static ResolutionSummary Resolve(
+        TextReader input,
+        TextWriter output,
+        CallstackResolver resolver,
+        CallstackTextResolverOptions? options = null,
+        CancellationToken cancellationToken = default
+    ) =>
+        Resolve(
+            input,
+            new ResolvedCallstackWriter(output, (options ?? CallstackTextResolverOptions.Default).WriteReasons),
+            resolver,
+            options,
+            cancellationToken
+        );
 
     /// <summary>
     /// Resolves <paramref name="input"/> into <paramref name="output"/> as UTF-8 (no byte order mark): the same text as
@@ -100,11 +120,29 @@ public static class CallstackTextResolver
     /// two PDB builds in CSV metadata); what was resolved before is written.</exception>
     /// <exception cref="OperationCanceledException">The token was canceled.</exception>
     /// <exception cref="ArgumentException"><paramref name="output"/> is not writable.</exception>
-    public static ResolutionSummary Resolve(TextReader input, Stream output, CallstackResolver resolver, CallstackTextResolverOptions? options = null, CancellationToken cancellationToken = default) =>
-        Resolve(input, new ResolvedCallstackWriter(output, (options ?? CallstackTextResolverOptions.Default).WriteReasons), resolver, options, cancellationToken);
+    public static ResolutionSummary Resolve(
+        TextReader input,
+        Stream output,
+        CallstackResolver resolver,
+        CallstackTextResolverOptions? options = null,
+        CancellationToken cancellationToken = default
+    ) =>
+        Resolve(
+            input,
+            new ResolvedCallstackWriter(output, (options ?? CallstackTextResolverOptions.Default).WriteReasons),
+            resolver,
+            options,
+            cancellationToken
+        );
 
     // The output is checked by the writer's constructor.
-    private static ResolutionSummary Resolve(TextReader input, ResolvedCallstackWriter writer, CallstackResolver resolver, CallstackTextResolverOptions? options, CancellationToken cancellationToken)
+    private static ResolutionSummary Resolve(
+        TextReader input,
+        ResolvedCallstackWriter writer,
+        CallstackResolver resolver,
+        CallstackTextResolverOptions? options,
+        CancellationToken cancellationToken
+    )
     {
         ArgumentNullException.ThrowIfNull(input);
         ArgumentNullException.ThrowIfNull(resolver);
@@ -124,7 +162,8 @@ public static class CallstackTextResolver
                 InFlightBatches,
                 "xeanalyzer-resolve",
                 runsAlone: batch => batch.Metadata is not null,
-                cancellationToken);
+                cancellationToken
+            );
             foreach (Batch batch in resolved)
             {
                 foreach (ResolvedCallstack r in batch.Resolved)
@@ -166,7 +205,8 @@ public static class CallstackTextResolver
         ExceptionDispatchInfo? failure = null;
         while (true)
         {
-            // A malformed input stops the parser: the stacks before it still go out (as in a sequential run), then the failure.
+            // A malformed input stops the parser: the stacks before it still go out (as in a sequential run), then the
+            // failure.
             bool more;
             try
             {

@@ -6,7 +6,8 @@ namespace XeAnalyzer.Symbols.Resolution;
 /// <summary>Formatting of frames in the three styles, and the module-name rules behind them.</summary>
 internal static class FrameText
 {
-    /// <summary>The module as the style writes it: engine keeps the file name; resolver drops <c>.dll</c>/<c>.exe</c>; WinDbg drops any image extension.</summary>
+    /// <summary>The module as the style writes it: engine keeps the file name; resolver drops <c>.dll</c>/<c>.exe</c>;
+    /// WinDbg drops any image extension.</summary>
     public static string StyledModule(string displayName, FrameStyle style)
     {
         if (style == FrameStyle.Engine || displayName.Length <= 4 || displayName[^4] != '.')
@@ -15,20 +16,36 @@ internal static class FrameText
         }
 
         ReadOnlySpan<char> ext = displayName.AsSpan(displayName.Length - 3);
-        bool strip = ext.Equals("dll", StringComparison.OrdinalIgnoreCase) || ext.Equals("exe", StringComparison.OrdinalIgnoreCase) ||
-                     (style == FrameStyle.WinDbg && ext.Equals("sys", StringComparison.OrdinalIgnoreCase));
+        bool strip =
+            ext.Equals("dll", StringComparison.OrdinalIgnoreCase)
+            || ext.Equals("exe", StringComparison.OrdinalIgnoreCase)
+            || (style == FrameStyle.WinDbg && ext.Equals("sys", StringComparison.OrdinalIgnoreCase));
         return strip ? displayName[..^4] : displayName;
     }
 
     /// <summary><c>{module}!{function}+{displacement}</c> in the style (module and displacement optional).</summary>
-    public static string Render(string? styledModule, string function, ulong? displacement, FrameStyle style, bool includeOffsets) =>
-        Render(styledModule, function.AsSpan(), displacement, style, includeOffsets, string.Empty, out _);
+    public static string Render(
+        string? styledModule,
+        string function,
+        ulong? displacement,
+        FrameStyle style,
+        bool includeOffsets
+    ) => Render(styledModule, function.AsSpan(), displacement, style, includeOffsets, string.Empty, out _);
 
     /// <summary>
-    /// <c>{module}!{function}+{displacement}{suffix}</c> in the style (module and displacement optional), built in one string;
+    /// <c>{module}!{function}+{displacement}{suffix}</c> in the style (module and displacement optional), built in one
+    /// string;
     /// <paramref name="functionStart"/> is where the function starts in it.
     /// </summary>
-    public static string Render(string? styledModule, ReadOnlySpan<char> function, ulong? displacement, FrameStyle style, bool includeOffsets, string suffix, out int functionStart)
+    public static string Render(
+        string? styledModule,
+        ReadOnlySpan<char> function,
+        ulong? displacement,
+        FrameStyle style,
+        bool includeOffsets,
+        string suffix,
+        out int functionStart
+    )
     {
         Span<char> offset = stackalloc char[24];
         int offsetLength = 0;
@@ -49,7 +66,10 @@ internal static class FrameText
         functionStart = styledModule is null ? 0 : styledModule.Length + 1;
         int length = functionStart + function.Length + offsetLength + suffix.Length;
         char[]? rented = null;
-        Span<char> text = length <= 1024 ? stackalloc char[length] : (rented = System.Buffers.ArrayPool<char>.Shared.Rent(length)).AsSpan(0, length);
+        Span<char> text =
+            length <= 1024
+                ? stackalloc char[length]
+                : (rented = System.Buffers.ArrayPool<char>.Shared.Rent(length)).AsSpan(0, length);
         if (styledModule is not null)
         {
             styledModule.CopyTo(text);
@@ -68,7 +88,8 @@ internal static class FrameText
         return result;
     }
 
-    /// <summary>The mark of a frame resolved through a PDB matched by name only (nothing identified the build), appended to its text.</summary>
+    /// <summary>The mark of a frame resolved through a PDB matched by name only (nothing identified the build),
+    /// appended to its text.</summary>
     public const string UnverifiedMark = " -- unverified: PDB matched by name only";
 
     /// <summary>The prefix of an inline frame, as SQLCallStackResolver and WinDbg write it.</summary>
@@ -76,8 +97,8 @@ internal static class FrameText
 
     /// <summary>
     /// A source position in the style: <c> [{file} @ {line}]</c> (engine and WinDbg, as WinDbg's <c>k</c> prints it) or
-    /// <c>\t({file}:{line})</c> (resolver, as SQLCallStackResolver prints it); empty without a position. Control characters in the
-    /// file name (from the PDB, untrusted) are escaped, so a name cannot start a new output line.
+    /// <c>\t({file}:{line})</c> (resolver, as SQLCallStackResolver prints it); empty without a position. Control
+    /// characters in the file name (from the PDB, untrusted) are escaped, so a name cannot start a new output line.
     /// </summary>
     public static string Location(string? file, int? line, FrameStyle style)
     {
@@ -91,7 +112,8 @@ internal static class FrameText
         return style == FrameStyle.Resolver ? "\t(" + f + ":" + n + ")" : " [" + f + " @ " + n + "]";
     }
 
-    /// <summary>Text from a PDB with control characters written as <c>\uXXXX</c> and at most 4,096 characters.</summary>
+    /// <summary>Text from a PDB with control characters written as <c>\uXXXX</c> and at most 4,096
+    /// characters.</summary>
     public static string Escape(string text)
     {
         bool clean = text.Length <= 4096;
@@ -128,8 +150,9 @@ internal static class FrameText
     }
 
     /// <summary>
-    /// The module file name for engine-style output: the name as written when it has an extension; else the known file name of the same
-    /// module (module map, binaries); else <c>sqlservr.exe</c> for <c>sqlservr</c> and <c>{name}.dll</c> for every other module.
+    /// The module file name for engine-style output: the name as written when it has an extension; else the known file
+    /// name of the same module (module map, binaries); else <c>sqlservr.exe</c> for <c>sqlservr</c> and
+    /// <c>{name}.dll</c> for every other module.
     /// </summary>
     public static string DisplayName(ModuleName module, string? knownFileName)
     {
@@ -143,13 +166,17 @@ internal static class FrameText
             return knownFileName;
         }
 
-        return string.Equals(module.Key, "sqlservr", StringComparison.Ordinal) ? module.Name + ".exe" : module.Name + ".dll";
+        return string.Equals(module.Key, "sqlservr", StringComparison.Ordinal)
+            ? module.Name + ".exe"
+            : module.Name + ".dll";
     }
 
     /// <summary>The module name without its image extension (<c>sqlTsEs.dll</c> → <c>sqlTsEs</c>).</summary>
-    public static string WithoutExtension(ModuleName module) => module.HasImageExtension ? module.Name[..^4] : module.Name;
+    public static string WithoutExtension(ModuleName module) =>
+        module.HasImageExtension ? module.Name[..^4] : module.Name;
 
-    /// <summary>Whether a module is part of the SQL Server engine (its PDBs are public and SQL Server symbolizes it in-engine with the PDB in Binn).</summary>
+    /// <summary>Whether a module is part of the SQL Server engine (its PDBs are public and SQL Server symbolizes it
+    /// in-engine with the PDB in Binn).</summary>
     public static bool IsSqlEngineModule(ModuleName module) => Catalog.SqlBuildCatalog.IsEngineModule(module);
 
     public static string Hex(ulong value) => "0x" + value.ToString("X", CultureInfo.InvariantCulture);

@@ -6,9 +6,9 @@ using XeAnalyzer.Symbols.Pe;
 namespace XeAnalyzer.Symbols.Resolution;
 
 /// <summary>
-/// The DLLs and EXEs of folders (a copy of SQL Server's <c>Binn</c>, or a symbol store holding images), indexed by module name: each
-/// module's PDB identity (RSDS) and export table (for <c>OrdinalN</c> frames). Files that are not PE images are skipped with a warning.
-/// Immutable and thread-safe once built.
+/// The DLLs and EXEs of folders (a copy of SQL Server's <c>Binn</c>, or a symbol store holding images), indexed by
+/// module name: each module's PDB identity (RSDS) and export table (for <c>OrdinalN</c> frames). Files that are not PE
+/// images are skipped with a warning. Immutable and thread-safe once built.
 /// </summary>
 public sealed class ModuleBinaries
 {
@@ -21,7 +21,12 @@ public sealed class ModuleBinaries
     private readonly Dictionary<string, ModuleBinary> _byKey;
     private readonly HashSet<string> _ambiguous;
 
-    private ModuleBinaries(Dictionary<string, ModuleBinary> byKey, HashSet<string> ambiguous, List<ModuleBinary> all, List<string> warnings)
+    private ModuleBinaries(
+        Dictionary<string, ModuleBinary> byKey,
+        HashSet<string> ambiguous,
+        List<ModuleBinary> all,
+        List<string> warnings
+    )
     {
         _byKey = byKey;
         _ambiguous = ambiguous;
@@ -35,13 +40,15 @@ public sealed class ModuleBinaries
     /// <summary>Every image read, in ordinal path order.</summary>
     internal IReadOnlyList<ModuleBinary> Images { get; }
 
-    /// <summary>Files skipped (not a PE image, unreadable) and modules found in several different builds, in order.</summary>
+    /// <summary>Files skipped (not a PE image, unreadable) and modules found in several different builds, in
+    /// order.</summary>
     public IReadOnlyList<string> Warnings { get; }
 
     /// <summary>
-    /// Reads every <c>.dll</c> and <c>.exe</c> under the folders (recursively, at most <see cref="MaxDepth"/> levels, symbolic links not
-    /// followed, at most <see cref="MaxFiles"/> files). A module found twice with the same PDB identity keeps its first copy; a module
-    /// found in two builds (different RSDS GUID/age) is not used at all, since nothing says which build the capture ran.
+    /// Reads every <c>.dll</c> and <c>.exe</c> under the folders (recursively, at most <see cref="MaxDepth"/> levels,
+    /// symbolic links not followed, at most <see cref="MaxFiles"/> files). A module found twice with the same PDB
+    /// identity keeps its first copy; a module found in two builds (different RSDS GUID/age) is not used at all, since
+    /// nothing says which build the capture ran.
     /// </summary>
     /// <param name="directories">The folders (a single file is accepted too).</param>
     /// <param name="cancellationToken">Stops the scan between files.</param>
@@ -77,12 +84,20 @@ public sealed class ModuleBinaries
             };
             foreach (string f in Directory.EnumerateFiles(full, "*", options))
             {
-                if (f.EndsWith(".dll", StringComparison.OrdinalIgnoreCase) || f.EndsWith(".exe", StringComparison.OrdinalIgnoreCase))
+                if (
+                    f.EndsWith(".dll", StringComparison.OrdinalIgnoreCase)
+                    || f.EndsWith(".exe", StringComparison.OrdinalIgnoreCase)
+                )
                 {
                     files.Add(f);
                     if (files.Count > MaxFiles)
                     {
-                        warnings.Add(string.Create(CultureInfo.InvariantCulture, $"more than {MaxFiles} images under {full}: the rest were not read"));
+                        warnings.Add(
+                            string.Create(
+                                CultureInfo.InvariantCulture,
+                                $"more than {MaxFiles} images under {full}: the rest were not read"
+                            )
+                        );
                         break;
                     }
                 }
@@ -108,7 +123,15 @@ public sealed class ModuleBinaries
             }
             catch (Exception ex) when (InputFailure.IsReadFailure(ex))
             {
-                warnings.Add(file + (ex is XeFormatException ? " is not a usable PE image, skipped: " : " cannot be read, skipped: ") + InputFailure.Describe(ex));
+                warnings.Add(
+                    file
+                        + (
+                            ex is XeFormatException
+                                ? " is not a usable PE image, skipped: "
+                                : " cannot be read, skipped: "
+                        )
+                        + InputFailure.Describe(ex)
+                );
                 continue;
             }
 
@@ -125,8 +148,14 @@ public sealed class ModuleBinaries
                 {
                     ambiguous.Add(module.Key);
                     byKey.Remove(module.Key);
-                    warnings.Add(string.Create(CultureInfo.InvariantCulture,
-                        $"{module.Name} exists in two builds ({first.Path}: {Describe(first)}; {file}: {Describe(binary)}): neither is used, since nothing says which build the capture ran"));
+                    warnings.Add(
+                        string.Create(
+                            CultureInfo.InvariantCulture,
+                            $"{module.Name} exists in two builds ({first.Path}: {Describe(first)}; {file}: "
+                                + $"{Describe(binary)}): neither is used, since nothing says which build the capture "
+                                + $"ran"
+                        )
+                    );
                 }
 
                 continue;
@@ -138,7 +167,8 @@ public sealed class ModuleBinaries
         return new ModuleBinaries(byKey, ambiguous, all, warnings);
     }
 
-    /// <summary>Finds the image of a module (matched by <see cref="ModuleName.Key"/>: <c>sqlmin</c>, <c>SQLMIN.DLL</c> and <c>sqlmin.dll</c> are one module).</summary>
+    /// <summary>Finds the image of a module (matched by <see cref="ModuleName.Key"/>: <c>sqlmin</c>, <c>SQLMIN.DLL</c>
+    /// and <c>sqlmin.dll</c> are one module).</summary>
     /// <param name="module">The module.</param>
     /// <param name="binary">The image, when exactly one build of the module was found.</param>
     /// <returns><see langword="true"/> when found.</returns>
@@ -156,5 +186,6 @@ public sealed class ModuleBinaries
         return _ambiguous.Contains(module.Key);
     }
 
-    private static string Describe(ModuleBinary b) => b.CodeView is PeCodeViewRecord cv ? cv.PdbFileName + " " + cv.Identity.ToString() : "no RSDS record";
+    private static string Describe(ModuleBinary b) =>
+        b.CodeView is PeCodeViewRecord cv ? cv.PdbFileName + " " + cv.Identity.ToString() : "no RSDS record";
 }

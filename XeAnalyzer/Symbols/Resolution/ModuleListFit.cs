@@ -91,12 +91,26 @@ internal sealed class ModuleListFit
             parts.Add(string.Create(ic, $"{PastImageEnd:N0} past the end of their module's image"));
         }
 
-        string modules = _modules.Count == 0 ? string.Empty : "; most in " + string.Join(", ", _modules
-            .OrderByDescending(kv => kv.Value).ThenBy(kv => kv.Key, StringComparer.OrdinalIgnoreCase).Take(3)
-            .Select(kv => string.Create(ic, $"{kv.Key} ({kv.Value:N0})")));
+        string modules =
+            _modules.Count == 0
+                ? string.Empty
+                : "; most in "
+                    + string.Join(
+                        ", ",
+                        _modules
+                            .OrderByDescending(kv => kv.Value)
+                            .ThenBy(kv => kv.Key, StringComparer.OrdinalIgnoreCase)
+                            .Take(3)
+                            .Select(kv => string.Create(ic, $"{kv.Key} ({kv.Value:N0})"))
+                    );
         return "the module list does not fit the raw addresses: "
             + string.Create(ic, $"{Outside:N0} of {Checked:N0} raw-address frame(s) ")
-            + "(" + Share() + ") lie outside their module (" + string.Join(", ", parts) + modules + "): "
+            + "("
+            + Share()
+            + ") lie outside their module ("
+            + string.Join(", ", parts)
+            + modules
+            + "): "
             + "the module list is from another process lifetime: "
             + "the server restarted between the capture and the list? "
             + "Use the sys.dm_os_loaded_modules output of the process that wrote the capture "
@@ -108,10 +122,13 @@ internal sealed class ModuleListFit
     /// <param name="listPath">The module list as shown, or <see langword="null"/>.</param>
     /// <returns>The line.</returns>
     public string Notice(string inputName, string? listPath) =>
-        inputName + ": the module list" + (listPath is null ? string.Empty : " " + listPath)
+        inputName
+        + ": the module list"
+        + (listPath is null ? string.Empty : " " + listPath)
         + string.Create(CultureInfo.InvariantCulture, $" does not fit the raw addresses ({Outside:N0} of {Checked:N0} ")
         + "raw-address frame(s), "
-        + Share() + ", lie outside their module): from another process lifetime? See the resolution summary";
+        + Share()
+        + ", lie outside their module): from another process lifetime? See the resolution summary";
 
     /// <summary>A copy that later <see cref="Add"/> calls do not change (for an immutable summary).</summary>
     /// <returns>The copy.</returns>
@@ -119,7 +136,10 @@ internal sealed class ModuleListFit
     {
         var copy = new ModuleListFit
         {
-            Checked = Checked, InNoModule = InNoModule, BeyondFourGb = BeyondFourGb, PastImageEnd = PastImageEnd,
+            Checked = Checked,
+            InNoModule = InNoModule,
+            BeyondFourGb = BeyondFourGb,
+            PastImageEnd = PastImageEnd,
         };
         foreach (KeyValuePair<string, long> kv in _modules)
         {

@@ -7,9 +7,10 @@ using XeAnalyzer.Symbols.Undecoration;
 namespace XeAnalyzer.Symbols.Resolution;
 
 /// <summary>
-/// One PDB build (name + identity) of a resolver: found once, opened once, its symbol index kept. The index leaves public names in the
-/// file (<see cref="PdbFile.GetFileBackedSymbolIndex"/>: a big PDB's names are tens of MB), so the file stays open until the resolver
-/// is disposed; so do its modules, read on demand, when source lines or inline frames were asked for and the PDB has line information.
+/// One PDB build (name + identity) of a resolver: found once, opened once, its symbol index kept. The index leaves
+/// public names in the file (<see cref="PdbFile.GetFileBackedSymbolIndex"/>: a big PDB's names are tens of MB), so the
+/// file stays open until the resolver is disposed; so do its modules, read on demand, when source lines or inline
+/// frames were asked for and the PDB has line information.
 /// </summary>
 internal sealed class PdbHandle : IDisposable
 {
@@ -23,7 +24,14 @@ internal sealed class PdbHandle : IDisposable
     private volatile bool _loaded;
     private int _sourceFailed;
 
-    public PdbHandle(string pdbName, PdbIdentity? identity, PdbIdentitySource source, SymbolLocator locator, PdbReaderLimits? limits, bool wantSource)
+    public PdbHandle(
+        string pdbName,
+        PdbIdentity? identity,
+        PdbIdentitySource source,
+        SymbolLocator locator,
+        PdbReaderLimits? limits,
+        bool wantSource
+    )
     {
         Binding = new PdbBinding(pdbName, identity, source);
         _locator = locator;
@@ -41,15 +49,16 @@ internal sealed class PdbHandle : IDisposable
     public string? FailureText { get; private set; }
 
     /// <summary>
-    /// End of the image the PDB describes (the highest section end, as an RVA), or 0 when the PDB has no section headers.
-    /// An RVA at or past it cannot belong to this build: the frame comes from another build of the module.
+    /// End of the image the PDB describes (the highest section end, as an RVA), or 0 when the PDB has no section
+    /// headers. An RVA at or past it cannot belong to this build: the frame comes from another build of the module.
     /// </summary>
     public ulong ImageEnd { get; private set; }
 
     /// <summary>The reason shared by the frames past the end of this PDB's image (made at the first one).</summary>
     public RvaReasonText? BeyondImageReason { get; set; }
 
-    /// <summary>Finds and reads the PDB on first call (a canceled attempt is retried by the next caller); never throws for missing or bad files.</summary>
+    /// <summary>Finds and reads the PDB on first call (a canceled attempt is retried by the next caller); never throws
+    /// for missing or bad files.</summary>
     /// <returns><see langword="true"/> when the symbol index is available.</returns>
     public bool EnsureLoaded(CancellationToken cancellationToken)
     {
@@ -68,16 +77,27 @@ internal sealed class PdbHandle : IDisposable
         return _index is not null;
     }
 
-    /// <summary>Finds the symbol at or before <paramref name="rva"/> (<see cref="PdbSymbolIndex.TryFind"/>); false before the first symbol.</summary>
+    /// <summary>Finds the symbol at or before <paramref name="rva"/> (<see cref="PdbSymbolIndex.TryFind"/>); false
+    /// before the first symbol.</summary>
     public bool TryFind(uint rva, out PdbSymbolHit hit) => _index!.TryFind(rva, out hit);
 
     /// <summary>
-    /// The frame text of <paramref name="hit"/> (<see cref="FrameText.Render(string?, ReadOnlySpan{char}, ulong?, FrameStyle, bool, string, out int)"/>),
-    /// with the name undecorated straight from the PDB's bytes into the text: the only string made. <paramref name="functionStart"/> and
+    /// The frame text of <paramref name="hit"/>
+    /// (<see cref="FrameText.Render(string?, ReadOnlySpan{char}, ulong?, FrameStyle, bool, string, out int)"/>), with
+    /// the name undecorated straight from the PDB's bytes into the text: the only string made.
+    /// <paramref name="functionStart"/> and
     /// <paramref name="functionLength"/> say where the function name is in it.
     /// </summary>
     /// <exception cref="InvalidPdbDataException">The file was truncated since the index was built.</exception>
-    public string Render(in PdbSymbolHit hit, string? styledModule, FrameStyle style, bool includeOffsets, string suffix, out int functionStart, out int functionLength)
+    public string Render(
+        in PdbSymbolHit hit,
+        string? styledModule,
+        FrameStyle style,
+        bool includeOffsets,
+        string suffix,
+        out int functionStart,
+        out int functionLength
+    )
     {
         ReadOnlySpan<byte> raw = _index!.NameBytes(hit, stackalloc byte[512]);
         PdbNameDecoration decoration = _index.GetDecoration(hit, raw);
@@ -85,7 +105,10 @@ internal sealed class PdbHandle : IDisposable
         char[]? rented = null;
         Span<char> buffer = capacity <= 1024 ? stackalloc char[1024] : (rented = ArrayPool<char>.Shared.Rent(capacity));
         scoped ReadOnlySpan<char> name;
-        if (decoration == PdbNameDecoration.Msvc && MsvcNameUndecorator.TryUndecorateSimple(raw, buffer, out int written))
+        if (
+            decoration == PdbNameDecoration.Msvc
+            && MsvcNameUndecorator.TryUndecorateSimple(raw, buffer, out int written)
+        )
         {
             name = buffer[..written];
         }
@@ -98,7 +121,15 @@ internal sealed class PdbHandle : IDisposable
             name = Display(Encoding.UTF8.GetString(raw), decoration);
         }
 
-        string text = FrameText.Render(styledModule, name, hit.Displacement, style, includeOffsets, suffix, out functionStart);
+        string text = FrameText.Render(
+            styledModule,
+            name,
+            hit.Displacement,
+            style,
+            includeOffsets,
+            suffix,
+            out functionStart
+        );
         functionLength = name.Length;
         if (rented is not null)
         {
@@ -115,7 +146,8 @@ internal sealed class PdbHandle : IDisposable
         return Display(Encoding.UTF8.GetString(raw), _index.GetDecoration(hit, raw));
     }
 
-    /// <summary>The names (undecorated) of every symbol at <paramref name="hit"/>'s address when folding gave it several distinct ones; else null.</summary>
+    /// <summary>The names (undecorated) of every symbol at <paramref name="hit"/>'s address when folding gave it
+    /// several distinct ones; else null.</summary>
     public IReadOnlyList<string>? DisplayTiedNames(in PdbSymbolHit hit)
     {
         if (!hit.IsTied)
@@ -183,7 +215,9 @@ internal sealed class PdbHandle : IDisposable
     }
 
     private static string Display(string name, PdbNameDecoration decoration) =>
-        decoration != PdbNameDecoration.None && MsvcNameUndecorator.TryUndecorate(name, out string undecorated) ? undecorated : name;
+        decoration != PdbNameDecoration.None && MsvcNameUndecorator.TryUndecorate(name, out string undecorated)
+            ? undecorated
+            : name;
 
     private void Load(CancellationToken cancellationToken)
     {
@@ -195,15 +229,19 @@ internal sealed class PdbHandle : IDisposable
         b.SearchLog = log.AsReadOnly();
         if (!lookup.IsFound && lookup.DamagedCandidate is not null)
         {
-            Fail(UnresolvedReason.PdbDamaged, "PDB damaged: " + wanted + " (" + lookup.DamagedCandidate + "): " + lookup.Damage);
+            Fail(
+                UnresolvedReason.PdbDamaged,
+                "PDB damaged: " + wanted + " (" + lookup.DamagedCandidate + "): " + lookup.Damage
+            );
             return;
         }
 
         if (!lookup.IsFound)
         {
-            Fail(UnresolvedReason.NoPdb, b.Identity is null
-                ? "no PDB for " + shownName + " (GUID/age unknown)"
-                : "no PDB for " + wanted);
+            Fail(
+                UnresolvedReason.NoPdb,
+                b.Identity is null ? "no PDB for " + shownName + " (GUID/age unknown)" : "no PDB for " + wanted
+            );
             return;
         }
 
@@ -217,7 +255,10 @@ internal sealed class PdbHandle : IDisposable
             ulong end = 0;
             foreach (PdbSection section in pdb.Sections)
             {
-                end = Math.Max(end, (ulong)section.VirtualAddress + Math.Max(section.VirtualSize, section.SizeOfRawData));
+                end = Math.Max(
+                    end,
+                    (ulong)section.VirtualAddress + Math.Max(section.VirtualSize, section.SizeOfRawData)
+                );
             }
 
             ImageEnd = end;
@@ -235,7 +276,16 @@ internal sealed class PdbHandle : IDisposable
         catch (Exception ex) when (InputFailure.IsReadFailure(ex))
         {
             log.Add(ex.Message);
-            Fail(UnresolvedReason.PdbDamaged, "PDB damaged: " + wanted + " (" + lookup.Path + ")" + (ex is XeFormatException ? ": " : " cannot be read: ") + InputFailure.Describe(ex));
+            Fail(
+                UnresolvedReason.PdbDamaged,
+                "PDB damaged: "
+                    + wanted
+                    + " ("
+                    + lookup.Path
+                    + ")"
+                    + (ex is XeFormatException ? ": " : " cannot be read: ")
+                    + InputFailure.Describe(ex)
+            );
         }
         finally
         {

@@ -4,9 +4,10 @@ namespace XeAnalyzer.Symbols.Resolution;
 public enum FrameStyle
 {
     /// <summary>
-    /// As SQL Server writes frames it symbolizes itself (trace flag 3656): module file name with its extension, <c>!</c>, the
-    /// function, <c>+0x</c> and the displacement in lower-case hex: <c>sqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1a9</c>.
-    /// Offline-resolved and in-engine frames then read the same, so stacks from both bucket together. The default.
+    /// As SQL Server writes frames it symbolizes itself (trace flag 3656): module file name with its extension,
+    /// <c>!</c>, the function, <c>+0x</c> and the displacement in lower-case hex:
+    /// <c>sqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1a9</c>. Offline-resolved and in-engine frames then read the
+    /// same, so stacks from both bucket together. The default.
     /// </summary>
     Engine,
 
@@ -16,20 +17,23 @@ public enum FrameStyle
     /// </summary>
     Resolver,
 
-    /// <summary>As WinDbg's <c>k</c> writes them: module without extension, <c>+0x</c> hex displacement: <c>sqlmin!XeSqlPkg::latch_acquired::Publish+0x1a9</c>.</summary>
+    /// <summary>As WinDbg's <c>k</c> writes them: module without extension, <c>+0x</c> hex displacement:
+    /// <c>sqlmin!XeSqlPkg::latch_acquired::Publish+0x1a9</c>.</summary>
     WinDbg,
 }
 
 /// <summary>How a frame got (or did not get) its symbol.</summary>
 public enum FrameResolutionStatus
 {
-    /// <summary>The capture already held the symbol (in-engine symbolization with trace flag 3656, or a resolver's output); only normalised to the chosen style.</summary>
+    /// <summary>The capture already held the symbol (in-engine symbolization with trace flag 3656, or a resolver's
+    /// output); only normalised to the chosen style.</summary>
     InEngine,
 
     /// <summary>Looked up offline in a PDB.</summary>
     ResolvedOffline,
 
-    /// <summary>Not resolved: <see cref="FrameResolution.Reason"/> says why; the frame is written as it was captured.</summary>
+    /// <summary>Not resolved: <see cref="FrameResolution.Reason"/> says why; the frame is written as it was
+    /// captured.</summary>
     Unresolved,
 }
 
@@ -57,16 +61,19 @@ public enum UnresolvedReason
     /// <summary>An <c>OrdinalN</c> frame, but the module's DLL (its export table) was not given.</summary>
     OrdinalNeedsDll,
 
-    /// <summary>An <c>OrdinalN</c> frame whose DLL has no code export with that ordinal (absent, or forwarded to another DLL).</summary>
+    /// <summary>An <c>OrdinalN</c> frame whose DLL has no code export with that ordinal (absent, or forwarded to
+    /// another DLL).</summary>
     OrdinalNotExported,
 
-    /// <summary>A <c>callstack_rva</c> frame without PDB name, GUID/age or RVA (an unresolvable module, an abbreviated frame with no full frame before it).</summary>
+    /// <summary>A <c>callstack_rva</c> frame without PDB name, GUID/age or RVA (an unresolvable module, an abbreviated
+    /// frame with no full frame before it).</summary>
     IncompleteFrame,
 
     /// <summary>The RVA does not fit in 32 bits, so it cannot be an address inside a PE image.</summary>
     RvaOutOfRange,
 
-    /// <summary>The RVA lies past the end of the image the PDB describes: the PDB (or the DLL it was identified from) is of another build.</summary>
+    /// <summary>The RVA lies past the end of the image the PDB describes: the PDB (or the DLL it was identified from)
+    /// is of another build.</summary>
     BeyondImage,
 }
 
@@ -77,18 +84,20 @@ public enum StackShape
     NoFrames,
 
     /// <summary>
-    /// Symbolized in-engine (trace flag 3656 up to SQL Server 2017; 3656 and 2592 from 2019), possibly with module+offset frames of
-    /// modules SQL Server has no PDB for (ntdll, KERNEL32).
+    /// Symbolized in-engine (trace flag 3656 up to SQL Server 2017; 3656 and 2592 from 2019), possibly with
+    /// module+offset frames of modules SQL Server has no PDB for (ntdll, KERNEL32).
     /// </summary>
     SymbolizedInEngine,
 
-    /// <summary>Module+offset frames only (<c>sqldk.dll+0x00000000000FD919</c>): no trace flag, or 3656 without 2592 on 2019+.</summary>
+    /// <summary>Module+offset frames only (<c>sqldk.dll+0x00000000000FD919</c>): no trace flag, or 3656 without 2592 on
+    /// 2019+.</summary>
     ModuleOffset,
 
     /// <summary>Raw virtual addresses only (<c>0x00007FFEABD0D919</c>, as read from <c>.xel</c> files).</summary>
     RawAddresses,
 
-    /// <summary>Export ordinals (<c>sqlmin.dll!Ordinal1634+0x76c</c>), usually among symbolized frames: trace flag 3656 was on but some PDBs were not in Binn.</summary>
+    /// <summary>Export ordinals (<c>sqlmin.dll!Ordinal1634+0x76c</c>), usually among symbolized frames: trace flag 3656
+    /// was on but some PDBs were not in Binn.</summary>
     Ordinals,
 
     /// <summary>SQL Server 2022+ <c>callstack_rva</c> frames carrying PDB name, GUID, age and RVA.</summary>
@@ -101,7 +110,8 @@ public enum StackShape
 /// <summary>Where the PDB identity (GUID and age) used for a module came from.</summary>
 internal enum PdbIdentitySource
 {
-    /// <summary>Nothing identified the build: a PDB found by name only is used, and its frames are marked unverified.</summary>
+    /// <summary>Nothing identified the build: a PDB found by name only is used, and its frames are marked
+    /// unverified.</summary>
     None,
 
     /// <summary>The <c>callstack_rva</c> frame itself.</summary>

@@ -1,19 +1,31 @@
-
 namespace XeAnalyzer.Symbols.Resolution;
 
-/// <summary>Unresolved frames that share a reason (<see cref="FrameResolution.ReasonGroup"/>), with the first one met.</summary>
+/// <summary>Unresolved frames that share a reason (<see cref="FrameResolution.ReasonGroup"/>), with the first one
+/// met.</summary>
 /// <param name="Reason">The reason kind.</param>
-/// <param name="Description">The shared reason (<c>no PDB for sqldk.pdb 1D3FA75E-B355-40E2-87B2-E012D69785DF/2</c>).</param>
+/// <param name="Description">The shared reason (<c>no PDB for sqldk.pdb
+/// 1D3FA75E-B355-40E2-87B2-E012D69785DF/2</c>).</param>
 /// <param name="Count">How many frames (occurrences, not distinct addresses).</param>
 /// <param name="FirstExample">The first such frame as captured.</param>
-/// <param name="FirstReason">The first frame's own reason (with its address, e.g. <c>no module for 0x00007FF6E0000000</c>).</param>
+/// <param name="FirstReason">The first frame's own reason (with its address, e.g. <c>no module for
+/// 0x00007FF6E0000000</c>).</param>
 /// <param name="FirstLine">The input line of the first frame (0 when unknown).</param>
-/// <param name="SearchLog">For a missing or damaged PDB: what was searched and why each candidate was rejected; otherwise empty.</param>
-public sealed record UnresolvedGroup(UnresolvedReason Reason, string Description, long Count, string FirstExample, string FirstReason, long FirstLine, IReadOnlyList<string> SearchLog);
+/// <param name="SearchLog">For a missing or damaged PDB: what was searched and why each candidate was rejected;
+/// otherwise empty.</param>
+public sealed record UnresolvedGroup(
+    UnresolvedReason Reason,
+    string Description,
+    long Count,
+    string FirstExample,
+    string FirstReason,
+    long FirstLine,
+    IReadOnlyList<string> SearchLog
+);
 
 /// <summary>
-/// What resolving one input did: stacks by shape, frames by status, unresolved frames grouped by reason, the PDBs searched and used,
-/// hints about trace flags 3656/2592, and warnings. Immutable; made by <see cref="ResolutionSummaryBuilder"/>; shown through
+/// What resolving one input did: stacks by shape, frames by status, unresolved frames grouped by reason, the PDBs
+/// searched and used, hints about trace flags 3656/2592, and warnings. Immutable; made by
+/// <see cref="ResolutionSummaryBuilder"/>; shown through
 /// <c>XeAnalyzer.Analysis.ResolutionSummaryDocument</c> (the symbol layer knows nothing of output).
 /// </summary>
 public sealed class ResolutionSummary
@@ -30,7 +42,8 @@ public sealed class ResolutionSummary
         IReadOnlyList<UnresolvedGroup> groups,
         IReadOnlyList<PdbBinding> pdbs,
         IReadOnlyList<string> hints,
-        IReadOnlyList<string> warnings)
+        IReadOnlyList<string> warnings
+    )
     {
         InputName = inputName;
         Stacks = stacks;
@@ -79,7 +92,8 @@ public sealed class ResolutionSummary
     /// <summary>Advice drawn from the input's shape (trace flags 3656 and 2592, PDBs missing from Binn).</summary>
     public IReadOnlyList<string> Hints { get; }
 
-    /// <summary>Problems with the input or the setup (raw addresses without module map, an unused module map, malformed frames, …).</summary>
+    /// <summary>Problems with the input or the setup (raw addresses without module map, an unused module map, malformed
+    /// frames, …).</summary>
     public IReadOnlyList<string> Warnings { get; }
 
     /// <summary>
@@ -90,14 +104,15 @@ public sealed class ResolutionSummary
     /// <summary>How a shape reads in text (<c>module+offset</c>, <c>symbolized in-engine</c>).</summary>
     /// <param name="shape">The shape.</param>
     /// <returns>The text.</returns>
-    public static string ShapeText(StackShape shape) => shape switch
-    {
-        StackShape.NoFrames => "without frames",
-        StackShape.SymbolizedInEngine => "symbolized in-engine",
-        StackShape.ModuleOffset => "module+offset",
-        StackShape.RawAddresses => "raw addresses",
-        StackShape.Ordinals => "with ordinals",
-        StackShape.CallstackRva => "callstack_rva",
-        _ => "mixed",
-    };
+    public static string ShapeText(StackShape shape) =>
+        shape switch
+        {
+            StackShape.NoFrames => "without frames",
+            StackShape.SymbolizedInEngine => "symbolized in-engine",
+            StackShape.ModuleOffset => "module+offset",
+            StackShape.RawAddresses => "raw addresses",
+            StackShape.Ordinals => "with ordinals",
+            StackShape.CallstackRva => "callstack_rva",
+            _ => "mixed",
+        };
 }

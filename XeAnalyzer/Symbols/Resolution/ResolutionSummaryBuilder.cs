@@ -5,8 +5,8 @@ using XeAnalyzer.IO;
 namespace XeAnalyzer.Symbols.Resolution;
 
 /// <summary>
-/// Accumulates <see cref="ResolvedCallstack"/>s of one input into a <see cref="ResolutionSummary"/>: counts, reasons, and the patterns
-/// behind the trace-flag hints. Not thread-safe (feed it from one thread).
+/// Accumulates <see cref="ResolvedCallstack"/>s of one input into a <see cref="ResolutionSummary"/>: counts, reasons,
+/// and the patterns behind the trace-flag hints. Not thread-safe (feed it from one thread).
 /// </summary>
 internal sealed class ResolutionSummaryBuilder
 {
@@ -19,7 +19,9 @@ internal sealed class ResolutionSummaryBuilder
     private readonly bool _moduleMapGiven;
     private readonly long[] _shapes = new long[Enum.GetValues<StackShape>().Length];
     private readonly Dictionary<string, GroupState> _groups = new(StringComparer.Ordinal);
-    private readonly SortedDictionary<string, (long Count, string First)> _ordinals = new(StringComparer.OrdinalIgnoreCase);
+    private readonly SortedDictionary<string, (long Count, string First)> _ordinals = new(
+        StringComparer.OrdinalIgnoreCase
+    );
     private readonly SortedSet<string> _engineModules = new(StringComparer.OrdinalIgnoreCase);
     private readonly SortedSet<string> _unidentified = new(StringComparer.OrdinalIgnoreCase);
     private readonly SortedSet<string> _unidentifiedOther = new(StringComparer.OrdinalIgnoreCase);
@@ -31,8 +33,8 @@ internal sealed class ResolutionSummaryBuilder
     // instance), by id, added to the counts at the end; made on first use.
     private Tally?[]? _tallies;
 
-    // The last few PDBs and engine module names added: frames alternate between a handful of modules, so the sets above are only
-    // touched when a frame names one that is not among them.
+    // The last few PDBs and engine module names added: frames alternate between a handful of modules, so the sets above
+    // are only touched when a frame names one that is not among them.
     private readonly PdbBinding?[] _recentPdbs = new PdbBinding?[RecentSize];
     private readonly string?[] _recentEngineModules = new string?[RecentSize];
     private long _stacks;
@@ -58,7 +60,8 @@ internal sealed class ResolutionSummaryBuilder
         _moduleMapGiven = moduleMapGiven;
     }
 
-    /// <summary>Counts one resolved stack (a continuation piece of a long plain-text stack counts its frames, not as another stack).</summary>
+    /// <summary>Counts one resolved stack (a continuation piece of a long plain-text stack counts its frames, not as
+    /// another stack).</summary>
     /// <param name="stack">The stack.</param>
     public void Add(ResolvedCallstack stack)
     {
@@ -76,7 +79,10 @@ internal sealed class ResolutionSummaryBuilder
             if (line.Diagnostic is not null && !line.HasFrames)
             {
                 _malformedLines++;
-                _firstMalformed ??= string.Create(CultureInfo.InvariantCulture, $"line {line.LineNumber}: {line.Diagnostic}");
+                _firstMalformed ??= string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"line {line.LineNumber}: {line.Diagnostic}"
+                );
             }
 
             for (int k = 0; k < line.Frames.Count && frameIndex < stack.Frames.Length; k++)
@@ -93,7 +99,8 @@ internal sealed class ResolutionSummaryBuilder
             }
         }
 
-        // Frames not tied to a line (a stack built from frames directly keeps one line per frame, so this is defensive).
+        // Frames not tied to a line (a stack built from frames directly keeps one line per frame, so this is
+        // defensive).
         while (frameIndex < stack.Frames.Length)
         {
             ResolvedFrame f = stack.Frames[frameIndex++];
@@ -110,7 +117,8 @@ internal sealed class ResolutionSummaryBuilder
     }
 
     /// <summary>Builds the summary.</summary>
-    /// <param name="resolver">The resolver, for its setup warnings (e.g. skipped binaries); or <see langword="null"/>. The PDBs listed are those the added frames used.</param>
+    /// <param name="resolver">The resolver, for its setup warnings (e.g. skipped binaries); or <see langword="null"/>.
+    /// The PDBs listed are those the added frames used.</param>
     /// <returns>The summary.</returns>
     public ResolutionSummary Build(CallstackResolver? resolver = null)
     {
@@ -133,54 +141,105 @@ internal sealed class ResolutionSummaryBuilder
             }
         }
 
-        var groups = _groups.Select(kv => new UnresolvedGroup(kv.Value.Reason, kv.Key, kv.Value.Count, kv.Value.FirstExample, kv.Value.FirstReason, kv.Value.FirstLine,
-                kv.Value.Reason is UnresolvedReason.NoPdb or UnresolvedReason.PdbDamaged ? kv.Value.Pdb?.SearchLog ?? [] : []))
-            .OrderByDescending(g => g.Count).ThenBy(g => g.Description, StringComparer.Ordinal).ToList();
+        var groups = _groups
+            .Select(kv => new UnresolvedGroup(
+                kv.Value.Reason,
+                kv.Key,
+                kv.Value.Count,
+                kv.Value.FirstExample,
+                kv.Value.FirstReason,
+                kv.Value.FirstLine,
+                kv.Value.Reason is UnresolvedReason.NoPdb or UnresolvedReason.PdbDamaged
+                    ? kv.Value.Pdb?.SearchLog ?? []
+                    : []
+            ))
+            .OrderByDescending(g => g.Count)
+            .ThenBy(g => g.Description, StringComparer.Ordinal)
+            .ToList();
 
         var hints = new List<string>();
         if (_engineCaptured > 0 && (_inEngine > 0 || _engineCapturedUnresolved > 0))
         {
-            string modules = string.Join(", ", _engineModules.Take(8)) + (_engineModules.Count > 8 ? ", …" : string.Empty);
-            string observed = _inEngine > 0
-                ? string.Create(ic, $"{_engineCaptured} frame(s) of SQL Server modules ({modules}) were captured as ")
-                    + "module+offset while other frames were symbolized in-engine"
-                : string.Create(ic, $"{_engineCapturedUnresolved} of {_engineCaptured} frame(s) of SQL Server modules ({modules}) were captured unsymbolized and stay unresolved");
-            hints.Add(observed + ": on SQL Server 2019 and later trace flag 3656 alone no longer symbolizes; add 2592 (`DBCC TRACEON(3656, 2592, -1)`) and put the matching PDBs in Binn, or resolve offline with --symbols/--sql-build");
+            string modules =
+                string.Join(", ", _engineModules.Take(8)) + (_engineModules.Count > 8 ? ", …" : string.Empty);
+            string observed =
+                _inEngine > 0
+                    ? string.Create(
+                        ic,
+                        $"{_engineCaptured} frame(s) of SQL Server modules ({modules}) were captured as "
+                    ) + "module+offset while other frames were symbolized in-engine"
+                    : string.Create(
+                        ic,
+                        $"{_engineCapturedUnresolved} of {_engineCaptured} frame(s) of SQL Server modules "
+                            + $"({modules}) were captured unsymbolized and stay unresolved"
+                    );
+            hints.Add(
+                observed
+                    + ": on SQL Server 2019 and later trace flag 3656 alone no longer symbolizes; add 2592 (`DBCC "
+                    + "TRACEON(3656, 2592, -1)`) and put the matching PDBs in Binn, or resolve offline with "
+                    + "--symbols/--sql-build"
+            );
         }
 
         foreach (KeyValuePair<string, (long Count, string First)> kv in _ordinals)
         {
-            string pdb = kv.Key.EndsWith(".dll", StringComparison.OrdinalIgnoreCase) || kv.Key.EndsWith(".exe", StringComparison.OrdinalIgnoreCase)
-                ? kv.Key[..^4] + ".pdb" : kv.Key + ".pdb";
-            hints.Add(string.Create(ic,
-                $"{kv.Value.Count} frame(s) of {kv.Key} are export ordinals (first: {kv.Value.First}): TF 3656 was on but {pdb} was not in Binn; put the matching {pdb} next to sqlservr.exe, or resolve offline with --binaries DIR (the DLLs, for their export tables) and --symbols/--sql-build"));
+            string pdb =
+                kv.Key.EndsWith(".dll", StringComparison.OrdinalIgnoreCase)
+                || kv.Key.EndsWith(".exe", StringComparison.OrdinalIgnoreCase)
+                    ? kv.Key[..^4] + ".pdb"
+                    : kv.Key + ".pdb";
+            hints.Add(
+                string.Create(
+                    ic,
+                    $"{kv.Value.Count} frame(s) of {kv.Key} are export ordinals (first: {kv.Value.First}): TF 3656 "
+                        + $"was on but {pdb} was not in Binn; put the matching {pdb} next to sqlservr.exe, or resolve "
+                        + $"offline with --binaries DIR (the DLLs, for their export tables) and --symbols/--sql-build"
+                )
+            );
         }
 
         // --sql-build names the PDBs of SQL Server's own modules only (the catalog ships with the tool); Windows
         // modules are identified by their DLLs.
         if (_unidentified.Count > 0)
         {
-            hints.Add("no PDB GUID/age is known for " + string.Join(", ", _unidentified.Take(12)) + (_unidentified.Count > 12 ? ", …" : string.Empty) +
-                ", and no single PDB of that name was found: give --sql-build BUILD, --binaries DIR (the capture's "
-                + "DLLs) or CSV symbol metadata, so the matching PDB builds are looked up");
+            hints.Add(
+                "no PDB GUID/age is known for "
+                    + string.Join(", ", _unidentified.Take(12))
+                    + (_unidentified.Count > 12 ? ", …" : string.Empty)
+                    + ", and no single PDB of that name was found: give --sql-build BUILD, --binaries DIR (the "
+                    + "capture's "
+                    + "DLLs) or CSV symbol metadata, so the matching PDB builds are looked up"
+            );
         }
 
         if (_unidentifiedOther.Count > 0)
         {
-            hints.Add("no PDB GUID/age is known for " + string.Join(", ", _unidentifiedOther.Take(12))
-                + (_unidentifiedOther.Count > 12 ? ", …" : string.Empty)
-                + ", and no single PDB of that name was found: give --binaries DIR with those DLLs copied from the "
-                + "server (or CSV symbol metadata), so their PDBs are identified");
+            hints.Add(
+                "no PDB GUID/age is known for "
+                    + string.Join(", ", _unidentifiedOther.Take(12))
+                    + (_unidentifiedOther.Count > 12 ? ", …" : string.Empty)
+                    + ", and no single PDB of that name was found: give --binaries DIR with those DLLs copied from the "
+                    + "server (or CSV symbol metadata), so their PDBs are identified"
+            );
         }
 
         foreach (PdbBinding missing in _missingPdbs.Values.Take(8))
         {
             PdbIdentity id = missing.Identity!.Value;
-            string looked = missing.SearchLog.Count == 0 ? string.Empty
-                : " (looked in: " + string.Join("; ", missing.SearchLog.Take(3))
-                    + (missing.SearchLog.Count > 3 ? "; …" : string.Empty) + ")";
-            hints.Add(string.Create(ic, $"{missing.PdbName} {id} was not found{looked}; fetch it with: ")
-                + string.Create(ic, $"xeanalyze symbols fetch --pdb {missing.PdbName} --guid {id.Guid:D} --age {id.Age}"));
+            string looked =
+                missing.SearchLog.Count == 0
+                    ? string.Empty
+                    : " (looked in: "
+                        + string.Join("; ", missing.SearchLog.Take(3))
+                        + (missing.SearchLog.Count > 3 ? "; …" : string.Empty)
+                        + ")";
+            hints.Add(
+                string.Create(ic, $"{missing.PdbName} {id} was not found{looked}; fetch it with: ")
+                    + string.Create(
+                        ic,
+                        $"xeanalyze symbols fetch --pdb {missing.PdbName} --guid {id.Guid:D} --age {id.Age}"
+                    )
+            );
         }
 
         var warnings = new List<string>(_warnings);
@@ -192,8 +251,15 @@ internal sealed class ResolutionSummaryBuilder
         long noMap = _groups.TryGetValue("no module map for raw addresses", out GroupState? nm) ? nm.Count : 0;
         if (noMap > 0)
         {
-            warnings.Add(string.Create(ic,
-                $"{noMap} raw-address frame(s) but no module map: give the module list (--modules FILE: `select name, base_address from sys.dm_os_loaded_modules`) captured from the same SQL Server process lifetime as the stacks"));
+            warnings.Add(
+                string.Create(
+                    ic,
+                    $"{noMap} raw-address frame(s) but no module map: give the module list (--modules FILE: `select "
+                        + $"name, base_address from sys.dm_os_loaded_modules`) captured from the same SQL Server "
+                        + $"process "
+                        + $"lifetime as the stacks"
+                )
+            );
         }
 
         if (_fit.Warning() is string misfit)
@@ -203,22 +269,44 @@ internal sealed class ResolutionSummaryBuilder
 
         if (_moduleMapGiven && _addresses == 0)
         {
-            warnings.Add("a module map was given but no frame is a raw address, so it was not used (module+offset, symbolized and callstack_rva frames name their module themselves)");
+            warnings.Add(
+                "a module map was given but no frame is a raw address, so it was not used (module+offset, symbolized "
+                    + "and callstack_rva frames name their module themselves)"
+            );
         }
 
         if (_malformedLines > 0)
         {
-            warnings.Add(string.Create(ic, $"{_malformedLines} line(s) looked like frames but could not be parsed and are written unchanged (first: {_firstMalformed})"));
+            warnings.Add(
+                string.Create(
+                    ic,
+                    $"{_malformedLines} line(s) looked like frames but could not be parsed and are written unchanged "
+                        + $"(first: {_firstMalformed})"
+                )
+            );
         }
 
-        // Only the PDBs this input's frames used (found or not): a resolver shared across inputs (a batch) knows others too,
-        // and which of those it had loaded by now depends on timing.
+        // Only the PDBs this input's frames used (found or not): a resolver shared across inputs (a batch) knows others
+        // too, and which of those it had loaded by now depends on timing.
         IReadOnlyList<PdbBinding> pdbs = _usedPdbs
             .OrderBy(b => b.PdbName, StringComparer.OrdinalIgnoreCase)
             .ThenBy(b => b.Identity?.Key ?? string.Empty, StringComparer.Ordinal)
-            .ToList().AsReadOnly();
-        return new ResolutionSummary(_inputName, _stacks, shapes.AsReadOnly(), _frames, _inEngine, _offline, _unresolved, _unverified,
-            groups.AsReadOnly(), pdbs, hints.AsReadOnly(), warnings.AsReadOnly())
+            .ToList()
+            .AsReadOnly();
+        return new ResolutionSummary(
+            _inputName,
+            _stacks,
+            shapes.AsReadOnly(),
+            _frames,
+            _inEngine,
+            _offline,
+            _unresolved,
+            _unverified,
+            groups.AsReadOnly(),
+            pdbs,
+            hints.AsReadOnly(),
+            warnings.AsReadOnly()
+        )
         {
             ModuleListFit = _fit.Checked > 0 ? _fit.Copy() : null,
         };
@@ -245,7 +333,8 @@ internal sealed class ResolutionSummaryBuilder
         _tallies[textId] ??= new Tally(frame, r);
     }
 
-    /// <summary>Counts <paramref name="times"/> occurrences of <paramref name="frame"/> resolved as <paramref name="r"/> (<paramref name="line"/>: of the first).</summary>
+    /// <summary>Counts <paramref name="times"/> occurrences of <paramref name="frame"/> resolved as
+    /// <paramref name="r"/> (<paramref name="line"/>: of the first).</summary>
     private void Count(StackFrame frame, FrameResolution r, long line, long times)
     {
         _frames += times;
@@ -272,15 +361,18 @@ internal sealed class ResolutionSummaryBuilder
                 AddGroup(frame, r, line, times);
                 if (r.Reason == UnresolvedReason.NoPdb && r.Pdb is { Identity: null } unknown)
                 {
-                    SortedSet<string> names = r.Module is ModuleName um && !IsSqlEngineModule(um)
-                        ? _unidentifiedOther : _unidentified;
+                    SortedSet<string> names =
+                        r.Module is ModuleName um && !IsSqlEngineModule(um) ? _unidentifiedOther : _unidentified;
                     if (names.Count < 64)
                     {
                         names.Add(r.ModuleDisplayName ?? unknown.PdbName);
                     }
                 }
-                else if (r.Reason == UnresolvedReason.NoPdb && r.Pdb is { Identity: PdbIdentity known } pdb
-                    && _missingPdbs.Count < 64)
+                else if (
+                    r.Reason == UnresolvedReason.NoPdb
+                    && r.Pdb is { Identity: PdbIdentity known } pdb
+                    && _missingPdbs.Count < 64
+                )
                 {
                     _missingPdbs.TryAdd(pdb.PdbName + "/" + known.Key, pdb);
                 }
@@ -305,7 +397,9 @@ internal sealed class ResolutionSummaryBuilder
                 break;
             case OrdinalFrame o:
                 string key = r.ModuleDisplayName ?? o.ModuleName.Name;
-                _ordinals[key] = _ordinals.TryGetValue(key, out var seen) ? (seen.Count + times, seen.First) : (times, o.Raw);
+                _ordinals[key] = _ordinals.TryGetValue(key, out var seen)
+                    ? (seen.Count + times, seen.First)
+                    : (times, o.Raw);
                 break;
         }
     }
@@ -325,7 +419,8 @@ internal sealed class ResolutionSummaryBuilder
         }
     }
 
-    /// <summary><see cref="FrameText.IsSqlEngineModule"/>, remembered for the last module instance (stacks share module names).</summary>
+    /// <summary><see cref="FrameText.IsSqlEngineModule"/>, remembered for the last module instance (stacks share module
+    /// names).</summary>
     private bool IsSqlEngineModule(ModuleName module)
     {
         if (!ReferenceEquals(module, _lastModule))
@@ -337,7 +432,8 @@ internal sealed class ResolutionSummaryBuilder
         return _lastModuleIsEngine;
     }
 
-    /// <summary>True when <paramref name="item"/> (by reference) is among <paramref name="recent"/>; else remembers it there, replacing the oldest.</summary>
+    /// <summary>True when <paramref name="item"/> (by reference) is among <paramref name="recent"/>; else remembers it
+    /// there, replacing the oldest.</summary>
     private static bool SeenRecently<T>(T?[] recent, T item)
         where T : class
     {
@@ -388,7 +484,13 @@ internal sealed class ResolutionSummaryBuilder
         public long Repeats { get; set; }
     }
 
-    private sealed class GroupState(UnresolvedReason reason, string firstExample, string firstReason, long firstLine, PdbBinding? pdb)
+    private sealed class GroupState(
+        UnresolvedReason reason,
+        string firstExample,
+        string firstReason,
+        long firstLine,
+        PdbBinding? pdb
+    )
     {
         public UnresolvedReason Reason { get; } = reason;
 

@@ -7,18 +7,22 @@ using XeAnalyzer.TargetData;
 namespace XeAnalyzer.Symbols.Resolution;
 
 /// <summary>
-/// Writes resolved stacks as text, the way <c>xeanalyze resolve</c> prints them: every input line kept in order; frames one per line
-/// in the resolver's style, with the input's frame number (<c>{n:x2} </c>) when it had one (except for unresolved <c>callstack_rva</c> frames, echoed as their markup with its <c>id</c>); unresolved frames as captured (a line holding one
-/// unresolved frame is kept whole: a SQLDumper <c>Return Addr: … Module(…)</c> line, a numbered frame), followed by
+/// Writes resolved stacks as text, the way <c>xeanalyze resolve</c> prints them: every input line kept in order; frames
+/// one per line in the resolver's style, with the input's frame number (<c>{n:x2} </c>) when it had one (except for
+/// unresolved <c>callstack_rva</c> frames, echoed as their markup with its <c>id</c>); unresolved frames as captured (a
+/// line holding one unresolved frame is kept whole: a SQLDumper <c>Return Addr: … Module(…)</c> line, a numbered
+/// frame), followed by
 /// <c> -- unresolved: {reason}</c>; frames resolved against a PDB matched by name only (no GUID/age known) get
 /// <c> -- unverified: PDB matched by name only</c> (part of their text); with inline frames
-/// (<see cref="CallstackResolverOptions.IncludeInlineFrames"/>) each frame is preceded by its inline chain, innermost first, one per line,
-/// and when the input numbered its frames the inline frames take numbers and shift the later ones; text lines verbatim; histogram slots headed <c>Slot_{n}\t[count:{c}]:</c> and events
-/// <c>Event …:</c>, each followed by a blank line, the frames and a blank line; a target's annotation (the free text before it) before
-/// its first stack. Lines end with LF. Not thread-safe.
+/// (<see cref="CallstackResolverOptions.IncludeInlineFrames"/>) each frame is preceded by its inline chain, innermost
+/// first, one per line, and when the input numbered its frames the inline frames take numbers and shift the later ones;
+/// text lines verbatim; histogram slots headed <c>Slot_{n}\t[count:{c}]:</c> and events
+/// <c>Event …:</c>, each followed by a blank line, the frames and a blank line; a target's annotation (the free text
+/// before it) before its first stack. Lines end with LF. Not thread-safe.
 /// <para>
-/// Over a <see cref="Stream"/> it writes UTF-8 (no byte order mark) through a buffer of its own, a resolved frame's text
-/// copied from its <see cref="FrameResolution"/>, which holds it in UTF-8; call <see cref="Flush"/> at the end. Over a
+/// Over a <see cref="Stream"/> it writes UTF-8 (no byte order mark) through a buffer of its own, a resolved frame's
+/// text copied from its <see cref="FrameResolution"/>, which holds it in UTF-8; call <see cref="Flush"/> at the end.
+/// Over a
 /// <see cref="TextWriter"/> it writes characters, and the caller flushes.
 /// </para>
 /// </summary>
@@ -36,8 +40,10 @@ internal sealed class ResolvedCallstackWriter
     private int _numberShift;
 
     /// <summary>Creates a writer over characters.</summary>
-    /// <param name="output">The destination (not disposed); a large buffered <see cref="StreamWriter"/> for big outputs.</param>
-    /// <param name="writeReasons">Whether unresolved frames get their reason appended (<c> -- unresolved: …</c>).</param>
+    /// <param name="output">The destination (not disposed); a large buffered <see cref="StreamWriter"/> for big
+    /// outputs.</param>
+    /// <param name="writeReasons">Whether unresolved frames get their reason appended (<c> -- unresolved:
+    /// …</c>).</param>
     public ResolvedCallstackWriter(TextWriter output, bool writeReasons = true)
     {
         ArgumentNullException.ThrowIfNull(output);
@@ -45,9 +51,11 @@ internal sealed class ResolvedCallstackWriter
         _writeReasons = writeReasons;
     }
 
-    /// <summary>Creates a writer of UTF-8 bytes (no byte order mark), buffered; <see cref="Flush"/> writes what is buffered.</summary>
+    /// <summary>Creates a writer of UTF-8 bytes (no byte order mark), buffered; <see cref="Flush"/> writes what is
+    /// buffered.</summary>
     /// <param name="output">The destination (not disposed).</param>
-    /// <param name="writeReasons">Whether unresolved frames get their reason appended (<c> -- unresolved: …</c>).</param>
+    /// <param name="writeReasons">Whether unresolved frames get their reason appended (<c> -- unresolved:
+    /// …</c>).</param>
     public ResolvedCallstackWriter(Stream output, bool writeReasons = true)
     {
         ArgumentNullException.ThrowIfNull(output);
@@ -120,7 +128,8 @@ internal sealed class ResolvedCallstackWriter
         }
     }
 
-    /// <summary>The header line of an event's stack: <c>Event key: …</c> for events carrying a <c>key</c> attribute (XEL exports), else <c>Event package.name timestamp [field]:</c>.</summary>
+    /// <summary>The header line of an event's stack: <c>Event key: …</c> for events carrying a <c>key</c> attribute
+    /// (XEL exports), else <c>Event package.name timestamp [field]:</c>.</summary>
     /// <param name="header">The stack's header.</param>
     /// <returns>The line.</returns>
     public static string EventHeader(StackHeader header)
@@ -139,7 +148,10 @@ internal sealed class ResolvedCallstackWriter
 
         string name = ev.Package is null ? ev.Name : ev.Package + "." + ev.Name;
         string time = ev.TimestampText is null ? string.Empty : " " + ev.TimestampText;
-        string field = header.Field is EventField f && !string.Equals(f.Name, "callstack", StringComparison.Ordinal) ? " [" + f.Name + "]" : string.Empty;
+        string field =
+            header.Field is EventField f && !string.Equals(f.Name, "callstack", StringComparison.Ordinal)
+                ? " [" + f.Name + "]"
+                : string.Empty;
         return "Event " + name + time + field + ":";
     }
 
@@ -159,10 +171,15 @@ internal sealed class ResolvedCallstackWriter
 
             if (!line.HasUnparsed)
             {
-                if (count == 1 && frameIndex < frames.Length && frames[frameIndex].Status == FrameResolutionStatus.Unresolved &&
-                    !line.Text.Contains('\n', StringComparison.Ordinal))
+                if (
+                    count == 1
+                    && frameIndex < frames.Length
+                    && frames[frameIndex].Status == FrameResolutionStatus.Unresolved
+                    && !line.Text.Contains('\n', StringComparison.Ordinal)
+                )
                 {
-                    // An unresolved frame keeps its whole line (a SQLDumper "Return Addr: … Module(…)" line, a WinDbg k line, its number).
+                    // An unresolved frame keeps its whole line (a SQLDumper "Return Addr: … Module(…)" line, a WinDbg k
+                    // line, its number).
                     WriteUnresolvedLine(line.Text.Trim(), frames[frameIndex++].Resolution);
                     continue;
                 }
@@ -206,7 +223,8 @@ internal sealed class ResolvedCallstackWriter
         }
 
         // An unresolved callstack_rva frame is echoed as its markup, which carries its id already.
-        bool numbered = frame.FrameNumber is int && (r.Text is not null || frame.Provenance != FrameProvenance.CallstackRvaXml);
+        bool numbered =
+            frame.FrameNumber is int && (r.Text is not null || frame.Provenance != FrameProvenance.CallstackRvaXml);
         int n = frame.FrameNumber ?? 0;
         if (numbered && n == 0)
         {
@@ -214,7 +232,8 @@ internal sealed class ResolvedCallstackWriter
             _numberShift = 0;
         }
 
-        // Inline frames (innermost first) come before the frame and, as SQLCallStackResolver numbers them, take numbers of their own.
+        // Inline frames (innermost first) come before the frame and, as SQLCallStackResolver numbers them, take numbers
+        // of their own.
         IReadOnlyList<FrameResolution> inlines = r.InlineFrames;
         for (int i = 0; i < inlines.Count; i++)
         {

@@ -4,7 +4,8 @@ using XeAnalyzer.Callstacks;
 
 namespace XeAnalyzer.Symbols.Resolution;
 
-/// <summary>One frame of a stack with its resolution: the captured <see cref="StackFrame"/> and the shared <see cref="FrameResolution"/>.</summary>
+/// <summary>One frame of a stack with its resolution: the captured <see cref="StackFrame"/> and the shared
+/// <see cref="FrameResolution"/>.</summary>
 /// <param name="Frame">The frame as captured (raw token, frame number, provenance).</param>
 /// <param name="Resolution">What the frame resolves to.</param>
 public readonly record struct ResolvedFrame(StackFrame Frame, FrameResolution Resolution)
@@ -13,17 +14,19 @@ public readonly record struct ResolvedFrame(StackFrame Frame, FrameResolution Re
     public FrameResolutionStatus Status => Resolution.Status;
 
     /// <summary>
-    /// The text to print, without frame number: the resolved frame in the resolver's style, or, when unresolved, the frame exactly as
-    /// captured (<see cref="StackFrame.Raw"/>).
+    /// The text to print, without frame number: the resolved frame in the resolver's style, or, when unresolved, the
+    /// frame exactly as captured (<see cref="StackFrame.Raw"/>).
     /// </summary>
     public string Text => Resolution.Text ?? Frame.Raw;
 
     /// <summary>
-    /// <see cref="Text"/> preceded by the input's frame number as <c>{n:x2} </c> (lower-case hex, as resolvers print it) when the
-    /// input had one; an unresolved <c>callstack_rva</c> frame is its markup alone (it carries its <c>id</c>).
+    /// <see cref="Text"/> preceded by the input's frame number as <c>{n:x2} </c> (lower-case hex, as resolvers print
+    /// it) when the input had one; an unresolved <c>callstack_rva</c> frame is its markup alone (it carries its
+    /// <c>id</c>).
     /// </summary>
     public string TextWithNumber =>
-        Frame.FrameNumber is int n && (Resolution.Text is not null || Frame.Provenance != FrameProvenance.CallstackRvaXml)
+        Frame.FrameNumber is int n
+        && (Resolution.Text is not null || Frame.Provenance != FrameProvenance.CallstackRvaXml)
             ? n.ToString("x2", CultureInfo.InvariantCulture) + " " + Text
             : Text;
 

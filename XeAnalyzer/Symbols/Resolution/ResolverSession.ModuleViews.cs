@@ -17,7 +17,8 @@ internal sealed partial class ResolverSession
     {
         Generation g = _generation;
 
-        // A small direct-mapped front cache: stacks repeat a handful of module names (the parser shares their instances).
+        // A small direct-mapped front cache: stacks repeat a handful of module names (the parser shares their
+        // instances).
         int slot = RuntimeHelpers.GetHashCode(module) & (Generation.RecentSize - 1);
         ModuleView? recent = g.Recent[slot];
         if (recent is not null && ReferenceEquals(recent.Key, module))
@@ -54,11 +55,18 @@ internal sealed partial class ResolverSession
         string pdbName;
         PdbIdentity? identity;
         PdbIdentitySource source;
-        if (g.Metadata.TryGetValue(module.Key, out ModulePdbInfo? info) || _optionMetadata.TryGetValue(module.Key, out info))
+        if (
+            g.Metadata.TryGetValue(module.Key, out ModulePdbInfo? info)
+            || _optionMetadata.TryGetValue(module.Key, out info)
+        )
         {
             (pdbName, identity, source) = (info.PdbName, info.Identity, PdbIdentitySource.SymbolMetadata);
         }
-        else if (_owner.Options.Binaries is ModuleBinaries b && b.TryGet(module, out ModuleBinary? binary) && binary.CodeView is PeCodeViewRecord cv)
+        else if (
+            _owner.Options.Binaries is ModuleBinaries b
+            && b.TryGet(module, out ModuleBinary? binary)
+            && binary.CodeView is PeCodeViewRecord cv
+        )
         {
             (pdbName, identity, source) = (cv.PdbFileName, cv.Identity, PdbIdentitySource.Binary);
         }
@@ -72,7 +80,12 @@ internal sealed partial class ResolverSession
         }
 
         string display = DisplayName(module);
-        return new ModuleView(module, display, FrameText.StyledModule(display, _style), _owner.GetPdb(pdbName, identity, source));
+        return new ModuleView(
+            module,
+            display,
+            FrameText.StyledModule(display, _style),
+            _owner.GetPdb(pdbName, identity, source)
+        );
     }
 
     private string DisplayName(ModuleName module) =>
@@ -109,13 +122,15 @@ internal sealed partial class ResolverSession
 
         public Dictionary<string, ModulePdbInfo> Metadata { get; } = metadata;
 
-        public ConcurrentDictionary<ModuleName, ModuleView> ByReference { get; } = new(ReferenceEqualityComparer.Instance);
+        public ConcurrentDictionary<ModuleName, ModuleView> ByReference { get; } =
+            new(ReferenceEqualityComparer.Instance);
 
         public ConcurrentDictionary<string, ModuleView> ByName { get; } = new(StringComparer.Ordinal);
 
         public const int RecentSize = 64;
 
-        /// <summary>Recently used views by module instance (benign races: a slot holds a whole reference or another one).</summary>
+        /// <summary>Recently used views by module instance (benign races: a slot holds a whole reference or another
+        /// one).</summary>
         public ModuleView?[] Recent { get; } = new ModuleView?[RecentSize];
     }
 
@@ -128,11 +143,25 @@ internal sealed partial class ResolverSession
         private readonly RecentEntry?[] _recent;
 
         public ModuleView(ModuleName? module, string? display, string? styled, PdbHandle handle)
-            : this(module, module, display, styled, handle, new ConcurrentDictionary<ulong, FrameResolution>(), new RecentEntry?[1 << RecentBits])
-        {
-        }
+            : this(
+                module,
+                module,
+                display,
+                styled,
+                handle,
+                new ConcurrentDictionary<ulong, FrameResolution>(),
+                new RecentEntry?[1 << RecentBits]
+            ) { }
 
-        private ModuleView(ModuleName? key, ModuleName? module, string? display, string? styled, PdbHandle handle, ConcurrentDictionary<ulong, FrameResolution> cache, RecentEntry?[] recent)
+        private ModuleView(
+            ModuleName? key,
+            ModuleName? module,
+            string? display,
+            string? styled,
+            PdbHandle handle,
+            ConcurrentDictionary<ulong, FrameResolution> cache,
+            RecentEntry?[] recent
+        )
         {
             Key = key;
             Module = module;
@@ -159,8 +188,12 @@ internal sealed partial class ResolverSession
         /// <summary>The same view (same caches) under another module instance of the same spelling.</summary>
         public ModuleView WithKey(ModuleName key) => new(key, Module, Display, Styled, Handle, Cache, _recent);
 
-        /// <summary>Looks up the direct-mapped front cache (no locks; entries are immutable, so a racing reader sees a whole entry).</summary>
-        public bool TryGetRecent(ulong rva, [System.Diagnostics.CodeAnalysis.NotNullWhen(true)] out FrameResolution? resolution)
+        /// <summary>Looks up the direct-mapped front cache (no locks; entries are immutable, so a racing reader sees a
+        /// whole entry).</summary>
+        public bool TryGetRecent(
+            ulong rva,
+            [System.Diagnostics.CodeAnalysis.NotNullWhen(true)] out FrameResolution? resolution
+        )
         {
             RecentEntry? e = _recent[Slot(rva)];
             if (e is not null && e.Rva == rva)
@@ -173,7 +206,8 @@ internal sealed partial class ResolverSession
             return false;
         }
 
-        public void SetRecent(ulong rva, FrameResolution resolution) => _recent[Slot(rva)] = new RecentEntry(rva, resolution);
+        public void SetRecent(ulong rva, FrameResolution resolution) =>
+            _recent[Slot(rva)] = new RecentEntry(rva, resolution);
 
         private static int Slot(ulong rva) => (int)(unchecked(rva * 0x9E3779B97F4A7C15UL) >> (64 - RecentBits));
     }

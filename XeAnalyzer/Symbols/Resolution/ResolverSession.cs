@@ -8,9 +8,9 @@ using XeAnalyzer.Symbols.Pe;
 namespace XeAnalyzer.Symbols.Resolution;
 
 /// <summary>
-/// Resolution of the frames of one input (made by <see cref="CallstackResolver.CreateSession"/>): the input's module map for raw
-/// addresses and its CSV symbol metadata, plus caches of what each distinct address and in-engine symbol resolved to.
-/// Thread-safe: frames may be resolved concurrently.
+/// Resolution of the frames of one input (made by <see cref="CallstackResolver.CreateSession"/>): the input's module
+/// map for raw addresses and its CSV symbol metadata, plus caches of what each distinct address and in-engine symbol
+/// resolved to. Thread-safe: frames may be resolved concurrently.
 /// </summary>
 internal sealed partial class ResolverSession
 {
@@ -24,11 +24,14 @@ internal sealed partial class ResolverSession
     private readonly Dictionary<string, string> _knownFileNames = new(StringComparer.Ordinal);
     private readonly Dictionary<string, ModulePdbInfo> _optionMetadata = new(StringComparer.Ordinal);
     private readonly ConcurrentDictionary<(string Raw, FrameProvenance Provenance), FrameResolution> _inEngine = new();
-    private readonly ConcurrentDictionary<(string Module, int Ordinal, ulong Offset), FrameResolution> _ordinals = new();
+    private readonly ConcurrentDictionary<(string Module, int Ordinal, ulong Offset), FrameResolution> _ordinals =
+        new();
     private readonly ConcurrentDictionary<ulong, FrameResolution> _outside = new();
     private readonly ConcurrentDictionary<RvaViewKey, ModuleView> _rvaViews = new();
     private readonly Lock _metadataGate = new();
-    private const int SeenOnceBits = 13; // 64 KB: below the large-object heap, since a batch makes a session per capture
+
+    // 64 KB: below the large-object heap, since a batch makes a session per capture
+    private const int SeenOnceBits = 13;
     private readonly ulong[] _seenOnce = new ulong[1 << SeenOnceBits];
     private readonly FrameResolution _noModuleMap;
     private volatile Generation _generation;
@@ -80,8 +83,8 @@ internal sealed partial class ResolverSession
     public ModuleMap? ModuleMap { get; }
 
     /// <summary>
-    /// Adds module → PDB identities (CSV symbol metadata found further into the input). Modules that already have an entry keep it.
-    /// Frames resolved afterwards use them; earlier results are not changed.
+    /// Adds module → PDB identities (CSV symbol metadata found further into the input). Modules that already have an
+    /// entry keep it. Frames resolved afterwards use them; earlier results are not changed.
     /// </summary>
     /// <param name="entries">The entries.</param>
     public void AddSymbolMetadata(IEnumerable<ModulePdbInfo> entries)
@@ -92,7 +95,10 @@ internal sealed partial class ResolverSession
             Dictionary<string, ModulePdbInfo>? next = null;
             foreach (ModulePdbInfo info in entries)
             {
-                if (!_generation.Metadata.ContainsKey(info.Module.Key) && (next is null || !next.ContainsKey(info.Module.Key)))
+                if (
+                    !_generation.Metadata.ContainsKey(info.Module.Key)
+                    && (next is null || !next.ContainsKey(info.Module.Key))
+                )
                 {
                     next ??= new Dictionary<string, ModulePdbInfo>(_generation.Metadata, StringComparer.Ordinal);
                     next.Add(info.Module.Key, info);
@@ -141,14 +147,19 @@ internal sealed partial class ResolverSession
             resolved[i] = new ResolvedFrame(frames[i], ResolveFrame(frames[i], cancellationToken));
         }
 
-        return new ResolvedCallstack(stack, ImmutableCollectionsMarshal.AsImmutableArray(resolved), StackShapes.Classify(frames));
+        return new ResolvedCallstack(
+            stack,
+            ImmutableCollectionsMarshal.AsImmutableArray(resolved),
+            StackShapes.Classify(frames)
+        );
     }
 
     /// <summary>Resolves one frame.</summary>
     /// <param name="frame">The frame.</param>
     /// <param name="cancellationToken">Stops a PDB search or download.</param>
     /// <returns>The frame with its resolution.</returns>
-    public ResolvedFrame Resolve(StackFrame frame, CancellationToken cancellationToken = default) => new(frame, ResolveFrame(frame, cancellationToken));
+    public ResolvedFrame Resolve(StackFrame frame, CancellationToken cancellationToken = default) =>
+        new(frame, ResolveFrame(frame, cancellationToken));
 
     /// <summary>Resolves one frame of any kind (the shared resolution, without the frame).</summary>
     /// <param name="frame">The frame.</param>
@@ -199,7 +210,11 @@ internal sealed partial class ResolverSession
     /// <param name="rva">The offset from the module's base.</param>
     /// <param name="cancellationToken">Stops a PDB search or download.</param>
     /// <returns>The resolution.</returns>
-    public FrameResolution ResolveModuleOffset(ModuleName module, ulong rva, CancellationToken cancellationToken = default)
+    public FrameResolution ResolveModuleOffset(
+        ModuleName module,
+        ulong rva,
+        CancellationToken cancellationToken = default
+    )
     {
         ArgumentNullException.ThrowIfNull(module);
         return Resolve(GetView(module), rva, cancellationToken);
@@ -208,7 +223,8 @@ internal sealed partial class ResolverSession
     /// <summary>Resolves a raw virtual address through <see cref="ModuleMap"/>.</summary>
     /// <param name="address">The virtual address.</param>
     /// <param name="cancellationToken">Stops a PDB search or download.</param>
-    /// <returns>The resolution (unresolved with <see cref="UnresolvedReason.NoModuleMap"/> or <see cref="UnresolvedReason.NoModuleForAddress"/> when the map cannot place it).</returns>
+    /// <returns>The resolution (unresolved with <see cref="UnresolvedReason.NoModuleMap"/> or
+    /// <see cref="UnresolvedReason.NoModuleForAddress"/> when the map cannot place it).</returns>
     public FrameResolution ResolveAddress(ulong address, CancellationToken cancellationToken = default)
     {
         if (ModuleMap is null)
@@ -226,9 +242,15 @@ internal sealed partial class ResolverSession
             return r;
         }
 
-        r = Unresolved(null, null, null, null, UnresolvedReason.NoModuleForAddress,
+        r = Unresolved(
+            null,
+            null,
+            null,
+            null,
+            UnresolvedReason.NoModuleForAddress,
             "no module for 0x" + address.ToString("X16", CultureInfo.InvariantCulture),
-            "no module for the address (outside every module of the module map)");
+            "no module for the address (outside every module of the module map)"
+        );
         if (_owner.TryReserveCacheEntry())
         {
             _outside.TryAdd(address, r);
@@ -237,12 +259,18 @@ internal sealed partial class ResolverSession
         return r;
     }
 
-    /// <summary>Resolves raw return addresses (an <c>.xel</c> callstack, leaf first) through <see cref="ModuleMap"/>.</summary>
+    /// <summary>Resolves raw return addresses (an <c>.xel</c> callstack, leaf first) through
+    /// <see cref="ModuleMap"/>.</summary>
     /// <param name="addresses">The virtual addresses.</param>
     /// <param name="destination">Receives one resolution per address.</param>
     /// <param name="cancellationToken">Stops a PDB search or download.</param>
-    /// <exception cref="ArgumentException"><paramref name="destination"/> is shorter than <paramref name="addresses"/>.</exception>
-    public void ResolveAddresses(ReadOnlySpan<ulong> addresses, Span<FrameResolution> destination, CancellationToken cancellationToken = default)
+    /// <exception cref="ArgumentException"><paramref name="destination"/> is shorter than
+    /// <paramref name="addresses"/>.</exception>
+    public void ResolveAddresses(
+        ReadOnlySpan<ulong> addresses,
+        Span<FrameResolution> destination,
+        CancellationToken cancellationToken = default
+    )
     {
         if (destination.Length < addresses.Length)
         {
@@ -265,8 +293,21 @@ internal sealed partial class ResolverSession
 
         string? display = s.Module is null ? null : DisplayName(s.Module);
         string? styled = display is null ? null : FrameText.StyledModule(display, _style);
-        r = new FrameResolution(FrameResolutionStatus.InEngine, FrameText.Render(styled, s.Symbol, s.Displacement, _style, _offsets),
-            s.Module, display, s.Symbol, s.Displacement, null, true, null, null, UnresolvedReason.None, null, null);
+        r = new FrameResolution(
+            FrameResolutionStatus.InEngine,
+            FrameText.Render(styled, s.Symbol, s.Displacement, _style, _offsets),
+            s.Module,
+            display,
+            s.Symbol,
+            s.Displacement,
+            null,
+            true,
+            null,
+            null,
+            UnresolvedReason.None,
+            null,
+            null
+        );
         if (_owner.TryReserveCacheEntry())
         {
             _inEngine.TryAdd(key, r);
@@ -298,19 +339,43 @@ internal sealed partial class ResolverSession
         string ordinal = display + "!Ordinal" + o.Ordinal.ToString(CultureInfo.InvariantCulture);
         if (binary is null)
         {
-            string why = binaries is not null && binaries.IsAmbiguous(o.ModuleName)
-                ? ordinal + " can only be placed with the export table of " + display + ", which was found in two builds under the binaries folders"
-                : ordinal + " can only be placed with the export table of " + display + " (give the DLL with --binaries DIR)";
-            r = Unresolved(o.ModuleName, display, null, null, UnresolvedReason.OrdinalNeedsDll,
-                "ordinal needs the DLL: " + why, "ordinal needs the DLL (" + display + ")");
+            string why =
+                binaries is not null && binaries.IsAmbiguous(o.ModuleName)
+                    ? ordinal
+                        + " can only be placed with the export table of "
+                        + display
+                        + ", which was found in two builds under the binaries folders"
+                    : ordinal
+                        + " can only be placed with the export table of "
+                        + display
+                        + " (give the DLL with --binaries DIR)";
+            r = Unresolved(
+                o.ModuleName,
+                display,
+                null,
+                null,
+                UnresolvedReason.OrdinalNeedsDll,
+                "ordinal needs the DLL: " + why,
+                "ordinal needs the DLL (" + display + ")"
+            );
         }
         else
         {
             PeExport? export = binary.Image.FindExportByOrdinal(o.Ordinal);
-            string why = export is null ? binary.Path + " has no export with ordinal " + o.Ordinal.ToString(CultureInfo.InvariantCulture)
+            string why =
+                export is null
+                    ? binary.Path + " has no export with ordinal " + o.Ordinal.ToString(CultureInfo.InvariantCulture)
                 : export.IsForwarder ? ordinal + " is forwarded to " + PdbNamesPrintable(export.ForwardedTo)
                 : "the offset 0x" + o.Offset.ToString("x", CultureInfo.InvariantCulture) + " is beyond 4 GB";
-            r = Unresolved(o.ModuleName, display, null, null, UnresolvedReason.OrdinalNotExported, why, "ordinal not exported by " + display);
+            r = Unresolved(
+                o.ModuleName,
+                display,
+                null,
+                null,
+                UnresolvedReason.OrdinalNotExported,
+                why,
+                "ordinal not exported by " + display
+            );
         }
 
         if (_owner.TryReserveCacheEntry())
@@ -328,7 +393,15 @@ internal sealed partial class ResolverSession
             string text = r.IsAbbreviated
                 ? "abbreviated callstack_rva frame with no earlier full frame of its module"
                 : "callstack_rva frame without PDB name, GUID/age and RVA";
-            return Unresolved(r.Module, r.Module is null ? null : DisplayName(r.Module), null, null, UnresolvedReason.IncompleteFrame, text, text);
+            return Unresolved(
+                r.Module,
+                r.Module is null ? null : DisplayName(r.Module),
+                null,
+                null,
+                UnresolvedReason.IncompleteFrame,
+                text,
+                text
+            );
         }
 
         var key = new RvaViewKey(r.Module?.Name, r.PdbName!, r.Identity!.Value);
@@ -336,8 +409,12 @@ internal sealed partial class ResolverSession
         {
             ModuleName? module = r.Module ?? ModuleFromPdbName(r.PdbName!);
             string? display = module is null ? null : DisplayName(module);
-            view = new ModuleView(module, display, display is null ? null : FrameText.StyledModule(display, _style),
-                _owner.GetPdb(r.PdbName!, r.Identity, PdbIdentitySource.Frame));
+            view = new ModuleView(
+                module,
+                display,
+                display is null ? null : FrameText.StyledModule(display, _style),
+                _owner.GetPdb(r.PdbName!, r.Identity, PdbIdentitySource.Frame)
+            );
             if (_rvaViews.Count < MaxViews)
             {
                 view = _rvaViews.GetOrAdd(key, view);
@@ -352,6 +429,28 @@ internal sealed partial class ResolverSession
 
     private static string PdbNamesPrintable(string? s) => Store.PdbNames.Printable(s);
 
-    private static FrameResolution Unresolved(ModuleName? module, string? display, ulong? rva, PdbBinding? pdb, UnresolvedReason reason, string text, string group) =>
-        new(FrameResolutionStatus.Unresolved, null, module, display, null, null, rva, false, pdb, null, reason, text, group);
+    private static FrameResolution Unresolved(
+        ModuleName? module,
+        string? display,
+        ulong? rva,
+        PdbBinding? pdb,
+        UnresolvedReason reason,
+        string text,
+        string group
+    ) =>
+        new(
+            FrameResolutionStatus.Unresolved,
+            null,
+            module,
+            display,
+            null,
+            null,
+            rva,
+            false,
+            pdb,
+            null,
+            reason,
+            text,
+            group
+        );
 }

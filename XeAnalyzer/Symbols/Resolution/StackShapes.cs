@@ -7,9 +7,10 @@ namespace XeAnalyzer.Symbols.Resolution;
 internal static class StackShapes
 {
     /// <summary>
-    /// The shape of a stack: one frame kind throughout gives that kind; symbolized frames with module+offset frames of non-SQL Server
-    /// modules only (ntdll, KERNEL32: SQL Server has no PDB for them in Binn) count as <see cref="StackShape.SymbolizedInEngine"/>;
-    /// ordinal frames with symbolized frames (and such module+offset frames) as <see cref="StackShape.Ordinals"/>; anything else is
+    /// The shape of a stack: one frame kind throughout gives that kind; symbolized frames with module+offset frames of
+    /// non-SQL Server modules only (ntdll, KERNEL32: SQL Server has no PDB for them in Binn) count as
+    /// <see cref="StackShape.SymbolizedInEngine"/>; ordinal frames with symbolized frames (and such module+offset
+    /// frames) as <see cref="StackShape.Ordinals"/>; anything else is
     /// <see cref="StackShape.Mixed"/>.
     /// </summary>
     /// <param name="frames">The stack's frames.</param>
@@ -21,7 +22,12 @@ internal static class StackShapes
             return StackShape.NoFrames;
         }
 
-        int symbolized = 0, engineOffsets = 0, otherOffsets = 0, addresses = 0, ordinals = 0, rvas = 0;
+        int symbolized = 0,
+            engineOffsets = 0,
+            otherOffsets = 0,
+            addresses = 0,
+            ordinals = 0,
+            rvas = 0;
         foreach (StackFrame f in frames)
         {
             switch (f)

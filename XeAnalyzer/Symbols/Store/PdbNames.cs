@@ -14,7 +14,8 @@ internal static class PdbNames
 
     private static readonly System.Buffers.SearchValues<char> s_forbidden = BuildForbidden();
 
-    /// <summary>Whether <paramref name="name"/> is a safe PDB file name; when not, <paramref name="problem"/> says why.</summary>
+    /// <summary>Whether <paramref name="name"/> is a safe PDB file name; when not, <paramref name="problem"/> says
+    /// why.</summary>
     /// <param name="name">The candidate name (from a capture, an RSDS record or a server).</param>
     /// <param name="problem">Why the name was rejected, or <see langword="null"/>.</param>
     public static bool IsValid(string? name, out string? problem)
@@ -24,8 +25,8 @@ internal static class PdbNames
     }
 
     /// <summary>
-    /// The file name part of a debug path as an RSDS record or a frame carries it (<c>d:\b\sqlmin.pdb</c> → <c>sqlmin.pdb</c>),
-    /// splitting on both <c>\</c> and <c>/</c>. The result still has to pass <see cref="IsValid"/>.
+    /// The file name part of a debug path as an RSDS record or a frame carries it (<c>d:\b\sqlmin.pdb</c> →
+    /// <c>sqlmin.pdb</c>), splitting on both <c>\</c> and <c>/</c>. The result still has to pass <see cref="IsValid"/>.
     /// </summary>
     /// <param name="debugPath">The recorded path.</param>
     public static string FileNameOf(string debugPath)
@@ -35,7 +36,8 @@ internal static class PdbNames
         return cut < 0 ? debugPath : debugPath[(cut + 1)..];
     }
 
-    /// <summary>A form of an untrusted string that is safe to print: control characters as <c>\uXXXX</c>, cut to 120 characters.</summary>
+    /// <summary>A form of an untrusted string that is safe to print: control characters as <c>\uXXXX</c>, cut to 120
+    /// characters.</summary>
     /// <param name="text">The untrusted text.</param>
     public static string Printable(string? text)
     {
@@ -75,7 +77,10 @@ internal static class PdbNames
 
         if (name.Length > MaxLength)
         {
-            return string.Create(CultureInfo.InvariantCulture, $"the PDB name {Shown(name)} is {name.Length} characters long (at most {MaxLength} accepted)");
+            return string.Create(
+                CultureInfo.InvariantCulture,
+                $"the PDB name {Shown(name)} is {name.Length} characters long (at most {MaxLength} accepted)"
+            );
         }
 
         int bad = name.AsSpan().IndexOfAny(s_forbidden);
@@ -83,7 +88,9 @@ internal static class PdbNames
         {
             return char.IsControl(name[bad])
                 ? "the PDB name " + Shown(name) + " contains control characters"
-                : "the PDB name " + Shown(name) + " is not a single file name (it contains a path separator, drive or wildcard character)";
+                : "the PDB name "
+                    + Shown(name)
+                    + " is not a single file name (it contains a path separator, drive or wildcard character)";
         }
 
         if (name.Contains("..", StringComparison.Ordinal) || name[0] == '.')
@@ -108,7 +115,8 @@ internal static class PdbNames
 
     private static System.Buffers.SearchValues<char> BuildForbidden()
     {
-        // Path separators, drive colon and wildcards, the platform's invalid file-name characters, and every control character.
+        // Path separators, drive colon and wildcards, the platform's invalid file-name characters, and every control
+        // character.
         var set = new HashSet<char>("/\\:*?\"<>|");
         set.UnionWith(Path.GetInvalidFileNameChars());
         for (int c = 0; c <= char.MaxValue; c++)

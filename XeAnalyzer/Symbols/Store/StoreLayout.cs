@@ -5,8 +5,9 @@ using XeAnalyzer.Symbols.Store.Cab;
 namespace XeAnalyzer.Symbols.Store;
 
 /// <summary>
-/// File-system helpers of the store client: case-insensitive probing (store layouts are case-sensitive on Linux, names from
-/// captures vary in case), containment checks, and atomic writes into a cache (temp file in the final folder, verify, rename).
+/// File-system helpers of the store client: case-insensitive probing (store layouts are case-sensitive on Linux, names
+/// from captures vary in case), containment checks, and atomic writes into a cache (temp file in the final folder,
+/// verify, rename).
 /// </summary>
 internal static class StoreLayout
 {
@@ -17,7 +18,9 @@ internal static class StoreLayout
     public const int MaxPointerBytes = 4096;
 
     private static readonly StringComparison s_pathComparison =
-        OperatingSystem.IsWindows() || OperatingSystem.IsMacOS() ? StringComparison.OrdinalIgnoreCase : StringComparison.Ordinal;
+        OperatingSystem.IsWindows() || OperatingSystem.IsMacOS()
+            ? StringComparison.OrdinalIgnoreCase
+            : StringComparison.Ordinal;
 
     private static readonly EnumerationOptions s_caseInsensitive = new()
     {
@@ -27,11 +30,13 @@ internal static class StoreLayout
         RecurseSubdirectories = false,
     };
 
-    /// <summary>The compressed name symsrv uses: the last character replaced by <c>_</c> (<c>x.pdb</c> → <c>x.pd_</c>).</summary>
+    /// <summary>The compressed name symsrv uses: the last character replaced by <c>_</c> (<c>x.pdb</c> →
+    /// <c>x.pd_</c>).</summary>
     public static string CompressedName(string name) => name[..^1] + "_";
 
     /// <summary>
-    /// Entries named <paramref name="name"/> in any letter case inside <paramref name="dir"/> (the exact spelling first).
+    /// Entries named <paramref name="name"/> in any letter case inside <paramref name="dir"/> (the exact spelling
+    /// first).
     /// <paramref name="name"/> must be free of wildcard characters (validated PDB names and hex keys are).
     /// </summary>
     public static List<string> Match(string dir, string name, bool directories)
@@ -69,7 +74,8 @@ internal static class StoreLayout
         return result;
     }
 
-    /// <summary>Name folders of <paramref name="name"/> in a store: <c>root/name</c> and the two-tier <c>root/xx/name</c> (index2) layout.</summary>
+    /// <summary>Name folders of <paramref name="name"/> in a store: <c>root/name</c> and the two-tier
+    /// <c>root/xx/name</c> (index2) layout.</summary>
     public static List<string> NameFolders(string root, string name)
     {
         var result = Match(root, name, directories: true);
@@ -111,14 +117,27 @@ internal static class StoreLayout
     /// <param name="reasons">Receives the reason when the file is rejected.</param>
     /// <param name="actual">The identity read from the file.</param>
     /// <param name="shownAs">How to name the file in the reason (default: <c>name in folder</c>).</param>
-    public static bool TryVerify(string path, PdbIdentity? wanted, List<string> reasons, out PdbIdentity actual, string? shownAs = null) =>
-        TryVerify(path, wanted, reasons, out actual, out _, shownAs);
+    public static bool TryVerify(
+        string path,
+        PdbIdentity? wanted,
+        List<string> reasons,
+        out PdbIdentity actual,
+        string? shownAs = null
+    ) => TryVerify(path, wanted, reasons, out actual, out _, shownAs);
 
     /// <summary>
-    /// As <see cref="TryVerify(string, PdbIdentity?, List{string}, out PdbIdentity, string?)"/>; <paramref name="damage"/> receives
-    /// what is wrong with the file when it is not a readable PDB at all (as opposed to a readable PDB of another build).
+    /// As <see cref="TryVerify(string, PdbIdentity?, List{string}, out PdbIdentity, string?)"/>;
+    /// <paramref name="damage"/> receives what is wrong with the file when it is not a readable PDB at all (as opposed
+    /// to a readable PDB of another build).
     /// </summary>
-    public static bool TryVerify(string path, PdbIdentity? wanted, List<string> reasons, out PdbIdentity actual, out string? damage, string? shownAs = null)
+    public static bool TryVerify(
+        string path,
+        PdbIdentity? wanted,
+        List<string> reasons,
+        out PdbIdentity actual,
+        out string? damage,
+        string? shownAs = null
+    )
     {
         actual = default;
         damage = null;
@@ -130,7 +149,9 @@ internal static class StoreLayout
         catch (Exception ex) when (InputFailure.IsReadFailure(ex))
         {
             damage = ex is XeFormatException ? InputFailure.Describe(ex) : "cannot be read: " + ex.Message;
-            reasons.Add(shown + (ex is XeFormatException ? " is not usable: " : " cannot be read: ") + InputFailure.Describe(ex));
+            reasons.Add(
+                shown + (ex is XeFormatException ? " is not usable: " : " cannot be read: ") + InputFailure.Describe(ex)
+            );
             return false;
         }
 
@@ -144,8 +165,9 @@ internal static class StoreLayout
     }
 
     /// <summary>
-    /// Prepares <c>root/name/KEY/</c> for writing: checks that it stays under <paramref name="root"/> and that no part of it is a
-    /// symbolic link, creates what is missing. Returns the key folder and the folders created (to remove again on failure).
+    /// Prepares <c>root/name/KEY/</c> for writing: checks that it stays under <paramref name="root"/> and that no part
+    /// of it is a symbolic link, creates what is missing. Returns the key folder and the folders created (to remove
+    /// again on failure).
     /// </summary>
     public static string PrepareKeyFolder(string root, string name, PdbIdentity identity, List<string> created)
     {
@@ -155,7 +177,9 @@ internal static class StoreLayout
         string final = Path.Join(keyDir, name);
         if (!IsUnder(final, fullRoot) || !string.Equals(Path.GetFullPath(final), final, s_pathComparison))
         {
-            throw new InvalidOperationException("refusing to write '" + PdbNames.Printable(final) + "': it is not inside the cache " + fullRoot);
+            throw new InvalidOperationException(
+                "refusing to write '" + PdbNames.Printable(final) + "': it is not inside the cache " + fullRoot
+            );
         }
 
         foreach (string dir in new[] { fullRoot, nameDir, keyDir })
@@ -198,7 +222,8 @@ internal static class StoreLayout
         created.Clear();
     }
 
-    /// <summary>A fresh temp-file name in <paramref name="keyDir"/>; the leading dot hides it from probes and listings.</summary>
+    /// <summary>A fresh temp-file name in <paramref name="keyDir"/>; the leading dot hides it from probes and
+    /// listings.</summary>
     public static string TempPath(string keyDir, string name) =>
         Path.Join(keyDir, "." + name + "." + Guid.NewGuid().ToString("N", CultureInfo.InvariantCulture) + ".tmp");
 
@@ -221,8 +246,8 @@ internal static class StoreLayout
     }
 
     /// <summary>
-    /// Moves a verified temp file to <paramref name="final"/>. If another writer got there first, its file is kept when it verifies,
-    /// and replaced (atomically) when it does not.
+    /// Moves a verified temp file to <paramref name="final"/>. If another writer got there first, its file is kept when
+    /// it verifies, and replaced (atomically) when it does not.
     /// </summary>
     public static void Commit(string temp, string final, PdbIdentity identity)
     {
@@ -246,10 +271,18 @@ internal static class StoreLayout
     }
 
     /// <summary>
-    /// Expands the PDB inside the cabinet <paramref name="cabPath"/> into <c>cacheRoot/name/KEY/name</c>: to a temp file first,
-    /// verified, then renamed. Returns the final path, or <see langword="null"/> with the reason added.
+    /// Expands the PDB inside the cabinet <paramref name="cabPath"/> into <c>cacheRoot/name/KEY/name</c>: to a temp
+    /// file first, verified, then renamed. Returns the final path, or <see langword="null"/> with the reason added.
     /// </summary>
-    public static string? ExpandCabinet(string cabPath, string name, PdbIdentity identity, string cacheRoot, long maxBytes, List<string> reasons, CancellationToken cancellationToken)
+    public static string? ExpandCabinet(
+        string cabPath,
+        string name,
+        PdbIdentity identity,
+        string cacheRoot,
+        long maxBytes,
+        List<string> reasons,
+        CancellationToken cancellationToken
+    )
     {
         var created = new List<string>();
         string? temp = null;
@@ -257,11 +290,19 @@ internal static class StoreLayout
         try
         {
             using CabArchive cab = CabArchive.Open(cabPath);
-            CabFileEntry? entry = cab.Files.FirstOrDefault(f => PdbNames.FileNameOf(f.Name).Equals(name, StringComparison.OrdinalIgnoreCase))
-                ?? (cab.Files.Count == 1 ? cab.Files[0] : null);
+            CabFileEntry? entry =
+                cab.Files.FirstOrDefault(f =>
+                    PdbNames.FileNameOf(f.Name).Equals(name, StringComparison.OrdinalIgnoreCase)
+                ) ?? (cab.Files.Count == 1 ? cab.Files[0] : null);
             if (entry is null)
             {
-                reasons.Add(Path.GetFileName(cabPath) + " holds " + cab.Files.Count.ToString(CultureInfo.InvariantCulture) + " files and none is named " + name);
+                reasons.Add(
+                    Path.GetFileName(cabPath)
+                        + " holds "
+                        + cab.Files.Count.ToString(CultureInfo.InvariantCulture)
+                        + " files and none is named "
+                        + name
+                );
                 return null;
             }
 

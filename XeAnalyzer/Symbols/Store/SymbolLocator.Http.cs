@@ -24,18 +24,20 @@ sealed partial class SymbolLocator
     // Server/name/key combinations a server answered 404 for in every spelling, remembered for the session.
     private readonly ConcurrentDictionary<string, byte> _notOnServer = new(StringComparer.Ordinal);
 
-    // Consecutive connection failures or timeouts per server; at ServerFailureLimit the server is skipped for the session.
+    // Consecutive connection failures or timeouts per server; at ServerFailureLimit the server is skipped for the
+    // session.
     private readonly ConcurrentDictionary<string, int> _serverFailures = new(StringComparer.Ordinal);
 
-    // Why servers failed in this session (distinct texts, capped), for summaries of runs that still found their PDBs elsewhere.
+    // Why servers failed in this session (distinct texts, capped), for summaries of runs that still found their PDBs
+    // elsewhere.
     private readonly ConcurrentDictionary<string, byte> _serverProblems = new(StringComparer.Ordinal);
 
     private const int MaxServerProblems = 100;
 
     /// <summary>
-    /// Why symbol servers failed in this session (a redirect not followed, a timeout, a refused or rejected download, …), one line
-    /// each, sorted ordinally; at most 100. A failed server is skipped for that lookup and the next symbol path element is tried,
-    /// so these may matter even when every PDB was found.
+    /// Why symbol servers failed in this session (a redirect not followed, a timeout, a refused or rejected download,
+    /// …), one line each, sorted ordinally; at most 100. A failed server is skipped for that lookup and the next symbol
+    /// path element is tried, so these may matter even when every PDB was found.
     /// </summary>
     /// <returns>The problems.</returns>
     public IReadOnlyList<string> GetServerProblems() =>
@@ -60,31 +62,53 @@ sealed partial class SymbolLocator
         var handler = new SocketsHttpHandler
         {
             ConnectTimeout = options.ConnectTimeout,
-            // Redirects are followed by SendFollowingRedirectsAsync, which checks every Location first (http/https only).
+            // Redirects are followed by SendFollowingRedirectsAsync, which checks every Location first (http/https
+            // only).
             AllowAutoRedirect = false,
             AutomaticDecompression = DecompressionMethods.None,
             PooledConnectionLifetime = TimeSpan.FromMinutes(5),
         };
-        var client = new HttpClient(handler, disposeHandler: true) { Timeout = System.Threading.Timeout.InfiniteTimeSpan };
+        var client = new HttpClient(handler, disposeHandler: true)
+        {
+            Timeout = System.Threading.Timeout.InfiniteTimeSpan,
+        };
 
         // No Accept header at all: in particular never 'application/msfz0' (MSFZ needs zstd and is not supported).
         client.DefaultRequestHeaders.TryAddWithoutValidation("User-Agent", options.UserAgent);
         return client;
     }
 
-    private async Task<PdbLookupResult?> TryServerAsync(ServerLocation server, string name, PdbIdentity id, List<string> reasons, CancellationToken cancellationToken)
+    private async Task<PdbLookupResult?> TryServerAsync(
+        ServerLocation server,
+        string name,
+        PdbIdentity id,
+        List<string> reasons,
+        CancellationToken cancellationToken
+    )
     {
         string serverText = server.Server.OriginalString;
         string negativeKey = serverText + "|" + name.ToUpperInvariant() + "|" + id.Key;
         if (_notOnServer.ContainsKey(negativeKey))
         {
-            reasons.Add(name + " " + id.ToString() + " is not on " + serverText + " (a 404 remembered from earlier in this session)");
+            reasons.Add(
+                name
+                    + " "
+                    + id.ToString()
+                    + " is not on "
+                    + serverText
+                    + " (a 404 remembered from earlier in this session)"
+            );
             return null;
         }
 
         if (_serverFailures.TryGetValue(serverText, out int failures) && failures >= ServerFailureLimit)
         {
-            reasons.Add(serverText + " was not asked: it failed " + failures.ToString(CultureInfo.InvariantCulture) + " times in a row in this session");
+            reasons.Add(
+                serverText
+                    + " was not asked: it failed "
+                    + failures.ToString(CultureInfo.InvariantCulture)
+                    + " times in a row in this session"
+            );
             return null;
         }
 
@@ -109,10 +133,26 @@ sealed partial class SymbolLocator
                     _ => StoreLayout.PointerFileName,
                 };
                 var url = new Uri(
-                    serverText.TrimEnd('/') + "/" + Uri.EscapeDataString(urlName) + "/" + urlKey + "/" + Uri.EscapeDataString(file),
-                    UriKind.Absolute);
+                    serverText.TrimEnd('/')
+                        + "/"
+                        + Uri.EscapeDataString(urlName)
+                        + "/"
+                        + urlKey
+                        + "/"
+                        + Uri.EscapeDataString(file),
+                    UriKind.Absolute
+                );
                 asked++;
-                (Outcome outcome, PdbLookupResult? result) = await DownloadAsync(server, url, kind, name, id, reasons, cancellationToken).ConfigureAwait(false);
+                (Outcome outcome, PdbLookupResult? result) = await DownloadAsync(
+                        server,
+                        url,
+                        kind,
+                        name,
+                        id,
+                        reasons,
+                        cancellationToken
+                    )
+                    .ConfigureAwait(false);
                 if (outcome == Outcome.Found)
                 {
                     return result;
@@ -131,11 +171,24 @@ sealed partial class SymbolLocator
         }
 
         _notOnServer.TryAdd(negativeKey, 0);
-        reasons.Add(string.Create(CultureInfo.InvariantCulture, $"{name} {id} is not on {serverText} (404 for all {asked} URLs: .pdb, .pd_ and file.ptr)"));
+        reasons.Add(
+            string.Create(
+                CultureInfo.InvariantCulture,
+                $"{name} {id} is not on {serverText} (404 for all {asked} URLs: .pdb, .pd_ and file.ptr)"
+            )
+        );
         return null;
     }
 
-    private async Task<(Outcome, PdbLookupResult?)> DownloadAsync(ServerLocation server, Uri url, Kind kind, string name, PdbIdentity id, List<string> reasons, CancellationToken cancellationToken)
+    private async Task<(Outcome, PdbLookupResult?)> DownloadAsync(
+        ServerLocation server,
+        Uri url,
+        Kind kind,
+        string name,
+        PdbIdentity id,
+        List<string> reasons,
+        CancellationToken cancellationToken
+    )
     {
         string serverText = server.Server.OriginalString;
         for (int attempt = 0; ; attempt++)
@@ -145,7 +198,8 @@ sealed partial class SymbolLocator
             attemptCts.CancelAfter(Options.Timeout);
             try
             {
-                (HttpResponseMessage? sent, string? refused) = await SendFollowingRedirectsAsync(url, attemptCts.Token).ConfigureAwait(false);
+                (HttpResponseMessage? sent, string? refused) = await SendFollowingRedirectsAsync(url, attemptCts.Token)
+                    .ConfigureAwait(false);
                 _serverFailures[serverText] = 0;
                 if (sent is null)
                 {
@@ -160,9 +214,18 @@ sealed partial class SymbolLocator
                     return (Outcome.Missing, null);
                 }
 
-                if (status >= 500 || response.StatusCode is HttpStatusCode.RequestTimeout or HttpStatusCode.TooManyRequests)
+                if (
+                    status >= 500
+                    || response.StatusCode is HttpStatusCode.RequestTimeout or HttpStatusCode.TooManyRequests
+                )
                 {
-                    reasons.Add(string.Create(CultureInfo.InvariantCulture, $"{url} answered {status} {response.ReasonPhrase} (attempt {attempt + 1} of {Options.MaxRetries + 1})"));
+                    reasons.Add(
+                        string.Create(
+                            CultureInfo.InvariantCulture,
+                            $"{url} answered {status} {response.ReasonPhrase} (attempt {attempt + 1} of "
+                                + $"{Options.MaxRetries + 1})"
+                        )
+                    );
                     if (retry)
                     {
                         await Task.Delay(Options.RetryDelay * (attempt + 1), cancellationToken).ConfigureAwait(false);
@@ -174,24 +237,41 @@ sealed partial class SymbolLocator
 
                 if (!response.IsSuccessStatusCode)
                 {
-                    reasons.Add(string.Create(CultureInfo.InvariantCulture, $"{url} answered {status} {response.ReasonPhrase}; server skipped"));
+                    reasons.Add(
+                        string.Create(
+                            CultureInfo.InvariantCulture,
+                            $"{url} answered {status} {response.ReasonPhrase}; server skipped"
+                        )
+                    );
                     return (Outcome.Failed, null);
                 }
 
                 return kind == Kind.Pointer
-                    ? await ReadServedPointerAsync(response, url, name, id, server, reasons, attemptCts.Token).ConfigureAwait(false)
-                    : await SaveServedFileAsync(response, url, kind, name, id, server, reasons, attemptCts.Token).ConfigureAwait(false);
+                    ? await ReadServedPointerAsync(response, url, name, id, server, reasons, attemptCts.Token)
+                        .ConfigureAwait(false)
+                    : await SaveServedFileAsync(response, url, kind, name, id, server, reasons, attemptCts.Token)
+                        .ConfigureAwait(false);
             }
             catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
             {
                 CountFailure(serverText);
-                reasons.Add(string.Create(CultureInfo.InvariantCulture, $"{url} timed out after {Options.Timeout.TotalSeconds:0.###} s; server skipped"));
+                reasons.Add(
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"{url} timed out after {Options.Timeout.TotalSeconds:0.###} s; server skipped"
+                    )
+                );
                 return (Outcome.Failed, null);
             }
             catch (Exception ex) when (ex is HttpRequestException or IOException)
             {
                 CountFailure(serverText);
-                reasons.Add(string.Create(CultureInfo.InvariantCulture, $"{url} failed: {ex.Message} (attempt {attempt + 1} of {Options.MaxRetries + 1})"));
+                reasons.Add(
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"{url} failed: {ex.Message} (attempt {attempt + 1} of {Options.MaxRetries + 1})"
+                    )
+                );
                 if (retry)
                 {
                     await Task.Delay(Options.RetryDelay * (attempt + 1), cancellationToken).ConfigureAwait(false);
@@ -204,17 +284,22 @@ sealed partial class SymbolLocator
     }
 
     /// <summary>
-    /// Sends a GET for <paramref name="url"/> and follows redirects itself, each checked by <see cref="CheckRedirect"/> before any
-    /// connection is made, at most <see cref="MaxRedirects"/>. Returns the final response, or <see langword="null"/> and why a
-    /// redirect was not followed (a failed lookup on this server, never an exception).
+    /// Sends a GET for <paramref name="url"/> and follows redirects itself, each checked by <see cref="CheckRedirect"/>
+    /// before any connection is made, at most <see cref="MaxRedirects"/>. Returns the final response, or
+    /// <see langword="null"/> and why a redirect was not followed (a failed lookup on this server, never an exception).
     /// </summary>
-    private async Task<(HttpResponseMessage? Response, string? Refused)> SendFollowingRedirectsAsync(Uri url, CancellationToken cancellationToken)
+    private async Task<(HttpResponseMessage? Response, string? Refused)> SendFollowingRedirectsAsync(
+        Uri url,
+        CancellationToken cancellationToken
+    )
     {
         Uri current = url;
         for (int hop = 0; ; hop++)
         {
             using var request = new HttpRequestMessage(HttpMethod.Get, current);
-            HttpResponseMessage response = await _http!.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, cancellationToken).ConfigureAwait(false);
+            HttpResponseMessage response = await _http!
+                .SendAsync(request, HttpCompletionOption.ResponseHeadersRead, cancellationToken)
+                .ConfigureAwait(false);
             if ((int)response.StatusCode is not (301 or 302 or 303 or 307 or 308))
             {
                 return (response, null);
@@ -223,7 +308,12 @@ sealed partial class SymbolLocator
             int status = (int)response.StatusCode;
             string? location = null;
             int locations = 0;
-            if (response.Headers.NonValidated.TryGetValues("Location", out System.Net.Http.Headers.HeaderStringValues values))
+            if (
+                response.Headers.NonValidated.TryGetValues(
+                    "Location",
+                    out System.Net.Http.Headers.HeaderStringValues values
+                )
+            )
             {
                 foreach (string v in values)
                 {
@@ -233,21 +323,39 @@ sealed partial class SymbolLocator
             }
 
             response.Dispose();
-            string via = hop == 0 ? string.Empty : " (after " + hop.ToString(CultureInfo.InvariantCulture) + " redirects, at " + current + ")";
+            string via =
+                hop == 0
+                    ? string.Empty
+                    : " (after " + hop.ToString(CultureInfo.InvariantCulture) + " redirects, at " + current + ")";
             if (locations > 1)
             {
-                return (null, string.Create(CultureInfo.InvariantCulture, $"answered {status} with {locations} Location headers{via}; not followed"));
+                return (
+                    null,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"answered {status} with {locations} Location headers{via}; not followed"
+                    )
+                );
             }
 
             string? problem = CheckRedirect(current, location, out Uri? next);
             if (problem is not null)
             {
-                return (null, string.Create(CultureInfo.InvariantCulture, $"answered {status}{via}: {problem}; not followed"));
+                return (
+                    null,
+                    string.Create(CultureInfo.InvariantCulture, $"answered {status}{via}: {problem}; not followed")
+                );
             }
 
             if (hop + 1 > MaxRedirects)
             {
-                return (null, string.Create(CultureInfo.InvariantCulture, $"was redirected more than {MaxRedirects} times (a redirect loop?); not followed further"));
+                return (
+                    null,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"was redirected more than {MaxRedirects} times (a redirect loop?); not followed further"
+                    )
+                );
             }
 
             current = next!;
@@ -255,9 +363,10 @@ sealed partial class SymbolLocator
     }
 
     /// <summary>
-    /// The one rule for following a redirect from <paramref name="from"/> to the <c>Location</c> value <paramref name="location"/>:
-    /// it must resolve (relative to <paramref name="from"/>) to an absolute http or https URL with a host, and must not go from https
-    /// to http. Returns <see langword="null"/> and the target when it may be followed, else what is wrong with it.
+    /// The one rule for following a redirect from <paramref name="from"/> to the <c>Location</c> value
+    /// <paramref name="location"/>: it must resolve (relative to <paramref name="from"/>) to an absolute http or https
+    /// URL with a host, and must not go from https to http. Returns <see langword="null"/> and the target when it may
+    /// be followed, else what is wrong with it.
     /// </summary>
     internal static string? CheckRedirect(Uri from, string? location, out Uri? target)
     {
@@ -308,15 +417,30 @@ sealed partial class SymbolLocator
     private void CountFailure(string server) => _serverFailures.AddOrUpdate(server, 1, (_, n) => n + 1);
 
     /// <summary>
-    /// Streams a served <c>.pdb</c> or <c>.pd_</c> into a hidden temp file in the cache's key folder, checks size and magic,
-    /// expands a cabinet, verifies GUID and age, then renames into place. Nothing is left behind on failure.
+    /// Streams a served <c>.pdb</c> or <c>.pd_</c> into a hidden temp file in the cache's key folder, checks size and
+    /// magic, expands a cabinet, verifies GUID and age, then renames into place. Nothing is left behind on failure.
     /// </summary>
-    private async Task<(Outcome, PdbLookupResult?)> SaveServedFileAsync(HttpResponseMessage response, Uri url, Kind kind, string name, PdbIdentity id, ServerLocation server, List<string> reasons, CancellationToken cancellationToken)
+    private async Task<(Outcome, PdbLookupResult?)> SaveServedFileAsync(
+        HttpResponseMessage response,
+        Uri url,
+        Kind kind,
+        string name,
+        PdbIdentity id,
+        ServerLocation server,
+        List<string> reasons,
+        CancellationToken cancellationToken
+    )
     {
         long? declared = response.Content.Headers.ContentLength;
         if (declared > Options.MaxDownloadBytes)
         {
-            reasons.Add(string.Create(CultureInfo.InvariantCulture, $"{url} declares {declared} bytes, more than the {Options.MaxDownloadBytes}-byte download limit; refused"));
+            reasons.Add(
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"{url} declares {declared} bytes, more than the {Options.MaxDownloadBytes}-byte download limit; "
+                        + $"refused"
+                )
+            );
             return (Outcome.Failed, null);
         }
 
@@ -343,7 +467,14 @@ sealed partial class SymbolLocator
             long reported = 0;
             IProgress<WorkProgress>? progress = Options.DownloadProgress;
             progress?.Report(new WorkProgress(WorkKind.Downloading, name, 0, declared ?? -1, false));
-            var output = new FileStream(temp, FileMode.CreateNew, FileAccess.Write, FileShare.None, 1 << 16, FileOptions.Asynchronous);
+            var output = new FileStream(
+                temp,
+                FileMode.CreateNew,
+                FileAccess.Write,
+                FileShare.None,
+                1 << 16,
+                FileOptions.Asynchronous
+            );
             await using (output.ConfigureAwait(false))
             {
                 Stream body = await response.Content.ReadAsStreamAsync(cancellationToken).ConfigureAwait(false);
@@ -365,7 +496,11 @@ sealed partial class SymbolLocator
                             headLength += take;
                             if (headLength >= s_msfzMagic.Length && head.AsSpan().StartsWith(s_msfzMagic))
                             {
-                                reasons.Add(url + " sent an MSFZ-compressed PDB ('Microsoft MSFZ Container'), which is not supported (it was not asked for: no 'Accept: application/msfz0'); not cached");
+                                reasons.Add(
+                                    url
+                                        + " sent an MSFZ-compressed PDB ('Microsoft MSFZ Container'), which is not "
+                                        + "supported (it was not asked for: no 'Accept: application/msfz0'); not cached"
+                                );
                                 return (Outcome.Failed, null);
                             }
                         }
@@ -373,7 +508,13 @@ sealed partial class SymbolLocator
                         written += n;
                         if (written > Options.MaxDownloadBytes)
                         {
-                            reasons.Add(string.Create(CultureInfo.InvariantCulture, $"{url} sent more than the {Options.MaxDownloadBytes}-byte download limit; aborted, not cached"));
+                            reasons.Add(
+                                string.Create(
+                                    CultureInfo.InvariantCulture,
+                                    $"{url} sent more than the {Options.MaxDownloadBytes}-byte download limit; "
+                                        + $"aborted, not cached"
+                                )
+                            );
                             return (Outcome.Failed, null);
                         }
 
@@ -381,14 +522,21 @@ sealed partial class SymbolLocator
                         if (progress is not null && written - reported >= FileReadProgress.Step)
                         {
                             reported = written;
-                            progress.Report(new WorkProgress(WorkKind.Downloading, name, written, declared ?? -1, false));
+                            progress.Report(
+                                new WorkProgress(WorkKind.Downloading, name, written, declared ?? -1, false)
+                            );
                         }
                     }
                 }
 
                 if (declared is long d && written != d)
                 {
-                    throw new IOException(string.Create(CultureInfo.InvariantCulture, $"the body ended after {written} of {d} bytes (truncated download)"));
+                    throw new IOException(
+                        string.Create(
+                            CultureInfo.InvariantCulture,
+                            $"the body ended after {written} of {d} bytes (truncated download)"
+                        )
+                    );
                 }
 
                 await output.FlushAsync(cancellationToken).ConfigureAwait(false);
@@ -399,7 +547,15 @@ sealed partial class SymbolLocator
             bool isCabinet = CabArchive.IsCabinet(head.AsSpan(0, headLength));
             if (isCabinet)
             {
-                string? expanded = StoreLayout.ExpandCabinet(temp, name, id, server.Cache, Options.MaxExpandedBytes, reasons, cancellationToken);
+                string? expanded = StoreLayout.ExpandCabinet(
+                    temp,
+                    name,
+                    id,
+                    server.Cache,
+                    Options.MaxExpandedBytes,
+                    reasons,
+                    cancellationToken
+                );
                 if (expanded is null)
                 {
                     reasons.Add(url + " was rejected; not cached");
@@ -407,7 +563,21 @@ sealed partial class SymbolLocator
                 }
 
                 committed = true;
-                return (Outcome.Found, Found(name, id, PdbLookupStatus.Verified, expanded, id, PdbOrigin.Server, url.ToString(), true, false, reasons));
+                return (
+                    Outcome.Found,
+                    Found(
+                        name,
+                        id,
+                        PdbLookupStatus.Verified,
+                        expanded,
+                        id,
+                        PdbOrigin.Server,
+                        url.ToString(),
+                        true,
+                        false,
+                        reasons
+                    )
+                );
             }
 
             if (kind == Kind.Cabinet)
@@ -424,7 +594,21 @@ sealed partial class SymbolLocator
 
             StoreLayout.Commit(temp, final, id);
             committed = true;
-            return (Outcome.Found, Found(name, id, PdbLookupStatus.Verified, final, actual, PdbOrigin.Server, url.ToString(), false, false, reasons));
+            return (
+                Outcome.Found,
+                Found(
+                    name,
+                    id,
+                    PdbLookupStatus.Verified,
+                    final,
+                    actual,
+                    PdbOrigin.Server,
+                    url.ToString(),
+                    false,
+                    false,
+                    reasons
+                )
+            );
         }
         finally
         {
@@ -441,7 +625,15 @@ sealed partial class SymbolLocator
         }
     }
 
-    private async Task<(Outcome, PdbLookupResult?)> ReadServedPointerAsync(HttpResponseMessage response, Uri url, string name, PdbIdentity id, ServerLocation server, List<string> reasons, CancellationToken cancellationToken)
+    private async Task<(Outcome, PdbLookupResult?)> ReadServedPointerAsync(
+        HttpResponseMessage response,
+        Uri url,
+        string name,
+        PdbIdentity id,
+        ServerLocation server,
+        List<string> reasons,
+        CancellationToken cancellationToken
+    )
     {
         if (response.Content.Headers.ContentLength > StoreLayout.MaxPointerBytes)
         {
@@ -472,7 +664,17 @@ sealed partial class SymbolLocator
             }
 
             string text = Encoding.UTF8.GetString(buffer, 0, total);
-            PdbLookupResult? result = FollowPointer(text, url.ToString(), null, name, id, server.Cache, PdbOrigin.Server, reasons, cancellationToken);
+            PdbLookupResult? result = FollowPointer(
+                text,
+                url.ToString(),
+                null,
+                name,
+                id,
+                server.Cache,
+                PdbOrigin.Server,
+                reasons,
+                cancellationToken
+            );
             return result is null ? (Outcome.Failed, null) : (Outcome.Found, result);
         }
     }

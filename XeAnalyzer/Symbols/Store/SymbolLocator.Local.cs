@@ -8,7 +8,14 @@ namespace XeAnalyzer.Symbols.Store;
 /// </content>
 sealed partial class SymbolLocator
 {
-    private PdbLookupResult? ProbeLocal(LocalLocation location, string name, PdbIdentity id, List<string> reasons, List<(string Path, string Damage)> damaged, CancellationToken cancellationToken)
+    private PdbLookupResult? ProbeLocal(
+        LocalLocation location,
+        string name,
+        PdbIdentity id,
+        List<string> reasons,
+        List<(string Path, string Damage)> damaged,
+        CancellationToken cancellationToken
+    )
     {
         if (!Directory.Exists(location.Directory))
         {
@@ -26,7 +33,18 @@ sealed partial class SymbolLocator
             {
                 if (StoreLayout.TryVerify(candidate, id, reasons, out PdbIdentity actual))
                 {
-                    return Found(name, id, PdbLookupStatus.Verified, candidate, actual, PdbOrigin.Folder, location.Directory, false, false, reasons);
+                    return Found(
+                        name,
+                        id,
+                        PdbLookupStatus.Verified,
+                        candidate,
+                        actual,
+                        PdbOrigin.Folder,
+                        location.Directory,
+                        false,
+                        false,
+                        reasons
+                    );
                 }
             }
         }
@@ -39,22 +57,53 @@ sealed partial class SymbolLocator
                 {
                     if (StoreLayout.TryVerify(candidate, id, reasons, out PdbIdentity actual, out string? damage))
                     {
-                        return Found(name, id, PdbLookupStatus.Verified, candidate, actual, PdbOrigin.Store, location.Directory, false, false, reasons);
+                        return Found(
+                            name,
+                            id,
+                            PdbLookupStatus.Verified,
+                            candidate,
+                            actual,
+                            PdbOrigin.Store,
+                            location.Directory,
+                            false,
+                            false,
+                            reasons
+                        );
                     }
 
                     if (damage is not null)
                     {
-                        // Its key folder says it is the wanted build: a file there that cannot be read is a damaged PDB, not a missing one.
+                        // Its key folder says it is the wanted build: a file there that cannot be read is a damaged
+                        // PDB, not a missing one.
                         damaged.Add((Path.GetFullPath(candidate), damage));
                     }
                 }
 
                 foreach (string cab in StoreLayout.Match(keyDir, StoreLayout.CompressedName(name), directories: false))
                 {
-                    string? expanded = StoreLayout.ExpandCabinet(cab, name, id, location.ExpansionCache, Options.MaxExpandedBytes, reasons, cancellationToken);
+                    string? expanded = StoreLayout.ExpandCabinet(
+                        cab,
+                        name,
+                        id,
+                        location.ExpansionCache,
+                        Options.MaxExpandedBytes,
+                        reasons,
+                        cancellationToken
+                    );
                     if (expanded is not null)
                     {
-                        return Found(name, id, PdbLookupStatus.Verified, expanded, id, PdbOrigin.Store, location.Directory, true, false, reasons);
+                        return Found(
+                            name,
+                            id,
+                            PdbLookupStatus.Verified,
+                            expanded,
+                            id,
+                            PdbOrigin.Store,
+                            location.Directory,
+                            true,
+                            false,
+                            reasons
+                        );
                     }
                 }
 
@@ -63,7 +112,17 @@ sealed partial class SymbolLocator
                     string? text = ReadPointerFile(pointer, reasons);
                     if (text is not null)
                     {
-                        PdbLookupResult? viaPointer = FollowPointer(text, pointer, keyDir, name, id, location.ExpansionCache, PdbOrigin.Store, reasons, cancellationToken);
+                        PdbLookupResult? viaPointer = FollowPointer(
+                            text,
+                            pointer,
+                            keyDir,
+                            name,
+                            id,
+                            location.ExpansionCache,
+                            PdbOrigin.Store,
+                            reasons,
+                            cancellationToken
+                        );
                         if (viaPointer is not null)
                         {
                             return viaPointer;
@@ -120,14 +179,18 @@ sealed partial class SymbolLocator
     private PdbLookupResult LocateByNameOnly(string name, List<string> reasons, CancellationToken cancellationToken)
     {
         // Nothing identifies the build: collect every file of that name in the folders named for name-only matching
-        // (SymbolStoreOptions.NameOnlyFolders), and accept one only if all of them are the same build. Caches and stores never count.
+        // (SymbolStoreOptions.NameOnlyFolders), and accept one only if all of them are the same build. Caches and
+        // stores never count.
         var byIdentity = new Dictionary<PdbIdentity, (string Path, LocalLocation Where, PdbOrigin Origin)>();
         var order = new List<PdbIdentity>();
         foreach (LocalLocation location in _nameOnly)
         {
             foreach ((string path, PdbOrigin origin) in NameCandidates(location, name, cancellationToken))
             {
-                if (StoreLayout.TryVerify(path, null, reasons, out PdbIdentity actual) && !byIdentity.ContainsKey(actual))
+                if (
+                    StoreLayout.TryVerify(path, null, reasons, out PdbIdentity actual)
+                    && !byIdentity.ContainsKey(actual)
+                )
                 {
                     byIdentity[actual] = (path, location, origin);
                     order.Add(actual);
@@ -143,19 +206,49 @@ sealed partial class SymbolLocator
         if (order.Count == 1)
         {
             var (path, where, origin) = byIdentity[order[0]];
-            reasons.Add("matched by name only: nothing identifies the build, so " + path + " (" + order[0].ToString() + ") is unverified");
-            return Found(name, null, PdbLookupStatus.Unverified, path, order[0], origin, where.Directory, false, false, reasons);
+            reasons.Add(
+                "matched by name only: nothing identifies the build, so "
+                    + path
+                    + " ("
+                    + order[0].ToString()
+                    + ") is unverified"
+            );
+            return Found(
+                name,
+                null,
+                PdbLookupStatus.Unverified,
+                path,
+                order[0],
+                origin,
+                where.Directory,
+                false,
+                false,
+                reasons
+            );
         }
 
         if (order.Count > 1)
         {
-            reasons.Add(string.Create(CultureInfo.InvariantCulture, $"{order.Count} different builds of {name} were found ({string.Join(", ", order.Select(i => i.ToString()))}) and nothing identifies which one is wanted"));
+            reasons.Add(
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"{order.Count} different builds of {name} were found "
+                        + $"({string.Join(", ", order.Select(i => i.ToString()))}) and nothing identifies which one is "
+                        + $"wanted"
+                )
+            );
             return NotFound(name, null, reasons);
         }
 
-        reasons.Add(_nameOnly.Count == 0
-            ? "no GUID/age is known for " + name + ", and no folder was named for matching a PDB by name only"
-            : "no file named " + name + " was found in the " + _nameOnly.Count.ToString(CultureInfo.InvariantCulture) + " folder(s) named for matching by name only");
+        reasons.Add(
+            _nameOnly.Count == 0
+                ? "no GUID/age is known for " + name + ", and no folder was named for matching a PDB by name only"
+                : "no file named "
+                    + name
+                    + " was found in the "
+                    + _nameOnly.Count.ToString(CultureInfo.InvariantCulture)
+                    + " folder(s) named for matching by name only"
+        );
 
         // Say what the symbol path holds under that name, and why it is not used.
         int shown = 0;
@@ -165,7 +258,11 @@ sealed partial class SymbolLocator
             {
                 if (shown++ < 4)
                 {
-                    reasons.Add(path + " has that name but is not used: without a GUID/age a PDB is matched by name only from a folder named for it, never from a cache or symbol store (it may be of another build)");
+                    reasons.Add(
+                        path
+                            + " has that name but is not used: without a GUID/age a PDB is matched by name only from a "
+                            + "folder named for it, never from a cache or symbol store (it may be of another build)"
+                    );
                 }
             }
         }
@@ -173,8 +270,13 @@ sealed partial class SymbolLocator
         return NotFound(name, null, reasons);
     }
 
-    /// <summary>Files named <paramref name="name"/> in a location: in the folder (recursively when enabled) and in symbol-store layout.</summary>
-    private List<(string Path, PdbOrigin Origin)> NameCandidates(LocalLocation location, string name, CancellationToken cancellationToken)
+    /// <summary>Files named <paramref name="name"/> in a location: in the folder (recursively when enabled) and in
+    /// symbol-store layout.</summary>
+    private List<(string Path, PdbOrigin Origin)> NameCandidates(
+        LocalLocation location,
+        string name,
+        CancellationToken cancellationToken
+    )
     {
         cancellationToken.ThrowIfCancellationRequested();
         var candidates = new List<(string, PdbOrigin)>();
@@ -192,7 +294,9 @@ sealed partial class SymbolLocator
         {
             foreach (string keyDir in SafeSubdirectories(nameDir))
             {
-                candidates.AddRange(StoreLayout.Match(keyDir, name, directories: false).Select(c => (c, PdbOrigin.Store)));
+                candidates.AddRange(
+                    StoreLayout.Match(keyDir, name, directories: false).Select(c => (c, PdbOrigin.Store))
+                );
             }
         }
 
@@ -218,7 +322,12 @@ sealed partial class SymbolLocator
             using var fs = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite);
             if (fs.Length > StoreLayout.MaxPointerBytes)
             {
-                reasons.Add(path + " is " + fs.Length.ToString(CultureInfo.InvariantCulture) + " bytes, too large for a pointer file; ignored");
+                reasons.Add(
+                    path
+                        + " is "
+                        + fs.Length.ToString(CultureInfo.InvariantCulture)
+                        + " bytes, too large for a pointer file; ignored"
+                );
                 return null;
             }
 
@@ -233,11 +342,22 @@ sealed partial class SymbolLocator
     }
 
     /// <summary>
-    /// Follows a <c>file.ptr</c> (<c>PATH:&lt;path&gt;</c> or <c>MSG:&lt;text&gt;</c>). A PATH must be a local absolute path
-    /// (or, for a local pointer, relative to its key folder) that lies inside one of the symbol path's local folders, stores or caches,
-    /// unless <see cref="SymbolStoreOptions.AllowPointerTargetsOutsideSymbolPath"/> is set; the target is verified like any candidate.
+    /// Follows a <c>file.ptr</c> (<c>PATH:&lt;path&gt;</c> or <c>MSG:&lt;text&gt;</c>). A PATH must be a local absolute
+    /// path (or, for a local pointer, relative to its key folder) that lies inside one of the symbol path's local
+    /// folders, stores or caches, unless <see cref="SymbolStoreOptions.AllowPointerTargetsOutsideSymbolPath"/> is set;
+    /// the target is verified like any candidate.
     /// </summary>
-    private PdbLookupResult? FollowPointer(string text, string pointerLabel, string? keyDir, string name, PdbIdentity id, string expansionCache, PdbOrigin origin, List<string> reasons, CancellationToken cancellationToken)
+    private PdbLookupResult? FollowPointer(
+        string text,
+        string pointerLabel,
+        string? keyDir,
+        string name,
+        PdbIdentity id,
+        string expansionCache,
+        PdbOrigin origin,
+        List<string> reasons,
+        CancellationToken cancellationToken
+    )
     {
         string line = text.Split('\n')[0].Trim().TrimStart('\uFEFF');
         if (line.StartsWith("MSG:", StringComparison.OrdinalIgnoreCase))
@@ -248,7 +368,12 @@ sealed partial class SymbolLocator
 
         if (!line.StartsWith("PATH:", StringComparison.OrdinalIgnoreCase))
         {
-            reasons.Add(pointerLabel + " is not a pointer file (expected 'PATH:' or 'MSG:', found '" + PdbNames.Printable(line) + "')");
+            reasons.Add(
+                pointerLabel
+                    + " is not a pointer file (expected 'PATH:' or 'MSG:', found '"
+                    + PdbNames.Printable(line)
+                    + "')"
+            );
             return null;
         }
 
@@ -260,7 +385,13 @@ sealed partial class SymbolLocator
             return null;
         }
 
-        if (!OperatingSystem.IsWindows() && (target.StartsWith(@"\\", StringComparison.Ordinal) || (target.Length >= 2 && char.IsAsciiLetter(target[0]) && target[1] == ':')))
+        if (
+            !OperatingSystem.IsWindows()
+            && (
+                target.StartsWith(@"\\", StringComparison.Ordinal)
+                || (target.Length >= 2 && char.IsAsciiLetter(target[0]) && target[1] == ':')
+            )
+        )
         {
             reasons.Add(pointerLabel + " points to the Windows path " + shown + ", which cannot be used on this OS");
             return null;
@@ -270,7 +401,12 @@ sealed partial class SymbolLocator
         {
             if (keyDir is null)
             {
-                reasons.Add(pointerLabel + " points to the relative path " + shown + "; a server's pointer must be absolute; ignored");
+                reasons.Add(
+                    pointerLabel
+                        + " points to the relative path "
+                        + shown
+                        + "; a server's pointer must be absolute; ignored"
+                );
                 return null;
             }
 
@@ -288,9 +424,17 @@ sealed partial class SymbolLocator
             return null;
         }
 
-        if (!Options.AllowPointerTargetsOutsideSymbolPath && !_allowedRoots.Exists(root => StoreLayout.IsUnder(full, root)))
+        if (
+            !Options.AllowPointerTargetsOutsideSymbolPath
+            && !_allowedRoots.Exists(root => StoreLayout.IsUnder(full, root))
+        )
         {
-            reasons.Add(pointerLabel + " points to " + PdbNames.Printable(full) + ", outside the symbol path's folders and caches; ignored");
+            reasons.Add(
+                pointerLabel
+                    + " points to "
+                    + PdbNames.Printable(full)
+                    + ", outside the symbol path's folders and caches; ignored"
+            );
             return null;
         }
 
@@ -300,7 +444,18 @@ sealed partial class SymbolLocator
             {
                 if (StoreLayout.TryVerify(candidate, id, reasons, out PdbIdentity actual))
                 {
-                    return Found(name, id, PdbLookupStatus.Verified, candidate, actual, origin, full, false, true, reasons);
+                    return Found(
+                        name,
+                        id,
+                        PdbLookupStatus.Verified,
+                        candidate,
+                        actual,
+                        origin,
+                        full,
+                        false,
+                        true,
+                        reasons
+                    );
                 }
             }
 
@@ -316,8 +471,18 @@ sealed partial class SymbolLocator
 
         if (full.EndsWith(".pd_", StringComparison.OrdinalIgnoreCase))
         {
-            string? expanded = StoreLayout.ExpandCabinet(full, name, id, expansionCache, Options.MaxExpandedBytes, reasons, cancellationToken);
-            return expanded is null ? null : Found(name, id, PdbLookupStatus.Verified, expanded, id, origin, full, true, true, reasons);
+            string? expanded = StoreLayout.ExpandCabinet(
+                full,
+                name,
+                id,
+                expansionCache,
+                Options.MaxExpandedBytes,
+                reasons,
+                cancellationToken
+            );
+            return expanded is null
+                ? null
+                : Found(name, id, PdbLookupStatus.Verified, expanded, id, origin, full, true, true, reasons);
         }
 
         return StoreLayout.TryVerify(full, id, reasons, out PdbIdentity found)

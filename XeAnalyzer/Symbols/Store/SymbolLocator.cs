@@ -4,16 +4,18 @@ using System.Globalization;
 namespace XeAnalyzer.Symbols.Store;
 
 /// <summary>
-/// Finds PDBs along a <see cref="SymbolPath"/>: plain folders, local symbol stores and caches (probed in every letter case,
-/// flat and two-tier layouts, <c>.pd_</c> cabinets, <c>file.ptr</c> pointers), then HTTP symbol servers (downloaded into the
-/// chain's cache, verified before use, written atomically). Every candidate's GUID and age are checked against the request;
-/// a file with another identity is never returned. All local locations are searched before any server is asked.
+/// Finds PDBs along a <see cref="SymbolPath"/>: plain folders, local symbol stores and caches (probed in every letter
+/// case, flat and two-tier layouts, <c>.pd_</c> cabinets, <c>file.ptr</c> pointers), then HTTP symbol servers
+/// (downloaded into the chain's cache, verified before use, written atomically). Every candidate's GUID and age are
+/// checked against the request; a file with another identity is never returned. All local locations are searched before
+/// any server is asked.
 /// </summary>
 /// <remarks>
-/// <para>Thread safety: all members may be called concurrently. Lookups of the same PDB (name in any case, same identity)
-/// are coalesced: one search and at most one download run, and the result is remembered for the locator's lifetime
-/// (a session), including "not found" and server 404s.</para>
-/// <para>Untrusted names: PDB names must pass <see cref="PdbNames.IsValid"/>; a rejected name is reported, never used in a path or URL.</para>
+/// <para>Thread safety: all members may be called concurrently. Lookups of the same PDB (name in any case, same
+/// identity) are coalesced: one search and at most one download run, and the result is remembered for the locator's
+/// lifetime (a session), including "not found" and server 404s.</para>
+/// <para>Untrusted names: PDB names must pass <see cref="PdbNames.IsValid"/>; a rejected name is reported, never used
+/// in a path or URL.</para>
 /// </remarks>
 public sealed partial class SymbolLocator : IDisposable
 {
@@ -28,13 +30,16 @@ public sealed partial class SymbolLocator : IDisposable
 
     /// <summary>Creates a locator for <paramref name="symbolPath"/>.</summary>
     /// <param name="symbolPath">Where to search, in order.</param>
-    /// <param name="options">Network, timeout, cap and cache settings; <see cref="SymbolStoreOptions.Default"/> when null.</param>
+    /// <param name="options">Network, timeout, cap and cache settings; <see cref="SymbolStoreOptions.Default"/> when
+    /// null.</param>
     public SymbolLocator(SymbolPath symbolPath, SymbolStoreOptions? options = null)
     {
         ArgumentNullException.ThrowIfNull(symbolPath);
         SymbolPath = symbolPath;
         Options = options ?? SymbolStoreOptions.Default;
-        _defaultCache = Path.TrimEndingDirectorySeparator(Path.GetFullPath(Options.DefaultCacheDirectory ?? SymbolStoreOptions.GetDefaultCacheDirectory()));
+        _defaultCache = Path.TrimEndingDirectorySeparator(
+            Path.GetFullPath(Options.DefaultCacheDirectory ?? SymbolStoreOptions.GetDefaultCacheDirectory())
+        );
         BuildPlan();
         foreach (string folder in Options.NameOnlyFolders)
         {
@@ -61,65 +66,93 @@ public sealed partial class SymbolLocator : IDisposable
     public string DefaultCacheDirectory => _defaultCache;
 
     /// <summary>
-    /// Finds the PDB <paramref name="pdbName"/> with <paramref name="identity"/>, synchronously (for resolvers running on
-    /// worker threads). Equivalent to <see cref="LocatePdbAsync"/>; local-only lookups complete without blocking on I/O completion ports.
+    /// Finds the PDB <paramref name="pdbName"/> with <paramref name="identity"/>, synchronously (for resolvers running
+    /// on worker threads). Equivalent to <see cref="LocatePdbAsync"/>; local-only lookups complete without blocking on
+    /// I/O completion ports.
     /// </summary>
     /// <param name="pdbName">The PDB file name (<c>sqlmin.pdb</c>); must pass <see cref="PdbNames.IsValid"/>.</param>
-    /// <param name="identity">The GUID and age, or <see langword="null"/> when nothing identifies the build (then a unique name match is returned as <see cref="PdbLookupStatus.Unverified"/>).</param>
-    /// <param name="cancellationToken">Stops waiting; a shared download already running continues for the other callers.</param>
-    /// <returns>The lookup result; never throws for missing or bad files (see <see cref="PdbLookupResult.Reasons"/>).</returns>
+    /// <param name="identity">The GUID and age, or <see langword="null"/> when nothing identifies the build (then a
+    /// unique name match is returned as <see cref="PdbLookupStatus.Unverified"/>).</param>
+    /// <param name="cancellationToken">Stops waiting; a shared download already running continues for the other
+    /// callers.</param>
+    /// <returns>The lookup result; never throws for missing or bad files (see
+    /// <see cref="PdbLookupResult.Reasons"/>).</returns>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
     /// <exception cref="ObjectDisposedException">The locator was disposed.</exception>
-    public PdbLookupResult LocatePdb(string pdbName, PdbIdentity? identity, CancellationToken cancellationToken = default) =>
-        LocatePdbAsync(pdbName, identity, cancellationToken).GetAwaiter().GetResult();
+    public PdbLookupResult LocatePdb(
+        string pdbName,
+        PdbIdentity? identity,
+        CancellationToken cancellationToken = default
+    ) => LocatePdbAsync(pdbName, identity, cancellationToken).GetAwaiter().GetResult();
 
-    /// <summary>Finds the PDB <paramref name="pdbName"/> with <paramref name="identity"/>; see <see cref="LocatePdb"/>.</summary>
+    /// <summary>Finds the PDB <paramref name="pdbName"/> with <paramref name="identity"/>; see
+    /// <see cref="LocatePdb"/>.</summary>
     /// <param name="pdbName">The PDB file name (<c>sqlmin.pdb</c>); must pass <see cref="PdbNames.IsValid"/>.</param>
     /// <param name="identity">The GUID and age, or <see langword="null"/> when nothing identifies the build.</param>
-    /// <param name="cancellationToken">Stops waiting; a shared download already running continues for the other callers.</param>
+    /// <param name="cancellationToken">Stops waiting; a shared download already running continues for the other
+    /// callers.</param>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
     /// <exception cref="ObjectDisposedException">The locator was disposed.</exception>
-    public Task<PdbLookupResult> LocatePdbAsync(string pdbName, PdbIdentity? identity, CancellationToken cancellationToken = default)
+    public Task<PdbLookupResult> LocatePdbAsync(
+        string pdbName,
+        PdbIdentity? identity,
+        CancellationToken cancellationToken = default
+    )
     {
         ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
         if (!PdbNames.IsValid(pdbName, out string? problem))
         {
-            return Task.FromResult(NotFound(pdbName ?? string.Empty, identity, [problem + "; rejected, nothing was searched"]));
+            return Task.FromResult(
+                NotFound(pdbName ?? string.Empty, identity, [problem + "; rejected, nothing was searched"])
+            );
         }
 
         Lazy<Task<PdbLookupResult>> lookup = _lookups.GetOrAdd(
             new LookupKey(pdbName, identity),
-            _ => new Lazy<Task<PdbLookupResult>>(() => LocateCoreAsync(pdbName, identity, _lifetime.Token), LazyThreadSafetyMode.ExecutionAndPublication));
+            _ => new Lazy<Task<PdbLookupResult>>(
+                () => LocateCoreAsync(pdbName, identity, _lifetime.Token),
+                LazyThreadSafetyMode.ExecutionAndPublication
+            )
+        );
         Task<PdbLookupResult> task = lookup.Value;
         return task.IsCompleted || !cancellationToken.CanBeCanceled ? task : task.WaitAsync(cancellationToken);
     }
 
     /// <summary>
-    /// Makes sure the PDB is available locally, downloading it into the cache when needed (for <c>xeanalyze symbols fetch</c>).
-    /// A file already present in a folder or store is not copied.
+    /// Makes sure the PDB is available locally, downloading it into the cache when needed (for <c>xeanalyze symbols
+    /// fetch</c>). A file already present in a folder or store is not copied.
     /// </summary>
     /// <param name="pdbName">The PDB file name.</param>
     /// <param name="identity">The GUID and age (required: a server is only asked for a known build).</param>
     /// <param name="cancellationToken">Stops waiting.</param>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
-    public Task<PdbLookupResult> FetchAsync(string pdbName, PdbIdentity identity, CancellationToken cancellationToken = default) =>
-        LocatePdbAsync(pdbName, identity, cancellationToken);
+    public Task<PdbLookupResult> FetchAsync(
+        string pdbName,
+        PdbIdentity identity,
+        CancellationToken cancellationToken = default
+    ) => LocatePdbAsync(pdbName, identity, cancellationToken);
 
-    /// <summary>Fetches several PDBs, synchronously (for a command line); see <see cref="FetchAsync(IEnumerable{PdbRequest}, CancellationToken)"/>.</summary>
+    /// <summary>Fetches several PDBs, synchronously (for a command line); see
+    /// <see cref="FetchAsync(IEnumerable{PdbRequest}, CancellationToken)"/>.</summary>
     /// <param name="requests">The PDBs to fetch.</param>
     /// <param name="cancellationToken">Stops the downloads.</param>
     /// <returns>One result per request, in request order.</returns>
-    public IReadOnlyList<PdbLookupResult> Fetch(IEnumerable<PdbRequest> requests, CancellationToken cancellationToken = default) =>
-        FetchAsync(requests, cancellationToken).GetAwaiter().GetResult();
+    public IReadOnlyList<PdbLookupResult> Fetch(
+        IEnumerable<PdbRequest> requests,
+        CancellationToken cancellationToken = default
+    ) => FetchAsync(requests, cancellationToken).GetAwaiter().GetResult();
 
     /// <summary>
-    /// Fetches many PDBs, at most <see cref="SymbolStoreOptions.MaxParallelDownloads"/> at a time; results are in request order.
-    /// Requests without an identity are not searched (a server cannot be asked for an unknown build).
+    /// Fetches many PDBs, at most <see cref="SymbolStoreOptions.MaxParallelDownloads"/> at a time; results are in
+    /// request order. Requests without an identity are not searched (a server cannot be asked for an unknown build).
     /// </summary>
     /// <param name="requests">The PDBs to fetch.</param>
     /// <param name="cancellationToken">Stops the batch.</param>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
-    public async Task<IReadOnlyList<PdbLookupResult>> FetchAsync(IEnumerable<PdbRequest> requests, CancellationToken cancellationToken = default)
+    public async Task<IReadOnlyList<PdbLookupResult>> FetchAsync(
+        IEnumerable<PdbRequest> requests,
+        CancellationToken cancellationToken = default
+    )
     {
         ArgumentNullException.ThrowIfNull(requests);
         PdbRequest[] list = requests.ToArray();
@@ -135,7 +168,11 @@ public sealed partial class SymbolLocator : IDisposable
                     PdbRequest r = list[index];
                     if (r.Identity is not PdbIdentity id)
                     {
-                        results[index] = NotFound(r.PdbName ?? string.Empty, null, ["no GUID/age given: a symbol server can only be asked for a known build"]);
+                        results[index] = NotFound(
+                            r.PdbName ?? string.Empty,
+                            null,
+                            ["no GUID/age given: a symbol server can only be asked for a known build"]
+                        );
                         return;
                     }
 
@@ -149,7 +186,8 @@ public sealed partial class SymbolLocator : IDisposable
                         gate.Release();
                     }
                 },
-                cancellationToken);
+                cancellationToken
+            );
         }
 
         await Task.WhenAll(tasks).ConfigureAwait(false);
@@ -169,9 +207,26 @@ public sealed partial class SymbolLocator : IDisposable
         _http?.Dispose();
     }
 
-    private static PdbLookupResult NotFound(string name, PdbIdentity? identity, IReadOnlyList<string> reasons, List<(string Path, string Damage)>? damaged = null) =>
-        new(name, identity, PdbLookupStatus.NotFound, null, null, PdbOrigin.None, null, false, false, reasons.ToArray().AsReadOnly(),
-            damaged is { Count: > 0 } ? damaged[0].Path : null, damaged is { Count: > 0 } ? damaged[0].Damage : null);
+    private static PdbLookupResult NotFound(
+        string name,
+        PdbIdentity? identity,
+        IReadOnlyList<string> reasons,
+        List<(string Path, string Damage)>? damaged = null
+    ) =>
+        new(
+            name,
+            identity,
+            PdbLookupStatus.NotFound,
+            null,
+            null,
+            PdbOrigin.None,
+            null,
+            false,
+            false,
+            reasons.ToArray().AsReadOnly(),
+            damaged is { Count: > 0 } ? damaged[0].Path : null,
+            damaged is { Count: > 0 } ? damaged[0].Damage : null
+        );
 
     private void BuildPlan()
     {
@@ -191,8 +246,10 @@ public sealed partial class SymbolLocator : IDisposable
                     string Resolve(SymbolStoreTier t) => t.Directory ?? currentCache ?? _defaultCache;
                     SymbolStoreTier first = e.Tiers[0];
 
-                    // The downstream store is the first tier of a chain of two or more; a lone store is searched but not written to.
-                    string downstream = e.Tiers.Count >= 2 && !first.IsServer ? Resolve(first) : currentCache ?? _defaultCache;
+                    // The downstream store is the first tier of a chain of two or more; a lone store is searched but
+                    // not written to.
+                    string downstream =
+                        e.Tiers.Count >= 2 && !first.IsServer ? Resolve(first) : currentCache ?? _defaultCache;
                     foreach (SymbolStoreTier t in e.Tiers)
                     {
                         if (t.IsServer)
@@ -234,7 +291,11 @@ public sealed partial class SymbolLocator : IDisposable
         }
     }
 
-    private async Task<PdbLookupResult> LocateCoreAsync(string name, PdbIdentity? identity, CancellationToken cancellationToken)
+    private async Task<PdbLookupResult> LocateCoreAsync(
+        string name,
+        PdbIdentity? identity,
+        CancellationToken cancellationToken
+    )
     {
         var reasons = new List<string>();
         var damaged = new List<(string Path, string Damage)>();
@@ -242,7 +303,16 @@ public sealed partial class SymbolLocator : IDisposable
         {
             if (_local.Count == 0 && _servers.Count == 0 && (identity is not null || _nameOnly.Count == 0))
             {
-                reasons.Add("the symbol path is empty" + (SymbolPath.Warnings.Count > 0 ? " (" + SymbolPath.Warnings.Count.ToString(CultureInfo.InvariantCulture) + " elements were unusable)" : string.Empty));
+                reasons.Add(
+                    "the symbol path is empty"
+                        + (
+                            SymbolPath.Warnings.Count > 0
+                                ? " ("
+                                    + SymbolPath.Warnings.Count.ToString(CultureInfo.InvariantCulture)
+                                    + " elements were unusable)"
+                                : string.Empty
+                        )
+                );
                 return NotFound(name, identity, reasons);
             }
 
@@ -265,13 +335,20 @@ public sealed partial class SymbolLocator : IDisposable
             {
                 if (_http is null)
                 {
-                    reasons.Add(string.Create(CultureInfo.InvariantCulture, $"offline: {_servers.Count} symbol server(s) not asked ({string.Join(", ", _servers.Select(s => s.Server.OriginalString))})"));
+                    reasons.Add(
+                        string.Create(
+                            CultureInfo.InvariantCulture,
+                            $"offline: {_servers.Count} symbol server(s) not asked "
+                                + $"({string.Join(", ", _servers.Select(s => s.Server.OriginalString))})"
+                        )
+                    );
                 }
                 else
                 {
                     foreach (ServerLocation server in _servers)
                     {
-                        PdbLookupResult? found = await TryServerAsync(server, name, id, reasons, cancellationToken).ConfigureAwait(false);
+                        PdbLookupResult? found = await TryServerAsync(server, name, id, reasons, cancellationToken)
+                            .ConfigureAwait(false);
                         if (found is not null)
                         {
                             return found;
@@ -280,7 +357,14 @@ public sealed partial class SymbolLocator : IDisposable
                 }
             }
 
-            reasons.Add(name + " " + id.ToString() + " was not found in " + (_local.Count + _servers.Count).ToString(CultureInfo.InvariantCulture) + " location(s)");
+            reasons.Add(
+                name
+                    + " "
+                    + id.ToString()
+                    + " was not found in "
+                    + (_local.Count + _servers.Count).ToString(CultureInfo.InvariantCulture)
+                    + " location(s)"
+            );
             return NotFound(name, identity, reasons, damaged);
         }
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
@@ -290,14 +374,37 @@ public sealed partial class SymbolLocator : IDisposable
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
         {
-            // A folder vanished or became unreadable during the search: report it rather than fail the caller's resolution.
+            // A folder vanished or became unreadable during the search: report it rather than fail the caller's
+            // resolution.
             reasons.Add("the search stopped on an I/O error: " + ex.Message);
             return NotFound(name, identity, reasons);
         }
     }
 
-    private static PdbLookupResult Found(string name, PdbIdentity? requested, PdbLookupStatus status, string path, PdbIdentity actual, PdbOrigin origin, string where, bool expanded, bool pointer, List<string> reasons) =>
-        new(name, requested, status, Path.GetFullPath(path), actual, origin, where, expanded, pointer, reasons.ToArray().AsReadOnly());
+    private static PdbLookupResult Found(
+        string name,
+        PdbIdentity? requested,
+        PdbLookupStatus status,
+        string path,
+        PdbIdentity actual,
+        PdbOrigin origin,
+        string where,
+        bool expanded,
+        bool pointer,
+        List<string> reasons
+    ) =>
+        new(
+            name,
+            requested,
+            status,
+            Path.GetFullPath(path),
+            actual,
+            origin,
+            where,
+            expanded,
+            pointer,
+            reasons.ToArray().AsReadOnly()
+        );
 
     /// <summary>A lookup's identity for coalescing: the name in any letter case, and the GUID/age (or none).</summary>
     private readonly struct LookupKey(string name, PdbIdentity? identity) : IEquatable<LookupKey>
@@ -314,7 +421,8 @@ public sealed partial class SymbolLocator : IDisposable
             HashCode.Combine(StringComparer.OrdinalIgnoreCase.GetHashCode(_name), _identity);
     }
 
-    /// <summary>A local folder, store or cache to probe; <paramref name="ExpansionCache"/> receives PDBs expanded from <c>.pd_</c> files found there.</summary>
+    /// <summary>A local folder, store or cache to probe; <paramref name="ExpansionCache"/> receives PDBs expanded from
+    /// <c>.pd_</c> files found there.</summary>
     private sealed record LocalLocation(string Directory, bool IsPlainFolder, string ExpansionCache);
 
     /// <summary>An HTTP(S) symbol server and the cache its downloads go to.</summary>

@@ -55,7 +55,8 @@ public sealed class SymbolPath
         return Parse(joined);
     }
 
-    /// <summary>Parses a symbol path. Never throws for bad elements: they are skipped and reported in <see cref="Warnings"/>.</summary>
+    /// <summary>Parses a symbol path. Never throws for bad elements: they are skipped and reported in
+    /// <see cref="Warnings"/>.</summary>
     /// <param name="text">The symbol path; <see langword="null"/> or blank gives an empty path.</param>
     public static SymbolPath Parse(string? text)
     {
@@ -101,14 +102,22 @@ public sealed class SymbolPath
             string dll = star < 0 ? rest : rest[..star];
             if (!dll.Trim().Equals("symsrv.dll", StringComparison.OrdinalIgnoreCase))
             {
-                warnings.Add(string.Create(CultureInfo.InvariantCulture, $"'{item}': only symsrv.dll chains are supported, found '{dll}'; element ignored"));
+                warnings.Add(
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"'{item}': only symsrv.dll chains are supported, found '{dll}'; element ignored"
+                    )
+                );
                 return null;
             }
 
             return ParseServer(item, star < 0 ? string.Empty : rest[(star + 1)..], warnings);
         }
 
-        if (item.StartsWith("cache*", StringComparison.OrdinalIgnoreCase) || item.Equals("cache", StringComparison.OrdinalIgnoreCase))
+        if (
+            item.StartsWith("cache*", StringComparison.OrdinalIgnoreCase)
+            || item.Equals("cache", StringComparison.OrdinalIgnoreCase)
+        )
         {
             string dir = item.Length > 6 ? item[6..].Trim() : string.Empty;
             if (dir.Length == 0)
@@ -122,13 +131,19 @@ public sealed class SymbolPath
 
         if (LooksLikeUrl(item))
         {
-            // A bare URL is taken as srv*<url> (SQLCallStackResolver accepts it, and dbghelp treats http paths as stores).
+            // A bare URL is taken as srv*<url> (SQLCallStackResolver accepts it, and dbghelp treats http paths as
+            // stores).
             return ParseServer(item, item, warnings);
         }
 
         if (item.Contains("://", StringComparison.Ordinal))
         {
-            warnings.Add(string.Create(CultureInfo.InvariantCulture, $"'{item}': only http and https servers are supported; element ignored"));
+            warnings.Add(
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"'{item}': only http and https servers are supported; element ignored"
+                )
+            );
             return null;
         }
 
@@ -155,13 +170,22 @@ public sealed class SymbolPath
 
             if (LooksLikeUrl(part))
             {
-                if (Uri.TryCreate(part, UriKind.Absolute, out Uri? uri) && (uri.Scheme == Uri.UriSchemeHttp || uri.Scheme == Uri.UriSchemeHttps) && uri.Host.Length > 0)
+                if (
+                    Uri.TryCreate(part, UriKind.Absolute, out Uri? uri)
+                    && (uri.Scheme == Uri.UriSchemeHttp || uri.Scheme == Uri.UriSchemeHttps)
+                    && uri.Host.Length > 0
+                )
                 {
                     tiers.Add(SymbolStoreTier.Http(uri));
                 }
                 else
                 {
-                    warnings.Add(string.Create(CultureInfo.InvariantCulture, $"'{item}': '{part}' is not a valid http(s) URL; tier ignored"));
+                    warnings.Add(
+                        string.Create(
+                            CultureInfo.InvariantCulture,
+                            $"'{item}': '{part}' is not a valid http(s) URL; tier ignored"
+                        )
+                    );
                 }
 
                 continue;
@@ -169,7 +193,12 @@ public sealed class SymbolPath
 
             if (part.Contains("://", StringComparison.Ordinal))
             {
-                warnings.Add(string.Create(CultureInfo.InvariantCulture, $"'{item}': only http and https servers are supported, found '{part}'; tier ignored"));
+                warnings.Add(
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"'{item}': only http and https servers are supported, found '{part}'; tier ignored"
+                    )
+                );
                 continue;
             }
 
@@ -180,8 +209,14 @@ public sealed class SymbolPath
             }
             else if (i == 0 && parts.Length > 1)
             {
-                // A cache this machine cannot use (srv*C:\Symbols*https://… on Linux): keep the chain, cache in the default place.
-                warnings.Add(string.Create(CultureInfo.InvariantCulture, $"'{item}': using the default symbol cache instead of '{part}'"));
+                // A cache this machine cannot use (srv*C:\Symbols*https://… on Linux): keep the chain, cache in the
+                // default place.
+                warnings.Add(
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"'{item}': using the default symbol cache instead of '{part}'"
+                    )
+                );
                 tiers.Add(SymbolStoreTier.DefaultCache);
             }
         }
@@ -193,7 +228,12 @@ public sealed class SymbolPath
 
         if (!tiers.Any(t => t.IsServer || t.Directory is not null))
         {
-            warnings.Add(string.Create(CultureInfo.InvariantCulture, $"'{item}': names no usable store or server; element ignored"));
+            warnings.Add(
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"'{item}': names no usable store or server; element ignored"
+                )
+            );
             return null;
         }
 
@@ -204,7 +244,12 @@ public sealed class SymbolPath
     {
         if (dir.Contains('\0', StringComparison.Ordinal) || dir.Any(char.IsControl))
         {
-            warnings.Add(string.Create(CultureInfo.InvariantCulture, $"'{Printable(item)}': the folder contains control characters; ignored"));
+            warnings.Add(
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"'{Printable(item)}': the folder contains control characters; ignored"
+                )
+            );
             return null;
         }
 
@@ -212,13 +257,24 @@ public sealed class SymbolPath
         {
             if (dir.StartsWith(@"\\", StringComparison.Ordinal))
             {
-                warnings.Add(string.Create(CultureInfo.InvariantCulture, $"'{item}': UNC share '{dir}' cannot be used on this OS (mount it and give the mount point); ignored"));
+                warnings.Add(
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"'{item}': UNC share '{dir}' cannot be used on this OS (mount it and give the mount point); "
+                            + $"ignored"
+                    )
+                );
                 return null;
             }
 
             if (dir.Length >= 2 && char.IsAsciiLetter(dir[0]) && dir[1] == ':')
             {
-                warnings.Add(string.Create(CultureInfo.InvariantCulture, $"'{item}': '{dir}' is a Windows drive path, which cannot be used on this OS; ignored"));
+                warnings.Add(
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"'{item}': '{dir}' is a Windows drive path, which cannot be used on this OS; ignored"
+                    )
+                );
                 return null;
             }
         }
@@ -236,19 +292,29 @@ public sealed class SymbolPath
         {
             return Path.TrimEndingDirectorySeparator(Path.GetFullPath(dir));
         }
-        catch (Exception ex) when (ex is ArgumentException or NotSupportedException or PathTooLongException or System.Security.SecurityException)
+        catch (Exception ex)
+            when (ex
+                    is ArgumentException
+                        or NotSupportedException
+                        or PathTooLongException
+                        or System.Security.SecurityException
+            )
         {
-            warnings.Add(string.Create(CultureInfo.InvariantCulture, $"'{item}': '{dir}' is not a valid folder ({ex.Message}); ignored"));
+            warnings.Add(
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"'{item}': '{dir}' is not a valid folder ({ex.Message}); ignored"
+                )
+            );
             return null;
         }
     }
 
     private static bool LooksLikeUrl(string s) =>
-        s.StartsWith("http://", StringComparison.OrdinalIgnoreCase) || s.StartsWith("https://", StringComparison.OrdinalIgnoreCase);
+        s.StartsWith("http://", StringComparison.OrdinalIgnoreCase)
+        || s.StartsWith("https://", StringComparison.OrdinalIgnoreCase);
 
-    private static string Unquote(string s) =>
-        s.Length >= 2 && s[0] == '"' && s[^1] == '"' ? s[1..^1].Trim() : s;
+    private static string Unquote(string s) => s.Length >= 2 && s[0] == '"' && s[^1] == '"' ? s[1..^1].Trim() : s;
 
     private static string Printable(string s) => new(s.Select(c => char.IsControl(c) ? '?' : c).ToArray());
-
 }

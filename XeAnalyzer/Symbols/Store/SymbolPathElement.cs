@@ -3,13 +3,16 @@ namespace XeAnalyzer.Symbols.Store;
 /// <summary>What one <c>;</c>-separated element of a symbol path is.</summary>
 internal enum SymbolPathElementKind
 {
-    /// <summary>A plain folder holding PDB files (<c>/opt/pdbs</c>, <c>C:\pdbs</c>); also probed in symbol-store layout.</summary>
+    /// <summary>A plain folder holding PDB files (<c>/opt/pdbs</c>, <c>C:\pdbs</c>); also probed in symbol-store
+    /// layout.</summary>
     Folder,
 
-    /// <summary>A symbol server chain (<c>srv*cache*url</c>, <c>srv*url</c>, <c>symsrv*symsrv.dll*cache*url</c>, <c>srv*store</c>).</summary>
+    /// <summary>A symbol server chain (<c>srv*cache*url</c>, <c>srv*url</c>, <c>symsrv*symsrv.dll*cache*url</c>,
+    /// <c>srv*store</c>).</summary>
     SymbolServer,
 
-    /// <summary>A <c>cache*dir</c> element: a local store that also receives the files found by the elements after it.</summary>
+    /// <summary>A <c>cache*dir</c> element: a local store that also receives the files found by the elements after
+    /// it.</summary>
     Cache,
 }
 
@@ -25,13 +28,15 @@ internal sealed class SymbolStoreTier
         Server = server;
     }
 
-    /// <summary>The full path of a local store directory, or <see langword="null"/> for a server or for the default cache.</summary>
+    /// <summary>The full path of a local store directory, or <see langword="null"/> for a server or for the default
+    /// cache.</summary>
     public string? Directory { get; }
 
     /// <summary>The server base URL (http or https), or <see langword="null"/> for a local tier.</summary>
     public Uri? Server { get; }
 
-    /// <summary>Whether this tier is the default downstream cache (<see cref="SymbolStoreOptions.DefaultCacheDirectory"/>), used when a chain names no cache.</summary>
+    /// <summary>Whether this tier is the default downstream cache
+    /// (<see cref="SymbolStoreOptions.DefaultCacheDirectory"/>), used when a chain names no cache.</summary>
     public bool IsDefaultCache => Directory is null && Server is null;
 
     /// <summary>Whether this tier is an HTTP(S) server.</summary>
@@ -50,7 +55,12 @@ internal sealed class SymbolStoreTier
 /// <summary>One parsed element of a <see cref="SymbolPath"/>. Immutable.</summary>
 internal sealed class SymbolPathElement
 {
-    private SymbolPathElement(SymbolPathElementKind kind, string text, string? directory, IReadOnlyList<SymbolStoreTier> tiers)
+    private SymbolPathElement(
+        SymbolPathElementKind kind,
+        string text,
+        string? directory,
+        IReadOnlyList<SymbolStoreTier> tiers
+    )
     {
         Kind = kind;
         Text = text;
@@ -65,12 +75,14 @@ internal sealed class SymbolPathElement
     public string Text { get; }
 
     /// <summary>
-    /// For <see cref="SymbolPathElementKind.Folder"/>: the folder's full path. For <see cref="SymbolPathElementKind.Cache"/>:
-    /// the cache directory, or <see langword="null"/> for the default cache (<c>cache*</c>). Otherwise <see langword="null"/>.
+    /// For <see cref="SymbolPathElementKind.Folder"/>: the folder's full path. For
+    /// <see cref="SymbolPathElementKind.Cache"/>: the cache directory, or <see langword="null"/> for the default cache
+    /// (<c>cache*</c>). Otherwise <see langword="null"/>.
     /// </summary>
     public string? Directory { get; }
 
-    /// <summary>For <see cref="SymbolPathElementKind.SymbolServer"/>: the chain's tiers, left to right; empty otherwise.</summary>
+    /// <summary>For <see cref="SymbolPathElementKind.SymbolServer"/>: the chain's tiers, left to right; empty
+    /// otherwise.</summary>
     public IReadOnlyList<SymbolStoreTier> Tiers { get; }
 
     /// <summary>Whether the element needs the network (a server chain with at least one HTTP tier).</summary>

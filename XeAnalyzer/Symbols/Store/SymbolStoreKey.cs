@@ -4,7 +4,8 @@ namespace XeAnalyzer.Symbols.Store;
 
 /// <summary>
 /// Symbol-store directory keys for PDBs: the GUID as 32 hex digits without dashes, then the age in hex
-/// (<c>sqldk.pdb/6A1934433512464B8B8ED905AD930EE62/sqldk.pdb</c>). Stores differ in letter case, so parsing is case-insensitive.
+/// (<c>sqldk.pdb/6A1934433512464B8B8ED905AD930EE62/sqldk.pdb</c>). Stores differ in letter case, so parsing is
+/// case-insensitive.
 /// </summary>
 internal static class SymbolStoreKey
 {
@@ -28,9 +29,16 @@ internal static class SymbolStoreKey
             return false;
         }
 
-        if (!Guid.TryParseExact(key.AsSpan(0, 32), "N", out Guid guid)
-            || !uint.TryParse(key.AsSpan(32), NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out uint age)
-            || age > int.MaxValue)
+        if (
+            !Guid.TryParseExact(key.AsSpan(0, 32), "N", out Guid guid)
+            || !uint.TryParse(
+                key.AsSpan(32),
+                NumberStyles.AllowHexSpecifier,
+                CultureInfo.InvariantCulture,
+                out uint age
+            )
+            || age > int.MaxValue
+        )
         {
             return false;
         }

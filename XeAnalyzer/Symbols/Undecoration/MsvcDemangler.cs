@@ -245,7 +245,10 @@ internal sealed class MsvcDemangler
                 }
 
                 string className = scopes[0];
-                last = (special.Kind == SpecialKind.Destructor ? "~" : string.Empty) + className + special.TemplateArguments;
+                last =
+                    (special.Kind == SpecialKind.Destructor ? "~" : string.Empty)
+                    + className
+                    + special.TemplateArguments;
             }
 
             string qualified = Qualify(scopes, last);
@@ -319,44 +322,85 @@ internal sealed class MsvcDemangler
         char c = Next();
         switch (c)
         {
-            case '0': special.Kind = SpecialKind.Constructor; return string.Empty;
-            case '1': special.Kind = SpecialKind.Destructor; return string.Empty;
-            case '2': return "operator new";
-            case '3': return "operator delete";
-            case '4': return "operator=";
-            case '5': return "operator>>";
-            case '6': return "operator<<";
-            case '7': return "operator!";
-            case '8': return "operator==";
-            case '9': return "operator!=";
-            case 'A': return "operator[]";
-            case 'B': special.Kind = SpecialKind.Conversion; return "operator";
-            case 'C': return "operator->";
-            case 'D': return "operator*";
-            case 'E': return "operator++";
-            case 'F': return "operator--";
-            case 'G': return "operator-";
-            case 'H': return "operator+";
-            case 'I': return "operator&";
-            case 'J': return "operator->*";
-            case 'K': return "operator/";
-            case 'L': return "operator%";
-            case 'M': return "operator<";
-            case 'N': return "operator<=";
-            case 'O': return "operator>";
-            case 'P': return "operator>=";
-            case 'Q': return "operator,";
-            case 'R': return "operator()";
-            case 'S': return "operator~";
-            case 'T': return "operator^";
-            case 'U': return "operator|";
-            case 'V': return "operator&&";
-            case 'W': return "operator||";
-            case 'X': return "operator*=";
-            case 'Y': return "operator+=";
-            case 'Z': return "operator-=";
-            case '_': return ParseUnderscoreOperator(ref special, templateName);
-            default: return Fail();
+            case '0':
+                special.Kind = SpecialKind.Constructor;
+                return string.Empty;
+            case '1':
+                special.Kind = SpecialKind.Destructor;
+                return string.Empty;
+            case '2':
+                return "operator new";
+            case '3':
+                return "operator delete";
+            case '4':
+                return "operator=";
+            case '5':
+                return "operator>>";
+            case '6':
+                return "operator<<";
+            case '7':
+                return "operator!";
+            case '8':
+                return "operator==";
+            case '9':
+                return "operator!=";
+            case 'A':
+                return "operator[]";
+            case 'B':
+                special.Kind = SpecialKind.Conversion;
+                return "operator";
+            case 'C':
+                return "operator->";
+            case 'D':
+                return "operator*";
+            case 'E':
+                return "operator++";
+            case 'F':
+                return "operator--";
+            case 'G':
+                return "operator-";
+            case 'H':
+                return "operator+";
+            case 'I':
+                return "operator&";
+            case 'J':
+                return "operator->*";
+            case 'K':
+                return "operator/";
+            case 'L':
+                return "operator%";
+            case 'M':
+                return "operator<";
+            case 'N':
+                return "operator<=";
+            case 'O':
+                return "operator>";
+            case 'P':
+                return "operator>=";
+            case 'Q':
+                return "operator,";
+            case 'R':
+                return "operator()";
+            case 'S':
+                return "operator~";
+            case 'T':
+                return "operator^";
+            case 'U':
+                return "operator|";
+            case 'V':
+                return "operator&&";
+            case 'W':
+                return "operator||";
+            case 'X':
+                return "operator*=";
+            case 'Y':
+                return "operator+=";
+            case 'Z':
+                return "operator-=";
+            case '_':
+                return ParseUnderscoreOperator(ref special, templateName);
+            default:
+                return Fail();
         }
     }
 
@@ -365,40 +409,74 @@ internal sealed class MsvcDemangler
         char c = Next();
         switch (c)
         {
-            case '0': return "operator/=";
-            case '1': return "operator%=";
-            case '2': return "operator>>=";
-            case '3': return "operator<<=";
-            case '4': return "operator&=";
-            case '5': return "operator|=";
-            case '6': return "operator^=";
-            case '7': return "`vftable'";
-            case '8': return "`vbtable'";
-            case '9': return "`vcall'";
-            case 'A': return "`typeof'";
-            case 'B': return "`local static guard'";
-            case 'C': return "`string'";
-            case 'D': return "`vbase destructor'";
-            case 'E': return "`vector deleting destructor'";
-            case 'F': return "`default constructor closure'";
-            case 'G': return "`scalar deleting destructor'";
-            case 'H': return "`vector constructor iterator'";
-            case 'I': return "`vector destructor iterator'";
-            case 'J': return "`vector vbase constructor iterator'";
-            case 'K': return "`virtual displacement map'";
-            case 'L': return "`eh vector constructor iterator'";
-            case 'M': return "`eh vector destructor iterator'";
-            case 'N': return "`eh vector vbase constructor iterator'";
-            case 'O': return "`copy constructor closure'";
-            case 'R': return templateName ? Fail() : ParseRttiName(ref special);
-            case 'S': return "`local vftable'";
-            case 'T': return "`local vftable constructor closure'";
-            case 'U': return "operator new[]";
-            case 'V': return "operator delete[]";
-            case 'X': return "`placement delete closure'";
-            case 'Y': return "`placement delete[] closure'";
-            case '_': return ParseDoubleUnderscoreOperator();
-            default: return Fail();
+            case '0':
+                return "operator/=";
+            case '1':
+                return "operator%=";
+            case '2':
+                return "operator>>=";
+            case '3':
+                return "operator<<=";
+            case '4':
+                return "operator&=";
+            case '5':
+                return "operator|=";
+            case '6':
+                return "operator^=";
+            case '7':
+                return "`vftable'";
+            case '8':
+                return "`vbtable'";
+            case '9':
+                return "`vcall'";
+            case 'A':
+                return "`typeof'";
+            case 'B':
+                return "`local static guard'";
+            case 'C':
+                return "`string'";
+            case 'D':
+                return "`vbase destructor'";
+            case 'E':
+                return "`vector deleting destructor'";
+            case 'F':
+                return "`default constructor closure'";
+            case 'G':
+                return "`scalar deleting destructor'";
+            case 'H':
+                return "`vector constructor iterator'";
+            case 'I':
+                return "`vector destructor iterator'";
+            case 'J':
+                return "`vector vbase constructor iterator'";
+            case 'K':
+                return "`virtual displacement map'";
+            case 'L':
+                return "`eh vector constructor iterator'";
+            case 'M':
+                return "`eh vector destructor iterator'";
+            case 'N':
+                return "`eh vector vbase constructor iterator'";
+            case 'O':
+                return "`copy constructor closure'";
+            case 'R':
+                return templateName ? Fail() : ParseRttiName(ref special);
+            case 'S':
+                return "`local vftable'";
+            case 'T':
+                return "`local vftable constructor closure'";
+            case 'U':
+                return "operator new[]";
+            case 'V':
+                return "operator delete[]";
+            case 'X':
+                return "`placement delete closure'";
+            case 'Y':
+                return "`placement delete[] closure'";
+            case '_':
+                return ParseDoubleUnderscoreOperator();
+            default:
+                return Fail();
         }
     }
 
@@ -407,30 +485,44 @@ internal sealed class MsvcDemangler
         char c = Next();
         switch (c)
         {
-            case 'A': return "`managed vector constructor iterator'";
-            case 'B': return "`managed vector destructor iterator'";
-            case 'C': return "`eh vector copy constructor iterator'";
-            case 'D': return "`eh vector vbase copy constructor iterator'";
-            case 'E': return ParseInitializerName("`dynamic initializer for '");
-            case 'F': return ParseInitializerName("`dynamic atexit destructor for '");
-            case 'G': return "`vector copy constructor iterator'";
-            case 'H': return "`vector vbase copy constructor iterator'";
-            case 'I': return "`managed vector copy constructor iterator'";
-            case 'J': return "`local static thread guard'";
+            case 'A':
+                return "`managed vector constructor iterator'";
+            case 'B':
+                return "`managed vector destructor iterator'";
+            case 'C':
+                return "`eh vector copy constructor iterator'";
+            case 'D':
+                return "`eh vector vbase copy constructor iterator'";
+            case 'E':
+                return ParseInitializerName("`dynamic initializer for '");
+            case 'F':
+                return ParseInitializerName("`dynamic atexit destructor for '");
+            case 'G':
+                return "`vector copy constructor iterator'";
+            case 'H':
+                return "`vector vbase copy constructor iterator'";
+            case 'I':
+                return "`managed vector copy constructor iterator'";
+            case 'J':
+                return "`local static thread guard'";
             case 'K':
-                {
-                    // operator "" _suffix
-                    string? suffix = ParseSimpleName(memorize: false);
-                    return suffix is null ? null : "operator \"\" " + suffix;
-                }
+            {
+                // operator "" _suffix
+                string? suffix = ParseSimpleName(memorize: false);
+                return suffix is null ? null : "operator \"\" " + suffix;
+            }
 
-            case 'L': return "operator co_await";
-            case 'M': return "operator<=>";
-            default: return Fail();
+            case 'L':
+                return "operator co_await";
+            case 'M':
+                return "operator<=>";
+            default:
+                return Fail();
         }
     }
 
-    /// <summary><c>??__E</c>/<c>??__F</c>: a simple name or a nested decorated symbol (then <c>@</c>), quoted.</summary>
+    /// <summary><c>??__E</c>/<c>??__F</c>: a simple name or a nested decorated symbol (then <c>@</c>),
+    /// quoted.</summary>
     private string? ParseInitializerName(string prefix)
     {
         string? inner;
@@ -460,30 +552,34 @@ internal sealed class MsvcDemangler
                 special.Kind = SpecialKind.RttiTypeDescriptor;
                 return "`RTTI Type Descriptor'";
             case '1':
+            {
+                var sb = new StringBuilder("`RTTI Base Class Descriptor at (");
+                for (int i = 0; i < 4; i++)
                 {
-                    var sb = new StringBuilder("`RTTI Base Class Descriptor at (");
-                    for (int i = 0; i < 4; i++)
+                    if (!TryParseNumber(out long n))
                     {
-                        if (!TryParseNumber(out long n))
-                        {
-                            return Fail();
-                        }
-
-                        if (i > 0)
-                        {
-                            sb.Append(',');
-                        }
-
-                        sb.Append(n.ToString(CultureInfo.InvariantCulture));
+                        return Fail();
                     }
 
-                    return sb.Append(")'").ToString();
+                    if (i > 0)
+                    {
+                        sb.Append(',');
+                    }
+
+                    sb.Append(n.ToString(CultureInfo.InvariantCulture));
                 }
 
-            case '2': return "`RTTI Base Class Array'";
-            case '3': return "`RTTI Class Hierarchy Descriptor'";
-            case '4': return "`RTTI Complete Object Locator'";
-            default: return Fail();
+                return sb.Append(")'").ToString();
+            }
+
+            case '2':
+                return "`RTTI Base Class Array'";
+            case '3':
+                return "`RTTI Class Hierarchy Descriptor'";
+            case '4':
+                return "`RTTI Complete Object Locator'";
+            default:
+                return Fail();
         }
     }
 
@@ -619,7 +715,8 @@ internal sealed class MsvcDemangler
         return result;
     }
 
-    /// <summary>Template arguments up to the terminating <c>@</c>, rendered <c>&lt;a,b&gt;</c> (<c>&lt;a,b&lt;c&gt; &gt;</c>).</summary>
+    /// <summary>Template arguments up to the terminating <c>@</c>, rendered <c>&lt;a,b&gt;</c> (<c>&lt;a,b&lt;c&gt;
+    /// &gt;</c>).</summary>
     private string? ParseTemplateArguments()
     {
         var sb = new StringBuilder("<");
@@ -679,91 +776,97 @@ internal sealed class MsvcDemangler
                 case '0':
                     return TryParseNumber(out long value) ? value.ToString(CultureInfo.InvariantCulture) : Fail();
                 case '1':
+                {
+                    if (Consume('@'))
                     {
-                        if (Consume('@'))
-                        {
-                            return "NULL";
-                        }
-
-                        string? sym = ParseNestedSymbol();
-                        return sym is null ? null : "&" + sym;
+                        return "NULL";
                     }
+
+                    string? sym = ParseNestedSymbol();
+                    return sym is null ? null : "&" + sym;
+                }
 
                 case 'E':
                     return ParseNestedSymbol();
                 case '2':
+                {
+                    // floating point: mantissa then exponent
+                    if (!TryParseNumber(out long mantissa) || !TryParseNumber(out long exponent))
                     {
-                        // floating point: mantissa then exponent
-                        if (!TryParseNumber(out long mantissa) || !TryParseNumber(out long exponent))
+                        return Fail();
+                    }
+
+                    return mantissa.ToString(CultureInfo.InvariantCulture)
+                        + "e"
+                        + exponent.ToString(CultureInfo.InvariantCulture);
+                }
+
+                case 'D':
+                    return TryParseNumber(out long tp)
+                        ? "`template-parameter-" + tp.ToString(CultureInfo.InvariantCulture) + "'"
+                        : Fail();
+                case 'Q':
+                    return TryParseNumber(out long ntp)
+                        ? "`non-type-template-parameter-" + ntp.ToString(CultureInfo.InvariantCulture) + "'"
+                        : Fail();
+                case 'F':
+                case 'G':
+                {
+                    int count = kind == 'F' ? 2 : 3;
+                    var sb = new StringBuilder("{");
+                    for (int i = 0; i < count; i++)
+                    {
+                        if (!TryParseNumber(out long n))
                         {
                             return Fail();
                         }
 
-                        return mantissa.ToString(CultureInfo.InvariantCulture) + "e" + exponent.ToString(CultureInfo.InvariantCulture);
-                    }
-
-                case 'D':
-                    return TryParseNumber(out long tp) ? "`template-parameter-" + tp.ToString(CultureInfo.InvariantCulture) + "'" : Fail();
-                case 'Q':
-                    return TryParseNumber(out long ntp) ? "`non-type-template-parameter-" + ntp.ToString(CultureInfo.InvariantCulture) + "'" : Fail();
-                case 'F':
-                case 'G':
-                    {
-                        int count = kind == 'F' ? 2 : 3;
-                        var sb = new StringBuilder("{");
-                        for (int i = 0; i < count; i++)
+                        if (i > 0)
                         {
-                            if (!TryParseNumber(out long n))
-                            {
-                                return Fail();
-                            }
-
-                            if (i > 0)
-                            {
-                                sb.Append(',');
-                            }
-
-                            sb.Append(n.ToString(CultureInfo.InvariantCulture));
+                            sb.Append(',');
                         }
 
-                        return sb.Append('}').ToString();
+                        sb.Append(n.ToString(CultureInfo.InvariantCulture));
                     }
+
+                    return sb.Append('}').ToString();
+                }
 
                 case 'H':
                 case 'I':
                 case 'J':
+                {
+                    string? sym = ParseNestedSymbol();
+                    if (sym is null)
                     {
-                        string? sym = ParseNestedSymbol();
-                        if (sym is null)
-                        {
-                            return null;
-                        }
-
-                        int count = kind - 'G';
-                        var sb = new StringBuilder("{").Append(sym);
-                        for (int i = 0; i < count; i++)
-                        {
-                            if (!TryParseNumber(out long n))
-                            {
-                                return Fail();
-                            }
-
-                            sb.Append(',').Append(n.ToString(CultureInfo.InvariantCulture));
-                        }
-
-                        return sb.Append('}').ToString();
+                        return null;
                     }
 
-                case 'M':
+                    int count = kind - 'G';
+                    var sb = new StringBuilder("{").Append(sym);
+                    for (int i = 0; i < count; i++)
                     {
-                        // C++17 auto non-type parameter: the type, then the value argument.
-                        if (ParseType(TypeContext.TemplateArgument) is null)
+                        if (!TryParseNumber(out long n))
                         {
                             return Fail();
                         }
 
-                        return ParseTemplateArgument();
+                        sb.Append(',').Append(n.ToString(CultureInfo.InvariantCulture));
                     }
+
+                    return sb.Append('}').ToString();
+                }
+
+                case 'M':
+                {
+                    // C++17 auto non-type parameter: the type, then the value argument.
+                    if (ParseType(TypeContext.TemplateArgument) is null)
+                    {
+                        return Fail();
+                    }
+
+                    return ParseTemplateArgument();
+                }
 
                 default:
                     return Fail();
@@ -1048,16 +1151,16 @@ internal sealed class MsvcDemangler
                     member = true;
                     break;
                 case 'B':
+                {
+                    // vcall thunk: $B<offset>A
+                    if (!TryParseNumber(out _))
                     {
-                        // vcall thunk: $B<offset>A
-                        if (!TryParseNumber(out _))
-                        {
-                            return null;
-                        }
-
-                        Consume('A');
-                        return new NamedType(string.Empty);
+                        return null;
                     }
+
+                    Consume('A');
+                    return new NamedType(string.Empty);
+                }
 
                 default:
                     _failed = true;
@@ -1144,25 +1247,37 @@ internal sealed class MsvcDemangler
         switch (c)
         {
             case 'A':
-            case 'B': return "__cdecl";
+            case 'B':
+                return "__cdecl";
             case 'C':
-            case 'D': return "__pascal";
+            case 'D':
+                return "__pascal";
             case 'E':
-            case 'F': return "__thiscall";
+            case 'F':
+                return "__thiscall";
             case 'G':
-            case 'H': return "__stdcall";
+            case 'H':
+                return "__stdcall";
             case 'I':
-            case 'J': return "__fastcall";
+            case 'J':
+                return "__fastcall";
             case 'K':
-            case 'L': return string.Empty;
+            case 'L':
+                return string.Empty;
             case 'M':
-            case 'N': return "__clrcall";
+            case 'N':
+                return "__clrcall";
             case 'O':
-            case 'P': return "__eabi";
-            case 'Q': return "__vectorcall";
-            case 'S': return "__swift_1";
-            case 'T': return "__swift_2";
-            case 'W': return "__swift_3";
+            case 'P':
+                return "__eabi";
+            case 'Q':
+                return "__vectorcall";
+            case 'S':
+                return "__swift_1";
+            case 'T':
+                return "__swift_2";
+            case 'W':
+                return "__swift_3";
             default:
                 _failed = true;
                 return string.Empty;
@@ -1284,34 +1399,47 @@ internal sealed class MsvcDemangler
         char c = Next();
         switch (c)
         {
-            case 'C': return new NamedType("signed char");
-            case 'D': return new NamedType("char");
-            case 'E': return new NamedType("unsigned char");
-            case 'F': return new NamedType("short");
-            case 'G': return new NamedType("unsigned short");
-            case 'H': return new NamedType("int");
-            case 'I': return new NamedType("unsigned int");
-            case 'J': return new NamedType("long");
-            case 'K': return new NamedType("unsigned long");
-            case 'M': return new NamedType("float");
-            case 'N': return new NamedType("double");
-            case 'O': return new NamedType("long double");
-            case 'X': return new NamedType("void");
+            case 'C':
+                return new NamedType("signed char");
+            case 'D':
+                return new NamedType("char");
+            case 'E':
+                return new NamedType("unsigned char");
+            case 'F':
+                return new NamedType("short");
+            case 'G':
+                return new NamedType("unsigned short");
+            case 'H':
+                return new NamedType("int");
+            case 'I':
+                return new NamedType("unsigned int");
+            case 'J':
+                return new NamedType("long");
+            case 'K':
+                return new NamedType("unsigned long");
+            case 'M':
+                return new NamedType("float");
+            case 'N':
+                return new NamedType("double");
+            case 'O':
+                return new NamedType("long double");
+            case 'X':
+                return new NamedType("void");
             case 'T':
             case 'U':
             case 'V':
                 return ParseClassType();
             case 'W':
+            {
+                // enum: W<underlying type digit><name>
+                if (!char.IsAsciiDigit(Next()))
                 {
-                    // enum: W<underlying type digit><name>
-                    if (!char.IsAsciiDigit(Next()))
-                    {
-                        Fail();
-                        return null;
-                    }
-
-                    return ParseClassType();
+                    Fail();
+                    return null;
                 }
+
+                return ParseClassType();
+            }
 
             case 'Y':
                 return ParseArrayType();
@@ -1326,17 +1454,17 @@ internal sealed class MsvcDemangler
             case 'B':
                 return ParsePointer(c, "&");
             case '?':
+            {
+                // a cv-qualified result or template argument: ?A<type>, ?B<type> (const)...
+                string cv = ParseCv();
+                UndecoratedType? inner = ParseType(context);
+                if (inner is null)
                 {
-                    // a cv-qualified result or template argument: ?A<type>, ?B<type> (const)...
-                    string cv = ParseCv();
-                    UndecoratedType? inner = ParseType(context);
-                    if (inner is null)
-                    {
-                        return null;
-                    }
-
-                    return cv.Length == 0 ? inner : AddCv(inner, cv);
+                    return null;
                 }
+
+                return cv.Length == 0 ? inner : AddCv(inner, cv);
+            }
 
             case '$':
                 return ParseDollarType(context);
@@ -1357,52 +1485,55 @@ internal sealed class MsvcDemangler
         char c = Next();
         switch (c)
         {
-            case 'T': return new NamedType("std::nullptr_t");
-            case 'Q': return ParsePointer('A', "&&");
-            case 'R': return ParsePointer('B', "&&");
+            case 'T':
+                return new NamedType("std::nullptr_t");
+            case 'Q':
+                return ParsePointer('A', "&&");
+            case 'R':
+                return ParsePointer('B', "&&");
             case 'A':
+            {
+                // function type: $$A6<function type> or $$A8<class>@<this cv><function type>
+                char k = Next();
+                if (k == '6')
                 {
-                    // function type: $$A6<function type> or $$A8<class>@<this cv><function type>
-                    char k = Next();
-                    if (k == '6')
-                    {
-                        return ParseFunctionTypeTail(string.Empty);
-                    }
-
-                    if (k == '8')
-                    {
-                        if (ParseQualifiedTypeName() is null)
-                        {
-                            return null;
-                        }
-
-                        ParsePointerModifiers();
-                        string thisCv = ParseCv();
-                        return ParseFunctionTypeTail(thisCv);
-                    }
-
-                    Fail();
-                    return null;
+                    return ParseFunctionTypeTail(string.Empty);
                 }
 
-            case 'B':
+                if (k == '8')
                 {
-                    // array or other type used directly as a template argument
-                    return ParseType(context);
-                }
-
-            case 'C':
-                {
-                    // $$C<cv><type>: a cv-qualified type in a template argument
-                    string cv = ParseCv();
-                    UndecoratedType? inner = ParseType(context);
-                    if (inner is null)
+                    if (ParseQualifiedTypeName() is null)
                     {
                         return null;
                     }
 
-                    return new CvQualifiedType(inner, cv);
+                    ParsePointerModifiers();
+                    string thisCv = ParseCv();
+                    return ParseFunctionTypeTail(thisCv);
                 }
+
+                Fail();
+                return null;
+            }
+
+            case 'B':
+            {
+                // array or other type used directly as a template argument
+                return ParseType(context);
+            }
+
+            case 'C':
+            {
+                // $$C<cv><type>: a cv-qualified type in a template argument
+                string cv = ParseCv();
+                UndecoratedType? inner = ParseType(context);
+                if (inner is null)
+                {
+                    return null;
+                }
+
+                return new CvQualifiedType(inner, cv);
+            }
 
             default:
                 Fail();
@@ -1415,21 +1546,36 @@ internal sealed class MsvcDemangler
         char c = Next();
         switch (c)
         {
-            case 'D': return new NamedType("__int8");
-            case 'E': return new NamedType("unsigned __int8");
-            case 'F': return new NamedType("__int16");
-            case 'G': return new NamedType("unsigned __int16");
-            case 'H': return new NamedType("__int32");
-            case 'I': return new NamedType("unsigned __int32");
-            case 'J': return new NamedType("__int64");
-            case 'K': return new NamedType("unsigned __int64");
-            case 'L': return new NamedType("__int128");
-            case 'M': return new NamedType("unsigned __int128");
-            case 'N': return new NamedType("bool");
-            case 'Q': return new NamedType("char8_t");
-            case 'S': return new NamedType("char16_t");
-            case 'U': return new NamedType("char32_t");
-            case 'W': return new NamedType("wchar_t");
+            case 'D':
+                return new NamedType("__int8");
+            case 'E':
+                return new NamedType("unsigned __int8");
+            case 'F':
+                return new NamedType("__int16");
+            case 'G':
+                return new NamedType("unsigned __int16");
+            case 'H':
+                return new NamedType("__int32");
+            case 'I':
+                return new NamedType("unsigned __int32");
+            case 'J':
+                return new NamedType("__int64");
+            case 'K':
+                return new NamedType("unsigned __int64");
+            case 'L':
+                return new NamedType("__int128");
+            case 'M':
+                return new NamedType("unsigned __int128");
+            case 'N':
+                return new NamedType("bool");
+            case 'Q':
+                return new NamedType("char8_t");
+            case 'S':
+                return new NamedType("char16_t");
+            case 'U':
+                return new NamedType("char32_t");
+            case 'W':
+                return new NamedType("wchar_t");
             default:
                 Fail();
                 return null;
@@ -1535,25 +1681,39 @@ internal sealed class MsvcDemangler
         char q = Next();
         switch (q)
         {
-            case 'A': pointeeCv = string.Empty; break;
-            case 'B': pointeeCv = "const"; break;
-            case 'C': pointeeCv = "volatile"; break;
-            case 'D': pointeeCv = "const volatile"; break;
+            case 'A':
+                pointeeCv = string.Empty;
+                break;
+            case 'B':
+                pointeeCv = "const";
+                break;
+            case 'C':
+                pointeeCv = "volatile";
+                break;
+            case 'D':
+                pointeeCv = "const volatile";
+                break;
             case 'Q':
             case 'R':
             case 'S':
             case 'T':
+            {
+                pointeeCv = q switch
                 {
-                    pointeeCv = q switch { 'R' => "const", 'S' => "volatile", 'T' => "const volatile", _ => string.Empty };
-                    string? cls = ParseQualifiedTypeName();
-                    if (cls is null)
-                    {
-                        return null;
-                    }
-
-                    memberOf = cls + "::";
-                    break;
+                    'R' => "const",
+                    'S' => "volatile",
+                    'T' => "const volatile",
+                    _ => string.Empty,
+                };
+                string? cls = ParseQualifiedTypeName();
+                if (cls is null)
+                {
+                    return null;
                 }
+
+                memberOf = cls + "::";
+                break;
+            }
 
             default:
                 Fail();
@@ -1575,13 +1735,15 @@ internal sealed class MsvcDemangler
     }
 
     /// <summary>Qualifies a pointee: named types get " const"; pointers carry their own qualifiers already.</summary>
-    private static UndecoratedType AddCv(UndecoratedType t, string cv) => t switch
-    {
-        NamedType n => new NamedType(n.Text + " " + cv),
-        _ => t,
-    };
+    private static UndecoratedType AddCv(UndecoratedType t, string cv) =>
+        t switch
+        {
+            NamedType n => new NamedType(n.Text + " " + cv),
+            _ => t,
+        };
 
-    /// <summary>Pointer modifiers: <c>E</c> __ptr64, <c>F</c> __unaligned, <c>I</c> __restrict; rendered space-separated.</summary>
+    /// <summary>Pointer modifiers: <c>E</c> __ptr64, <c>F</c> __unaligned, <c>I</c> __restrict; rendered
+    /// space-separated.</summary>
     private string ParsePointerModifiers()
     {
         string result = string.Empty;
@@ -1612,16 +1774,21 @@ internal sealed class MsvcDemangler
         }
     }
 
-    /// <summary>cv qualifier letter: <c>A</c> none, <c>B</c> const, <c>C</c> volatile, <c>D</c> const volatile.</summary>
+    /// <summary>cv qualifier letter: <c>A</c> none, <c>B</c> const, <c>C</c> volatile, <c>D</c> const
+    /// volatile.</summary>
     private string ParseCv()
     {
         char c = Next();
         switch (c)
         {
-            case 'A': return string.Empty;
-            case 'B': return "const";
-            case 'C': return "volatile";
-            case 'D': return "const volatile";
+            case 'A':
+                return string.Empty;
+            case 'B':
+                return "const";
+            case 'C':
+                return "volatile";
+            case 'D':
+                return "const volatile";
             default:
                 _failed = true;
                 return string.Empty;

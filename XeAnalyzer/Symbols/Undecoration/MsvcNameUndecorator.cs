@@ -20,7 +20,8 @@ namespace XeAnalyzer.Symbols.Undecoration;
 /// </remarks>
 internal static class MsvcNameUndecorator
 {
-    /// <summary>The longest decorated name that is undecorated; longer inputs are reported as not undecoratable.</summary>
+    /// <summary>The longest decorated name that is undecorated; longer inputs are reported as not
+    /// undecoratable.</summary>
     public const int MaxDecoratedLength = 64 * 1024;
 
     /// <summary>
@@ -39,7 +40,8 @@ internal static class MsvcNameUndecorator
     /// <summary>
     /// Tries to undecorate <paramref name="decorated"/> to its name-only form. Never throws.
     /// </summary>
-    /// <param name="decorated">A decorated name as stored in a PDB public symbol; <see langword="null"/> or empty fails.</param>
+    /// <param name="decorated">A decorated name as stored in a PDB public symbol; <see langword="null"/> or empty
+    /// fails.</param>
     /// <param name="nameOnly">The undecorated name on success; otherwise the input (or an empty string for
     /// <see langword="null"/>), so a caller can use it as the fallback.</param>
     /// <returns><see langword="true"/> if the name was understood; <see langword="false"/> if it is malformed,
@@ -64,10 +66,12 @@ internal static class MsvcNameUndecorator
     }
 
     /// <summary>
-    /// Undecorates the common shape <c>?name@scope@…@@…</c> (simple identifiers only: no operator or special name, template,
-    /// back-reference, numbered or nested scope; ASCII only) straight from the stored UTF-8 bytes into <paramref name="destination"/>,
-    /// with the same result as <see cref="TryUndecorate"/> (the name-only form ignores what follows the scope list). Returns
-    /// <see langword="false"/> for any other name, or when <paramref name="destination"/> is too small: use <see cref="TryUndecorate"/>.
+    /// Undecorates the common shape <c>?name@scope@…@@…</c> (simple identifiers only: no operator or special name,
+    /// template, back-reference, numbered or nested scope; ASCII only) straight from the stored UTF-8 bytes into
+    /// <paramref name="destination"/>, with the same result as <see cref="TryUndecorate"/> (the name-only form ignores
+    /// what follows the scope list). Returns
+    /// <see langword="false"/> for any other name, or when <paramref name="destination"/> is too small: use
+    /// <see cref="TryUndecorate"/>.
     /// </summary>
     /// <param name="decorated">The decorated name as stored in the PDB (UTF-8).</param>
     /// <param name="destination">Receives the undecorated name.</param>
@@ -76,7 +80,12 @@ internal static class MsvcNameUndecorator
     internal static bool TryUndecorateSimple(ReadOnlySpan<byte> decorated, Span<char> destination, out int written)
     {
         written = 0;
-        if (decorated.Length < 3 || decorated.Length > MaxDecoratedLength || decorated[0] != (byte)'?' || !IsSimplePieceStart(decorated[1]))
+        if (
+            decorated.Length < 3
+            || decorated.Length > MaxDecoratedLength
+            || decorated[0] != (byte)'?'
+            || !IsSimplePieceStart(decorated[1])
+        )
         {
             return false;
         }
@@ -154,7 +163,8 @@ internal static class MsvcNameUndecorator
     /// <summary>The most scope pieces the full demangler accepts before the list's end (it refuses a 258th).</summary>
     private const int MaxSimpleScopes = 257;
 
-    /// <summary>Whether a name or scope piece starting with <paramref name="b"/> is a plain identifier to the demangler (not '?', '@' or a back-reference digit).</summary>
+    /// <summary>Whether a name or scope piece starting with <paramref name="b"/> is a plain identifier to the demangler
+    /// (not '?', '@' or a back-reference digit).</summary>
     private static bool IsSimplePieceStart(byte b) => b is not ((byte)'?' or (byte)'@') && !char.IsAsciiDigit((char)b);
 
     private static bool CopyAscii(ReadOnlySpan<byte> source, Span<char> destination)

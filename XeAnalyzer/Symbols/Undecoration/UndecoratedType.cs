@@ -8,10 +8,12 @@ namespace XeAnalyzer.Symbols.Undecoration;
 /// </summary>
 internal abstract class UndecoratedType
 {
-    /// <summary>A saturating estimate of the rendered length, used to refuse names whose back-references explode.</summary>
+    /// <summary>A saturating estimate of the rendered length, used to refuse names whose back-references
+    /// explode.</summary>
     public int Weight { get; protected init; }
 
-    /// <summary>Renders the type with <paramref name="declarator"/> (possibly empty) in the declarator position.</summary>
+    /// <summary>Renders the type with <paramref name="declarator"/> (possibly empty) in the declarator
+    /// position.</summary>
     public abstract void Render(StringBuilder sb, string declarator);
 
     /// <summary>Renders the type with an empty declarator.</summary>
@@ -28,7 +30,8 @@ internal abstract class UndecoratedType
         sb.Length > 0 && (char.IsAsciiLetterOrDigit(sb[^1]) || sb[^1] == '_');
 }
 
-/// <summary>A type written as one piece of text (<c>int</c>, <c>std::nullptr_t</c>, a class name), optionally cv-qualified.</summary>
+/// <summary>A type written as one piece of text (<c>int</c>, <c>std::nullptr_t</c>, a class name), optionally
+/// cv-qualified.</summary>
 internal sealed class NamedType : UndecoratedType
 {
     public NamedType(string text)
@@ -77,7 +80,8 @@ internal sealed class CvQualifiedType : UndecoratedType
     }
 }
 
-/// <summary>A function type: return type, calling convention, parameters and the member function's cv qualifiers.</summary>
+/// <summary>A function type: return type, calling convention, parameters and the member function's cv
+/// qualifiers.</summary>
 internal sealed class FunctionType : UndecoratedType
 {
     public FunctionType(UndecoratedType? returnType, string callingConvention, string parameters, string thisQualifiers)
@@ -86,7 +90,10 @@ internal sealed class FunctionType : UndecoratedType
         CallingConvention = callingConvention;
         Parameters = parameters;
         ThisQualifiers = thisQualifiers;
-        Weight = Add(Add(returnType?.Weight ?? 0, parameters.Length), callingConvention.Length + thisQualifiers.Length + 4);
+        Weight = Add(
+            Add(returnType?.Weight ?? 0, parameters.Length),
+            callingConvention.Length + thisQualifiers.Length + 4
+        );
     }
 
     public UndecoratedType? ReturnType { get; }
@@ -152,8 +159,10 @@ internal sealed class PointerType : UndecoratedType
 
     /// <param name="pointee">The pointed-to type (already carrying its own cv qualifiers).</param>
     /// <param name="op"><c>*</c>, <c>&amp;</c>, <c>&amp;&amp;</c> or <c>Class::*</c>.</param>
-    /// <param name="modifiers">Pointer modifiers written after the operator (<c>__ptr64</c>, <c>__restrict</c>...), space-separated.</param>
-    /// <param name="qualifiers">cv qualifiers of the pointer itself (<c>const</c>, <c>volatile</c>, <c>const volatile</c>).</param>
+    /// <param name="modifiers">Pointer modifiers written after the operator (<c>__ptr64</c>, <c>__restrict</c>...),
+    /// space-separated.</param>
+    /// <param name="qualifiers">cv qualifiers of the pointer itself (<c>const</c>, <c>volatile</c>, <c>const
+    /// volatile</c>).</param>
     public PointerType(UndecoratedType pointee, string op, string modifiers, string qualifiers)
     {
         _pointee = pointee;

@@ -11,21 +11,28 @@ if (args.Length != 2)
     return 2;
 }
 
-string capture = args[0], symbols = args[1];
+string capture = args[0],
+    symbols = args[1];
 
 CaptureSource source = CaptureSource.Open([capture]);
 LatchAnalysisResult latches = new LatchAnalysis().Analyze(source).Result;
 foreach (GroupTally s in latches.Schedulers)
 {
-    Console.WriteLine(FormattableString.Invariant($"scheduler {s.Key}\t{s.Count}\t{s.DeviationFromPeerMean:P1}{(s.IsOutlier ? "\toutlier" : "")}"));
+    Console.WriteLine(
+        FormattableString.Invariant(
+            $"scheduler {s.Key}\t{s.Count}\t{s.DeviationFromPeerMean:P1}{(s.IsOutlier ? "\toutlier" : "")}"
+        )
+    );
 }
 
-using var resolver = new CallstackResolver(new CallstackResolverOptions
-{
-    SymbolPath = XeAnalyzer.Symbols.Store.SymbolPath.Parse(symbols),
-    Offline = true,
-    Binaries = ModuleBinaries.Scan([symbols]),
-});
+using var resolver = new CallstackResolver(
+    new CallstackResolverOptions
+    {
+        SymbolPath = XeAnalyzer.Symbols.Store.SymbolPath.Parse(symbols),
+        Offline = true,
+        Binaries = ModuleBinaries.Scan([symbols]),
+    }
+);
 StackBucketResult stacks = new StackBucketAnalysis().Analyze(source, new AnalysisContext(resolver: resolver)).Result;
 foreach (StackBucket b in stacks.Buckets.Take(3))
 {

@@ -23,13 +23,16 @@ internal sealed class PendingEvent
     /// <summary>Field values in field order.</summary>
     public required XeValue[] Fields { get; init; }
 
-    /// <summary>Action values; the one empty entry (<c>default</c>) becomes the <c>event_sequence</c> when the order is known.</summary>
+    /// <summary>Action values; the one empty entry (<c>default</c>) becomes the <c>event_sequence</c> when the order is
+    /// known.</summary>
     public required XeValue[] Actions { get; init; }
 
-    /// <summary>The <c>event_sequence</c> action column, or <see langword="null"/> for events without that action.</summary>
+    /// <summary>The <c>event_sequence</c> action column, or <see langword="null"/> for events without that
+    /// action.</summary>
     public required XeColumn? SequenceColumn { get; init; }
 
-    /// <summary>The event's <c>package0.event_sequence</c>: its rank in true (time, then tie-break) order, from 1.</summary>
+    /// <summary>The event's <c>package0.event_sequence</c>: its rank in true (time, then tie-break) order, from
+    /// 1.</summary>
     public ulong Sequence { get; private set; }
 
     /// <summary>The session (for figures).</summary>
@@ -38,7 +41,8 @@ internal sealed class PendingEvent
     /// <summary>Model data (for figures).</summary>
     public object? Tag { get; init; }
 
-    /// <summary>Sorts events into true order, numbers them 1..N and stores the number in the event_sequence action.</summary>
+    /// <summary>Sorts events into true order, numbers them 1..N and stores the number in the event_sequence
+    /// action.</summary>
     public static List<PendingEvent> Order(IEnumerable<PendingEvent> events)
     {
         List<PendingEvent> ordered = [.. events.OrderBy(e => e.Tick).ThenBy(e => e.TieBreak)];
@@ -50,7 +54,9 @@ internal sealed class PendingEvent
             {
                 if (Array.FindIndex(e.Actions, a => !a.HasValue) >= 0)
                 {
-                    throw new InvalidOperationException("Event " + e.Type.FullName + " has an empty action value but no event_sequence column.");
+                    throw new InvalidOperationException(
+                        "Event " + e.Type.FullName + " has an empty action value but no event_sequence column."
+                    );
                 }
 
                 continue;
@@ -59,7 +65,11 @@ internal sealed class PendingEvent
             int at = Array.FindIndex(e.Actions, a => !a.HasValue);
             if (at < 0 || Array.FindIndex(e.Actions, at + 1, a => !a.HasValue) >= 0)
             {
-                throw new InvalidOperationException("Event " + e.Type.FullName + " needs exactly one empty action value (the event_sequence placeholder).");
+                throw new InvalidOperationException(
+                    "Event "
+                        + e.Type.FullName
+                        + " needs exactly one empty action value (the event_sequence placeholder)."
+                );
             }
 
             e.Actions[at] = XeValue.Create(e.SequenceColumn, e.Sequence);
@@ -75,12 +85,20 @@ internal static class Output
     /// <summary>UTF-8 without a byte order mark.</summary>
     public static readonly Encoding Utf8 = new UTF8Encoding(false);
 
-    /// <summary>The rollover file name SQL Server gives the first file of a session: <c>&lt;set&gt;_0_&lt;FILETIME&gt;.xel</c>.</summary>
+    /// <summary>The rollover file name SQL Server gives the first file of a session:
+    /// <c>&lt;set&gt;_0_&lt;FILETIME&gt;.xel</c>.</summary>
     public static string RolloverName(string setName, DateTime sessionStartUtc) =>
         setName + "_0_" + sessionStartUtc.ToFileTimeUtc().ToString(CultureInfo.InvariantCulture) + ".xel";
 
-    /// <summary>Writes events (already in true order) with <see cref="XelWriter"/>, each into its per-CPU slot.</summary>
-    public static void WriteXel(string path, XeSchema schema, DateTime sessionStartUtc, Guid signature, IEnumerable<PendingEvent> ordered)
+    /// <summary>Writes events (already in true order) with <see cref="XelWriter"/>, each into its per-CPU
+    /// slot.</summary>
+    public static void WriteXel(
+        string path,
+        XeSchema schema,
+        DateTime sessionStartUtc,
+        Guid signature,
+        IEnumerable<PendingEvent> ordered
+    )
     {
         Directory.CreateDirectory(Path.GetDirectoryName(path)!);
         var options = new XelWriterOptions
@@ -111,7 +129,8 @@ internal static class Output
     }
 
     /// <summary>An ISO 8601 UTC time with 100 ns digits: <c>2024-05-14T09:31:12.4440000Z</c>.</summary>
-    public static string Iso(DateTime utc) => utc.ToString("yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'", CultureInfo.InvariantCulture);
+    public static string Iso(DateTime utc) =>
+        utc.ToString("yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'", CultureInfo.InvariantCulture);
 
     /// <summary>Invariant decimal text of a number.</summary>
     public static string N(long v) => v.ToString(CultureInfo.InvariantCulture);
@@ -119,8 +138,11 @@ internal static class Output
     /// <summary>Invariant decimal text of a number with thousands separators (for prose).</summary>
     public static string Grouped(long v) => v.ToString("#,0", CultureInfo.InvariantCulture);
 
-    /// <summary><paramref name="part"/> / <paramref name="whole"/> as a percentage with two decimals, rounded half away from zero (<c>93.50</c>).</summary>
-    public static string Percent(long part, long whole) => Math.Round(100m * part / whole, 2, MidpointRounding.AwayFromZero).ToString("0.00", CultureInfo.InvariantCulture);
+    /// <summary><paramref name="part"/> / <paramref name="whole"/> as a percentage with two decimals, rounded half away
+    /// from zero (<c>93.50</c>).</summary>
+    public static string Percent(long part, long whole) =>
+        Math.Round(100m * part / whole, 2, MidpointRounding.AwayFromZero)
+            .ToString("0.00", CultureInfo.InvariantCulture);
 
     /// <summary>A TSV text as a Markdown table (an empty cell shown as <c>(empty)</c>).</summary>
     public static string Markdown(string tsv)
@@ -128,10 +150,16 @@ internal static class Output
         string[] lines = tsv.TrimEnd('\n').Split('\n');
         var sb = new StringBuilder();
         string[] header = lines[0].Split('\t');
-        sb.Append("| ").Append(string.Join(" | ", header)).Append(" |\n|").Append(string.Concat(Enumerable.Repeat("---|", header.Length))).Append('\n');
+        sb.Append("| ")
+            .Append(string.Join(" | ", header))
+            .Append(" |\n|")
+            .Append(string.Concat(Enumerable.Repeat("---|", header.Length)))
+            .Append('\n');
         foreach (string line in lines.Skip(1))
         {
-            sb.Append("| ").Append(string.Join(" | ", line.Split('\t').Select(c => c.Length == 0 ? "(empty)" : c))).Append(" |\n");
+            sb.Append("| ")
+                .Append(string.Join(" | ", line.Split('\t').Select(c => c.Length == 0 ? "(empty)" : c)))
+                .Append(" |\n");
         }
 
         return sb.ToString().TrimEnd('\n');
@@ -161,7 +189,11 @@ internal sealed class Figures(string prefix)
     /// <summary>Adds a text value.</summary>
     public void Add(string key, string value, string meaning)
     {
-        if (key.Contains('\t', StringComparison.Ordinal) || value.Contains('\t', StringComparison.Ordinal) || value.Contains('\n', StringComparison.Ordinal))
+        if (
+            key.Contains('\t', StringComparison.Ordinal)
+            || value.Contains('\t', StringComparison.Ordinal)
+            || value.Contains('\n', StringComparison.Ordinal)
+        )
         {
             throw new ArgumentException("Figures must not contain TAB or LF: " + key);
         }

@@ -3,10 +3,10 @@ using System.Globalization;
 namespace XeAnalyzer.SampleGenerator;
 
 /// <summary>
-/// One frame of a fixture stack: the module (as <c>tools/fixtures/stacks.tsv</c> names it), the function and the offset as
-/// published, and the frame's RVA inside the committed synthetic DLL, as <c>tools/fixtures/expected/stacks.tsv</c> records
-/// it (checked there with llvm-objdump). Foreign frames (<c>KERNEL32.DLL</c>, <c>ntdll.dll</c>) have no function: their RVA
-/// is the published module offset. An out-of-module frame has no module and a fixed raw address.
+/// One frame of a fixture stack: the module (as <c>tools/fixtures/stacks.tsv</c> names it), the function and the offset
+/// as published, and the frame's RVA inside the committed synthetic DLL, as <c>tools/fixtures/expected/stacks.tsv</c>
+/// records it (checked there with llvm-objdump). Foreign frames (<c>KERNEL32.DLL</c>, <c>ntdll.dll</c>) have no
+/// function: their RVA is the published module offset. An out-of-module frame has no module and a fixed raw address.
 /// </summary>
 internal sealed record Frame(string Module, string? Function, string Offset, ulong Rva, ulong RawAddress = 0)
 {
@@ -19,18 +19,19 @@ internal sealed record Frame(string Module, string? Function, string Offset, ulo
     /// <summary>The module's file name as the engine renders it (<c>sqlmin.dll</c>, <c>KERNEL32.DLL</c>).</summary>
     public string ModuleFile => Module.Contains('.', StringComparison.Ordinal) ? Module : Module + ".dll";
 
-    /// <summary>The frame as SQL Server renders a histogram slot without trace flag 3656: <c>sqlmin.dll+0x00000000000011E9</c>.</summary>
-    public string ModuleOffsetText => IsOutside
-        ? RawText
-        : ModuleFile + "+0x" + Rva.ToString("X16", CultureInfo.InvariantCulture);
+    /// <summary>The frame as SQL Server renders a histogram slot without trace flag 3656:
+    /// <c>sqlmin.dll+0x00000000000011E9</c>.</summary>
+    public string ModuleOffsetText =>
+        IsOutside ? RawText : ModuleFile + "+0x" + Rva.ToString("X16", CultureInfo.InvariantCulture);
 
     /// <summary>
     /// The frame as SQL Server renders it symbolized in-engine (trace flags 3656 + 2592): <c>sqlmin.dll!Func+0x1a9</c>;
     /// frames with no symbols keep the module+offset form, frames in no module the raw address.
     /// </summary>
-    public string SymbolizedText => IsOutside
-        ? RawText
-        : Function is null ? ModuleOffsetText : ModuleFile + "!" + Function + "+" + Offset;
+    public string SymbolizedText =>
+        IsOutside ? RawText
+        : Function is null ? ModuleOffsetText
+        : ModuleFile + "!" + Function + "+" + Offset;
 
     /// <summary>The raw address as a callstack column prints it: <c>0x000002A61C3D8F10</c>.</summary>
     public string RawText => "0x" + RawAddress.ToString("X16", CultureInfo.InvariantCulture);
@@ -42,9 +43,7 @@ internal sealed class FixtureStacks
     private readonly Dictionary<string, List<Frame>> _stacks = new(StringComparer.Ordinal);
     private readonly Dictionary<(string Module, string Function, string Offset), Frame> _frames = [];
 
-    private FixtureStacks()
-    {
-    }
+    private FixtureStacks() { }
 
     /// <summary>The path this data was read from (named in the README).</summary>
     public string SourcePath { get; private init; } = string.Empty;
@@ -54,9 +53,18 @@ internal sealed class FixtureStacks
     {
         var result = new FixtureStacks { SourcePath = path };
         string[] lines = File.ReadAllLines(path);
-        if (lines.Length < 2 || !lines[0].StartsWith("stack\tframe\tmodule\tfunction\tdecorated\toffset\tfunction_rva\tframe_rva", StringComparison.Ordinal))
+        if (
+            lines.Length < 2
+            || !lines[0]
+                .StartsWith(
+                    "stack\tframe\tmodule\tfunction\tdecorated\toffset\tfunction_rva\tframe_rva",
+                    StringComparison.Ordinal
+                )
+        )
         {
-            throw new InvalidDataException(path + ": unexpected header '" + (lines.Length > 0 ? lines[0] : string.Empty) + "'.");
+            throw new InvalidDataException(
+                path + ": unexpected header '" + (lines.Length > 0 ? lines[0] : string.Empty) + "'."
+            );
         }
 
         for (int i = 1; i < lines.Length; i++)
@@ -69,7 +77,9 @@ internal sealed class FixtureStacks
             string[] c = lines[i].Split('\t');
             if (c.Length < 9)
             {
-                throw new InvalidDataException(path + " line " + (i + 1).ToString(CultureInfo.InvariantCulture) + ": expected 9 columns.");
+                throw new InvalidDataException(
+                    path + " line " + (i + 1).ToString(CultureInfo.InvariantCulture) + ": expected 9 columns."
+                );
             }
 
             string stack = c[0];
@@ -85,7 +95,14 @@ internal sealed class FixtureStacks
 
             if (index != frames.Count)
             {
-                throw new InvalidDataException(path + " line " + (i + 1).ToString(CultureInfo.InvariantCulture) + ": frames of stack " + stack + " are not in order.");
+                throw new InvalidDataException(
+                    path
+                        + " line "
+                        + (i + 1).ToString(CultureInfo.InvariantCulture)
+                        + ": frames of stack "
+                        + stack
+                        + " are not in order."
+                );
             }
 
             frames.Add(frame);
@@ -106,19 +123,34 @@ internal sealed class FixtureStacks
 
     /// <summary>The frames of seed stack <paramref name="id"/> (A–H, M1, M2, …), leaf first.</summary>
     public IReadOnlyList<Frame> Stack(string id) =>
-        _stacks.TryGetValue(id, out List<Frame>? f) ? f : throw new KeyNotFoundException("Stack " + id + " is not in the fixtures.");
+        _stacks.TryGetValue(id, out List<Frame>? f)
+            ? f
+            : throw new KeyNotFoundException("Stack " + id + " is not in the fixtures.");
 
-    /// <summary>The fixture frame <paramref name="function"/>+<paramref name="offset"/> of <paramref name="module"/> (it must occur in some seed stack).</summary>
+    /// <summary>The fixture frame <paramref name="function"/>+<paramref name="offset"/> of <paramref name="module"/>
+    /// (it must occur in some seed stack).</summary>
     public Frame Get(string module, string function, string offset) =>
         _frames.TryGetValue((module, function, offset), out Frame? f)
             ? f
-            : throw new KeyNotFoundException(module + "!" + function + "+" + offset + " is not a frame of the fixture stacks.");
+            : throw new KeyNotFoundException(
+                module + "!" + function + "+" + offset + " is not a frame of the fixture stacks."
+            );
 
     private static ulong Hex(string s, string path, int line)
     {
-        if (!s.StartsWith("0x", StringComparison.Ordinal) || !ulong.TryParse(s.AsSpan(2), NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out ulong v))
+        if (
+            !s.StartsWith("0x", StringComparison.Ordinal)
+            || !ulong.TryParse(s.AsSpan(2), NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out ulong v)
+        )
         {
-            throw new InvalidDataException(path + " line " + (line + 1).ToString(CultureInfo.InvariantCulture) + ": '" + s + "' is not a 0x hex number.");
+            throw new InvalidDataException(
+                path
+                    + " line "
+                    + (line + 1).ToString(CultureInfo.InvariantCulture)
+                    + ": '"
+                    + s
+                    + "' is not a 0x hex number."
+            );
         }
 
         return v;

@@ -48,21 +48,37 @@ internal static class MemorySample
     private static readonly int[] BackgroundPageWeights = [40, 30, 20, 10];
     private static readonly string[] InsertClerks = [Reservations, "MEMORYCLERK_SQLSTORENG", "MEMORYCLERK_SOSNODE"];
     private static readonly int[] InsertClerkWeights = [94, 4, 2];
-    private static readonly string[] BackgroundClerks = ["MEMORYCLERK_SQLGENERAL", "MEMORYCLERK_SQLCONNECTIONPOOL", "MEMORYCLERK_SOSNODE"];
+    private static readonly string[] BackgroundClerks =
+    [
+        "MEMORYCLERK_SQLGENERAL",
+        "MEMORYCLERK_SQLCONNECTIONPOOL",
+        "MEMORYCLERK_SOSNODE",
+    ];
     private static readonly int[] BackgroundClerkWeights = [60, 25, 15];
 
-    public static ModuleList Modules { get; } = ModuleList.Create(
-        sqlservr: 0x00007FF64B1D0000,
-        sqlmin: 0x00007FFC2E450000,
-        sqllang: 0x00007FFC30EA0000,
-        sqlTsEs: 0x00007FFC36350000,
-        sqldk: 0x00007FFC37360000,
-        kernelBase: 0x00007FFC5B9A0000,
-        kernel32: 0x00007FFC5CF10000,
-        ntdll: 0x00007FFC5E2D0000);
+    public static ModuleList Modules { get; } =
+        ModuleList.Create(
+            sqlservr: 0x00007FF64B1D0000,
+            sqlmin: 0x00007FFC2E450000,
+            sqllang: 0x00007FFC30EA0000,
+            sqlTsEs: 0x00007FFC36350000,
+            sqldk: 0x00007FFC37360000,
+            kernelBase: 0x00007FFC5B9A0000,
+            kernel32: 0x00007FFC5CF10000,
+            ntdll: 0x00007FFC5E2D0000
+        );
 
     /// <summary>One page event of the model.</summary>
-    private sealed record PageEvent(long Tick, uint Scheduler, ushort Session, bool Freed, int Pages, string Clerk, ulong Location, int Rowgroup)
+    private sealed record PageEvent(
+        long Tick,
+        uint Scheduler,
+        ushort Session,
+        bool Freed,
+        int Pages,
+        string Clerk,
+        ulong Location,
+        int Rowgroup
+    )
     {
         public long Tick { get; set; } = Tick;
     }
@@ -124,7 +140,18 @@ internal static class MemorySample
                 for (int i = 0; i < live.Count; i++)
                 {
                     long t = fStart + (i * fInterval) + rng.Next(0, fInterval / 2);
-                    finish.Add(new PageEvent(t, sched, InsertSession, true, live[i].Pages, live[i].Clerk, live[i].Location, r + 1));
+                    finish.Add(
+                        new PageEvent(
+                            t,
+                            sched,
+                            InsertSession,
+                            true,
+                            live[i].Pages,
+                            live[i].Clerk,
+                            live[i].Location,
+                            r + 1
+                        )
+                    );
                 }
 
                 perWorker.Add(list);
@@ -169,7 +196,18 @@ internal static class MemorySample
             ulong at = nextBackground;
             nextBackground += (ulong)pages * PageBytes;
             model.Add(new PageEvent(t, BackgroundScheduler, BackgroundSession, false, pages, clerk, at, 0));
-            model.Add(new PageEvent(t + rng.Next(200_000, 900_000), BackgroundScheduler, BackgroundSession, true, pages, clerk, at, 0));
+            model.Add(
+                new PageEvent(
+                    t + rng.Next(200_000, 900_000),
+                    BackgroundScheduler,
+                    BackgroundSession,
+                    true,
+                    pages,
+                    clerk,
+                    at,
+                    0
+                )
+            );
         }
 
         tieGroups = model.GroupBy(e => e.Tick).Count(g => g.Count() > 1);
@@ -180,33 +218,35 @@ internal static class MemorySample
         XeEventType freed = s.Page(freed: true);
         XeValue allocStack = XeValue.Create(s.Callstack, Modules.AddressesOf(fx.Stack("M1")));
         XeValue freeStack = XeValue.Create(s.Callstack, Modules.AddressesOf(fx.Stack("M2")));
-        var events = model.Select(m =>
-        {
-            XeEventType type = m.Freed ? freed : allocated;
-            return new PendingEvent
+        var events = model
+            .Select(m =>
             {
-                Tick = m.Tick,
-                Slot = (int)m.Scheduler,
-                TieBreak = (long)(rng.NextUInt64() >> 1),
-                Type = type,
-                Fields =
-                [
-                    XeValue.Create(type.Fields[0], (ulong)m.Pages),
-                    XeValue.Create(type.Fields[1], m.Clerk),
-                    XeValue.Create(type.Fields[2], m.Location),
-                ],
-                Actions =
-                [
-                    XeValue.Create(s.SessionId, (ulong)m.Session),
-                    default,
-                    XeValue.Create(s.SchedulerId, (ulong)m.Scheduler),
-                    m.Freed ? freeStack : allocStack,
-                ],
-                SequenceColumn = s.EventSequence,
-                SessionId = m.Session,
-                Tag = m,
-            };
-        }).ToList();
+                XeEventType type = m.Freed ? freed : allocated;
+                return new PendingEvent
+                {
+                    Tick = m.Tick,
+                    Slot = (int)m.Scheduler,
+                    TieBreak = (long)(rng.NextUInt64() >> 1),
+                    Type = type,
+                    Fields =
+                    [
+                        XeValue.Create(type.Fields[0], (ulong)m.Pages),
+                        XeValue.Create(type.Fields[1], m.Clerk),
+                        XeValue.Create(type.Fields[2], m.Location),
+                    ],
+                    Actions =
+                    [
+                        XeValue.Create(s.SessionId, (ulong)m.Session),
+                        default,
+                        XeValue.Create(s.SchedulerId, (ulong)m.Scheduler),
+                        m.Freed ? freeStack : allocStack,
+                    ],
+                    SequenceColumn = s.EventSequence,
+                    SessionId = m.Session,
+                    Tag = m,
+                };
+            })
+            .ToList();
 
         List<PendingEvent> ordered = PendingEvent.Order(events);
         string file = Output.RolloverName(SetName, SessionStart);
@@ -222,14 +262,26 @@ internal static class MemorySample
         fig.Add("last_event", Output.Iso(SessionStart.AddTicks(ordered[^1].Tick)), "last event (true order)");
         fig.Add("events", ordered.Count, "events in the file");
         fig.Add("tie_groups", tieGroups, "timestamps shared by two or more events");
-        fig.Add("tie_events", model.GroupBy(e => e.Tick).Where(g => g.Count() > 1).Sum(g => g.Count()), "events whose timestamp another event shares");
+        fig.Add(
+            "tie_events",
+            model.GroupBy(e => e.Tick).Where(g => g.Count() > 1).Sum(g => g.Count()),
+            "events whose timestamp another event shares"
+        );
         List<PageEvent> trueOrder = [.. ordered.Select(e => (PageEvent)e.Tag!)];
         foreach (ushort session in new[] { InsertSession, BackgroundSession })
         {
             string p = "session" + session.ToString(CultureInfo.InvariantCulture) + ".";
             List<PageEvent> mine = [.. trueOrder.Where(e => e.Session == session)];
-            fig.Add(p + "page_allocated", mine.Count(e => !e.Freed), "page_allocated events of session " + session.ToString(CultureInfo.InvariantCulture));
-            fig.Add(p + "page_freed", mine.Count(e => e.Freed), "page_freed events of session " + session.ToString(CultureInfo.InvariantCulture));
+            fig.Add(
+                p + "page_allocated",
+                mine.Count(e => !e.Freed),
+                "page_allocated events of session " + session.ToString(CultureInfo.InvariantCulture)
+            );
+            fig.Add(
+                p + "page_freed",
+                mine.Count(e => e.Freed),
+                "page_freed events of session " + session.ToString(CultureInfo.InvariantCulture)
+            );
             long allocatedPages = mine.Where(e => !e.Freed).Sum(e => (long)e.Pages);
             long freedPages = mine.Where(e => e.Freed).Sum(e => (long)e.Pages);
             fig.Add(p + "pages_allocated", allocatedPages, "sum of number_pages over page_allocated");
@@ -237,9 +289,17 @@ internal static class MemorySample
             fig.Add(p + "bytes_allocated", allocatedPages * PageBytes, "pages_allocated x 8 KB");
             fig.Add(p + "bytes_freed", freedPages * PageBytes, "pages_freed x 8 KB");
             (long peak, long peakTick) = Peak(mine);
-            fig.Add(p + "peak_pages", peak, "highest running total of pages (allocations add, frees subtract; true order)");
+            fig.Add(
+                p + "peak_pages",
+                peak,
+                "highest running total of pages (allocations add, frees subtract; true order)"
+            );
             fig.Add(p + "peak_bytes", peak * PageBytes, "that peak x 8 KB");
-            fig.Add(p + "peak_time", Output.Iso(SessionStart.AddTicks(peakTick)), "time of the event that first reaches the peak");
+            fig.Add(
+                p + "peak_time",
+                Output.Iso(SessionStart.AddTicks(peakTick)),
+                "time of the event that first reaches the peak"
+            );
             fig.Add(p + "final_pages", allocatedPages - freedPages, "running total after the last event");
         }
 
@@ -260,32 +320,77 @@ internal static class MemorySample
             }
 
             string p = "rowgroup" + r.ToString(CultureInfo.InvariantCulture) + ".";
-            fig.Add(p + "peak_pages", peak, "session " + InsertSession.ToString(CultureInfo.InvariantCulture) + "'s running total at its peak while rowgroup " + r.ToString(CultureInfo.InvariantCulture) + " fills");
+            fig.Add(
+                p + "peak_pages",
+                peak,
+                "session "
+                    + InsertSession.ToString(CultureInfo.InvariantCulture)
+                    + "'s running total at its peak while rowgroup "
+                    + r.ToString(CultureInfo.InvariantCulture)
+                    + " fills"
+            );
             fig.Add(p + "peak_time", Output.Iso(SessionStart.AddTicks(peakTick)), "time of that peak");
-            fig.Add(p + "freed_by", Output.Iso(SessionStart.AddTicks(insert.Where(e => e.Rowgroup == r).Max(e => e.Tick))), "time of the rowgroup's last free: the running total is back to 0");
+            fig.Add(
+                p + "freed_by",
+                Output.Iso(SessionStart.AddTicks(insert.Where(e => e.Rowgroup == r).Max(e => e.Tick))),
+                "time of the rowgroup's last free: the running total is back to 0"
+            );
         }
 
         List<PageEvent> insertFrees = [.. insert.Where(e => e.Freed)];
-        fig.Add("session64.frees_reservations", insertFrees.Count(e => e.Clerk == Reservations), "page_freed events of session 64 with memory_clerk_name " + Reservations);
+        fig.Add(
+            "session64.frees_reservations",
+            insertFrees.Count(e => e.Clerk == Reservations),
+            "page_freed events of session 64 with memory_clerk_name " + Reservations
+        );
 
-        // SEED-STACKS §3's histogram target: page_freed of session 64 by memory_clerk_name (source_type 0), from the same model.
-        List<(string Clerk, long Count)> clerks = [.. insertFrees.GroupBy(e => e.Clerk).Select(g => (Clerk: g.Key, Count: (long)g.Count())).OrderByDescending(x => x.Count).ThenBy(x => x.Clerk, StringComparer.Ordinal)];
-        Output.WriteText(Path.Combine(outDir, HistogramFolder, SetName + ".page_freed.memory_clerk_name.histogram.xml"), TargetXml.Histogram(clerks));
+        // SEED-STACKS §3's histogram target: page_freed of session 64 by memory_clerk_name (source_type 0), from the
+        // same model.
+        List<(string Clerk, long Count)> clerks =
+        [
+            .. insertFrees
+                .GroupBy(e => e.Clerk)
+                .Select(g => (Clerk: g.Key, Count: (long)g.Count()))
+                .OrderByDescending(x => x.Count)
+                .ThenBy(x => x.Clerk, StringComparer.Ordinal),
+        ];
+        Output.WriteText(
+            Path.Combine(outDir, HistogramFolder, SetName + ".page_freed.memory_clerk_name.histogram.xml"),
+            TargetXml.Histogram(clerks)
+        );
         var clerkTsv = new System.Text.StringBuilder("memory_clerk_name\tcount\tshare_percent\n");
         foreach ((string clerk, long count) in clerks)
         {
-            clerkTsv.Append(clerk).Append('\t').Append(Output.N(count)).Append('\t').Append(Output.Percent(count, insertFrees.Count)).Append('\n');
+            clerkTsv
+                .Append(clerk)
+                .Append('\t')
+                .Append(Output.N(count))
+                .Append('\t')
+                .Append(Output.Percent(count, insertFrees.Count))
+                .Append('\n');
         }
 
         Output.WriteText(Path.Combine(outDir, "expected", SetName + ".page_freed_clerks.tsv"), clerkTsv.ToString());
         fig.Blocks.Add("clerks_table", Output.Markdown(clerkTsv.ToString()));
-        fig.Add("clerk_histogram.slots", clerks.Count, "slots of the memory_clerk_name histogram (clerks of session 64's frees)");
+        fig.Add(
+            "clerk_histogram.slots",
+            clerks.Count,
+            "slots of the memory_clerk_name histogram (clerks of session 64's frees)"
+        );
         fig.Add("clerk_histogram.events", insertFrees.Count, "page_freed events of session 64 it counts");
         fig.Add("clerk_histogram.top", clerks[0].Clerk, "the largest slot");
         fig.Add("clerk_histogram.top_percent", Output.Percent(clerks[0].Count, insertFrees.Count), "its share (%)");
-        fig.Add("events_one_plus_power_of_two", trueOrder.Count(e => e.Pages > 1 && ((e.Pages - 1) & (e.Pages - 2)) == 0), "events whose number_pages is 1 + 2^k (2, 3, 5, 9, 17, ...)");
+        fig.Add(
+            "events_one_plus_power_of_two",
+            trueOrder.Count(e => e.Pages > 1 && ((e.Pages - 1) & (e.Pages - 2)) == 0),
+            "events whose number_pages is 1 + 2^k (2, 3, 5, 9, 17, ...)"
+        );
         fig.Add("events_one_page", trueOrder.Count(e => e.Pages == 1), "events whose number_pages is 1");
-        fig.Add("insert_schedulers", string.Join(",", InsertWorkers.Select(w => w.Scheduler.ToString(CultureInfo.InvariantCulture))), "schedulers (and buffer slots) of the insert's workers");
+        fig.Add(
+            "insert_schedulers",
+            string.Join(",", InsertWorkers.Select(w => w.Scheduler.ToString(CultureInfo.InvariantCulture))),
+            "schedulers (and buffer slots) of the insert's workers"
+        );
         fig.Add("background_scheduler", BackgroundScheduler, "scheduler (and buffer slot) of the background session");
         return fig;
     }

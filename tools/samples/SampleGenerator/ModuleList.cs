@@ -4,8 +4,9 @@ using System.Text;
 namespace XeAnalyzer.SampleGenerator;
 
 /// <summary>
-/// The <c>sys.dm_os_loaded_modules</c> output of one (imagined) SQL Server process: full paths and base addresses, in load
-/// order. Written beside a capture as <c>&lt;set-name&gt;.modules.txt</c>; turns fixture frames into raw return addresses.
+/// The <c>sys.dm_os_loaded_modules</c> output of one (imagined) SQL Server process: full paths and base addresses, in
+/// load order. Written beside a capture as <c>&lt;set-name&gt;.modules.txt</c>; turns fixture frames into raw return
+/// addresses.
 /// </summary>
 internal sealed class ModuleList
 {
@@ -14,10 +15,19 @@ internal sealed class ModuleList
     private readonly List<(string Path, ulong Base)> _modules = [];
 
     /// <summary>
-    /// The modules of a process, given the bases of sqlservr.exe, sqlmin, sqllang, sqlTsEs, sqldk, KERNELBASE, KERNEL32 and
-    /// ntdll. Bases must be 64 KiB aligned and distinct.
+    /// The modules of a process, given the bases of sqlservr.exe, sqlmin, sqllang, sqlTsEs, sqldk, KERNELBASE, KERNEL32
+    /// and ntdll. Bases must be 64 KiB aligned and distinct.
     /// </summary>
-    public static ModuleList Create(ulong sqlservr, ulong sqlmin, ulong sqllang, ulong sqlTsEs, ulong sqldk, ulong kernelBase, ulong kernel32, ulong ntdll)
+    public static ModuleList Create(
+        ulong sqlservr,
+        ulong sqlmin,
+        ulong sqllang,
+        ulong sqlTsEs,
+        ulong sqldk,
+        ulong kernelBase,
+        ulong kernel32,
+        ulong ntdll
+    )
     {
         var m = new ModuleList();
         m.Add(Binn + "sqlservr.exe", sqlservr);
@@ -39,7 +49,13 @@ internal sealed class ModuleList
     {
         foreach ((string path, ulong b) in _modules)
         {
-            if (string.Equals(System.IO.Path.GetFileName(path.Replace('\\', '/')), fileName, StringComparison.OrdinalIgnoreCase))
+            if (
+                string.Equals(
+                    System.IO.Path.GetFileName(path.Replace('\\', '/')),
+                    fileName,
+                    StringComparison.OrdinalIgnoreCase
+                )
+            )
             {
                 return b;
             }
@@ -67,14 +83,19 @@ internal sealed class ModuleList
     /// <summary>The raw return addresses of a stack, leaf first.</summary>
     public ulong[] AddressesOf(IReadOnlyList<Frame> stack) => [.. stack.Select(AddressOf)];
 
-    /// <summary>The sidecar text: a <c>name\tbase_address</c> header, then one TAB-separated line per module (LF line ends).</summary>
+    /// <summary>The sidecar text: a <c>name\tbase_address</c> header, then one TAB-separated line per module (LF line
+    /// ends).</summary>
     public string ToText()
     {
         var sb = new StringBuilder();
         sb.Append("name\tbase_address\n");
         foreach ((string path, ulong b) in _modules)
         {
-            sb.Append(path).Append('\t').Append("0x").Append(b.ToString("X16", CultureInfo.InvariantCulture)).Append('\n');
+            sb.Append(path)
+                .Append('\t')
+                .Append("0x")
+                .Append(b.ToString("X16", CultureInfo.InvariantCulture))
+                .Append('\n');
         }
 
         return sb.ToString();
@@ -88,7 +109,13 @@ internal sealed class ModuleList
     {
         if ((b & 0xFFFF) != 0 || _modules.Exists(m => m.Base == b))
         {
-            throw new ArgumentException("Base 0x" + b.ToString("X16", CultureInfo.InvariantCulture) + " of " + path + " is not 64 KiB aligned or is used twice.");
+            throw new ArgumentException(
+                "Base 0x"
+                    + b.ToString("X16", CultureInfo.InvariantCulture)
+                    + " of "
+                    + path
+                    + " is not 64 KiB aligned or is used twice."
+            );
         }
 
         _modules.Add((path, b));

@@ -44,11 +44,23 @@ internal static partial class Program
             Output.WriteText(Path.Combine(expected, SystemHealthSample.SetName + ".figures.tsv"), health.ToTsv());
             Dictionary<string, string> blocks = Blocks(fx, waitsTsv);
             blocks.Add("health.modules_table", ModulesTable(SystemHealthSample.Modules));
-            string readme = FillTemplate(File.ReadAllText(templatePath, Output.Utf8).Replace("\r\n", "\n", StringComparison.Ordinal), [latch, memory, waits, ring, health], blocks);
+            string readme = FillTemplate(
+                File.ReadAllText(templatePath, Output.Utf8).Replace("\r\n", "\n", StringComparison.Ordinal),
+                [latch, memory, waits, ring, health],
+                blocks
+            );
             Output.WriteText(Path.Combine(outDir, "README.md"), readme);
             return 0;
         }
-        catch (Exception ex) when (ex is IOException or InvalidDataException or InvalidOperationException or KeyNotFoundException or ArgumentException or UnauthorizedAccessException)
+        catch (Exception ex)
+            when (ex
+                    is IOException
+                        or InvalidDataException
+                        or InvalidOperationException
+                        or KeyNotFoundException
+                        or ArgumentException
+                        or UnauthorizedAccessException
+            )
         {
             Console.Error.WriteLine("SampleGenerator: " + ex.Message);
             return 1;
@@ -77,16 +89,20 @@ internal static partial class Program
         }
 
         var missing = new List<string>();
-        string result = Placeholder().Replace(template, m =>
-        {
-            if (values.TryGetValue(m.Groups[1].Value, out string? v))
-            {
-                return v;
-            }
+        string result = Placeholder()
+            .Replace(
+                template,
+                m =>
+                {
+                    if (values.TryGetValue(m.Groups[1].Value, out string? v))
+                    {
+                        return v;
+                    }
 
-            missing.Add(m.Groups[1].Value);
-            return m.Value;
-        });
+                    missing.Add(m.Groups[1].Value);
+                    return m.Value;
+                }
+            );
         if (missing.Count > 0)
         {
             throw new InvalidDataException("README.template.md uses unknown figures: " + string.Join(", ", missing));
@@ -100,7 +116,13 @@ internal static partial class Program
         var sb = new StringBuilder("| figure | value | meaning |\n|---|---|---|\n");
         foreach ((string key, string value, string meaning) in f.Rows)
         {
-            sb.Append("| `").Append(key).Append("` | ").Append(value).Append(" | ").Append(meaning.Replace("|", "\\|", StringComparison.Ordinal)).Append(" |\n");
+            sb.Append("| `")
+                .Append(key)
+                .Append("` | ")
+                .Append(value)
+                .Append(" | ")
+                .Append(meaning.Replace("|", "\\|", StringComparison.Ordinal))
+                .Append(" |\n");
         }
 
         return sb.ToString().TrimEnd('\n');
@@ -112,10 +134,24 @@ internal static partial class Program
         var blocks = new Dictionary<string, string>(StringComparer.Ordinal);
         var sb = new StringBuilder("| slot | stack | events | what it is |\n|---|---|---|---|\n");
         int slot = 0;
-        foreach (Bucket b in LatchSample.Buckets(fx).Select((b, i) => (b, i)).OrderByDescending(x => x.b.Count).ThenBy(x => x.i).Select(x => x.b))
+        foreach (
+            Bucket b in LatchSample
+                .Buckets(fx)
+                .Select((b, i) => (b, i))
+                .OrderByDescending(x => x.b.Count)
+                .ThenBy(x => x.i)
+                .Select(x => x.b)
+        )
         {
-            sb.Append("| ").Append(slot++.ToString(CultureInfo.InvariantCulture)).Append(" | ").Append(b.Id).Append(" | ")
-                .Append(b.Count.ToString(CultureInfo.InvariantCulture)).Append(" | ").Append(b.Description).Append(" |\n");
+            sb.Append("| ")
+                .Append(slot++.ToString(CultureInfo.InvariantCulture))
+                .Append(" | ")
+                .Append(b.Id)
+                .Append(" | ")
+                .Append(b.Count.ToString(CultureInfo.InvariantCulture))
+                .Append(" | ")
+                .Append(b.Description)
+                .Append(" |\n");
         }
 
         blocks.Add("latch.buckets_table", sb.ToString().TrimEnd('\n'));
@@ -123,10 +159,23 @@ internal static partial class Program
         // Every bucket's frames, as the TF 3656 histogram renders them.
         var bucketFrames = new StringBuilder();
         slot = 0;
-        foreach (Bucket b in LatchSample.Buckets(fx).Select((b, i) => (b, i)).OrderByDescending(x => x.b.Count).ThenBy(x => x.i).Select(x => x.b))
+        foreach (
+            Bucket b in LatchSample
+                .Buckets(fx)
+                .Select((b, i) => (b, i))
+                .OrderByDescending(x => x.b.Count)
+                .ThenBy(x => x.i)
+                .Select(x => x.b)
+        )
         {
-            bucketFrames.Append("<details><summary>slot ").Append(slot++.ToString(CultureInfo.InvariantCulture)).Append(": stack ").Append(b.Id)
-                .Append(", ").Append(b.Count.ToString(CultureInfo.InvariantCulture)).Append(" events</summary>\n\n```\n");
+            bucketFrames
+                .Append("<details><summary>slot ")
+                .Append(slot++.ToString(CultureInfo.InvariantCulture))
+                .Append(": stack ")
+                .Append(b.Id)
+                .Append(", ")
+                .Append(b.Count.ToString(CultureInfo.InvariantCulture))
+                .Append(" events</summary>\n\n```\n");
             foreach (Frame f in b.Frames)
             {
                 bucketFrames.Append(f.SymbolizedText).Append('\n');
@@ -152,14 +201,31 @@ internal static partial class Program
         blocks.Add("waits.waits_table", waits.ToString().TrimEnd('\n'));
 
         var stacks = new StringBuilder("| stack | frames | leaf | used by |\n|---|---|---|---|\n");
-        string[] usedBy = ["D: PREEMPTIVE_HTTP_REQUEST before each PAGEIOLATCH_SH (scan workers)", "E: PREEMPTIVE_HTTP_REQUEST of the coordinator (LOB send)", "F: PREEMPTIVE_HTTP_REQUEST of the log writer", "G: PREEMPTIVE_HTTP_REQUEST of lease renewal", "H: PAGEIOLATCH_SH", "X1: LATCH_EX (composed: the first five frames of H)", "X2: CXPACKET (composed: H's first three frames, the producer frames of stack C, G's scheduler frames)"];
+        string[] usedBy =
+        [
+            "D: PREEMPTIVE_HTTP_REQUEST before each PAGEIOLATCH_SH (scan workers)",
+            "E: PREEMPTIVE_HTTP_REQUEST of the coordinator (LOB send)",
+            "F: PREEMPTIVE_HTTP_REQUEST of the log writer",
+            "G: PREEMPTIVE_HTTP_REQUEST of lease renewal",
+            "H: PAGEIOLATCH_SH",
+            "X1: LATCH_EX (composed: the first five frames of H)",
+            "X2: CXPACKET (composed: H's first three frames, the producer frames of stack C, G's scheduler frames)",
+        ];
         Dictionary<string, IReadOnlyList<Frame>> waitStacks = WaitSample.Stacks(fx);
         foreach (string id in StackOrder)
         {
             IReadOnlyList<Frame> frames = waitStacks[id];
             string use = usedBy.Single(u => u.StartsWith(id + ":", StringComparison.Ordinal));
-            stacks.Append("| ").Append(id).Append(" | ").Append(frames.Count.ToString(CultureInfo.InvariantCulture)).Append(" | `")
-                .Append(frames[0].SymbolizedText).Append("` | ").Append(use[(id.Length + 2)..]).Append(" |\n");
+            stacks
+                .Append("| ")
+                .Append(id)
+                .Append(" | ")
+                .Append(frames.Count.ToString(CultureInfo.InvariantCulture))
+                .Append(" | `")
+                .Append(frames[0].SymbolizedText)
+                .Append("` | ")
+                .Append(use[(id.Length + 2)..])
+                .Append(" |\n");
         }
 
         blocks.Add("waits.stacks_table", stacks.ToString().TrimEnd('\n'));
@@ -173,7 +239,13 @@ internal static partial class Program
         for (int i = 0; i < sorted.Count; i++)
         {
             string end = i + 1 < sorted.Count ? Output.Hex16(sorted[i + 1].Base - 1) : "0xFFFFFFFFFFFFFFFF";
-            sb.Append("| ").Append(sorted[i].Name).Append(" | ").Append(Output.Hex16(sorted[i].Base)).Append(" | ").Append(end).Append(" |\n");
+            sb.Append("| ")
+                .Append(sorted[i].Name)
+                .Append(" | ")
+                .Append(Output.Hex16(sorted[i].Base))
+                .Append(" | ")
+                .Append(end)
+                .Append(" |\n");
         }
 
         return sb.ToString().TrimEnd('\n');

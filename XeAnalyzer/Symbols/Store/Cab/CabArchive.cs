@@ -8,8 +8,8 @@ namespace XeAnalyzer.Symbols.Store.Cab;
 /// <summary>
 /// A Microsoft Cabinet (CAB) file as symbol servers use it for compressed <c>.pd_</c> files: one cabinet (no spanning),
 /// folders stored uncompressed or with MSZIP. Opening reads the header, folder and file tables; <see cref="Extract"/>
-/// decompresses one file into a stream. Counts and sizes read from the file are checked against the file length and caps,
-/// so a hostile cabinet fails with <see cref="InvalidPdbDataException"/> instead of exhausting memory or disk.
+/// decompresses one file into a stream. Counts and sizes read from the file are checked against the file length and
+/// caps, so a hostile cabinet fails with <see cref="InvalidPdbDataException"/> instead of exhausting memory or disk.
 /// </summary>
 /// <remarks>Thread safety: <see cref="Extract"/> may be called from one thread at a time.</remarks>
 internal sealed class CabArchive : IDisposable
@@ -27,7 +27,13 @@ internal sealed class CabArchive : IDisposable
     private readonly CabFolder[] _folders;
     private readonly int _dataReserve;
 
-    private CabArchive(IRandomAccessSource source, bool ownsSource, CabFolder[] folders, IReadOnlyList<CabFileEntry> files, int dataReserve)
+    private CabArchive(
+        IRandomAccessSource source,
+        bool ownsSource,
+        CabFolder[] folders,
+        IReadOnlyList<CabFileEntry> files,
+        int dataReserve
+    )
     {
         _source = source;
         _ownsSource = ownsSource;
@@ -77,12 +83,23 @@ internal sealed class CabArchive : IDisposable
         int got = source.Read(0, head);
         if (got < 4 || !IsCabinet(head))
         {
-            throw new InvalidPdbDataException(file, 0, "expected the CAB signature 'MSCF', found other bytes: not a cabinet file");
+            throw new InvalidPdbDataException(
+                file,
+                0,
+                "expected the CAB signature 'MSCF', found other bytes: not a cabinet file"
+            );
         }
 
         if (got < HeaderSize)
         {
-            throw new InvalidPdbDataException(file, got, string.Create(CultureInfo.InvariantCulture, $"expected a {HeaderSize}-byte CAB header, but the file has only {got} bytes (truncated cabinet)"));
+            throw new InvalidPdbDataException(
+                file,
+                got,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"expected a {HeaderSize}-byte CAB header, but the file has only {got} bytes (truncated cabinet)"
+                )
+            );
         }
 
         var h = head.AsSpan();
@@ -95,22 +112,47 @@ internal sealed class CabArchive : IDisposable
         int flags = BinaryPrimitives.ReadUInt16LittleEndian(h[30..]);
         if (versionMajor != 1)
         {
-            throw new InvalidPdbDataException(file, 24, string.Create(CultureInfo.InvariantCulture, $"expected CAB format version 1.x, found {versionMajor}.{versionMinor}"));
+            throw new InvalidPdbDataException(
+                file,
+                24,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"expected CAB format version 1.x, found {versionMajor}.{versionMinor}"
+                )
+            );
         }
 
         if (cbCabinet > length)
         {
-            throw new InvalidPdbDataException(file, 8, string.Create(CultureInfo.InvariantCulture, $"expected a cabinet of {cbCabinet} bytes, but the file has only {length} bytes (truncated cabinet)"));
+            throw new InvalidPdbDataException(
+                file,
+                8,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"expected a cabinet of {cbCabinet} bytes, but the file has only {length} bytes (truncated cabinet)"
+                )
+            );
         }
 
         if ((flags & (FlagPrevCabinet | FlagNextCabinet)) != 0)
         {
-            throw new InvalidPdbDataException(file, 30, "expected a single cabinet, found one that is part of a multi-cabinet set (not supported)");
+            throw new InvalidPdbDataException(
+                file,
+                30,
+                "expected a single cabinet, found one that is part of a multi-cabinet set (not supported)"
+            );
         }
 
         if (cFolders == 0 || cFiles == 0)
         {
-            throw new InvalidPdbDataException(file, 26, string.Create(CultureInfo.InvariantCulture, $"expected at least one folder and one file, found {cFolders} folders and {cFiles} files"));
+            throw new InvalidPdbDataException(
+                file,
+                26,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"expected at least one folder and one file, found {cFolders} folders and {cFiles} files"
+                )
+            );
         }
 
         long pos = HeaderSize;
@@ -130,7 +172,15 @@ internal sealed class CabArchive : IDisposable
         long folderTableEnd = pos + ((long)cFolders * (8 + folderReserve));
         if (folderTableEnd > cbCabinet || coffFiles < folderTableEnd || coffFiles >= cbCabinet)
         {
-            throw new InvalidPdbDataException(file, 16, string.Create(CultureInfo.InvariantCulture, $"expected {cFolders} folder entries ending at or before the file table at {coffFiles}, inside the cabinet's {cbCabinet} bytes"));
+            throw new InvalidPdbDataException(
+                file,
+                16,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"expected {cFolders} folder entries ending at or before the file table at {coffFiles}, inside "
+                        + $"the cabinet's {cbCabinet} bytes"
+                )
+            );
         }
 
         byte[] folderBytes = new byte[folderTableEnd - pos];
@@ -147,7 +197,15 @@ internal sealed class CabArchive : IDisposable
             // The smallest CFDATA is 8 bytes plus reserve: that bounds the block count by the file size.
             if (dataStart >= cbCabinet || (long)blocks * (8 + dataReserve) > cbCabinet - dataStart)
             {
-                throw new InvalidPdbDataException(file, entryOffset, string.Create(CultureInfo.InvariantCulture, $"expected folder {i}'s {blocks} data blocks to start inside the cabinet ({cbCabinet} bytes), found a start of {dataStart}"));
+                throw new InvalidPdbDataException(
+                    file,
+                    entryOffset,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"expected folder {i}'s {blocks} data blocks to start inside the cabinet ({cbCabinet} "
+                            + $"bytes), found a start of {dataStart}"
+                    )
+                );
             }
 
             folders[i] = new CabFolder(dataStart, blocks, compression, entryOffset);
@@ -161,7 +219,14 @@ internal sealed class CabArchive : IDisposable
             int n = source.Read(fpos, entry);
             if (n < 17)
             {
-                throw new InvalidPdbDataException(file, fpos, string.Create(CultureInfo.InvariantCulture, $"expected file entry {i} of {cFiles}, but the cabinet ends early (truncated cabinet)"));
+                throw new InvalidPdbDataException(
+                    file,
+                    fpos,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"expected file entry {i} of {cFiles}, but the cabinet ends early (truncated cabinet)"
+                    )
+                );
             }
 
             var e = entry.AsSpan(0, n);
@@ -172,15 +237,31 @@ internal sealed class CabArchive : IDisposable
             int nul = e[16..].IndexOf((byte)0);
             if (nul <= 0)
             {
-                throw new InvalidPdbDataException(file, fpos + 16, string.Create(CultureInfo.InvariantCulture, $"expected a NUL-terminated file name of 1 to {MaxNameBytes} bytes in file entry {i}"));
+                throw new InvalidPdbDataException(
+                    file,
+                    fpos + 16,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"expected a NUL-terminated file name of 1 to {MaxNameBytes} bytes in file entry {i}"
+                    )
+                );
             }
 
             if (folderIndex >= cFolders)
             {
-                throw new InvalidPdbDataException(file, fpos + 8, string.Create(CultureInfo.InvariantCulture, $"expected a folder index below {cFolders} in file entry {i}, found {folderIndex} (files continued across cabinets are not supported)"));
+                throw new InvalidPdbDataException(
+                    file,
+                    fpos + 8,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"expected a folder index below {cFolders} in file entry {i}, found {folderIndex} (files "
+                            + $"continued across cabinets are not supported)"
+                    )
+                );
             }
 
-            // Bit 0x80 of the attributes marks a UTF-8 name; otherwise the name is in a code page: keep ASCII, replace the rest.
+            // Bit 0x80 of the attributes marks a UTF-8 name; otherwise the name is in a code page: keep ASCII, replace
+            // the rest.
             Encoding enc = (attributes & 0x80) != 0 ? Encoding.UTF8 : Encoding.Latin1;
             string name = enc.GetString(e.Slice(16, nul));
             files.Add(new CabFileEntry(name, size, folderIndex, folderOffset));
@@ -191,14 +272,17 @@ internal sealed class CabArchive : IDisposable
     }
 
     /// <summary>
-    /// Decompresses <paramref name="entry"/> into <paramref name="destination"/>, writing exactly <see cref="CabFileEntry.Length"/> bytes.
+    /// Decompresses <paramref name="entry"/> into <paramref name="destination"/>, writing exactly
+    /// <see cref="CabFileEntry.Length"/> bytes.
     /// </summary>
     /// <param name="entry">A file of this cabinet (from <see cref="Files"/>).</param>
     /// <param name="destination">Where the uncompressed bytes go.</param>
-    /// <param name="maxBytes">The largest file accepted; a larger declared size fails before anything is written.</param>
+    /// <param name="maxBytes">The largest file accepted; a larger declared size fails before anything is
+    /// written.</param>
     /// <param name="cancellationToken">Cancels between data blocks.</param>
-    /// <exception cref="InvalidPdbDataException">The file is larger than <paramref name="maxBytes"/>, the compression is not MSZIP or stored,
-    /// or a data block is damaged, truncated or expands to more or less than declared.</exception>
+    /// <exception cref="InvalidPdbDataException">The file is larger than <paramref name="maxBytes"/>, the compression
+    /// is not MSZIP or stored, or a data block is damaged, truncated or expands to more or less than
+    /// declared.</exception>
     public void Extract(CabFileEntry entry, Stream destination, long maxBytes, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(entry);
@@ -206,15 +290,36 @@ internal sealed class CabArchive : IDisposable
         string file = _source.Name;
         if (entry.Length > maxBytes)
         {
-            throw new InvalidPdbDataException(file, null, string.Create(CultureInfo.InvariantCulture, $"expected a cabinet entry of at most {maxBytes} bytes, but '{entry.Name}' declares {entry.Length} (refused: possible decompression bomb)"));
+            throw new InvalidPdbDataException(
+                file,
+                null,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"expected a cabinet entry of at most {maxBytes} bytes, but '{entry.Name}' declares "
+                        + $"{entry.Length} (refused: possible decompression bomb)"
+                )
+            );
         }
 
         CabFolder folder = _folders[entry.FolderIndex];
         int type = folder.Compression & 0xF;
         if (type is not (CompressionNone or CompressionMsZip))
         {
-            string kind = type switch { 2 => "Quantum", 3 => "LZX", _ => "unknown" };
-            throw new InvalidPdbDataException(file, folder.EntryOffset + 6, string.Create(CultureInfo.InvariantCulture, $"expected MSZIP (1) or no compression (0), found compression type {type} ({kind}), which is not supported"));
+            string kind = type switch
+            {
+                2 => "Quantum",
+                3 => "LZX",
+                _ => "unknown",
+            };
+            throw new InvalidPdbDataException(
+                file,
+                folder.EntryOffset + 6,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"expected MSZIP (1) or no compression (0), found compression type {type} ({kind}), which is not "
+                        + $"supported"
+                )
+            );
         }
 
         long skip = entry.FolderOffset;
@@ -232,24 +337,50 @@ internal sealed class CabArchive : IDisposable
         for (int b = 0; b < folder.BlockCount && remaining > 0; b++)
         {
             cancellationToken.ThrowIfCancellationRequested();
-            ReadExactly(_source, pos, header, string.Create(CultureInfo.InvariantCulture, $"the header of data block {b}"));
+            ReadExactly(
+                _source,
+                pos,
+                header,
+                string.Create(CultureInfo.InvariantCulture, $"the header of data block {b}")
+            );
             uint checksum = BinaryPrimitives.ReadUInt32LittleEndian(header);
             int cbData = BinaryPrimitives.ReadUInt16LittleEndian(header.AsSpan(4));
             int cbUncomp = BinaryPrimitives.ReadUInt16LittleEndian(header.AsSpan(6));
             long dataOffset = pos + header.Length;
             if (cbUncomp > MsZipDecoder.MaxBlockOutput || cbUncomp == 0)
             {
-                throw new InvalidPdbDataException(file, pos + 6, string.Create(CultureInfo.InvariantCulture, $"expected data block {b} to hold 1 to {MsZipDecoder.MaxBlockOutput} uncompressed bytes, found {cbUncomp}"));
+                throw new InvalidPdbDataException(
+                    file,
+                    pos + 6,
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"expected data block {b} to hold 1 to {MsZipDecoder.MaxBlockOutput} uncompressed bytes, "
+                            + $"found {cbUncomp}"
+                    )
+                );
             }
 
             Span<byte> data = input.AsSpan(0, cbData);
-            ReadExactly(_source, dataOffset, data, string.Create(CultureInfo.InvariantCulture, $"the {cbData} bytes of data block {b}"));
+            ReadExactly(
+                _source,
+                dataOffset,
+                data,
+                string.Create(CultureInfo.InvariantCulture, $"the {cbData} bytes of data block {b}")
+            );
             if (checksum != 0)
             {
                 uint actual = CabChecksum.Compute(header.AsSpan(4), CabChecksum.Compute(data, 0));
                 if (actual != checksum)
                 {
-                    throw new InvalidPdbDataException(file, pos, string.Create(CultureInfo.InvariantCulture, $"expected data block {b} to have checksum 0x{checksum:X8}, computed 0x{actual:X8} (corrupt cabinet)"));
+                    throw new InvalidPdbDataException(
+                        file,
+                        pos,
+                        string.Create(
+                            CultureInfo.InvariantCulture,
+                            $"expected data block {b} to have checksum 0x{checksum:X8}, computed 0x{actual:X8} "
+                                + $"(corrupt cabinet)"
+                        )
+                    );
                 }
             }
 
@@ -262,7 +393,14 @@ internal sealed class CabArchive : IDisposable
             {
                 if (cbData != cbUncomp)
                 {
-                    throw new InvalidPdbDataException(file, pos + 4, string.Create(CultureInfo.InvariantCulture, $"expected an uncompressed data block to have equal sizes, found {cbData} and {cbUncomp}"));
+                    throw new InvalidPdbDataException(
+                        file,
+                        pos + 4,
+                        string.Create(
+                            CultureInfo.InvariantCulture,
+                            $"expected an uncompressed data block to have equal sizes, found {cbData} and {cbUncomp}"
+                        )
+                    );
                 }
 
                 data.CopyTo(plain);
@@ -290,7 +428,15 @@ internal sealed class CabArchive : IDisposable
 
         if (remaining > 0)
         {
-            throw new InvalidPdbDataException(file, pos, string.Create(CultureInfo.InvariantCulture, $"expected {entry.Length} bytes for '{entry.Name}', but folder {entry.FolderIndex}'s data blocks end {remaining} bytes short (truncated cabinet)"));
+            throw new InvalidPdbDataException(
+                file,
+                pos,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"expected {entry.Length} bytes for '{entry.Name}', but folder {entry.FolderIndex}'s data blocks "
+                        + $"end {remaining} bytes short (truncated cabinet)"
+                )
+            );
         }
     }
 
@@ -308,10 +454,16 @@ internal sealed class CabArchive : IDisposable
         int n = source.Read(offset, destination);
         if (n != destination.Length)
         {
-            throw new InvalidPdbDataException(source.Name, offset + n, string.Create(CultureInfo.InvariantCulture, $"expected {destination.Length} bytes of {what}, but the cabinet ends early (truncated cabinet)"));
+            throw new InvalidPdbDataException(
+                source.Name,
+                offset + n,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"expected {destination.Length} bytes of {what}, but the cabinet ends early (truncated cabinet)"
+                )
+            );
         }
     }
-
 
     private readonly record struct CabFolder(uint DataStart, int BlockCount, int Compression, long EntryOffset);
 }
@@ -323,7 +475,8 @@ internal sealed class CabArchive : IDisposable
 /// <param name="FolderOffset">Offset of the file's first byte in the folder's uncompressed data.</param>
 internal sealed record CabFileEntry(string Name, long Length, int FolderIndex, long FolderOffset);
 
-/// <summary>The CFDATA checksum of the Microsoft Cabinet format: XOR of little-endian 32-bit words, with a short tail folded in.</summary>
+/// <summary>The CFDATA checksum of the Microsoft Cabinet format: XOR of little-endian 32-bit words, with a short tail
+/// folded in.</summary>
 internal static class CabChecksum
 {
     public static uint Compute(ReadOnlySpan<byte> data, uint seed)

@@ -2,7 +2,8 @@ namespace XeAnalyzer.Symbols.Store.Cab;
 
 internal sealed partial class MsZipDecoder
 {
-    /// <summary>A canonical Huffman code: a direct lookup table for short codes, a canonical walk for long ones.</summary>
+    /// <summary>A canonical Huffman code: a direct lookup table for short codes, a canonical walk for long
+    /// ones.</summary>
     private sealed class Huffman
     {
         private readonly ushort[] _fast = new ushort[1 << FastBits]; // symbol | (length << 9); 0 = not a short code

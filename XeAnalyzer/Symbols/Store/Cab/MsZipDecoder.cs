@@ -7,7 +7,8 @@ namespace XeAnalyzer.Symbols.Store.Cab;
 /// <c>CK</c> and a raw DEFLATE stream that ends with a final block; back-references may reach up to 32 KB into the
 /// output of the previous blocks of the same folder, so the decoder keeps that history between calls
 /// (which <see cref="System.IO.Compression.DeflateStream"/> cannot be primed with).
-/// Every input read, table build and back-reference is bounds-checked; the output of one block is capped at its declared size.
+/// Every input read, table build and back-reference is bounds-checked; the output of one block is capped at its
+/// declared size.
 /// </summary>
 internal sealed partial class MsZipDecoder
 {
@@ -22,11 +23,158 @@ internal sealed partial class MsZipDecoder
     private const int LitLenSymbols = 288;
     private const int DistSymbols = 32;
 
-    private static readonly ushort[] s_lengthBase = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258];
-    private static readonly byte[] s_lengthExtra = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0];
-    private static readonly ushort[] s_distBase = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577];
-    private static readonly byte[] s_distExtra = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13];
-    private static readonly byte[] s_codeLengthOrder = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
+    private static readonly ushort[] s_lengthBase =
+    [
+        3,
+        4,
+        5,
+        6,
+        7,
+        8,
+        9,
+        10,
+        11,
+        13,
+        15,
+        17,
+        19,
+        23,
+        27,
+        31,
+        35,
+        43,
+        51,
+        59,
+        67,
+        83,
+        99,
+        115,
+        131,
+        163,
+        195,
+        227,
+        258,
+    ];
+    private static readonly byte[] s_lengthExtra =
+    [
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        1,
+        1,
+        1,
+        1,
+        2,
+        2,
+        2,
+        2,
+        3,
+        3,
+        3,
+        3,
+        4,
+        4,
+        4,
+        4,
+        5,
+        5,
+        5,
+        5,
+        0,
+    ];
+    private static readonly ushort[] s_distBase =
+    [
+        1,
+        2,
+        3,
+        4,
+        5,
+        7,
+        9,
+        13,
+        17,
+        25,
+        33,
+        49,
+        65,
+        97,
+        129,
+        193,
+        257,
+        385,
+        513,
+        769,
+        1025,
+        1537,
+        2049,
+        3073,
+        4097,
+        6145,
+        8193,
+        12289,
+        16385,
+        24577,
+    ];
+    private static readonly byte[] s_distExtra =
+    [
+        0,
+        0,
+        0,
+        0,
+        1,
+        1,
+        2,
+        2,
+        3,
+        3,
+        4,
+        4,
+        5,
+        5,
+        6,
+        6,
+        7,
+        7,
+        8,
+        8,
+        9,
+        9,
+        10,
+        10,
+        11,
+        11,
+        12,
+        12,
+        13,
+        13,
+    ];
+    private static readonly byte[] s_codeLengthOrder =
+    [
+        16,
+        17,
+        18,
+        0,
+        8,
+        7,
+        9,
+        6,
+        10,
+        5,
+        11,
+        4,
+        12,
+        3,
+        13,
+        2,
+        14,
+        1,
+        15,
+    ];
 
     // History (the last WindowSize bytes of earlier blocks) followed by the output of the current block.
     private readonly byte[] _buffer = new byte[WindowSize + MaxBlockOutput];
@@ -44,20 +192,34 @@ internal sealed partial class MsZipDecoder
     /// Decodes one CFDATA payload (<c>CK</c> + DEFLATE data) into exactly <paramref name="destination"/>.Length bytes.
     /// </summary>
     /// <param name="data">The compressed payload of the block, including the <c>CK</c> signature.</param>
-    /// <param name="destination">Receives the uncompressed bytes; its length is the block's declared uncompressed size.</param>
+    /// <param name="destination">Receives the uncompressed bytes; its length is the block's declared uncompressed
+    /// size.</param>
     /// <param name="file">The CAB file, for messages.</param>
     /// <param name="dataOffset">File offset of <paramref name="data"/>, for messages.</param>
-    /// <exception cref="InvalidPdbDataException">The block is not valid MSZIP data or does not expand to the declared size.</exception>
+    /// <exception cref="InvalidPdbDataException">The block is not valid MSZIP data or does not expand to the declared
+    /// size.</exception>
     public void DecodeBlock(ReadOnlySpan<byte> data, Span<byte> destination, string? file, long dataOffset)
     {
         if (destination.Length > MaxBlockOutput)
         {
-            throw new InvalidPdbDataException(file, dataOffset, string.Create(CultureInfo.InvariantCulture, $"expected an MSZIP block of at most {MaxBlockOutput} uncompressed bytes, found a declared size of {destination.Length}"));
+            throw new InvalidPdbDataException(
+                file,
+                dataOffset,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"expected an MSZIP block of at most {MaxBlockOutput} uncompressed bytes, found a declared size "
+                        + $"of {destination.Length}"
+                )
+            );
         }
 
         if (data.Length < 2 || data[0] != (byte)'C' || data[1] != (byte)'K')
         {
-            throw new InvalidPdbDataException(file, dataOffset, "expected the MSZIP block signature 'CK', found other bytes");
+            throw new InvalidPdbDataException(
+                file,
+                dataOffset,
+                "expected the MSZIP block signature 'CK', found other bytes"
+            );
         }
 
         var bits = new BitInput(data[2..], file, dataOffset + 2);
@@ -86,12 +248,18 @@ internal sealed partial class MsZipDecoder
                 default:
                     throw bits.Error("expected a DEFLATE block type 0, 1 or 2, found the reserved type 3");
             }
-        }
-        while (!last);
+        } while (!last);
 
         if (pos != limit)
         {
-            throw new InvalidPdbDataException(file, dataOffset, string.Create(CultureInfo.InvariantCulture, $"expected the MSZIP block to expand to {destination.Length} bytes, but it expands to {pos - start}"));
+            throw new InvalidPdbDataException(
+                file,
+                dataOffset,
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"expected the MSZIP block to expand to {destination.Length} bytes, but it expands to {pos - start}"
+                )
+            );
         }
 
         _buffer.AsSpan(start, destination.Length).CopyTo(destination);
@@ -116,12 +284,22 @@ internal sealed partial class MsZipDecoder
         uint nlen = bits.Read(16);
         if ((len ^ 0xFFFF) != nlen)
         {
-            throw bits.Error(string.Create(CultureInfo.InvariantCulture, $"expected a stored block length and its complement, found LEN={len} NLEN={nlen}"));
+            throw bits.Error(
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"expected a stored block length and its complement, found LEN={len} NLEN={nlen}"
+                )
+            );
         }
 
         if (len > (uint)(limit - pos))
         {
-            throw bits.Error(string.Create(CultureInfo.InvariantCulture, $"expected at most {limit - pos} more bytes in this block, but a stored block holds {len}"));
+            throw bits.Error(
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"expected at most {limit - pos} more bytes in this block, but a stored block holds {len}"
+                )
+            );
         }
 
         bits.ReadBytes(_buffer.AsSpan(pos, (int)len));
@@ -139,7 +317,13 @@ internal sealed partial class MsZipDecoder
             {
                 if (pos >= limit)
                 {
-                    throw bits.Error(string.Create(CultureInfo.InvariantCulture, $"expected the block to end after {limit - blockStart} bytes, but it continues (data beyond the declared size)"));
+                    throw bits.Error(
+                        string.Create(
+                            CultureInfo.InvariantCulture,
+                            $"expected the block to end after {limit - blockStart} bytes, but it continues (data "
+                                + $"beyond the declared size)"
+                        )
+                    );
                 }
 
                 buf[pos++] = (byte)sym;
@@ -154,25 +338,41 @@ internal sealed partial class MsZipDecoder
             int li = sym - 257;
             if (li >= s_lengthBase.Length)
             {
-                throw bits.Error(string.Create(CultureInfo.InvariantCulture, $"expected a length symbol 257..285, found {sym}"));
+                throw bits.Error(
+                    string.Create(CultureInfo.InvariantCulture, $"expected a length symbol 257..285, found {sym}")
+                );
             }
 
             int length = s_lengthBase[li] + (int)bits.Read(s_lengthExtra[li]);
             int ds = _dist.Decode(ref bits);
             if (ds >= s_distBase.Length)
             {
-                throw bits.Error(string.Create(CultureInfo.InvariantCulture, $"expected a distance symbol 0..29, found {ds}"));
+                throw bits.Error(
+                    string.Create(CultureInfo.InvariantCulture, $"expected a distance symbol 0..29, found {ds}")
+                );
             }
 
             int distance = s_distBase[ds] + (int)bits.Read(s_distExtra[ds]);
             if (distance > pos - historyStart)
             {
-                throw bits.Error(string.Create(CultureInfo.InvariantCulture, $"expected a distance of at most {pos - historyStart} (the data decoded so far), found {distance}"));
+                throw bits.Error(
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"expected a distance of at most {pos - historyStart} (the data decoded so far), found "
+                            + $"{distance}"
+                    )
+                );
             }
 
             if (length > limit - pos)
             {
-                throw bits.Error(string.Create(CultureInfo.InvariantCulture, $"expected the block to end after {limit - blockStart} bytes, but a match of {length} bytes runs past it"));
+                throw bits.Error(
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"expected the block to end after {limit - blockStart} bytes, but a match of {length} bytes "
+                            + $"runs past it"
+                    )
+                );
             }
 
             int from = pos - distance;
@@ -226,7 +426,12 @@ internal sealed partial class MsZipDecoder
         int hclen = (int)bits.Read(4) + 4;
         if (hlit > 286 || hdist > 30)
         {
-            throw bits.Error(string.Create(CultureInfo.InvariantCulture, $"expected at most 286 literal/length and 30 distance codes, found {hlit} and {hdist}"));
+            throw bits.Error(
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"expected at most 286 literal/length and 30 distance codes, found {hlit} and {hdist}"
+                )
+            );
         }
 
         Span<byte> clens = stackalloc byte[19];
@@ -271,7 +476,13 @@ internal sealed partial class MsZipDecoder
 
             if (repeat > lengths.Length - n)
             {
-                throw bits.Error(string.Create(CultureInfo.InvariantCulture, $"expected {lengths.Length} code lengths, but a repeat runs {repeat - (lengths.Length - n)} past them"));
+                throw bits.Error(
+                    string.Create(
+                        CultureInfo.InvariantCulture,
+                        $"expected {lengths.Length} code lengths, but a repeat runs {repeat - (lengths.Length - n)} "
+                            + $"past them"
+                    )
+                );
             }
 
             lengths.Slice(n, repeat).Fill(value);
@@ -294,5 +505,4 @@ internal sealed partial class MsZipDecoder
             throw bits.Error(problem);
         }
     }
-
 }
