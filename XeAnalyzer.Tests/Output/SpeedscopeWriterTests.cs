@@ -76,6 +76,8 @@ internal sealed class SpeedscopeWriterTests
     [TestCase(WeightUnit.Count, "none")]
     [TestCase(WeightUnit.Bytes, "bytes")]
     [TestCase(WeightUnit.Milliseconds, "milliseconds")]
+    [TestCase(WeightUnit.Microseconds, "microseconds")]
+    [TestCase(WeightUnit.Duration, "none")]
     public void Write_WritesUnit_FromTree(WeightUnit unit, string expected)
     {
         using JsonDocument d = JsonDocument.Parse(Write(new SpeedscopeWriter(), Tree(unit)));

@@ -14,6 +14,13 @@ internal enum WeightUnit
 
     /// <summary>Milliseconds (wait or hold time); speedscope unit <c>milliseconds</c>.</summary>
     Milliseconds,
+
+    /// <summary>Microseconds (latch hold or query time); speedscope unit <c>microseconds</c>.</summary>
+    Microseconds,
+
+    /// <summary>A duration whose unit is unknown or differs between the events summed; speedscope unit
+    /// <c>none</c>.</summary>
+    Duration,
 }
 
 /// <summary>

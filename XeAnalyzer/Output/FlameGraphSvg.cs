@@ -60,6 +60,8 @@ internal static class FlameGraphSvg
             {
                 WeightUnit.Bytes => "bytes",
                 WeightUnit.Milliseconds => "ms",
+                WeightUnit.Microseconds => "\u00B5s",
+                WeightUnit.Duration => "duration (unit unknown)",
                 _ => "samples",
             };
         double width = o.Width;

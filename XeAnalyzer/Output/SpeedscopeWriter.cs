@@ -40,12 +40,13 @@ internal sealed class SpeedscopeWriter : IReportWriter
 
     /// <summary>The speedscope unit name of a weight unit.</summary>
     /// <param name="unit">The unit.</param>
-    /// <returns><c>none</c>, <c>bytes</c> or <c>milliseconds</c>.</returns>
+    /// <returns><c>none</c>, <c>bytes</c>, <c>milliseconds</c> or <c>microseconds</c>.</returns>
     public static string UnitName(WeightUnit unit) =>
         unit switch
         {
             WeightUnit.Bytes => "bytes",
             WeightUnit.Milliseconds => "milliseconds",
+            WeightUnit.Microseconds => "microseconds",
             _ => "none",
         };
 

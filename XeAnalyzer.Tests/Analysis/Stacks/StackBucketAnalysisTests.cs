@@ -496,6 +496,19 @@ public sealed class StackBucketAnalysisTests
         Assert.That(durations.Unit, Is.EqualTo(XeAnalyzer.Output.WeightUnit.Milliseconds));
     }
 
+    // The units of the reference table (XE-ANALYSES.md §5, XE-TEXT-SHAPES.md §12): waits ms, latch_released and
+    // query events µs; events whose units differ, or are unknown, sum to a duration of no one unit.
+    [TestCase(new[] { "sqlos.wait_info", "sqlos.wait_completed" }, XeAnalyzer.Output.WeightUnit.Milliseconds)]
+    [TestCase(new[] { "sqlserver.latch_released" }, XeAnalyzer.Output.WeightUnit.Microseconds)]
+    [TestCase(
+        new[] { "sqlserver.rpc_completed", "sqlserver.sql_batch_completed" },
+        XeAnalyzer.Output.WeightUnit.Microseconds
+    )]
+    [TestCase(new[] { "sqlos.wait_info", "sqlserver.rpc_completed" }, XeAnalyzer.Output.WeightUnit.Duration)]
+    [TestCase(new[] { "sqlserver.my_own_event" }, XeAnalyzer.Output.WeightUnit.Duration)]
+    public void DurationWeightUnit_FollowsTheOneUnitRule(string[] events, XeAnalyzer.Output.WeightUnit expected) =>
+        Assert.That(StackBucketResult.DurationWeightUnit(events), Is.EqualTo(expected));
+
     [Test]
     public void AnalyzeFiles_XelWithSidecar_UsesTheSidecar_AndAnExplicitMapOverridesIt()
     {

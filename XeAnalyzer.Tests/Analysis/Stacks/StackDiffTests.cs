@@ -280,6 +280,8 @@ public sealed class StackDiffTests
         StackBucketChange dc = diff.Changes.Single(c => c.Frames.SequenceEqual(Engine("D")));
         Assert.That((dc.BaseWeight, dc.NewWeight, dc.BaseCount, dc.NewCount), Is.EqualTo((10L, 50L, 1L, 1L)));
         Assert.That(diff.ToCallTree().Unit, Is.EqualTo(WeightUnit.Milliseconds));
+        Assert.That(diff.DurationLabel, Is.EqualTo("ms"));
+        Assert.That(diff.Check(10, null).Reasons[0], Does.StartWith("total duration (ms) 40 -> 100"));
 
         StackBucketResult noDurations = new StackBucketAnalysis().Analyze(
             [_c.Latch(At(0), d)],

@@ -472,7 +472,8 @@ public sealed partial class StackBucketDocument : IDocumentSource
             {
                 Title = Title,
                 Subtitle = Options.InputsLabel,
-                CountName = Options.Weight == StackWeight.Duration ? "ms" : "events",
+                // A duration's unit comes from the tree (the one unit rule); counts are events.
+                CountName = Options.Weight == StackWeight.Duration ? null : "events",
                 Root = Options.FlameRoot,
             }
         );

@@ -1,4 +1,5 @@
 using System.Globalization;
+using XeAnalyzer.Events;
 using XeAnalyzer.Output;
 using XeAnalyzer.Symbols.Resolution;
 
@@ -126,6 +127,24 @@ public sealed record StackBucketResult : IAnalysisResult
     /// </summary>
     public IReadOnlyList<string> EventNames { get; internal init; } = [];
 
+    /// <summary>
+    /// The unit of the summed <c>duration</c> fields of these events, per the one unit rule
+    /// (<see cref="DurationUnits"/>, by event name: the buckets keep no schema): <see cref="WeightUnit.Duration"/> when
+    /// the events' units differ or are unknown.
+    /// </summary>
+    /// <param name="eventNames">The event names.</param>
+    /// <returns>The unit.</returns>
+    internal static WeightUnit DurationWeightUnit(IEnumerable<string> eventNames)
+    {
+        FieldTimeUnit?[] units = [.. eventNames.Select(n => DurationUnits.Of(n, "duration", null).Unit).Distinct()];
+        return units switch
+        {
+            [FieldTimeUnit.Milliseconds] => WeightUnit.Milliseconds,
+            [FieldTimeUnit.Microseconds] => WeightUnit.Microseconds,
+            _ => WeightUnit.Duration,
+        };
+    }
+
     /// <summary>The distinct event names of buckets, ordinal order.</summary>
     internal static IReadOnlyList<string> NamesOf(IEnumerable<StackBucket> buckets) =>
         [
@@ -181,11 +200,14 @@ public sealed record StackBucketResult : IAnalysisResult
     /// event names are present and grouped by event, each stack hangs under its event name, so a flame graph's first
     /// level is the event.
     /// </summary>
-    /// <param name="weight">Event counts (the default) or summed <c>duration</c> (milliseconds).</param>
+    /// <param name="weight">Event counts (the default) or summed <c>duration</c>, in its unit
+    /// (<see cref="DurationWeightUnit"/>).</param>
     /// <returns>The tree, from which folded stacks, speedscope and SVG flame graphs are written.</returns>
     internal CallTree ToCallTree(StackWeight weight = StackWeight.Count)
     {
-        var builder = new CallTreeBuilder(weight == StackWeight.Duration ? WeightUnit.Milliseconds : WeightUnit.Count);
+        var builder = new CallTreeBuilder(
+            weight == StackWeight.Duration ? DurationWeightUnit(EventNames) : WeightUnit.Count
+        );
         bool byEvent =
             GroupedByEvent
             && Buckets

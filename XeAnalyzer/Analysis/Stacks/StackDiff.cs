@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Runtime.InteropServices;
 using XeAnalyzer.Callstacks;
+using XeAnalyzer.Events;
 using XeAnalyzer.Output;
 using XeAnalyzer.Symbols.Resolution;
 using static XeAnalyzer.Analysis.AnalysisSupport;
@@ -279,7 +280,7 @@ public sealed class StackDiff
     {
         var reasons = new List<string>();
         bool tripped = false;
-        string unit = Weight == StackWeight.Duration ? "duration" : "event count";
+        string unit = Weight == StackWeight.Duration ? "duration (" + DurationLabel + ")" : "event count";
         if (totalGrowthPercent is double pct)
         {
             double growth = TotalGrowth * 100;
@@ -322,12 +323,24 @@ public sealed class StackDiff
         return new StackDiffGate(tripped, reasons.AsReadOnly());
     }
 
+    /// <summary>The unit of the summed <c>duration</c> fields of both sides' events, per the one unit rule
+    /// (<see cref="DurationUnits"/>): <c>ms</c>, <c>µs</c>, each unit with its events, or <c>unit
+    /// unknown</c>.</summary>
+    internal string DurationLabel =>
+        DurationUnits.Describe(
+            Base.EventNames.Union(New.EventNames, StringComparer.Ordinal)
+                .Select(n => (n, DurationUnits.Of(n, "duration", null)))
+        ) ?? "unit unknown";
+
     /// <summary>The differential call tree: the new capture's weights as <see cref="CallTreeNode.Weight"/>, the base
     /// capture's as baseline.</summary>
     /// <returns>The tree (written as <c>path base new</c> folded lines, or a red/blue SVG).</returns>
     internal CallTree ToCallTree()
     {
-        WeightUnit unit = Weight == StackWeight.Duration ? WeightUnit.Milliseconds : WeightUnit.Count;
+        WeightUnit unit =
+            Weight == StackWeight.Duration
+                ? StackBucketResult.DurationWeightUnit(Base.EventNames.Union(New.EventNames, StringComparer.Ordinal))
+                : WeightUnit.Count;
         bool byEventRoot =
             MatchedByEvent && Changes.Select(c => c.EventName).Distinct(StringComparer.Ordinal).Skip(1).Any();
         var b = new CallTreeBuilder(unit);

@@ -78,7 +78,7 @@ public sealed class StackDiffDocument : IDocumentSource
                             new FlameGraphOptions
                             {
                                 Title = "Stack diff: " + Options.NewLabel + " vs " + Options.BaseLabel,
-                                CountName = Diff.Weight == StackWeight.Duration ? "ms" : "events",
+                                CountName = Diff.Weight == StackWeight.Duration ? null : "events",
                                 Differential = true,
                             }
                         )
@@ -109,10 +109,13 @@ public sealed class StackDiffDocument : IDocumentSource
             .AddColumn(TableColumn.Text("frames"));
         t.AddNote(
             "weight: "
-                + (Diff.Weight == StackWeight.Duration ? "summed duration field" : "event count")
+                + (
+                    Diff.Weight == StackWeight.Duration
+                        ? "summed duration field (" + Diff.DurationLabel + ")"
+                        : "event count"
+                )
                 + "; shares are fractions of each side's total; frames leaf first; distinguishing frames: from the "
-                + "leaf, "
-                + "the first frame where the stack leaves every other stack, after the frame before it."
+                + "leaf, the first frame where the stack leaves every other stack, after the frame before it."
         );
         IReadOnlyList<StackBucketChange> changes = Diff.Changes;
         return t.BuildWithRowsOnRead(
@@ -187,6 +190,11 @@ public sealed class StackDiffDocument : IDocumentSource
     {
         List<KeyValuePair<string, TableCell>> totals = Totals();
         totals.Add(Kv("weight", Diff.Weight == StackWeight.Duration ? "duration" : "count"));
+        if (Diff.Weight == StackWeight.Duration)
+        {
+            totals.Add(Kv("duration unit", Diff.DurationLabel));
+        }
+
         totals.Add(Kv("matched by", Diff.MatchedByEvent ? "event name and frames" : "frames"));
         var sections = new List<ReportSection> { new("Summary", SummaryBlocks(totals)), new("Stacks", Table()) };
         if (Options.Gate is StackDiffGate gate)
@@ -201,7 +209,8 @@ public sealed class StackDiffDocument : IDocumentSource
 
     private ReportDocument Listing()
     {
-        string unit = Diff.Weight == StackWeight.Duration ? "summed duration" : "event count";
+        string unit =
+            Diff.Weight == StackWeight.Duration ? "summed duration (" + Diff.DurationLabel + ")" : "event count";
         var lines = new List<string>
         {
             "base: " + Options.BaseLabel + string.Create(Ic, $" ({Diff.Base.TotalBuckets:N0} buckets)"),
