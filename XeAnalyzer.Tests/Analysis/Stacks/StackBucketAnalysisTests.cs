@@ -496,18 +496,64 @@ public sealed class StackBucketAnalysisTests
         Assert.That(durations.Unit, Is.EqualTo(XeAnalyzer.Output.WeightUnit.Milliseconds));
     }
 
+    [Test]
+    public void DistinguishingFrames_AgreeWithComparingEveryPair()
+    {
+        // Many buckets over a small alphabet of frames, so that they share leaf runs of every length; the expected
+        // depths compare every bucket with every larger one (and the largest with the second), as the definition says.
+        using var resolver = new CallstackResolver(
+            new CallstackResolverOptions
+            {
+                Offline = true,
+                SymbolPath = XeAnalyzer.Symbols.Store.SymbolPath.Parse(_tmp.Path),
+            }
+        );
+        var random = new Random(20261128);
+        var builder = new StackBucketBuilder();
+        builder.BeginInput(resolver.CreateSession(), new StackInputInfo("h.xml", "target-xml"));
+        for (int i = 0; i < 400; i++)
+        {
+            IEnumerable<string> frames = Enumerable
+                .Range(0, random.Next(1, 7))
+                .Select(_ => "sqlmin.dll!F" + random.Next(0, 3).ToString(CultureInfo.InvariantCulture));
+            builder.AddStack(string.Join("\n", frames), random.Next(1, 50));
+        }
+
+        IReadOnlyList<StackBucket> buckets = builder.Build().Buckets;
+        Assert.That(buckets, Has.Count.GreaterThan(100));
+        static int Common(IReadOnlyList<string> a, IReadOnlyList<string> b)
+        {
+            int n = 0;
+            while (n < a.Count && n < b.Count && a[n] == b[n])
+            {
+                n++;
+            }
+
+            return n;
+        }
+
+        int[] expected = new int[buckets.Count];
+        expected[0] = Common(buckets[0].Frames, buckets[1].Frames);
+        for (int i = 1; i < buckets.Count; i++)
+        {
+            for (int j = 0; j < i; j++)
+            {
+                expected[i] = Math.Max(expected[i], Common(buckets[i].Frames, buckets[j].Frames));
+            }
+        }
+
+        Assert.That(StackBucketDocument.DistinguishingFrames(buckets), Is.EqualTo(expected));
+    }
+
     // The units of the reference table (XE-ANALYSES.md §5, XE-TEXT-SHAPES.md §12): waits ms, latch_released and
     // query events µs; events whose units differ, or are unknown, sum to a duration of no one unit.
-    [TestCase(new[] { "sqlos.wait_info", "sqlos.wait_completed" }, XeAnalyzer.Output.WeightUnit.Milliseconds)]
-    [TestCase(new[] { "sqlserver.latch_released" }, XeAnalyzer.Output.WeightUnit.Microseconds)]
-    [TestCase(
-        new[] { "sqlserver.rpc_completed", "sqlserver.sql_batch_completed" },
-        XeAnalyzer.Output.WeightUnit.Microseconds
-    )]
-    [TestCase(new[] { "sqlos.wait_info", "sqlserver.rpc_completed" }, XeAnalyzer.Output.WeightUnit.Duration)]
-    [TestCase(new[] { "sqlserver.my_own_event" }, XeAnalyzer.Output.WeightUnit.Duration)]
-    public void DurationWeightUnit_FollowsTheOneUnitRule(string[] events, XeAnalyzer.Output.WeightUnit expected) =>
-        Assert.That(StackBucketResult.DurationWeightUnit(events), Is.EqualTo(expected));
+    [TestCase(new[] { "sqlos.wait_info", "sqlos.wait_completed" }, "Milliseconds")]
+    [TestCase(new[] { "sqlserver.latch_released" }, "Microseconds")]
+    [TestCase(new[] { "sqlserver.rpc_completed", "sqlserver.sql_batch_completed" }, "Microseconds")]
+    [TestCase(new[] { "sqlos.wait_info", "sqlserver.rpc_completed" }, "Duration")]
+    [TestCase(new[] { "sqlserver.my_own_event" }, "Duration")]
+    public void DurationWeightUnit_FollowsTheOneUnitRule(string[] events, string expected) =>
+        Assert.That(StackBucketResult.DurationWeightUnit(events).ToString(), Is.EqualTo(expected));
 
     [Test]
     public void AnalyzeFiles_XelWithSidecar_UsesTheSidecar_AndAnExplicitMapOverridesIt()
