@@ -53,7 +53,7 @@ def wrap_comments(lines, limit, problems, name):
     raw = False
     while i < len(lines):
         line = lines[i]
-        toggles = line.count('"""') % 2 == 1
+        toggles = opens_or_closes_raw(line)
         if raw or toggles:  # the content of a raw string literal is data, never wrapped
             raw ^= toggles
             out.append(line)
@@ -178,7 +178,7 @@ def move_trailing_comments(lines, limit):
     out = []
     raw = False
     for line in lines:
-        toggles = line.count('"""') % 2 == 1
+        toggles = opens_or_closes_raw(line)
         inside = raw or toggles
         raw ^= toggles
         at = trailing_comment(line) if len(line) > limit and not inside else -1
@@ -196,7 +196,7 @@ def wrap_literals(lines, limit, problems, name):
     raw = False
     for n, line in enumerate(lines):
         pending = line
-        toggles = line.count('"""') % 2 == 1
+        toggles = opens_or_closes_raw(line)
         if raw or toggles:
             raw ^= toggles
             out.append(line)
@@ -234,12 +234,18 @@ def wrap_literals(lines, limit, problems, name):
     return out
 
 
+def opens_or_closes_raw(line: str) -> bool:
+    """Whether a line opens or closes a raw string literal (an odd number of triple quotes): the lines between are
+    data, never wrapped nor checked."""
+    return line.count('"""') % 2 == 1
+
+
 def code_lines(lines):
     """(index, line) of every line outside the content of raw string literals (\"\"\"): that content is data (XML,
     CSS, script as a reader or browser gets it), written as it is read, not code."""
     inside = False
     for n, line in enumerate(lines):
-        opens_or_closes = line.count('"""') % 2 == 1
+        opens_or_closes = opens_or_closes_raw(line)
         if not inside or opens_or_closes:
             yield n, line
         if opens_or_closes:

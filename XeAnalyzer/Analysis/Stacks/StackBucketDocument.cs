@@ -412,7 +412,7 @@ public sealed partial class StackBucketDocument : IDocumentSource
     /// <summary>The unit of a field of these events per the one unit rule (<see cref="DurationUnits"/>), by event name:
     /// the buckets keep no schema.</summary>
     private static string? UnitOf(IEnumerable<string> eventNames, string field) =>
-        DurationUnits.Describe(eventNames.Select(n => (n, DurationUnits.Of(n, field, null))));
+        DurationUnits.DescribeByEventName(eventNames, field);
 
     /// <summary>A bucket as listed: its heading, detail lines and frames.</summary>
     private StackListItem ListingItem(StackBucket b)

@@ -327,10 +327,8 @@ public sealed class StackDiff
     /// (<see cref="DurationUnits"/>): <c>ms</c>, <c>µs</c>, each unit with its events, or <c>unit
     /// unknown</c>.</summary>
     internal string DurationLabel =>
-        DurationUnits.Describe(
-            Base.EventNames.Union(New.EventNames, StringComparer.Ordinal)
-                .Select(n => (n, DurationUnits.Of(n, "duration", null)))
-        ) ?? "unit unknown";
+        DurationUnits.DescribeByEventName(Base.EventNames.Union(New.EventNames, StringComparer.Ordinal), "duration")
+        ?? "unit unknown";
 
     /// <summary>The differential call tree: the new capture's weights as <see cref="CallTreeNode.Weight"/>, the base
     /// capture's as baseline.</summary>
