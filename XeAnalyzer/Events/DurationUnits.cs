@@ -77,11 +77,19 @@ internal static class DurationUnits
             return false;
         }
 
-        string name = field.Name;
+        return IsDurationName(field.Name) || DescribedUnit(field.Description) is not null;
+    }
+
+    /// <summary>Whether a field's name is a duration's, for a field known by name only (no metadata at hand).
+    /// </summary>
+    /// <param name="name">The field's name.</param>
+    /// <returns>True for <c>duration</c>, <c>*_duration</c> and <c>cpu_time</c>.</returns>
+    public static bool IsDurationName(string name)
+    {
+        ArgumentNullException.ThrowIfNull(name);
         return name.Equals("duration", StringComparison.OrdinalIgnoreCase)
             || name.EndsWith("_duration", StringComparison.OrdinalIgnoreCase)
-            || name.Equals("cpu_time", StringComparison.OrdinalIgnoreCase)
-            || DescribedUnit(field.Description) is not null;
+            || name.Equals("cpu_time", StringComparison.OrdinalIgnoreCase);
     }
 
     /// <summary>The unit of a field of an event type, or <see langword="null"/> for a field that is no duration.
