@@ -154,16 +154,6 @@ internal static class DurationUnits
     }
 
     /// <summary>
-    /// <see cref="Describe(IEnumerable{ValueTuple{string, FieldUnit}})"/> for a field of events known by name only
-    /// (no schema at hand, as for stack buckets): each event's unit by the reference table.
-    /// </summary>
-    /// <param name="eventNames">The event names, short or full.</param>
-    /// <param name="field">The field's name.</param>
-    /// <returns>The label, or <see langword="null"/> when there are no events.</returns>
-    public static string? DescribeByEventName(IEnumerable<string> eventNames, string field) =>
-        Describe(eventNames.Select(n => (n, Of(n, field, null))));
-
-    /// <summary>
     /// The unit of one column that holds a field of several event types: the unit when they agree, else each unit with
     /// its events (<c>ms for sqlos.wait_info; µs for sqlserver.rpc_completed</c>).
     /// </summary>
