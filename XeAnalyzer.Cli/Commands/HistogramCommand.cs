@@ -6,9 +6,10 @@ using XeAnalyzer.Cli.Commands.Common;
 namespace XeAnalyzer.Cli.Commands;
 
 /// <summary>
-/// <c>xeanalyze histogram &lt;input...&gt; [--map-values FILE [--map NAME]]</c>: histogram targets on an event field or
-/// action (not a callstack): one row per slot with value, count and share, largest first; map keys with their text when
-/// the map values are given.
+/// <c>xeanalyze histogram &lt;input...&gt; [--map-values FILE [--map NAME]] [--source EVENT.FIELD]</c>: histogram
+/// targets on an event field or action (not a callstack): one row per slot with value, count and share, largest first;
+/// map keys with their text when the map values are given; a duration field's values with their unit when the source
+/// is named.
 /// </summary>
 internal static class HistogramCommand
 {
@@ -33,8 +34,15 @@ internal static class HistogramCommand
                 "The map whose keys the slot values are (wait_types, latch_class, …); needed when --map-values holds "
                 + "several maps.",
         };
+        var source = new Option<string?>("--source")
+        {
+            Description =
+                "The histogram's source as the session defines it, EVENT.FIELD (e.g. sqlos.wait_info.duration): the "
+                + "target XML does not name it; a duration field's values are then shown with their unit.",
+        };
         command.Options.Add(mapValues);
         command.Options.Add(map);
+        command.Options.Add(source);
         command.SetAction(
             (parse, cancellationToken) =>
                 Task.FromResult(
@@ -82,8 +90,15 @@ internal static class HistogramCommand
                                 }
                             }
 
+                            (string? sourceEvent, string? sourceField) = SourceOf(parse.GetValue(source));
                             var analysis = new HistogramAnalysis(
-                                new HistogramAnalysisOptions { MapValues = table, MapName = mapName }
+                                new HistogramAnalysisOptions
+                                {
+                                    MapValues = table,
+                                    MapName = mapName,
+                                    SourceEvent = sourceEvent,
+                                    SourceField = sourceField,
+                                }
                             );
                             return common.Run<HistogramAnalysisResult>(
                                 parse,
@@ -104,5 +119,26 @@ internal static class HistogramCommand
                 + "sample-xel/blob_storage_waits_histogram/blob_storage_waits.map_values.tsv --map wait_types"
         );
         return command;
+    }
+
+    /// <summary>The event and field of <c>--source EVENT.FIELD</c> (split at the last dot), or nulls when not given.
+    /// </summary>
+    /// <exception cref="UsageException">The value is not EVENT.FIELD.</exception>
+    private static (string? Event, string? Field) SourceOf(string? value)
+    {
+        if (value is null)
+        {
+            return (null, null);
+        }
+
+        int dot = value.LastIndexOf('.');
+        return dot > 0 && dot < value.Length - 1
+            ? (value[..dot], value[(dot + 1)..])
+            : throw new UsageException(
+                "--source: expected EVENT.FIELD, the histogram's filtering_event_name and source "
+                    + "(e.g. sqlos.wait_info.duration), not '"
+                    + value
+                    + "'"
+            );
     }
 }

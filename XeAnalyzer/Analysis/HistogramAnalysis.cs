@@ -22,6 +22,18 @@ public sealed class HistogramAnalysisOptions
     /// </summary>
     public string? MapName { get; init; }
 
+    /// <summary>
+    /// The event of the histogram's source as the session defines it (<c>filtering_event_name</c>, for example
+    /// <c>sqlos.wait_info</c>), or <see langword="null"/>: the target XML does not name its source. With
+    /// <see cref="SourceField"/>, it gives a duration field's values their unit
+    /// (<see cref="HistogramTable.ValueUnit"/>).
+    /// </summary>
+    public string? SourceEvent { get; init; }
+
+    /// <summary>The field of the histogram's source (<c>source</c>, for example <c>duration</c>), or
+    /// <see langword="null"/>; see <see cref="SourceEvent"/>.</summary>
+    public string? SourceField { get; init; }
+
     /// <summary>The most slots kept over all histograms (1 to 50,000,000; default 1,000,000); further slots are counted
     /// and make the result partial.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is outside 1..50,000,000.</exception>
@@ -53,7 +65,8 @@ public sealed class HistogramTable
         IReadOnlyList<HistogramRow> rows,
         long total,
         string? mapName,
-        IReadOnlyList<string> notes
+        IReadOnlyList<string> notes,
+        (string Name, FieldUnit? Unit)? source = null
     )
     {
         Target = target;
@@ -62,6 +75,8 @@ public sealed class HistogramTable
         Total = total;
         MapName = mapName;
         Notes = notes;
+        Source = source?.Name;
+        Unit = source?.Unit;
     }
 
     /// <summary>The histogram as read (size, truncation, whether slots reached <c>buckets</c>).</summary>
@@ -82,11 +97,28 @@ public sealed class HistogramTable
     /// <summary>Notes about the values (map keys without text, merged slots, truncation).</summary>
     public IReadOnlyList<string> Notes { get; }
 
+    /// <summary>The source as given (<c>event.field</c>: the target XML does not name it), or
+    /// <see langword="null"/>.</summary>
+    public string? Source { get; }
+
+    /// <summary>
+    /// The unit of the slot values when the given source is a duration field, per the one unit rule
+    /// (<c>ms</c>, <c>µs</c>, <c>µs, unit unverified</c> or <c>unit unknown</c>); <see langword="null"/> when no source
+    /// is given or it is no duration.
+    /// </summary>
+    public string? ValueUnit => Unit?.Label;
+
+    /// <summary>The unit of the slot values and where it comes from (<see cref="ValueUnit"/>).</summary>
+    internal FieldUnit? Unit { get; }
+
+    /// <summary>The value column's name: <c>value</c>, with the unit of the values when they have one.</summary>
+    private string ValueColumn => ValueUnit is string u ? "value (" + u + ")" : "value";
+
     /// <summary>The table as a report table: value, text (when a map was given), count, share.</summary>
     /// <returns>The table.</returns>
     public ReportTable ToTable()
     {
-        var t = new TableBuilder("Histogram " + Name).AddColumn(TableColumn.Text("value"));
+        var t = new TableBuilder("Histogram " + Name).AddColumn(TableColumn.Text(ValueColumn));
         if (MapName is not null)
         {
             t.AddColumn(TableColumn.Text(MapName));
@@ -124,7 +156,7 @@ public sealed class HistogramTable
             top.Select(r => (double)r.Count)
         )
         {
-            CategoryAxisLabel = MapName ?? "value",
+            CategoryAxisLabel = MapName ?? ValueColumn,
             ValueAxisLabel = "events",
         };
     }
@@ -175,15 +207,24 @@ public sealed class HistogramAnalysisResult : IAnalysisResult, IDocumentSource
         foreach (HistogramTable h in Histograms)
         {
             HistogramTarget t = h.Target;
-            var kv = new KeyValueList([
+            var items = new List<KeyValuePair<string, TableCell>>
+            {
                 new("input", h.Name[..h.Name.LastIndexOf(':')]),
                 new("line", t.LineNumber),
                 new(
                     "source",
-                    t.ValuesAreIntegers
-                        ? "an event field or action (numbers or map keys)"
+                    h.Source is string s ? s + " (as given: the target XML does not name its source)"
+                        : t.ValuesAreIntegers ? "an event field or action (numbers or map keys)"
                         : "an event field or action (text)"
                 ),
+            };
+            if (h.Unit is FieldUnit u)
+            {
+                items.Add(new("unit of the values", u.Label + " (from " + u.Source + ")"));
+            }
+
+            var kv = new KeyValueList([
+                .. items,
                 new("slots", t.SlotCount),
                 new("buckets", t.Buckets is int b ? TableCell.FromInt32(b) : TableCell.Empty),
                 new("slots reached buckets", t.SlotsReachedBuckets ? "yes: values may have been merged" : "no"),
@@ -311,6 +352,11 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
                 mapName = mv.MapNames[0];
             }
 
+            // The unit rule without metadata: the target data has none, and names neither event nor field.
+            (string Name, FieldUnit? Unit)? source =
+                o.SourceEvent is string ev && o.SourceField is string field
+                    ? (ev + "." + field, DurationUnits.IsDurationName(field) ? DurationUnits.Of(ev, field, null) : null)
+                    : null;
             var tables = new List<HistogramTable>();
             foreach ((HistogramTarget target, List<(string Value, long Count)> slots) in _histograms)
             {
@@ -319,7 +365,7 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
                     Context.DisplayPath(target.Input.Name)
                     + ":"
                     + target.LineNumber.ToString(CultureInfo.InvariantCulture);
-                tables.Add(Table(target, name, slots, o.MapValues, mapName));
+                tables.Add(Table(target, name, slots, o.MapValues, mapName, source));
             }
 
             MissingData? missing = null;
@@ -377,7 +423,8 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
             string name,
             List<(string Value, long Count)> slots,
             MapValueTable? map,
-            string? mapName
+            string? mapName,
+            (string Name, FieldUnit? Unit)? source
         )
         {
             long total = slots.Sum(s => s.Count);
@@ -422,13 +469,19 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
                     )
                 );
             }
-            else if (target.ValuesAreIntegers && !useMap)
+            else if (target.ValuesAreIntegers && !useMap && source?.Unit is null)
             {
                 notes.Add(
                     "The values are numbers. When the histogram's source is a map field (wait_type, class, mode, …) "
                         + "they are map keys, which change between builds: "
                         + "save select name, map_key, map_value from sys.dm_xe_map_values (on the captured build) as a "
                         + "tab-separated file and give it with --map-values FILE (and --map NAME, e.g. wait_types)."
+                        + (
+                            source is null
+                                ? " When it is a duration field, name it (--source EVENT.FIELD, e.g. "
+                                    + "sqlos.wait_info.duration) for the values' unit: the target XML does not name it."
+                                : string.Empty
+                        )
                 );
             }
 
@@ -463,7 +516,8 @@ public sealed class HistogramAnalysis(HistogramAnalysisOptions? options = null) 
                 Array.AsReadOnly(rows),
                 total,
                 useMap ? mapName : null,
-                notes.AsReadOnly()
+                notes.AsReadOnly(),
+                source
             );
         }
 

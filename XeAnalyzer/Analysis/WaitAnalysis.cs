@@ -467,7 +467,7 @@ public sealed class WaitAnalysis : ICaptureAnalysis
                 f.Resource >= 0
                 && t.Fields[f.Resource]
                     is { IsMap: false, BaseType: XeBaseType.Pointer, Size: 4 or 8, IsVariableLength: false };
-            f.Result = t.GetFieldIndex("wait_result");
+            f.Result = t.GetFieldIndex(WaitResults.FieldName);
             return f;
         }
     }

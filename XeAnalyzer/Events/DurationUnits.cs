@@ -77,11 +77,19 @@ internal static class DurationUnits
             return false;
         }
 
-        string name = field.Name;
+        return IsDurationName(field.Name) || DescribedUnit(field.Description) is not null;
+    }
+
+    /// <summary>Whether a field's name is a duration's, for a field known by name only (no metadata at hand).
+    /// </summary>
+    /// <param name="name">The field's name.</param>
+    /// <returns>True for <c>duration</c>, <c>*_duration</c> and <c>cpu_time</c>.</returns>
+    public static bool IsDurationName(string name)
+    {
+        ArgumentNullException.ThrowIfNull(name);
         return name.Equals("duration", StringComparison.OrdinalIgnoreCase)
             || name.EndsWith("_duration", StringComparison.OrdinalIgnoreCase)
-            || name.Equals("cpu_time", StringComparison.OrdinalIgnoreCase)
-            || DescribedUnit(field.Description) is not null;
+            || name.Equals("cpu_time", StringComparison.OrdinalIgnoreCase);
     }
 
     /// <summary>The unit of a field of an event type, or <see langword="null"/> for a field that is no duration.
@@ -144,16 +152,6 @@ internal static class DurationUnits
 
         return new FieldUnit(null, false, "nothing (the metadata has no description with a unit)");
     }
-
-    /// <summary>
-    /// <see cref="Describe(IEnumerable{ValueTuple{string, FieldUnit}})"/> for a field of events known by name only
-    /// (no schema at hand, as for stack buckets): each event's unit by the reference table.
-    /// </summary>
-    /// <param name="eventNames">The event names, short or full.</param>
-    /// <param name="field">The field's name.</param>
-    /// <returns>The label, or <see langword="null"/> when there are no events.</returns>
-    public static string? DescribeByEventName(IEnumerable<string> eventNames, string field) =>
-        Describe(eventNames.Select(n => (n, Of(n, field, null))));
 
     /// <summary>
     /// The unit of one column that holds a field of several event types: the unit when they agree, else each unit with

@@ -24,12 +24,16 @@ internal enum EventListFormat
 /// <summary>
 /// The columns of an event table: every field of the event types (in event-type order, each name once), then every
 /// action (in metadata order); an action whose short name clashes with a field or another action is labelled <c>name
-/// (action)</c> or by its full name. Immutable.
+/// (action)</c> or by its full name. A <c>wait_result</c> field is followed by a <c>wait_result_meaning</c> column
+/// (<see cref="WaitResults"/>), so that the code's own column stays a number. Immutable.
 /// </summary>
 internal sealed class EventListColumns
 {
     /// <summary>The fixed columns that start every row.</summary>
     public static IReadOnlyList<string> Fixed { get; } = ["timestamp", "event", "file", "offset"];
+
+    /// <summary>The label of the column that follows a <c>wait_result</c> column with the code's meaning.</summary>
+    public const string WaitResultMeaning = WaitResults.FieldName + "_meaning";
 
     private EventListColumns(
         IReadOnlyList<string> fields,
@@ -41,6 +45,16 @@ internal sealed class EventListColumns
         Actions = actions;
         Header = [.. Fixed, .. fieldLabels, .. actions.Select(a => a.Label)];
     }
+
+    /// <summary>The position in <see cref="Header"/> of each field of <see cref="Fields"/>.</summary>
+    public IReadOnlyList<int> FieldPositions { get; private init; } = [];
+
+    /// <summary>The position in <see cref="Header"/> of each meaning column, by the position of its code column.
+    /// </summary>
+    public IReadOnlyDictionary<int, int> MeaningPositions { get; private init; } = new Dictionary<int, int>();
+
+    /// <summary>The position in <see cref="Header"/> of the first action column.</summary>
+    public int FirstActionPosition => Header.Count - Actions.Count;
 
     /// <summary>The field columns (field names; a name that clashes with a fixed column is labelled <c>name (field)</c>
     /// in <see cref="Header"/>).</summary>
@@ -75,11 +89,19 @@ internal sealed class EventListColumns
 
         // A field named like a fixed column (system_health's ring-buffer events have a "timestamp" field) is labelled
         // as a field.
-        var labels = new List<string>(fields.Count);
+        var labels = new List<string>(fields.Count + 1);
+        var positions = new List<int>(fields.Count);
+        var meanings = new Dictionary<int, int>();
         foreach (string f in fields)
         {
             string label = Fixed.Contains(f, StringComparer.Ordinal) ? f + " (field)" : f;
+            positions.Add(Fixed.Count + labels.Count);
             labels.Add(UnitSuffix(eventTypes, f) is string unit ? label + " (" + unit + ")" : label);
+            if (eventTypes.Any(t => t.GetFieldIndex(f) is int i and >= 0 && WaitResults.IsCodeField(t.Fields[i])))
+            {
+                meanings.Add(positions[^1], Fixed.Count + labels.Count);
+                labels.Add(WaitResultMeaning);
+            }
         }
 
         var acts = new List<(string Key, string Label)>();
@@ -98,7 +120,11 @@ internal sealed class EventListColumns
             acts[i] = (key, clash ? (acts.Count(x => x.Label == label) > 1 ? key : label + " (action)") : label);
         }
 
-        return new EventListColumns(fields.AsReadOnly(), labels.AsReadOnly(), acts.AsReadOnly());
+        return new EventListColumns(fields.AsReadOnly(), labels.AsReadOnly(), acts.AsReadOnly())
+        {
+            FieldPositions = positions.AsReadOnly(),
+            MeaningPositions = meanings.AsReadOnly(),
+        };
     }
 
     /// <summary>The unit of a duration-like field column (<see cref="DurationUnits.Describe"/>), or
@@ -195,32 +221,42 @@ internal static class EventListWriter
         return a.Name;
     }
 
-    /// <summary>The unit of each field of an event type (<see cref="DurationUnits"/>), null for a field that is no
-    /// duration; one array per event type.</summary>
-    private static FieldUnit?[] FieldUnits(Dictionary<XeEventType, FieldUnit?[]> cache, XeEventType type)
+    /// <summary>What each field of an event type is shown with: its unit (<see cref="DurationUnits"/>; null for a
+    /// field that is no duration) and whether its values are wait return codes (<see cref="WaitResults"/>).</summary>
+    private sealed record FieldLabels(FieldUnit?[] Units, bool[] WaitResultCodes)
     {
-        if (!cache.TryGetValue(type, out FieldUnit?[]? units))
+        public static FieldLabels Of(Dictionary<XeEventType, FieldLabels> cache, XeEventType type)
         {
-            units = [.. type.Fields.Select(f => DurationUnits.Of(type.Name, f))];
-            cache.Add(type, units);
-        }
+            if (!cache.TryGetValue(type, out FieldLabels? labels))
+            {
+                labels = new FieldLabels(
+                    [.. type.Fields.Select(f => DurationUnits.Of(type.Name, f))],
+                    [.. type.Fields.Select(WaitResults.IsCodeField)]
+                );
+                cache.Add(type, labels);
+            }
 
-        return units;
+            return labels;
+        }
     }
 
     private static long WriteText(TextWriter o, IEnumerable<XEvent> events)
     {
         var sb = new StringBuilder();
-        var unitCache = new Dictionary<XeEventType, FieldUnit?[]>(ReferenceEqualityComparer.Instance);
+        var labelCache = new Dictionary<XeEventType, FieldLabels>(ReferenceEqualityComparer.Instance);
         long n = 0;
         foreach (XEvent e in events)
         {
             sb.Clear();
             sb.Append(CellFormatter.IsoUtc(e.Timestamp)).Append(' ').Append(e.FullName);
-            FieldUnit?[] units = FieldUnits(unitCache, e.EventType);
+            (FieldUnit?[] units, bool[] codes) = FieldLabels.Of(labelCache, e.EventType);
             for (int i = 0; i < e.FieldCount; i++)
             {
-                sb.Append(' ').Append(e.Fields[i].Name).Append('=').Append(Escape(e.GetField(i).ToString()));
+                string value = e.GetField(i).ToString();
+                sb.Append(' ')
+                    .Append(e.Fields[i].Name)
+                    .Append('=')
+                    .Append(Escape(codes[i] ? WaitResults.Label(value) : value));
                 if (units[i] is FieldUnit u)
                 {
                     // A verified unit follows the number as a symbol; any doubt is said in brackets.
@@ -260,13 +296,20 @@ internal static class EventListWriter
         var fieldIndex = new Dictionary<string, int>(StringComparer.Ordinal);
         for (int i = 0; i < columns.Fields.Count; i++)
         {
-            fieldIndex[columns.Fields[i]] = fixedCount + i;
+            fieldIndex[columns.Fields[i]] = columns.FieldPositions[i];
         }
 
         var actionIndex = new Dictionary<string, int>(StringComparer.Ordinal);
         for (int i = 0; i < columns.Actions.Count; i++)
         {
-            actionIndex[columns.Actions[i].Key] = fixedCount + columns.Fields.Count + i;
+            actionIndex[columns.Actions[i].Key] = columns.FirstActionPosition + i;
+        }
+
+        // A meaning column holds the meaning of the code in the column before it.
+        int[] meaningOf = [.. Enumerable.Repeat(-1, columns.Header.Count)];
+        foreach ((int code, int meaning) in columns.MeaningPositions)
+        {
+            meaningOf[meaning] = code;
         }
 
         // The events table ends its records with CRLF, as RFC 4180 (and CsvHelper by default) writes them.
@@ -321,7 +364,18 @@ internal static class EventListWriter
 
             for (int c = fixedCount; c < row.Length; c++)
             {
-                if (row[c] is XeValue v)
+                if (meaningOf[c] >= 0)
+                {
+                    if (row[meaningOf[c]] is XeValue code && WaitResults.Meaning(code.ToString()) is string meaning)
+                    {
+                        csv.Text(meaning);
+                    }
+                    else
+                    {
+                        csv.Empty();
+                    }
+                }
+                else if (row[c] is XeValue v)
                 {
                     WriteCsvValue(csv, v);
                 }
@@ -374,7 +428,7 @@ internal static class EventListWriter
 
     private static long WriteJson(TextWriter o, IEnumerable<XEvent> events)
     {
-        var unitCache = new Dictionary<XeEventType, FieldUnit?[]>(ReferenceEqualityComparer.Instance);
+        var labelCache = new Dictionary<XeEventType, FieldLabels>(ReferenceEqualityComparer.Instance);
         var buffer = new ArrayBufferWriter<byte>(4096);
         using var json = new Utf8JsonWriter(buffer, JsonOutput.Options(indented: false));
         o.Write('[');
@@ -412,7 +466,7 @@ internal static class EventListWriter
             }
 
             json.WriteEndObject();
-            FieldUnit?[] units = FieldUnits(unitCache, e.EventType);
+            (FieldUnit?[] units, bool[] codes) = FieldLabels.Of(labelCache, e.EventType);
             if (Array.Exists(units, u => u is not null))
             {
                 // The unit of each duration-like field: ms, us or unknown; "us (unverified)" where only a
@@ -425,6 +479,24 @@ internal static class EventListWriter
                         json.WriteString(
                             TextEscaping.Sanitize(e.Fields[i].Name),
                             u.Verified || u.Unit is null ? u.Code : u.Code + " (unverified)"
+                        );
+                    }
+                }
+
+                json.WriteEndObject();
+            }
+
+            if (Array.IndexOf(codes, true) >= 0)
+            {
+                // Beside the fields, as units are: "fields" keeps every value as the capture has it, a number here.
+                json.WriteStartObject("meanings");
+                for (int i = 0; i < codes.Length; i++)
+                {
+                    if (codes[i])
+                    {
+                        json.WriteSafeString(
+                            TextEscaping.Sanitize(e.Fields[i].Name),
+                            WaitResults.Meaning(e.GetField(i).ToString())
                         );
                     }
                 }

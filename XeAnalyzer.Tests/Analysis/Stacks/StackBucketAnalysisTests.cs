@@ -553,7 +553,10 @@ public sealed class StackBucketAnalysisTests
     [TestCase(new[] { "sqlos.wait_info", "sqlserver.rpc_completed" }, "Duration")]
     [TestCase(new[] { "sqlserver.my_own_event" }, "Duration")]
     public void DurationWeightUnit_FollowsTheOneUnitRule(string[] events, string expected) =>
-        Assert.That(StackBucketResult.DurationWeightUnit(events).ToString(), Is.EqualTo(expected));
+        Assert.That(
+            StackBucketResult.DurationWeightUnit(events.Select(e => DurationUnits.Of(e, "duration", null))).ToString(),
+            Is.EqualTo(expected)
+        );
 
     [Test]
     public void AnalyzeFiles_XelWithSidecar_UsesTheSidecar_AndAnExplicitMapOverridesIt()

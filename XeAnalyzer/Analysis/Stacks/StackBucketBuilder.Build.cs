@@ -212,6 +212,7 @@ internal sealed partial class StackBucketBuilder
             MissingData = missing,
             Buckets = buckets,
             EventNames = StackBucketResult.NamesOf(buckets),
+            FieldUnits = _fieldUnits.AsReadOnly(),
             TotalBuckets = buckets.Count,
             TotalCount = total,
             OmittedCount = 0,

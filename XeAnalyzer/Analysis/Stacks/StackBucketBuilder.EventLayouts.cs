@@ -79,7 +79,22 @@ internal sealed partial class StackBucketBuilder
         // A field the event's schema does not have stays absent (−1): never counted as 0.
         layout.Duration = LatchAnalysis.NumericField(type, "duration");
         layout.Signal = LatchAnalysis.NumericField(type, "signal_duration");
+        DecideUnit(type, layout.Duration);
+        DecideUnit(type, layout.Signal);
         return layout;
+    }
+
+    /// <summary>
+    /// Decides the unit of a summed field while its schema is at hand, so that the field's description in the capture's
+    /// metadata counts (<see cref="DurationUnits"/>); the first schema of an event name decides for that name.
+    /// </summary>
+    private void DecideUnit(XeEventType type, int field)
+    {
+        if (field >= 0)
+        {
+            XeColumn f = type.Fields[field];
+            _fieldUnits.TryAdd((type.FullName, f.Name), DurationUnits.Of(type.Name, f.Name, f.Description));
+        }
     }
 
     private sealed class EventLayout

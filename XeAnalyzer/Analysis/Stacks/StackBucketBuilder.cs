@@ -48,6 +48,7 @@ internal sealed partial class StackBucketBuilder
     private string? _emptyStackColumn;
     private readonly List<AnalysisWarning> _warnings = [];
     private readonly Dictionary<(XeEventType Type, XeActionSet Set), EventLayout> _layouts = [];
+    private readonly Dictionary<(string EventName, string Field), FieldUnit> _fieldUnits = [];
     private readonly Dictionary<string, string> _strings = new(StringComparer.Ordinal);
     private readonly StackLimitCounter _limit;
     private readonly ValuesOutOfRange _outOfRange = new();

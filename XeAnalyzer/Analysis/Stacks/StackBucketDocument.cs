@@ -409,10 +409,9 @@ public sealed partial class StackBucketDocument : IDocumentSource
         };
     }
 
-    /// <summary>The unit of a field of these events per the one unit rule (<see cref="DurationUnits"/>), by event name:
-    /// the buckets keep no schema.</summary>
-    private static string? UnitOf(IEnumerable<string> eventNames, string field) =>
-        DurationUnits.DescribeByEventName(eventNames, field);
+    /// <summary>The unit of a field of these events per the one unit rule, as decided when their schema was read
+    /// (<see cref="StackBucketResult.DescribeUnit"/>).</summary>
+    private string? UnitOf(IEnumerable<string> eventNames, string field) => Result.DescribeUnit(eventNames, field);
 
     /// <summary>A bucket as listed: its heading, detail lines and frames.</summary>
     private StackListItem ListingItem(StackBucket b)

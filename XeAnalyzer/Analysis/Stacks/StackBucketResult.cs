@@ -128,16 +128,46 @@ public sealed record StackBucketResult : IAnalysisResult
     public IReadOnlyList<string> EventNames { get; internal init; } = [];
 
     /// <summary>
-    /// The unit of the summed <c>duration</c> fields of these events, per the one unit rule
-    /// (<see cref="DurationUnits"/>, by event name: the buckets keep no schema): <see cref="WeightUnit.Duration"/> when
-    /// the events' units differ or are unknown.
+    /// The unit of each summed field (<c>duration</c>, <c>signal_duration</c>) by event name (full) and field name, as
+    /// the one unit rule (<see cref="DurationUnits"/>) decided it when the event's schema was read: the buckets keep no
+    /// schema.
     /// </summary>
-    /// <param name="eventNames">The event names.</param>
+    internal IReadOnlyDictionary<(string EventName, string Field), FieldUnit> FieldUnits { get; init; } =
+        new Dictionary<(string EventName, string Field), FieldUnit>();
+
+    /// <summary>The unit of a summed field of an event: as decided from its schema (<see cref="FieldUnits"/>), else by
+    /// the event's name (<see cref="DurationUnits"/> without metadata).</summary>
+    /// <param name="eventName">The event's full name.</param>
+    /// <param name="field">The field's name.</param>
     /// <returns>The unit.</returns>
-    internal static WeightUnit DurationWeightUnit(IEnumerable<string> eventNames)
+    internal FieldUnit UnitOf(string eventName, string field) =>
+        FieldUnits.TryGetValue((eventName, field), out FieldUnit? unit)
+            ? unit
+            : DurationUnits.Of(eventName, field, null);
+
+    /// <summary>The unit label of a field of these events (<see cref="DurationUnits.Describe"/> of
+    /// <see cref="UnitOf"/>), or <see langword="null"/> when there are no events.</summary>
+    /// <param name="eventNames">The event names (full).</param>
+    /// <param name="field">The field's name.</param>
+    /// <returns>The label.</returns>
+    internal string? DescribeUnit(IEnumerable<string> eventNames, string field) =>
+        DurationUnits.Describe(eventNames.Select(n => (n, UnitOf(n, field))));
+
+    /// <summary>The unit of the summed <c>duration</c> fields of <see cref="EventNames"/>
+    /// (<see cref="DurationWeightUnit(IEnumerable{FieldUnit})"/>).</summary>
+    /// <returns>The unit.</returns>
+    internal WeightUnit DurationWeightUnit() => DurationWeightUnit(EventNames.Select(n => UnitOf(n, "duration")));
+
+    /// <summary>
+    /// The weight unit of summed durations in these units: <see cref="WeightUnit.Duration"/> when they differ or are
+    /// unknown.
+    /// </summary>
+    /// <param name="units">The units of the summed fields.</param>
+    /// <returns>The unit.</returns>
+    internal static WeightUnit DurationWeightUnit(IEnumerable<FieldUnit> units)
     {
-        FieldTimeUnit?[] units = [.. eventNames.Select(n => DurationUnits.Of(n, "duration", null).Unit).Distinct()];
-        return units switch
+        FieldTimeUnit?[] distinct = [.. units.Select(u => u.Unit).Distinct()];
+        return distinct switch
         {
             [FieldTimeUnit.Milliseconds] => WeightUnit.Milliseconds,
             [FieldTimeUnit.Microseconds] => WeightUnit.Microseconds,
@@ -201,13 +231,11 @@ public sealed record StackBucketResult : IAnalysisResult
     /// level is the event.
     /// </summary>
     /// <param name="weight">Event counts (the default) or summed <c>duration</c>, in its unit
-    /// (<see cref="DurationWeightUnit"/>).</param>
+    /// (<see cref="DurationWeightUnit()"/>).</param>
     /// <returns>The tree, from which folded stacks, speedscope and SVG flame graphs are written.</returns>
     internal CallTree ToCallTree(StackWeight weight = StackWeight.Count)
     {
-        var builder = new CallTreeBuilder(
-            weight == StackWeight.Duration ? DurationWeightUnit(EventNames) : WeightUnit.Count
-        );
+        var builder = new CallTreeBuilder(weight == StackWeight.Duration ? DurationWeightUnit() : WeightUnit.Count);
         bool byEvent =
             GroupedByEvent
             && Buckets

@@ -326,9 +326,13 @@ public sealed class StackDiff
     /// <summary>The unit of the summed <c>duration</c> fields of both sides' events, per the one unit rule
     /// (<see cref="DurationUnits"/>): <c>ms</c>, <c>µs</c>, each unit with its events, or <c>unit
     /// unknown</c>.</summary>
-    internal string DurationLabel =>
-        DurationUnits.DescribeByEventName(Base.EventNames.Union(New.EventNames, StringComparer.Ordinal), "duration")
-        ?? "unit unknown";
+    internal string DurationLabel => DurationUnits.Describe(DurationUnitsOfBoth()) ?? "unit unknown";
+
+    /// <summary>The unit of <c>duration</c> of each event name of each side, as that side decided it.</summary>
+    private IEnumerable<(string EventName, FieldUnit Unit)> DurationUnitsOfBoth() =>
+        Base
+            .EventNames.Select(n => (n, Base.UnitOf(n, "duration")))
+            .Concat(New.EventNames.Select(n => (n, New.UnitOf(n, "duration"))));
 
     /// <summary>The differential call tree: the new capture's weights as <see cref="CallTreeNode.Weight"/>, the base
     /// capture's as baseline.</summary>
@@ -337,7 +341,7 @@ public sealed class StackDiff
     {
         WeightUnit unit =
             Weight == StackWeight.Duration
-                ? StackBucketResult.DurationWeightUnit(Base.EventNames.Union(New.EventNames, StringComparer.Ordinal))
+                ? StackBucketResult.DurationWeightUnit(DurationUnitsOfBoth().Select(x => x.Unit))
                 : WeightUnit.Count;
         bool byEventRoot =
             MatchedByEvent && Changes.Select(c => c.EventName).Distinct(StringComparer.Ordinal).Skip(1).Any();
