@@ -16,12 +16,12 @@ if [ -n "${BASELINE:-}" ]; then baseline=(--baseline "$BASELINE"); fi
 cat /tmp/xebench/*.xel /tmp/xebench-stacks/*.xel /tmp/bigpdb/big.* /tmp/xeresolve/*.txt /tmp/xeresolve/*.xml > /dev/null 2>&1 || true
 {
   echo "commit $(git rev-parse --short HEAD), baseline ${BASELINE:-380d976}, $(date -u +%FT%TZ), load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
-  echo "== B xel";        B xel --size-gb 1 --small-gb 0.25 --rounds 3 --dir /tmp/xebench "${baseline[@]}"
-  echo "== B analysis";   B analysis --size-gb 1 --small-gb 0.25 --rounds 3 --dir /tmp/xebench "${baseline[@]}"
-  echo "== B stacks";     B stacks --size-gb 1 --small-gb 0.25 --rounds 3 --dir /tmp/xebench-stacks "${baseline[@]}"
-  echo "== B report";     B report --size-gb 1 --small-gb 0.25 --rounds 3 --dir /tmp/xebench-stacks --analysis-dir /tmp/xebench "${baseline[@]}"
+  echo "== B xel";        B xel --size-gb 1 --small-gb 0.25 --rounds 5 --dir /tmp/xebench "${baseline[@]}"
+  echo "== B analysis";   B analysis --size-gb 1 --small-gb 0.25 --rounds 5 --dir /tmp/xebench "${baseline[@]}"
+  echo "== B stacks";     B stacks --size-gb 1 --small-gb 0.25 --rounds 5 --dir /tmp/xebench-stacks "${baseline[@]}"
+  echo "== B report";     B report --size-gb 1 --small-gb 0.25 --rounds 5 --dir /tmp/xebench-stacks --analysis-dir /tmp/xebench "${baseline[@]}"
   echo "== B batch";      B batch --captures 100 --repeat 9 --dir /tmp/xebench-batch
   echo "== B symbolizer"; B symbolizer --dir /tmp/bigpdb --runs 3 "${baseline[@]}"
-  echo "== B resolve";    B resolve --dir /tmp/xeresolve --shapes text,va,histogram --runs 3 "${baseline[@]}"
+  echo "== B resolve";    B resolve --dir /tmp/xeresolve --shapes text,va,histogram --runs 5 "${baseline[@]}"
   echo "done $(date -u +%FT%TZ), load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 } 2>&1 | tee "$log"

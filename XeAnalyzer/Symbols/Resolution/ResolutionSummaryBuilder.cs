@@ -73,8 +73,9 @@ internal sealed class ResolutionSummaryBuilder
             _stacks++;
             _shapes[(int)stack.Shape]++;
         }
+        ReadOnlySpan<ResolvedFrame> frames = stack.Frames.AsSpan();
         int frameIndex = 0;
-        foreach (StackLine line in stack.Stack.Lines)
+        foreach (ref readonly StackLine line in stack.Stack.Lines.AsSpan())
         {
             if (line.Diagnostic is not null && !line.HasFrames)
             {
@@ -85,9 +86,9 @@ internal sealed class ResolutionSummaryBuilder
                 );
             }
 
-            for (int k = 0; k < line.Frames.Count && frameIndex < stack.Frames.Length; k++)
+            for (int k = 0; k < line.FrameCount && frameIndex < frames.Length; k++)
             {
-                ResolvedFrame f = stack.Frames[frameIndex++];
+                ref readonly ResolvedFrame f = ref frames[frameIndex++];
                 if (line.TextId >= 0 && ReferenceEquals(line.SoleFrame, f.Frame))
                 {
                     AddLineFrame(f.Frame, f.Resolution, line.LineNumber, line.TextId);
@@ -101,9 +102,9 @@ internal sealed class ResolutionSummaryBuilder
 
         // Frames not tied to a line (a stack built from frames directly keeps one line per frame, so this is
         // defensive).
-        while (frameIndex < stack.Frames.Length)
+        while (frameIndex < frames.Length)
         {
-            ResolvedFrame f = stack.Frames[frameIndex++];
+            ref readonly ResolvedFrame f = ref frames[frameIndex++];
             Count(f.Frame, f.Resolution, 0, 1);
         }
     }

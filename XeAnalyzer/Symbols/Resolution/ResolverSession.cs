@@ -120,19 +120,31 @@ internal sealed partial class ResolverSession
     public ResolvedCallstack Resolve(Callstack stack, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(stack);
-        ImmutableArray<StackFrame> frames = stack.Frames;
+        ImmutableArray<StackFrame> frameArray = stack.Frames;
+        ReadOnlySpan<StackFrame> frames = frameArray.AsSpan();
         var resolved = new ResolvedFrame[frames.Length];
-        ImmutableArray<StackLine> lines = stack.Lines;
+        // One generation for the whole stack: symbol metadata changes only between stacks.
+        Generation generation = _generation;
+        FrameEntry?[]? byText = null;
         int i = 0;
-        for (int l = 0; l < lines.Length; l++)
+        foreach (ref readonly StackLine line in stack.Lines.AsSpan())
         {
             // A line of one frame that the text reader keyed by its text (a repeated line shares its frame instance).
-            ref readonly StackLine line = ref lines.ItemRef(l);
-            bool keyed = line.TextId >= 0 && i < frames.Length && ReferenceEquals(line.SoleFrame, frames[i]);
-            if (keyed)
+            if (line.TextId >= 0 && i < frames.Length && ReferenceEquals(line.SoleFrame, frames[i]))
             {
-                resolved[i] = new ResolvedFrame(frames[i], ResolveLineFrame(frames[i], line.TextId, cancellationToken));
-                i++;
+                StackFrame frame = frames[i];
+                FrameResolution r;
+                if (frame is ModuleOffsetFrame or VirtualAddressFrame)
+                {
+                    byText ??= generation.FramesByTextId;
+                    r = ResolveLineFrame(byText, frame, line.TextId, cancellationToken);
+                }
+                else
+                {
+                    r = ResolveFrame(frame, cancellationToken);
+                }
+
+                resolved[i++] = new ResolvedFrame(frame, r);
                 continue;
             }
 
@@ -150,7 +162,7 @@ internal sealed partial class ResolverSession
         return new ResolvedCallstack(
             stack,
             ImmutableCollectionsMarshal.AsImmutableArray(resolved),
-            StackShapes.Classify(frames)
+            StackShapes.Classify(frameArray)
         );
     }
 
@@ -186,14 +198,13 @@ internal sealed partial class ResolverSession
     /// symbol metadata is answered from the generation's table by text id, the entry checked to hold this very frame
     /// (ids of two readers may meet in one session).
     /// </summary>
-    private FrameResolution ResolveLineFrame(StackFrame frame, int textId, CancellationToken cancellationToken)
+    private FrameResolution ResolveLineFrame(
+        FrameEntry?[] byText,
+        StackFrame frame,
+        int textId,
+        CancellationToken cancellationToken
+    )
     {
-        if (frame is not (ModuleOffsetFrame or VirtualAddressFrame))
-        {
-            return ResolveFrame(frame, cancellationToken);
-        }
-
-        FrameEntry?[] byText = _generation.FramesByTextId;
         FrameEntry? entry = Volatile.Read(ref byText[textId]);
         if (entry is not null && ReferenceEquals(entry.Frame, frame))
         {
