@@ -110,6 +110,43 @@ public sealed class StackCompactionTests
         Assert.That(r.Filter(0, 0), Is.SameAs(r), "nothing left out");
     }
 
+    [Test]
+    public void Buckets_HeldByColumn_FilterAndCountPerEvent_AsTheSameBucketsInAList()
+    {
+        using CallstackResolver resolver = ResolutionFixtures.Resolver();
+        (XEvent[] events, _) = Capture();
+        StackBucketResult r = new StackBucketAnalysis().Analyze(events, resolver.CreateSession(Map(BasesA)));
+        var list = (StackBucketList)r.Buckets;
+        StackBucketResult plain = r with { Buckets = [.. r.Buckets] };
+        Assert.That(plain.Buckets, Is.Not.InstanceOf<StackBucketList>());
+        for (int i = 0; i < list.Count; i++)
+        {
+            Assert.That(list.EventNamesAt(i), Is.EqualTo(plain.Buckets[i].EventNames));
+        }
+
+        long[] counts = [.. plain.Buckets.Select(b => b.Count)];
+        foreach ((int top, long min) in new[] { (3, 0L), (0, counts[2]), (2, counts[^1] + 1), (100, 0L) })
+        {
+            StackBucketResult a = r.Filter(top, min),
+                b = plain.Filter(top, min);
+            Assert.That(a.Buckets.Select(x => (x.Rank, x.Count)), Is.EqualTo(b.Buckets.Select(x => (x.Rank, x.Count))));
+            Assert.That(a.OmittedCount, Is.EqualTo(b.OmittedCount));
+            Assert.That(
+                a.OmittedCount,
+                Is.EqualTo(counts.Where((c, i) => i >= (top > 0 ? top : counts.Length) || c < min).Sum())
+            );
+        }
+
+        // Counted per event from the events themselves: every event has a stack, none is empty.
+        SymbolizationResult s = SymbolizationResult.From(r);
+        Assert.That(
+            s.EventsByName,
+            Is.EqualTo(events.GroupBy(e => e.FullName).ToDictionary(g => g.Key, g => (long)g.Count()))
+        );
+        Assert.That(s.EventsByName, Is.EqualTo(SymbolizationResult.From(plain).EventsByName));
+        Assert.That(s.EmptyStacks, Is.Zero);
+    }
+
     private static int CompareOrdinal(string[]? a, string[]? b)
     {
         for (int i = 0; i < Math.Min(a!.Length, b!.Length); i++)
