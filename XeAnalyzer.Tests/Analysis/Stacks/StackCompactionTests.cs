@@ -1,3 +1,4 @@
+using System.Globalization;
 using XeAnalyzer.Analysis.Stacks;
 using XeAnalyzer.Events;
 using XeAnalyzer.Output;
@@ -145,6 +146,38 @@ public sealed class StackCompactionTests
         );
         Assert.That(s.EventsByName, Is.EqualTo(SymbolizationResult.From(plain).EventsByName));
         Assert.That(s.EmptyStacks, Is.Zero);
+    }
+
+    [Test]
+    public void RawTextStacks_FoundByEventAndText_AsAnIndependentGrouping_UpToTheCap()
+    {
+        // Texts that differ only by case or event id are different stacks; equal texts built apart are the same.
+        (int Event, string Text)[] reads =
+        [
+            .. Enumerable
+                .Range(0, 500)
+                .Select(i => (i % 3, "sqlmin.dll+0x" + (i % 41).ToString("X", CultureInfo.InvariantCulture))),
+            (0, "SQLMIN.DLL+0x1"),
+            (0, "sqlmin.dll+0x1"),
+            (2, new string("sqlmin.dll+0x1".ToCharArray())),
+        ];
+        var table = new RawStackTable();
+        var limit = new StackLimitCounter(1000);
+        foreach ((int e, string text) in reads)
+        {
+            table.FindOrAdd(e, text, limit, line: 7)!.Add(1, long.MinValue, -1, -1);
+        }
+
+        var expected = reads.GroupBy(r => (r.Event, r.Text)).Select(g => (g.Key.Event, g.Key.Text, (long)g.Count()));
+        Assert.That(table.Order.Select(r => (r.EventId, r.Text!, r.Count)), Is.EqualTo(expected));
+        Assert.That(limit.Taken, Is.EqualTo(table.Order.Count));
+
+        var capped = new RawStackTable();
+        var two = new StackLimitCounter(2);
+        Assert.That(capped.FindOrAdd(0, "a", two), Is.Not.Null);
+        Assert.That(capped.FindOrAdd(1, "a", two), Is.Not.Null);
+        Assert.That(capped.FindOrAdd(0, "b", two), Is.Null, "over the cap");
+        Assert.That(capped.FindOrAdd(1, "a", two), Is.SameAs(capped.Order[1]), "a known stack is found at the cap");
     }
 
     private static int CompareOrdinal(string[]? a, string[]? b)
