@@ -1,3 +1,4 @@
+using System.Globalization;
 using XeAnalyzer.Analysis.Stacks;
 using XeAnalyzer.Events;
 using XeAnalyzer.Output;
@@ -108,6 +109,75 @@ public sealed class StackCompactionTests
         Assert.That(top.Buckets.Select(b => b.Rank), Is.EqualTo(new[] { 1, 2, 3 }));
         Assert.That(top.OmittedCount, Is.EqualTo(expected.Skip(3).Sum(x => x.Count)));
         Assert.That(r.Filter(0, 0), Is.SameAs(r), "nothing left out");
+    }
+
+    [Test]
+    public void Buckets_HeldByColumn_FilterAndCountPerEvent_AsTheSameBucketsInAList()
+    {
+        using CallstackResolver resolver = ResolutionFixtures.Resolver();
+        (XEvent[] events, _) = Capture();
+        StackBucketResult r = new StackBucketAnalysis().Analyze(events, resolver.CreateSession(Map(BasesA)));
+        var list = (StackBucketList)r.Buckets;
+        StackBucketResult plain = r with { Buckets = [.. r.Buckets] };
+        Assert.That(plain.Buckets, Is.Not.InstanceOf<StackBucketList>());
+        for (int i = 0; i < list.Count; i++)
+        {
+            Assert.That(list.EventNamesAt(i), Is.EqualTo(plain.Buckets[i].EventNames));
+        }
+
+        long[] counts = [.. plain.Buckets.Select(b => b.Count)];
+        foreach ((int top, long min) in new[] { (3, 0L), (0, counts[2]), (2, counts[^1] + 1), (100, 0L) })
+        {
+            StackBucketResult a = r.Filter(top, min),
+                b = plain.Filter(top, min);
+            Assert.That(a.Buckets.Select(x => (x.Rank, x.Count)), Is.EqualTo(b.Buckets.Select(x => (x.Rank, x.Count))));
+            Assert.That(a.OmittedCount, Is.EqualTo(b.OmittedCount));
+            Assert.That(
+                a.OmittedCount,
+                Is.EqualTo(counts.Where((c, i) => i >= (top > 0 ? top : counts.Length) || c < min).Sum())
+            );
+        }
+
+        // Counted per event from the events themselves: every event has a stack, none is empty.
+        SymbolizationResult s = SymbolizationResult.From(r);
+        Assert.That(
+            s.EventsByName,
+            Is.EqualTo(events.GroupBy(e => e.FullName).ToDictionary(g => g.Key, g => (long)g.Count()))
+        );
+        Assert.That(s.EventsByName, Is.EqualTo(SymbolizationResult.From(plain).EventsByName));
+        Assert.That(s.EmptyStacks, Is.Zero);
+    }
+
+    [Test]
+    public void RawTextStacks_FoundByEventAndText_AsAnIndependentGrouping_UpToTheCap()
+    {
+        // Texts that differ only by case or event id are different stacks; equal texts built apart are the same.
+        (int Event, string Text)[] reads =
+        [
+            .. Enumerable
+                .Range(0, 500)
+                .Select(i => (i % 3, "sqlmin.dll+0x" + (i % 41).ToString("X", CultureInfo.InvariantCulture))),
+            (0, "SQLMIN.DLL+0x1"),
+            (0, "sqlmin.dll+0x1"),
+            (2, new string("sqlmin.dll+0x1".ToCharArray())),
+        ];
+        var table = new RawStackTable();
+        var limit = new StackLimitCounter(1000);
+        foreach ((int e, string text) in reads)
+        {
+            table.FindOrAdd(e, text, limit, line: 7)!.Add(1, long.MinValue, -1, -1);
+        }
+
+        var expected = reads.GroupBy(r => (r.Event, r.Text)).Select(g => (g.Key.Event, g.Key.Text, (long)g.Count()));
+        Assert.That(table.Order.Select(r => (r.EventId, r.Text!, r.Count)), Is.EqualTo(expected));
+        Assert.That(limit.Taken, Is.EqualTo(table.Order.Count));
+
+        var capped = new RawStackTable();
+        var two = new StackLimitCounter(2);
+        Assert.That(capped.FindOrAdd(0, "a", two), Is.Not.Null);
+        Assert.That(capped.FindOrAdd(1, "a", two), Is.Not.Null);
+        Assert.That(capped.FindOrAdd(0, "b", two), Is.Null, "over the cap");
+        Assert.That(capped.FindOrAdd(1, "a", two), Is.SameAs(capped.Order[1]), "a known stack is found at the cap");
     }
 
     private static int CompareOrdinal(string[]? a, string[]? b)

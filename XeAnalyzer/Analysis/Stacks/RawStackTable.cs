@@ -96,7 +96,11 @@ internal sealed class RawStackTable
 {
     private readonly Dictionary<ulong[], RawStack> _byAddresses = new(AddressKeyComparer.Instance);
     private readonly Dictionary<ulong[], RawStack>.AlternateLookup<ReadOnlySpan<ulong>> _lookup;
-    private readonly Dictionary<(int, string), RawStack> _byText = [];
+
+    // Text stacks are their own keys (event id and text): a set's entry is half a dictionary's with a (int, string)
+    // key, which matters with a million distinct histogram slots. Looked up through one reusable probe.
+    private readonly HashSet<RawStack> _byText = new(TextKeyComparer.Instance);
+    private readonly RawStack _probe = new();
 
     public RawStackTable() => _lookup = _byAddresses.GetAlternateLookup<ReadOnlySpan<ulong>>();
 
@@ -153,7 +157,11 @@ internal sealed class RawStackTable
     /// </summary>
     public RawStack? FindOrAdd(int eventId, string text, StackLimitCounter limit, long line = 0)
     {
-        if (_byText.TryGetValue((eventId, text), out RawStack? raw))
+        _probe.EventId = eventId;
+        _probe.Text = text;
+        bool found = _byText.TryGetValue(_probe, out RawStack? raw);
+        _probe.Text = null;
+        if (found)
         {
             return raw;
         }
@@ -169,9 +177,27 @@ internal sealed class RawStackTable
             Text = text,
             FirstLine = line,
         };
-        _byText.Add((eventId, text), raw);
+        _byText.Add(raw);
         Order.Add(raw);
         return raw;
+    }
+
+    /// <summary>Compares text stacks by event id and text (ordinal).</summary>
+    private sealed class TextKeyComparer : IEqualityComparer<RawStack>
+    {
+        public static readonly TextKeyComparer Instance = new();
+
+        public bool Equals(RawStack? x, RawStack? y) =>
+            ReferenceEquals(x, y)
+            || (
+                x is not null
+                && y is not null
+                && x.EventId == y.EventId
+                && string.Equals(x.Text, y.Text, StringComparison.Ordinal)
+            );
+
+        public int GetHashCode(RawStack obj) =>
+            HashCode.Combine(obj.EventId, StringComparer.Ordinal.GetHashCode(obj.Text!));
     }
 
     /// <summary>Compares address keys by content, and looks them up by span without allocating.</summary>

@@ -204,6 +204,10 @@ internal sealed partial class StackBucketBuilder
         bool mayHaveMerged = _inputs.Any(i => i.MayHaveMergedValues);
         MissingData? missing = merger.Count == 0 ? Missing(slots) : null;
         IReadOnlyList<StackBucket> buckets = merger.Buckets(_eventNames, out long total);
+
+        // The raw stacks and their frame arrays are garbage now, most of it old enough to wait for a full collection:
+        // give it back before the caller writes the result or (diff) builds the other side beside it.
+        CollectBetweenPhases();
         ResolutionSummary overallSummary = overall.Build();
         FrameStyle resultStyle = _inputs.Count > 0 ? _inputs[0].Session.Resolver.Options.Style : FrameStyle.Engine;
         bool offsets = _inputs.Count == 0 || _inputs[0].Session.Resolver.Options.IncludeOffsets;

@@ -61,6 +61,12 @@ internal sealed class StackBucketList : IReadOnlyList<StackBucket>
     /// <returns>The name, or <see langword="null"/>.</returns>
     public string? EventNameAt(int index) => _eventIds[index] >= 0 ? _eventNames[_eventIds[index]] : null;
 
+    /// <summary>The event names of a bucket (<see cref="StackBucket.EventNames"/>), not making it.</summary>
+    /// <param name="index">The position.</param>
+    /// <returns>The names, ordinal order.</returns>
+    public IReadOnlyList<string> EventNamesAt(int index) =>
+        _eventNameLists[index] >= 0 ? _nameLists[_eventNameLists[index]] : [];
+
     /// <summary>The count of the bucket at a position, without making it.</summary>
     /// <param name="index">The position.</param>
     /// <returns>The count.</returns>
@@ -90,7 +96,7 @@ internal sealed class StackBucketList : IReadOnlyList<StackBucket>
         return new StackBucket(
             i + 1,
             _eventIds[i] >= 0 ? _eventNames[_eventIds[i]] : null,
-            _eventNameLists[i] >= 0 ? _nameLists[_eventNameLists[i]] : [],
+            EventNamesAt(i),
             frames.Count == 0 ? Array.Empty<BucketFrame>() : (IReadOnlyList<BucketFrame>)frames,
             count,
             _total == 0 ? 0 : (double)count / _total,

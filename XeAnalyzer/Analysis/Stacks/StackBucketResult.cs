@@ -203,18 +203,21 @@ public sealed record StackBucketResult : IAnalysisResult
             return this;
         }
 
-        // Buckets may be made when read (StackBucketList): they are told apart by position, not by reference.
+        // Buckets may be made when read (StackBucketList): they are told apart by position, not by reference, and
+        // only the kept ones are made (a report keeps 500 of hundreds of thousands).
+        var list = Buckets as StackBucketList;
         var kept = new List<StackBucket>();
         long omitted = OmittedCount;
-        foreach (StackBucket b in Buckets)
+        for (int i = 0; i < Buckets.Count; i++)
         {
-            if (kept.Count < limit && b.Count >= minCount)
+            long count = list?.CountAt(i) ?? Buckets[i].Count;
+            if (kept.Count < limit && count >= minCount)
             {
-                kept.Add(b);
+                kept.Add(Buckets[i]);
             }
             else
             {
-                omitted += b.Count;
+                omitted += count;
             }
         }
 

@@ -123,14 +123,21 @@ internal sealed class SymbolizationResult : IAnalysisResult
             );
         var byEvent = new SortedDictionary<string, long>(StringComparer.Ordinal);
         long empty = 0;
-        foreach (StackBucket b in stacks.Buckets)
+        // Read by position: a StackBucketList answers without making each bucket.
+        IReadOnlyList<StackBucket> buckets = stacks.Buckets;
+        var list = buckets as StackBucketList;
+        for (int i = 0; i < buckets.Count; i++)
         {
+            StackBucket? b = list is null ? buckets[i] : null;
+            IReadOnlyList<string> names = b?.EventNames ?? list!.EventNamesAt(i);
             string name =
-                b.EventName ?? (b.EventNames.Count == 1 ? b.EventNames[0] : "(histogram slots and merged events)");
-            byEvent[name] = byEvent.GetValueOrDefault(name) + b.Count;
-            if (b.Frames.Count == 0)
+                (b is null ? list!.EventNameAt(i) : b.EventName)
+                ?? (names.Count == 1 ? names[0] : "(histogram slots and merged events)");
+            long count = b?.Count ?? list!.CountAt(i);
+            byEvent[name] = byEvent.GetValueOrDefault(name) + count;
+            if ((b?.FrameDetails.Count ?? list!.FramesAt(i).Count) == 0)
             {
-                empty += b.Count;
+                empty += count;
             }
         }
 
