@@ -133,8 +133,14 @@ public sealed class UnitLabelsTests
         string[][] rows = [.. csv.Split("\r\n", StringSplitOptions.RemoveEmptyEntries).Select(l => l.Split(','))];
         int code = Array.IndexOf(rows[0], "wait_result");
         Assert.That(rows[0][code + 1], Is.EqualTo("wait_result_meaning"), "the meaning follows the code");
-        Assert.That(rows.Skip(1).Select(r => r[code]).Distinct(), Is.EquivalentTo(codes.Select(c => c.ToString(CultureInfo.InvariantCulture))));
-        Assert.That(rows.Skip(1), Has.All.Matches<string[]>(r => s_win32[long.Parse(r[code], CultureInfo.InvariantCulture)] == r[code + 1]));
+        Assert.That(
+            rows.Skip(1).Select(r => r[code]).Distinct(),
+            Is.EquivalentTo(codes.Select(c => c.ToString(CultureInfo.InvariantCulture)))
+        );
+        Assert.That(
+            rows.Skip(1),
+            Has.All.Matches<string[]>(r => s_win32[long.Parse(r[code], CultureInfo.InvariantCulture)] == r[code + 1])
+        );
 
         (exit, string json, err) = CliRunner.Run("events", xel, "--event", "wait_completed", "--format", "json");
         Assert.That(exit, Is.Zero, err);
@@ -226,10 +232,7 @@ public sealed class UnitLabelsTests
         var builder = new StackBucketBuilder();
         // The first schema of the name decides; a later one of the same name does not split the decision.
         builder.AddEvents(
-            [
-                Event(described, 40, "sqlmin.dll!A+0x10\nsqldk.dll!B+0x20"),
-                Event(plain, 2, "sqlmin.dll!C+0x10"),
-            ],
+            [Event(described, 40, "sqlmin.dll!A+0x10\nsqldk.dll!B+0x20"), Event(plain, 2, "sqlmin.dll!C+0x10")],
             resolver.CreateSession()
         );
         StackBucketResult r = builder.Build();
