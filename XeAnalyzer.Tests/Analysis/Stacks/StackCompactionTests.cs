@@ -165,19 +165,22 @@ public sealed class StackCompactionTests
         var limit = new StackLimitCounter(1000);
         foreach ((int e, string text) in reads)
         {
-            table.FindOrAdd(e, text, limit, line: 7)!.Add(1, long.MinValue, -1, -1);
+            table.Add(table.FindOrAdd(e, text, limit, line: 7), 1, long.MinValue, -1, -1);
         }
 
         var expected = reads.GroupBy(r => (r.Event, r.Text)).Select(g => (g.Key.Event, g.Key.Text, (long)g.Count()));
-        Assert.That(table.Order.Select(r => (r.EventId, r.Text!, r.Count)), Is.EqualTo(expected));
-        Assert.That(limit.Taken, Is.EqualTo(table.Order.Count));
+        Assert.That(
+            Enumerable.Range(0, table.Count).Select(id => (table.EventIdAt(id), table.TextAt(id)!, table.CountAt(id))),
+            Is.EqualTo(expected)
+        );
+        Assert.That(limit.Taken, Is.EqualTo(table.Count));
 
         var capped = new RawStackTable();
         var two = new StackLimitCounter(2);
-        Assert.That(capped.FindOrAdd(0, "a", two), Is.Not.Null);
-        Assert.That(capped.FindOrAdd(1, "a", two), Is.Not.Null);
-        Assert.That(capped.FindOrAdd(0, "b", two), Is.Null, "over the cap");
-        Assert.That(capped.FindOrAdd(1, "a", two), Is.SameAs(capped.Order[1]), "a known stack is found at the cap");
+        Assert.That(capped.FindOrAdd(0, "a", two), Is.EqualTo(0));
+        Assert.That(capped.FindOrAdd(1, "a", two), Is.EqualTo(1));
+        Assert.That(capped.FindOrAdd(0, "b", two), Is.EqualTo(-1), "over the cap");
+        Assert.That(capped.FindOrAdd(1, "a", two), Is.EqualTo(1), "a known stack is found at the cap");
     }
 
     private static int CompareOrdinal(string[]? a, string[]? b)

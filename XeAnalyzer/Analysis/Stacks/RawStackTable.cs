@@ -2,52 +2,6 @@ using System.Numerics;
 
 namespace XeAnalyzer.Analysis.Stacks;
 
-/// <summary>
-/// One distinct raw stack of one input and its tallies: the event id and the return addresses, or the event id and the
-/// stack text as read (frames are parsed only when the table is symbolized). Kept small: a few hundred bytes per
-/// distinct stack.
-/// </summary>
-internal sealed class RawStack
-{
-    public int EventId;
-    public ulong[]? Addresses; // [event id, frame 0 (leaf), frame 1, …]
-    public string? Text;
-
-    // The file line where the first value with this text starts (a target-data value), 0 for a .xel field: what the
-    // resolution summary's "line N" names, as resolve does.
-    public long FirstLine;
-    public long Count;
-    public long First = long.MaxValue;
-    public long Last = long.MinValue;
-    public RawDurations? Durations; // only for events with a duration field (wait events)
-
-    // When merging (StackMerger), the first raw stack of a merge key becomes the bucket and the others are added into
-    // it.
-    public BucketFrame[]? Frames;
-    public List<int>? EventIds;
-    public long BestCount = -1;
-    public int RawStacks;
-
-    public int FrameCount => Addresses is ulong[] a ? a.Length - 1 : 0;
-
-    /// <summary>Adds events of this stack: their count, time (or <see cref="long.MinValue"/>), duration and signal
-    /// duration (−1 when the event has no such field).</summary>
-    public void Add(long count, long ticks, long duration, long signal)
-    {
-        Count += count;
-        if (ticks != long.MinValue && ticks > DateTime.MinValue.Ticks)
-        {
-            First = Math.Min(First, ticks);
-            Last = Math.Max(Last, ticks);
-        }
-
-        if (duration >= 0 || signal >= 0)
-        {
-            (Durations ??= new RawDurations()).Add(count, duration, signal);
-        }
-    }
-}
-
 /// <summary>The duration and signal_duration tallies of a raw stack or bucket (a field the events lack stays at 0
 /// events: n/a).</summary>
 internal sealed class RawDurations
@@ -92,131 +46,273 @@ internal sealed class RawDurations
 /// the stack text, plus the event name) without allocating per event. Raw addresses of two inputs are never compared
 /// (each input has its own table and module map). Bounded by the distinct-stack cap shared by every table of a builder.
 /// </summary>
+/// <remarks>
+/// The stacks are held by column, each under a dense id in the order first seen: a stack costs its key (the address
+/// array or the text), its event id, count and first line, and one entry of a set of ids whose comparer reads the key
+/// columns. Times and durations take a column only once some event has them. With a million distinct histogram slots an
+/// object per stack was most of the table.
+/// </remarks>
 internal sealed class RawStackTable
 {
-    private readonly Dictionary<ulong[], RawStack> _byAddresses = new(AddressKeyComparer.Instance);
-    private readonly Dictionary<ulong[], RawStack>.AlternateLookup<ReadOnlySpan<ulong>> _lookup;
+    private int[] _eventIds = [];
+    private long[] _counts = [];
+    private ulong[]?[]? _addresses; // [event id, frame 0 (leaf), frame 1, …]
+    private string?[]? _texts;
 
-    // Text stacks are their own keys (event id and text): a set's entry is half a dictionary's with a (int, string)
-    // key, which matters with a million distinct histogram slots. Looked up through one reusable probe.
-    private readonly HashSet<RawStack> _byText = new(TextKeyComparer.Instance);
-    private readonly RawStack _probe = new();
+    // The file line where the first value with this text starts (a target-data value), 0 for a .xel field: what the
+    // resolution summary's "line N" names, as resolve does.
+    private long[]? _firstLines;
+    private long[]? _firsts;
+    private long[]? _lasts;
+    private RawDurations?[]? _durations; // only for events with a duration field (wait events)
 
-    public RawStackTable() => _lookup = _byAddresses.GetAlternateLookup<ReadOnlySpan<ulong>>();
+    private HashSet<int>? _byAddresses;
+    private HashSet<int>.AlternateLookup<ReadOnlySpan<ulong>> _addressLookup;
+    private HashSet<int>? _byText;
+    private HashSet<int>.AlternateLookup<TextKey> _textLookup;
+    private bool _lookupsReleased;
 
-    /// <summary>The distinct raw stacks in the order first seen (entries are cleared by
-    /// <see cref="TakeAll"/>).</summary>
-    public List<RawStack> Order { get; } = [];
+    /// <summary>The distinct raw stacks: their ids are 0 to this, less one.</summary>
+    public int Count { get; private set; }
 
-    /// <summary>
-    /// Hands out every raw stack once, in the order first seen, and lets go of each (and of the lookups) as it goes, so
-    /// the memory of the table is given back while its stacks are symbolized and merged: the peak is not the table plus
-    /// the buckets.
-    /// </summary>
-    public IEnumerable<RawStack> TakeAll()
+    /// <summary>Whether some stack is a raw address stack.</summary>
+    public bool HasAddresses => _addresses is not null;
+
+    public int EventIdAt(int id) => _eventIds[id];
+
+    public long CountAt(int id) => _counts[id];
+
+    /// <summary>The event id, then the frames (leaf first); <see langword="null"/> for a text stack or once
+    /// released.</summary>
+    public ulong[]? AddressesAt(int id) => _addresses?[id];
+
+    /// <summary>The stack text as read; <see langword="null"/> for an address stack or once released.</summary>
+    public string? TextAt(int id) => _texts?[id];
+
+    public long FirstLineAt(int id) => _firstLines?[id] ?? 0;
+
+    /// <summary>The earliest event time in ticks, or <see cref="long.MaxValue"/>.</summary>
+    public long FirstAt(int id) => _firsts?[id] ?? long.MaxValue;
+
+    /// <summary>The latest event time in ticks, or <see cref="long.MinValue"/>.</summary>
+    public long LastAt(int id) => _lasts?[id] ?? long.MinValue;
+
+    public RawDurations? DurationsAt(int id) => _durations?[id];
+
+    /// <summary>Finds or adds an address stack (key = event id, then the frames); −1 when the cap is reached.</summary>
+    public int FindOrAdd(ReadOnlySpan<ulong> key, StackLimitCounter limit)
     {
-        _byAddresses.Clear();
-        _byAddresses.TrimExcess();
-        _byText.Clear();
-        _byText.TrimExcess();
-        for (int i = 0; i < Order.Count; i++)
+        if (_byAddresses is null)
         {
-            RawStack raw = Order[i];
-            Order[i] = null!;
-            yield return raw;
+            ThrowIfReleased();
+            _byAddresses = new HashSet<int>(new AddressIds(this));
+            _addressLookup = _byAddresses.GetAlternateLookup<ReadOnlySpan<ulong>>();
         }
 
-        Order.Clear();
-        Order.TrimExcess();
-    }
-
-    /// <summary>Finds or adds an address stack (key = event id, then the frames); <see langword="null"/> when the cap
-    /// is reached.</summary>
-    public RawStack? FindOrAdd(ReadOnlySpan<ulong> key, StackLimitCounter limit)
-    {
-        if (_lookup.TryGetValue(key, out RawStack? raw))
+        if (_addressLookup.TryGetValue(key, out int id))
         {
-            return raw;
+            return id;
         }
 
         if (!limit.TryTake())
         {
-            return null;
+            return -1;
         }
 
-        ulong[] array = key.ToArray();
-        raw = new RawStack { EventId = unchecked((int)(long)array[0]), Addresses = array };
-        _byAddresses.Add(array, raw);
-        Order.Add(raw);
-        return raw;
+        id = Append(unchecked((int)(long)key[0]));
+        (_addresses ??= new ulong[]?[_counts.Length])[id] = key.ToArray();
+        _byAddresses.Add(id);
+        return id;
     }
 
-    /// <summary>
-    /// Finds or adds a text stack (read from <paramref name="line"/>, 0 when none); <see langword="null"/> when the
-    /// cap is reached.
-    /// </summary>
-    public RawStack? FindOrAdd(int eventId, string text, StackLimitCounter limit, long line = 0)
+    /// <summary>Finds or adds a text stack (read from <paramref name="line"/>, 0 when none); −1 when the cap is
+    /// reached.</summary>
+    public int FindOrAdd(int eventId, string text, StackLimitCounter limit, long line = 0)
     {
-        _probe.EventId = eventId;
-        _probe.Text = text;
-        bool found = _byText.TryGetValue(_probe, out RawStack? raw);
-        _probe.Text = null;
-        if (found)
+        if (_byText is null)
         {
-            return raw;
+            ThrowIfReleased();
+            _byText = new HashSet<int>(new TextIds(this));
+            _textLookup = _byText.GetAlternateLookup<TextKey>();
+        }
+
+        if (_textLookup.TryGetValue(new TextKey(eventId, text), out int id))
+        {
+            return id;
         }
 
         if (!limit.TryTake())
         {
-            return null;
+            return -1;
         }
 
-        raw = new RawStack
+        id = Append(eventId);
+        (_texts ??= new string?[_counts.Length])[id] = text;
+        if (line != 0)
         {
-            EventId = eventId,
-            Text = text,
-            FirstLine = line,
-        };
-        _byText.Add(raw);
-        Order.Add(raw);
-        return raw;
+            (_firstLines ??= new long[_counts.Length])[id] = line;
+        }
+
+        _byText.Add(id);
+        return id;
     }
 
-    /// <summary>Compares text stacks by event id and text (ordinal).</summary>
-    private sealed class TextKeyComparer : IEqualityComparer<RawStack>
+    /// <summary>Adds events of a stack: their count, time (or <see cref="long.MinValue"/>), duration and signal
+    /// duration (−1 when the event has no such field).</summary>
+    public void Add(int id, long count, long ticks, long duration, long signal)
     {
-        public static readonly TextKeyComparer Instance = new();
+        _counts[id] += count;
+        if (ticks != long.MinValue && ticks > DateTime.MinValue.Ticks)
+        {
+            if (_firsts is null || _lasts is null)
+            {
+                _firsts = Filled(_counts.Length, long.MaxValue);
+                _lasts = Filled(_counts.Length, long.MinValue);
+            }
 
-        public bool Equals(RawStack? x, RawStack? y) =>
-            ReferenceEquals(x, y)
+            _firsts[id] = Math.Min(_firsts[id], ticks);
+            _lasts[id] = Math.Max(_lasts[id], ticks);
+        }
+
+        if (duration >= 0 || signal >= 0)
+        {
+            ((_durations ??= new RawDurations?[_counts.Length])[id] ??= new RawDurations()).Add(
+                count,
+                duration,
+                signal
+            );
+        }
+    }
+
+    /// <summary>Lets go of the lookups once every stack is added (the table is read by id from then on).</summary>
+    public void ReleaseLookups()
+    {
+        _lookupsReleased = true;
+        _byAddresses = null;
+        _addressLookup = default;
+        _byText = null;
+        _textLookup = default;
+    }
+
+    /// <summary>Lets go of a stack's key (its addresses or text) once it is symbolized, so the table's memory is given
+    /// back as its stacks are merged: the peak is not the table plus the buckets.</summary>
+    public void ReleaseKey(int id)
+    {
+        if (_addresses is not null)
+        {
+            _addresses[id] = null;
+        }
+
+        if (_texts is not null)
+        {
+            _texts[id] = null;
+        }
+    }
+
+    /// <summary>Lets go of every column once the stacks are merged.</summary>
+    public void Release()
+    {
+        ReleaseLookups();
+        Count = 0;
+        _eventIds = [];
+        _counts = [];
+        _addresses = null;
+        _texts = null;
+        _firstLines = null;
+        _firsts = null;
+        _lasts = null;
+        _durations = null;
+    }
+
+    private void ThrowIfReleased()
+    {
+        if (_lookupsReleased)
+        {
+            throw new InvalidOperationException("The table was symbolized: no stacks can be added.");
+        }
+    }
+
+    private int Append(int eventId)
+    {
+        int id = Count;
+        if (id == _counts.Length)
+        {
+            int capacity = Math.Max(16, _counts.Length * 2);
+            Array.Resize(ref _eventIds, capacity);
+            Array.Resize(ref _counts, capacity);
+            Grow(ref _addresses, capacity, null);
+            Grow(ref _texts, capacity, null);
+            Grow(ref _firstLines, capacity, 0);
+            Grow(ref _firsts, capacity, long.MaxValue);
+            Grow(ref _lasts, capacity, long.MinValue);
+            Grow(ref _durations, capacity, null);
+        }
+
+        _eventIds[id] = eventId;
+        Count = id + 1;
+        return id;
+    }
+
+    private static void Grow<T>(ref T[]? column, int capacity, T empty)
+    {
+        if (column is not null)
+        {
+            int old = column.Length;
+            Array.Resize(ref column, capacity);
+            column.AsSpan(old).Fill(empty);
+        }
+    }
+
+    private static long[] Filled(int length, long value)
+    {
+        var a = new long[length];
+        a.AsSpan().Fill(value);
+        return a;
+    }
+
+    /// <summary>A text stack's key: its event id and text.</summary>
+    private readonly record struct TextKey(int EventId, string Text);
+
+    /// <summary>Compares the ids of text stacks by event id and text (ordinal), and looks them up by key.</summary>
+    private sealed class TextIds(RawStackTable table) : IEqualityComparer<int>, IAlternateEqualityComparer<TextKey, int>
+    {
+        public bool Equals(int x, int y) =>
+            x == y
             || (
-                x is not null
-                && y is not null
-                && x.EventId == y.EventId
-                && string.Equals(x.Text, y.Text, StringComparison.Ordinal)
+                table._eventIds[x] == table._eventIds[y]
+                && string.Equals(table._texts![x], table._texts[y], StringComparison.Ordinal)
             );
 
-        public int GetHashCode(RawStack obj) =>
-            HashCode.Combine(obj.EventId, StringComparer.Ordinal.GetHashCode(obj.Text!));
+        public int GetHashCode(int obj) => Hash(table._eventIds[obj], table._texts![obj]!);
+
+        public bool Equals(TextKey alternate, int other) =>
+            alternate.EventId == table._eventIds[other]
+            && string.Equals(alternate.Text, table._texts![other], StringComparison.Ordinal);
+
+        public int GetHashCode(TextKey alternate) => Hash(alternate.EventId, alternate.Text);
+
+        public int Create(TextKey alternate) => throw new NotSupportedException("The table adds its ids.");
+
+        private static int Hash(int eventId, string text) =>
+            HashCode.Combine(eventId, StringComparer.Ordinal.GetHashCode(text));
     }
 
-    /// <summary>Compares address keys by content, and looks them up by span without allocating.</summary>
-    private sealed class AddressKeyComparer
-        : IEqualityComparer<ulong[]>,
-            IAlternateEqualityComparer<ReadOnlySpan<ulong>, ulong[]>
+    /// <summary>Compares the ids of address stacks by their keys' content, and looks them up by span without
+    /// allocating.</summary>
+    private sealed class AddressIds(RawStackTable table)
+        : IEqualityComparer<int>,
+            IAlternateEqualityComparer<ReadOnlySpan<ulong>, int>
     {
-        public static readonly AddressKeyComparer Instance = new();
+        public bool Equals(int x, int y) => x == y || table._addresses![x].AsSpan().SequenceEqual(table._addresses[y]);
 
-        public bool Equals(ulong[]? x, ulong[]? y) =>
-            ReferenceEquals(x, y) || (x is not null && y is not null && x.AsSpan().SequenceEqual(y));
+        public int GetHashCode(int obj) => Hash(table._addresses![obj]);
 
-        public int GetHashCode(ulong[] obj) => Hash(obj);
-
-        public bool Equals(ReadOnlySpan<ulong> alternate, ulong[] other) => alternate.SequenceEqual(other);
+        public bool Equals(ReadOnlySpan<ulong> alternate, int other) =>
+            alternate.SequenceEqual(table._addresses![other]);
 
         public int GetHashCode(ReadOnlySpan<ulong> alternate) => Hash(alternate);
 
-        public ulong[] Create(ReadOnlySpan<ulong> alternate) => alternate.ToArray();
+        public int Create(ReadOnlySpan<ulong> alternate) => throw new NotSupportedException("The table adds its ids.");
 
         private static int Hash(ReadOnlySpan<ulong> s)
         {

@@ -37,7 +37,7 @@ internal sealed partial class StackBucketBuilder
         {
             cancellationToken.ThrowIfCancellationRequested();
             var summary = new ResolutionSummaryBuilder(input.Info.Name, input.Session.ModuleMap is not null);
-            int distinctStacks = input.Table.Order.Count;
+            int distinctStacks = input.Table.Count;
             if (WithoutOwnModuleList(input) is string lacking)
             {
                 summary.AddWarning(lacking);
@@ -55,7 +55,7 @@ internal sealed partial class StackBucketBuilder
             )
             {
                 overall.Add(s.Resolved);
-                merger.Add(s.Raw, s.Frames);
+                merger.Add(input.Table, s.Id, s.Frames);
                 if ((++rawTotal & (CollectEvery - 1)) == 0)
                 {
                     CollectYoung(_limit.Taken);
@@ -248,7 +248,7 @@ internal sealed partial class StackBucketBuilder
             part.Session.ModuleMap is not null
             || part.Files.Count == 0
             || !_inputs.Any(p => p.InputNumber == part.InputNumber && p.Session.ModuleMap is not null)
-            || !part.Table.Order.Any(r => r.Addresses is not null)
+            || !part.Table.HasAddresses
         )
         {
             return null;

@@ -254,8 +254,8 @@ internal sealed partial class StackBucketBuilder
             key[0] = unchecked((ulong)(long)layout.EventId);
             v.CopyCallstackTo(key[1..]);
             int before = _limit.Taken;
-            RawStack? raw = input.Table.FindOrAdd(key, _limit);
-            if (raw is null)
+            int id = input.Table.FindOrAdd(key, _limit);
+            if (id < 0)
             {
                 _untracked++;
                 return;
@@ -266,7 +266,7 @@ internal sealed partial class StackBucketBuilder
                 _truncatedStacks++;
             }
 
-            raw.Add(1, ticks, duration, signal);
+            input.Table.Add(id, 1, ticks, duration, signal);
             return;
         }
 
@@ -395,14 +395,14 @@ internal sealed partial class StackBucketBuilder
         long line = 0
     )
     {
-        RawStack? raw = input.Table.FindOrAdd(eventId, text, _limit, line);
-        if (raw is null)
+        int id = input.Table.FindOrAdd(eventId, text, _limit, line);
+        if (id < 0)
         {
             _untracked += count;
             return;
         }
 
-        raw.Add(count, ticks, duration, signal);
+        input.Table.Add(id, count, ticks, duration, signal);
     }
 
     private string Intern(string s)

@@ -5,60 +5,101 @@ namespace XeAnalyzer.Analysis.Stacks;
 /// is off, and orders the buckets: count descending, then frames, then event name (ordinal), so output is
 /// deterministic.
 /// </summary>
-internal sealed class StackMerger(bool groupByEvent)
+internal sealed class StackMerger
 {
-    // The first raw stack of each merge key is the bucket: later raw stacks with the same rendered frames are added
-    // into it and let go, so merging costs no object per bucket beyond the raw stack itself.
-    private readonly Dictionary<MergeKey, RawStack> _merged = [];
+    // The buckets by column, under a dense id in the order first made: the merge key's event (the raw stack's event id,
+    // or −1 when not grouping by event; the first event id met when not grouping), the frames of the raw stack with the
+    // most events, and the tallies. Times, durations and a bucket's further event ids take room only when some raw
+    // stack has them: with a million distinct stacks an object per bucket was most of the merge's memory.
+    private readonly bool _groupByEvent;
+    private readonly HashSet<int> _index;
+    private BucketFrame[][] _frames = [];
+    private int[] _events = [];
+    private long[] _counts = [];
+    private long[] _bestCounts = [];
+    private int[] _rawStacks = [];
+    private long[]? _firsts;
+    private long[]? _lasts;
+    private RawDurations?[]? _durations;
+    private Dictionary<int, List<int>>? _moreEvents;
 
-    public int Count => _merged.Count;
-
-    public void Add(RawStack raw, BucketFrame[] frames)
+    public StackMerger(bool groupByEvent)
     {
-        var key = new MergeKey(groupByEvent ? raw.EventId : -1, frames);
-        if (!_merged.TryGetValue(key, out RawStack? bucket))
+        _groupByEvent = groupByEvent;
+        _index = new HashSet<int>(new BucketIds(this));
+    }
+
+    /// <summary>The buckets so far.</summary>
+    public int Count { get; private set; }
+
+    /// <summary>Adds a symbolized raw stack of <paramref name="table"/>: a new bucket, or into the bucket whose key
+    /// reads the same.</summary>
+    public void Add(RawStackTable table, int id, BucketFrame[] frames)
+    {
+        int rawEvent = table.EventIdAt(id);
+        long count = table.CountAt(id);
+        long first = table.FirstAt(id);
+        long last = table.LastAt(id);
+
+        // The candidate is written past the end to be compared, and kept only when no bucket has its key.
+        int b = Count;
+        if (b == _counts.Length)
         {
-            _merged.Add(key, raw);
-            raw.Frames = frames;
-            raw.BestCount = raw.Count;
-            raw.RawStacks = 1;
-            raw.Text = null;
-            raw.Addresses = null;
-            if (raw.EventId >= 0)
+            GrowTo(Math.Max(16, b * 2));
+        }
+
+        _frames[b] = frames;
+        _events[b] = rawEvent;
+        if (_index.Add(b))
+        {
+            Count = b + 1;
+            _counts[b] = count;
+            _bestCounts[b] = count;
+            _rawStacks[b] = 1;
+            if (first != long.MaxValue || last != long.MinValue || _firsts is not null)
             {
-                raw.EventIds = [raw.EventId];
+                Times();
+                _firsts![b] = first;
+                _lasts![b] = last;
             }
 
-            if (!groupByEvent)
+            if (table.DurationsAt(id) is RawDurations adopted)
             {
-                raw.EventId = -1;
+                (_durations ??= new RawDurations?[_counts.Length])[b] = adopted;
             }
 
             return;
         }
 
-        bucket.RawStacks++;
-        if (raw.Count > bucket.BestCount)
+        _index.TryGetValue(b, out int bucket);
+        _frames[b] = null!;
+        _rawStacks[bucket]++;
+        if (count > _bestCounts[bucket])
         {
-            bucket.BestCount = raw.Count;
-            bucket.Frames = frames;
+            _bestCounts[bucket] = count;
+            _frames[bucket] = frames;
         }
 
-        bucket.Count += raw.Count;
-        if (raw.Durations is RawDurations d)
+        _counts[bucket] += count;
+        if (table.DurationsAt(id) is RawDurations d)
         {
-            (bucket.Durations ??= new RawDurations()).Add(d);
+            ((_durations ??= new RawDurations?[_counts.Length])[bucket] ??= new RawDurations()).Add(d);
         }
 
-        bucket.First = Math.Min(bucket.First, raw.First);
-        bucket.Last = Math.Max(bucket.Last, raw.Last);
-        if (raw.EventId >= 0)
+        if (first != long.MaxValue || last != long.MinValue)
         {
-            bucket.EventIds ??= [];
-            if (bucket.EventIds.Count < 64 && !bucket.EventIds.Contains(raw.EventId))
-            {
-                bucket.EventIds.Add(raw.EventId);
-            }
+            Times();
+        }
+
+        if (_firsts is not null && _lasts is not null)
+        {
+            _firsts[bucket] = Math.Min(_firsts[bucket], first);
+            _lasts[bucket] = Math.Max(_lasts[bucket], last);
+        }
+
+        if (rawEvent >= 0)
+        {
+            AddEvent(bucket, rawEvent);
         }
     }
 
@@ -66,26 +107,30 @@ internal sealed class StackMerger(bool groupByEvent)
     {
         total = 0;
         long frames = 0;
-        foreach (RawStack m in _merged.Values)
+        for (int b = 0; b < Count; b++)
         {
-            total += m.Count;
-            frames += m.Frames!.Length;
+            total += _counts[b];
+            frames += _frames[b].Length;
         }
 
-        RawStack[] sorted = [.. _merged.Values];
-        _merged.Clear();
-        _merged.TrimExcess();
-        Array.Sort(sorted, (a, b) => Compare(a, b, eventNames));
+        _index.Clear();
+        _index.TrimExcess();
+        int[] sorted = new int[Count];
+        for (int b = 0; b < sorted.Length; b++)
+        {
+            sorted[b] = b;
+        }
+
+        Array.Sort(sorted, (x, y) => Compare(x, y, eventNames));
         var list = new StackBucketList.Builder(
             sorted.Length,
             checked((int)frames),
             [.. Enumerable.Range(0, eventNames.Count).Select(id => eventNames[id])]
         );
-        for (int i = 0; i < sorted.Length; i++)
+        var eventIds = new List<int>();
+        foreach (int b in sorted)
         {
-            RawStack m = sorted[i];
-            sorted[i] = null!;
-            StackDurations? durations = m.Durations is { DurationEvents: > 0 } d
+            StackDurations? durations = _durations?[b] is { DurationEvents: > 0 } d
                 ? new StackDurations(
                     d.DurationEvents,
                     d.DurationSum,
@@ -94,9 +139,40 @@ internal sealed class StackMerger(bool groupByEvent)
                     d.SignalEvents > 0 ? d.SignalMax : null
                 )
                 : null;
-            list.Add(m.EventId, m.EventIds, m.Frames!, m.Count, durations, m.First, m.Last, m.RawStacks);
+            eventIds.Clear();
+            if (_events[b] >= 0)
+            {
+                eventIds.Add(_events[b]);
+            }
+
+            if (_moreEvents is not null && _moreEvents.TryGetValue(b, out List<int>? more))
+            {
+                eventIds.AddRange(more);
+            }
+
+            list.Add(
+                KeyEvent(b),
+                eventIds,
+                _frames[b],
+                _counts[b],
+                durations,
+                _firsts?[b] ?? long.MaxValue,
+                _lasts?[b] ?? long.MinValue,
+                _rawStacks[b]
+            );
+            _frames[b] = null!;
         }
 
+        Count = 0;
+        _frames = [];
+        _events = [];
+        _counts = [];
+        _bestCounts = [];
+        _rawStacks = [];
+        _firsts = null;
+        _lasts = null;
+        _durations = null;
+        _moreEvents = null;
         return list.Build(total);
     }
 
@@ -132,44 +208,111 @@ internal sealed class StackMerger(bool groupByEvent)
         return a.Length.CompareTo(b.Length);
     }
 
-    private static int Compare(RawStack a, RawStack b, NameTable eventNames)
+    // The merge key's event: the bucket's event id when grouping by event, else −1.
+    private int KeyEvent(int b) => _groupByEvent ? _events[b] : -1;
+
+    // A bucket's event ids: the first met (in _events) and up to 63 more, distinct, in the order met.
+    private void AddEvent(int b, int eventId)
     {
-        int c = b.Count.CompareTo(a.Count);
-        if (c != 0)
+        if (_events[b] < 0)
         {
-            return c;
+            _events[b] = eventId;
+            return;
         }
 
-        c = CompareFrames(a.Frames!, b.Frames!);
-        if (c != 0)
+        if (_events[b] == eventId)
         {
-            return c;
+            return;
         }
 
-        string? ea = a.EventId >= 0 ? eventNames[a.EventId] : null;
-        string? eb = b.EventId >= 0 ? eventNames[b.EventId] : null;
-        return string.CompareOrdinal(ea, eb);
+        _moreEvents ??= [];
+        if (!_moreEvents.TryGetValue(b, out List<int>? more))
+        {
+            _moreEvents.Add(b, more = []);
+        }
+
+        if (more.Count < 63 && !more.Contains(eventId))
+        {
+            more.Add(eventId);
+        }
     }
 
-    /// <summary>The merge key: the event (or -1) and the rendered frames, compared by their text.</summary>
-    private readonly struct MergeKey(int eventId, BucketFrame[] frames) : IEquatable<MergeKey>
+    private void Times()
     {
-        public int EventId { get; } = eventId;
-
-        public BucketFrame[] Frames { get; } = frames;
-
-        public bool Equals(MergeKey other)
+        if (_firsts is null || _lasts is null)
         {
-            if (EventId != other.EventId || Frames.Length != other.Frames.Length)
+            _firsts = new long[_counts.Length];
+            _lasts = new long[_counts.Length];
+            _firsts.AsSpan().Fill(long.MaxValue);
+            _lasts.AsSpan().Fill(long.MinValue);
+        }
+    }
+
+    private void GrowTo(int capacity)
+    {
+        int old = _counts.Length;
+        Array.Resize(ref _frames, capacity);
+        Array.Resize(ref _events, capacity);
+        Array.Resize(ref _counts, capacity);
+        Array.Resize(ref _bestCounts, capacity);
+        Array.Resize(ref _rawStacks, capacity);
+        if (_firsts is not null && _lasts is not null)
+        {
+            Array.Resize(ref _firsts, capacity);
+            Array.Resize(ref _lasts, capacity);
+            _firsts.AsSpan(old).Fill(long.MaxValue);
+            _lasts.AsSpan(old).Fill(long.MinValue);
+        }
+
+        if (_durations is not null)
+        {
+            Array.Resize(ref _durations, capacity);
+        }
+    }
+
+    private int Compare(int a, int b, NameTable eventNames)
+    {
+        int c = _counts[b].CompareTo(_counts[a]);
+        if (c != 0)
+        {
+            return c;
+        }
+
+        c = CompareFrames(_frames[a], _frames[b]);
+        if (c != 0)
+        {
+            return c;
+        }
+
+        int ea = KeyEvent(a),
+            eb = KeyEvent(b);
+        return string.CompareOrdinal(ea >= 0 ? eventNames[ea] : null, eb >= 0 ? eventNames[eb] : null);
+    }
+
+    /// <summary>Compares bucket ids by their merge key: the event (or −1) and the rendered frames, by their
+    /// text.</summary>
+    private sealed class BucketIds(StackMerger merger) : IEqualityComparer<int>
+    {
+        public bool Equals(int x, int y)
+        {
+            if (merger.KeyEvent(x) != merger.KeyEvent(y))
             {
                 return false;
             }
 
-            for (int i = 0; i < Frames.Length; i++)
+            BucketFrame[] a = merger._frames[x],
+                b = merger._frames[y];
+            if (a.Length != b.Length)
             {
-                string a = Frames[i].Text,
-                    b = other.Frames[i].Text;
-                if (!ReferenceEquals(a, b) && !string.Equals(a, b, StringComparison.Ordinal))
+                return false;
+            }
+
+            for (int i = 0; i < a.Length; i++)
+            {
+                if (
+                    !ReferenceEquals(a[i].Text, b[i].Text)
+                    && !string.Equals(a[i].Text, b[i].Text, StringComparison.Ordinal)
+                )
                 {
                     return false;
                 }
@@ -178,13 +321,11 @@ internal sealed class StackMerger(bool groupByEvent)
             return true;
         }
 
-        public override bool Equals(object? obj) => obj is MergeKey k && Equals(k);
-
-        public override int GetHashCode()
+        public int GetHashCode(int obj)
         {
             var h = new HashCode();
-            h.Add(EventId);
-            foreach (BucketFrame f in Frames)
+            h.Add(merger.KeyEvent(obj));
+            foreach (BucketFrame f in merger._frames[obj])
             {
                 h.Add(f.Text, StringComparer.Ordinal);
             }

@@ -7,7 +7,11 @@ using XeAnalyzer.Symbols.Resolution;
 namespace XeAnalyzer.Analysis.Stacks;
 
 /// <summary>The frames of one distinct raw stack after symbolization, rendered in the resolver's frame style.</summary>
-internal readonly record struct SymbolizedStack(RawStack Raw, BucketFrame[] Frames, ResolvedCallstack Resolved);
+/// <param name="Id">The raw stack's id in the table symbolized (its key is let go once the next stack is asked
+/// for).</param>
+/// <param name="Frames">The rendered frames, leaf first, with inline frames when the resolver gives them.</param>
+/// <param name="Resolved">The resolved stack.</param>
+internal readonly record struct SymbolizedStack(int Id, BucketFrame[] Frames, ResolvedCallstack Resolved);
 
 /// <summary>
 /// Symbolizes one input's raw-stack table: each distinct address once (through
@@ -46,11 +50,13 @@ internal sealed class StackSymbolizer(
         string? inputName = null
     )
     {
+        // Every stack is added by now: the lookups are only memory from here on.
+        table.ReleaseLookups();
         var distinct = new HashSet<ulong>();
         long textStacks = 0;
-        foreach (RawStack raw in table.Order)
+        for (int id = 0; id < table.Count; id++)
         {
-            if (raw.Addresses is ulong[] a)
+            if (table.AddressesAt(id) is ulong[] a)
             {
                 for (int i = 1; i < a.Length; i++)
                 {
@@ -95,12 +101,13 @@ internal sealed class StackSymbolizer(
 
         distinct.Clear();
         distinct.TrimExcess();
-        foreach (RawStack raw in table.TakeAll())
+        for (int id = 0; id < table.Count; id++)
         {
             cancellationToken.ThrowIfCancellationRequested();
             BucketFrame[] frames;
             ResolvedCallstack resolved;
-            if (raw.Addresses is ulong[] a)
+            string? text = table.TextAt(id);
+            if (table.AddressesAt(id) is ulong[] a)
             {
                 frames = new BucketFrame[a.Length - 1];
                 var rf = new ResolvedFrame[a.Length - 1];
@@ -121,7 +128,7 @@ internal sealed class StackSymbolizer(
             }
             else
             {
-                resolved = session.Resolve(Parse(raw.Text!, raw.FirstLine), cancellationToken);
+                resolved = session.Resolve(Parse(text!, table.FirstLineAt(id)), cancellationToken);
                 if (progress is not null && (++done & (ProgressStep - 1)) == 0)
                 {
                     progress.Report(new WorkProgress(WorkKind.Resolving, item, done, total, false));
@@ -149,7 +156,7 @@ internal sealed class StackSymbolizer(
             // string.
             if (
                 frames.Length == 1
-                && raw.Text is string written
+                && text is string written
                 && !ReferenceEquals(frames[0].Text, written)
                 && string.Equals(frames[0].Text, written, StringComparison.Ordinal)
             )
@@ -158,7 +165,7 @@ internal sealed class StackSymbolizer(
             }
 
             summary.Add(resolved);
-            tally.Add(resolved, raw.Count);
+            tally.Add(resolved, table.CountAt(id));
             BucketFrame[] rendered = WithInlineFrames(frames, resolved);
             if (pool is not null)
             {
@@ -168,8 +175,11 @@ internal sealed class StackSymbolizer(
                 }
             }
 
-            yield return new SymbolizedStack(raw, rendered, resolved);
+            yield return new SymbolizedStack(id, rendered, resolved);
+            table.ReleaseKey(id);
         }
+
+        table.Release();
 
         progress?.Report(new WorkProgress(WorkKind.Resolving, item, total, total, true));
     }
