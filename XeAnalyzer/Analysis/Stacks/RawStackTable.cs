@@ -360,10 +360,11 @@ internal sealed class StackLimitCounter(int max)
         Taken++;
 
         // Reading very many distinct stacks leaves each one's read garbage (its text, the XML reader's strings): as the
-        // symbolization does, collect it every few thousand stacks rather than let it pile up to the runtime's budget.
+        // symbolization does, collect it every few thousand stacks rather than let it pile up to the runtime's budget,
+        // generation 1 too, since the table keeps what it adds.
         if ((Taken & (StackBucketBuilder.CollectEvery - 1)) == 0)
         {
-            StackBucketBuilder.CollectYoung(Taken);
+            StackBucketBuilder.CollectYoung(Taken, generation: 1);
         }
 
         return true;
