@@ -81,15 +81,29 @@ internal static class TextEscaping
     /// </summary>
     public static string Terminal(string text)
     {
-        var sb = new StringBuilder(text.Length);
         string s = Sanitize(text);
-        foreach (char c in s)
+        int first = 0;
+        while (first < s.Length && !IsTerminalUnsafe(s[first]))
         {
+            first++;
+        }
+
+        // Most text (every frame of a flame graph is passed here) needs no change: no copy then.
+        if (first == s.Length)
+        {
+            return s;
+        }
+
+        var sb = new StringBuilder(s.Length);
+        sb.Append(s, 0, first);
+        for (int i = first; i < s.Length; i++)
+        {
+            char c = s[i];
             if (c is '\t' or '\r' or '\n')
             {
                 sb.Append(' ');
             }
-            else if (char.IsControl(c) || c is (>= '\u202A' and <= '\u202E') or (>= '\u2066' and <= '\u2069'))
+            else if (IsTerminalUnsafe(c))
             {
                 sb.Append(Replacement);
             }
@@ -101,6 +115,11 @@ internal static class TextEscaping
 
         return sb.ToString();
     }
+
+    /// <summary>Whether <see cref="Terminal"/> replaces <paramref name="c"/>: a control character, or a bidirectional
+    /// override or isolate.</summary>
+    private static bool IsTerminalUnsafe(char c) =>
+        char.IsControl(c) || c is (>= '\u202A' and <= '\u202E') or (>= '\u2066' and <= '\u2069');
 
     /// <summary>Like <see cref="Terminal"/> but keeps line breaks (as <c>\n</c>) for preformatted blocks.</summary>
     public static string TerminalMultiline(string text)
