@@ -111,4 +111,41 @@ public class CallTreeTests
             CallTree.Diff(new CallTreeBuilder(WeightUnit.Bytes).Build(), new CallTreeBuilder().Build())
         );
     }
+
+    [TestCase(1, false)]
+    [TestCase(2, true)]
+    [TestCase(3, false)]
+    public void Build_MatchesPathsSummedByADictionary(int seed, bool withBaseline)
+    {
+        var stacks = new RandomStacks(seed, 400, withBaseline);
+        CallTree tree = stacks.Tree();
+
+        Assert.That(tree.NodeCount, Is.EqualTo(stacks.InclusiveByPath.Count));
+        Assert.That(tree.StackCount, Is.EqualTo(stacks.Stacks.Count));
+        Assert.That(tree.MaxDepth, Is.EqualTo(stacks.InclusiveByPath.Keys.Max(k => RandomStacks.Path(k).Length)));
+        var seen = new HashSet<string>(StringComparer.Ordinal);
+        foreach (CallTreeNode n in tree.EnumerateDepthFirst())
+        {
+            string key = RandomStacks.Key(n.GetPath());
+            Assert.That(seen.Add(key), Is.True, key);
+            Assert.That((n.Weight, n.BaselineWeight), Is.EqualTo(stacks.InclusiveByPath[key]), key);
+            Assert.That(
+                (n.SelfWeight, n.SelfBaselineWeight),
+                Is.EqualTo(stacks.SelfByPath.GetValueOrDefault(key)),
+                key
+            );
+            Assert.That(n.Depth, Is.EqualTo(n.GetPath().Count));
+            string[] children = [.. n.Children.Select(c => c.Name)];
+            Assert.That(children, Is.EqualTo(children.Order(StringComparer.Ordinal)).And.Unique);
+            Assert.That(n.Children.Select(c => c.Parent!.Index), Has.All.EqualTo(n.Index));
+            // Depth-first order: the subtree is the range after the node, up to its subtree end.
+            int end = tree.SubtreeEndOf(n.Index);
+            for (int i = n.Index + 1; i < end; i++)
+            {
+                Assert.That(tree.PathOf(i).Take(n.Depth), Is.EqualTo(n.GetPath()));
+            }
+
+            Assert.That(end == tree.NodeCount || tree.DepthOf(end) <= n.Depth, Is.True);
+        }
+    }
 }

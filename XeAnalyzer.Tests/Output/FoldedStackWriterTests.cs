@@ -1,4 +1,5 @@
 using XeAnalyzer.Output;
+using static System.FormattableString;
 using static XeAnalyzer.Tests.Output.OutputTestSupport;
 
 namespace XeAnalyzer.Tests.Output;
@@ -90,6 +91,34 @@ public class FoldedStackWriterTests
                         + ":latch_acquired::Publish+0x1a9 115187",
                 }
             )
+        );
+    }
+
+    [TestCase(11, false)]
+    [TestCase(12, true)]
+    [TestCase(13, true)]
+    public void GetLines_MatchesPathsSummedByADictionary_SortedAsText(int seed, bool withBaseline)
+    {
+        var stacks = new RandomStacks(seed, 500, withBaseline);
+        List<string> expected = [];
+        foreach ((string key, (long weight, long baseline)) in stacks.SelfByPath)
+        {
+            if (weight != 0 || (withBaseline && baseline != 0))
+            {
+                string[] path = RandomStacks.Path(key);
+                string text =
+                    path.Length == 0 ? "[root]" : string.Join(';', path.Select(FoldedStackWriter.EscapeFrame));
+                string counts = withBaseline ? Invariant($"{baseline} {weight}") : Invariant($"{weight}");
+                expected.Add(text + " " + counts);
+            }
+        }
+
+        expected.Sort(StringComparer.Ordinal);
+        CallTree tree = stacks.Tree();
+        Assert.That(FoldedStackWriter.GetLines(tree, withBaseline), Is.EqualTo(expected));
+        Assert.That(
+            Utf8(Write(new FoldedStackWriter(withBaseline), tree)),
+            Is.EqualTo(string.Concat(expected.Select(l => l + "\n")))
         );
     }
 }

@@ -16,6 +16,27 @@ internal sealed class SpeedscopeWriterTests
         return b.Build();
     }
 
+    /// <summary>The names of a file's shared frames, in order.</summary>
+    private static string[] Frames(JsonElement file) =>
+        [
+            .. file.GetProperty("shared")
+                .GetProperty("frames")
+                .EnumerateArray()
+                .Select(f => f.GetProperty("name").GetString()!),
+        ];
+
+    /// <summary>A profile's samples (frame indices, root first) and their weights.</summary>
+    private static (int[][] Samples, long[] Weights) Samples(JsonElement profile) =>
+        (
+            [
+                .. profile
+                    .GetProperty("samples")
+                    .EnumerateArray()
+                    .Select(s => s.EnumerateArray().Select(i => i.GetInt32()).ToArray()),
+            ],
+            [.. profile.GetProperty("weights").EnumerateArray().Select(w => w.GetInt64())]
+        );
+
     [Test]
     public void Write_WritesValidSampledProfile()
     {
@@ -44,14 +65,7 @@ internal sealed class SpeedscopeWriterTests
         Assert.That(profile.GetProperty("name").GetString(), Is.EqualTo("latches"));
         Assert.That(profile.GetProperty("startValue").GetInt64(), Is.EqualTo(0));
         Assert.That(profile.GetProperty("endValue").GetInt64(), Is.EqualTo(11));
-        int[][] samples =
-        [
-            .. profile
-                .GetProperty("samples")
-                .EnumerateArray()
-                .Select(s => s.EnumerateArray().Select(i => i.GetInt32()).ToArray()),
-        ];
-        long[] weights = [.. profile.GetProperty("weights").EnumerateArray().Select(w => w.GetInt64())];
+        (int[][] samples, long[] weights) = Samples(profile);
         Assert.That(samples, Has.Length.EqualTo(weights.Length));
         Assert.That(weights.Sum(), Is.EqualTo(tree.TotalWeight));
         Assert.That(samples.SelectMany(s => s), Is.All.InRange(0, frames.Length - 1));
@@ -96,14 +110,7 @@ internal sealed class SpeedscopeWriterTests
         byte[] bytes = Write(new SpeedscopeWriter(), b.Build());
         Assert.That(Utf8(bytes), Does.Not.Contain("<script"));
         using JsonDocument d = JsonDocument.Parse(bytes);
-        string[] frames =
-        [
-            .. d
-                .RootElement.GetProperty("shared")
-                .GetProperty("frames")
-                .EnumerateArray()
-                .Select(f => f.GetProperty("name").GetString()!),
-        ];
+        string[] frames = Frames(d.RootElement);
         Assert.That(frames, Does.Contain("<script>alert('x')</script>"));
         Assert.That(frames, Does.Contain("semi;colon;frame"));
         Assert.That(frames, Does.Contain("lone\uFFFDsurrogate"));
@@ -117,5 +124,32 @@ internal sealed class SpeedscopeWriterTests
         Assert.That(p.GetProperty("samples").GetArrayLength(), Is.EqualTo(0));
         Assert.That(p.GetProperty("weights").GetArrayLength(), Is.EqualTo(0));
         Assert.That(p.GetProperty("endValue").GetInt64(), Is.EqualTo(0));
+    }
+
+    [TestCase(21)]
+    [TestCase(22)]
+    public void Write_SamplesMatchPathsSummedByADictionary(int seed)
+    {
+        var stacks = new RandomStacks(seed, 500, withBaseline: false);
+        using JsonDocument d = JsonDocument.Parse(Write(new SpeedscopeWriter(), stacks.Tree()));
+        string[] frames = Frames(d.RootElement);
+        JsonElement profile = d.RootElement.GetProperty("profiles")[0];
+        (int[][] samples, long[] weights) = Samples(profile);
+        var written = new Dictionary<string, long>(StringComparer.Ordinal);
+        for (int i = 0; i < samples.Length; i++)
+        {
+            written.Add(RandomStacks.Key(samples[i].Select(f => frames[f])), weights[i]);
+        }
+
+        var expected = stacks
+            .SelfByPath.Where(kv => kv.Value.Weight != 0)
+            .ToDictionary(
+                kv => RandomStacks.Key(RandomStacks.Path(kv.Key).Select(TextEscaping.Sanitize)),
+                kv => kv.Value.Weight,
+                StringComparer.Ordinal
+            );
+        Assert.That(frames, Is.Unique);
+        Assert.That(written, Is.EquivalentTo(expected));
+        Assert.That(profile.GetProperty("endValue").GetInt64(), Is.EqualTo(stacks.Stacks.Sum(s => s.Weight)));
     }
 }

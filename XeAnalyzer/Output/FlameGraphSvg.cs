@@ -53,7 +53,7 @@ internal static class FlameGraphSvg
 
         bool diff = o.Differential ?? tree.HasBaseline;
         bool byBaseline = diff && o.DifferentialWidth == DifferentialWidth.Baseline;
-        Func<CallTreeNode, long> basis = byBaseline ? static n => n.BaselineWeight : static n => n.Weight;
+        Func<int, long> basis = byBaseline ? n => tree.BaselineWeightOf(n) : n => tree.WeightOf(n);
         string countName =
             o.CountName
             ?? tree.Unit switch
@@ -66,19 +66,19 @@ internal static class FlameGraphSvg
             };
         double width = o.Width;
         double frameH = o.FrameHeight;
-        long total = basis(tree.Root);
+        long total = basis(0);
         double plotW = width - (2 * Pad);
         double scale = total > 0 ? plotW / total : 0;
 
         // Layout: which frames are drawn and where.
-        var drawn = new List<(CallTreeNode Node, double X, double W)>();
+        var drawn = new List<(int Node, double X, double W)>();
         int hiddenFrames = 0;
         long hiddenWeight = 0;
         int drawnDepth = 0;
         if (total > 0)
         {
-            var stack = new Stack<(CallTreeNode Node, double X)>();
-            stack.Push((tree.Root, Pad));
+            var stack = new Stack<(int Node, double X)>();
+            stack.Push((0, Pad));
             while (stack.Count > 0)
             {
                 if ((drawn.Count & 0x3FFF) == 0)
@@ -86,18 +86,18 @@ internal static class FlameGraphSvg
                     cancellationToken.ThrowIfCancellationRequested();
                 }
 
-                (CallTreeNode node, double x) = stack.Pop();
+                (int node, double x) = stack.Pop();
                 double w = basis(node) * scale;
                 drawn.Add((node, x, w));
-                drawnDepth = Math.Max(drawnDepth, node.Depth);
+                drawnDepth = Math.Max(drawnDepth, tree.DepthOf(node));
                 double cx = x;
-                var next = new List<(CallTreeNode, double)>();
-                foreach (CallTreeNode child in Ordered(node, o.ChildOrder, basis))
+                var next = new List<(int, double)>();
+                foreach (int child in Ordered(tree, node, o.ChildOrder, basis))
                 {
                     double cw = basis(child) * scale;
                     if (cw < o.MinWidthPixels || basis(child) == 0)
                     {
-                        hiddenFrames = checked(hiddenFrames + SubtreeSize(child));
+                        hiddenFrames = checked(hiddenFrames + (tree.SubtreeEndOf(child) - child));
                         hiddenWeight = checked(hiddenWeight + basis(child));
                     }
                     else
@@ -116,18 +116,18 @@ internal static class FlameGraphSvg
         }
 
         // Differential colour scale: the largest change among drawn frames (the root excluded) is full intensity.
-        double totalW = tree.Root.Weight;
-        double totalB = tree.Root.BaselineWeight;
-        double Change(CallTreeNode n) =>
+        double totalW = tree.TotalWeight;
+        double totalB = tree.TotalBaselineWeight;
+        double Change(int n) =>
             o.NormalizeDifferential
-                ? (totalW > 0 ? n.Weight / totalW : 0) - (totalB > 0 ? n.BaselineWeight / totalB : 0)
-                : n.Weight - (double)n.BaselineWeight;
+                ? (totalW > 0 ? tree.WeightOf(n) / totalW : 0) - (totalB > 0 ? tree.BaselineWeightOf(n) / totalB : 0)
+                : tree.WeightOf(n) - (double)tree.BaselineWeightOf(n);
         double maxChange = 0;
         if (diff)
         {
-            foreach ((CallTreeNode n, _, _) in drawn)
+            foreach ((int n, _, _) in drawn)
             {
-                if (n.Depth > 0)
+                if (n > 0)
                 {
                     maxChange = Math.Max(maxChange, Math.Abs(Change(n)));
                 }
@@ -214,27 +214,31 @@ internal static class FlameGraphSvg
             .Append(Svg.N(o.FontSize))
             .Append("\">\n");
         double charW = o.FontSize * Svg.MonoAdvance;
-        foreach ((CallTreeNode n, double x, double w) in drawn)
+        foreach ((int n, double x, double w) in drawn)
         {
-            double y = o.Inverted ? framesTop + (n.Depth * frameH) : framesTop + ((drawnDepth - n.Depth) * frameH);
-            string name = n.Depth == 0 ? CallTree.RootName : n.Name;
+            int depth = tree.DepthOf(n);
+            double y = o.Inverted ? framesTop + (depth * frameH) : framesTop + ((drawnDepth - depth) * frameH);
+            string name = depth == 0 ? CallTree.RootName : tree.NameOf(n);
+            long weight = tree.WeightOf(n);
+            long baseline = tree.BaselineWeightOf(n);
+            long delta = checked(weight - baseline);
             string fill;
             string tip;
             if (diff)
             {
-                fill = n.Depth == 0 ? "#e4e4e4" : ModulePalette.DiffColour(maxChange > 0 ? Change(n) / maxChange : 0);
-                double shareB = totalB > 0 ? 100.0 * n.BaselineWeight / totalB : 0;
-                double shareW = totalW > 0 ? 100.0 * n.Weight / totalW : 0;
+                fill = depth == 0 ? "#e4e4e4" : ModulePalette.DiffColour(maxChange > 0 ? Change(n) / maxChange : 0);
+                double shareB = totalB > 0 ? 100.0 * baseline / totalB : 0;
+                double shareW = totalW > 0 ? 100.0 * weight / totalW : 0;
                 tip = string.Create(
                     CultureInfo.InvariantCulture,
-                    $"{name} (current {n.Weight:N0}, baseline {n.BaselineWeight:N0}, delta "
-                        + $"{(n.Delta > 0 ? "+" : string.Empty)}{n.Delta:N0} {countName}; share {shareB:F2}% \u2192 "
+                    $"{name} (current {weight:N0}, baseline {baseline:N0}, delta "
+                        + $"{(delta > 0 ? "+" : string.Empty)}{delta:N0} {countName}; share {shareB:F2}% \u2192 "
                         + $"{shareW:F2}%)"
                 );
             }
             else
             {
-                fill = n.Depth == 0 ? "#e4e4e4" : ModulePalette.ColourOf(n.Name);
+                fill = depth == 0 ? "#e4e4e4" : ModulePalette.ColourOf(name);
                 double share = total > 0 ? 100.0 * basis(n) / total : 0;
                 tip = string.Create(CultureInfo.InvariantCulture, $"{name} ({basis(n):N0} {countName}, {share:F2}%)");
             }
@@ -275,30 +279,8 @@ internal static class FlameGraphSvg
         );
     }
 
-    private static IEnumerable<CallTreeNode> Ordered(
-        CallTreeNode node,
-        FlameChildOrder order,
-        Func<CallTreeNode, long> basis
-    ) =>
+    private static IEnumerable<int> Ordered(CallTree tree, int node, FlameChildOrder order, Func<int, long> basis) =>
         order == FlameChildOrder.HeaviestFirst
-            ? node.Children.OrderByDescending(basis).ThenBy(c => c.Name, StringComparer.Ordinal)
-            : node.Children;
-
-    private static int SubtreeSize(CallTreeNode node)
-    {
-        int count = 0;
-        var stack = new Stack<CallTreeNode>();
-        stack.Push(node);
-        while (stack.Count > 0)
-        {
-            CallTreeNode n = stack.Pop();
-            count++;
-            foreach (CallTreeNode c in n.Children)
-            {
-                stack.Push(c);
-            }
-        }
-
-        return count;
-    }
+            ? tree.ChildrenOf(node).OrderByDescending(basis).ThenBy(tree.NameOf, StringComparer.Ordinal)
+            : tree.ChildrenOf(node);
 }

@@ -34,19 +34,28 @@ internal static class FlameOrientation
         };
 
     /// <summary>The weight under the heaviest outermost frame (a child of the tree's root).</summary>
-    public static long HeaviestRootWeight(CallTree tree) =>
-        tree.Root.Children.Count == 0 ? 0 : tree.Root.Children.Max(c => c.Weight);
+    public static long HeaviestRootWeight(CallTree tree)
+    {
+        long heaviest = 0;
+        foreach (int c in tree.ChildrenOf(0))
+        {
+            heaviest = Math.Max(heaviest, tree.WeightOf(c));
+        }
+
+        return heaviest;
+    }
 
     /// <summary>The weight of the stacks that end in the most common leaf frame (self weights summed by frame
     /// name).</summary>
     public static long HeaviestLeafWeight(CallTree tree)
     {
         var byName = new Dictionary<string, long>(StringComparer.Ordinal);
-        foreach (CallTreeNode n in tree.EnumerateDepthFirst())
+        for (int i = 1; i < tree.NodeCount; i++)
         {
-            if (n.Depth > 0 && n.SelfWeight > 0)
+            if (tree.SelfWeightOf(i) > 0)
             {
-                byName[n.Name] = byName.GetValueOrDefault(n.Name) + n.SelfWeight;
+                string name = tree.NameOf(i);
+                byName[name] = byName.GetValueOrDefault(name) + tree.SelfWeightOf(i);
             }
         }
 
@@ -60,20 +69,21 @@ internal static class FlameOrientation
     public static CallTree LeafRooted(CallTree tree)
     {
         var builder = new CallTreeBuilder(tree.Unit);
-        foreach (CallTreeNode n in tree.EnumerateDepthFirst())
+        var path = new List<string>();
+        for (int i = 0; i < tree.NodeCount; i++)
         {
-            if (n.SelfWeight == 0 && n.SelfBaselineWeight == 0)
+            if (tree.SelfWeightOf(i) == 0 && tree.SelfBaselineWeightOf(i) == 0)
             {
                 continue;
             }
 
-            var path = new List<string>(n.Depth);
-            for (CallTreeNode? p = n; p is not null && p.Depth > 0; p = p.Parent)
+            path.Clear();
+            for (int p = i; p > 0; p = tree.ParentOf(p))
             {
-                path.Add(p.Name);
+                path.Add(tree.NameOf(p));
             }
 
-            builder.AddRootFirst(path, n.SelfWeight, n.SelfBaselineWeight);
+            builder.AddRootFirst(path, tree.SelfWeightOf(i), tree.SelfBaselineWeightOf(i));
         }
 
         if (tree.HasBaseline)

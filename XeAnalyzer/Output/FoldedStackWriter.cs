@@ -59,56 +59,16 @@ internal sealed class FoldedStackWriter : IReportWriter
     public static IReadOnlyList<string> GetLines(CallTree tree, bool? includeBaseline = null)
     {
         ArgumentNullException.ThrowIfNull(tree);
-        bool two = includeBaseline ?? tree.HasBaseline;
         var lines = new List<string>();
-        var path = new List<string>();
-        var stack = new Stack<(CallTreeNode Node, bool Exit)>();
-        stack.Push((tree.Root, false));
-        while (stack.Count > 0)
+        var folded = new FoldedLines(tree, includeBaseline ?? tree.HasBaseline);
+        var sb = new StringBuilder();
+        foreach (int node in folded.Sorted())
         {
-            (CallTreeNode node, bool exit) = stack.Pop();
-            if (exit)
-            {
-                path.RemoveAt(path.Count - 1);
-                continue;
-            }
-
-            if (node.Depth > 0)
-            {
-                path.Add(EscapeFrame(node.Name));
-            }
-
-            if (node.SelfWeight != 0 || (two && node.SelfBaselineWeight != 0))
-            {
-                var sb = new StringBuilder();
-                sb.AppendJoin(';', path);
-                if (path.Count == 0)
-                {
-                    sb.Append("[root]");
-                }
-
-                sb.Append(' ');
-                if (two)
-                {
-                    sb.Append(node.SelfBaselineWeight.ToString(CultureInfo.InvariantCulture)).Append(' ');
-                }
-
-                sb.Append(node.SelfWeight.ToString(CultureInfo.InvariantCulture));
-                lines.Add(sb.ToString());
-            }
-
-            if (node.Depth > 0)
-            {
-                stack.Push((node, true));
-            }
-
-            for (int i = node.Children.Count - 1; i >= 0; i--)
-            {
-                stack.Push((node.Children[i], false));
-            }
+            sb.Clear();
+            folded.Append(sb, node);
+            lines.Add(sb.ToString());
         }
 
-        lines.Sort(StringComparer.Ordinal);
         return lines;
     }
 
@@ -119,18 +79,22 @@ internal sealed class FoldedStackWriter : IReportWriter
         ArgumentNullException.ThrowIfNull(document);
         ArgumentNullException.ThrowIfNull(output);
         CallTree tree = FlameGraph.Find(document).Tree;
+        var folded = new FoldedLines(tree, IncludeBaseline ?? tree.HasBaseline);
+        int[] sorted = folded.Sorted();
+        cancellationToken.ThrowIfCancellationRequested();
         using (StreamWriter writer = OutputText.CreateWriter(output))
         {
-            int n = 0;
-            foreach (string line in GetLines(tree, IncludeBaseline))
+            var line = new StringBuilder();
+            for (int n = 0; n < sorted.Length; n++)
             {
-                if ((++n & 0xFFF) == 0)
+                if ((n & 0xFFF) == 0xFFF)
                 {
                     cancellationToken.ThrowIfCancellationRequested();
                 }
 
-                writer.Write(line);
-                writer.Write('\n');
+                line.Clear();
+                folded.Append(line, sorted[n]);
+                writer.Write(line.Append('\n'));
             }
         }
 

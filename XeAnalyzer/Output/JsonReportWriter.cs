@@ -329,19 +329,17 @@ internal sealed class JsonReportWriter : IReportWriter
         json.WriteNumber("totalWeight", tree.TotalWeight);
         json.WriteNumber("totalBaselineWeight", tree.TotalBaselineWeight);
         json.WriteStartArray("nodes");
-        var ids = new Dictionary<CallTreeNode, int>(ReferenceEqualityComparer.Instance);
-        foreach (CallTreeNode n in tree.EnumerateDepthFirst())
+        // Ids are the tree's depth-first node indices (the root 0, a parent before its children).
+        for (int id = 0; id < tree.NodeCount; id++)
         {
-            int id = ids.Count;
-            ids.Add(n, id);
             json.WriteStartObject();
             json.WriteNumber("id", id);
-            json.WriteNumber("parent", n.Parent is null ? -1 : ids[n.Parent]);
-            json.WriteSafeString("name", n.Name);
-            json.WriteNumber("weight", n.Weight);
-            json.WriteNumber("selfWeight", n.SelfWeight);
-            json.WriteNumber("baselineWeight", n.BaselineWeight);
-            json.WriteNumber("selfBaselineWeight", n.SelfBaselineWeight);
+            json.WriteNumber("parent", tree.ParentOf(id));
+            json.WriteSafeString("name", tree.NameOf(id));
+            json.WriteNumber("weight", tree.WeightOf(id));
+            json.WriteNumber("selfWeight", tree.SelfWeightOf(id));
+            json.WriteNumber("baselineWeight", tree.BaselineWeightOf(id));
+            json.WriteNumber("selfBaselineWeight", tree.SelfBaselineWeightOf(id));
             json.WriteEndObject();
             MaybeFlush(json, cancellationToken);
         }

@@ -58,46 +58,21 @@ internal sealed class SpeedscopeWriter : IReportWriter
         ArgumentNullException.ThrowIfNull(output);
         CallTree tree = FlameGraph.Find(document).Tree;
         string profileName = document.Title.Length > 0 ? document.Title : "XeAnalyzer";
-        var frameIndex = new Dictionary<string, int>(StringComparer.Ordinal);
+        // Each node's frame index, frames numbered in first-visit order of the depth-first walk (the tree's order).
+        var frameOf = new int[tree.NodeCount];
         var frames = new List<string>();
-        var samples = new List<int[]>();
-        var weights = new List<long>();
-        var path = new List<int>();
-        var stack = new Stack<(CallTreeNode Node, bool Exit)>();
-        stack.Push((tree.Root, false));
-        while (stack.Count > 0)
+        var frameIndex = new Dictionary<string, int>(StringComparer.Ordinal);
+        for (int i = 1; i < tree.NodeCount; i++)
         {
-            (CallTreeNode node, bool exit) = stack.Pop();
-            if (exit)
+            string name = TextEscaping.Sanitize(tree.NameOf(i));
+            if (!frameIndex.TryGetValue(name, out int index))
             {
-                path.RemoveAt(path.Count - 1);
-                continue;
+                index = frames.Count;
+                frameIndex.Add(name, index);
+                frames.Add(name);
             }
 
-            if (node.Depth > 0)
-            {
-                string name = TextEscaping.Sanitize(node.Name);
-                if (!frameIndex.TryGetValue(name, out int index))
-                {
-                    index = frames.Count;
-                    frameIndex.Add(name, index);
-                    frames.Add(name);
-                }
-
-                path.Add(index);
-                stack.Push((node, true));
-            }
-
-            if (node.SelfWeight != 0)
-            {
-                samples.Add([.. path]);
-                weights.Add(node.SelfWeight);
-            }
-
-            for (int i = node.Children.Count - 1; i >= 0; i--)
-            {
-                stack.Push((node.Children[i], false));
-            }
+            frameOf[i] = index;
         }
 
         cancellationToken.ThrowIfCancellationRequested();
@@ -127,12 +102,24 @@ internal sealed class SpeedscopeWriter : IReportWriter
             json.WriteNumber("startValue", 0);
             json.WriteNumber("endValue", tree.TotalWeight);
             json.WriteStartArray("samples");
-            for (int i = 0; i < samples.Count; i++)
+            var path = new List<int>();
+            for (int i = 0; i < tree.NodeCount; i++)
             {
-                json.WriteStartArray();
-                foreach (int f in samples[i])
+                if (tree.SelfWeightOf(i) == 0)
                 {
-                    json.WriteNumberValue(f);
+                    continue;
+                }
+
+                path.Clear();
+                for (int n = i; n > 0; n = tree.ParentOf(n))
+                {
+                    path.Add(frameOf[n]);
+                }
+
+                json.WriteStartArray();
+                for (int k = path.Count - 1; k >= 0; k--)
+                {
+                    json.WriteNumberValue(path[k]);
                 }
 
                 json.WriteEndArray();
@@ -145,9 +132,12 @@ internal sealed class SpeedscopeWriter : IReportWriter
 
             json.WriteEndArray();
             json.WriteStartArray("weights");
-            foreach (long w in weights)
+            for (int i = 0; i < tree.NodeCount; i++)
             {
-                json.WriteNumberValue(w);
+                if (tree.SelfWeightOf(i) != 0)
+                {
+                    json.WriteNumberValue(tree.SelfWeightOf(i));
+                }
             }
 
             json.WriteEndArray();

@@ -460,11 +460,12 @@ internal sealed class TextReportWriter : IReportWriter
 
         sb.Append('\n');
         var self = new Dictionary<string, long>(StringComparer.Ordinal);
-        foreach (CallTreeNode n in tree.EnumerateDepthFirst())
+        for (int i = 1; i < tree.NodeCount; i++)
         {
-            if (n.Depth > 0 && n.SelfWeight > 0)
+            if (tree.SelfWeightOf(i) > 0)
             {
-                self[n.Name] = checked(self.GetValueOrDefault(n.Name) + n.SelfWeight);
+                string name = tree.NameOf(i);
+                self[name] = checked(self.GetValueOrDefault(name) + tree.SelfWeightOf(i));
             }
         }
 
