@@ -148,4 +148,21 @@ public class CallTreeTests
             Assert.That(end == tree.NodeCount || tree.DepthOf(end) <= n.Depth, Is.True);
         }
     }
+
+    [Test]
+    public void NodesByName_OrdersByNameThenIndex()
+    {
+        CallTree tree = new RandomStacks(4, 300, withBaseline: false).Tree();
+        Func<int, bool> leaf = i => tree.SelfWeightOf(i) > 0;
+        int[] expected =
+        [
+            .. Enumerable
+                .Range(1, tree.NodeCount - 1)
+                .Where(leaf)
+                .OrderBy(tree.NameOf, StringComparer.Ordinal)
+                .ThenBy(i => i),
+        ];
+        Assert.That(expected, Has.Length.GreaterThan(50));
+        Assert.That(tree.NodesByName(tree.NameOf, leaf), Is.EqualTo(expected));
+    }
 }

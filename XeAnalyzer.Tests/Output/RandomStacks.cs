@@ -4,8 +4,8 @@ namespace XeAnalyzer.Tests.Output;
 
 /// <summary>
 /// Random stacks over frame names that test ordering and escaping (names that start other names, separators, control
-/// characters, a surrogate pair), each stack's weights summed per root-first path by a plain dictionary: the independent
-/// figures the call tree and its writers are checked against.
+/// characters, a surrogate pair), each stack's weights summed per root-first path by a plain dictionary: the
+/// independent figures the call tree and its writers are checked against.
 /// </summary>
 internal sealed class RandomStacks
 {
@@ -33,7 +33,10 @@ internal sealed class RandomStacks
         var random = new Random(seed);
         for (int s = 0; s < count; s++)
         {
-            string[] leafFirst = [.. Enumerable.Range(0, random.Next(0, 6)).Select(_ => Names[random.Next(Names.Length)])];
+            string[] leafFirst =
+            [
+                .. Enumerable.Range(0, random.Next(0, 6)).Select(_ => Names[random.Next(Names.Length)]),
+            ];
             long weight = random.Next(0, 6);
             long baseline = withBaseline ? random.Next(0, 4) : 0;
             Stacks.Add((leafFirst, weight, baseline));

@@ -218,6 +218,51 @@ internal sealed class CallTree
         return names;
     }
 
+    /// <summary>The nodes, the root included, that <paramref name="include"/> accepts, in depth-first order.</summary>
+    /// <param name="include">Which nodes to take.</param>
+    /// <returns>The node indices.</returns>
+    public int[] NodesWhere(Func<int, bool> include)
+    {
+        int count = 0;
+        for (int i = 0; i < _names.Length; i++)
+        {
+            count += include(i) ? 1 : 0;
+        }
+
+        var nodes = new int[count];
+        for (int i = 0, k = 0; i < _names.Length; i++)
+        {
+            if (include(i))
+            {
+                nodes[k++] = i;
+            }
+        }
+
+        return nodes;
+    }
+
+    /// <summary>
+    /// The nodes below the root that <paramref name="include"/> accepts, ordered by <paramref name="key"/> (ordinal),
+    /// equal keys by index: nodes that share a name sit side by side, the first visited first, without a table of the
+    /// names (a tree of many distinct stacks would need one entry per node).
+    /// </summary>
+    /// <param name="key">A node's name as compared (a writer's escaped form, or <see cref="NameOf"/>).</param>
+    /// <param name="include">Which nodes to take.</param>
+    /// <returns>The node indices in that order.</returns>
+    public int[] NodesByName(Func<int, string> key, Func<int, bool> include)
+    {
+        int[] nodes = NodesWhere(i => i > 0 && include(i));
+        Array.Sort(
+            nodes,
+            (a, b) =>
+            {
+                int c = string.CompareOrdinal(key(a), key(b));
+                return c != 0 ? c : a.CompareTo(b);
+            }
+        );
+        return nodes;
+    }
+
     /// <summary>Enumerates every node, the root first, depth first, children in order.</summary>
     /// <returns>The nodes in pre-order.</returns>
     public IEnumerable<CallTreeNode> EnumerateDepthFirst()

@@ -49,17 +49,21 @@ internal static class FlameOrientation
     /// name).</summary>
     public static long HeaviestLeafWeight(CallTree tree)
     {
-        var byName = new Dictionary<string, long>(StringComparer.Ordinal);
-        for (int i = 1; i < tree.NodeCount; i++)
+        long heaviest = 0;
+        int[] leaves = tree.NodesByName(tree.NameOf, i => tree.SelfWeightOf(i) > 0);
+        for (int k = 0; k < leaves.Length; )
         {
-            if (tree.SelfWeightOf(i) > 0)
+            string name = tree.NameOf(leaves[k]);
+            long sum = 0;
+            for (; k < leaves.Length && string.Equals(tree.NameOf(leaves[k]), name, StringComparison.Ordinal); k++)
             {
-                string name = tree.NameOf(i);
-                byName[name] = byName.GetValueOrDefault(name) + tree.SelfWeightOf(i);
+                sum += tree.SelfWeightOf(leaves[k]);
             }
+
+            heaviest = Math.Max(heaviest, sum);
         }
 
-        return byName.Count == 0 ? 0 : byName.Values.Max();
+        return heaviest;
     }
 
     /// <summary>

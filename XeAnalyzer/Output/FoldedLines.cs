@@ -4,9 +4,9 @@ using System.Text;
 namespace XeAnalyzer.Output;
 
 /// <summary>
-/// The lines of a folded-stack file (see <see cref="FoldedStackWriter"/>): one per node of a call tree with self weight,
-/// in the ordinal order of their text. Nodes are sorted by comparing their lines piece by piece, so the text of every
-/// line never exists at once; a line is made only as it is written.
+/// The lines of a folded-stack file (see <see cref="FoldedStackWriter"/>): one per node of a call tree with self
+/// weight, in the ordinal order of their text. Nodes are sorted by comparing their lines piece by piece, so the text of
+/// every line never exists at once; a line is made only as it is written.
 /// </summary>
 internal sealed class FoldedLines : IComparer<int>
 {
@@ -38,21 +38,7 @@ internal sealed class FoldedLines : IComparer<int>
     /// <returns>The node indices.</returns>
     public int[] Sorted()
     {
-        int count = 0;
-        for (int i = 0; i < _tree.NodeCount; i++)
-        {
-            count += HasLine(i) ? 1 : 0;
-        }
-
-        var nodes = new int[count];
-        for (int i = 0, k = 0; i < _tree.NodeCount; i++)
-        {
-            if (HasLine(i))
-            {
-                nodes[k++] = i;
-            }
-        }
-
+        int[] nodes = _tree.NodesWhere(HasLine);
         Array.Sort(nodes, this);
         return nodes;
     }
@@ -118,8 +104,7 @@ internal sealed class FoldedLines : IComparer<int>
         return _tailA.AsSpan(0, tailX).SequenceCompareTo(_tailB.AsSpan(0, tailY));
     }
 
-    private bool HasLine(int node) =>
-        _tree.SelfWeightOf(node) != 0 || (_two && _tree.SelfBaselineWeightOf(node) != 0);
+    private bool HasLine(int node) => _tree.SelfWeightOf(node) != 0 || (_two && _tree.SelfBaselineWeightOf(node) != 0);
 
     /// <summary>Fills <paramref name="path"/> with the nodes from the outermost frame down to
     /// <paramref name="node"/>.</summary>

@@ -63,4 +63,18 @@ internal static class JsonOutput
             json.WriteNull(name);
         }
     }
+
+    /// <summary>
+    /// Hands what the writer holds to the stream once it passes 32 KB, and checks for cancellation then: a large
+    /// document is never held whole, and the writer's buffer stays below the large-object heap (85,000 bytes), so a
+    /// report written per capture (batch) costs no full collection.
+    /// </summary>
+    public static void FlushIfLarge(this Utf8JsonWriter json, CancellationToken cancellationToken)
+    {
+        if (json.BytesPending > (1 << 15))
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            json.Flush();
+        }
+    }
 }

@@ -26,10 +26,6 @@ namespace XeAnalyzer.Output;
 /// </summary>
 internal sealed class JsonReportWriter : IReportWriter
 {
-    // Pending bytes are handed to the stream past 32 KB, so the writer's buffer stays below the large-object heap
-    // (85,000 bytes): a report written per capture (batch) then costs no full collection.
-    private const int FlushThreshold = 1 << 15;
-
     /// <summary>Creates the writer.</summary>
     /// <param name="indented">Whether to indent with two spaces (default <see langword="true"/>).</param>
     public JsonReportWriter(bool indented = true)
@@ -236,7 +232,7 @@ internal sealed class JsonReportWriter : IReportWriter
 
             json.WriteEndArray();
             json.WriteEndObject();
-            MaybeFlush(json, cancellationToken);
+            json.FlushIfLarge(cancellationToken);
         }
 
         json.WriteEndArray();
@@ -269,7 +265,7 @@ internal sealed class JsonReportWriter : IReportWriter
             }
 
             json.WriteEndArray();
-            MaybeFlush(json, cancellationToken);
+            json.FlushIfLarge(cancellationToken);
         }
 
         json.WriteEndArray();
@@ -308,7 +304,7 @@ internal sealed class JsonReportWriter : IReportWriter
                 json.WriteEndArray();
                 if ((i & 0x3FF) == 0x3FF)
                 {
-                    MaybeFlush(json, cancellationToken);
+                    json.FlushIfLarge(cancellationToken);
                 }
             }
 
@@ -341,7 +337,7 @@ internal sealed class JsonReportWriter : IReportWriter
             json.WriteNumber("baselineWeight", tree.BaselineWeightOf(id));
             json.WriteNumber("selfBaselineWeight", tree.SelfBaselineWeightOf(id));
             json.WriteEndObject();
-            MaybeFlush(json, cancellationToken);
+            json.FlushIfLarge(cancellationToken);
         }
 
         json.WriteEndArray();
@@ -381,15 +377,6 @@ internal sealed class JsonReportWriter : IReportWriter
         else
         {
             json.WriteNullValue();
-        }
-    }
-
-    private static void MaybeFlush(Utf8JsonWriter json, CancellationToken cancellationToken)
-    {
-        if (json.BytesPending > FlushThreshold)
-        {
-            cancellationToken.ThrowIfCancellationRequested();
-            json.Flush();
         }
     }
 }

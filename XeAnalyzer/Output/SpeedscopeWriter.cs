@@ -58,21 +58,33 @@ internal sealed class SpeedscopeWriter : IReportWriter
         ArgumentNullException.ThrowIfNull(output);
         CallTree tree = FlameGraph.Find(document).Tree;
         string profileName = document.Title.Length > 0 ? document.Title : "XeAnalyzer";
-        // Each node's frame index, frames numbered in first-visit order of the depth-first walk (the tree's order).
-        var frameOf = new int[tree.NodeCount];
-        var frames = new List<string>();
-        var frameIndex = new Dictionary<string, int>(StringComparer.Ordinal);
+        // Names sanitising changes are few; the rest are compared as they are.
+        var sanitized = new Dictionary<int, string>();
         for (int i = 1; i < tree.NodeCount; i++)
         {
             string name = TextEscaping.Sanitize(tree.NameOf(i));
-            if (!frameIndex.TryGetValue(name, out int index))
+            if (!ReferenceEquals(name, tree.NameOf(i)))
             {
-                index = frames.Count;
-                frameIndex.Add(name, index);
-                frames.Add(name);
+                sanitized.Add(i, name);
             }
+        }
 
-            frameOf[i] = index;
+        string FrameName(int i) => sanitized.TryGetValue(i, out string? name) ? name : tree.NameOf(i);
+
+        // Each node first points at the first-visited node of its frame name.
+        var frameOf = new int[tree.NodeCount];
+        int[] byName = tree.NodesByName(FrameName, static _ => true);
+        for (int k = 0; k < byName.Length; )
+        {
+            int first = byName[k];
+            for (
+                ;
+                k < byName.Length && string.Equals(FrameName(byName[k]), FrameName(first), StringComparison.Ordinal);
+                k++
+            )
+            {
+                frameOf[byName[k]] = first;
+            }
         }
 
         cancellationToken.ThrowIfCancellationRequested();
@@ -85,11 +97,22 @@ internal sealed class SpeedscopeWriter : IReportWriter
             json.WriteNumber("activeProfileIndex", 0);
             json.WriteStartObject("shared");
             json.WriteStartArray("frames");
-            foreach (string f in frames)
+            // Frames are numbered in first-visit order of the depth-first walk (the tree's order): a node that first
+            // visits its name takes the next number, the others the number of that first node.
+            int frames = 0;
+            for (int i = 1; i < tree.NodeCount; i++)
             {
+                if (frameOf[i] != i)
+                {
+                    frameOf[i] = frameOf[frameOf[i]];
+                    continue;
+                }
+
+                frameOf[i] = frames++;
                 json.WriteStartObject();
-                json.WriteString("name", f);
+                json.WriteString("name", FrameName(i));
                 json.WriteEndObject();
+                json.FlushIfLarge(cancellationToken);
             }
 
             json.WriteEndArray();
@@ -123,11 +146,7 @@ internal sealed class SpeedscopeWriter : IReportWriter
                 }
 
                 json.WriteEndArray();
-                if (json.BytesPending > 65536)
-                {
-                    cancellationToken.ThrowIfCancellationRequested();
-                    json.Flush();
-                }
+                json.FlushIfLarge(cancellationToken);
             }
 
             json.WriteEndArray();
@@ -137,6 +156,7 @@ internal sealed class SpeedscopeWriter : IReportWriter
                 if (tree.SelfWeightOf(i) != 0)
                 {
                     json.WriteNumberValue(tree.SelfWeightOf(i));
+                    json.FlushIfLarge(cancellationToken);
                 }
             }
 
