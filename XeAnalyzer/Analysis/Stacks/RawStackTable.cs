@@ -55,16 +55,13 @@ internal sealed class RawDurations
 internal sealed class RawStackTable
 {
     private int[] _eventIds = [];
-    private long[] _counts = [];
+    private readonly TallyColumns _tallies = new();
     private ulong[]?[]? _addresses; // [event id, frame 0 (leaf), frame 1, …]
     private string?[]? _texts;
 
     // The file line where the first value with this text starts (a target-data value), 0 for a .xel field: what the
     // resolution summary's "line N" names, as resolve does.
     private long[]? _firstLines;
-    private long[]? _firsts;
-    private long[]? _lasts;
-    private RawDurations?[]? _durations; // only for events with a duration field (wait events)
 
     private HashSet<int>? _byAddresses;
     private HashSet<int>.AlternateLookup<ReadOnlySpan<ulong>> _addressLookup;
@@ -80,7 +77,7 @@ internal sealed class RawStackTable
 
     public int EventIdAt(int id) => _eventIds[id];
 
-    public long CountAt(int id) => _counts[id];
+    public long CountAt(int id) => _tallies.CountAt(id);
 
     /// <summary>The event id, then the frames (leaf first); <see langword="null"/> for a text stack or once
     /// released.</summary>
@@ -92,12 +89,12 @@ internal sealed class RawStackTable
     public long FirstLineAt(int id) => _firstLines?[id] ?? 0;
 
     /// <summary>The earliest event time in ticks, or <see cref="long.MaxValue"/>.</summary>
-    public long FirstAt(int id) => _firsts?[id] ?? long.MaxValue;
+    public long FirstAt(int id) => _tallies.FirstAt(id);
 
     /// <summary>The latest event time in ticks, or <see cref="long.MinValue"/>.</summary>
-    public long LastAt(int id) => _lasts?[id] ?? long.MinValue;
+    public long LastAt(int id) => _tallies.LastAt(id);
 
-    public RawDurations? DurationsAt(int id) => _durations?[id];
+    public RawDurations? DurationsAt(int id) => _tallies.DurationsAt(id);
 
     /// <summary>Finds or adds an address stack (key = event id, then the frames); −1 when the cap is reached.</summary>
     public int FindOrAdd(ReadOnlySpan<ulong> key, StackLimitCounter limit)
@@ -120,7 +117,7 @@ internal sealed class RawStackTable
         }
 
         id = Append(unchecked((int)(long)key[0]));
-        (_addresses ??= new ulong[]?[_counts.Length])[id] = key.ToArray();
+        (_addresses ??= new ulong[]?[_tallies.Capacity])[id] = key.ToArray();
         _byAddresses.Add(id);
         return id;
     }
@@ -147,10 +144,10 @@ internal sealed class RawStackTable
         }
 
         id = Append(eventId);
-        (_texts ??= new string?[_counts.Length])[id] = text;
+        (_texts ??= new string?[_tallies.Capacity])[id] = text;
         if (line != 0)
         {
-            (_firstLines ??= new long[_counts.Length])[id] = line;
+            (_firstLines ??= new long[_tallies.Capacity])[id] = line;
         }
 
         _byText.Add(id);
@@ -161,27 +158,13 @@ internal sealed class RawStackTable
     /// duration (−1 when the event has no such field).</summary>
     public void Add(int id, long count, long ticks, long duration, long signal)
     {
-        _counts[id] += count;
+        _tallies.AddCount(id, count);
         if (ticks != long.MinValue && ticks > DateTime.MinValue.Ticks)
         {
-            if (_firsts is null || _lasts is null)
-            {
-                _firsts = Filled(_counts.Length, long.MaxValue);
-                _lasts = Filled(_counts.Length, long.MinValue);
-            }
-
-            _firsts[id] = Math.Min(_firsts[id], ticks);
-            _lasts[id] = Math.Max(_lasts[id], ticks);
+            _tallies.AddTimes(id, ticks, ticks);
         }
 
-        if (duration >= 0 || signal >= 0)
-        {
-            ((_durations ??= new RawDurations?[_counts.Length])[id] ??= new RawDurations()).Add(
-                count,
-                duration,
-                signal
-            );
-        }
+        _tallies.AddDurations(id, count, duration, signal);
     }
 
     /// <summary>Lets go of the lookups once every stack is added (the table is read by id from then on).</summary>
@@ -215,13 +198,10 @@ internal sealed class RawStackTable
         ReleaseLookups();
         Count = 0;
         _eventIds = [];
-        _counts = [];
+        _tallies.Release();
         _addresses = null;
         _texts = null;
         _firstLines = null;
-        _firsts = null;
-        _lasts = null;
-        _durations = null;
     }
 
     private void ThrowIfReleased()
@@ -235,17 +215,14 @@ internal sealed class RawStackTable
     private int Append(int eventId)
     {
         int id = Count;
-        if (id == _counts.Length)
+        if (id == _tallies.Capacity)
         {
-            int capacity = Math.Max(16, _counts.Length * 2);
+            int capacity = Math.Max(16, _tallies.Capacity * 2);
             Array.Resize(ref _eventIds, capacity);
-            Array.Resize(ref _counts, capacity);
+            _tallies.Grow(capacity);
             Grow(ref _addresses, capacity, null);
             Grow(ref _texts, capacity, null);
             Grow(ref _firstLines, capacity, 0);
-            Grow(ref _firsts, capacity, long.MaxValue);
-            Grow(ref _lasts, capacity, long.MinValue);
-            Grow(ref _durations, capacity, null);
         }
 
         _eventIds[id] = eventId;
@@ -261,13 +238,6 @@ internal sealed class RawStackTable
             Array.Resize(ref column, capacity);
             column.AsSpan(old).Fill(empty);
         }
-    }
-
-    private static long[] Filled(int length, long value)
-    {
-        var a = new long[length];
-        a.AsSpan().Fill(value);
-        return a;
     }
 
     /// <summary>A text stack's key: its event id and text.</summary>

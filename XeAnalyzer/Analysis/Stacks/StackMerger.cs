@@ -15,12 +15,9 @@ internal sealed class StackMerger
     private readonly HashSet<int> _index;
     private BucketFrame[][] _frames = [];
     private int[] _events = [];
-    private long[] _counts = [];
+    private readonly TallyColumns _tallies = new();
     private long[] _bestCounts = [];
     private int[] _rawStacks = [];
-    private long[]? _firsts;
-    private long[]? _lasts;
-    private RawDurations?[]? _durations;
     private Dictionary<int, List<int>>? _moreEvents;
 
     public StackMerger(bool groupByEvent)
@@ -43,7 +40,7 @@ internal sealed class StackMerger
 
         // The candidate is written past the end to be compared, and kept only when no bucket has its key.
         int b = Count;
-        if (b == _counts.Length)
+        if (b == _tallies.Capacity)
         {
             GrowTo(Math.Max(16, b * 2));
         }
@@ -53,21 +50,11 @@ internal sealed class StackMerger
         if (_index.Add(b))
         {
             Count = b + 1;
-            _counts[b] = count;
+            _tallies.AddCount(b, count);
             _bestCounts[b] = count;
             _rawStacks[b] = 1;
-            if (first != long.MaxValue || last != long.MinValue || _firsts is not null)
-            {
-                Times();
-                _firsts![b] = first;
-                _lasts![b] = last;
-            }
-
-            if (table.DurationsAt(id) is RawDurations adopted)
-            {
-                (_durations ??= new RawDurations?[_counts.Length])[b] = adopted;
-            }
-
+            _tallies.AddTimes(b, first, last);
+            _tallies.AddDurations(b, table.DurationsAt(id));
             return;
         }
 
@@ -80,22 +67,9 @@ internal sealed class StackMerger
             _frames[bucket] = frames;
         }
 
-        _counts[bucket] += count;
-        if (table.DurationsAt(id) is RawDurations d)
-        {
-            ((_durations ??= new RawDurations?[_counts.Length])[bucket] ??= new RawDurations()).Add(d);
-        }
-
-        if (first != long.MaxValue || last != long.MinValue)
-        {
-            Times();
-        }
-
-        if (_firsts is not null && _lasts is not null)
-        {
-            _firsts[bucket] = Math.Min(_firsts[bucket], first);
-            _lasts[bucket] = Math.Max(_lasts[bucket], last);
-        }
+        _tallies.AddCount(bucket, count);
+        _tallies.AddDurations(bucket, table.DurationsAt(id));
+        _tallies.AddTimes(bucket, first, last);
 
         if (rawEvent >= 0)
         {
@@ -109,7 +83,7 @@ internal sealed class StackMerger
         long frames = 0;
         for (int b = 0; b < Count; b++)
         {
-            total += _counts[b];
+            total += _tallies.CountAt(b);
             frames += _frames[b].Length;
         }
 
@@ -130,7 +104,7 @@ internal sealed class StackMerger
         var eventIds = new List<int>();
         foreach (int b in sorted)
         {
-            StackDurations? durations = _durations?[b] is { DurationEvents: > 0 } d
+            StackDurations? durations = _tallies.DurationsAt(b) is { DurationEvents: > 0 } d
                 ? new StackDurations(
                     d.DurationEvents,
                     d.DurationSum,
@@ -154,10 +128,10 @@ internal sealed class StackMerger
                 KeyEvent(b),
                 eventIds,
                 _frames[b],
-                _counts[b],
+                _tallies.CountAt(b),
                 durations,
-                _firsts?[b] ?? long.MaxValue,
-                _lasts?[b] ?? long.MinValue,
+                _tallies.FirstAt(b),
+                _tallies.LastAt(b),
                 _rawStacks[b]
             );
             _frames[b] = null!;
@@ -166,12 +140,9 @@ internal sealed class StackMerger
         Count = 0;
         _frames = [];
         _events = [];
-        _counts = [];
+        _tallies.Release();
         _bestCounts = [];
         _rawStacks = [];
-        _firsts = null;
-        _lasts = null;
-        _durations = null;
         _moreEvents = null;
         return list.Build(total);
     }
@@ -237,42 +208,18 @@ internal sealed class StackMerger
         }
     }
 
-    private void Times()
-    {
-        if (_firsts is null || _lasts is null)
-        {
-            _firsts = new long[_counts.Length];
-            _lasts = new long[_counts.Length];
-            _firsts.AsSpan().Fill(long.MaxValue);
-            _lasts.AsSpan().Fill(long.MinValue);
-        }
-    }
-
     private void GrowTo(int capacity)
     {
-        int old = _counts.Length;
         Array.Resize(ref _frames, capacity);
         Array.Resize(ref _events, capacity);
-        Array.Resize(ref _counts, capacity);
+        _tallies.Grow(capacity);
         Array.Resize(ref _bestCounts, capacity);
         Array.Resize(ref _rawStacks, capacity);
-        if (_firsts is not null && _lasts is not null)
-        {
-            Array.Resize(ref _firsts, capacity);
-            Array.Resize(ref _lasts, capacity);
-            _firsts.AsSpan(old).Fill(long.MaxValue);
-            _lasts.AsSpan(old).Fill(long.MinValue);
-        }
-
-        if (_durations is not null)
-        {
-            Array.Resize(ref _durations, capacity);
-        }
     }
 
     private int Compare(int a, int b, NameTable eventNames)
     {
-        int c = _counts[b].CompareTo(_counts[a]);
+        int c = _tallies.CountAt(b).CompareTo(_tallies.CountAt(a));
         if (c != 0)
         {
             return c;
