@@ -72,7 +72,11 @@ internal sealed class TallyColumns
     {
         if (duration >= 0 || signal >= 0)
         {
-            ((_durations ??= new RawDurations?[_counts.Length])[id] ??= new RawDurations()).Add(count, duration, signal);
+            ((_durations ??= new RawDurations?[_counts.Length])[id] ??= new RawDurations()).Add(
+                count,
+                duration,
+                signal
+            );
         }
     }
 
