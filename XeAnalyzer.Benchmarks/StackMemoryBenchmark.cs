@@ -77,7 +77,9 @@ internal static class StackMemoryBenchmark
                 Write(variant, n, variant: true);
             }
 
-            long xml = new FileInfo(path).Length;
+            // The size of the file itself, not of a symbolic link to it.
+            var info = new FileInfo(path);
+            long xml = ((FileInfo?)info.ResolveLinkTarget(returnFinalTarget: true) ?? info).Length;
             string report = Path.Combine(dir, "report_" + n.ToString(Ic));
             string[] store = ["--symbols", symbols, "--binaries", symbols, "--offline", "--quiet"];
             (string Name, string[] Args)[] commands =

@@ -12,7 +12,8 @@ tool=/tmp/xeanalyzer-csharpier
 if [ ! -x "$tool/csharpier" ] || [ "$("$tool/csharpier" --version 2>/dev/null)" != "$version" ]; then
   dotnet tool install csharpier --version "$version" --tool-path "$tool" >/dev/null
 fi
-mapfile -t files < <(git ls-files '*.cs')
+# Tracked and new (untracked, not ignored) files: a file not yet added is checked by CI once it is.
+mapfile -t files < <(git ls-files --cached --others --exclude-standard '*.cs')
 if [ "${1:-}" = "--check" ]; then
   status=0
   "$tool/csharpier" check "${files[@]}" >/tmp/xeanalyzer-csharpier-check.log 2>&1 || { status=1; grep -m 20 -i "error\|was not formatted" /tmp/xeanalyzer-csharpier-check.log || true; }

@@ -204,13 +204,13 @@ public sealed record StackBucketResult : IAnalysisResult
         }
 
         // Buckets may be made when read (StackBucketList): they are told apart by position, not by reference, and
-        // only the kept ones are made (a report keeps 500 of hundreds of thousands).
-        var list = Buckets as StackBucketList;
+        // only the kept ones are made.
+        var buckets = new BucketPositions(Buckets);
         var kept = new List<StackBucket>();
         long omitted = OmittedCount;
-        for (int i = 0; i < Buckets.Count; i++)
+        for (int i = 0; i < buckets.Count; i++)
         {
-            long count = list?.CountAt(i) ?? Buckets[i].Count;
+            long count = buckets.CountAt(i);
             if (kept.Count < limit && count >= minCount)
             {
                 kept.Add(Buckets[i]);

@@ -39,8 +39,8 @@ public sealed class StackDiff
     // from there, not copied) and its counts and weights; the shares are made from the weights, and Changes, NewStacks
     // and VanishedStacks make their records when read. With hundreds of thousands of distinct stacks a record, a copied
     // frame array and a dictionary entry per stack were most of the comparison's memory.
-    private readonly Side _base;
-    private readonly Side _new;
+    private readonly BucketPositions _base;
+    private readonly BucketPositions _new;
     private readonly List<Entry> _entries;
     private readonly int[] _distinguishing;
 
@@ -51,8 +51,8 @@ public sealed class StackDiff
         bool byEvent,
         long baseTotal,
         long newTotal,
-        Side b,
-        Side n,
+        BucketPositions b,
+        BucketPositions n,
         List<Entry> entries
     )
     {
@@ -142,8 +142,8 @@ public sealed class StackDiff
             );
         }
 
-        var b = new Side(baseline.Buckets);
-        var n = new Side(current.Buckets);
+        var b = new BucketPositions(baseline.Buckets);
+        var n = new BucketPositions(current.Buckets);
         bool byEvent =
             baseline.GroupedByEvent && current.GroupedByEvent && b.AllHaveEventNames() && n.AllHaveEventNames();
         List<Entry> entries = Join(b, n, weight, byEvent);
@@ -163,13 +163,13 @@ public sealed class StackDiff
     /// Every stack of either side once, keyed by the event name (when matched by event) and the frames' text: the
     /// buckets with the same key are summed per side.
     /// </summary>
-    private static List<Entry> Join(Side b, Side n, StackWeight weight, bool byEvent)
+    private static List<Entry> Join(BucketPositions b, BucketPositions n, StackWeight weight, bool byEvent)
     {
         // Sized for two sides that mostly share their stacks; a list of every bucket of both would be half empty.
         int most = Math.Max(b.Buckets.Count, n.Buckets.Count);
         var entries = new List<Entry>(most + (most / 8));
         var index = new HashSet<int>(entries.Capacity, new EntryComparer(entries, b, n));
-        foreach ((Side side, bool isBase) in new[] { (b, true), (n, false) })
+        foreach ((BucketPositions side, bool isBase) in new[] { (b, true), (n, false) })
         {
             for (int i = 0; i < side.Buckets.Count; i++)
             {
@@ -210,7 +210,14 @@ public sealed class StackDiff
     private static double Share(long weight, long total) => total == 0 ? 0 : (double)weight / total;
 
     /// <summary>The order of the class remarks.</summary>
-    private static int Order(in Entry x, in Entry y, long baseTotal, long newTotal, Side b, Side n)
+    private static int Order(
+        in Entry x,
+        in Entry y,
+        long baseTotal,
+        long newTotal,
+        BucketPositions b,
+        BucketPositions n
+    )
     {
         double dx = Share(x.NewWeight, newTotal) - Share(x.BaseWeight, baseTotal);
         double dy = Share(y.NewWeight, newTotal) - Share(y.BaseWeight, baseTotal);
@@ -241,7 +248,7 @@ public sealed class StackDiff
     private StackBucketChange ChangeAt(int i)
     {
         Entry e = _entries[i];
-        ArraySegment<BucketFrame> frames = e.BaseIndex >= 0 ? _base.SegmentAt(e.BaseIndex) : _new.SegmentAt(e.NewIndex);
+        ArraySegment<BucketFrame> frames = e.BaseIndex >= 0 ? _base.FramesAt(e.BaseIndex) : _new.FramesAt(e.NewIndex);
         return new StackBucketChange(
             e.Kind,
             e.EventName,
@@ -573,47 +580,9 @@ public sealed class StackDiff
         || a.Modules.Select(m => (m.Name.Key, m.BaseAddress))
             .SequenceEqual(b.Modules.Select(m => (m.Name.Key, m.BaseAddress)));
 
-    /// <summary>The buckets of one side, read by position without making the buckets where they can be.</summary>
-    private sealed class Side(IReadOnlyList<StackBucket> buckets)
-    {
-        private readonly StackBucketList? _list = buckets as StackBucketList;
-
-        public IReadOnlyList<StackBucket> Buckets { get; } = buckets;
-
-        public bool AllHaveEventNames()
-        {
-            for (int i = 0; i < Buckets.Count; i++)
-            {
-                if (EventNameAt(i) is null)
-                {
-                    return false;
-                }
-            }
-
-            return true;
-        }
-
-        public string? EventNameAt(int index) =>
-            _list is not null ? _list.EventNameAt(index) : Buckets[index].EventName;
-
-        public long CountAt(int index) => _list is not null ? _list.CountAt(index) : Buckets[index].Count;
-
-        public long WeightAt(int index, StackWeight weight) =>
-            _list is not null ? _list.WeightAt(index, weight) : Buckets[index].WeightOf(weight);
-
-        public ArraySegment<BucketFrame> SegmentAt(int index) =>
-            _list is not null
-                ? _list.FramesAt(index)
-                : Buckets[index].FrameDetails switch
-                {
-                    BucketFrame[] a => a,
-                    ArraySegment<BucketFrame> s => s,
-                    IReadOnlyList<BucketFrame> l => l.ToArray(),
-                };
-    }
-
     /// <summary>Two entries as matched: the event name (when matched by event) and the frames' text.</summary>
-    private sealed class EntryComparer(List<Entry> entries, Side b, Side n) : IEqualityComparer<int>
+    private sealed class EntryComparer(List<Entry> entries, BucketPositions b, BucketPositions n)
+        : IEqualityComparer<int>
     {
         public bool Equals(int x, int y)
         {
@@ -659,7 +628,7 @@ public sealed class StackDiff
         /// <summary>As <see cref="StackBucketChange.Delta"/>.</summary>
         public readonly long Delta => NewWeight >= 0 && BaseWeight >= 0 ? NewWeight - BaseWeight : 0;
 
-        public readonly ReadOnlySpan<BucketFrame> FramesIn(Side b, Side n) =>
-            BaseIndex >= 0 ? b.SegmentAt(BaseIndex) : n.SegmentAt(NewIndex);
+        public readonly ReadOnlySpan<BucketFrame> FramesIn(BucketPositions b, BucketPositions n) =>
+            BaseIndex >= 0 ? b.FramesAt(BaseIndex) : n.FramesAt(NewIndex);
     }
 }

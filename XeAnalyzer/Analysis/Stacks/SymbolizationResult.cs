@@ -123,19 +123,15 @@ internal sealed class SymbolizationResult : IAnalysisResult
             );
         var byEvent = new SortedDictionary<string, long>(StringComparer.Ordinal);
         long empty = 0;
-        // Read by position: a StackBucketList answers without making each bucket.
-        IReadOnlyList<StackBucket> buckets = stacks.Buckets;
-        var list = buckets as StackBucketList;
+        var buckets = new BucketPositions(stacks.Buckets);
         for (int i = 0; i < buckets.Count; i++)
         {
-            StackBucket? b = list is null ? buckets[i] : null;
-            IReadOnlyList<string> names = b?.EventNames ?? list!.EventNamesAt(i);
+            IReadOnlyList<string> names = buckets.EventNamesAt(i);
             string name =
-                (b is null ? list!.EventNameAt(i) : b.EventName)
-                ?? (names.Count == 1 ? names[0] : "(histogram slots and merged events)");
-            long count = b?.Count ?? list!.CountAt(i);
+                buckets.EventNameAt(i) ?? (names.Count == 1 ? names[0] : "(histogram slots and merged events)");
+            long count = buckets.CountAt(i);
             byEvent[name] = byEvent.GetValueOrDefault(name) + count;
-            if ((b?.FrameDetails.Count ?? list!.FramesAt(i).Count) == 0)
+            if (buckets.FrameCountAt(i) == 0)
             {
                 empty += count;
             }
