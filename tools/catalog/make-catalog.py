@@ -1,24 +1,27 @@
 #!/usr/bin/env python3
 """Regenerates XeAnalyzer's embedded SQL Server build catalog from the published sqlbuildinfo.json.
 
-sqlbuildinfo.json (one JSON object per line: ProductMajorVersion, ProductLevel, Label, BuildNumber, KBInfo, MachineType and
-SymbolDetails[] of PDBName, DownloadURL, DownloadVerified, FileVersion) is published with microsoft/SQLCallStackResolver under
-the MIT licence. This script keeps its facts and drops what can be rebuilt: every DownloadURL is
-https://msdl.microsoft.com/download/symbols/<PDBName>.pdb/<guid><age>/<PDBName>.pdb, so only the PDB name and the key are stored
-(the script refuses any entry that does not follow that pattern, or a value holding a tab or a line break). The result is a
-tab-separated text, gzip-compressed, embedded in the library:
+sqlbuildinfo.json (one JSON object per line: ProductMajorVersion, ProductLevel, Label, BuildNumber, KBInfo, MachineType
+and SymbolDetails[] of PDBName, DownloadURL, DownloadVerified, FileVersion) is published with
+microsoft/SQLCallStackResolver under the MIT licence. This script keeps its facts and drops what can be rebuilt: every
+DownloadURL is https://msdl.microsoft.com/download/symbols/<PDBName>.pdb/<guid><age>/<PDBName>.pdb, so only the PDB name
+and the key are stored (the script refuses any entry that does not follow that pattern, or a value holding a tab or a
+line break). The result is a tab-separated text, gzip-compressed, embedded in the library:
 
     #xeanalyzer-sqlbuildinfo <TAB> 1 <TAB> <sha256 of the source file> <TAB> <builds> <TAB> <pdbs>
     B <TAB> ProductMajorVersion <TAB> ProductLevel <TAB> Label <TAB> BuildNumber <TAB> KBInfo <TAB> MachineType
-    P <TAB> PDBName <TAB> key (32 hex GUID digits and the hex age, as in the URL) <TAB> DownloadVerified (1/0) <TAB> FileVersion
+    P <TAB> PDBName <TAB> key (32 hex GUID digits and the hex age, as in the URL) <TAB> DownloadVerified (1/0)
+      <TAB> FileVersion
 
 one B line per build in file order, each followed by its P lines in order.
 
     tools/catalog/make-catalog.py [SOURCE]           write XeAnalyzer/Symbols/Catalog/sqlbuildinfo.tsv.gz
-    tools/catalog/make-catalog.py --check [SOURCE]   compare the committed resource's text with a fresh one (exit 1 if they differ)
+    tools/catalog/make-catalog.py --check [SOURCE]   compare the committed resource's text with a fresh one
+                                                     (exit 1 if they differ)
 
-SOURCE defaults to ../shared/vectors/buildinfo/sqlbuildinfo.json beside the checkout (or $XEANALYZER_VECTORS/buildinfo/...);
-without it the script exits 3 (nothing to compare). The gzip stream has no name and no timestamp.
+SOURCE defaults to ../shared/vectors/buildinfo/sqlbuildinfo.json beside the checkout (or
+$XEANALYZER_VECTORS/buildinfo/...); without it the script exits 3 (nothing to compare). The gzip stream has no name and
+no timestamp.
 """
 
 import gzip
@@ -31,7 +34,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 TARGET = os.path.join(REPO, "XeAnalyzer", "Symbols", "Catalog", "sqlbuildinfo.tsv.gz")
-URL = re.compile(r"^https://msdl\.microsoft\.com/download/symbols/([^/]+)\.pdb/([0-9a-f]{32}[0-9a-f]{1,8})/([^/]+)\.pdb$")
+URL = re.compile(r"^https://msdl\.microsoft\.com/download/symbols/"
+                 r"([^/]+)\.pdb/([0-9a-f]{32}[0-9a-f]{1,8})/([^/]+)\.pdb$")
 BUILD_FIELDS = ["ProductMajorVersion", "ProductLevel", "Label", "BuildNumber", "KBInfo", "MachineType"]
 
 
@@ -67,7 +71,8 @@ def generate(source):
             url = field(d, "DownloadURL", where)
             m = URL.match(url)
             if not m or m.group(1) != name or m.group(3) != name:
-                raise SystemExit(f"{where}: DownloadURL {url} is not https://msdl.microsoft.com/download/symbols/{name}.pdb/<key>/{name}.pdb")
+                raise SystemExit(f"{where}: DownloadURL {url} is not "
+                                 f"https://msdl.microsoft.com/download/symbols/{name}.pdb/<key>/{name}.pdb")
             verified = d.get("DownloadVerified")
             if not isinstance(verified, bool):
                 raise SystemExit(f"{where}: expected DownloadVerified true or false, found {verified!r}")
@@ -89,7 +94,8 @@ def main(argv):
         with gzip.open(TARGET, "rb") as f:
             committed = f.read().decode("utf-8")
         if committed != text:
-            print(f"catalog: {os.path.relpath(TARGET, REPO)} differs from {source}; run tools/catalog/make-catalog.py", file=sys.stderr)
+            print(f"catalog: {os.path.relpath(TARGET, REPO)} differs from {source}; run tools/catalog/make-catalog.py",
+                  file=sys.stderr)
             return 1
         print(f"catalog: the embedded catalog matches {source} ({builds} builds, {pdbs} PDBs)")
         return 0

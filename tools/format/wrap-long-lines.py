@@ -6,8 +6,9 @@ literal. This script does the rest, without changing what the code means:
   - a `//` or `///` line over the limit is split at a space; the overflow joins the next line of the same comment when
     that line continues the prose (not a tag, list item, code block or blank), so paragraphs stay paragraphs;
   - a // comment after code on a line over the limit moves to its own line above it;
-  - a line that is only a regular, verbatim or interpolated string literal (then `,` `)` `;` `+` or nothing) is split into two
-    literals joined by `+`, at a space outside any `{…}` hole, else after a hole, else anywhere outside an escape.
+  - a line that is only a regular, verbatim or interpolated string literal (then `,` `)` `;` `+` or nothing) is split
+    into two literals joined by `+`, at a space outside any `{…}` hole, else after a hole, else anywhere outside an
+    escape.
 Lines it cannot wrap safely are listed on stderr and left alone. With --check it changes nothing and exits 1 when a
 line is over the limit; the content of raw string literals (data: XML, CSS, script) is not checked.
     tools/format/wrap-long-lines.py [--check] [--limit 120] FILE...

@@ -39,7 +39,8 @@ done
 listing="$(unzip -l "$feed/XeAnalyzer.$version.nupkg")"
 nuspec="$(unzip -p "$feed/XeAnalyzer.$version.nupkg" XeAnalyzer.nuspec)"
 grep -q 'lib/net10.0/XeAnalyzer.xml' <<<"$listing" || { echo "packaging: no XML docs in the library package"; exit 1; }
-grep -q '<license type="expression">MIT</license>' <<<"$nuspec" || { echo "packaging: no licence in the library package"; exit 1; }
+grep -q '<license type="expression">MIT</license>' <<<"$nuspec" \
+  || { echo "packaging: no licence in the library package"; exit 1; }
 # Each package's page is its own PACKAGE.md (packed as README.md), which must say how to install that package.
 package_readme() { # nupkg, nuspec name, source file, install line
   unzip -p "$1" "$2" >"$work/readme.nuspec" || { echo "packaging: no $2 in $1"; exit 1; }
@@ -75,10 +76,12 @@ echo "packaging: nuspecs name $url at $commit; the PDB's Source Link maps to it"
 echo "packaging: installing the tool from the local folder"
 # A private package cache, so the freshly packed version is used rather than one cached by an earlier run.
 export NUGET_PACKAGES="$work/nuget-packages"
-dotnet tool install --tool-path "$work/tools" --add-source "$feed" XeAnalyzer.Cli --version "$version" >"$work/tool.log" 2>&1 \
+dotnet tool install --tool-path "$work/tools" --add-source "$feed" XeAnalyzer.Cli --version "$version" \
+  >"$work/tool.log" 2>&1 \
   || { cat "$work/tool.log"; exit 1; }
 "$work/tools/xeanalyze" info "$repo/sample-xel/latch_nesting_full" >"$work/info.txt"
-grep -q 'sqlserver.latch_acquired *6043' "$work/info.txt" || { echo "packaging: installed tool gave unexpected output:"; cat "$work/info.txt"; exit 1; }
+grep -q 'sqlserver.latch_acquired *6043' "$work/info.txt" \
+  || { echo "packaging: installed tool gave unexpected output:"; cat "$work/info.txt"; exit 1; }
 echo "packaging: installed xeanalyze ran on the latch sample"
 
 echo "packaging: building a fresh consumer of the packed library"
@@ -93,11 +96,13 @@ cat >"$work/consumer/nuget.config" <<CFG
 </configuration>
 CFG
 # The consumer lives outside the repository, so none of the repository's build settings apply to it.
-( cd "$work/consumer" && dotnet run -c Release -p:XeAnalyzerVersion="$version" -- "$repo/sample-xel/latch_nesting_full" "$repo/symbols-cache" ) >"$work/consumer.txt" 2>"$work/consumer.err" \
+( cd "$work/consumer" && dotnet run -c Release -p:XeAnalyzerVersion="$version" \
+  -- "$repo/sample-xel/latch_nesting_full" "$repo/symbols-cache" ) >"$work/consumer.txt" 2>"$work/consumer.err" \
   || { cat "$work/consumer.err" "$work/consumer.txt"; exit 1; }
 # Scheduler 27 is the sample's busy scheduler (about 10% fewer acquires); bucket 1 is the seed's PFS stack A.
-grep -q $'scheduler 27\t688\t.*\toutlier' "$work/consumer.txt" \
-  && grep -q $'bucket 1\t2005\tsqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1a9\tsqlmin.dll!PFSPageRef::ModifyPFSRow+0x68b' "$work/consumer.txt" \
+bucket_a=$'bucket 1\t2005\tsqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1a9\t'
+bucket_a+='sqlmin.dll!PFSPageRef::ModifyPFSRow+0x68b'
+grep -q $'scheduler 27\t688\t.*\toutlier' "$work/consumer.txt" && grep -q "$bucket_a" "$work/consumer.txt" \
   || { echo "packaging: consumer gave unexpected output:"; cat "$work/consumer.txt" "$work/consumer.err"; exit 1; }
 echo "packaging: consumer project built against the packed library and ran the latch and stack analyses on the sample"
 
@@ -105,13 +110,18 @@ echo "packaging: building and running the README's library example against the p
 mkdir -p "$work/readme-example"
 cp "$repo/tools/packaging/consumer/Consumer.csproj" "$work/consumer/nuget.config" "$work/readme-example/"
 # The first csharp block after the heading "## Using the library", verbatim.
-awk '/^## Using the library/{s=1} s&&/^```csharp/{c=1;next} c&&/^```/{exit} c{print}' "$repo/README.md" >"$work/readme-example/Program.cs"
-[ -s "$work/readme-example/Program.cs" ] || { echo "packaging: no csharp block under '## Using the library' in README.md"; exit 1; }
+awk '/^## Using the library/{s=1} s&&/^```csharp/{c=1;next} c&&/^```/{exit} c{print}' "$repo/README.md" \
+  >"$work/readme-example/Program.cs"
+[ -s "$work/readme-example/Program.cs" ] \
+  || { echo "packaging: no csharp block under '## Using the library' in README.md"; exit 1; }
 # Run from the repository root: the example names sample-xel/ and symbols-cache/ relative to it.
-( cd "$repo" && dotnet run --project "$work/readme-example/Consumer.csproj" -c Release -p:XeAnalyzerVersion="$version" ) >"$work/readme.txt" 2>"$work/readme.err" \
+( cd "$repo" && dotnet run --project "$work/readme-example/Consumer.csproj" -c Release \
+  -p:XeAnalyzerVersion="$version" ) >"$work/readme.txt" 2>"$work/readme.err" \
   || { cat "$work/readme.err" "$work/readme.txt"; exit 1; }
-grep -q '^scheduler 27: 688 acquires' "$work/readme.txt" && grep -q '^2005 events: sqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1a9' "$work/readme.txt" \
-  || { echo "packaging: the README example gave unexpected output:"; cat "$work/readme.txt" "$work/readme.err"; exit 1; }
+grep -q '^scheduler 27: 688 acquires' "$work/readme.txt" \
+  && grep -q '^2005 events: sqlmin.dll!XeSqlPkg::latch_acquired::Publish+0x1a9' "$work/readme.txt" \
+  || { echo "packaging: the README example gave unexpected output:"
+       cat "$work/readme.txt" "$work/readme.err"; exit 1; }
 echo "packaging: the README's library example compiled against the packed library and ran on the sample"
 
 echo "packaging: building and running the library package page's example against the packed library"

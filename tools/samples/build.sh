@@ -3,8 +3,9 @@
 #   tools/samples/build.sh           rebuild the generator and overwrite sample-xel/
 #   tools/samples/build.sh --check   generate into a temporary directory; exit 1 naming every file that differs from,
 #                                    is missing from, or is not produced for sample-xel/
-# Inputs: tools/fixtures/expected/stacks.tsv (frame RVAs of the committed symbols-cache DLLs), tools/samples/README.template.md,
-# and the generator's own constants (fixed seeds and timestamps). Needs the .NET SDK only.
+# Inputs: tools/fixtures/expected/stacks.tsv (frame RVAs of the committed symbols-cache DLLs),
+# tools/samples/README.template.md, and the generator's own constants (fixed seeds and timestamps). Needs the .NET SDK
+# only.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"

@@ -11,7 +11,9 @@ namespace XeSosPkg { struct spinlock_backoff { static int Publish(void* ctx, int
 int XeSosPkg::spinlock_backoff::Publish(void* ctx, int n) { return ctx ? n : 0; }
 
 template <int A, int B, int C> struct Spinlock { static int SpinToAcquireWithExponentialBackoff(unsigned long long); };
-template <int A, int B, int C> int Spinlock<A, B, C>::SpinToAcquireWithExponentialBackoff(unsigned long long v) { return (int)v + A + B + C; }
+template <int A, int B, int C> int Spinlock<A, B, C>::SpinToAcquireWithExponentialBackoff(unsigned long long v) {
+    return (int)v + A + B + C;
+}
 template struct Spinlock<143, 7, 1>;
 template struct Spinlock<244, 2, 1>;
 template struct Spinlock<-5, 0, 100000>;
@@ -69,11 +71,13 @@ int LatchBase::s_count = 3;
 struct CBulkAllocator {
     int AllocatePageId(int);
     int AllocatePageId(int, int);
-    int AllocatePageId(__int64, unsigned __int64, long, unsigned long, short, unsigned short, signed char, unsigned char, wchar_t, bool, float, double, long double);
+    int AllocatePageId(__int64, unsigned __int64, long, unsigned long, short, unsigned short, signed char,
+                       unsigned char, wchar_t, bool, float, double, long double);
 };
 int CBulkAllocator::AllocatePageId(int a) { return a; }
 int CBulkAllocator::AllocatePageId(int a, int b) { return a + b; }
-int CBulkAllocator::AllocatePageId(__int64 a, unsigned __int64, long, unsigned long, short, unsigned short, signed char, unsigned char, wchar_t, bool, float, double, long double) { return (int)a; }
+int CBulkAllocator::AllocatePageId(__int64 a, unsigned __int64, long, unsigned long, short, unsigned short, signed char,
+                                   unsigned char, wchar_t, bool, float, double, long double) { return (int)a; }
 
 namespace { int AnonHelper(int x) { return x * 3; } }
 int UseAnon(int x) { return AnonHelper(x) + 1; }
@@ -184,7 +188,9 @@ template <class T> template <class U> int Outer<T>::Inner::Deep(U) { return 0; }
 template int Outer<int>::Inner::Deep<char>(char);
 
 namespace SOS_Scheduler_ns { struct Task { int SwitchContext(); }; int Task::SwitchContext() { return 0; } }
-namespace a { namespace b { namespace c { struct D { static int E(a::b::c::D*, a::b::c::D*); }; int D::E(D*, D*) { return 0; } } } }
+namespace a { namespace b { namespace c {
+struct D { static int E(a::b::c::D*, a::b::c::D*); }; int D::E(D*, D*) { return 0; }
+} } }
 
 struct Converter { template <class T> operator T*() const { return nullptr; } };
 template Converter::operator int*() const;

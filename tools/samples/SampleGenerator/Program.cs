@@ -49,7 +49,7 @@ internal static partial class Program
                 [latch, memory, waits, ring, health],
                 blocks
             );
-            Output.WriteText(Path.Combine(outDir, "README.md"), readme);
+            Output.WriteText(Path.Combine(outDir, "README.md"), MarkdownLines.Fit(readme));
             return 0;
         }
         catch (Exception ex)
